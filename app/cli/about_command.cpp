@@ -1,0 +1,51 @@
+// `strata-cli about`: what this installation is built with and will compute on.
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command_line.h"
+#include "commands.h"
+#include "common/build_info.h"
+#include "engine/device_info.h"
+#include "engine/versions.h"
+
+namespace strata::cli {
+
+int runAbout(const Arguments& args) {
+  CommandLine cli("about", "Print Strata's version, the libraries it was built with, and the\n"
+                           "compute device and thread count jobs will use.");
+  cli.flag("json", "print one JSON object");
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  const ComputeDevice device = currentComputeDevice();
+  const LibraryVersions versions = libraryVersions();
+  if (cli.isSet("json")) {
+    nlohmann::ordered_json out;
+    out["version"] = build::kVersion;
+    out["build_type"] = build::kBuildType;
+    out["compiler"] = build::kCompiler;
+    out["libtorch"] = versions.libtorch;
+    out["hdf5"] = versions.hdf5;
+    out["eigen"] = versions.eigen;
+    out["cuda_built"] = build::kWithCuda;
+    out["device"] = device.name;
+    out["cuda"] = device.cuda;
+    out["threads"] = device.threads;
+    if (!device.cuda) out["why_not_cuda"] = device.reasonNoCuda;
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Strata " << build::kVersion << " (" << build::kBuildType << ", " << build::kCompiler
+            << ")\n"
+            << "LibTorch  " << versions.libtorch << "\n"
+            << "HDF5      " << versions.hdf5 << "\n"
+            << "Eigen     " << versions.eigen << "\n"
+            << "CUDA      " << (build::kWithCuda ? "built in" : "not built") << "\n"
+            << "Device    " << describe(device) << "\n";
+  if (!device.cuda) std::cout << "          (" << device.reasonNoCuda << ")\n";
+  return 0;
+}
+
+}  // namespace strata::cli

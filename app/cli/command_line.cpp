@@ -1,0 +1,109 @@
+#include "command_line.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace strata::cli {
+
+CommandLine::CommandLine(std::string command, std::string summary)
+    : m_command(std::move(command)), m_summary(std::move(summary)) {}
+
+CommandLine& CommandLine::option(std::string name, std::string valueName, std::string help,
+                                 std::optional<std::string> defaultValue) {
+  m_options.push_back({std::move(name), std::move(valueName), std::move(help), true,
+                       std::move(defaultValue)});
+  return *this;
+}
+
+CommandLine& CommandLine::flag(std::string name, std::string help) {
+  m_options.push_back({std::move(name), "", std::move(help), false, std::nullopt});
+  return *this;
+}
+
+CommandLine& CommandLine::positional(std::string name, std::string help) {
+  m_positionals.push_back({std::move(name), "", std::move(help), true, std::nullopt});
+  return *this;
+}
+
+const CommandLine::Spec* CommandLine::findOption(const std::string& name) const {
+  auto found = std::find_if(m_options.begin(), m_options.end(),
+                            [&](const Spec& spec) { return spec.name == name; });
+  return found == m_options.end() ? nullptr : &*found;
+}
+
+bool CommandLine::parse(const std::vector<std::string>& args) {
+  std::size_t nextPositional = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") return false;
+    if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+      std::string name = arg.substr(2);
+      std::optional<std::string> inlineValue;
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        inlineValue = name.substr(eq + 1);
+        name.resize(eq);
+      }
+      const Spec* spec = findOption(name);
+      if (!spec) throw UsageError("unknown option --" + name + " for '" + m_command + "'");
+      if (!spec->takesValue) {
+        if (inlineValue) throw UsageError("--" + name + " takes no value");
+        m_values[name] = "true";
+      } else if (inlineValue) {
+        m_values[name] = *inlineValue;
+      } else {
+        if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value (" + spec->valueName + ")");
+        m_values[name] = args[++i];
+      }
+      continue;
+    }
+    if (nextPositional >= m_positionals.size())
+      throw UsageError("unexpected argument '" + arg + "' for '" + m_command + "'");
+    m_values[m_positionals[nextPositional++].name] = arg;
+  }
+  if (nextPositional < m_positionals.size())
+    throw UsageError("missing argument <" + m_positionals[nextPositional].name + "> for '" +
+                     m_command + "'");
+  return true;
+}
+
+bool CommandLine::has(const std::string& name) const {
+  if (m_values.count(name)) return true;
+  const Spec* spec = findOption(name);
+  return spec && spec->defaultValue.has_value();
+}
+
+std::optional<std::string> CommandLine::optionalValue(const std::string& name) const {
+  if (auto found = m_values.find(name); found != m_values.end()) return found->second;
+  if (const Spec* spec = findOption(name)) return spec->defaultValue;
+  return std::nullopt;
+}
+
+std::string CommandLine::value(const std::string& name) const {
+  auto found = optionalValue(name);
+  if (!found) throw UsageError("missing --" + name + " for '" + m_command + "'");
+  return *found;
+}
+
+bool CommandLine::isSet(const std::string& flagName) const { return m_values.count(flagName) > 0; }
+
+std::string CommandLine::help() const {
+  std::ostringstream out;
+  out << "usage: strata-cli " << m_command << " [options]";
+  for (const Spec& spec : m_positionals) out << " <" << spec.name << ">";
+  out << "\n\n" << m_summary << "\n";
+  if (!m_positionals.empty()) {
+    out << "\narguments:\n";
+    for (const Spec& spec : m_positionals) out << "  <" << spec.name << ">\n      " << spec.help << "\n";
+  }
+  out << "\noptions:\n";
+  for (const Spec& spec : m_options) {
+    out << "  --" << spec.name << (spec.takesValue ? " " + spec.valueName : "") << "\n      "
+        << spec.help;
+    if (spec.defaultValue) out << " (default: " << *spec.defaultValue << ")";
+    out << "\n";
+  }
+  out << "  --help\n      show this help and exit\n";
+  return out.str();
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,12 @@
+#include "commands.h"
+
+namespace strata::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list{
+      {"about", "versions, compute device and threads of this installation", runAbout},
+  };
+  return list;
+}
+
+}  // namespace strata::cli

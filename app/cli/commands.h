@@ -1,0 +1,24 @@
+#pragma once
+// strata-cli's subcommands. Each takes its arguments (after the command name), prints to
+// stdout, reports problems by throwing (UsageError or a strata::Error), and returns the exit code.
+
+#include <string>
+#include <vector>
+
+namespace strata::cli {
+
+using Arguments = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Arguments& args);
+};
+
+int runInspect(const Arguments& args);
+int runAbout(const Arguments& args);
+
+/** Every subcommand, in the order `strata-cli --help` lists them. */
+const std::vector<Command>& commands();
+
+}  // namespace strata::cli

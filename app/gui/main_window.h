@@ -1,0 +1,112 @@
+#pragma once
+// MainWindow: the workbench's frame and nothing more — a tab area where views plug in, the
+// project dock (left), the log dock (bottom), a status bar with the compute device and the
+// running job, and the File / View / Help menus. Opening things runs core work in background
+// jobs (JobController); results arrive as immutable snapshots and become dock entries and tabs.
+// GUI thread only. Split by feature: main_window.cpp (frame, menus, settings, drag and drop),
+// main_window_open.cpp (opening models and stores).
+
+#include <QMainWindow>
+#include <QMap>
+#include <functional>
+#include <memory>
+
+#include "error_dialog.h"
+#include "project_dock.h"
+#include "recent_files.h"
+
+class QLabel;
+class QMenu;
+class QStackedWidget;
+class QTabWidget;
+
+namespace strata {
+
+class JobController;
+class JobProgressWidget;
+class LogDock;
+struct ModelSummary;
+struct StoreSummary;
+
+class MainWindow final : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  struct Options {
+    /** Read and write QSettings (geometry, dock state, recent files). Off for screenshots. */
+    bool persistSettings = true;
+  };
+  /** Receives every error the window reports; the default shows an ErrorDialog. */
+  using ErrorReporter = std::function<void(const ErrorReport&)>;
+
+  explicit MainWindow(Options options, QWidget* parent = nullptr);
+  explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
+  ~MainWindow() override;
+
+  /** A folder opens as a model, a .h5/.hdf5 file as an activation store; else an error. */
+  void openPath(const QString& path);
+  void openModelFolder(const QString& folder);
+  void openActivationStore(const QString& file);
+
+  void setErrorReporter(ErrorReporter reporter);
+  /** True while any background job runs. */
+  bool busy() const { return !m_jobs.isEmpty(); }
+
+  ProjectDock* projectDock() const { return m_projectDock; }
+  LogDock* logDock() const { return m_logDock; }
+  QTabWidget* tabs() const { return m_tabs; }
+  JobProgressWidget* jobProgress() const { return m_jobProgress; }
+  RecentFiles& recentFiles() { return m_recent; }
+
+ signals:
+  /** A model or store finished opening and its tab is shown. */
+  void pathOpened(const QString& path);
+  /** Opening `path` failed; the error was reported. */
+  void openFailed(const QString& path, const QString& error);
+  /** The last running background job has finished (busy() is false now). */
+  void jobsFinished();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createMenus();
+  void createStatusBar();
+  void restoreSettings();
+  void saveSettings() const;
+  void rebuildRecentMenu();
+  void showAbout();
+  void updateCentralPage();
+
+  // main_window_open.cpp
+  using JobDone = std::function<void(JobOutcome, const QString& error)>;
+  void startJob(const QString& name, JobWork work, JobDone done);
+  void jobEnded(JobController* job);
+  void reportError(const ErrorReport& report);
+  void failOpen(const QString& path, const QString& what, const QString& error);
+  void showModel(std::shared_ptr<const ModelSummary> summary);
+  void showStore(std::shared_ptr<const StoreSummary> summary);
+  void activateEntry(ProjectCategory category, const QString& path);
+  /** Brings up the tab showing `path`, or returns false when none is open. */
+  bool focusTab(const QString& path);
+  void addTab(QWidget* view, const QString& path, const QString& title);
+
+  Options m_options;
+  ErrorReporter m_errorReporter;
+  RecentFiles m_recent;
+  QStackedWidget* m_central;
+  QTabWidget* m_tabs;
+  ProjectDock* m_projectDock;
+  LogDock* m_logDock;
+  JobProgressWidget* m_jobProgress;
+  QLabel* m_deviceLabel;
+  QMenu* m_recentMenu = nullptr;
+  QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
+  QStringList m_opening;         ///< paths whose open job is running
+  QMap<QString, std::shared_ptr<const ModelSummary>> m_models;
+  QMap<QString, std::shared_ptr<const StoreSummary>> m_stores;
+};
+
+}  // namespace strata

@@ -1,0 +1,45 @@
+#include "common/human_format.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace strata {
+namespace {
+
+/** value / base^k with k chosen so the mantissa is below `base`, printed with 3 significant digits. */
+std::string scaled(double value, double base, const std::array<const char*, 5>& units) {
+  std::size_t unit = 0;
+  while (std::fabs(value) >= base && unit + 1 < units.size()) {
+    value /= base;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%.0f%s", value, units[0]);
+  } else {
+    const int decimals = std::fabs(value) >= 100 ? 0 : std::fabs(value) >= 10 ? 1 : 2;
+    std::snprintf(text, sizeof text, "%.*f %s", decimals, value, units[unit]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string formatCount(int64_t count) {
+  return scaled(static_cast<double>(count), 1000.0, {"", "K", "M", "B", "T"});
+}
+
+std::string formatBytes(int64_t bytes) {
+  if (std::llabs(bytes) < 1024) return std::to_string(bytes) + " B";
+  return scaled(static_cast<double>(bytes), 1024.0, {" B", "KiB", "MiB", "GiB", "TiB"});
+}
+
+std::string formatWithSeparators(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  for (int position = static_cast<int>(digits.size()) - 3; position > 0; position -= 3)
+    digits.insert(static_cast<std::size_t>(position), ",");
+  return (value < 0 ? "-" : "") + digits;
+}
+
+}  // namespace strata

@@ -1,0 +1,16 @@
+#pragma once
+// Numbers as people read them: "1.24 B" parameters, "3.5 GiB" of weights, "1,234,567".
+
+#include <cstdint>
+#include <string>
+
+namespace strata {
+
+/** 260096 -> "260 K", 1235814400 -> "1.24 B" (3 significant digits; below 1000 as is). */
+std::string formatCount(int64_t count);
+/** 1536 -> "1.5 KiB"; binary units up to TiB. */
+std::string formatBytes(int64_t bytes);
+/** 1234567 -> "1,234,567". */
+std::string formatWithSeparators(int64_t value);
+
+}  // namespace strata

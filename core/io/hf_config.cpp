@@ -1,0 +1,264 @@
+#include "io/hf_config.h"
+
+#include <array>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace strata {
+namespace {
+
+using nlohmann::json;
+
+struct ArchitectureName {
+  Architecture architecture;
+  const char* className;
+};
+
+constexpr std::array<ArchitectureName, 5> kArchitectures{{
+    {Architecture::Llama, "LlamaForCausalLM"},
+    {Architecture::Qwen2, "Qwen2ForCausalLM"},
+    {Architecture::Qwen3, "Qwen3ForCausalLM"},
+    {Architecture::Gpt2, "GPT2LMHeadModel"},
+    {Architecture::GptNeoX, "GPTNeoXForCausalLM"},
+}};
+
+/** Typed access to config.json fields, naming the file and field in every error. */
+class ConfigFields {
+ public:
+  ConfigFields(const json& root, const std::filesystem::path& file) : m_root(root), m_file(file) {}
+
+  bool has(const char* key) const { return m_root.contains(key) && !m_root[key].is_null(); }
+
+  int64_t positiveInt(const char* key) const {
+    const int64_t value = integer(key);
+    if (value <= 0) throw ConfigError(m_file, key, "must be positive, got " + std::to_string(value));
+    return value;
+  }
+
+  int64_t integer(const char* key) const {
+    const json& value = required(key);
+    if (!value.is_number_integer())
+      throw ConfigError(m_file, key, "must be an integer, got " + std::string(value.type_name()));
+    return value.get<int64_t>();
+  }
+
+  int64_t integerOr(const char* key, int64_t fallback) const {
+    return has(key) ? integer(key) : fallback;
+  }
+
+  double numberOr(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = m_root[key];
+    if (!value.is_number())
+      throw ConfigError(m_file, key, "must be a number, got " + std::string(value.type_name()));
+    return value.get<double>();
+  }
+
+  bool booleanOr(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = m_root[key];
+    if (!value.is_boolean())
+      throw ConfigError(m_file, key, "must be true or false, got " + std::string(value.type_name()));
+    return value.get<bool>();
+  }
+
+  std::string stringOr(const char* key, std::string fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = m_root[key];
+    if (!value.is_string())
+      throw ConfigError(m_file, key, "must be a string, got " + std::string(value.type_name()));
+    return value.get<std::string>();
+  }
+
+  /** A token id field that may be one integer or a list of integers (eos_token_id). */
+  std::vector<int64_t> idList(const char* key) const {
+    if (!has(key)) return {};
+    const json& value = m_root[key];
+    if (value.is_number_integer()) return {value.get<int64_t>()};
+    if (value.is_array()) {
+      std::vector<int64_t> ids;
+      for (const json& id : value) {
+        if (!id.is_number_integer()) throw ConfigError(m_file, key, "list must hold integers");
+        ids.push_back(id.get<int64_t>());
+      }
+      return ids;
+    }
+    throw ConfigError(m_file, key, "must be an integer or a list of integers");
+  }
+
+  const json& required(const char* key) const {
+    if (!has(key)) throw ConfigError(m_file, key, "is missing");
+    return m_root[key];
+  }
+
+  const json& root() const { return m_root; }
+  const std::filesystem::path& file() const { return m_file; }
+
+ private:
+  const json& m_root;
+  const std::filesystem::path& m_file;
+};
+
+Architecture architectureOf(const ConfigFields& fields, std::string& className) {
+  const json& list = fields.required("architectures");
+  if (!list.is_array() || list.empty() || !list[0].is_string())
+    throw ConfigError(fields.file(), "architectures", "must be a non-empty list of class names");
+  className = list[0].get<std::string>();
+  for (const auto& known : kArchitectures)
+    if (className == known.className) return known.architecture;
+  throw ConfigError(fields.file(), "architectures",
+                    "unsupported architecture '" + className +
+                        "'; Strata supports: " + supportedArchitectures());
+}
+
+std::optional<RopeScaling> ropeScalingOf(const ConfigFields& fields) {
+  // Newer configs moved rope_scaling into rope_parameters (which also carries rope_theta).
+  const char* key = fields.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+  if (!fields.has(key)) return std::nullopt;
+  const json& node = fields.root()[key];
+  if (!node.is_object()) throw ConfigError(fields.file(), key, "must be an object");
+  ConfigFields scaling(node, fields.file());
+  RopeScaling result;
+  result.type = scaling.stringOr("rope_type", scaling.stringOr("type", "default"));
+  if (result.type == "default") return std::nullopt;
+  result.factor = scaling.numberOr("factor", 1.0);
+  result.lowFreqFactor = scaling.numberOr("low_freq_factor", 1.0);
+  result.highFreqFactor = scaling.numberOr("high_freq_factor", 4.0);
+  result.originalMaxPositions = scaling.integerOr("original_max_position_embeddings", 8192);
+  if (result.factor <= 0) throw ConfigError(fields.file(), std::string(key) + ".factor", "must be positive");
+  if (result.type == "llama3" && result.highFreqFactor <= result.lowFreqFactor)
+    throw ConfigError(fields.file(), std::string(key) + ".high_freq_factor",
+                      "must be greater than low_freq_factor");
+  return result;
+}
+
+void readLlamaFamily(const ConfigFields& f, ModelConfig& c) {
+  c.vocabSize = f.positiveInt("vocab_size");
+  c.hiddenSize = f.positiveInt("hidden_size");
+  c.numLayers = f.positiveInt("num_hidden_layers");
+  c.numHeads = f.positiveInt("num_attention_heads");
+  c.numKeyValueHeads = f.integerOr("num_key_value_heads", c.numHeads);
+  c.headDim = f.integerOr("head_dim", 0);
+  c.intermediateSize = f.positiveInt("intermediate_size");
+  c.maxPositions = f.integerOr("max_position_embeddings", 2048);
+  c.normEps = f.numberOr("rms_norm_eps", 1e-6);
+  c.ropeTheta = f.numberOr("rope_theta", 10000.0);
+  if (f.has("rope_parameters") && f.root()["rope_parameters"].contains("rope_theta"))
+    c.ropeTheta = ConfigFields(f.root()["rope_parameters"], f.file()).numberOr("rope_theta", c.ropeTheta);
+  c.ropeScaling = ropeScalingOf(f);
+  c.hiddenAct = f.stringOr("hidden_act", "silu");
+  c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", false);
+  c.attentionBias = c.architecture == Architecture::Qwen2 || f.booleanOr("attention_bias", false);
+  c.qkNorm = c.architecture == Architecture::Qwen3;
+}
+
+void readGpt2(const ConfigFields& f, ModelConfig& c) {
+  c.vocabSize = f.positiveInt("vocab_size");
+  c.hiddenSize = f.positiveInt("n_embd");
+  c.numLayers = f.positiveInt("n_layer");
+  c.numHeads = f.positiveInt("n_head");
+  c.numKeyValueHeads = c.numHeads;
+  c.intermediateSize = f.integerOr("n_inner", 4 * c.hiddenSize);
+  c.maxPositions = f.positiveInt("n_positions");
+  c.normEps = f.numberOr("layer_norm_epsilon", 1e-5);
+  c.hiddenAct = f.stringOr("activation_function", "gelu_new");
+  c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", true);
+  c.attentionBias = true;
+}
+
+void readGptNeoX(const ConfigFields& f, ModelConfig& c) {
+  c.vocabSize = f.positiveInt("vocab_size");
+  c.hiddenSize = f.positiveInt("hidden_size");
+  c.numLayers = f.positiveInt("num_hidden_layers");
+  c.numHeads = f.positiveInt("num_attention_heads");
+  c.numKeyValueHeads = c.numHeads;
+  c.intermediateSize = f.positiveInt("intermediate_size");
+  c.maxPositions = f.integerOr("max_position_embeddings", 2048);
+  c.normEps = f.numberOr("layer_norm_eps", 1e-5);
+  c.ropeTheta = f.numberOr("rotary_emb_base", 10000.0);
+  c.rotaryFraction = f.numberOr("rotary_pct", 1.0);
+  c.ropeScaling = ropeScalingOf(f);
+  c.hiddenAct = f.stringOr("hidden_act", "gelu");
+  c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", false);
+  c.parallelResidual = f.booleanOr("use_parallel_residual", true);
+  c.attentionBias = f.booleanOr("attention_bias", true);
+  if (c.rotaryFraction <= 0.0 || c.rotaryFraction > 1.0)
+    throw ConfigError(f.file(), "rotary_pct", "must be in (0, 1]");
+}
+
+void checkShapes(const std::filesystem::path& file, ModelConfig& c) {
+  if (c.headDim == 0) {
+    if (c.hiddenSize % c.numHeads != 0)
+      throw ConfigError(file, "num_attention_heads",
+                        "hidden size " + std::to_string(c.hiddenSize) + " is not divisible by " +
+                            std::to_string(c.numHeads) + " heads (and no head_dim is given)");
+    c.headDim = c.hiddenSize / c.numHeads;
+  }
+  if (c.headDim <= 0) throw ConfigError(file, "head_dim", "must be positive");
+  if (c.numKeyValueHeads <= 0 || c.numHeads % c.numKeyValueHeads != 0)
+    throw ConfigError(file, "num_key_value_heads",
+                      std::to_string(c.numKeyValueHeads) + " does not divide the " +
+                          std::to_string(c.numHeads) + " attention heads");
+  if (c.headDim % 2 != 0) throw ConfigError(file, "head_dim", "must be even for rotary embeddings");
+}
+
+}  // namespace
+
+std::string architectureClassName(Architecture architecture) {
+  for (const auto& known : kArchitectures)
+    if (known.architecture == architecture) return known.className;
+  return "unknown";
+}
+
+std::string supportedArchitectures() {
+  std::string list;
+  for (const auto& known : kArchitectures) list += (list.empty() ? "" : ", ") + std::string(known.className);
+  return list;
+}
+
+ModelConfig parseModelConfig(const std::string& text, const std::filesystem::path& file) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw FormatError(file, std::string("not valid JSON: ") + error.what());
+  }
+  if (!root.is_object()) throw FormatError(file, "must hold a JSON object");
+
+  ConfigFields fields(root, file);
+  ModelConfig config;
+  config.architecture = architectureOf(fields, config.architectureName);
+  config.modelType = fields.stringOr("model_type", "");
+  config.torchDtype = fields.stringOr("torch_dtype", fields.stringOr("dtype", ""));
+  config.bosTokenIds = fields.idList("bos_token_id");
+  config.eosTokenIds = fields.idList("eos_token_id");
+
+  switch (config.architecture) {
+    case Architecture::Llama:
+    case Architecture::Qwen2:
+    case Architecture::Qwen3:
+      readLlamaFamily(fields, config);
+      break;
+    case Architecture::Gpt2:
+      readGpt2(fields, config);
+      break;
+    case Architecture::GptNeoX:
+      readGptNeoX(fields, config);
+      break;
+  }
+  checkShapes(file, config);
+  return config;
+}
+
+ModelConfig readModelConfig(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseModelConfig(text.str(), file);
+}
+
+}  // namespace strata

@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include "common/human_format.h"
+
+namespace strata {
+namespace {
+
+TEST(HumanFormat, CountsUseThreeSignificantDigits) {
+  EXPECT_EQ(formatCount(999), "999");
+  EXPECT_EQ(formatCount(260096), "260 K");
+  EXPECT_EQ(formatCount(1235814400), "1.24 B");
+  EXPECT_EQ(formatCount(8030261248), "8.03 B");
+  EXPECT_EQ(formatCount(12500000), "12.5 M");
+}
+
+TEST(HumanFormat, BytesUseBinaryUnits) {
+  EXPECT_EQ(formatBytes(512), "512 B");
+  EXPECT_EQ(formatBytes(1536), "1.50 KiB");
+  EXPECT_EQ(formatBytes(int64_t{16} << 30), "16.0 GiB");
+}
+
+TEST(HumanFormat, SeparatesThousands) {
+  EXPECT_EQ(formatWithSeparators(0), "0");
+  EXPECT_EQ(formatWithSeparators(1234567), "1,234,567");
+  EXPECT_EQ(formatWithSeparators(-1000), "-1,000");
+  EXPECT_EQ(formatWithSeparators(100), "100");
+}
+
+}  // namespace
+}  // namespace strata

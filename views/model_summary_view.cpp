@@ -1,0 +1,109 @@
+#include "model_summary_view.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStringList>
+
+#include "number_format.h"
+#include "path_text.h"
+
+namespace strata {
+namespace {
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+QString headsText(const ModelConfig& config) {
+  QString text = ModelSummaryView::tr("%1 query / %2 key-value")
+                     .arg(config.numHeads)
+                     .arg(config.numKeyValueHeads);
+  if (config.numKeyValueHeads == 1)
+    text += ModelSummaryView::tr(" (multi-query)");
+  else if (config.numKeyValueHeads > 0 && config.numKeyValueHeads < config.numHeads)
+    text += ModelSummaryView::tr(" (grouped-query, %1 per group)")
+                .arg(config.numHeads / config.numKeyValueHeads);
+  return text;
+}
+
+QString dtypesText(const ModelSummary& summary) {
+  QStringList lines;
+  for (const auto& [dtype, count] : summary.parametersByDType) {
+    const double share =
+        summary.parameterCount > 0 ? 100.0 * static_cast<double>(count) / summary.parameterCount : 0.0;
+    lines << QStringLiteral("%1: %2 (%3%)")
+                 .arg(qs(dtype), formatCount(count), QString::number(share, 'f', share < 1 ? 2 : 1));
+  }
+  return lines.isEmpty() ? ModelSummaryView::tr("no tensors") : lines.join(QLatin1Char('\n'));
+}
+
+QString weightFilesText(const ModelSummary& summary, QString* all) {
+  constexpr int kShown = 6;  // a 30-shard model must not push everything else off screen
+  QStringList names;
+  for (const auto& file : summary.weightFiles) names << toQString(file.filename());
+  *all = names.join(QLatin1Char('\n'));
+  QStringList shown = names.mid(0, kShown);
+  if (names.size() > kShown) shown << ModelSummaryView::tr("… and %1 more").arg(names.size() - kShown);
+  QString text = shown.join(QLatin1Char('\n'));
+  if (summary.sharded)
+    text = ModelSummaryView::tr("%n shard(s), model.safetensors.index.json", nullptr, names.size()) +
+           QLatin1Char('\n') + text;
+  return text;
+}
+
+QString ropeText(const ModelConfig& config) {
+  if (config.architecture == Architecture::Gpt2) return ModelSummaryView::tr("none (learned positions)");
+  QString text = QStringLiteral("θ = %1").arg(config.ropeTheta, 0, 'g', 8);
+  if (config.rotaryFraction < 1.0)
+    text += ModelSummaryView::tr(", %1% of head dim").arg(config.rotaryFraction * 100.0, 0, 'g', 4);
+  if (config.ropeScaling)
+    text += ModelSummaryView::tr(", scaling %1 ×%2")
+                .arg(qs(config.ropeScaling->type))
+                .arg(config.ropeScaling->factor, 0, 'g', 6);
+  return text;
+}
+
+}  // namespace
+
+ModelSummaryView::ModelSummaryView(std::shared_ptr<const ModelSummary> summary, QWidget* parent)
+    : SummaryForm(parent), m_summary(std::move(summary)) {
+  const ModelSummary& s = *m_summary;
+  const ModelConfig& c = s.config;
+  const auto yesNo = [](bool value) { return value ? tr("yes") : tr("no"); };
+
+  setTitle(QFileInfo(QDir::cleanPath(path())).fileName(), path());
+
+  addSection(tr("Architecture"));
+  addRow(tr("Architecture"), qs(c.architectureName) +
+                                 (c.modelType.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(c.modelType))));
+  addRow(tr("Layers"), QString::number(c.numLayers));
+  addRow(tr("Hidden size"), QString::number(c.hiddenSize));
+  addRow(tr("Heads"), headsText(c));
+  addRow(tr("Head dim"), QString::number(c.headDim));
+  addRow(tr("MLP size"), QString::number(c.intermediateSize));
+  addRow(tr("Vocabulary"), formatGrouped(c.vocabSize));
+  addRow(tr("Context"), formatGrouped(c.maxPositions) + tr(" positions"));
+  addRow(tr("Positions"), ropeText(c));
+  addRow(tr("Activation"), qs(c.hiddenAct));
+  addRow(tr("Tied embeddings"), yesNo(c.tieWordEmbeddings));
+
+  addSection(tr("Weights"));
+  addRow(tr("Parameters"), QStringLiteral("%1 (%2)").arg(formatCount(s.parameterCount),
+                                                          formatGrouped(s.parameterCount)));
+  addRow(tr("Size on disk"), formatBytes(s.weightBytes));
+  addRow(tr("Dtypes"), dtypesText(s),
+         c.torchDtype.empty() ? QString() : tr("config.json torch_dtype: %1").arg(qs(c.torchDtype)));
+  QString allFiles;
+  const QString files = weightFilesText(s, &allFiles);
+  addRow(tr("Weight files"), files, allFiles);
+
+  addSection(tr("Tokenizer"));
+  addRow(tr("Tokenizer"), qs(s.tokenizerKind));
+
+  addSection(tr("Warnings"));
+  QStringList warnings;
+  for (const auto& warning : s.warnings) warnings << qs(warning);
+  addRow(tr("Warnings"), warnings.isEmpty() ? tr("none") : warnings.join(QLatin1Char('\n')));
+}
+
+QString ModelSummaryView::path() const { return toQString(m_summary->folder); }
+
+}  // namespace strata

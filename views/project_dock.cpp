@@ -1,0 +1,96 @@
+#include "project_dock.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QStyle>
+#include <QTreeWidget>
+
+namespace strata {
+namespace {
+
+constexpr int kPathRole = Qt::UserRole;
+constexpr ProjectCategory kCategories[] = {ProjectCategory::Models,
+                                           ProjectCategory::ActivationStores,
+                                           ProjectCategory::Runs};
+
+QIcon categoryIcon(ProjectCategory category) {
+  QStyle* style = QApplication::style();
+  switch (category) {
+    case ProjectCategory::Models: return style->standardIcon(QStyle::SP_DirIcon);
+    case ProjectCategory::ActivationStores: return style->standardIcon(QStyle::SP_DriveHDIcon);
+    case ProjectCategory::Runs: return style->standardIcon(QStyle::SP_FileDialogDetailedView);
+  }
+  return {};
+}
+
+}  // namespace
+
+QString categoryTitle(ProjectCategory category) {
+  switch (category) {
+    case ProjectCategory::Models: return ProjectDock::tr("Models");
+    case ProjectCategory::ActivationStores: return ProjectDock::tr("Activation stores");
+    case ProjectCategory::Runs: return ProjectDock::tr("Runs");
+  }
+  return {};
+}
+
+ProjectDock::ProjectDock(QWidget* parent) : QDockWidget(tr("Project"), parent), m_tree(new QTreeWidget(this)) {
+  setObjectName(QStringLiteral("ProjectDock"));  // saveState() keys docks by object name
+  m_tree->setHeaderHidden(true);
+  m_tree->setColumnCount(1);
+  m_tree->setRootIsDecorated(true);
+  m_tree->setUniformRowHeights(true);
+  for (ProjectCategory category : kCategories) {
+    auto* item = new QTreeWidgetItem(m_tree, QStringList(categoryTitle(category)));
+    item->setData(0, kPathRole, QString());
+    item->setFlags(Qt::ItemIsEnabled);
+    QFont bold = item->font(0);
+    bold.setBold(true);
+    item->setFont(0, bold);
+    item->setExpanded(true);
+  }
+  connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item, int) {
+    if (!item->parent()) return;
+    const auto category = static_cast<ProjectCategory>(m_tree->indexOfTopLevelItem(item->parent()));
+    emit entryActivated(category, item->data(0, kPathRole).toString());
+  });
+  setWidget(m_tree);
+}
+
+QTreeWidgetItem* ProjectDock::categoryItem(ProjectCategory category) const {
+  return m_tree->topLevelItem(static_cast<int>(category));
+}
+
+QTreeWidgetItem* ProjectDock::findEntry(ProjectCategory category, const QString& path) const {
+  QTreeWidgetItem* parent = categoryItem(category);
+  for (int i = 0; i < parent->childCount(); ++i)
+    if (parent->child(i)->data(0, kPathRole).toString() == path) return parent->child(i);
+  return nullptr;
+}
+
+void ProjectDock::addEntry(ProjectCategory category, const QString& path, const QString& label) {
+  QTreeWidgetItem* item = findEntry(category, path);
+  if (!item) {
+    const QString text = label.isEmpty() ? QFileInfo(path).fileName() : label;
+    item = new QTreeWidgetItem(categoryItem(category), QStringList(text.isEmpty() ? path : text));
+    item->setData(0, kPathRole, path);
+    item->setToolTip(0, path);
+    item->setIcon(0, categoryIcon(category));
+  }
+  categoryItem(category)->setExpanded(true);
+  m_tree->setCurrentItem(item);
+}
+
+void ProjectDock::removeEntry(ProjectCategory category, const QString& path) {
+  delete findEntry(category, path);
+}
+
+QStringList ProjectDock::entries(ProjectCategory category) const {
+  QStringList paths;
+  QTreeWidgetItem* parent = categoryItem(category);
+  for (int i = 0; i < parent->childCount(); ++i)
+    paths << parent->child(i)->data(0, kPathRole).toString();
+  return paths;
+}
+
+}  // namespace strata

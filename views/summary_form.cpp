@@ -1,0 +1,62 @@
+#include "summary_form.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace strata {
+
+SummaryForm::SummaryForm(QWidget* parent)
+    : QScrollArea(parent), m_title(new QLabel), m_subtitle(new QLabel) {
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  QFont big = m_title->font();
+  big.setPointSizeF(big.pointSizeF() * 1.4);
+  big.setBold(true);
+  m_title->setFont(big);
+  m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_subtitle->setForegroundRole(QPalette::PlaceholderText);
+  m_subtitle->setWordWrap(true);
+  layout->addWidget(m_title);
+  layout->addWidget(m_subtitle);
+  m_sections = new QVBoxLayout;
+  layout->addLayout(m_sections);
+  layout->addStretch(1);
+  setWidget(page);
+  setWidgetResizable(true);
+  setFrameShape(QFrame::NoFrame);
+}
+
+void SummaryForm::setTitle(const QString& title, const QString& subtitle) {
+  m_title->setText(title);
+  m_subtitle->setText(subtitle);
+  m_subtitle->setVisible(!subtitle.isEmpty());
+}
+
+void SummaryForm::addSection(const QString& title) {
+  auto* box = new QGroupBox(title);
+  m_current = new QFormLayout(box);
+  m_current->setLabelAlignment(Qt::AlignRight);
+  m_current->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+  m_sections->addWidget(box);
+}
+
+void SummaryForm::addRow(const QString& label, const QString& value, const QString& toolTip) {
+  if (!m_current) addSection(QString());
+  auto* field = new QLabel(value);
+  field->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  field->setTextFormat(Qt::PlainText);
+  field->setWordWrap(true);
+  field->setToolTip(toolTip);
+  m_current->addRow(label + QLatin1Char(':'), field);
+  m_values.insert(label, field);
+}
+
+QString SummaryForm::value(const QString& label) const {
+  const QLabel* field = m_values.value(label);
+  return field ? field->text() : QString();
+}
+
+}  // namespace strata

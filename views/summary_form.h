@@ -1,0 +1,39 @@
+#pragma once
+// SummaryForm: titled sections of "label: value" rows, values selectable for copying. The
+// summary views (model, activation store) are built from it; tests read values by label.
+
+#include <QMap>
+#include <QScrollArea>
+#include <QString>
+
+class QFormLayout;
+class QLabel;
+class QVBoxLayout;
+
+namespace strata {
+
+class SummaryForm : public QScrollArea {
+  Q_OBJECT
+
+ public:
+  explicit SummaryForm(QWidget* parent = nullptr);
+
+  /** A heading line (e.g. the model's name) above the sections. */
+  void setTitle(const QString& title, const QString& subtitle = {});
+  /** Starts a new section; following rows go into it. */
+  void addSection(const QString& title);
+  /** A row in the current section. Labels are unique across the form. */
+  void addRow(const QString& label, const QString& value, const QString& toolTip = {});
+  /** The value shown for `label`, or a null QString when there is no such row. */
+  QString value(const QString& label) const;
+  QStringList labels() const { return m_values.keys(); }
+
+ private:
+  QLabel* m_title;
+  QLabel* m_subtitle;
+  QVBoxLayout* m_sections;
+  QFormLayout* m_current = nullptr;
+  QMap<QString, QLabel*> m_values;
+};
+
+}  // namespace strata
