@@ -15,7 +15,7 @@ gui="${STRATA_GUI:-ON}"
 core_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libtorch-dev libopenblas0-pthread libgloo-dev
-  libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev nlohmann-json3-dev
+  libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   python3 python3-numpy python3-h5py
 )

@@ -22,12 +22,11 @@ JobController::~JobController() {
 
 void JobController::start() {
   if (m_job) throw Error("job '" + m_name.toStdString() + "' was already started");
-  m_job = std::make_unique<BackgroundJob>(m_name.toStdString(), m_work, *this,
-                                          [this](const JobResult& result) {
-                                            QMetaObject::invokeMethod(
-                                                this, [this, result] { finish(result); },
-                                                Qt::QueuedConnection);
-                                          });
+  m_job = std::make_unique<BackgroundJob>(
+      m_name.toStdString(), m_work, *this, [this](const JobResult& result) {
+        QMetaObject::invokeMethod(
+            this, [this, result] { finish(result); }, Qt::QueuedConnection);
+      });
   m_running = true;
   m_sinceLastEmit.invalidate();
   m_job->start();

@@ -6,15 +6,13 @@
 #include <QPointer>
 #include <QWidget>
 
-#include "engine/job.h"
+#include "job_controller.h"
 
 class QLabel;
 class QProgressBar;
 class QToolButton;
 
 namespace strata {
-
-class JobController;
 
 class JobProgressWidget final : public QWidget {
   Q_OBJECT

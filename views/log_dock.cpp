@@ -15,9 +15,12 @@ namespace {
 
 QString levelTag(MessageLevel level) {
   switch (level) {
-    case MessageLevel::Info: return QStringLiteral("info");
-    case MessageLevel::Warning: return QStringLiteral("warning");
-    case MessageLevel::Error: return QStringLiteral("error");
+    case MessageLevel::Info:
+      return QStringLiteral("info");
+    case MessageLevel::Warning:
+      return QStringLiteral("warning");
+    case MessageLevel::Error:
+      return QStringLiteral("error");
   }
   return {};
 }
@@ -25,9 +28,12 @@ QString levelTag(MessageLevel level) {
 // Colours readable on both light and dark palettes.
 QString levelColour(MessageLevel level) {
   switch (level) {
-    case MessageLevel::Info: return {};
-    case MessageLevel::Warning: return QStringLiteral("#c77800");
-    case MessageLevel::Error: return QStringLiteral("#d32f2f");
+    case MessageLevel::Info:
+      return {};
+    case MessageLevel::Warning:
+      return QStringLiteral("#c77800");
+    case MessageLevel::Error:
+      return QStringLiteral("#d32f2f");
   }
   return {};
 }

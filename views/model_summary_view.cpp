@@ -4,8 +4,7 @@
 #include <QFileInfo>
 #include <QStringList>
 
-#include "number_format.h"
-#include "path_text.h"
+#include "display_text.h"
 
 namespace strata {
 namespace {
@@ -27,10 +26,11 @@ QString headsText(const ModelConfig& config) {
 QString dtypesText(const ModelSummary& summary) {
   QStringList lines;
   for (const auto& [dtype, count] : summary.parametersByDType) {
-    const double share =
-        summary.parameterCount > 0 ? 100.0 * static_cast<double>(count) / summary.parameterCount : 0.0;
+    const double share = summary.parameterCount > 0
+                             ? 100.0 * static_cast<double>(count) / summary.parameterCount
+                             : 0.0;
     lines << QStringLiteral("%1: %2 (%3%)")
-                 .arg(qs(dtype), formatCount(count), QString::number(share, 'f', share < 1 ? 2 : 1));
+                 .arg(qs(dtype), countText(count), QString::number(share, 'f', share < 1 ? 2 : 1));
   }
   return lines.isEmpty() ? ModelSummaryView::tr("no tensors") : lines.join(QLatin1Char('\n'));
 }
@@ -41,16 +41,19 @@ QString weightFilesText(const ModelSummary& summary, QString* all) {
   for (const auto& file : summary.weightFiles) names << toQString(file.filename());
   *all = names.join(QLatin1Char('\n'));
   QStringList shown = names.mid(0, kShown);
-  if (names.size() > kShown) shown << ModelSummaryView::tr("… and %1 more").arg(names.size() - kShown);
+  if (names.size() > kShown)
+    shown << ModelSummaryView::tr("… and %1 more").arg(names.size() - kShown);
   QString text = shown.join(QLatin1Char('\n'));
   if (summary.sharded)
-    text = ModelSummaryView::tr("%n shard(s), model.safetensors.index.json", nullptr, names.size()) +
-           QLatin1Char('\n') + text;
+    text = (names.size() == 1 ? ModelSummaryView::tr("1 shard")
+                              : ModelSummaryView::tr("%1 shards").arg(names.size())) +
+           ModelSummaryView::tr(" (model.safetensors.index.json)") + QLatin1Char('\n') + text;
   return text;
 }
 
 QString ropeText(const ModelConfig& config) {
-  if (config.architecture == Architecture::Gpt2) return ModelSummaryView::tr("none (learned positions)");
+  if (config.architecture == Architecture::Gpt2)
+    return ModelSummaryView::tr("none (learned positions)");
   QString text = QStringLiteral("θ = %1").arg(config.ropeTheta, 0, 'g', 8);
   if (config.rotaryFraction < 1.0)
     text += ModelSummaryView::tr(", %1% of head dim").arg(config.rotaryFraction * 100.0, 0, 'g', 4);
@@ -72,36 +75,40 @@ ModelSummaryView::ModelSummaryView(std::shared_ptr<const ModelSummary> summary, 
   setTitle(QFileInfo(QDir::cleanPath(path())).fileName(), path());
 
   addSection(tr("Architecture"));
-  addRow(tr("Architecture"), qs(c.architectureName) +
-                                 (c.modelType.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(c.modelType))));
+  addRow(tr("Architecture"),
+         qs(c.architectureName) +
+             (c.modelType.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(c.modelType))));
   addRow(tr("Layers"), QString::number(c.numLayers));
   addRow(tr("Hidden size"), QString::number(c.hiddenSize));
   addRow(tr("Heads"), headsText(c));
   addRow(tr("Head dim"), QString::number(c.headDim));
   addRow(tr("MLP size"), QString::number(c.intermediateSize));
-  addRow(tr("Vocabulary"), formatGrouped(c.vocabSize));
-  addRow(tr("Context"), formatGrouped(c.maxPositions) + tr(" positions"));
+  addRow(tr("Vocabulary"), groupedText(c.vocabSize));
+  addRow(tr("Context"), groupedText(c.maxPositions) + tr(" positions"));
   addRow(tr("Positions"), ropeText(c));
   addRow(tr("Activation"), qs(c.hiddenAct));
   addRow(tr("Tied embeddings"), yesNo(c.tieWordEmbeddings));
 
-  addSection(tr("Weights"));
-  addRow(tr("Parameters"), QStringLiteral("%1 (%2)").arg(formatCount(s.parameterCount),
-                                                          formatGrouped(s.parameterCount)));
-  addRow(tr("Size on disk"), formatBytes(s.weightBytes));
-  addRow(tr("Dtypes"), dtypesText(s),
-         c.torchDtype.empty() ? QString() : tr("config.json torch_dtype: %1").arg(qs(c.torchDtype)));
+  addSection(tr("Weights"), 1);
+  addRow(tr("Parameters"),
+         QStringLiteral("%1 (%2)").arg(countText(s.parameterCount), groupedText(s.parameterCount)));
+  addRow(tr("Size on disk"), bytesText(s.weightBytes));
+  addRow(
+      tr("Dtypes"), dtypesText(s),
+      c.torchDtype.empty() ? QString() : tr("config.json torch_dtype: %1").arg(qs(c.torchDtype)));
   QString allFiles;
   const QString files = weightFilesText(s, &allFiles);
   addRow(tr("Weight files"), files, allFiles);
 
-  addSection(tr("Tokenizer"));
+  addSection(tr("Tokenizer"), 1);
   addRow(tr("Tokenizer"), qs(s.tokenizerKind));
 
-  addSection(tr("Warnings"));
-  QStringList warnings;
-  for (const auto& warning : s.warnings) warnings << qs(warning);
-  addRow(tr("Warnings"), warnings.isEmpty() ? tr("none") : warnings.join(QLatin1Char('\n')));
+  if (!s.warnings.empty()) {
+    QStringList warnings;
+    for (const auto& warning : s.warnings) warnings << qs(warning);
+    addSection(tr("Warnings"), 1);
+    addRow(tr("Warnings"), warnings.join(QLatin1Char('\n')));
+  }
 }
 
 QString ModelSummaryView::path() const { return toQString(m_summary->folder); }

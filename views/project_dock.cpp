@@ -9,16 +9,18 @@ namespace strata {
 namespace {
 
 constexpr int kPathRole = Qt::UserRole;
-constexpr ProjectCategory kCategories[] = {ProjectCategory::Models,
-                                           ProjectCategory::ActivationStores,
-                                           ProjectCategory::Runs};
+constexpr ProjectCategory kCategories[] = {
+    ProjectCategory::Models, ProjectCategory::ActivationStores, ProjectCategory::Runs};
 
 QIcon categoryIcon(ProjectCategory category) {
   QStyle* style = QApplication::style();
   switch (category) {
-    case ProjectCategory::Models: return style->standardIcon(QStyle::SP_DirIcon);
-    case ProjectCategory::ActivationStores: return style->standardIcon(QStyle::SP_DriveHDIcon);
-    case ProjectCategory::Runs: return style->standardIcon(QStyle::SP_FileDialogDetailedView);
+    case ProjectCategory::Models:
+      return style->standardIcon(QStyle::SP_DirIcon);
+    case ProjectCategory::ActivationStores:
+      return style->standardIcon(QStyle::SP_DriveHDIcon);
+    case ProjectCategory::Runs:
+      return style->standardIcon(QStyle::SP_FileDialogDetailedView);
   }
   return {};
 }
@@ -27,14 +29,18 @@ QIcon categoryIcon(ProjectCategory category) {
 
 QString categoryTitle(ProjectCategory category) {
   switch (category) {
-    case ProjectCategory::Models: return ProjectDock::tr("Models");
-    case ProjectCategory::ActivationStores: return ProjectDock::tr("Activation stores");
-    case ProjectCategory::Runs: return ProjectDock::tr("Runs");
+    case ProjectCategory::Models:
+      return ProjectDock::tr("Models");
+    case ProjectCategory::ActivationStores:
+      return ProjectDock::tr("Activation stores");
+    case ProjectCategory::Runs:
+      return ProjectDock::tr("Runs");
   }
   return {};
 }
 
-ProjectDock::ProjectDock(QWidget* parent) : QDockWidget(tr("Project"), parent), m_tree(new QTreeWidget(this)) {
+ProjectDock::ProjectDock(QWidget* parent)
+    : QDockWidget(tr("Project"), parent), m_tree(new QTreeWidget(this)) {
   setObjectName(QStringLiteral("ProjectDock"));  // saveState() keys docks by object name
   m_tree->setHeaderHidden(true);
   m_tree->setColumnCount(1);

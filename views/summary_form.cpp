@@ -2,6 +2,7 @@
 
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -21,8 +22,13 @@ SummaryForm::SummaryForm(QWidget* parent)
   m_subtitle->setWordWrap(true);
   layout->addWidget(m_title);
   layout->addWidget(m_subtitle);
-  m_sections = new QVBoxLayout;
-  layout->addLayout(m_sections);
+  auto* columns = new QHBoxLayout;
+  for (QVBoxLayout*& column : m_columns) {
+    column = new QVBoxLayout;
+    column->addStretch(1);  // sections are inserted above it: they stay at the top
+    columns->addLayout(column, 1);
+  }
+  layout->addLayout(columns);
   layout->addStretch(1);
   setWidget(page);
   setWidgetResizable(true);
@@ -35,12 +41,13 @@ void SummaryForm::setTitle(const QString& title, const QString& subtitle) {
   m_subtitle->setVisible(!subtitle.isEmpty());
 }
 
-void SummaryForm::addSection(const QString& title) {
+void SummaryForm::addSection(const QString& title, int column) {
   auto* box = new QGroupBox(title);
   m_current = new QFormLayout(box);
   m_current->setLabelAlignment(Qt::AlignRight);
   m_current->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
-  m_sections->addWidget(box);
+  QVBoxLayout* target = m_columns[column == 0 ? 0 : 1];
+  target->insertWidget(target->count() - 1, box);
 }
 
 void SummaryForm::addRow(const QString& label, const QString& value, const QString& toolTip) {
@@ -48,7 +55,9 @@ void SummaryForm::addRow(const QString& label, const QString& value, const QStri
   auto* field = new QLabel(value);
   field->setTextInteractionFlags(Qt::TextSelectableByMouse);
   field->setTextFormat(Qt::PlainText);
-  field->setWordWrap(true);
+  // Wrapping labels get too little height in a form (height-for-width), so only a long
+  // single line (a warning) wraps; lists are one item per line.
+  field->setWordWrap(value.size() > 100 && !value.contains(QLatin1Char('\n')));
   field->setToolTip(toolTip);
   m_current->addRow(label + QLatin1Char(':'), field);
   m_values.insert(label, field);

@@ -20,8 +20,8 @@ class SummaryForm : public QScrollArea {
 
   /** A heading line (e.g. the model's name) above the sections. */
   void setTitle(const QString& title, const QString& subtitle = {});
-  /** Starts a new section; following rows go into it. */
-  void addSection(const QString& title);
+  /** Starts a new section in column 0 (left) or 1 (right); following rows go into it. */
+  void addSection(const QString& title, int column = 0);
   /** A row in the current section. Labels are unique across the form. */
   void addRow(const QString& label, const QString& value, const QString& toolTip = {});
   /** The value shown for `label`, or a null QString when there is no such row. */
@@ -31,7 +31,7 @@ class SummaryForm : public QScrollArea {
  private:
   QLabel* m_title;
   QLabel* m_subtitle;
-  QVBoxLayout* m_sections;
+  QVBoxLayout* m_columns[2] = {nullptr, nullptr};
   QFormLayout* m_current = nullptr;
   QMap<QString, QLabel*> m_values;
 };

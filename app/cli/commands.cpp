@@ -4,6 +4,8 @@ namespace strata::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list{
+      {"inspect", "describe a Hugging Face model folder (architecture, sizes, dtypes, tokenizer)",
+       runInspect},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

@@ -6,6 +6,8 @@
 
 namespace strata {
 
-inline QSettings guiSettings() { return QSettings(QStringLiteral("Strata"), QStringLiteral("Strata")); }
+inline QSettings guiSettings() {
+  return QSettings(QStringLiteral("Strata"), QStringLiteral("Strata"));
+}
 
 }  // namespace strata

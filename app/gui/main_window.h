@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "engine/job.h"
 #include "error_dialog.h"
 #include "project_dock.h"
 #include "recent_files.h"
@@ -85,7 +86,7 @@ class MainWindow final : public QMainWindow {
   void startJob(const QString& name, JobWork work, JobDone done);
   void jobEnded(JobController* job);
   void reportError(const ErrorReport& report);
-  void failOpen(const QString& path, const QString& what, const QString& error);
+  void failOpen(const QString& path, const QString& summary, const QString& error);
   void showModel(std::shared_ptr<const ModelSummary> summary);
   void showStore(std::shared_ptr<const StoreSummary> summary);
   void activateEntry(ProjectCategory category, const QString& path);

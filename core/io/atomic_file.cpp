@@ -39,8 +39,12 @@ class TempFile {
     const std::filesystem::path folder =
         target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
     for (int attempt = 0; attempt < 100; ++attempt) {
-      m_path = folder / ("." + target.filename().string() + ".tmp-" +
-                         std::to_string(::getpid()) + "-" + std::to_string(g_tempCounter++));
+      // Appended piecewise: GCC 12 gives a false -Wrestrict on a chain of operator+.
+      std::string name = ".";
+      name.append(target.filename().string()).append(".tmp-");
+      name.append(std::to_string(::getpid())).append("-");
+      name.append(std::to_string(g_tempCounter++));
+      m_path = folder / name;
       m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (m_fd >= 0) return;
       if (errno != EEXIST) break;  // a stale temp of a dead process with our pid: try the next
@@ -59,10 +63,10 @@ class TempFile {
   const std::filesystem::path& path() const { return m_path; }
 
   void close(const std::filesystem::path& forErrors) {
-    const int fd = m_fd;
+    const int descriptor = m_fd;
     m_fd = -1;
     // After close() the descriptor is gone even on EINTR (Linux), so never retry it.
-    if (::close(fd) != 0 && errno != EINTR)
+    if (::close(descriptor) != 0 && errno != EINTR)
       throw IoError(forErrors, "close failed: " + describeWriteFailure(errno));
   }
   void commit() { m_committed = true; }

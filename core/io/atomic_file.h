@@ -28,7 +28,8 @@ void writeFileAtomically(const std::filesystem::path& target,
  */
 void writeAll(int fd, const void* data, std::size_t size, const std::filesystem::path& forErrors);
 
-/** fsyncs a folder so that entries just created or renamed in it are durable. IoError on failure. */
+/** fsyncs a folder so that entries just created or renamed in it are durable. IoError on failure.
+ */
 void fsyncDirectory(const std::filesystem::path& folder);
 
 }  // namespace strata

@@ -34,14 +34,13 @@ std::optional<Attribute> openScalarAttribute(const Location& where, const std::s
   return attribute;
 }
 
-void writeAttribute(const Location& where, const std::string& name, hid_t type,
-                    const void* value) {
+void writeAttribute(const Location& where, const std::string& name, hid_t type, const void* value) {
   Dataspace scalar(H5Screate(H5S_SCALAR));
-  Attribute attribute(H5Acreate2(where.id, name.c_str(), type, scalar.get(), H5P_DEFAULT,
-                                 H5P_DEFAULT));
+  Attribute attribute(
+      H5Acreate2(where.id, name.c_str(), type, scalar.get(), H5P_DEFAULT, H5P_DEFAULT));
   if (!attribute || H5Awrite(attribute.get(), type, value) < 0) {
-    throw IoError(where.file, "cannot write attribute '" + attributeItem(where, name) + "'" +
-                                  detailSuffix());
+    throw IoError(where.file,
+                  "cannot write attribute '" + attributeItem(where, name) + "'" + detailSuffix());
   }
 }
 
@@ -161,7 +160,8 @@ bool exists(hid_t parent, const std::string& path) {
   while (start <= path.size()) {
     const size_t slash = path.find('/', start);
     const size_t end = slash == std::string::npos ? path.size() : slash;
-    prefix += (prefix.empty() ? "" : "/") + path.substr(start, end - start);
+    if (!prefix.empty()) prefix.push_back('/');
+    prefix.append(path, start, end - start);
     if (H5Lexists(parent, prefix.c_str(), H5P_DEFAULT) <= 0) {
       H5Eclear2(H5E_DEFAULT);
       return false;

@@ -89,8 +89,7 @@ struct Location {
 };
 
 /** Writes a scalar string attribute; throws IoError naming the file and attribute. */
-void writeStringAttribute(const Location& where, const std::string& name,
-                          const std::string& value);
+void writeStringAttribute(const Location& where, const std::string& name, const std::string& value);
 /** Writes a scalar int64 attribute; throws IoError naming the file and attribute. */
 void writeInt64Attribute(const Location& where, const std::string& name, int64_t value);
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -46,8 +47,8 @@ uint64_t checkHeaderLength(std::span<const std::byte> prefix, uint64_t fileSize,
   uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<uint8_t>(prefix[i]);
   if (length > kMaxHeaderLength)
-    throw FormatError(file, "header length " + std::to_string(length) +
-                                " exceeds the limit of 100000000 bytes");
+    throw FormatError(
+        file, "header length " + std::to_string(length) + " exceeds the limit of 100000000 bytes");
   if (8 + length > fileSize)
     throw FormatError(file, "header length " + std::to_string(length) +
                                 " runs past the end of the file (" + std::to_string(fileSize) +
@@ -106,9 +107,10 @@ TensorEntry parseEntry(const std::string& name, const json& value, uint64_t data
   if (!dtype->is_string()) throw FormatError(file, "\"dtype\" is not a string", name);
   const auto parsed = parseDType(dtype->get_ref<const std::string&>());
   if (!parsed)
-    throw FormatError(file, "unsupported dtype \"" + dtype->get<std::string>() +
-                                "\" (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U8, "
-                                "BOOL; U16, U32, U64 and F8 types are not supported)",
+    throw FormatError(file,
+                      "unsupported dtype \"" + dtype->get<std::string>() +
+                          "\" (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U8, "
+                          "BOOL; U16, U32, U64 and F8 types are not supported)",
                       name);
   entry.dtype = *parsed;
 
@@ -119,8 +121,7 @@ TensorEntry parseEntry(const std::string& name, const json& value, uint64_t data
     if (dim.is_number_integer() && !dim.is_number_unsigned())
       throw FormatError(file, "\"shape\" has a negative dimension " + dim.dump(), name);
     if (!dim.is_number_unsigned() || dim.get<uint64_t>() > uint64_t(INT64_MAX))
-      throw FormatError(file, "\"shape\" must hold non-negative integers, not " + dim.dump(),
-                        name);
+      throw FormatError(file, "\"shape\" must hold non-negative integers, not " + dim.dump(), name);
     entry.shape.push_back(dim.get<int64_t>());
   }
 
@@ -128,26 +129,31 @@ TensorEntry parseEntry(const std::string& name, const json& value, uint64_t data
   if (offsets == value.end()) throw FormatError(file, "header entry has no \"data_offsets\"", name);
   if (!offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
       !(*offsets)[1].is_number_unsigned())
-    throw FormatError(file, "\"data_offsets\" must be two unsigned integers [begin, end], not " +
-                                offsets->dump(), name);
+    throw FormatError(
+        file, "\"data_offsets\" must be two unsigned integers [begin, end], not " + offsets->dump(),
+        name);
   entry.begin = (*offsets)[0].get<uint64_t>();
   entry.end = (*offsets)[1].get<uint64_t>();
   if (entry.begin > entry.end)
     throw FormatError(file, "data_offsets " + rangeText(entry) + " are not ascending", name);
 
-  uint64_t expected = dtypeSize(entry.dtype);
-  for (int64_t dim : entry.shape) expected = checkedProduct(expected, dim, file, name, entry.shape);
+  const uint64_t expected =
+      std::accumulate(entry.shape.begin(), entry.shape.end(), uint64_t{dtypeSize(entry.dtype)},
+                      [&](uint64_t product, int64_t dim) {
+                        return checkedProduct(product, dim, file, name, entry.shape);
+                      });
   if (entry.end - entry.begin != expected)
-    throw FormatError(file, "data_offsets " + rangeText(entry) + " span " +
-                                std::to_string(entry.end - entry.begin) + " bytes, but shape " +
-                                shapeText(entry.shape) + " of " +
-                                std::string(dtypeName(entry.dtype)) + " needs " +
-                                std::to_string(expected),
+    throw FormatError(file,
+                      "data_offsets " + rangeText(entry) + " span " +
+                          std::to_string(entry.end - entry.begin) + " bytes, but shape " +
+                          shapeText(entry.shape) + " of " + std::string(dtypeName(entry.dtype)) +
+                          " needs " + std::to_string(expected),
                       name);
   if (entry.end > dataSize)
-    throw FormatError(file, "data_offsets " + rangeText(entry) +
-                                " run past the end of the data section (" +
-                                std::to_string(dataSize) + " bytes)",
+    throw FormatError(file,
+                      "data_offsets " + rangeText(entry) +
+                          " run past the end of the data section (" + std::to_string(dataSize) +
+                          " bytes)",
                       name);
   return entry;
 }
@@ -166,14 +172,14 @@ std::map<std::string, std::string> parseMetadata(const json& value, const fs::pa
 }
 
 // The data section must be tiled exactly: sorted by offset, no gap, no overlap, no tail.
-void checkLayout(const std::vector<TensorEntry>& tensors, uint64_t dataSize,
-                 const fs::path& file) {
+void checkLayout(const std::vector<TensorEntry>& tensors, uint64_t dataSize, const fs::path& file) {
   uint64_t expectedBegin = 0;
   const TensorEntry* previous = nullptr;
   for (const TensorEntry& entry : tensors) {
     if (entry.begin < expectedBegin)
-      throw FormatError(file, "data_offsets " + rangeText(entry) + " overlap tensor '" +
-                                  previous->name + "' " + rangeText(*previous),
+      throw FormatError(file,
+                        "data_offsets " + rangeText(entry) + " overlap tensor '" + previous->name +
+                            "' " + rangeText(*previous),
                         entry.name);
     if (entry.begin > expectedBegin)
       throw FormatError(file,
@@ -249,9 +255,7 @@ bool anyNonFinite(std::span<const std::byte> bytes, Bits exponentMask) {
 }  // namespace
 
 int64_t TensorEntry::numel() const {
-  int64_t count = 1;
-  for (int64_t dim : shape) count *= dim;
-  return count;
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
 SafetensorsHeaderInfo readSafetensorsHeader(const fs::path& file) {
@@ -323,11 +327,20 @@ std::vector<std::string> findNonFiniteTensors(const SafetensorsFile& file) {
     const auto bytes = file.bytes(entry);
     bool found = false;
     switch (entry.dtype) {
-      case DType::F64: found = anyNonFinite<uint64_t>(bytes, 0x7FF0000000000000ULL); break;
-      case DType::F32: found = anyNonFinite<uint32_t>(bytes, 0x7F800000U); break;
-      case DType::F16: found = anyNonFinite<uint16_t>(bytes, 0x7C00U); break;
-      case DType::BF16: found = anyNonFinite<uint16_t>(bytes, 0x7F80U); break;
-      default: break;  // integers and booleans cannot be non-finite
+      case DType::F64:
+        found = anyNonFinite<uint64_t>(bytes, 0x7FF0000000000000ULL);
+        break;
+      case DType::F32:
+        found = anyNonFinite<uint32_t>(bytes, 0x7F800000U);
+        break;
+      case DType::F16:
+        found = anyNonFinite<uint16_t>(bytes, 0x7C00U);
+        break;
+      case DType::BF16:
+        found = anyNonFinite<uint16_t>(bytes, 0x7F80U);
+        break;
+      default:
+        break;  // integers and booleans cannot be non-finite
     }
     if (found) names.push_back(entry.name);
   }

@@ -42,7 +42,7 @@ struct TensorEntry {
 struct SafetensorsHeaderInfo {
   std::filesystem::path path;
   uint64_t fileSize = 0;
-  uint64_t headerLength = 0;  ///< N: bytes of JSON, padding included
+  uint64_t headerLength = 0;                    ///< N: bytes of JSON, padding included
   std::map<std::string, std::string> metadata;  ///< "__metadata__", empty if absent
   std::vector<TensorEntry> tensors;             ///< sorted by offset
 

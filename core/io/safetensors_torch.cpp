@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/error.h"
 #include "io/atomic_file.h"
@@ -14,9 +15,9 @@ namespace strata {
 namespace {
 
 constexpr std::pair<DType, at::ScalarType> kScalarTypes[] = {
-    {DType::F64, at::kDouble}, {DType::F32, at::kFloat},  {DType::F16, at::kHalf},
-    {DType::BF16, at::kBFloat16}, {DType::I64, at::kLong},   {DType::I32, at::kInt},
-    {DType::I16, at::kShort},  {DType::I8, at::kChar},    {DType::U8, at::kByte},
+    {DType::F64, at::kDouble},    {DType::F32, at::kFloat}, {DType::F16, at::kHalf},
+    {DType::BF16, at::kBFloat16}, {DType::I64, at::kLong},  {DType::I32, at::kInt},
+    {DType::I16, at::kShort},     {DType::I8, at::kChar},   {DType::U8, at::kByte},
     {DType::Bool, at::kBool},
 };
 
@@ -52,7 +53,8 @@ at::Tensor tensorView(const std::shared_ptr<const SafetensorsFile>& file,
   }
   // from_blob wants a mutable pointer; the tensor is documented read-only (PROT_READ pages).
   void* data = const_cast<std::byte*>(bytes.data());
-  return at::from_blob(data, entry.shape, [keepAlive = file](void*) {}, options);
+  return at::from_blob(
+      data, entry.shape, [keepAlive = file](void*) {}, options);
 }
 
 void writeSafetensors(const std::filesystem::path& target, const NamedTensors& tensors,
@@ -65,9 +67,10 @@ void writeSafetensors(const std::filesystem::path& target, const NamedTensors& t
     if (!tensor.defined()) throw FormatError(target, "tensor is undefined", name);
     const auto dtype = dtypeOf(tensor.scalar_type());
     if (!dtype)
-      throw FormatError(target, std::string("scalar type ") + at::toString(tensor.scalar_type()) +
-                                    " cannot be stored (supported: F64, F32, F16, BF16, I64, "
-                                    "I32, I16, I8, U8, BOOL)",
+      throw FormatError(target,
+                        std::string("scalar type ") + at::toString(tensor.scalar_type()) +
+                            " cannot be stored (supported: F64, F32, F16, BF16, I64, "
+                            "I32, I16, I8, U8, BOOL)",
                         name);
     contiguous.push_back(tensor.detach().to(at::kCPU).contiguous());
     const at::Tensor& cpu = contiguous.back();
@@ -82,9 +85,12 @@ std::vector<std::filesystem::path> writeShardedSafetensors(
     const std::map<std::string, std::string>& metadata) {
   // Group consecutive tensors; a shard is closed when the next tensor would overflow it.
   std::vector<NamedTensors> groups;
+  std::set<std::string> names;  // a name repeated in two shards would make a bad index
   uint64_t groupBytes = 0;
   uint64_t totalBytes = 0;
   for (const auto& named : tensors) {
+    if (!names.insert(named.first).second)
+      throw FormatError(folder, "tensor given twice to the sharded writer", named.first);
     const uint64_t size = named.second.defined() ? named.second.nbytes() : 0;
     if (groups.empty() || (!groups.back().empty() && groupBytes + size > maxShardBytes)) {
       groups.emplace_back();

@@ -31,8 +31,9 @@ void SafetensorsWriter::add(std::string name, DType dtype, std::vector<int64_t> 
       throw FormatError({}, "shape is too large (byte size overflows)", name);
   }
   if (data.size() != expected)
-    throw FormatError({}, "data is " + std::to_string(data.size()) + " bytes, but the shape and " +
-                              std::string(dtypeName(dtype)) + " need " + std::to_string(expected),
+    throw FormatError({},
+                      "data is " + std::to_string(data.size()) + " bytes, but the shape and " +
+                          std::string(dtypeName(dtype)) + " need " + std::to_string(expected),
                       name);
 
   TensorEntry entry{name, dtype, std::move(shape), m_dataSize, m_dataSize + expected};
@@ -59,8 +60,8 @@ void SafetensorsWriter::write(const std::filesystem::path& target) const {
   try {
     text = header.dump();
   } catch (const nlohmann::json::exception& e) {
-    throw FormatError(target, std::string("tensor names and metadata must be valid UTF-8: ") +
-                                  e.what());
+    throw FormatError(target,
+                      std::string("tensor names and metadata must be valid UTF-8: ") + e.what());
   }
   text.append((8 - text.size() % 8) % 8, ' ');  // the data section starts 8-aligned
   if (text.size() > kMaxHeaderLength)
@@ -68,7 +69,8 @@ void SafetensorsWriter::write(const std::filesystem::path& target) const {
                                   " bytes, over the 100000000-byte limit readers enforce");
 
   std::array<unsigned char, 8> length{};
-  for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(text.size() >> (8 * i));
+  for (std::size_t i = 0; i < 8; ++i)
+    length[i] = static_cast<unsigned char>(text.size() >> (8 * i));
 
   writeFileAtomically(target, [&](int fd) {
     writeAll(fd, length.data(), length.size(), target);

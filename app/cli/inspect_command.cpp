@@ -1,0 +1,88 @@
+// `strata-cli inspect <model-dir> [--json]`: what a model folder holds, without loading weights.
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command_line.h"
+#include "commands.h"
+#include "common/human_format.h"
+#include "io/model_folder.h"
+
+namespace strata::cli {
+namespace {
+
+nlohmann::ordered_json toJson(const ModelSummary& summary) {
+  const ModelConfig& c = summary.config;
+  nlohmann::ordered_json out;
+  out["folder"] = summary.folder.string();
+  out["architecture"] = c.architectureName;
+  out["model_type"] = c.modelType;
+  out["num_layers"] = c.numLayers;
+  out["hidden_size"] = c.hiddenSize;
+  out["num_attention_heads"] = c.numHeads;
+  out["num_key_value_heads"] = c.numKeyValueHeads;
+  out["head_dim"] = c.headDim;
+  out["intermediate_size"] = c.intermediateSize;
+  out["vocab_size"] = c.vocabSize;
+  out["max_position_embeddings"] = c.maxPositions;
+  out["tie_word_embeddings"] = c.tieWordEmbeddings;
+  out["parameters"] = summary.parameterCount;
+  out["weight_bytes"] = summary.weightBytes;
+  out["dtypes"] = summary.parametersByDType;
+  out["weight_files"] = nlohmann::json::array();
+  for (const auto& file : summary.weightFiles) out["weight_files"].push_back(file.filename().string());
+  out["sharded"] = summary.sharded;
+  out["tokenizer"] = summary.tokenizerKind;
+  out["warnings"] = summary.warnings;
+  return out;
+}
+
+void printText(const ModelSummary& summary) {
+  const ModelConfig& c = summary.config;
+  auto row = [](const char* label, const std::string& value) {
+    std::cout << label << std::string(14 - std::string(label).size(), ' ') << value << "\n";
+  };
+  row("Model", summary.folder.string());
+  row("Architecture", c.architectureName + (c.modelType.empty() ? "" : " (" + c.modelType + ")"));
+  row("Layers", std::to_string(c.numLayers));
+  row("Hidden size", std::to_string(c.hiddenSize));
+  row("Heads", std::to_string(c.numHeads) + " (key/value heads " + std::to_string(c.numKeyValueHeads) +
+                   ", head dim " + std::to_string(c.headDim) + ")");
+  row("MLP size", std::to_string(c.intermediateSize));
+  row("Vocabulary", std::to_string(c.vocabSize));
+  row("Context", std::to_string(c.maxPositions));
+  row("Parameters", formatCount(summary.parameterCount) + " (" +
+                        formatWithSeparators(summary.parameterCount) + ")" +
+                        (c.tieWordEmbeddings ? ", LM head tied to the embedding" : ""));
+  std::string dtypes;
+  for (const auto& [dtype, count] : summary.parametersByDType)
+    dtypes += (dtypes.empty() ? "" : ", ") + dtype + " " + formatCount(count);
+  row("Dtypes", dtypes.empty() ? "none" : dtypes);
+  row("Weights", std::to_string(summary.weightFiles.size()) + " file(s), " +
+                     formatBytes(summary.weightBytes) + (summary.sharded ? ", sharded" : ""));
+  row("Tokenizer", summary.tokenizerKind);
+  for (const auto& warning : summary.warnings) row("Warning", warning);
+}
+
+}  // namespace
+
+int runInspect(const Arguments& args) {
+  CommandLine cli("inspect",
+                  "Print what a Hugging Face model folder holds: architecture, layer count, hidden\n"
+                  "size, heads, parameter count, dtypes and tokenizer. Reads config.json and the\n"
+                  "safetensors headers only, so it is fast even for large sharded models.");
+  cli.positional("model-dir", "folder with config.json and model.safetensors (or a sharded index)")
+      .flag("json", "print one JSON object instead of the table");
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  const ModelSummary summary = inspectModelFolder(cli.value("model-dir"));
+  if (cli.isSet("json"))
+    std::cout << toJson(summary).dump(2) << "\n";
+  else
+    printText(summary);
+  return 0;
+}
+
+}  // namespace strata::cli

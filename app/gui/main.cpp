@@ -1,0 +1,78 @@
+// strata: the workbench. `strata [PATH]` opens a model folder or an activation store at start;
+// `strata --screenshot OUT.png [PATH]` opens PATH, waits for loading to finish, saves the
+// window as OUT.png and exits (0 on success; 1 when opening or saving failed).
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "common/build_info.h"
+#include "main_window.h"
+
+namespace {
+
+/** Grabs the window once the event loop has painted it, then quits with the outcome. */
+void saveScreenshotAndQuit(strata::MainWindow& window, const QString& file) {
+  // A short pause lets the final layout and paint (status bar, tab contents) settle.
+  QTimer::singleShot(300, &window, [&window, file] {
+    const bool saved = window.grab().save(file, "PNG");
+    if (!saved) std::fprintf(stderr, "strata: could not write %s\n", qPrintable(file));
+    QCoreApplication::exit(saved ? 0 : 1);
+  });
+}
+
+int runScreenshot(const QString& file, const QString& path) {
+  strata::MainWindow window(strata::MainWindow::Options{.persistSettings = false});
+  window.resize(1100, 640);
+  window.setErrorReporter([](const strata::ErrorReport& report) {
+    std::fprintf(stderr, "strata: %s\n", qPrintable(report.error));
+    QCoreApplication::exit(1);
+  });
+  QObject::connect(&window, &strata::MainWindow::jobsFinished, &window,
+                   [&window, file] { saveScreenshotAndQuit(window, file); });
+  window.show();
+  if (path.isEmpty())
+    saveScreenshotAndQuit(window, file);
+  else
+    QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+  return QApplication::exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("Strata"));
+  QApplication::setApplicationName(QStringLiteral("Strata"));
+  QApplication::setApplicationVersion(QLatin1String(strata::build::kVersion));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Strata: layer geometry of transformer hidden states."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Open PATH, wait until it is loaded, save the window as <png> and exit."),
+      QStringLiteral("png"));
+  parser.addOption(screenshot);
+  parser.addPositionalArgument(QStringLiteral("path"),
+                               QStringLiteral("A model folder or an activation store (.h5)."),
+                               QStringLiteral("[path]"));
+  parser.process(app);
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() > 1) {
+    std::fprintf(stderr, "strata: at most one path, got %lld\n",
+                 static_cast<long long>(positional.size()));
+    return 2;
+  }
+  const QString path = positional.value(0);
+
+  if (parser.isSet(screenshot)) return runScreenshot(parser.value(screenshot), path);
+
+  strata::MainWindow window;
+  window.show();
+  if (!path.isEmpty()) QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+  return QApplication::exec();
+}

@@ -1,0 +1,94 @@
+#include "io/model_folder.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "io/sharded_checkpoint.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string tokenizerJsonKind(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  json root;
+  try {
+    in >> root;
+  } catch (const json::exception& error) {
+    throw FormatError(file, std::string("not valid JSON: ") + error.what());
+  }
+  if (!root.is_object() || !root.contains("model") || !root["model"].is_object())
+    throw FormatError(file, "has no \"model\" object; not a Hugging Face tokenizer.json");
+  const json& model = root["model"];
+  const std::string type = model.value("type", std::string("BPE"));
+  auto typeOf = [](const json& node) {
+    return node.is_object() ? node.value("type", std::string()) : std::string();
+  };
+  const std::string preTokenizer = typeOf(root.value("pre_tokenizer", json()));
+  const std::string decoder = typeOf(root.value("decoder", json()));
+  bool byteLevel = preTokenizer == "ByteLevel" || decoder == "ByteLevel";
+  if (preTokenizer == "Sequence")
+    for (const json& step : root["pre_tokenizer"].value("pretokenizers", json::array()))
+      byteLevel = byteLevel || typeOf(step) == "ByteLevel";
+  std::string kind;
+  if (type == "BPE" && byteLevel)
+    kind = "byte-level BPE";
+  else if (type == "BPE" && model.value("byte_fallback", false))
+    kind = "BPE with byte fallback";
+  else
+    kind = type;
+  return kind + " (tokenizer.json)";
+}
+
+/** A *.model file is either a SentencePiece protobuf or a tiktoken rank file (base64 + rank). */
+std::string modelFileKind(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string firstLine;
+  std::getline(in, firstLine);
+  const auto space = firstLine.find(' ');
+  const bool tiktoken = space != std::string::npos && space > 0 &&
+                        firstLine.find_first_not_of("0123456789", space + 1) == std::string::npos &&
+                        firstLine.find_first_not_of(
+                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == space;
+  return (tiktoken ? "tiktoken ranks (" : "SentencePiece (") + file.filename().string() + ")";
+}
+
+}  // namespace
+
+std::string detectTokenizerKind(const fs::path& folder) {
+  if (fs::exists(folder / "tokenizer.json")) return tokenizerJsonKind(folder / "tokenizer.json");
+  if (fs::exists(folder / "vocab.json") && fs::exists(folder / "merges.txt"))
+    return "byte-level BPE (vocab.json + merges.txt)";
+  if (fs::exists(folder / "tokenizer.model")) return modelFileKind(folder / "tokenizer.model");
+  if (fs::exists(folder / "tokenizer.bin")) return "llama2.c tokenizer.bin";
+  return "none found";
+}
+
+ModelSummary inspectModelFolder(const fs::path& folder) {
+  if (!fs::is_directory(folder)) throw IoError(folder, "is not a folder");
+  const fs::path configFile = folder / "config.json";
+  if (!fs::exists(configFile))
+    throw FormatError(folder, "no config.json: not a Hugging Face model folder");
+
+  ModelSummary summary;
+  summary.folder = fs::absolute(folder).lexically_normal();
+  summary.config = readModelConfig(configFile);
+
+  const WeightFiles weights = WeightFiles::open(folder);
+  summary.weightFiles = weights.files();
+  summary.sharded = weights.sharded();
+  summary.warnings = weights.warnings();
+  for (const std::string& name : weights.tensorNames()) {
+    const TensorEntry& entry = weights.entry(name);
+    summary.parameterCount += entry.numel();
+    summary.weightBytes += static_cast<int64_t>(entry.byteSize());
+    summary.parametersByDType[std::string(dtypeName(entry.dtype))] += entry.numel();
+  }
+  summary.tokenizerKind = detectTokenizerKind(folder);
+  return summary;
+}
+
+}  // namespace strata

@@ -1,0 +1,42 @@
+#pragma once
+// One writer per file, across processes: an advisory lock that a second writer of the same
+// file (another capture resuming it, or overwriting it) fails to take.
+
+#include <filesystem>
+
+namespace strata {
+
+/**
+ * Holds an open-file-description lock (Linux F_OFD_SETLK) on one byte far past any data of
+ * the file. Such a lock belongs to this object's own descriptor: a library opening and
+ * closing the same file in this process (HDF5 does) cannot drop it, as it would drop a plain
+ * POSIX record lock, and it does not interact with flock(), which HDF5 uses. The kernel
+ * releases it when the process dies, however it dies. Readers are not affected.
+ *
+ * Move-only; released by release() or the destructor. Not thread-safe.
+ */
+class WriterLock {
+ public:
+  /**
+   * Creates `file` if needed and locks it. An existing file is refused (IoError "already
+   * exists") unless `overwrite`; it is never truncated here.
+   */
+  static WriterLock forNewFile(const std::filesystem::path& file, bool overwrite);
+  /** Locks an existing file (IoError when it is missing or another writer holds it). */
+  static WriterLock forExistingFile(const std::filesystem::path& file);
+
+  WriterLock() = default;
+  WriterLock(WriterLock&& other) noexcept;
+  WriterLock& operator=(WriterLock&& other) noexcept;
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+  ~WriterLock();
+
+  void release();
+
+ private:
+  WriterLock(const std::filesystem::path& file, int openFlags);
+  int m_fd = -1;
+};
+
+}  // namespace strata

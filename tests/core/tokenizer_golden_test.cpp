@@ -1,0 +1,78 @@
+// llama.cpp's tokenizer test vectors (HF tokenizers output, add_special = false), run against
+// GPT-2's vocab.json + merges.txt and Meta's Llama-3 tiktoken file. Every case must match
+// exactly, and decoding the ids must give the input back.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "tokenizer/tokenizer.h"
+#include "tokenizer_test_support.h"
+
+namespace strata {
+namespace {
+
+using testing::quoted;
+using testing::sharedData;
+
+std::shared_ptr<const Tokenizer> gpt2() {
+  static const std::shared_ptr<const Tokenizer> tokenizer =
+      loadVocabAndMerges(sharedData("tokenizers/gpt2/vocab.json"),
+                         sharedData("tokenizers/gpt2/merges.txt"));
+  return tokenizer;
+}
+
+std::shared_ptr<const Tokenizer> llama3() {
+  static const std::shared_ptr<const Tokenizer> tokenizer =
+      loadTiktoken(sharedData("tokenizers/llama3/tokenizer.model"));
+  return tokenizer;
+}
+
+void expectVectorsMatch(const Tokenizer& tokenizer, const std::string& name) {
+  const auto cases = testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
+                                                   sharedData("tokenizer-vectors/" + name + ".out"));
+  ASSERT_FALSE(cases.empty()) << "no cases read for " << name;
+  size_t passed = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto ids = tokenizer.encode(cases[i].input);
+    EXPECT_EQ(ids, cases[i].ids) << name << " case " << i << " input " << quoted(cases[i].input);
+    passed += ids == cases[i].ids;
+  }
+  EXPECT_EQ(passed, cases.size()) << name << ": " << passed << "/" << cases.size() << " match";
+}
+
+void expectRoundTrip(const Tokenizer& tokenizer, const std::string& name) {
+  const auto cases = testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
+                                                   sharedData("tokenizer-vectors/" + name + ".out"));
+  ASSERT_FALSE(cases.empty());
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(tokenizer.decode(tokenizer.encode(cases[i].input)), cases[i].input)
+        << name << " case " << i;
+}
+
+TEST(TokenizerGolden, Gpt2MatchesHuggingFaceOnLlamaCppVectors) {
+  expectVectorsMatch(*gpt2(), "gpt2");
+}
+
+TEST(TokenizerGolden, Gpt2DecodesEveryVectorBackToItsInput) { expectRoundTrip(*gpt2(), "gpt2"); }
+
+TEST(TokenizerGolden, Llama3TiktokenMatchesHuggingFaceOnLlamaCppVectors) {
+  expectVectorsMatch(*llama3(), "llama-bpe");
+}
+
+TEST(TokenizerGolden, Llama3DecodesEveryVectorBackToItsInput) {
+  expectRoundTrip(*llama3(), "llama-bpe");
+}
+
+TEST(TokenizerGolden, VectorFilesSplitLikeLlamaCpp) {
+  const auto cases = testing::readVocabTestVectors(sharedData("tokenizer-vectors/gpt2.inp"),
+                                                   sharedData("tokenizer-vectors/gpt2.out"));
+  ASSERT_EQ(cases.size(), 46u);
+  EXPECT_EQ(cases[0].input, "ied 4 \xC2\xBD months");
+  EXPECT_EQ(cases[2].input, "");
+  EXPECT_EQ(cases[7].input, "\n");
+  EXPECT_TRUE(cases[2].ids.empty());
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,243 @@
+// MainWindow: opening model folders (in a background job), the project dock, summary tabs,
+// error reporting, recent files, drag and drop. Fixture folders are written by the test.
+
+#include "main_window.h"
+
+#include <QDir>
+#include <QDropEvent>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+#include "display_text.h"
+#include "io/activation_store.h"
+#include "job_progress_widget.h"
+#include "log_dock.h"
+#include "model_folder_fixture.h"
+#include "model_summary_view.h"
+#include "project_dock.h"
+#include "store_summary_view.h"
+
+using namespace strata;
+
+namespace {
+constexpr int kTimeoutMs = 20000;
+}
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_root.isValid());
+    // Keep the user's settings out of it: every QSettings goes to a throw-away folder.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_root.filePath("settings"));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_root.filePath("settings"));
+    m_model = m_root.filePath("tiny-llama");
+    m_parameters = test::writeTinyLlamaFolder(m_model);
+    m_broken = m_root.filePath("broken-model");
+    test::writeTinyLlamaFolder(m_broken, {}, "FooForCausalLM");
+  }
+
+  void init() { RecentFiles().clear(); }
+
+  void opensModelFolderInTheBackground() {
+    MainWindow window;
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy done(&window, &MainWindow::jobsFinished);
+    window.openModelFolder(m_model);
+    QVERIFY(window.busy());  // the folder is read on a worker, not here
+    QVERIFY(opened.isEmpty());
+    QVERIFY(done.wait(kTimeoutMs));
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(opened.first().at(0).toString(), m_model);
+    QVERIFY(!window.busy());
+
+    QCOMPARE(window.projectDock()->entries(ProjectCategory::Models), QStringList{m_model});
+    QCOMPARE(window.tabs()->count(), 1);
+    QCOMPARE(window.tabs()->tabText(0), QStringLiteral("tiny-llama"));
+    auto* view = qobject_cast<ModelSummaryView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    QCOMPARE(view->value("Layers"), QStringLiteral("2"));
+    QCOMPARE(view->value("Hidden size"), QStringLiteral("16"));
+    QCOMPARE(view->summary().parameterCount, m_parameters);
+    QVERIFY(view->value("Tokenizer").contains("BPE"));
+    QVERIFY(window.logDock()->text().contains("Opened model tiny-llama"));
+    QCOMPARE(window.recentFiles().paths(), QStringList{m_model});
+    QVERIFY(window.findChild<QMessageBox*>() == nullptr);
+  }
+
+  void reopeningAFolderKeepsOneEntryAndOneTab() {
+    MainWindow window;
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    window.openModelFolder(m_model);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    window.openModelFolder(m_model + "/");  // the same folder, spelled differently
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, kTimeoutMs);
+    QCOMPARE(window.projectDock()->entries(ProjectCategory::Models).size(), 1);
+    QCOMPARE(window.tabs()->count(), 1);
+  }
+
+  void brokenFolderShowsAnErrorDialog() {
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    window.openModelFolder(m_broken);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+    const QString error = failed.first().at(1).toString();
+    QVERIFY2(error.contains("config.json") && error.contains("FooForCausalLM"), qPrintable(error));
+
+    // The real dialog, opened without a nested event loop, so this test goes on running.
+    auto* box = window.findChild<QMessageBox*>("ErrorDialog");
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY(box->text().contains("broken-model"));
+    QVERIFY(box->detailedText().contains("FooForCausalLM"));
+    QVERIFY(box->detailedText().contains(m_broken));
+    box->close();
+
+    QVERIFY(window.projectDock()->entries(ProjectCategory::Models).isEmpty());
+    QCOMPARE(window.tabs()->count(), 0);
+    QVERIFY(window.logDock()->text().contains("error: "));
+    QVERIFY(window.recentFiles().paths().isEmpty());
+  }
+
+  void errorsGoToAnInjectedReporter() {
+    MainWindow window;
+    QList<ErrorReport> reports;
+    window.setErrorReporter([&reports](const ErrorReport& report) { reports << report; });
+    window.openPath(m_root.filePath("does-not-exist"));
+    QCOMPARE(reports.size(), 1);
+    QVERIFY(reports.first().error.contains("no such file or folder"));
+    QVERIFY(window.findChild<QMessageBox*>() == nullptr);
+  }
+
+  void droppingAFolderOpensIt() {
+    MainWindow window;
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(m_model)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    QCOMPARE(window.projectDock()->entries(ProjectCategory::Models), QStringList{m_model});
+
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(m_model + "/config.json")});  // neither folder nor .h5
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QApplication::sendEvent(&window, &refused);
+    QVERIFY(!refused.isAccepted());
+  }
+
+  void recentFilesPersistAndForgetVanishedPaths() {
+    const QString gone = m_root.filePath("vanishing");
+    test::writeTinyLlamaFolder(gone);
+    {
+      RecentFiles recent;
+      recent.clear();
+      recent.add(m_model);
+      recent.add(gone);
+      QCOMPARE(recent.paths(), QStringList({gone, m_model}));  // newest first
+    }
+    QVERIFY(QDir(gone).removeRecursively());
+    RecentFiles reread;  // read back from the settings
+    QCOMPARE(reread.paths(), QStringList{m_model});
+    for (int i = 0; i < 12; ++i) {
+      const QString path = m_root.filePath(QStringLiteral("recent-%1").arg(i));
+      QVERIFY(QDir().mkpath(path));
+      reread.add(path);
+    }
+    QCOMPARE(reread.paths().size(), 10);
+    QCOMPARE(guiSettingsPathCount(), 10);
+  }
+
+  void opensAnActivationStoreWithItsCompletedLayers() {
+    const QString file = m_root.filePath("acts.h5");
+    {
+      StoreMeta meta;
+      meta.modelId = "tiny-llama";
+      meta.architecture = "LlamaForCausalLM";
+      meta.hiddenSize = 4;
+      meta.numLayers = 2;  // hidden states 0..2
+      meta.dtype = StoreDType::Float32;
+      TokenTable tokens{{5, 6, 7}, {0, 0, 0}, {1, 2, 3}};
+      auto writer = ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+      const std::vector<float> rows(3 * 4, 0.5f);
+      writer.writeLayer(0, rows);
+      writer.writeLayer(2, rows);  // layer 1 never finished, as after a crash
+      writer.close();
+    }
+    MainWindow window;
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    window.openPath(file);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    QCOMPARE(window.projectDock()->entries(ProjectCategory::ActivationStores), QStringList{file});
+    auto* view = qobject_cast<StoreSummaryView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    QCOMPARE(view->value("Model"), QStringLiteral("tiny-llama"));
+    QCOMPARE(view->value("Completed layers"), QStringLiteral("2 of 3: 0, 2"));
+    QCOMPARE(view->summary().numTokens, 3);
+  }
+
+  void statusBarNamesTheComputeDevice() {
+    MainWindow window;
+    QStringList texts;
+    for (const QLabel* label : window.statusBar()->findChildren<QLabel*>()) texts << label->text();
+    const QRegularExpression device("^(CPU|CUDA: .+) · \\d+ threads?$");
+    QVERIFY2(std::any_of(texts.begin(), texts.end(),
+                         [&](const QString& text) { return device.match(text).hasMatch(); }),
+             qPrintable(texts.join(" | ")));
+    QVERIFY(!window.jobProgress()->isVisible());  // shown only while a job runs
+  }
+
+  void closingSavesTheWindowLayout() {
+    QSettings("Strata", "Strata").remove("window");
+    MainWindow window;
+    window.show();
+    window.close();
+    const QSettings settings("Strata", "Strata");
+    QVERIFY(!settings.value("window/geometry").toByteArray().isEmpty());
+    QVERIFY(!settings.value("window/state").toByteArray().isEmpty());
+  }
+
+  void projectDockEntryReopensAClosedTab() {
+    MainWindow window;
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    window.openModelFolder(m_model);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    emit window.tabs()->tabCloseRequested(0);
+    QCOMPARE(window.tabs()->count(), 0);
+    emit window.projectDock()->entryActivated(ProjectCategory::Models, m_model);
+    QCOMPARE(window.tabs()->count(), 1);  // from the kept snapshot, without a new job
+    QVERIFY(!window.busy());
+  }
+
+ private:
+  static int guiSettingsPathCount() {
+    return QSettings("Strata", "Strata").value("recent/paths").toStringList().size();
+  }
+
+  QTemporaryDir m_root;
+  QString m_model;
+  QString m_broken;
+  long long m_parameters = 0;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
