@@ -17,7 +17,7 @@ core_packages=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  python3 python3-numpy python3-h5py
+  python3 python3-numpy python3-h5py python3-torch
 )
 gui_packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth fonts-dejavu-core
