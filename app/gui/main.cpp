@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "common/build_info.h"
+#include "engine/device_info.h"
 #include "main_window.h"
 
 namespace {
@@ -43,6 +44,7 @@ int runScreenshot(const QString& file, const QString& path) {
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  strata::setComputeThreads(strata::defaultThreadCount());
   QApplication::setOrganizationName(QStringLiteral("Strata"));
   QApplication::setApplicationName(QStringLiteral("Strata"));
   QApplication::setApplicationVersion(QLatin1String(strata::build::kVersion));

@@ -8,9 +8,11 @@ namespace {
 
 std::string joinWhere(const std::filesystem::path& file, const std::string& label,
                       const std::string& item, const std::string& problem) {
-  std::string line = file.empty() ? std::string() : file.string() + ": ";
-  if (!item.empty()) line += label + " '" + item + "': ";
-  return line + problem;
+  // Appended piece by piece: operator+ chains trip a false GCC 12 -Wrestrict warning.
+  std::string line;
+  if (!file.empty()) line.append(file.string()).append(": ");
+  if (!item.empty()) line.append(label).append(" '").append(item).append("': ");
+  return line.append(problem);
 }
 
 }  // namespace

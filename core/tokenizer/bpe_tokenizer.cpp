@@ -23,13 +23,10 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool addSpecial
       ids.push_back(segment.tokenId);
       continue;
     }
-    if (!m_parts.normalizer) {
-      encodeText(segment, ids);
-      continue;
-    }
     std::vector<InputSegment> normalized;
-    m_parts.addedTokens.split(m_parts.normalizer->normalize(segment.text), true,
-                              segment.atInputStart, normalized);
+    m_parts.addedTokens.split(
+        m_parts.normalizer ? m_parts.normalizer->normalize(segment.text) : segment.text, true,
+        segment.atInputStart, normalized);
     for (const InputSegment& part : normalized) {
       if (part.tokenId >= 0)
         ids.push_back(part.tokenId);

@@ -13,6 +13,7 @@
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/special_tokens_config.h"
+#include "tokenizer/utf8_text.h"
 
 namespace strata {
 namespace {
@@ -104,30 +105,30 @@ std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file) {
     tokens.push_back(std::move(*bytes));
   }
 
-  std::unordered_map<std::string_view, int32_t> rankOf;
-  rankOf.reserve(tokens.size());
+  // The vocabulary holds the byte-level spelling, as HF's converted Llama-3 tokenizer.json.
+  Vocabulary vocabulary;
+  vocabulary.reserve(tokens.size());
   for (size_t rank = 0; rank < tokens.size(); ++rank)
-    if (!rankOf.emplace(tokens[rank], static_cast<int32_t>(rank)).second)
+    if (!vocabulary.add(byte_level::encode(tokens[rank]), static_cast<int32_t>(rank)))
       throw FormatError(file, "token listed twice", "rank " + std::to_string(rank), "entry");
   for (int b = 0; b < 256; ++b)
-    if (!rankOf.contains(std::string(1, static_cast<char>(b))))
+    if (!vocabulary.find(byte_level::encode(std::string(1, static_cast<char>(b)))))
       throw FormatError(file, "every single byte needs a rank; byte " + std::to_string(b) +
                                   " has none");
 
+  // Cuts between bytes are cuts between characters of the byte-level spelling.
   PairMergeTable merges;
-  merges.reserve(tokens.size() * 4);
-  Vocabulary vocabulary;
-  vocabulary.reserve(tokens.size());
+  merges.reserve(tokens.size() * 3);
   for (size_t rank = 0; rank < tokens.size(); ++rank) {
-    const std::string_view token = tokens[rank];
     const auto id = static_cast<int32_t>(rank);
-    for (size_t cut = 1; cut < token.size(); ++cut) {
-      const auto left = rankOf.find(token.substr(0, cut));
-      const auto right = rankOf.find(token.substr(cut));
-      if (left != rankOf.end() && right != rankOf.end())
-        merges.insertIfAbsent(left->second, right->second, {id, id});
+    const std::string_view token = *vocabulary.text(id);
+    for (size_t cut = utf8::sequenceLength(token, 0); cut < token.size();
+         cut += utf8::sequenceLength(token, cut)) {
+      const auto left = vocabulary.find(token.substr(0, cut));
+      if (!left) continue;
+      if (const auto right = vocabulary.find(token.substr(cut)))
+        merges.insertIfAbsent(*left, *right, {id, id});
     }
-    vocabulary.add(byte_level::encode(token), id);
   }
 
   BpeTokenizerParts parts;

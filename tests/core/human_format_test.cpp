@@ -11,6 +11,8 @@ TEST(HumanFormat, CountsUseThreeSignificantDigits) {
   EXPECT_EQ(formatCount(1235814400), "1.24 B");
   EXPECT_EQ(formatCount(8030261248), "8.03 B");
   EXPECT_EQ(formatCount(12500000), "12.5 M");
+  EXPECT_EQ(formatCount(999999), "1.00 M");  // rounds up across the unit boundary
+  EXPECT_EQ(formatCount(999400), "999 K");
 }
 
 TEST(HumanFormat, BytesUseBinaryUnits) {
