@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 #include <QMap>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
@@ -87,6 +88,11 @@ class MainWindow final : public QMainWindow {
   void jobEnded(JobController* job);
   void reportError(const ErrorReport& report);
   void failOpen(const QString& path, const QString& summary, const QString& error);
+  /** Runs on the worker thread; returns what the GUI thread then runs to show the result. */
+  using OpenReader = std::function<std::function<void()>(const std::filesystem::path&)>;
+  /** Opens `path` (a `what`, e.g. "model folder") with `read` in a background job. */
+  void openInBackground(const QString& path, const QString& what, const char* stage,
+                        OpenReader read);
   void showModel(std::shared_ptr<const ModelSummary> summary);
   void showStore(std::shared_ptr<const StoreSummary> summary);
   void activateEntry(ProjectCategory category, const QString& path);

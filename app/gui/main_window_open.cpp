@@ -68,63 +68,47 @@ void MainWindow::failOpen(const QString& path, const QString& summary, const QSt
 }
 
 void MainWindow::openModelFolder(const QString& folder) {
-  const QString path = cleanAbsolute(folder);
-  if (m_opening.contains(path)) return;  // already on its way
-  m_opening << path;
-  m_logDock->append(MessageLevel::Info, tr("Opening model folder %1").arg(path));
-  auto result = std::make_shared<std::shared_ptr<const ModelSummary>>();
-  // Reading a sharded model's headers can take seconds on a network disk: never on this thread.
-  JobWork work = [result, fsPath = toFsPath(path)](JobContext& job) {
-    job.progress(-1.0, "reading config and weight headers");
-    auto summary = std::make_shared<const ModelSummary>(inspectModelFolder(fsPath));
-    job.checkCancelled();  // a cancelled open shows nothing, even when the reading finished
-    *result = std::move(summary);
-    job.progress(1.0, "done");
-  };
-  startJob(tr("Opening %1").arg(displayName(path)), std::move(work),
-           [this, path, result](JobOutcome outcome, const QString& error) {
-             m_opening.removeAll(path);
-             switch (outcome) {
-               case JobOutcome::Succeeded:
-                 showModel(*result);
-                 break;
-               case JobOutcome::Cancelled:
-                 m_logDock->append(MessageLevel::Info, tr("Opening %1 was cancelled").arg(path));
-                 break;
-               case JobOutcome::Failed:
-                 failOpen(path, tr("Could not open the model folder “%1”.").arg(displayName(path)),
-                          error);
-                 break;
-             }
-           });
+  openInBackground(cleanAbsolute(folder), tr("model folder"), "reading config and weight headers",
+                   [this](const std::filesystem::path& path) -> std::function<void()> {
+                     auto summary = std::make_shared<const ModelSummary>(inspectModelFolder(path));
+                     return [this, summary] { showModel(summary); };
+                   });
 }
 
 void MainWindow::openActivationStore(const QString& file) {
-  const QString path = cleanAbsolute(file);
-  if (m_opening.contains(path)) return;
+  openInBackground(cleanAbsolute(file), tr("activation store"), "reading store metadata",
+                   [this](const std::filesystem::path& path) -> std::function<void()> {
+                     auto summary = std::make_shared<const StoreSummary>(readStoreSummary(path));
+                     return [this, summary] { showStore(summary); };
+                   });
+}
+
+void MainWindow::openInBackground(const QString& path, const QString& what, const char* stage,
+                                  OpenReader read) {
+  if (m_opening.contains(path)) return;  // already on its way
   m_opening << path;
-  m_logDock->append(MessageLevel::Info, tr("Opening activation store %1").arg(path));
-  auto result = std::make_shared<std::shared_ptr<const StoreSummary>>();
-  JobWork work = [result, fsPath = toFsPath(path)](JobContext& job) {
-    job.progress(-1.0, "reading store metadata");
-    auto summary = std::make_shared<const StoreSummary>(readStoreSummary(fsPath));
-    job.checkCancelled();
-    *result = std::move(summary);
+  m_logDock->append(MessageLevel::Info, tr("Opening %1 %2").arg(what, path));
+  auto show = std::make_shared<std::function<void()>>();
+  // Reading a sharded model's headers can take seconds on a network disk: never on this thread.
+  JobWork work = [show, read = std::move(read), fsPath = toFsPath(path), stage](JobContext& job) {
+    job.progress(-1.0, stage);
+    auto ready = read(fsPath);
+    job.checkCancelled();  // a cancelled open shows nothing, even when the reading finished
+    *show = std::move(ready);
     job.progress(1.0, "done");
   };
   startJob(tr("Opening %1").arg(displayName(path)), std::move(work),
-           [this, path, result](JobOutcome outcome, const QString& error) {
+           [this, path, what, show](JobOutcome outcome, const QString& error) {
              m_opening.removeAll(path);
              switch (outcome) {
                case JobOutcome::Succeeded:
-                 showStore(*result);
+                 (*show)();
                  break;
                case JobOutcome::Cancelled:
                  m_logDock->append(MessageLevel::Info, tr("Opening %1 was cancelled").arg(path));
                  break;
                case JobOutcome::Failed:
-                 failOpen(path,
-                          tr("Could not open the activation store “%1”.").arg(displayName(path)),
+                 failOpen(path, tr("Could not open the %1 “%2”.").arg(what, displayName(path)),
                           error);
                  break;
              }

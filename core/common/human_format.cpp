@@ -37,10 +37,13 @@ std::string formatBytes(int64_t bytes) {
 }
 
 std::string formatWithSeparators(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  for (int position = static_cast<int>(digits.size()) - 3; position > 0; position -= 3)
-    digits.insert(static_cast<std::size_t>(position), ",");
-  return (value < 0 ? "-" : "") + digits;
+  const std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string text = value < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) text.push_back(',');
+    text.push_back(digits[i]);
+  }
+  return text;
 }
 
 }  // namespace strata

@@ -1,11 +1,10 @@
 #include "io/hf_config.h"
 
 #include <array>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.h"
+#include "io/text_file.h"
 
 namespace strata {
 namespace {
@@ -254,11 +253,7 @@ ModelConfig parseModelConfig(const std::string& text, const std::filesystem::pat
 }
 
 ModelConfig readModelConfig(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseModelConfig(text.str(), file);
+  return parseModelConfig(readWholeFile(file), file);
 }
 
 }  // namespace strata

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "io/sharded_checkpoint.h"
+#include "io/text_file.h"
 
 namespace strata {
 namespace {
@@ -13,10 +14,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string tokenizerJsonKind(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
   json root;
   try {
-    in >> root;
+    root = json::parse(readWholeFile(file));
   } catch (const json::exception& error) {
     throw FormatError(file, std::string("not valid JSON: ") + error.what());
   }

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "io/strict_json.h"
 
 namespace strata {
 namespace {
@@ -56,34 +57,17 @@ uint64_t checkHeaderLength(std::span<const std::byte> prefix, uint64_t fileSize,
   return length;
 }
 
-// nlohmann keeps one of two equal keys silently; a duplicated tensor name must be an error,
-// so keys are tracked per open object while parsing.
+// A duplicated tensor name must be an error, not silently one of the two (see strict_json.h).
 json parseRejectingDuplicates(std::string_view text, const fs::path& file) {
-  std::vector<std::set<std::string>> openObjects;
-  std::string currentTensor;
-  auto callback = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      openObjects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      openObjects.pop_back();
-    } else if (event == json::parse_event_t::key) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      const bool topLevel = openObjects.size() == 1;
-      if (topLevel) currentTensor = key;
-      if (!openObjects.back().insert(key).second) {
-        if (topLevel && key != "__metadata__")
-          throw FormatError(file, "duplicate tensor name in header", key);
-        throw FormatError(file, "duplicate key \"" + key + "\" in header" +
-                                    (topLevel ? "" : " entry of '" + currentTensor + "'"));
-      }
-    }
-    return true;
-  };
-  try {
-    return json::parse(text.begin(), text.end(), callback);
-  } catch (const json::exception& e) {
-    throw FormatError(file, std::string("header is not valid UTF-8 JSON: ") + e.what());
-  }
+  return parseJsonRejectingDuplicates(
+      text, file, "header is not valid UTF-8 JSON: ", [&](const DuplicateKey& duplicate) {
+        if (duplicate.parents.empty() && duplicate.key != "__metadata__")
+          throw FormatError(file, "duplicate tensor name in header", duplicate.key);
+        throw FormatError(file, "duplicate key \"" + duplicate.key + "\" in header" +
+                                    (duplicate.parents.empty()
+                                         ? ""
+                                         : " entry of '" + duplicate.parents.front() + "'"));
+      });
 }
 
 uint64_t checkedProduct(uint64_t a, uint64_t b, const fs::path& file, const std::string& name,

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "io/strict_json.h"
+#include "io/text_file.h"
 
 namespace strata {
 namespace {
@@ -19,38 +21,14 @@ namespace fs = std::filesystem;
 constexpr const char* kSingleName = "model.safetensors";
 constexpr const char* kIndexName = "model.safetensors.index.json";
 
-// Parses the index. nlohmann silently keeps one of two equal keys, and a tensor listed twice
-// in weight_map (possibly with two shards) must be an error, so keys are tracked per object.
+// Parses the index. A tensor listed twice in weight_map (possibly with two shards) must be an
+// error, not silently one of the two (see strict_json.h).
 json readIndex(const fs::path& index) {
-  std::ifstream in(index, std::ios::binary);
-  if (!in) throw IoError(index, "cannot open for reading: " + lastSystemError());
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw IoError(index, "cannot read: " + lastSystemError());
-
-  std::vector<std::set<std::string>> openObjects;
-  std::string topKey;
-  auto callback = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      openObjects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      openObjects.pop_back();
-    } else if (event == json::parse_event_t::key) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (openObjects.size() == 1) topKey = key;
-      if (!openObjects.back().insert(key).second) {
-        if (openObjects.size() == 2 && topKey == "weight_map")
-          throw FormatError(index, "listed twice in weight_map", key);
-        throw FormatError(index, "duplicate key", key, "key");
-      }
-    }
-    return true;
-  };
-  try {
-    return json::parse(text.str(), callback);
-  } catch (const json::exception& e) {
-    throw FormatError(index, std::string("not valid JSON: ") + e.what());
-  }
+  return parseJsonRejectingDuplicates(
+      readWholeFile(index), index, "not valid JSON: ", [&](const DuplicateKey& duplicate) {
+        if (duplicate.parents.size() == 1 && duplicate.parents.front() == "weight_map")
+          throw FormatError(index, "listed twice in weight_map", duplicate.key);
+      });
 }
 
 // A shard name comes from a downloaded file; it must not reach outside the model folder.

@@ -1,8 +1,8 @@
 #include "tokenizer/added_vocabulary.h"
 
-#include <algorithm>
-
 #include <utf8proc.h>
+
+#include <algorithm>
 
 #include "tokenizer/utf8_text.h"
 
@@ -14,9 +14,14 @@ bool isWordCharacter(int32_t cp) {
   if (cp < 0) return false;
   // HF: char::is_alphanumeric, i.e. Unicode letters and numbers.
   switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
       return true;
     default:
       return false;

@@ -125,11 +125,12 @@ void BpeModel::initialSymbols(std::string_view piece, std::vector<int32_t>& symb
 }
 
 std::optional<std::string> addMergeRule(PairMergeTable& table, const Vocabulary& vocabulary,
-                                        std::string_view left, std::string_view right,
-                                        int32_t rank, std::string_view continuingSubwordPrefix) {
+                                        std::string_view left, std::string_view right, int32_t rank,
+                                        std::string_view continuingSubwordPrefix) {
   std::string merged(left);
-  merged += right.starts_with(continuingSubwordPrefix) ? right.substr(continuingSubwordPrefix.size())
-                                                       : right;
+  merged += right.starts_with(continuingSubwordPrefix)
+                ? right.substr(continuingSubwordPrefix.size())
+                : right;
   const auto leftId = vocabulary.find(left);
   if (!leftId) return std::string(left);
   const auto rightId = vocabulary.find(right);

@@ -59,7 +59,7 @@ class BpeModel {
   BpeOptions m_options;
   std::optional<int32_t> m_unkId;
   std::array<int32_t, 256> m_byteTokens{};  // id of "<0xNN>" per byte, -1 when absent
-  std::vector<int32_t> m_smallCodepoints;    // id of each single code point below U+0800
+  std::vector<int32_t> m_smallCodepoints;   // id of each single code point below U+0800
 
   // Cache of pre-token → ids (HF keeps one too); most words repeat, so most pieces hit it.
   static constexpr size_t kCacheCapacity = 1 << 17;
@@ -73,7 +73,7 @@ class BpeModel {
  *  without right's continuing-subword prefix). Returns the first of left, right and merged that
  *  is missing from the vocabulary, or std::nullopt when the rule was added. */
 std::optional<std::string> addMergeRule(PairMergeTable& table, const Vocabulary& vocabulary,
-                                        std::string_view left, std::string_view right,
-                                        int32_t rank, std::string_view continuingSubwordPrefix = {});
+                                        std::string_view left, std::string_view right, int32_t rank,
+                                        std::string_view continuingSubwordPrefix = {});
 
 }  // namespace strata

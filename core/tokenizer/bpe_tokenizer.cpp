@@ -13,7 +13,8 @@ BpeTokenizer::BpeTokenizer(BpeTokenizerParts parts) : m_parts(std::move(parts)) 
 std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool addSpecialTokens) const {
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + 4);
-  if (addSpecialTokens) ids = m_parts.templatePrefix;
+  if (addSpecialTokens)
+    ids.insert(ids.end(), m_parts.templatePrefix.begin(), m_parts.templatePrefix.end());
   // HF AddedVocabulary::extract_and_normalize: tokens with normalized = false are found in the
   // raw text, the rest in the normalized text of what lies between them.
   std::vector<InputSegment> segments;
@@ -34,7 +35,8 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool addSpecial
         encodeText(part, ids);
     }
   }
-  if (addSpecialTokens) ids.insert(ids.end(), m_parts.templateSuffix.begin(), m_parts.templateSuffix.end());
+  if (addSpecialTokens)
+    ids.insert(ids.end(), m_parts.templateSuffix.begin(), m_parts.templateSuffix.end());
   return ids;
 }
 

@@ -34,7 +34,8 @@ void ByteLevelDecoder::decodeChain(std::vector<std::string>& tokens) const {
 void MetaspaceDecoder::decodeChain(std::vector<std::string>& tokens) const {
   // HF drops every "▁" of the first token, not only a leading one.
   for (size_t i = 0; i < tokens.size(); ++i)
-    tokens[i] = m_pattern.replaceAll(tokens[i], i == 0 && m_scheme != PrependScheme::Never ? "" : " ");
+    tokens[i] =
+        m_pattern.replaceAll(tokens[i], i == 0 && m_scheme != PrependScheme::Never ? "" : " ");
 }
 
 void ByteFallbackDecoder::decodeChain(std::vector<std::string>& tokens) const {

@@ -20,13 +20,13 @@ Json readJsonFile(const std::filesystem::path& file) {
   }
 }
 
-void JsonFields::fail(const std::string& keyPath, const std::string& problem) const {
-  throw FormatError(m_file, problem, keyPath, "key");
+FormatError JsonFields::error(const std::string& keyPath, const std::string& problem) const {
+  return FormatError(m_file, problem, keyPath, "key");
 }
 
 const Json* JsonFields::find(const Json& object, const std::string& key,
                              const std::string& path) const {
-  if (!object.is_object()) fail(path, "expected an object");
+  if (!object.is_object()) throw error(path, "expected an object");
   const auto it = object.find(key);
   return it == object.end() || it->is_null() ? nullptr : &*it;
 }
@@ -34,18 +34,19 @@ const Json* JsonFields::find(const Json& object, const std::string& key,
 const Json& JsonFields::require(const Json& object, const std::string& key,
                                 const std::string& path) const {
   const Json* value = find(object, key, path);
-  if (value == nullptr) fail(child(path, key), "missing");
+  if (value == nullptr) throw error(child(path, key), "missing");
   return *value;
 }
 
 std::string JsonFields::stringValue(const Json& value, const std::string& path) const {
-  if (!value.is_string()) fail(path, "expected a string, found " + std::string(value.type_name()));
+  if (!value.is_string())
+    throw error(path, "expected a string, found " + std::string(value.type_name()));
   return value.get<std::string>();
 }
 
 int64_t JsonFields::integerValue(const Json& value, const std::string& path) const {
   if (!value.is_number_integer())
-    fail(path, "expected an integer, found " + std::string(value.type_name()));
+    throw error(path, "expected an integer, found " + std::string(value.type_name()));
   return value.get<int64_t>();
 }
 
@@ -66,7 +67,8 @@ bool JsonFields::flag(const Json& object, const std::string& key, const std::str
   const Json* value = find(object, key, path);
   if (value == nullptr) return fallback;
   if (!value->is_boolean())
-    fail(child(path, key), "expected true or false, found " + std::string(value->type_name()));
+    throw error(child(path, key),
+                "expected true or false, found " + std::string(value->type_name()));
   return value->get<bool>();
 }
 

@@ -4,10 +4,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "common/error.h"
 
 namespace strata {
 
@@ -23,8 +24,8 @@ class JsonFields {
   explicit JsonFields(std::filesystem::path file) : m_file(std::move(file)) {}
   const std::filesystem::path& file() const { return m_file; }
 
-  /** Throws FormatError(file, problem, keyPath, "key"). */
-  [[noreturn]] void fail(const std::string& keyPath, const std::string& problem) const;
+  /** FormatError(file, problem, keyPath, "key"), for the caller to throw. */
+  FormatError error(const std::string& keyPath, const std::string& problem) const;
 
   /** `object[key]`, which must exist and not be null. */
   const Json& require(const Json& object, const std::string& key, const std::string& path) const;

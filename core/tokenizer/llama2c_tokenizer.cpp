@@ -184,8 +184,9 @@ std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& fil
     if (!readValue(data, offset, score) || !readValue(data, offset, length))
       throw FormatError(file, "truncated score or length", where, "token");
     if (length < 0 || static_cast<size_t>(length) > data.size() - offset)
-      throw FormatError(file, "length " + std::to_string(length) +
-                                  " is negative or past the end of the file", where, "token");
+      throw FormatError(
+          file, "length " + std::to_string(length) + " is negative or past the end of the file",
+          where, "token");
     pieces.emplace_back(data, offset, static_cast<size_t>(length));
     scores.push_back(score);
     offset += static_cast<size_t>(length);

@@ -13,16 +13,23 @@ namespace {
 void appendNormalized(std::string_view run, UnicodeNormalizer::Form form, std::string& out) {
   int options = UTF8PROC_STABLE;
   switch (form) {
-    case UnicodeNormalizer::Form::NFC: options |= UTF8PROC_COMPOSE; break;
-    case UnicodeNormalizer::Form::NFD: options |= UTF8PROC_DECOMPOSE; break;
-    case UnicodeNormalizer::Form::NFKC: options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT; break;
-    case UnicodeNormalizer::Form::NFKD: options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT; break;
+    case UnicodeNormalizer::Form::NFC:
+      options |= UTF8PROC_COMPOSE;
+      break;
+    case UnicodeNormalizer::Form::NFD:
+      options |= UTF8PROC_DECOMPOSE;
+      break;
+    case UnicodeNormalizer::Form::NFKC:
+      options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+      break;
+    case UnicodeNormalizer::Form::NFKD:
+      options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
+      break;
   }
   utf8proc_uint8_t* mapped = nullptr;
-  const utf8proc_ssize_t length =
-      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(run.data()),
-                   static_cast<utf8proc_ssize_t>(run.size()),
-                   &mapped, static_cast<utf8proc_option_t>(options));
+  const utf8proc_ssize_t length = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(run.data()),
+      static_cast<utf8proc_ssize_t>(run.size()), &mapped, static_cast<utf8proc_option_t>(options));
   if (length < 0) {
     // Only a well-formed run reaches here, so this is memory exhaustion or a code point
     // utf8proc does not know: keep the run unchanged rather than lose text.

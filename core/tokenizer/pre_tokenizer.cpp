@@ -21,7 +21,8 @@ void splitEach(std::vector<PreToken>& pieces, Cut cut) {
 
 void appendSpans(std::string_view text, const std::vector<TextSpan>& spans,
                  std::vector<PreToken>& out) {
-  for (const TextSpan& s : spans) out.push_back({std::string(text.substr(s.begin, s.end - s.begin))});
+  for (const TextSpan& s : spans)
+    out.push_back({std::string(text.substr(s.begin, s.end - s.begin))});
 }
 
 }  // namespace

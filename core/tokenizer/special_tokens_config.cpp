@@ -18,13 +18,19 @@ struct RoleInfo {
 
 const std::array<RoleInfo, 5>& roles() {
   static const std::array<RoleInfo, 5> table{{
-      {"bos_token", &TokenizerConfig::bos, &SpecialTokenIds::bos,
+      {"bos_token",
+       &TokenizerConfig::bos,
+       &SpecialTokenIds::bos,
        {"<|begin_of_text|>", "<s>", "<|endoftext|>"}},
-      {"eos_token", &TokenizerConfig::eos, &SpecialTokenIds::eos,
+      {"eos_token",
+       &TokenizerConfig::eos,
+       &SpecialTokenIds::eos,
        {"<|end_of_text|>", "</s>", "<|endoftext|>"}},
       {"pad_token", &TokenizerConfig::pad, &SpecialTokenIds::pad, {"<pad>", "<|pad|>", "[PAD]"}},
       {"unk_token", &TokenizerConfig::unk, &SpecialTokenIds::unk, {"<unk>", "[UNK]"}},
-      {"mask_token", &TokenizerConfig::mask, &SpecialTokenIds::mask,
+      {"mask_token",
+       &TokenizerConfig::mask,
+       &SpecialTokenIds::mask,
        {"<mask>", "<|mask|>", "[MASK]"}},
   }};
   return table;
@@ -42,7 +48,7 @@ void readRoles(const std::filesystem::path& file, TokenizerConfig& config) {
   if (!std::filesystem::exists(file)) return;
   const Json root = readJsonFile(file);
   const JsonFields fields(file);
-  if (!root.is_object()) fields.fail("", "expected a JSON object");
+  if (!root.is_object()) throw fields.error("", "expected a JSON object");
   for (const RoleInfo& role : roles()) {
     auto& slot = config.*role.member;
     const auto it = root.find(role.key);
@@ -51,14 +57,14 @@ void readRoles(const std::filesystem::path& file, TokenizerConfig& config) {
   }
   const auto decoder = root.find("added_tokens_decoder");
   if (decoder == root.end() || !config.addedTokens.empty()) return;
-  if (!decoder->is_object()) fields.fail("added_tokens_decoder", "expected an object");
+  if (!decoder->is_object()) throw fields.error("added_tokens_decoder", "expected an object");
   for (const auto& [idText, entry] : decoder->items()) {
     const std::string path = "added_tokens_decoder." + idText;
     AddedToken token;
     try {
       token.id = std::stoi(idText);
     } catch (const std::exception&) {
-      fields.fail(path, "the key must be a token id");
+      throw fields.error(path, "the key must be a token id");
     }
     token.content = fields.string(entry, "content", path);
     token.special = fields.flag(entry, "special", path, false);

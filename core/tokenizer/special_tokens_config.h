@@ -30,8 +30,9 @@ TokenizerConfig readTokenizerConfig(const std::filesystem::path& folder);
 /** Resolves roles to ids: the configured name when the config names one (a name that is not in
  *  the vocabulary leaves the role empty, as there is no id to give it), otherwise the
  *  fallback, otherwise the first of the family spellings that exists. */
-SpecialTokenIds resolveSpecialTokens(const TokenizerConfig& config,
-                                     const std::function<std::optional<int32_t>(std::string_view)>& lookUp,
-                                     const SpecialTokenIds& fallback);
+SpecialTokenIds resolveSpecialTokens(
+    const TokenizerConfig& config,
+    const std::function<std::optional<int32_t>(std::string_view)>& lookUp,
+    const SpecialTokenIds& fallback);
 
 }  // namespace strata

@@ -23,11 +23,16 @@ constexpr int kLlama3ReservedSpecials = 256;
 
 // Meta's llama3 tokenizer.py: ten named specials, then reserved ones up to 256 in all.
 std::vector<std::string> llama3SpecialTokens() {
-  std::vector<std::string> names = {
-      "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
-      "<|reserved_special_token_1|>", "<|reserved_special_token_2|>",
-      "<|reserved_special_token_3|>", "<|start_header_id|>", "<|end_header_id|>",
-      "<|reserved_special_token_4|>", "<|eot_id|>"};
+  std::vector<std::string> names = {"<|begin_of_text|>",
+                                    "<|end_of_text|>",
+                                    "<|reserved_special_token_0|>",
+                                    "<|reserved_special_token_1|>",
+                                    "<|reserved_special_token_2|>",
+                                    "<|reserved_special_token_3|>",
+                                    "<|start_header_id|>",
+                                    "<|end_header_id|>",
+                                    "<|reserved_special_token_4|>",
+                                    "<|eot_id|>"};
   for (int i = 5; i < kLlama3ReservedSpecials - 5; ++i)
     names.push_back("<|reserved_special_token_" + std::to_string(i) + "|>");
   return names;
@@ -100,8 +105,9 @@ std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file) {
       rank = rank * 10 + static_cast<size_t>(c - '0');
     }
     if (rankText.empty() || rank != tokens.size())
-      throw FormatError(file, "ranks must count up from 0 without gaps, found " +
-                                  std::string(rankText), where, "entry");
+      throw FormatError(file,
+                        "ranks must count up from 0 without gaps, found " + std::string(rankText),
+                        where, "entry");
     tokens.push_back(std::move(*bytes));
   }
 
@@ -113,8 +119,8 @@ std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file) {
       throw FormatError(file, "token listed twice", "rank " + std::to_string(rank), "entry");
   for (int b = 0; b < 256; ++b)
     if (!vocabulary.find(byte_level::encode(std::string(1, static_cast<char>(b)))))
-      throw FormatError(file, "every single byte needs a rank; byte " + std::to_string(b) +
-                                  " has none");
+      throw FormatError(file,
+                        "every single byte needs a rank; byte " + std::to_string(b) + " has none");
 
   // Cuts between bytes are cuts between characters of the byte-level spelling.
   PairMergeTable merges;

@@ -26,7 +26,9 @@ ModelFileKind sniffModelFile(const fs::path& file) {
   const auto isBase64 = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=';
   };
-  const auto isDigitOrCr = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '\r'; };
+  const auto isDigitOrCr = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '\r';
+  };
   if (space != std::string::npos && space > 0 && space + 1 < line.size() &&
       std::all_of(line.begin(), line.begin() + static_cast<ptrdiff_t>(space), isBase64) &&
       std::all_of(line.begin() + static_cast<ptrdiff_t>(space) + 1, line.end(), isDigitOrCr))
@@ -40,13 +42,15 @@ std::unique_ptr<Tokenizer> loadModelFile(const fs::path& file) {
     case ModelFileKind::Tiktoken:
       return loadTiktoken(file);
     case ModelFileKind::SentencePiece:
-      throw FormatError(file, "is a SentencePiece model protobuf, which is not supported; use "
-                              "the model's tokenizer.json (HF) instead");
+      throw FormatError(file,
+                        "is a SentencePiece model protobuf, which is not supported; use "
+                        "the model's tokenizer.json (HF) instead");
     case ModelFileKind::Unknown:
       break;
   }
-  throw FormatError(file, "is neither a tiktoken rank file (\"<base64> <rank>\" lines) nor a "
-                          "SentencePiece model");
+  throw FormatError(file,
+                    "is neither a tiktoken rank file (\"<base64> <rank>\" lines) nor a "
+                    "SentencePiece model");
 }
 
 std::unique_ptr<Tokenizer> loadFile(const fs::path& file) {
@@ -59,8 +63,9 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file) {
   if (extension == ".json") return loadTokenizerJson(file);
   if (extension == ".model" || extension == ".tiktoken") return loadModelFile(file);
   if (extension == ".bin") return loadLlama2cTokenizer(file);
-  throw FormatError(file, "unrecognised tokenizer file; expected tokenizer.json, vocab.json + "
-                          "merges.txt, a tiktoken .model or a llama2.c .bin");
+  throw FormatError(file,
+                    "unrecognised tokenizer file; expected tokenizer.json, vocab.json + "
+                    "merges.txt, a tiktoken .model or a llama2.c .bin");
 }
 
 }  // namespace
@@ -76,8 +81,9 @@ std::unique_ptr<Tokenizer> loadTokenizer(const fs::path& path) {
     return loadVocabAndMerges(path / "vocab.json", path / "merges.txt");
   if (fs::exists(path / "tokenizer.model")) return loadModelFile(path / "tokenizer.model");
   if (fs::exists(path / "tokenizer.bin")) return loadLlama2cTokenizer(path / "tokenizer.bin");
-  throw FormatError(path, "no tokenizer found: expected tokenizer.json, vocab.json + merges.txt, "
-                          "tokenizer.model (tiktoken) or tokenizer.bin (llama2.c)");
+  throw FormatError(path,
+                    "no tokenizer found: expected tokenizer.json, vocab.json + merges.txt, "
+                    "tokenizer.model (tiktoken) or tokenizer.bin (llama2.c)");
 }
 
 }  // namespace strata

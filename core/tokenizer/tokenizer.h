@@ -33,12 +33,18 @@ class Tokenizer {
 
   /** The ids of `text` (arbitrary bytes; UTF-8 expected). With `addSpecialTokens` the model's
    *  template is applied — e.g. Llama-3's <|begin_of_text|>, llama2.c's BOS; GPT-2 adds none,
-   *  as in HF. Added/special tokens written in the text are recognised either way. */
-  virtual std::vector<int32_t> encode(std::string_view text, bool addSpecialTokens = false) const = 0;
+   *  as in HF. Added/special tokens written in the text are recognised either way, as HF
+   *  does (Meta's tiktoken wrapper would spell them out unless allowed explicitly). */
+  virtual std::vector<int32_t> encode(std::string_view text,
+                                      bool addSpecialTokens = false) const = 0;
 
-  /** The text of `ids` as bytes. With `skipSpecialTokens`, special tokens are left out.
-   *  Throws std::out_of_range for an id outside the vocabulary. */
-  virtual std::string decode(std::span<const int32_t> ids, bool skipSpecialTokens = false) const = 0;
+  /** The text of `ids`. With `skipSpecialTokens`, special tokens are left out. Bytes that do
+   *  not form valid UTF-8 (a multi-byte character cut between ids) are returned as they are,
+   *  as tiktoken's decode_bytes and llama2.c do, where HF would put U+FFFD; so decoding ids one
+   *  by one and concatenating equals decoding them together. Throws std::out_of_range for an
+   *  id outside the vocabulary. */
+  virtual std::string decode(std::span<const int32_t> ids,
+                             bool skipSpecialTokens = false) const = 0;
 
   /** One more than the largest id, added tokens included (Llama-3: 128256). */
   virtual int64_t vocabSize() const = 0;
@@ -52,7 +58,8 @@ class Tokenizer {
   /** True for special tokens (those decode(..., true) skips). */
   virtual bool isSpecial(int32_t id) const = 0;
 
-  /** Which format and flavour this is, e.g. "tokenizer.json (BPE, byte-level)", "tiktoken". */
+  /** The format and flavour, e.g. "tokenizer.json (BPE, byte-level)", "vocab.json +
+   *  merges.txt (BPE, byte-level)", "tiktoken (Llama-3)", "llama2.c tokenizer.bin". */
   virtual std::string kind() const = 0;
 
   const SpecialTokenIds& specialIds() const { return m_special; }
@@ -84,7 +91,9 @@ std::unique_ptr<Tokenizer> loadVocabAndMerges(const std::filesystem::path& vocab
 std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file);
 
 /** llama2.c's tokenizer.bin (int32 max_token_length; per token float score, int32 length,
- *  bytes), encoding and decoding exactly as llama2.c's run.c does. */
+ *  bytes), encoding and decoding as llama2.c's run.c does; decode also drops the leading space
+ *  of the first piece when no BOS precedes it, as SentencePiece does, so that
+ *  decode(encode(s)) == s. */
 std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& file);
 
 }  // namespace strata

@@ -15,7 +15,7 @@ namespace {
 
 Vocabulary parseVocabulary(const JsonFields& fields, const Json& model) {
   const Json& vocab = fields.require(model, "vocab", "model");
-  if (!vocab.is_object()) fields.fail("model.vocab", "expected an object of token → id");
+  if (!vocab.is_object()) throw fields.error("model.vocab", "expected an object of token → id");
   Vocabulary vocabulary;
   vocabulary.reserve(vocab.size());
   for (const auto& [token, idValue] : vocab.items()) {
@@ -35,7 +35,7 @@ PairMergeTable parseMerges(const JsonFields& fields, const Json& model,
   PairMergeTable table;
   const Json* merges = fields.find(model, "merges", "model");
   if (merges == nullptr) return table;
-  if (!merges->is_array()) fields.fail("model.merges", "expected an array");
+  if (!merges->is_array()) throw fields.error("model.merges", "expected an array");
   table.reserve(merges->size());
   for (size_t rank = 0; rank < merges->size(); ++rank) {
     const std::string path = JsonFields::element("model.merges", rank);
@@ -45,18 +45,18 @@ PairMergeTable parseMerges(const JsonFields& fields, const Json& model,
       const std::string line = merge.get<std::string>();
       const size_t space = line.find(' ');
       if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-        fields.fail(path, "expected \"left right\", found \"" + line + "\"");
+        throw fields.error(path, "expected \"left right\", found \"" + line + "\"");
       left = line.substr(0, space);
       right = line.substr(space + 1);
     } else if (merge.is_array() && merge.size() == 2) {
       left = fields.stringValue(merge[0], path + "[0]");
       right = fields.stringValue(merge[1], path + "[1]");
     } else {
-      fields.fail(path, "expected \"left right\" or [\"left\", \"right\"]");
+      throw fields.error(path, "expected \"left right\" or [\"left\", \"right\"]");
     }
-    if (const auto missing = addMergeRule(table, vocabulary, left, right,
-                                          static_cast<int32_t>(rank), prefix))
-      fields.fail(path, "merge token '" + *missing + "' is not in the vocabulary");
+    if (const auto missing =
+            addMergeRule(table, vocabulary, left, right, static_cast<int32_t>(rank), prefix))
+      throw fields.error(path, "merge token '" + *missing + "' is not in the vocabulary");
   }
   return table;
 }
@@ -66,7 +66,8 @@ std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root)
   // Old files omit "type"; HF then recognises BPE by its fields.
   const std::string type = fields.optionalString(model, "type", "model").value_or("BPE");
   if (type != "BPE")
-    fields.fail("model.type", "unsupported model type '" + type + "' (only BPE is supported)");
+    throw fields.error("model.type",
+                       "unsupported model type '" + type + "' (only BPE is supported)");
   BpeOptions options;
   options.unkToken = fields.optionalString(model, "unk_token", "model");
   options.fuseUnk = fields.flag(model, "fuse_unk", "model", false);
@@ -74,7 +75,8 @@ std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root)
   options.ignoreMerges = fields.flag(model, "ignore_merges", "model", false);
   options.continuingSubwordPrefix =
       fields.optionalString(model, "continuing_subword_prefix", "model").value_or("");
-  options.endOfWordSuffix = fields.optionalString(model, "end_of_word_suffix", "model").value_or("");
+  options.endOfWordSuffix =
+      fields.optionalString(model, "end_of_word_suffix", "model").value_or("");
   // "dropout" is a training-time augmentation; encoding here is deterministic, as HF's is
   // when dropout is null.
   Vocabulary vocabulary = parseVocabulary(fields, model);
@@ -82,20 +84,20 @@ std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root)
   try {
     return std::make_unique<BpeModel>(std::move(vocabulary), std::move(merges), std::move(options));
   } catch (const std::invalid_argument& e) {
-    fields.fail("model.unk_token", e.what());
+    throw fields.error("model.unk_token", e.what());
   }
 }
 
 void parseAddedTokens(const JsonFields& fields, const Json& root, AddedVocabulary& added) {
   const Json* list = fields.find(root, "added_tokens", "");
   if (list == nullptr) return;
-  if (!list->is_array()) fields.fail("added_tokens", "expected an array");
+  if (!list->is_array()) throw fields.error("added_tokens", "expected an array");
   for (size_t i = 0; i < list->size(); ++i) {
     const std::string path = JsonFields::element("added_tokens", i);
     const Json& entry = (*list)[i];
     AddedToken token;
     const int64_t id = fields.integer(entry, "id", path);
-    if (id < 0 || id > INT32_MAX) fields.fail(JsonFields::child(path, "id"), "out of range");
+    if (id < 0 || id > INT32_MAX) throw fields.error(JsonFields::child(path, "id"), "out of range");
     token.id = static_cast<int32_t>(id);
     token.content = fields.string(entry, "content", path);
     token.special = fields.flag(entry, "special", path, false);
@@ -103,9 +105,10 @@ void parseAddedTokens(const JsonFields& fields, const Json& root, AddedVocabular
     token.lstrip = fields.flag(entry, "lstrip", path, false);
     token.rstrip = fields.flag(entry, "rstrip", path, false);
     token.normalized = fields.flag(entry, "normalized", path, !token.special);
-    if (token.content.empty()) fields.fail(JsonFields::child(path, "content"), "empty token");
+    if (token.content.empty())
+      throw fields.error(JsonFields::child(path, "content"), "empty token");
     if (!added.add(token))
-      fields.fail(path, "token '" + token.content + "' or its id is already added");
+      throw fields.error(path, "token '" + token.content + "' or its id is already added");
   }
 }
 
@@ -118,7 +121,8 @@ void parsePostProcessor(const JsonFields& fields, const Json& value, const std::
   if (type == "ByteLevel") return;  // only adjusts offsets
   if (type == "Sequence") {
     const Json& list = fields.require(value, "processors", path);
-    if (!list.is_array()) fields.fail(JsonFields::child(path, "processors"), "expected an array");
+    if (!list.is_array())
+      throw fields.error(JsonFields::child(path, "processors"), "expected an array");
     for (size_t i = 0; i < list.size(); ++i)
       parsePostProcessor(fields, list[i], JsonFields::element(path + ".processors", i), parts);
     return;
@@ -126,7 +130,7 @@ void parsePostProcessor(const JsonFields& fields, const Json& value, const std::
   if (type == "TemplateProcessing") {
     const Json& single = fields.require(value, "single", path);
     const std::string singlePath = JsonFields::child(path, "single");
-    if (!single.is_array()) fields.fail(singlePath, "expected an array");
+    if (!single.is_array()) throw fields.error(singlePath, "expected an array");
     const Json& specials = fields.require(value, "special_tokens", path);
     const std::string specialsPath = JsonFields::child(path, "special_tokens");
     bool afterSequence = false;
@@ -139,9 +143,9 @@ void parsePostProcessor(const JsonFields& fields, const Json& value, const std::
       const Json& special = fields.require(single[i], "SpecialToken", itemPath);
       const std::string name = fields.string(special, "id", itemPath + ".SpecialToken");
       const std::string entryPath = specialsPath + "." + name;
-      const Json& idList = fields.require(fields.require(specials, name, specialsPath), "ids",
-                                          entryPath);
-      if (!idList.is_array()) fields.fail(entryPath + ".ids", "expected an array");
+      const Json& idList =
+          fields.require(fields.require(specials, name, specialsPath), "ids", entryPath);
+      if (!idList.is_array()) throw fields.error(entryPath + ".ids", "expected an array");
       for (size_t k = 0; k < idList.size(); ++k)
         (afterSequence ? suffix : prefix)
             .push_back(static_cast<int32_t>(fields.integerValue(idList[k], entryPath + ".ids")));
@@ -151,12 +155,14 @@ void parsePostProcessor(const JsonFields& fields, const Json& value, const std::
     for (const char* key : {"cls", "sep"}) {
       const Json& pair = fields.require(value, key, path);
       if (!pair.is_array() || pair.size() != 2)
-        fields.fail(JsonFields::child(path, key), "expected [token, id]");
-      const auto id = static_cast<int32_t>(fields.integerValue(pair[1], JsonFields::child(path, key)));
+        throw fields.error(JsonFields::child(path, key), "expected [token, id]");
+      const auto id =
+          static_cast<int32_t>(fields.integerValue(pair[1], JsonFields::child(path, key)));
       (std::string(key) == "cls" ? prefix : suffix).push_back(id);
     }
   } else {
-    fields.fail(JsonFields::child(path, "type"), "unsupported post_processor type '" + type + "'");
+    throw fields.error(JsonFields::child(path, "type"),
+                       "unsupported post_processor type '" + type + "'");
   }
   // A later processor in a Sequence wraps what the earlier ones produced.
   parts.templatePrefix.insert(parts.templatePrefix.begin(), prefix.begin(), prefix.end());
@@ -177,7 +183,7 @@ std::string describeKind(const BpeTokenizerParts& parts, const Json& root) {
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file) {
   const Json root = readJsonFile(file);
   const JsonFields fields(file);
-  if (!root.is_object()) fields.fail("", "expected a JSON object");
+  if (!root.is_object()) throw fields.error("", "expected a JSON object");
   BpeTokenizerParts parts;
   parts.model = parseModel(fields, root);
   parseAddedTokens(fields, root, parts.addedTokens);

@@ -10,9 +10,10 @@ std::string typeOf(const JsonFields& fields, const Json& value, const std::strin
   return fields.string(value, "type", path);
 }
 
-[[noreturn]] void unsupported(const JsonFields& fields, const std::string& what,
-                              const std::string& type, const std::string& path) {
-  fields.fail(JsonFields::child(path, "type"), "unsupported " + what + " type '" + type + "'");
+FormatError unsupported(const JsonFields& fields, const std::string& what, const std::string& type,
+                        const std::string& path) {
+  return fields.error(JsonFields::child(path, "type"),
+                      "unsupported " + what + " type '" + type + "'");
 }
 
 // {"Regex": "..."} or {"String": "..."}: the pattern of Split, Replace (HF SplitPattern).
@@ -26,10 +27,10 @@ SplitPattern parsePattern(const JsonFields& fields, const Json& object, const st
     try {
       return SplitPattern::regex(fields.stringValue(*regex, regexKey));
     } catch (const std::invalid_argument& e) {
-      fields.fail(regexKey, e.what());
+      throw fields.error(regexKey, e.what());
     }
   }
-  fields.fail(key, "expected {\"String\": ...} or {\"Regex\": ...}");
+  throw fields.error(key, "expected {\"String\": ...} or {\"Regex\": ...}");
 }
 
 SplitBehavior parseBehavior(const JsonFields& fields, const Json& object, const std::string& path) {
@@ -39,7 +40,7 @@ SplitBehavior parseBehavior(const JsonFields& fields, const Json& object, const 
   if (name == "MergedWithPrevious") return SplitBehavior::MergedWithPrevious;
   if (name == "MergedWithNext") return SplitBehavior::MergedWithNext;
   if (name == "Contiguous") return SplitBehavior::Contiguous;
-  fields.fail(JsonFields::child(path, "behavior"), "unknown split behavior '" + name + "'");
+  throw fields.error(JsonFields::child(path, "behavior"), "unknown split behavior '" + name + "'");
 }
 
 // Newer files say prepend_scheme; older ones the boolean add_prefix_space (true = always).
@@ -49,10 +50,11 @@ PrependScheme parsePrependScheme(const JsonFields& fields, const Json& object,
     if (*scheme == "always") return PrependScheme::Always;
     if (*scheme == "first") return PrependScheme::First;
     if (*scheme == "never") return PrependScheme::Never;
-    fields.fail(JsonFields::child(path, "prepend_scheme"), "unknown scheme '" + *scheme + "'");
+    throw fields.error(JsonFields::child(path, "prepend_scheme"),
+                       "unknown scheme '" + *scheme + "'");
   }
   return fields.flag(object, "add_prefix_space", path, true) ? PrependScheme::Always
-                                                              : PrependScheme::Never;
+                                                             : PrependScheme::Never;
 }
 
 template <typename Step, typename Parse>
@@ -61,7 +63,7 @@ std::vector<std::unique_ptr<Step>> parseList(const JsonFields& fields, const Jso
                                              Parse parse) {
   const Json& list = fields.require(object, key, path);
   const std::string listPath = JsonFields::child(path, key);
-  if (!list.is_array()) fields.fail(listPath, "expected an array");
+  if (!list.is_array()) throw fields.error(listPath, "expected an array");
   std::vector<std::unique_ptr<Step>> steps;
   for (size_t i = 0; i < list.size(); ++i)
     if (auto step = parse(fields, list[i], JsonFields::element(listPath, i)))
@@ -92,7 +94,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonFields& fields, const Json
   if (type == "Sequence")
     return std::make_unique<SequenceNormalizer>(
         parseList<Normalizer>(fields, value, "normalizers", path, parseNormalizer));
-  unsupported(fields, "normalizer", type, path);
+  throw unsupported(fields, "normalizer", type, path);
 }
 
 std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonFields& fields, const Json& value,
@@ -109,8 +111,9 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonFields& fields, const 
                                                fields.flag(value, "invert", path, false));
   if (type == "Metaspace") {
     const std::string replacement = fields.string(value, "replacement", path);
-    return std::make_unique<MetaspacePreTokenizer>(
-        replacement, parsePrependScheme(fields, value, path), fields.flag(value, "split", path, true));
+    return std::make_unique<MetaspacePreTokenizer>(replacement,
+                                                   parsePrependScheme(fields, value, path),
+                                                   fields.flag(value, "split", path, true));
   }
   // The next three are splits with fixed patterns (HF pre_tokenizers/digits.rs, whitespace.rs).
   if (type == "Digits") {
@@ -128,7 +131,7 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonFields& fields, const 
   if (type == "Sequence")
     return std::make_unique<SequencePreTokenizer>(
         parseList<PreTokenizer>(fields, value, "pretokenizers", path, parsePreTokenizer));
-  unsupported(fields, "pre_tokenizer", type, path);
+  throw unsupported(fields, "pre_tokenizer", type, path);
 }
 
 std::unique_ptr<Decoder> parseDecoder(const JsonFields& fields, const Json& value,
@@ -144,7 +147,7 @@ std::unique_ptr<Decoder> parseDecoder(const JsonFields& fields, const Json& valu
   if (type == "Strip") {
     const int64_t start = fields.integer(value, "start", path);
     const int64_t stop = fields.integer(value, "stop", path);
-    if (start < 0 || stop < 0) fields.fail(JsonFields::child(path, "start"), "must be >= 0");
+    if (start < 0 || stop < 0) throw fields.error(JsonFields::child(path, "start"), "must be >= 0");
     return std::make_unique<StripDecoder>(fields.string(value, "content", path),
                                           static_cast<size_t>(start), static_cast<size_t>(stop));
   }
@@ -154,7 +157,7 @@ std::unique_ptr<Decoder> parseDecoder(const JsonFields& fields, const Json& valu
   if (type == "Sequence")
     return std::make_unique<SequenceDecoder>(
         parseList<Decoder>(fields, value, "decoders", path, parseDecoder));
-  unsupported(fields, "decoder", type, path);
+  throw unsupported(fields, "decoder", type, path);
 }
 
 }  // namespace strata

@@ -34,7 +34,8 @@ inline int32_t decodeAt(std::string_view text, size_t pos, size_t* length = null
   const auto lead = static_cast<unsigned char>(text[pos]);
   if (n == 1) return lead < 0x80 ? lead : -1;
   int32_t cp = lead & (0xFF >> (n + 1));
-  for (size_t i = 1; i < n; ++i) cp = (cp << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);
+  for (size_t i = 1; i < n; ++i)
+    cp = (cp << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);
   return cp;
 }
 

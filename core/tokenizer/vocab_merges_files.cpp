@@ -17,13 +17,14 @@ constexpr std::string_view kEndOfText = "<|endoftext|>";
 Vocabulary readVocabJson(const std::filesystem::path& file) {
   const Json root = readJsonFile(file);
   const JsonFields fields(file);
-  if (!root.is_object()) fields.fail("", "expected an object of token → id");
+  if (!root.is_object()) throw fields.error("", "expected an object of token → id");
   Vocabulary vocabulary;
   vocabulary.reserve(root.size());
   for (const auto& [token, value] : root.items()) {
     const int64_t id = fields.integerValue(value, token);
     if (id < 0 || id > INT32_MAX || !vocabulary.add(token, static_cast<int32_t>(id)))
-      throw FormatError(file, "id " + std::to_string(id) + " is negative, too large or already used",
+      throw FormatError(file,
+                        "id " + std::to_string(id) + " is negative, too large or already used",
                         token, "token");
   }
   return vocabulary;
@@ -43,8 +44,9 @@ PairMergeTable readMergesTxt(const std::filesystem::path& file, const Vocabulary
     const std::string where = "line " + std::to_string(lineNumber);
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
       throw FormatError(file, "expected \"left right\", found \"" + line + "\"", where, "merge");
-    if (const auto missing = addMergeRule(table, vocabulary, std::string_view(line).substr(0, space),
-                                          std::string_view(line).substr(space + 1), rank++))
+    if (const auto missing =
+            addMergeRule(table, vocabulary, std::string_view(line).substr(0, space),
+                         std::string_view(line).substr(space + 1), rank++))
       throw FormatError(file, "token '" + *missing + "' is not in the vocabulary", where, "merge");
   }
   if (in.bad()) throw IoError(file, "cannot read: " + lastSystemError());

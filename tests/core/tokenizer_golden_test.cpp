@@ -6,19 +6,21 @@
 
 #include <memory>
 
+#include "temp_dir.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer_json_fixtures.h"
 #include "tokenizer_test_support.h"
+
+namespace strata::testing {}  // namespace strata::testing
 
 namespace strata {
 namespace {
 
-using testing::quoted;
-using testing::sharedData;
+using namespace strata::testing;
 
 std::shared_ptr<const Tokenizer> gpt2() {
-  static const std::shared_ptr<const Tokenizer> tokenizer =
-      loadVocabAndMerges(sharedData("tokenizers/gpt2/vocab.json"),
-                         sharedData("tokenizers/gpt2/merges.txt"));
+  static const std::shared_ptr<const Tokenizer> tokenizer = loadVocabAndMerges(
+      sharedData("tokenizers/gpt2/vocab.json"), sharedData("tokenizers/gpt2/merges.txt"));
   return tokenizer;
 }
 
@@ -29,8 +31,9 @@ std::shared_ptr<const Tokenizer> llama3() {
 }
 
 void expectVectorsMatch(const Tokenizer& tokenizer, const std::string& name) {
-  const auto cases = testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
-                                                   sharedData("tokenizer-vectors/" + name + ".out"));
+  const auto cases =
+      testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
+                                    sharedData("tokenizer-vectors/" + name + ".out"));
   ASSERT_FALSE(cases.empty()) << "no cases read for " << name;
   size_t passed = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -42,8 +45,9 @@ void expectVectorsMatch(const Tokenizer& tokenizer, const std::string& name) {
 }
 
 void expectRoundTrip(const Tokenizer& tokenizer, const std::string& name) {
-  const auto cases = testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
-                                                   sharedData("tokenizer-vectors/" + name + ".out"));
+  const auto cases =
+      testing::readVocabTestVectors(sharedData("tokenizer-vectors/" + name + ".inp"),
+                                    sharedData("tokenizer-vectors/" + name + ".out"));
   ASSERT_FALSE(cases.empty());
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_EQ(tokenizer.decode(tokenizer.encode(cases[i].input)), cases[i].input)
@@ -62,6 +66,34 @@ TEST(TokenizerGolden, Llama3TiktokenMatchesHuggingFaceOnLlamaCppVectors) {
 
 TEST(TokenizerGolden, Llama3DecodesEveryVectorBackToItsInput) {
   expectRoundTrip(*llama3(), "llama-bpe");
+}
+
+TEST(TokenizerGolden, Gpt2AsTokenizerJsonMatchesWithBothMergeSpellings) {
+  for (const bool pairMerges : {false, true}) {
+    TempDir dir;
+    writeBinary(dir / "tokenizer.json", gpt2TokenizerJson(pairMerges).dump());
+    const auto tokenizer = loadTokenizer(dir.path());
+    EXPECT_EQ(tokenizer->kind(), "tokenizer.json (BPE, byte-level)");
+    expectVectorsMatch(*tokenizer, "gpt2");
+    expectRoundTrip(*tokenizer, "gpt2");
+  }
+}
+
+TEST(TokenizerGolden, Llama3AsTokenizerJsonMatches) {
+  TempDir dir;
+  writeBinary(dir / "tokenizer.json", llama3TokenizerJsonText());
+  const auto tokenizer = loadTokenizer(dir.path());
+  expectVectorsMatch(*tokenizer, "llama-bpe");
+  expectRoundTrip(*tokenizer, "llama-bpe");
+  EXPECT_EQ(tokenizer->encode("Hi", true), (std::vector<int32_t>{128000, 13347}));
+  EXPECT_EQ(tokenizer->bosId(), 128000);
+  EXPECT_EQ(tokenizer->vocabSize(), 128256);
+}
+
+TEST(TokenizerGolden, ArbitraryBytesRoundTrip) {
+  const std::string bytes = "\xFF\xFE ok \xC3 \xE2\x82 \x00 end";
+  EXPECT_EQ(gpt2()->decode(gpt2()->encode(bytes)), bytes);
+  EXPECT_EQ(llama3()->decode(llama3()->encode(bytes)), bytes);
 }
 
 TEST(TokenizerGolden, VectorFilesSplitLikeLlamaCpp) {

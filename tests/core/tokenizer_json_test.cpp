@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "temp_dir.h"
@@ -15,7 +14,7 @@
 #include "tokenizer/tokenizer.h"
 #include "tokenizer_test_support.h"
 
-namespace strata::testing {}  // TempDir moved between namespaces; accept either
+namespace strata::testing {}  // namespace strata::testing
 
 namespace strata {
 namespace {
@@ -46,9 +45,10 @@ Json pairs(std::initializer_list<std::pair<std::string, std::string>> merges) {
 int32_t byteId(char c) { return static_cast<unsigned char>(c); }
 
 Json byteLevelTokenizer(Json vocab, Json merges) {
-  return {{"model", {{"type", "BPE"}, {"vocab", std::move(vocab)}, {"merges", std::move(merges)}}},
-          {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-          {"decoder", {{"type", "ByteLevel"}}}};
+  return {
+      {"model", {{"type", "BPE"}, {"vocab", std::move(vocab)}, {"merges", std::move(merges)}}},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+      {"decoder", {{"type", "ByteLevel"}}}};
 }
 
 // Llama-2 style: <unk> <s> </s>, <0x00>..<0xFF> at 3..258, then "▁"-prefixed pieces.
@@ -60,67 +60,83 @@ Json llama2Vocab() {
     vocab[name] = 3 + b;
   }
   int id = 259;
-  for (const char* piece : {"\u2581", "h", "e", "l", "o", "w", "r", "d", "\u2581h", "\u2581he", "ll",
-                            "\u2581hell", "\u2581hello", "\u2581w", "or", "\u2581wor", "\u2581worl",
-                            "\u2581world"})
+  for (const char* piece :
+       {"\u2581", "h", "e", "l", "o", "w", "r", "d", "\u2581h", "\u2581he", "ll", "\u2581hell",
+        "\u2581hello", "\u2581w", "or", "\u2581wor", "\u2581worl", "\u2581world"})
     vocab[piece] = id++;
   return vocab;
 }
 constexpr int32_t kHelloId = 271, kWorldId = 276, kWId = 272;
 
 Json llama2Merges() {
-  return {"\u2581 h", "\u2581h e", "l l", "\u2581he ll", "\u2581hell o",
-          "\u2581 w", "o r", "\u2581w or", "\u2581wor l", "\u2581worl d"};
+  return {"\u2581 h", "\u2581h e", "l l",        "\u2581he ll", "\u2581hell o",
+          "\u2581 w", "o r",       "\u2581w or", "\u2581wor l", "\u2581worl d"};
 }
 
 // HF's conversion of Llama-2 (legacy): Prepend + Replace normalizer, no pre-tokenizer,
 // Replace/ByteFallback/Fuse/Strip decoder, <s> template.
 Json llama2Tokenizer(bool byteFallback = true, bool fuseUnk = false) {
-  return {
-      {"added_tokens",
-       {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
-        {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
-        {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
-      {"normalizer",
-       {{"type", "Sequence"},
-        {"normalizers",
-         {{{"type", "Prepend"}, {"prepend", "\u2581"}},
-          {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}}}}},
-      {"pre_tokenizer", nullptr},
-      {"post_processor",
-       {{"type", "TemplateProcessing"},
-        {"single", {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
-                    {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
-        {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
-      {"decoder",
-       {{"type", "Sequence"},
-        {"decoders",
-         {{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
-          {{"type", "ByteFallback"}},
-          {{"type", "Fuse"}},
-          {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
-      {"model",
-       {{"type", "BPE"}, {"unk_token", "<unk>"}, {"byte_fallback", byteFallback},
-        {"fuse_unk", fuseUnk}, {"vocab", llama2Vocab()}, {"merges", llama2Merges()}}}};
+  return {{"added_tokens",
+           {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
+            {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
+            {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
+          {"normalizer",
+           {{"type", "Sequence"},
+            {"normalizers",
+             {{{"type", "Prepend"}, {"prepend", "\u2581"}},
+              {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}}}}},
+          {"pre_tokenizer", nullptr},
+          {"post_processor",
+           {{"type", "TemplateProcessing"},
+            {"single",
+             {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+              {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+            {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
+          {"decoder",
+           {{"type", "Sequence"},
+            {"decoders",
+             {{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
+              {{"type", "ByteFallback"}},
+              {{"type", "Fuse"}},
+              {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+          {"model",
+           {{"type", "BPE"},
+            {"unk_token", "<unk>"},
+            {"byte_fallback", byteFallback},
+            {"fuse_unk", fuseUnk},
+            {"vocab", llama2Vocab()},
+            {"merges", llama2Merges()}}}};
 }
 
 TEST(TokenizerJson, NfcComposesBeforeMerging) {
   // Qwen style: NFC, then the regex split, then byte-level. "e" + U+0301 must become "é"
   // (C3 A9, byte-level "Ã©") and merge into the single token "café".
-  Json vocab = {{"c", 0}, {"a", 1}, {"f", 2}, {"\u00C3", 3}, {"\u00A9", 4},
-                {"ca", 5}, {"caf", 6}, {"\u00C3\u00A9", 7}, {"caf\u00C3\u00A9", 8}};
+  Json vocab = {{"c", 0},
+                {"a", 1},
+                {"f", 2},
+                {"\u00C3", 3},
+                {"\u00A9", 4},
+                {"ca", 5},
+                {"caf", 6},
+                {"\u00C3\u00A9", 7},
+                {"caf\u00C3\u00A9", 8}};
   Json root = {
       {"normalizer", {{"type", "NFC"}}},
       {"pre_tokenizer",
        {{"type", "Sequence"},
         {"pretokenizers",
          {{{"type", "Split"},
-           {"pattern", {{"Regex", R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"}}},
-           {"behavior", "Isolated"}, {"invert", false}},
+           {"pattern",
+            {{"Regex",
+              R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"}}},
+           {"behavior", "Isolated"},
+           {"invert", false}},
           {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
       {"decoder", {{"type", "ByteLevel"}}},
-      {"model", {{"type", "BPE"}, {"vocab", vocab},
-                 {"merges", {"c a", "ca f", "\u00C3 \u00A9", "caf \u00C3\u00A9"}}}}};
+      {"model",
+       {{"type", "BPE"},
+        {"vocab", vocab},
+        {"merges", {"c a", "ca f", "\u00C3 \u00A9", "caf \u00C3\u00A9"}}}}};
   TempDir dir;
   const auto tokenizer = loadJson(dir, root);
   EXPECT_EQ(tokenizer->encode("cafe\u0301"), Ids{8});
@@ -158,12 +174,17 @@ TEST(TokenizerJson, UnknownCharactersBecomeUnkAndFuseWhenAsked) {
 TEST(TokenizerJson, MetaspacePrependSchemeFirstSkipsTextAfterASpecialToken) {
   Json root = llama2Tokenizer();
   root["normalizer"] = nullptr;
-  root["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\u2581"},
-                           {"prepend_scheme", "first"}, {"split", true}};
+  root["pre_tokenizer"] = {{"type", "Metaspace"},
+                           {"replacement", "\u2581"},
+                           {"prepend_scheme", "first"},
+                           {"split", true}};
   root["decoder"] = {{"type", "Sequence"},
-                     {"decoders", {{{"type", "ByteFallback"}},
-                                   {{"type", "Metaspace"}, {"replacement", "\u2581"},
-                                    {"prepend_scheme", "first"}, {"split", true}}}}};
+                     {"decoders",
+                      {{{"type", "ByteFallback"}},
+                       {{"type", "Metaspace"},
+                        {"replacement", "\u2581"},
+                        {"prepend_scheme", "first"},
+                        {"split", true}}}}};
   TempDir dir;
   const auto tokenizer = loadJson(dir, root);
   EXPECT_EQ(tokenizer->encode("hello world"), (Ids{kHelloId, kWorldId}));
@@ -178,7 +199,8 @@ TEST(TokenizerJson, AddedTokensAreSplitOutBeforePreTokenizing) {
   root["added_tokens"] = {
       {{"id", 300}, {"content", "<|eot|>"}, {"special", true}, {"normalized", false}},
       {{"id", 301}, {"content", "<mask>"}, {"special", true}, {"lstrip", true}},
-      {{"id", 302}, {"content", "[w]"}, {"special", false}, {"single_word", true}}};
+      {{"id", 302}, {"content", "[w]"}, {"special", false}, {"single_word", true}},
+      {{"id", 303}, {"content", "<r>"}, {"special", true}, {"rstrip", true}}};
   TempDir dir;
   const auto tokenizer = loadJson(dir, root);
   const Ids hi = tokenizer->encode("hi");
@@ -191,9 +213,11 @@ TEST(TokenizerJson, AddedTokensAreSplitOutBeforePreTokenizing) {
   EXPECT_EQ(tokenizer->decode(expected, true), "hithere");
   EXPECT_TRUE(tokenizer->isSpecial(300));
   EXPECT_FALSE(tokenizer->isSpecial(302));
-  EXPECT_EQ(tokenizer->vocabSize(), 303);
+  EXPECT_EQ(tokenizer->vocabSize(), 304);
   // lstrip swallows the space before "<mask>".
   EXPECT_EQ(tokenizer->encode("a <mask>"), (Ids{byteId('a'), 301}));
+  // rstrip swallows the whitespace after "<r>".
+  EXPECT_EQ(tokenizer->encode("<r> \t x"), (Ids{303, byteId('x')}));
   // single_word: only between non-word characters.
   EXPECT_EQ(tokenizer->encode("x [w] y"),
             (Ids{byteId('x'), byteId(' '), 302, byteId(' '), byteId('y')}));
@@ -220,8 +244,8 @@ TEST(TokenizerJson, MergesAsStringsAndAsPairsGiveTheSameIds) {
   vocab["\u0120abc"] = 258;
   TempDir dir;
   const auto fromStrings = loadJson(dir, byteLevelTokenizer(vocab, {"a b", "ab c", "\u0120 abc"}));
-  const auto fromPairs = loadJson(
-      dir, byteLevelTokenizer(vocab, pairs({{"a", "b"}, {"ab", "c"}, {"\u0120", "abc"}})));
+  const auto fromPairs =
+      loadJson(dir, byteLevelTokenizer(vocab, pairs({{"a", "b"}, {"ab", "c"}, {"\u0120", "abc"}})));
   for (const char* text : {"abc", " abc abcab", "cab abc"})
     EXPECT_EQ(fromStrings->encode(text), fromPairs->encode(text)) << text;
   EXPECT_EQ(fromPairs->encode(" abc"), Ids{258});
@@ -229,9 +253,10 @@ TEST(TokenizerJson, MergesAsStringsAndAsPairsGiveTheSameIds) {
 
 TEST(TokenizerJson, PairMergesAllowSpacesInsideTokens) {
   // Only the pair form can say that "a " and "b" merge; "a  b" is three fields as a string.
-  Json root = {{"model", {{"type", "BPE"},
-                          {"vocab", {{"a", 0}, {" ", 1}, {"b", 2}, {"a ", 3}, {"a b", 4}}},
-                          {"merges", pairs({{"a", " "}, {"a ", "b"}})}}}};
+  Json root = {{"model",
+                {{"type", "BPE"},
+                 {"vocab", {{"a", 0}, {" ", 1}, {"b", 2}, {"a ", 3}, {"a b", 4}}},
+                 {"merges", pairs({{"a", " "}, {"a ", "b"}})}}}};
   TempDir dir;
   EXPECT_EQ(loadJson(dir, root)->encode("a b"), Ids{4});
   root["model"]["merges"] = {"a  ", "a  b"};
@@ -254,7 +279,8 @@ FormatError expectFormatError(const Json& root) {
 }
 
 TEST(TokenizerJson, MissingVocabularyNamesFileAndKey) {
-  const FormatError e = expectFormatError({{"model", {{"type", "BPE"}, {"merges", Json::array()}}}});
+  const FormatError e =
+      expectFormatError({{"model", {{"type", "BPE"}, {"merges", Json::array()}}}});
   EXPECT_EQ(e.item(), "model.vocab");
   EXPECT_NE(std::string(e.what()).find("model.vocab"), std::string::npos) << e.what();
 }
@@ -269,9 +295,10 @@ TEST(TokenizerJson, MergeOfUnknownTokenNamesTheMergeIndex) {
 
 TEST(TokenizerJson, BadRegexNamesThePatternKey) {
   Json root = byteLevelTokenizer(byteLevelVocab(), Json::array());
-  root["pre_tokenizer"] = {{"type", "Sequence"},
-                           {"pretokenizers", {{{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}},
-                                               {"behavior", "Isolated"}}}}};
+  root["pre_tokenizer"] = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}}}}};
   EXPECT_EQ(expectFormatError(root).item(), "pre_tokenizer.pretokenizers[0].pattern.Regex");
 }
 
@@ -301,9 +328,10 @@ TEST(TokenizerJson, NotJsonIsAFormatErrorNamingTheFile) {
 TEST(TokenizerJson, TokenizerConfigNamesTheSpecialTokens) {
   Json root = llama2Tokenizer();
   TempDir dir;
-  writeBinary(dir / "tokenizer_config.json",
-              Json{{"bos_token", {{"content", "</s>"}}}, {"eos_token", "<s>"}, {"pad_token", nullptr}}
-                  .dump());
+  writeBinary(
+      dir / "tokenizer_config.json",
+      Json{{"bos_token", {{"content", "</s>"}}}, {"eos_token", "<s>"}, {"pad_token", nullptr}}
+          .dump());
   const auto tokenizer = loadJson(dir, root);
   EXPECT_EQ(tokenizer->bosId(), 2);  // deliberately swapped to prove the config wins
   EXPECT_EQ(tokenizer->eosId(), 1);

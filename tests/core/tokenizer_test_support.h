@@ -76,11 +76,16 @@ inline std::vector<VocabTestCase> readVocabTestVectors(const std::filesystem::pa
 inline std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else if (c == '"') out += "\\\"";
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '"')
+      out += "\\\"";
+    else
+      out += c;
   }
   return out + "\"";
 }

@@ -1,0 +1,150 @@
+#include "engine/capture.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+
+#include "common/error.h"
+#include "engine/job.h"
+#include "io/corpus_hash.h"
+#include "model/backbone.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/** The sampled sequences as batches of [B, T] ids with their padding masks. */
+struct SequenceBatches {
+  std::vector<at::Tensor> ids;
+  std::vector<at::Tensor> paddingMasks;
+};
+
+SequenceBatches batchesOf(const TokenSample& sample, int64_t batchSequences) {
+  SequenceBatches batches;
+  const int64_t T = sample.sequenceLength;
+  const auto all = at::from_blob(const_cast<int32_t*>(sample.ids.data()),
+                                 {sample.numSequences(), T}, at::kInt)
+                       .to(at::kLong);
+  const auto lengths = at::from_blob(const_cast<int32_t*>(sample.lengths.data()),
+                                     {sample.numSequences(), 1}, at::kInt)
+                           .to(at::kLong);
+  const auto mask = at::arange(T, at::kLong).unsqueeze(0) < lengths;
+  for (int64_t first = 0; first < sample.numSequences(); first += batchSequences) {
+    const int64_t count = std::min(batchSequences, sample.numSequences() - first);
+    batches.ids.push_back(all.narrow(0, first, count));
+    batches.paddingMasks.push_back(mask.narrow(0, first, count));
+  }
+  return batches;
+}
+
+/** Row indices (into the flattened [S·T] positions) of the stored tokens, in storage order. */
+at::Tensor storedRowIndex(const TokenSample& sample) {
+  std::vector<int64_t> rows;
+  rows.reserve(sample.tokens.size());
+  for (int64_t s = 0; s < sample.numSequences(); ++s)
+    for (int64_t t = sample.skipFirstPositions; t < sample.lengths[s]; ++t)
+      rows.push_back(s * sample.sequenceLength + t);
+  if (rows.size() != sample.tokens.size())
+    throw Error("capture: the sample lists " + std::to_string(sample.tokens.size()) +
+                " tokens but its sequences hold " + std::to_string(rows.size()));
+  return at::tensor(rows, at::kLong);
+}
+
+StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
+                       const TokenSample& sample) {
+  StoreMeta meta;
+  meta.modelId = std::filesystem::absolute(config.modelFolder).lexically_normal().string();
+  meta.architecture = model.architectureName;
+  meta.hiddenSize = model.hiddenSize;
+  meta.numLayers = model.numLayers;
+  meta.dtype = config.dtype;
+  meta.corpusHash = corpusHash(config.corpus, config.corpusOptions);
+  meta.samplingPolicy = sample.policy;
+  return meta;
+}
+
+/** The writer for this run: a new store, or the interrupted one when resuming. */
+ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig& model,
+                                 const TokenSample& sample) {
+  if (!config.resume || !std::filesystem::exists(config.output))
+    return ActivationStoreWriter::create(config.output, storeMetaFor(config, model, sample),
+                                         sample.tokens, config.overwrite);
+  {
+    // The stored rows must be exactly the ones this run will compute.
+    const ActivationStore existing = ActivationStore::open(config.output);
+    const TokenTable& stored = existing.tokens();
+    if (existing.meta().hiddenSize != model.hiddenSize || existing.meta().numLayers != model.numLayers)
+      throw FormatError(config.output, "was captured from another model (" +
+                                           existing.meta().architecture + ", d = " +
+                                           std::to_string(existing.meta().hiddenSize) + ")");
+    if (stored.ids != sample.tokens.ids || stored.doc != sample.tokens.doc ||
+        stored.position != sample.tokens.position)
+      throw FormatError(config.output,
+                        "holds other tokens than this capture samples (different corpus, "
+                        "tokenizer or sampling options): cannot resume it");
+  }
+  return ActivationStoreWriter::resume(config.output);
+}
+
+}  // namespace
+
+CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
+  if (config.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
+  job.progress(-1.0, "loading the model");
+  const auto backbone = Backbone::load(config.modelFolder, {.streamLayers = config.streamLayers});
+  const auto tokenizer = loadTokenizer(config.modelFolder);
+  job.checkCancelled();
+
+  job.progress(-1.0, "sampling tokens");
+  const TokenSample sample =
+      TokenSampler(*tokenizer, config.sampling).sample(config.corpus, config.corpusOptions, &job);
+  if (sample.tokens.size() == 0) throw FormatError(config.corpus, "yields no tokens to capture");
+
+  ActivationStoreWriter writer = openWriter(config, backbone->config(), sample);
+  const std::vector<int64_t> missing = writer.missingLayers();
+  const int64_t L = backbone->numLayers();
+
+  CaptureSummary summary;
+  summary.tokens = static_cast<int64_t>(sample.tokens.size());
+  summary.sequences = sample.numSequences();
+  summary.layersKept = L + 1 - static_cast<int64_t>(missing.size());
+  if (missing.empty()) {
+    writer.close();
+    return summary;
+  }
+
+  at::InferenceMode inference;
+  const SequenceBatches batches = batchesOf(sample, config.batchSequences);
+  const at::Tensor rows = storedRowIndex(sample);
+  const int64_t lastNeeded = missing.back();
+  std::vector<at::Tensor> hidden(batches.ids.size());
+  const auto started = Clock::now();
+  // Invariant: after step l, hidden[b] holds h_l of batch b; layers are written in order.
+  for (int64_t layer = 0; layer <= lastNeeded; ++layer) {
+    for (std::size_t b = 0; b < batches.ids.size(); ++b) {
+      job.checkCancelled();
+      AttentionOptions attention;
+      attention.paddingMask = batches.paddingMasks[b];
+      hidden[b] = layer == 0 ? backbone->embed(batches.ids[b], attention)
+                             : backbone->runLayers(hidden[b], layer - 1, layer, attention);
+      job.progress((layer + (b + 1.0) / batches.ids.size()) / (lastNeeded + 1),
+                   "layer " + std::to_string(layer) + " of " + std::to_string(L));
+    }
+    if (!std::binary_search(missing.begin(), missing.end(), layer)) continue;
+    const at::Tensor layerRows =
+        at::cat(hidden).reshape({-1, backbone->config().hiddenSize}).index_select(0, rows)
+            .to(at::kCPU, at::kFloat).contiguous();
+    writer.writeLayer(layer, {layerRows.data_ptr<float>(), static_cast<std::size_t>(layerRows.numel())});
+    ++summary.layersWritten;
+  }
+  writer.close();
+  summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  summary.tokensPerSecond =
+      summary.seconds > 0 ? summary.tokens * static_cast<double>(lastNeeded + 1) / summary.seconds : 0;
+  job.progress(1.0, "done");
+  return summary;
+}
+
+}  // namespace strata

@@ -1,0 +1,54 @@
+#pragma once
+// Capture: run a backbone over a sampled corpus and write the hidden state of every layer
+// into an activation store. The job behind `strata-cli capture` and the GUI's Capture… action.
+//
+// It works layer by layer over the whole sample — h_0 for every sequence, then block 1 for
+// every sequence, … — so memory holds one layer's states (S·T·d floats) and, with layer
+// streaming, one block's weights; and each finished layer is written (and flushed) before the
+// next one starts, so a crash keeps every finished layer. Resuming an interrupted store
+// re-samples the same tokens (same corpus, tokenizer and seed), recomputes the forward pass and
+// writes only the missing layers.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/activation_store.h"
+#include "io/corpus.h"
+#include "io/token_sampler.h"
+
+namespace strata {
+
+class JobContext;
+
+struct CaptureConfig {
+  std::filesystem::path modelFolder;
+  std::filesystem::path corpus;
+  std::filesystem::path output;  ///< the .h5 activation store
+  CorpusOptions corpusOptions;
+  TokenSamplerConfig sampling;
+  StoreDType dtype = StoreDType::Float16;
+  int64_t batchSequences = 16;  ///< sequences per forward call
+  bool streamLayers = false;    ///< keep one block's weights in memory at a time
+  bool overwrite = false;       ///< replace an existing store instead of refusing/resuming
+  bool resume = false;          ///< continue an interrupted store at `output`
+};
+
+struct CaptureSummary {
+  int64_t tokens = 0;
+  int64_t sequences = 0;
+  int64_t layersWritten = 0;  ///< layers computed and written by this run
+  int64_t layersKept = 0;     ///< finished layers found in a resumed store
+  double seconds = 0.0;
+  double tokensPerSecond = 0.0;  ///< stored rows × layers / seconds of forward + write
+};
+
+/**
+ * Runs the capture; progress and cancellation through `job`. Throws ConfigError for a bad
+ * configuration, FormatError/IoError for bad inputs, CancelledError when cancelled (the store
+ * then holds every layer finished so far and can be resumed).
+ */
+CaptureSummary runCapture(const CaptureConfig& config, JobContext& job);
+
+}  // namespace strata

@@ -1,0 +1,35 @@
+#pragma once
+// Scaled dot-product attention with grouped key/value heads, and the masks that shape it.
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include "model/attention_options.h"
+
+namespace strata {
+
+/**
+ * The positions [B, T] (int64, on `device`) a pass uses: options.positions when given
+ * (broadcast from [T]), else counted over real tokens (see AttentionOptions).
+ */
+at::Tensor resolvePositions(const AttentionOptions& options, int64_t batch, int64_t length,
+                            at::Device device);
+
+/**
+ * Which key each query may see: bool [B or 1, 1, T, T] on `device`, or an undefined tensor
+ * when every pair may (bidirectional, no padding). Causal: key ≤ query. Padding: real keys
+ * only, and the diagonal always (a padding query would otherwise see nothing and give NaN).
+ */
+at::Tensor attentionAllowed(const AttentionOptions& options, int64_t batch, int64_t length,
+                            at::Device device);
+
+/**
+ * softmax(q·kᵀ/√headDim, masked by `allowed`)·v. q [B, H, T, hd]; k, v [B, KV, T, hd] with KV
+ * dividing H: query head h uses key/value head h / (H/KV), as transformers' repeat_kv (GQA,
+ * Ainslie et al. 2023) — here by broadcasting, without copying k and v. Returns the heads
+ * merged back: [B, T, H·hd].
+ */
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const at::Tensor& allowed);
+
+}  // namespace strata

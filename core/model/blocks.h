@@ -1,0 +1,30 @@
+#pragma once
+// One transformer block of each supported family, as plain functions over BlockWeights, so a
+// block can run on weights that were just streamed in and are dropped right after.
+
+#include <ATen/core/Tensor.h>
+
+#include "io/hf_config.h"
+#include "model/activation.h"
+#include "model/block_weights.h"
+#include "model/rope.h"
+
+namespace strata {
+
+/** What every block of one forward pass shares: built once per pass by the Backbone. */
+struct BlockContext {
+  const ModelConfig* config = nullptr;
+  Activation activation = Activation::Silu;
+  at::Tensor allowed;  ///< attentionAllowed(): bool [B|1, 1, T, T], or undefined (all pairs)
+  RopeTables rope;     ///< undefined for GPT-2 (learned positions)
+};
+
+/** Llama, Qwen2, Qwen3 (modeling_llama.py): pre-RMSNorm, GQA with RoPE, SwiGLU MLP. */
+at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+/** GPT-2 (modeling_gpt2.py): pre-LayerNorm, fused Conv1D c_attn, GELU MLP. */
+at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+/** GPT-NeoX / Pythia (modeling_gpt_neox.py): per-head fused q|k|v, partial RoPE, parallel or
+ *  sequential residual. */
+at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+
+}  // namespace strata
