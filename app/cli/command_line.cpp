@@ -84,6 +84,28 @@ std::string CommandLine::value(const std::string& name) const {
   return *found;
 }
 
+int64_t CommandLine::integer(const std::string& name) const {
+  const std::string text = value(name);
+  std::size_t used = 0;
+  try {
+    const long long parsed = std::stoll(text, &used);
+    if (used == text.size()) return parsed;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--" + name + " must be an integer, got '" + text + "'");
+}
+
+double CommandLine::number(const std::string& name) const {
+  const std::string text = value(name);
+  std::size_t used = 0;
+  try {
+    const double parsed = std::stod(text, &used);
+    if (used == text.size()) return parsed;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--" + name + " must be a number, got '" + text + "'");
+}
+
 bool CommandLine::isSet(const std::string& flagName) const { return m_values.count(flagName) > 0; }
 
 std::string CommandLine::help() const {

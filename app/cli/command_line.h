@@ -2,6 +2,7 @@
 // A small, strict command-line parser for strata-cli's subcommands: declared options and
 // positionals, generated --help, and a UsageError for anything it does not understand.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ class CommandLine {
   std::string value(const std::string& name) const;
   std::optional<std::string> optionalValue(const std::string& name) const;
   bool isSet(const std::string& flagName) const;
+  /** The option's value as an integer / a number; UsageError naming the option otherwise. */
+  int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
   std::string help() const;
 
  private:

@@ -6,6 +6,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list{
       {"inspect", "describe a Hugging Face model folder (architecture, sizes, dtypes, tokenizer)",
        runInspect},
+      {"capture", "hidden states of every layer over a corpus, into an HDF5 activation store",
+       runCapture},
+      {"import-llama2c", "convert a llama2.c model.bin + tokenizer.bin into a Hugging Face folder",
+       runImportLlama2c},
+      {"generate", "continue a prompt with a model folder (greedy or top-p sampling)", runGenerate},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

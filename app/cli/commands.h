@@ -17,6 +17,9 @@ struct Command {
 
 int runInspect(const Arguments& args);
 int runAbout(const Arguments& args);
+int runCapture(const Arguments& args);
+int runImportLlama2c(const Arguments& args);
+int runGenerate(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

@@ -1,0 +1,102 @@
+// `strata-cli capture`: hidden states of every layer over a sampled corpus, into an HDF5
+// activation store. Ctrl-C stops after the current batch; every finished layer stays valid
+// and `--resume` completes the store later.
+
+#include <iostream>
+
+#include "command_line.h"
+#include "commands.h"
+#include "common/human_format.h"
+#include "engine/capture.h"
+#include "terminal_progress.h"
+
+namespace strata::cli {
+namespace {
+
+CaptureConfig captureConfigFrom(const CommandLine& cli) {
+  CaptureConfig config;
+  config.modelFolder = cli.value("model");
+  config.corpus = cli.value("corpus");
+  config.output = cli.value("out");
+  config.sampling.tokenBudget = cli.integer("tokens");
+  config.sampling.sequenceLength = cli.integer("seq-len");
+  config.sampling.skipFirstPositions = cli.integer("skip-first");
+  config.sampling.seed = static_cast<uint64_t>(cli.integer("seed"));
+  config.sampling.maxDocuments = cli.integer("max-documents");
+  config.batchSequences = cli.integer("batch");
+  config.streamLayers = cli.isSet("stream-layers");
+  config.overwrite = cli.isSet("overwrite");
+  config.resume = cli.isSet("resume");
+  if (config.overwrite && config.resume) throw UsageError("--overwrite and --resume exclude each other");
+
+  const std::string dtype = cli.value("dtype");
+  if (dtype != "float16" && dtype != "float32")
+    throw UsageError("--dtype must be float16 or float32, got '" + dtype + "'");
+  config.dtype = dtype == "float16" ? StoreDType::Float16 : StoreDType::Float32;
+
+  const auto format = parseCorpusFormat(cli.value("corpus-format"));
+  if (!format) throw UsageError("--corpus-format must be auto, text, folder or jsonl");
+  config.corpusOptions.format = *format;
+  const auto split = parseDocumentSplit(cli.value("split"));
+  if (!split) throw UsageError("--split must be auto, paragraphs, lines, file or wikitext");
+  config.corpusOptions.split = *split;
+  config.corpusOptions.jsonlField = cli.value("jsonl-field");
+  return config;
+}
+
+}  // namespace
+
+int runCapture(const Arguments& args) {
+  CommandLine cli("capture",
+                  "Run a model over a sampled corpus and write the hidden state of every layer\n"
+                  "(h_0 = embedding output … h_L = last block, before the final norm) into an\n"
+                  "HDF5 activation store, layer by layer. Interrupted captures resume with\n"
+                  "--resume; Ctrl-C stops cleanly, keeping every finished layer.");
+  cli.option("model", "DIR", "Hugging Face model folder")
+      .option("corpus", "PATH", "a text file, a folder of .txt files, or a .jsonl file")
+      .option("out", "FILE", "the activation store to write (.h5)")
+      .option("tokens", "N", "number of token positions to store", "8192")
+      .option("seq-len", "T", "tokens per sequence, BOS included", "128")
+      .option("skip-first", "K", "positions skipped at the start of each sequence (attention sinks)", "1")
+      .option("seed", "S", "seed of the token sampling", "0")
+      .option("max-documents", "N", "read only the first N documents (0 = all)", "0")
+      .option("dtype", "TYPE", "float16 or float32 storage", "float16")
+      .option("batch", "B", "sequences per forward pass", "16")
+      .option("corpus-format", "FORMAT", "auto, text, folder or jsonl", "auto")
+      .option("split", "RULE", "documents of a text file: auto, paragraphs, lines, file, wikitext", "auto")
+      .option("jsonl-field", "NAME", "the JSONL field holding the text", "text")
+      .flag("stream-layers", "keep only one block's weights in memory (for models larger than RAM)")
+      .flag("resume", "finish an interrupted store at --out (same corpus and sampling options)")
+      .flag("overwrite", "replace an existing store at --out");
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  const CaptureConfig config = captureConfigFrom(cli);
+
+  TerminalProgress progress;
+  InterruptCancels interrupt;
+  CaptureSummary summary;
+  const JobResult result =
+      runJob([&](JobContext& job) { summary = strata::runCapture(config, job); }, progress,
+             interrupt.token());
+  progress.finish();
+  if (result.outcome == JobOutcome::Cancelled) {
+    std::cerr << "capture cancelled: finished layers are kept in " << config.output.string()
+              << "; run again with --resume to complete it\n";
+    return 130;
+  }
+  if (result.outcome == JobOutcome::Failed) throw Error(result.error);
+
+  std::cout << "Wrote " << config.output.string() << ": " << formatWithSeparators(summary.tokens)
+            << " tokens from " << summary.sequences << " sequences, " << summary.layersWritten
+            << " layers";
+  if (summary.layersKept > 0) std::cout << " (" << summary.layersKept << " already complete)";
+  if (summary.seconds > 0)
+    std::cout << " in " << static_cast<int64_t>(summary.seconds * 10) / 10.0 << " s ("
+              << formatCount(static_cast<int64_t>(summary.tokensPerSecond)) << " token-layers/s)";
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,99 @@
+// `strata-cli generate --model DIR --prompt TEXT`: continue a prompt with a model folder's
+// backbone and tokenizer, streaming the text to stdout; speed on stderr.
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "command_line.h"
+#include "commands.h"
+#include "model/backbone.h"
+#include "model/generation.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata::cli {
+namespace {
+
+/** Prints decoded text as tokens arrive. Decoding the whole sequence each time (not token by
+ *  token) keeps the spaces SentencePiece-style decoders strip from a lone first piece and
+ *  multi-byte characters split over byte tokens. */
+class TextStream {
+ public:
+  TextStream(const Tokenizer& tokenizer, std::vector<int32_t> prompt)
+      : m_tokenizer(tokenizer), m_ids(std::move(prompt)), m_printed(decodeAll()) {}
+
+  void add(int32_t id) {
+    m_ids.push_back(id);
+    const std::string text = decodeAll();
+    if (text.compare(0, m_printed.size(), m_printed) == 0) {
+      std::cout << text.substr(m_printed.size());
+      m_printed = text;
+    } else {  // a decoder that rewrites earlier text: fall back to the token alone
+      const std::string piece = m_tokenizer.decode(std::span<const int32_t>(&id, 1), true);
+      std::cout << piece;
+      m_printed += piece;
+    }
+    std::cout.flush();
+  }
+
+ private:
+  std::string decodeAll() const { return m_tokenizer.decode(m_ids, true); }
+
+  const Tokenizer& m_tokenizer;
+  std::vector<int32_t> m_ids;
+  std::string m_printed;
+};
+
+}  // namespace
+
+int runGenerate(const Arguments& args) {
+  CommandLine cli("generate",
+                  "Continue a prompt with a model folder's language model, printing the prompt\n"
+                  "and the continuation as it is generated, then the speed on stderr. Greedy by\n"
+                  "default; --temperature > 0 samples (with --top-p and --seed). The prompt is\n"
+                  "encoded with the tokenizer's special tokens (Llama: a leading <s>).");
+  cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
+      .option("prompt", "TEXT", "text to continue")
+      .option("max-new-tokens", "N", "tokens to generate at most", "64")
+      .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T)", "0")
+      .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P", "1")
+      .option("seed", "S", "seed of the sampler (same seed, same text)", "0");
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  GenerationConfig config;
+  const int64_t maxNewTokens = cli.integer("max-new-tokens");
+  if (maxNewTokens < 0 || maxNewTokens > 1'000'000)
+    throw UsageError("--max-new-tokens must be in 0..1000000");
+  config.maxNewTokens = static_cast<int>(maxNewTokens);
+  config.temperature = cli.number("temperature");
+  if (!(config.temperature >= 0)) throw UsageError("--temperature must be >= 0");
+  config.topP = cli.number("top-p");
+  if (!(config.topP > 0 && config.topP <= 1)) throw UsageError("--top-p must be in (0, 1]");
+  const int64_t seed = cli.integer("seed");
+  if (seed < 0) throw UsageError("--seed must be >= 0");
+  config.seed = static_cast<uint64_t>(seed);
+  const std::string folder = cli.value("model");
+  const std::string prompt = cli.value("prompt");
+
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
+  const std::unique_ptr<Backbone> model = Backbone::load(folder);
+  const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
+
+  std::cout << prompt << std::flush;
+  TextStream stream(*tokenizer, promptIds);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<int32_t> generated =
+      generate(*model, promptIds, config, [&](int32_t id) { stream.add(id); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "\n" << std::flush;
+  char speed[160];
+  std::snprintf(speed, sizeof speed, "%zu prompt tokens, %zu generated in %.2f s (%.1f tokens/s)\n",
+                promptIds.size(), generated.size(), seconds,
+                seconds > 0 ? static_cast<double>(generated.size()) / seconds : 0.0);
+  std::cerr << speed;
+  return 0;
+}
+
+}  // namespace strata::cli
