@@ -4,17 +4,14 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "io/text_file.h"
 
 namespace strata {
 
 Json readJsonFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in.good() && !in.eof()) throw IoError(file, "cannot read: " + lastSystemError());
+  const std::string content = readWholeFile(file);
   try {
-    return Json::parse(content.str());
+    return Json::parse(content);
   } catch (const Json::parse_error& e) {
     throw FormatError(file, std::string("not valid JSON: ") + e.what());
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "io/text_file.h"
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/decoder.h"
 #include "tokenizer/tokenizer.h"
@@ -165,12 +166,7 @@ std::string hexByte(int b) {
 }  // namespace
 
 std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw IoError(file, "cannot read: " + lastSystemError());
-  const std::string data = std::move(buffer).str();
+  const std::string data = readWholeFile(file);
   size_t offset = 0;
   int32_t maxTokenLength = 0;
   if (!readValue(data, offset, maxTokenLength) || maxTokenLength <= 0)

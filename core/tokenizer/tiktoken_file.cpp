@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "io/text_file.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/special_tokens_config.h"
@@ -66,15 +67,6 @@ std::optional<std::string> decodeBase64(std::string_view text) {
     }
   }
   return out;
-}
-
-std::string readWholeFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw IoError(file, "cannot read: " + lastSystemError());
-  return content.str();
 }
 
 }  // namespace
