@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QMenu>
 #include <QStyle>
 #include <QTreeWidget>
 
@@ -60,7 +61,33 @@ ProjectDock::ProjectDock(QWidget* parent)
     const auto category = static_cast<ProjectCategory>(m_tree->indexOfTopLevelItem(item->parent()));
     emit entryActivated(category, item->data(0, kPathRole).toString());
   });
+  m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_tree, &QTreeWidget::customContextMenuRequested, this, &ProjectDock::showEntryMenu);
   setWidget(m_tree);
+}
+
+void ProjectDock::addEntryAction(ProjectCategory category, QAction* action) {
+  m_entryActions[category].append(action);
+}
+
+QString ProjectDock::selectedEntry(ProjectCategory category) const {
+  const QTreeWidgetItem* item = m_tree->currentItem();
+  if (!item || item->parent() != categoryItem(category)) return {};
+  return item->data(0, kPathRole).toString();
+}
+
+void ProjectDock::showEntryMenu(const QPoint& position) {
+  QTreeWidgetItem* item = m_tree->itemAt(position);
+  if (!item || !item->parent()) return;
+  const auto category = static_cast<ProjectCategory>(m_tree->indexOfTopLevelItem(item->parent()));
+  const QList<QAction*> actions = m_entryActions.value(category);
+  if (actions.isEmpty()) return;
+  m_tree->setCurrentItem(item);
+  // popup(), not exec(): no nested event loop while the menu is up.
+  auto* menu = new QMenu(this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->addActions(actions);
+  menu->popup(m_tree->viewport()->mapToGlobal(position));
 }
 
 QTreeWidgetItem* ProjectDock::categoryItem(ProjectCategory category) const {

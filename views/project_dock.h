@@ -1,12 +1,16 @@
 #pragma once
 // ProjectDock: what this session has open, by kind — models, activation stores, runs. Each
 // entry is a path shown by its file name, with the full path as tooltip. Double-click (or
-// Enter) emits entryActivated so the main window can bring up the matching view. GUI thread only.
+// Enter) emits entryActivated so the main window can bring up the matching view; right-click
+// selects the entry and offers the actions added for its category. GUI thread only.
 
 #include <QDockWidget>
+#include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
+class QAction;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -28,6 +32,13 @@ class ProjectDock final : public QDockWidget {
   void removeEntry(ProjectCategory category, const QString& path);
   /** Paths listed under `category`, in the order they were added. */
   QStringList entries(ProjectCategory category) const;
+  /** The selected entry's path when it is listed under `category`; empty otherwise. */
+  QString selectedEntry(ProjectCategory category) const;
+  /**
+   * Offers `action` in the context menu of every entry under `category` (the entry is
+   * selected first, so the action can read selectedEntry()). The dock does not own it.
+   */
+  void addEntryAction(ProjectCategory category, QAction* action);
 
   QTreeWidget* tree() const { return m_tree; }
 
@@ -37,8 +48,10 @@ class ProjectDock final : public QDockWidget {
  private:
   QTreeWidgetItem* categoryItem(ProjectCategory category) const;
   QTreeWidgetItem* findEntry(ProjectCategory category, const QString& path) const;
+  void showEntryMenu(const QPoint& position);
 
   QTreeWidget* m_tree;
+  QMap<ProjectCategory, QList<QAction*>> m_entryActions;
 };
 
 /** "Models", "Activation stores", "Runs". */

@@ -11,6 +11,8 @@ const std::vector<Command>& commands() {
       {"import-llama2c", "convert a llama2.c model.bin + tokenizer.bin into a Hugging Face folder",
        runImportLlama2c},
       {"generate", "continue a prompt with a model folder (greedy or top-p sampling)", runGenerate},
+      {"pretrain", "train a small Llama from scratch on a local corpus into a Hugging Face folder",
+       runPretrain},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

@@ -86,7 +86,8 @@ int runGenerate(const Arguments& args) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<int32_t> generated =
       generate(*model, promptIds, config, [&](int32_t id) { stream.add(id); });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "\n" << std::flush;
   char speed[160];
   std::snprintf(speed, sizeof speed, "%zu prompt tokens, %zu generated in %.2f s (%.1f tokens/s)\n",

@@ -18,7 +18,8 @@ int runImportLlama2c(const Arguments& args) {
                   "rotary layout), tokenizer.json, tokenizer_config.json and a copy of\n"
                   "tokenizer.bin. The folder is written atomically.");
   cli.positional("model.bin", "llama2.c checkpoint")
-      .positional("tokenizer.bin", "llama2.c tokenizer with as many tokens as the model's vocabulary")
+      .positional("tokenizer.bin",
+                  "llama2.c tokenizer with as many tokens as the model's vocabulary")
       .positional("out-dir", "folder to create (must not exist or be empty, unless --force)")
       .flag("force", "replace an existing, non-empty output folder");
   if (!cli.parse(args)) {
@@ -27,13 +28,14 @@ int runImportLlama2c(const Arguments& args) {
   }
   Llama2cImportOptions options;
   options.force = cli.isSet("force");
-  const Llama2cImportResult result =
-      importLlama2c(cli.value("model.bin"), cli.value("tokenizer.bin"), cli.value("out-dir"), options);
+  const Llama2cImportResult result = importLlama2c(
+      cli.value("model.bin"), cli.value("tokenizer.bin"), cli.value("out-dir"), options);
   const Llama2cConfig& c = result.config;
-  std::cout << "llama2.c " << (c.version == 0 ? "legacy (v0)" : "version " + std::to_string(c.version))
+  std::cout << "llama2.c "
+            << (c.version == 0 ? "legacy (v0)" : "version " + std::to_string(c.version))
             << " checkpoint: dim " << c.dim << ", hidden " << c.hiddenDim << ", " << c.numLayers
-            << " layers, " << c.numHeads << " heads (" << c.numKeyValueHeads << " key/value), vocab "
-            << c.vocabSize << ", context " << c.seqLen
+            << " layers, " << c.numHeads << " heads (" << c.numKeyValueHeads
+            << " key/value), vocab " << c.vocabSize << ", context " << c.seqLen
             << (c.sharedClassifier ? ", classifier shared" : ", own classifier") << "\n"
             << "wrote " << result.folder.string() << " (" << formatCount(result.parameterCount)
             << " parameters, float32)\n";

@@ -1,6 +1,7 @@
 // strata-cli: the headless face of Strata. Errors are caught here, at the edge: a readable
 // line on stderr and a non-zero exit (1 for failures, 2 for wrong usage).
 
+#include <algorithm>
 #include <iostream>
 
 #include "command_line.h"
@@ -15,9 +16,10 @@ void printOverview() {
                "Strata: layer geometry of transformer hidden states, and the diffusion models\n"
                "it guides. Run `strata-cli <command> --help` for a command's options.\n\ncommands:\n";
   for (const auto& command : strata::cli::commands())
-    std::cout << "  " << command.name << std::string(12 - std::string(command.name).size(), ' ')
+    std::cout << "  " << command.name
+              << std::string(std::max<std::size_t>(2, 16 - std::string(command.name).size()), ' ')
               << command.summary << "\n";
-  std::cout << "\n  --version   print the version and exit\n";
+  std::cout << "\n  --version       print the version and exit\n";
 }
 
 }  // namespace

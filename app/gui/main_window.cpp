@@ -121,6 +121,14 @@ void MainWindow::createMenus() {
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
 
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  m_captureAction = model->addAction(tr("&Capture…"), this, &MainWindow::showCaptureDialog);
+  m_captureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  m_captureAction->setStatusTip(
+      tr("Run the selected model over a corpus and store every layer's hidden states"));
+  m_projectDock->addEntryAction(ProjectCategory::Models, m_captureAction);
+  updateActions();
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_projectDock->toggleViewAction());
   view->addAction(m_logDock->toggleViewAction());

@@ -4,7 +4,7 @@
 // running job, and the File / View / Help menus. Opening things runs core work in background
 // jobs (JobController); results arrive as immutable snapshots and become dock entries and tabs.
 // GUI thread only. Split by feature: main_window.cpp (frame, menus, settings, drag and drop),
-// main_window_open.cpp (opening models and stores).
+// main_window_open.cpp (opening models and stores), main_window_capture.cpp (Capture…).
 
 #include <QMainWindow>
 #include <QMap>
@@ -12,11 +12,14 @@
 #include <functional>
 #include <memory>
 
+#include "engine/capture.h"
 #include "engine/job.h"
 #include "error_dialog.h"
+#include "job_controller.h"  // JobOutcome's metatype, for captureFinished
 #include "project_dock.h"
 #include "recent_files.h"
 
+class QAction;
 class QLabel;
 class QMenu;
 class QStackedWidget;
@@ -59,6 +62,21 @@ class MainWindow final : public QMainWindow {
   QTabWidget* tabs() const { return m_tabs; }
   JobProgressWidget* jobProgress() const { return m_jobProgress; }
   RecentFiles& recentFiles() { return m_recent; }
+  /** Model ▸ Capture… (Ctrl+Shift+C): enabled while a model is open. */
+  QAction* captureAction() const { return m_captureAction; }
+  /** The model Capture… uses: the one selected in the project dock, else the current tab's,
+   *  else the last opened; empty when no model is open. */
+  QString currentModel() const;
+
+ public slots:
+  /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
+  void showCaptureDialog();
+  /**
+   * Runs `config` in a background job with progress and Cancel in the status bar. Success
+   * logs the summary and opens the store; failure shows the error dialog; cancelling keeps
+   * the finished layers (a later capture with resume completes the store).
+   */
+  void startCapture(const strata::CaptureConfig& config);
 
  signals:
   /** A model or store finished opening and its tab is shown. */
@@ -67,6 +85,8 @@ class MainWindow final : public QMainWindow {
   void openFailed(const QString& path, const QString& error);
   /** The last running background job has finished (busy() is false now). */
   void jobsFinished();
+  /** A capture into `output` ended (Succeeded: the store is being opened). */
+  void captureFinished(const QString& output, strata::JobOutcome outcome);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -81,6 +101,7 @@ class MainWindow final : public QMainWindow {
   void rebuildRecentMenu();
   void showAbout();
   void updateCentralPage();
+  void updateActions();
 
   // main_window_open.cpp
   using JobDone = std::function<void(JobOutcome, const QString& error)>;
@@ -110,6 +131,7 @@ class MainWindow final : public QMainWindow {
   JobProgressWidget* m_jobProgress;
   QLabel* m_deviceLabel;
   QMenu* m_recentMenu = nullptr;
+  QAction* m_captureAction = nullptr;
   QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
   QStringList m_opening;         ///< paths whose open job is running
   QMap<QString, std::shared_ptr<const ModelSummary>> m_models;

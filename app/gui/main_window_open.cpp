@@ -120,6 +120,7 @@ void MainWindow::showModel(std::shared_ptr<const ModelSummary> summary) {
   const ModelConfig& config = summary->config;
   m_models.insert(path, summary);
   m_projectDock->addEntry(ProjectCategory::Models, path);
+  updateActions();
   m_recent.add(path);
   m_logDock->append(MessageLevel::Info,
                     tr("Opened model %1: %2, %3 layers, hidden size %4, %5 parameters")

@@ -16,7 +16,8 @@ namespace {
 
 void checkConfig(const GenerationConfig& config) {
   if (config.maxNewTokens < 0)
-    throw Error("generation: maxNewTokens must be >= 0, got " + std::to_string(config.maxNewTokens));
+    throw Error("generation: maxNewTokens must be >= 0, got " +
+                std::to_string(config.maxNewTokens));
   if (!(config.temperature >= 0) || std::isinf(config.temperature))
     throw Error("generation: temperature must be a finite number >= 0, got " +
                 std::to_string(config.temperature));
@@ -40,9 +41,7 @@ std::vector<float> lastLogits(const Backbone& model, std::vector<int64_t>& conte
 
 }  // namespace
 
-double uniformUnit(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
+double uniformUnit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 int32_t chooseToken(std::span<const float> logits, double temperature, double topP,
                     std::mt19937_64& rng) {
@@ -56,9 +55,8 @@ int32_t chooseToken(std::span<const float> logits, double temperature, double to
     probabilities[i] = std::exp((static_cast<double>(logits[i]) - top) / temperature);
   std::vector<int32_t> order(logits.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return probabilities[a] > probabilities[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return probabilities[a] > probabilities[b]; });
   const double total = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
   // Nucleus (Holtzman et al. 2020): the shortest prefix whose mass reaches topP.
   size_t kept = 0;
@@ -97,8 +95,9 @@ std::vector<int32_t> generate(const Backbone& model, std::span<const int32_t> pr
     generated.push_back(next);
     context.push_back(next);
     if (onToken) onToken(next);
-    if (config.stopAtEos && std::find(modelConfig.eosTokenIds.begin(), modelConfig.eosTokenIds.end(),
-                                      static_cast<int64_t>(next)) != modelConfig.eosTokenIds.end())
+    if (config.stopAtEos &&
+        std::find(modelConfig.eosTokenIds.begin(), modelConfig.eosTokenIds.end(),
+                  static_cast<int64_t>(next)) != modelConfig.eosTokenIds.end())
       break;
   }
   return generated;

@@ -40,7 +40,8 @@ struct SizeSum {
   bool overflow = false;
   uint64_t product(std::initializer_list<uint64_t> factors) {
     uint64_t result = 1;
-    for (const uint64_t f : factors) overflow = overflow || __builtin_mul_overflow(result, f, &result);
+    for (const uint64_t f : factors)
+      overflow = overflow || __builtin_mul_overflow(result, f, &result);
     return result;
   }
   void add(uint64_t bytes) { overflow = overflow || __builtin_add_overflow(value, bytes, &value); }
@@ -58,8 +59,8 @@ std::string describe(const Llama2cConfig& c) {
           std::to_string(c.hiddenDim) + ", " + std::to_string(c.numLayers) + " layers, " +
           std::to_string(c.numHeads) + " heads, " + std::to_string(c.numKeyValueHeads) +
           " kv heads, vocab " + std::to_string(c.vocabSize) +
-          (c.sharedClassifier ? " (shared classifier)" : " (unshared classifier)") +
-          ", seq_len " + std::to_string(c.seqLen);
+          (c.sharedClassifier ? " (shared classifier)" : " (unshared classifier)") + ", seq_len " +
+          std::to_string(c.seqLen);
   if (c.version == 2) text += ", Q8_0 group size " + std::to_string(c.groupSize);
   return text;
 }
@@ -85,16 +86,17 @@ Llama2cConfig readHeader(std::span<const std::byte> bytes, const std::filesystem
                                   " bytes, shorter than the 256-byte versioned header");
     c.version = readAt<int32_t>(bytes, 4);
     if (c.version != 1 && c.version != 2)
-      throw FormatError(file, "has export.py version " + std::to_string(c.version) +
-                                  "; supported are 1 (float32) and 2 (Q8_0)",
+      throw FormatError(file,
+                        "has export.py version " + std::to_string(c.version) +
+                            "; supported are 1 (float32) and 2 (Q8_0)",
                         "version", "field");
     fieldsAt = 8;
     headerBytes = kVersionedHeaderBytes;
   } else {
     headerBytes = kLegacyHeaderBytes;
   }
-  const char* names[] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size",
-                         "seq_len"};
+  const char* names[] = {"dim",        "hidden_dim", "n_layers", "n_heads",
+                         "n_kv_heads", "vocab_size", "seq_len"};
   int32_t raw[7];
   for (int i = 0; i < 7; ++i) raw[i] = readAt<int32_t>(bytes, fieldsAt + 4 * i);
   int32_t vocab = raw[5];
@@ -129,8 +131,8 @@ Llama2cConfig readHeader(std::span<const std::byte> bytes, const std::filesystem
                           " does not divide n_heads " + std::to_string(c.numHeads),
                       "n_kv_heads", "field");
   if (c.version == 2 && c.groupSize <= 0)
-    throw FormatError(file, "Q8_0 group size must be positive, found " +
-                                std::to_string(c.groupSize),
+    throw FormatError(file,
+                      "Q8_0 group size must be positive, found " + std::to_string(c.groupSize),
                       "group_size", "field");
   return c;
 }
@@ -144,10 +146,10 @@ std::vector<Entry> layoutOf(const Llama2cConfig& c) {
   const Entry rmsAtt{&W::rmsAttention, "rms_att_weight", {L, d}};
   const Entry rmsFfn{&W::rmsFfn, "rms_ffn_weight", {L, d}};
   const Entry rmsFinal{&W::rmsFinal, "rms_final_weight", {d}};
-  const std::vector<Entry> matrices{
-      {&W::wq, "wq", {L, d, d}},  {&W::wk, "wk", {L, kv, d}}, {&W::wv, "wv", {L, kv, d}},
-      {&W::wo, "wo", {L, d, d}},  {&W::w1, "w1", {L, h, d}},  {&W::w2, "w2", {L, d, h}},
-      {&W::w3, "w3", {L, h, d}}};
+  const std::vector<Entry> matrices{{&W::wq, "wq", {L, d, d}},  {&W::wk, "wk", {L, kv, d}},
+                                    {&W::wv, "wv", {L, kv, d}}, {&W::wo, "wo", {L, d, d}},
+                                    {&W::w1, "w1", {L, h, d}},  {&W::w2, "w2", {L, d, h}},
+                                    {&W::w3, "w3", {L, h, d}}};
   const Entry classifier{&W::classifier, "wcls", {V, d}};
   std::vector<Entry> layout;
   if (c.version == 0) {
@@ -188,10 +190,13 @@ uint64_t bytesOf(const Entry& entry, const Llama2cConfig& c, SizeSum& sum,
   const uint64_t perPart = count / static_cast<uint64_t>(entry.parts);
   if (perPart % static_cast<uint64_t>(c.groupSize) != 0)
     throw FormatError(file,
-                      "has " + std::to_string(perPart) + " values per tensor, not a multiple of "
-                      "the Q8_0 group size " + std::to_string(c.groupSize),
+                      "has " + std::to_string(perPart) +
+                          " values per tensor, not a multiple of "
+                          "the Q8_0 group size " +
+                          std::to_string(c.groupSize),
                       entry.name);
-  const uint64_t scaleBytes = sum.product({count / static_cast<uint64_t>(c.groupSize), sizeof(float)});
+  const uint64_t scaleBytes =
+      sum.product({count / static_cast<uint64_t>(c.groupSize), sizeof(float)});
   uint64_t total = 0;
   sum.overflow = sum.overflow || __builtin_add_overflow(count, scaleBytes, &total);
   return total;
@@ -211,8 +216,9 @@ void checkFileSize(const Llama2cConfig& c, const std::vector<Entry>& layout, uin
   const uint64_t classifierBytes =
       static_cast<uint64_t>(c.vocabSize) * static_cast<uint64_t>(c.dim) * sizeof(float);
   if (c.version == 0 && c.sharedClassifier && found == sum.value + classifierBytes)
-    problem += "; the extra bytes are exactly an unshared classifier, but vocab_size is "
-               "positive, which means shared";
+    problem +=
+        "; the extra bytes are exactly an unshared classifier, but vocab_size is "
+        "positive, which means shared";
   throw FormatError(file, problem);
 }
 

@@ -14,16 +14,16 @@ namespace strata {
 
 /** The header of a llama2.c checkpoint. */
 struct Llama2cConfig {
-  int version = 0;            ///< 0 = legacy run.c layout, 1 = float32, 2 = Q8_0
-  int64_t dim = 0;            ///< transformer width
-  int64_t hiddenDim = 0;      ///< SwiGLU width (w1/w3 rows)
+  int version = 0;        ///< 0 = legacy run.c layout, 1 = float32, 2 = Q8_0
+  int64_t dim = 0;        ///< transformer width
+  int64_t hiddenDim = 0;  ///< SwiGLU width (w1/w3 rows)
   int64_t numLayers = 0;
   int64_t numHeads = 0;
   int64_t numKeyValueHeads = 0;
-  int64_t vocabSize = 0;      ///< always positive here (v0's sign is sharedClassifier)
-  int64_t seqLen = 0;         ///< context length the model was trained with
+  int64_t vocabSize = 0;         ///< always positive here (v0's sign is sharedClassifier)
+  int64_t seqLen = 0;            ///< context length the model was trained with
   bool sharedClassifier = true;  ///< the classifier is the token embedding
-  int64_t groupSize = 0;      ///< Q8_0 group size (version 2 only)
+  int64_t groupSize = 0;         ///< Q8_0 group size (version 2 only)
 
   int64_t headSize() const { return dim / numHeads; }
   int64_t kvDim() const { return numKeyValueHeads * headSize(); }

@@ -1,19 +1,18 @@
 #include "model/llama2c_import.h"
 
-#include <stdio.h>  // renameat2 (glibc >= 2.28)
 #include <fcntl.h>  // AT_FDCWD
+#include <stdio.h>  // renameat2 (glibc >= 2.28)
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <system_error>
 
 #include "common/error.h"
 #include "io/atomic_file.h"
 #include "io/safetensors_torch.h"
+#include "io/text_file.h"
 #include "model/llama2c_tokenizer_json.h"
 
 namespace strata {
@@ -22,15 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::atomic<unsigned> g_folderCounter{0};
-
-std::string readWhole(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw IoError(file, "cannot read: " + lastSystemError());
-  return std::move(buffer).str();
-}
 
 void writeText(const fs::path& file, const std::string& text) {
   writeFileAtomically(file, [&](int fd) { writeAll(fd, text.data(), text.size(), file); });
@@ -96,7 +86,8 @@ void install(TemporaryFolder& temporary, const fs::path& target, bool force) {
     fsyncDirectory(target.parent_path());
     return;
   }
-  if (errno != ENOTEMPTY && errno != EEXIST) throw IoError(target, "cannot rename the temporary folder into place: " + lastSystemError());
+  if (errno != ENOTEMPTY && errno != EEXIST)
+    throw IoError(target, "cannot rename the temporary folder into place: " + lastSystemError());
   // Non-empty and forced: swap the two folders in one step, then delete the old contents,
   // which now sit under the temporary name (the destructor removes them).
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
@@ -134,7 +125,8 @@ std::vector<std::pair<std::string, at::Tensor>> huggingFaceLlamaTensors(
   tensors.emplace_back("model.embed_tokens.weight", w.tokenEmbedding);
   for (int64_t l = 0; l < c.numLayers; ++l) {
     const std::string prefix = "model.layers." + std::to_string(l) + ".";
-    tensors.emplace_back(prefix + "self_attn.q_proj.weight", permuteRotaryRows(w.wq[l], c.numHeads));
+    tensors.emplace_back(prefix + "self_attn.q_proj.weight",
+                         permuteRotaryRows(w.wq[l], c.numHeads));
     tensors.emplace_back(prefix + "self_attn.k_proj.weight",
                          permuteRotaryRows(w.wk[l], c.numKeyValueHeads));
     tensors.emplace_back(prefix + "self_attn.v_proj.weight", w.wv[l]);
@@ -164,7 +156,7 @@ std::string huggingFaceLlamaConfigJson(const Llama2cConfig& c) {
   config["vocab_size"] = c.vocabSize;
   config["max_position_embeddings"] = c.seqLen;
   config["hidden_act"] = "silu";
-  config["rms_norm_eps"] = 1e-5;  // llama2.c's rmsnorm
+  config["rms_norm_eps"] = 1e-5;   // llama2.c's rmsnorm
   config["rope_theta"] = 10000.0;  // run.c: powf(10000.0f, head_dim / (float)head_size)
   config["attention_bias"] = false;
   config["attention_dropout"] = 0.0;
@@ -192,7 +184,7 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
                                         " tokens but the model " + modelBin.string() +
                                         " has vocab_size " + std::to_string(c.vocabSize));
   const std::string tokenizerJson = llama2cTokenizerJson(vocabulary, tokenizerBin);
-  const std::string tokenizerBytes = readWhole(tokenizerBin);
+  const std::string tokenizerBytes = readWholeFile(tokenizerBin);
   const auto tensors = huggingFaceLlamaTensors(checkpoint);
 
   std::error_code error;

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_map>
 
 #include "common/error.h"
+#include "io/text_file.h"
 
 namespace strata {
 namespace {
@@ -72,17 +71,14 @@ std::vector<size_t> innerBoundaries(std::string_view text) {
   return cuts;
 }
 
-size_t codePoints(std::string_view text) { return innerBoundaries(text).size() + (text.empty() ? 0 : 1); }
+size_t codePoints(std::string_view text) {
+  return innerBoundaries(text).size() + (text.empty() ? 0 : 1);
+}
 
 }  // namespace
 
 Llama2cVocabulary readLlama2cVocabulary(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file, "cannot open: " + lastSystemError());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw IoError(file, "cannot read: " + lastSystemError());
-  const std::string data = std::move(buffer).str();
+  const std::string data = readWholeFile(file);
   Llama2cVocabulary vocabulary;
   size_t offset = 0;
   if (!readValue(data, offset, vocabulary.maxTokenLength) || vocabulary.maxTokenLength <= 0)
@@ -94,10 +90,9 @@ Llama2cVocabulary readLlama2cVocabulary(const std::filesystem::path& file) {
     if (!readValue(data, offset, score) || !readValue(data, offset, length))
       throw FormatError(file, "truncated score or length", where, "token");
     if (length < 0 || static_cast<size_t>(length) > data.size() - offset)
-      throw FormatError(file,
-                        "length " + std::to_string(length) +
-                            " is negative or past the end of the file",
-                        where, "token");
+      throw FormatError(
+          file, "length " + std::to_string(length) + " is negative or past the end of the file",
+          where, "token");
     vocabulary.pieces.emplace_back(data, offset, static_cast<size_t>(length));
     vocabulary.scores.push_back(score);
     offset += static_cast<size_t>(length);
@@ -178,7 +173,8 @@ std::string llama2cTokenizerJson(const Llama2cVocabulary& vocabulary,
   Json merges = Json::array();
   // "left right" strings (read by every tokenizers release); SentencePiece pieces hold no
   // spaces once "▁" is restored.
-  for (const auto& [left, right] : sentencePieceMerges(vocabulary)) merges.push_back(left + " " + right);
+  for (const auto& [left, right] : sentencePieceMerges(vocabulary))
+    merges.push_back(left + " " + right);
 
   Json root;
   root["version"] = "1.0";

@@ -7,10 +7,14 @@ namespace strata::testing {
 
 struct CommandOutput {
   int exitCode = -1;
-  std::string out;  ///< stdout and stderr together
+  std::string out;  ///< runCli: stdout and stderr together; runCliSplit: stdout only
+  std::string err;  ///< runCliSplit: stderr; empty for runCli
 };
 
-/** Runs `strata-cli <arguments>` through the shell and collects its output. */
+/** Runs `strata-cli <arguments>` through the shell; stdout and stderr in one stream. */
 CommandOutput runCli(const std::string& arguments);
+
+/** The same, keeping stdout (e.g. generated text) apart from stderr (progress, speed). */
+CommandOutput runCliSplit(const std::string& arguments);
 
 }  // namespace strata::testing

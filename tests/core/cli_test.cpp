@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "core/cli_runner.h"
 #include "core/temp_dir.h"
 #include "core/tiny_model_folder.h"
 #include <torch/version.h>
@@ -15,22 +16,8 @@
 namespace strata {
 namespace {
 
-struct CommandOutput {
-  int exitCode = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CommandOutput runCli(const std::string& arguments) {
-  const std::string command = std::string(STRATA_CLI_PATH) + " " + arguments + " 2>&1";
-  CommandOutput result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using testing::runCli;
+using testing::CommandOutput;
 
 TEST(CliInspect, PrintsArchitectureSizesDtypesAndTokenizer) {
   TempDir dir;
@@ -85,7 +72,7 @@ TEST(CliInspect, FolderWithoutWeightsFailsClearly) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* command : {"inspect", "about"}) {
+  for (const char* command : {"inspect", "about", "import-llama2c", "generate"}) {
     const CommandOutput result = runCli(std::string(command) + " --help");
     EXPECT_EQ(result.exitCode, 0) << command << ": " << result.out;
     EXPECT_NE(result.out.find(std::string("usage: strata-cli ") + command), std::string::npos)

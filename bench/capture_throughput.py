@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""Capture throughput: strata-cli capture against the same model in PyTorch eager, in one run.
+
+Both sides run the same random Llama-shaped checkpoint (HF layout) over the same number of
+sequences of the same length, with the same thread count and the same BLAS (Debian's
+python3-torch and Strata's LibTorch both use the system BLAS, OpenBLAS once installed), and
+write every layer's hidden states for the stored positions to HDF5 with shuffle + deflate 4.
+Timed: forward passes + writing (model loading and corpus sampling excluded on both sides).
+
+usage: bench/capture_throughput.py BUILD_DIR [--tokens N] [--threads T] [--out results.json]
+"""
+import argparse, json, os, re, struct, subprocess, sys, tempfile, time
+
+import h5py
+import torch
+
+HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB, SEQ = 512, 8, 8, 4, 1408, 4096, 128
+
+
+def write_checkpoint(folder):
+    os.makedirs(folder, exist_ok=True)
+    g = torch.Generator().manual_seed(0)
+    hd = HIDDEN // HEADS
+    w = {"model.embed_tokens.weight": torch.randn(VOCAB, HIDDEN, generator=g) * 0.02,
+         "model.norm.weight": torch.ones(HIDDEN)}
+    for l in range(LAYERS):
+        p = f"model.layers.{l}."
+        w[p + "input_layernorm.weight"] = torch.ones(HIDDEN)
+        w[p + "post_attention_layernorm.weight"] = torch.ones(HIDDEN)
+        for name, shape in [("self_attn.q_proj", (HEADS * hd, HIDDEN)), ("self_attn.k_proj", (KV * hd, HIDDEN)),
+                            ("self_attn.v_proj", (KV * hd, HIDDEN)), ("self_attn.o_proj", (HIDDEN, HEADS * hd)),
+                            ("mlp.gate_proj", (MLP, HIDDEN)), ("mlp.up_proj", (MLP, HIDDEN)),
+                            ("mlp.down_proj", (HIDDEN, MLP))]:
+            w[p + name + ".weight"] = torch.randn(*shape, generator=g) * 0.02
+    header, offset, blobs = {"__metadata__": {"format": "pt"}}, 0, []
+    for name, t in w.items():
+        data = t.contiguous().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": VOCAB,
+              "hidden_size": HIDDEN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
+              "num_key_value_heads": KV, "intermediate_size": MLP, "max_position_embeddings": 1024,
+              "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "tie_word_embeddings": True}
+    json.dump(config, open(os.path.join(folder, "config.json"), "w"))
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, "\u2581": 3}
+    vocab.update({c: 4 + i for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")})
+    meta = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always"}
+    json.dump({"added_tokens": [{"id": i, "content": c, "special": True} for i, c in enumerate(["<unk>", "<s>", "</s>"])],
+               "normalizer": None, "pre_tokenizer": meta, "decoder": meta,
+               "model": {"type": "BPE", "unk_token": "<unk>", "vocab": vocab, "merges": []}},
+              open(os.path.join(folder, "tokenizer.json"), "w"))
+    json.dump({"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
+              open(os.path.join(folder, "tokenizer_config.json"), "w"))
+    return w
+
+
+def rms(x, weight):
+    return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5))
+
+
+def rotate_half(x):
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((-b, a), dim=-1)
+
+
+def forward_all_layers(w, ids):
+    """Plain PyTorch eager Llama (as Hugging Face computes it): h_0 … h_L."""
+    B, T = ids.shape
+    hd = HIDDEN // HEADS
+    inv = 1.0 / (10000.0 ** (torch.arange(0, hd, 2).float() / hd))
+    freqs = torch.outer(torch.arange(T).float(), inv)
+    cos, sin = torch.cat((freqs, freqs), -1).cos(), torch.cat((freqs, freqs), -1).sin()
+    h = w["model.embed_tokens.weight"][ids]
+    hidden = [h]
+    mask = torch.full((T, T), float("-inf")).triu(1)
+    for l in range(LAYERS):
+        p = f"model.layers.{l}."
+        x = rms(h, w[p + "input_layernorm.weight"])
+        q = (x @ w[p + "self_attn.q_proj.weight"].T).view(B, T, HEADS, hd).transpose(1, 2)
+        k = (x @ w[p + "self_attn.k_proj.weight"].T).view(B, T, KV, hd).transpose(1, 2)
+        v = (x @ w[p + "self_attn.v_proj.weight"].T).view(B, T, KV, hd).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(HEADS // KV, 1), v.repeat_interleave(HEADS // KV, 1)
+        att = torch.softmax(q @ k.transpose(-1, -2) / hd ** 0.5 + mask, -1) @ v
+        h = h + att.transpose(1, 2).reshape(B, T, HIDDEN) @ w[p + "self_attn.o_proj.weight"].T
+        x = rms(h, w[p + "post_attention_layernorm.weight"])
+        gate = torch.nn.functional.silu(x @ w[p + "mlp.gate_proj.weight"].T)
+        h = h + (gate * (x @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        hidden.append(h)
+    return hidden
+
+
+def python_capture(w, sequences, batch, out):
+    """Layer-major like Strata: keep one layer's states, write it, go on."""
+    started = time.perf_counter()
+    with torch.inference_mode(), h5py.File(out, "w") as f:
+        per_batch = [forward_all_layers(w, sequences[i:i + batch]) for i in range(0, len(sequences), batch)]
+        for l in range(LAYERS + 1):
+            rows = torch.cat([hs[l][:, 1:, :].reshape(-1, HIDDEN) for hs in per_batch]).numpy()
+            f.create_dataset(f"layers/{l}", data=rows, chunks=(min(256, len(rows)), HIDDEN),
+                             shuffle=True, compression="gzip", compression_opts=4)
+    return time.perf_counter() - started
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build_dir")
+    ap.add_argument("--tokens", type=int, default=16 * 1016)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    work = tempfile.mkdtemp(prefix="strata-bench-")
+    model = os.path.join(work, "model")
+    weights = write_checkpoint(model)
+    corpus = os.path.join(work, "corpus.txt")
+    words = "the layer geometry of hidden states is curved and flat in places we measure it".split()
+    with open(corpus, "w") as f:
+        for p in range(args.tokens // 40 + 10):
+            f.write(" ".join(words[(p * 7 + i * 3) % len(words)] for i in range(60)) + "\n\n")
+
+    cli = os.path.join(args.build_dir, "app", "cli", "strata-cli")
+    env = dict(os.environ, STRATA_THREADS=str(args.threads))
+    run = subprocess.run([cli, "capture", "--model", model, "--corpus", corpus, "--out",
+                          os.path.join(work, "strata.h5"), "--tokens", str(args.tokens),
+                          "--seq-len", str(SEQ), "--dtype", "float32", "--batch", str(args.batch),
+                          "--split", "lines"], env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit("strata-cli capture failed:\n" + run.stdout + run.stderr)
+    strata_seconds = float(re.search(r" in ([0-9.]+) s", run.stdout).group(1))
+    with h5py.File(os.path.join(work, "strata.h5"), "r") as f:
+        stored = f["tokens/ids"].shape[0]
+    sequences = torch.randint(0, 30, (-(-stored // (SEQ - 1)), SEQ), generator=torch.Generator().manual_seed(1))
+    python_seconds = python_capture(weights, sequences, args.batch, os.path.join(work, "python.h5"))
+    python_tokens = sequences.shape[0] * (SEQ - 1)
+
+    result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB}",
+              "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
+              "strata_tokens": stored, "strata_seconds": strata_seconds,
+              "strata_tokens_per_s": stored / strata_seconds,
+              "python_tokens": python_tokens, "python_seconds": python_seconds,
+              "python_tokens_per_s": python_tokens / python_seconds}
+    result["ratio_strata_over_python"] = result["strata_tokens_per_s"] / result["python_tokens_per_s"]
+    print(json.dumps(result, indent=2))
+    if args.out:
+        json.dump(result, open(args.out, "w"), indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+#pragma once
+// The files of a pretrain run that need no LibTorch: the byte-level tokenizer, the Hugging
+// Face config.json, checkpoint manifests, the metrics log and the run configuration file.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/** A byte-level BPE tokenizer.json: the 256 GPT-2 byte-level symbols as the vocabulary (id =
+ *  byte value), no merges, and the specials <|bos|> = 256, <|eos|> = 257. Every byte string
+ *  encodes to one id per byte, so any UTF-8 text round-trips. */
+std::string byteTokenizerJson();
+/** tokenizer_config.json naming <|bos|> / <|eos|> for the tokenizer above. */
+std::string byteTokenizerConfigJson();
+
+/** Writes the run's tokenizer into `folder`: the byte-level one for "byte", else copies the
+ *  tokenizer files of the folder (or the single file) `source` names. */
+void writeTokenizerFiles(const std::string& source, const std::filesystem::path& folder);
+
+/** A Hugging Face LlamaForCausalLM config.json (tied embeddings, rope_theta 10000,
+ *  rms_norm_eps 1e-5, float32). */
+struct LlamaFolderConfig {
+  int64_t vocabSize = 0, dim = 0, layers = 0, heads = 0, kvHeads = 0, mlp = 0;
+  int64_t maxPositions = 0;
+  std::optional<int32_t> bos, eos;
+};
+std::string llamaConfigJson(const LlamaFolderConfig& config);
+
+/** Writes `text` to `path` atomically (temp file, fsync, rename, fsync folder). */
+void writeTextAtomically(const std::filesystem::path& path, const std::string& text);
+/** fsyncs a regular file already written by someone else (torch::save). IoError on failure. */
+void fsyncFile(const std::filesystem::path& path);
+
+/** manifest.json in `folder`: size and sha256 of each of `files` (names inside folder). */
+void writeCheckpointManifest(const std::filesystem::path& folder,
+                             const std::vector<std::string>& files);
+/** True when `folder`/manifest.json exists and every file it lists has its size and hash. */
+bool checkpointManifestValid(const std::filesystem::path& folder);
+
+/** Keeps only the lines of metrics.jsonl whose "step" is ≤ `step` (resume drops the future). */
+void truncateMetricsLog(const std::filesystem::path& file, int64_t step);
+
+}  // namespace strata

@@ -1,0 +1,246 @@
+// The pretrain recipe as a specification: a tiny run learns, its exported Hugging Face folder
+// is the same Llama as the trainable one (Backbone's logits equal the module's), checkpoints
+// are complete, and a resumed run ends exactly where an uninterrupted one does.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "core/cli_runner.h"
+#include "common/error.h"
+#include "core/temp_dir.h"
+#include "engine/job.h"
+#include "io/safetensors_file.h"
+#include "io/safetensors_torch.h"
+#include "io/text_file.h"
+#include "model/backbone.h"
+#include "model/trainable_llama.h"
+#include "recipes/pretrain.h"
+#include "recipes/pretrain_files.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+namespace fs = std::filesystem;
+
+/** A small learnable text: sentences from a tiny grammar, one paragraph per document. */
+void writeToyCorpus(const fs::path& file) {
+  const std::vector<std::string> subjects = {"the cat", "a dog", "the old fox", "my friend"};
+  const std::vector<std::string> verbs = {"sees", "likes", "follows", "finds"};
+  const std::vector<std::string> objects = {"the ball.", "a red hat.", "the small bird.",
+                                            "its shadow."};
+  std::mt19937 rng(7);
+  std::ofstream out(file);
+  for (int doc = 0; doc < 120; ++doc) {
+    for (int s = 0; s < 4; ++s)
+      out << subjects[rng() % 4] << " " << verbs[rng() % 4] << " " << objects[rng() % 4] << " ";
+    out << "\n\n";
+  }
+}
+
+PretrainConfig tinyConfig(const fs::path& corpus, const fs::path& out) {
+  PretrainConfig c;
+  c.corpus = corpus;
+  c.output = out;
+  c.steps = 30;
+  c.batch = 8;
+  c.seqLen = 32;
+  c.lr = 1e-2;
+  c.warmup = 3;
+  c.dim = 32;
+  c.layers = 2;
+  c.heads = 4;
+  c.kvHeads = 2;  // grouped key/value heads: exercises repeat_kv against Backbone's attention
+  c.mlp = 64;
+  c.seed = 3;
+  c.logEvery = 1;
+  c.checkpointEvery = 10;
+  c.evalWindows = 8;
+  c.command = "pretrain_test";
+  c.onLog = [](const std::string&) {};
+  return c;
+}
+
+PretrainSummary run(const PretrainConfig& config) {
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  return runPretrain(config, job);
+}
+
+std::vector<double> loggedLosses(const fs::path& metrics) {
+  std::vector<double> losses;
+  std::istringstream lines(readWholeFile(metrics));
+  for (std::string line; std::getline(lines, line);) {
+    const auto json = nlohmann::json::parse(line);
+    if (json.contains("loss")) losses.push_back(json["loss"].get<double>());
+  }
+  return losses;
+}
+
+/** One uninterrupted tiny run, shared by the tests that only read it. */
+class PretrainRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = new TempDir;
+    writeToyCorpus(*s_dir / "corpus.txt");
+    s_summary = run(tinyConfig(*s_dir / "corpus.txt", *s_dir / "run"));
+  }
+  static void TearDownTestSuite() {
+    delete s_dir;
+    s_dir = nullptr;
+  }
+  static fs::path out() { return *s_dir / "run"; }
+  static inline TempDir* s_dir = nullptr;
+  static inline PretrainSummary s_summary;
+};
+
+TEST(PretrainByteTokenizer, RoundTripsArbitraryUtf8OneIdPerByte) {
+  TempDir dir;
+  writeTokenizerFiles("byte", dir.path());
+  const auto tokenizer = loadTokenizer(dir.path());
+  EXPECT_EQ(tokenizer->vocabSize(), 258);
+  EXPECT_EQ(tokenizer->bosId(), 256);
+  EXPECT_EQ(tokenizer->eosId(), 257);
+  const std::string text = "def f(x):\n\treturn x  # héllo ✓ 𝄞 🙂 \r\n  \x01\x7f end";
+  const std::vector<int32_t> ids = tokenizer->encode(text);
+  ASSERT_EQ(ids.size(), text.size());
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<uint8_t>(text[i]));
+  EXPECT_EQ(tokenizer->decode(ids), text);
+  std::string all;  // every byte value, as the tokenizer must cover all 256
+  for (int b = 1; b < 256; ++b) all += static_cast<char>(b);
+  EXPECT_EQ(tokenizer->decode(tokenizer->encode(all)), all);
+}
+
+TEST_F(PretrainRun, LossDecreasesClearly) {
+  const std::vector<double> losses = loggedLosses(out() / "metrics.jsonl");
+  ASSERT_EQ(losses.size(), 30u);
+  double first = 0, last = 0;
+  for (int i = 0; i < 5; ++i) {
+    first += losses[static_cast<size_t>(i)] / 5;
+    last += losses[losses.size() - 1 - static_cast<size_t>(i)] / 5;
+  }
+  EXPECT_LT(last, first - 1.0) << "first-5 mean " << first << ", last-5 mean " << last;
+  EXPECT_TRUE(s_summary.finished);
+  EXPECT_GT(s_summary.finalValLoss, 0);
+  EXPECT_LT(s_summary.finalValLoss, s_summary.firstLoss);
+}
+
+TEST_F(PretrainRun, ExportedFolderIsTheSameLlamaForBackbone) {
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "run.json",
+                           "tokenizer_config.json", "README.md", "training.json"})
+    EXPECT_TRUE(fs::is_regular_file(out() / file)) << file;
+  const auto backbone = Backbone::load(out());
+  EXPECT_EQ(backbone->numLayers(), 2);
+
+  TrainableLlamaConfig shape;
+  shape.vocabSize = 258;
+  shape.dim = 32;
+  shape.layers = 2;
+  shape.heads = 4;
+  shape.kvHeads = 2;
+  shape.mlp = 64;
+  TrainableLlama model(shape);
+  torch::load(model, (out() / "checkpoints" / "step-30" / "model.pt").string());
+
+  const torch::Tensor ids = torch::randint(0, 258, {2, 24}, torch::kInt64);
+  CaptureRequest request;
+  request.logits = true;
+  request.keepHidden = false;
+  const torch::Tensor expected = backbone->capture(ids, request).logits;
+  torch::NoGradGuard noGrad;
+  const torch::Tensor actual = model->forward(ids);
+  ASSERT_EQ(actual.sizes(), expected.sizes());
+  EXPECT_LT((actual - expected).abs().max().item<double>(), 1e-4);
+
+  const auto config = nlohmann::json::parse(readWholeFile(out() / "config.json"));
+  EXPECT_EQ(config["architectures"][0], "LlamaForCausalLM");
+  EXPECT_EQ(config["tie_word_embeddings"], true);
+  EXPECT_EQ(config["bos_token_id"], 256);
+  EXPECT_EQ(config["eos_token_id"], 257);
+  const auto training = nlohmann::json::parse(readWholeFile(out() / "training.json"));
+  EXPECT_EQ(training["command"], "pretrain_test");
+  EXPECT_TRUE(training["corpus_hash"].get<std::string>().starts_with("sha256:"));
+  EXPECT_DOUBLE_EQ(training["final_val_loss"].get<double>(), s_summary.finalValLoss);
+}
+
+TEST_F(PretrainRun, CheckpointFoldersAreCompleteWithNoTempLeft) {
+  const fs::path folder = out() / "checkpoints";
+  for (const char* step : {"step-10", "step-20", "step-30"}) {
+    EXPECT_TRUE(checkpointManifestValid(folder / step)) << step;
+    for (const char* file : {"model.pt", "optimizer.pt", "rng.pt", "state.json", "manifest.json"})
+      EXPECT_TRUE(fs::is_regular_file(folder / step / file)) << step << "/" << file;
+  }
+  for (const auto& entry : fs::directory_iterator(folder))
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".")) << entry.path();
+  EXPECT_EQ(readWholeFile(folder / "latest"), "step-30\n");
+  const auto state = nlohmann::json::parse(readWholeFile(folder / "step-20" / "state.json"));
+  EXPECT_EQ(state["step"], 20);
+  EXPECT_EQ(state["data_position"], 20 * 8);
+}
+
+TEST_F(PretrainRun, ResumedRunEndsWithTheUninterruptedWeights) {
+  TempDir dir;
+  PretrainConfig config = tinyConfig(*s_dir / "corpus.txt", dir / "run");
+  config.stopAfter = 20;
+  const PretrainSummary stopped = run(config);
+  EXPECT_FALSE(stopped.finished);
+  EXPECT_EQ(stopped.steps, 20);
+  // A half-written checkpoint of a later step (a crash) is skipped in favour of step-20.
+  fs::create_directories(dir / "run" / "checkpoints" / "step-25");
+  std::ofstream(dir / "run" / "checkpoints" / "step-25" / "model.pt") << "truncated";
+
+  config.stopAfter = 0;
+  config.resume = true;
+  const PretrainSummary resumed = run(config);
+  EXPECT_EQ(resumed.startStep, 20);
+  EXPECT_EQ(resumed.steps, 30);
+  EXPECT_TRUE(resumed.finished);
+  EXPECT_EQ(loggedLosses(dir / "run" / "metrics.jsonl").size(), 30u);
+
+  const auto a = SafetensorsFile::open(out() / "model.safetensors");
+  const auto b = SafetensorsFile::open(dir / "run" / "model.safetensors");
+  ASSERT_EQ(a->tensors().size(), b->tensors().size());
+  for (const TensorEntry& entry : a->tensors()) {
+    const TensorEntry* other = b->find(entry.name);
+    ASSERT_NE(other, nullptr) << entry.name;
+    EXPECT_TRUE(torch::equal(tensorView(a, entry), tensorView(b, *other))) << entry.name;
+  }
+  EXPECT_DOUBLE_EQ(resumed.finalValLoss, s_summary.finalValLoss);
+}
+
+TEST(PretrainConfigFile, OverridesDefaultsAndRejectsUnknownKeys) {
+  TempDir dir;
+  std::ofstream(dir / "good.json") << R"({"steps": 7, "seq_len": 64, "lr": 0.002, "kv_heads": 1,
+                                          "tokenizer": "byte"})";
+  PretrainConfig config;
+  applyPretrainConfigFile(dir / "good.json", config);
+  EXPECT_EQ(config.steps, 7);
+  EXPECT_EQ(config.seqLen, 64);
+  EXPECT_DOUBLE_EQ(config.lr, 0.002);
+  EXPECT_EQ(config.kvHeads, 1);
+  EXPECT_EQ(config.batch, PretrainConfig{}.batch);
+  std::ofstream(dir / "bad.json") << R"({"stpes": 7})";
+  EXPECT_THROW(applyPretrainConfigFile(dir / "bad.json", config), ConfigError);
+  std::ofstream(dir / "type.json") << R"({"steps": "many"})";
+  EXPECT_THROW(applyPretrainConfigFile(dir / "type.json", config), ConfigError);
+}
+
+TEST(CliPretrain, TrainsAndWritesAFolder) {
+  TempDir dir;
+  writeToyCorpus(dir / "corpus.txt");
+  const testing::CommandOutput result = testing::runCli(
+      "pretrain --corpus " + (dir / "corpus.txt").string() + " --out " + (dir / "m").string() +
+      " --steps 3 --batch 2 --seq-len 16 --dim 16 --layers 1 --heads 2 --mlp 32 --warmup 1");
+  ASSERT_EQ(result.exitCode, 0) << result.out;
+  EXPECT_NE(result.out.find("step 3/3 loss"), std::string::npos) << result.out;
+  EXPECT_TRUE(fs::is_regular_file(dir / "m" / "model.safetensors"));
+  const auto training = nlohmann::json::parse(readWholeFile(dir / "m" / "training.json"));
+  EXPECT_TRUE(training["command"].get<std::string>().starts_with("strata-cli pretrain --corpus"));
+}
+
+}  // namespace
+}  // namespace strata
