@@ -47,6 +47,8 @@ fi
 [[ "${1:-}" == "--deps-only" ]] && exit 0
 
 jobs="$(nproc)"
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the cache.
+export CCACHE_BASEDIR="$here"
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_GUI="$gui" >/dev/null
 fi
