@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "io/sharded_checkpoint.h"
 #include "io/text_file.h"
+#include "tokenizer/tokenizer.h"
 
 namespace strata {
 namespace {
@@ -43,26 +44,15 @@ std::string tokenizerJsonKind(const fs::path& file) {
   return kind + " (tokenizer.json)";
 }
 
-/** A *.model file is either a SentencePiece protobuf or a tiktoken rank file (base64 + rank). */
-std::string modelFileKind(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string firstLine;
-  std::getline(in, firstLine);
-  const auto space = firstLine.find(' ');
-  const bool tiktoken = space != std::string::npos && space > 0 &&
-                        firstLine.find_first_not_of("0123456789", space + 1) == std::string::npos &&
-                        firstLine.find_first_not_of(
-                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == space;
-  return (tiktoken ? "tiktoken ranks (" : "SentencePiece (") + file.filename().string() + ")";
-}
-
 }  // namespace
 
 std::string detectTokenizerKind(const fs::path& folder) {
   if (fs::exists(folder / "tokenizer.json")) return tokenizerJsonKind(folder / "tokenizer.json");
   if (fs::exists(folder / "vocab.json") && fs::exists(folder / "merges.txt"))
     return "byte-level BPE (vocab.json + merges.txt)";
-  if (fs::exists(folder / "tokenizer.model")) return modelFileKind(folder / "tokenizer.model");
+  if (fs::exists(folder / "tokenizer.model"))
+    return isTiktokenRankFile(folder / "tokenizer.model") ? "tiktoken ranks (tokenizer.model)"
+                                                          : "SentencePiece (tokenizer.model)";
   if (fs::exists(folder / "tokenizer.bin")) return "llama2.c tokenizer.bin";
   return "none found";
 }

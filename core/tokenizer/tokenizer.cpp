@@ -70,6 +70,8 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file) {
 
 }  // namespace
 
+bool isTiktokenRankFile(const fs::path& file) { return sniffModelFile(file) == ModelFileKind::Tiktoken; }
+
 std::unique_ptr<Tokenizer> loadTokenizer(const fs::path& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);

@@ -78,6 +78,9 @@ class Tokenizer {
  *  cannot be read and FormatError when no supported tokenizer is there or a file is malformed. */
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& path);
 
+/** Whether `file` (a tokenizer.model) is a tiktoken rank file rather than SentencePiece. */
+bool isTiktokenRankFile(const std::filesystem::path& file);
+
 /** HF tokenizer.json; tokenizer_config.json / special_tokens_map.json next to it, when present,
  *  name the BOS/EOS/PAD/UNK/MASK tokens. */
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file);
