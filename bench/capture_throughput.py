@@ -17,7 +17,11 @@ import torch
 HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB, SEQ = 512, 8, 8, 4, 1408, 4096, 128
 
 
-def write_checkpoint(folder):
+def write_checkpoint(folder, hidden=None, layers=None, heads=None, kv=None, mlp=None, vocab=None):
+    """A random Llama in HF layout (F32); the module-level sizes unless given."""
+    global HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB
+    HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB = (hidden or HIDDEN, layers or LAYERS, heads or HEADS,
+                                             kv or KV, mlp or MLP, vocab or VOCAB)
     os.makedirs(folder, exist_ok=True)
     g = torch.Generator().manual_seed(0)
     hd = HIDDEN // HEADS
@@ -32,16 +36,17 @@ def write_checkpoint(folder):
                             ("mlp.gate_proj", (MLP, HIDDEN)), ("mlp.up_proj", (MLP, HIDDEN)),
                             ("mlp.down_proj", (HIDDEN, MLP))]:
             w[p + name + ".weight"] = torch.randn(*shape, generator=g) * 0.02
-    header, offset, blobs = {"__metadata__": {"format": "pt"}}, 0, []
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
     for name, t in w.items():
-        data = t.contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
+        size = t.numel() * 4
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + size]}
+        offset += size
     h = json.dumps(header).encode()
     h += b" " * (-len(h) % 8)
     with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+        f.write(struct.pack("<Q", len(h)) + h)
+        for t in w.values():  # one tensor at a time: large checkpoints never exist twice in memory
+            f.write(t.contiguous().numpy().tobytes())
     config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": VOCAB,
               "hidden_size": HIDDEN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
               "num_key_value_heads": KV, "intermediate_size": MLP, "max_position_embeddings": 1024,
