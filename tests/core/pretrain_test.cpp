@@ -222,7 +222,8 @@ TEST(PretrainConfigFile, OverridesDefaultsAndRejectsUnknownKeys) {
   EXPECT_EQ(config.seqLen, 64);
   EXPECT_DOUBLE_EQ(config.lr, 0.002);
   EXPECT_EQ(config.kvHeads, 1);
-  EXPECT_EQ(config.batch, PretrainConfig{}.batch);
+  const PretrainConfig defaults;
+  EXPECT_EQ(config.batch, defaults.batch);
   std::ofstream(dir / "bad.json") << R"({"stpes": 7})";
   EXPECT_THROW(applyPretrainConfigFile(dir / "bad.json", config), ConfigError);
   std::ofstream(dir / "type.json") << R"({"steps": "many"})";
