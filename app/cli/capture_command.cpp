@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command_line.h"
+#include "corpus_arguments.h"
 #include "commands.h"
 #include "common/human_format.h"
 #include "engine/capture.h"
@@ -34,13 +35,7 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
     throw UsageError("--dtype must be float16 or float32, got '" + dtype + "'");
   config.dtype = dtype == "float16" ? StoreDType::Float16 : StoreDType::Float32;
 
-  const auto format = parseCorpusFormat(cli.value("corpus-format"));
-  if (!format) throw UsageError("--corpus-format must be auto, text, folder or jsonl");
-  config.corpusOptions.format = *format;
-  const auto split = parseDocumentSplit(cli.value("split"));
-  if (!split) throw UsageError("--split must be auto, paragraphs, lines, file or wikitext");
-  config.corpusOptions.split = *split;
-  config.corpusOptions.jsonlField = cli.value("jsonl-field");
+  config.corpusOptions = corpusOptionsFrom(cli);
   return config;
 }
 
@@ -62,31 +57,24 @@ int runCapture(const Arguments& args) {
       .option("max-documents", "N", "read only the first N documents (0 = all)", "0")
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")
       .option("batch", "B", "sequences per forward pass", "16")
-      .option("corpus-format", "FORMAT", "auto, text, folder or jsonl", "auto")
-      .option("split", "RULE", "documents of a text file: auto, paragraphs, lines, file, wikitext", "auto")
-      .option("jsonl-field", "NAME", "the JSONL field holding the text", "text")
       .flag("stream-layers", "keep only one block's weights in memory (for models larger than RAM)")
       .flag("resume", "finish an interrupted store at --out (same corpus and sampling options)")
       .flag("overwrite", "replace an existing store at --out");
+  addCorpusOptions(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
   const CaptureConfig config = captureConfigFrom(cli);
 
-  TerminalProgress progress;
-  InterruptCancels interrupt;
   CaptureSummary summary;
-  const JobResult result =
-      runJob([&](JobContext& job) { summary = strata::runCapture(config, job); }, progress,
-             interrupt.token());
-  progress.finish();
-  if (result.outcome == JobOutcome::Cancelled) {
+  const JobOutcome outcome =
+      runWithTerminalProgress([&](JobContext& job) { summary = strata::runCapture(config, job); });
+  if (outcome == JobOutcome::Cancelled) {
     std::cerr << "capture cancelled: finished layers are kept in " << config.output.string()
               << "; run again with --resume to complete it\n";
     return 130;
   }
-  if (result.outcome == JobOutcome::Failed) throw Error(result.error);
 
   std::cout << "Wrote " << config.output.string() << ": " << formatWithSeparators(summary.tokens)
             << " tokens from " << summary.sequences << " sequences, " << summary.layersWritten

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command_line.h"
+#include "corpus_arguments.h"
 #include "commands.h"
 #include "recipes/pretrain.h"
 #include "terminal_progress.h"
@@ -50,12 +51,7 @@ PretrainConfig pretrainConfigFrom(const CommandLine& cli, const Arguments& args)
   if (cli.has("seed")) config.seed = static_cast<uint64_t>(cli.integer("seed"));
   if (cli.has("threads")) config.threads = static_cast<int>(cli.integer("threads"));
   if (cli.has("tokenizer")) config.tokenizer = cli.value("tokenizer");
-  const auto format = parseCorpusFormat(cli.value("corpus-format"));
-  if (!format) throw UsageError("--corpus-format must be auto, text, folder or jsonl");
-  config.corpusOptions.format = *format;
-  const auto split = parseDocumentSplit(cli.value("split"));
-  if (!split) throw UsageError("--split must be auto, paragraphs, lines, file or wikitext");
-  config.corpusOptions.split = *split;
+  config.corpusOptions = corpusOptionsFrom(cli);
   config.resume = cli.isSet("resume");
   config.command = "strata-cli pretrain";
   for (const std::string& arg : args) config.command.append(" ").append(quoted(arg));
@@ -92,29 +88,22 @@ int runPretrain(const Arguments& args) {
       .option("eval-every", "N", "steps between validation losses (default: at checkpoints)")
       .option("stop-after", "N", "stop after step N with a checkpoint (continue with --resume)")
       .option("threads", "N", "LibTorch threads (default: LibTorch's choice)")
-      .option("corpus-format", "FORMAT", "auto, text, folder or jsonl", "auto")
-      .option("split", "RULE", "documents of a text file: auto, paragraphs, lines, file, wikitext",
-              "auto")
       .flag("resume", "continue from the newest valid checkpoint in --out");
+  addCorpusOptions(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
   const PretrainConfig config = pretrainConfigFrom(cli, args);
 
-  TerminalProgress progress;
-  InterruptCancels interrupt;
   PretrainSummary summary;
-  const JobResult result =
-      runJob([&](JobContext& job) { summary = strata::runPretrain(config, job); }, progress,
-             interrupt.token());
-  progress.finish();
-  if (result.outcome == JobOutcome::Cancelled) {
+  const JobOutcome outcome =
+      runWithTerminalProgress([&](JobContext& job) { summary = strata::runPretrain(config, job); });
+  if (outcome == JobOutcome::Cancelled) {
     std::cerr << "pretrain cancelled: the last step is checkpointed in "
               << (config.output / "checkpoints").string() << "; continue with --resume\n";
     return 130;
   }
-  if (result.outcome == JobOutcome::Failed) throw Error(result.error);
   if (!summary.finished) {
     std::cout << "Stopped after step " << summary.steps << " (checkpointed); continue with --resume\n";
     return 0;

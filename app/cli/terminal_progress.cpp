@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include "common/error.h"
+
 namespace strata::cli {
 namespace {
 
@@ -84,6 +86,15 @@ InterruptCancels::InterruptCancels() {
 InterruptCancels::~InterruptCancels() {
   std::signal(SIGINT, SIG_DFL);
   g_interruptToken = nullptr;
+}
+
+JobOutcome runWithTerminalProgress(const JobWork& work) {
+  TerminalProgress progress;
+  InterruptCancels interrupt;
+  const JobResult result = runJob(work, progress, interrupt.token());
+  progress.finish();
+  if (result.outcome == JobOutcome::Failed) throw Error(result.error);
+  return result.outcome;
 }
 
 }  // namespace strata::cli

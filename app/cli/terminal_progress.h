@@ -45,4 +45,10 @@ class InterruptCancels {
   CancellationToken m_token;
 };
 
+/**
+ * Runs `work` with a TerminalProgress and a Ctrl-C token. Returns Succeeded or Cancelled;
+ * a failure is rethrown as an Error carrying the job's message.
+ */
+JobOutcome runWithTerminalProgress(const JobWork& work);
+
 }  // namespace strata::cli
