@@ -14,10 +14,10 @@ gui="${STRATA_GUI:-ON}"
 
 core_packages=(
   build-essential cmake ninja-build ccache pkg-config
-  libtorch-dev libopenblas0-pthread libgloo-dev
+  libtorch-dev libopenblas0-pthread libblas-dev libgloo-dev
   libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  python3 python3-numpy python3-h5py python3-torch
+  python3 python3-numpy python3-h5py python3-torch python3-scipy python3-sklearn
 )
 gui_packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth fonts-dejavu-core

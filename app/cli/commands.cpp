@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
        runCapture},
       {"import-llama2c", "convert a llama2.c model.bin + tokenizer.bin into a Hugging Face folder",
        runImportLlama2c},
+      {"score", "per-layer geometry proxies, the DiHAL score and l* of an activation store",
+       runScore},
       {"generate", "continue a prompt with a model folder (greedy or top-p sampling)", runGenerate},
       {"pretrain", "train a small Llama from scratch on a local corpus into a Hugging Face folder",
        runPretrain},

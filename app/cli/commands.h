@@ -21,6 +21,7 @@ int runCapture(const Arguments& args);
 int runImportLlama2c(const Arguments& args);
 int runGenerate(const Arguments& args);
 int runPretrain(const Arguments& args);
+int runScore(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

@@ -1,0 +1,205 @@
+// `strata-cli score`: the geometry proxies of every layer, the DiHAL score and l*. Reads an
+// activation store (--store), or captures one first from --model and --corpus.
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "command_line.h"
+#include "commands.h"
+#include "corpus_arguments.h"
+#include "engine/capture.h"
+#include "geometry/backend.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "io/activation_store.h"
+#include "io/atomic_file.h"
+#include "score_output.h"
+#include "terminal_progress.h"
+
+namespace strata::cli {
+namespace {
+
+geometry::LayerRange parseRange(const CommandLine& cli, const std::string& name) {
+  const std::string text = cli.value(name);
+  const auto dots = text.find("..");
+  try {
+    if (dots == std::string::npos) {
+      const int64_t layer = std::stoll(text);
+      return {layer, layer};
+    }
+    return {std::stoll(text.substr(0, dots)), std::stoll(text.substr(dots + 2))};
+  } catch (const std::exception&) {
+    throw UsageError("--" + name + " must be a layer or a range a..b, got '" + text + "'");
+  }
+}
+
+geometry::ScoreWeights parseWeights(const std::string& text) {
+  geometry::ScoreWeights w;
+  double* slots[] = {&w.curvature, &w.monotonicity, &w.effectiveRank};
+  std::stringstream in(text);
+  std::string item;
+  int n = 0;
+  while (std::getline(in, item, ',')) {
+    if (n == 3) break;
+    try {
+      size_t used = 0;
+      *slots[n] = std::stod(item, &used);
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw UsageError("--weights must be three numbers w_c,w_m,w_k, got '" + text + "'");
+    }
+    ++n;
+  }
+  if (n != 3 || in.rdbuf()->in_avail() > 0)
+    throw UsageError("--weights must be three numbers w_c,w_m,w_k, got '" + text + "'");
+  return w;
+}
+
+geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
+  geometry::ProxyOptions o;
+  o.anchors = cli.integer("anchors");
+  o.neighbours = cli.integer("neighbours");
+  o.directions = cli.integer("directions");
+  o.ridgeFactor = cli.number("ridge");
+  o.spectrumSize = cli.integer("spectrum");
+  o.bootstrapResamples = cli.integer("bootstrap");
+  o.confidence = cli.number("confidence");
+  o.seed = static_cast<uint64_t>(cli.integer("seed"));
+  try {
+    o.monotonicity = geometry::parseMonotonicityMode(cli.value("monotonicity"));
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return o;
+}
+
+/** Captures --model over --corpus into `store` (the --model form of the command). */
+void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
+  CaptureConfig config;
+  config.modelFolder = cli.value("model");
+  config.corpus = cli.value("corpus");
+  config.output = store;
+  config.overwrite = true;
+  config.sampling.tokenBudget = cli.integer("tokens");
+  config.sampling.sequenceLength = cli.integer("seq-len");
+  config.corpusOptions = corpusOptionsFrom(cli);
+  std::cerr << "capturing " << config.modelFolder.string() << " over " << config.corpus.string()
+            << " into " << store.string() << "\n";
+  if (runWithTerminalProgress([&](JobContext& job) { strata::runCapture(config, job); }) ==
+      JobOutcome::Cancelled)
+    throw CancelledError();
+}
+
+/** Removes a temporary store when the command ends, however it ends. */
+struct TemporaryFile {
+  std::filesystem::path path;
+  ~TemporaryFile() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove(path, ignored);
+  }
+};
+
+}  // namespace
+
+int runScore(const Arguments& args) {
+  CommandLine cli("score",
+                  "Compute the geometry proxies of every layer of an activation store (local\n"
+                  "curvature m_curv, global monotonicity m_mono, effective rank k_eff, each with a\n"
+                  "bootstrap interval), the selection score S(l) and l*. The results are written\n"
+                  "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
+                  "--corpus to capture first (into --out, or a temporary store).");
+  cli.option("store", "FILE", "an activation store (.h5) written by `capture`")
+      .option("model", "DIR", "a Hugging Face model folder to capture first")
+      .option("corpus", "PATH", "the corpus to capture (with --model)")
+      .option("out", "FILE", "keep the store captured with --model here (replaced if present)")
+      .option("tokens", "N", "tokens to capture (with --model)", "8192")
+      .option("seq-len", "T", "tokens per sequence (with --model)", "128")
+      .option("device", "DEV", "cpu, cuda or auto", "auto")
+      .option("anchors", "M", "anchors for m_curv", "1024")
+      .option("neighbours", "K", "nearest neighbours per anchor", "32")
+      .option("directions", "M", "random difference directions for m_mono", "1024")
+      .option("ridge", "R", "ε = R·tr(Σ)/d in m_mono", "0.001")
+      .option("monotonicity", "MODE", "rayleigh or min-eig", "rayleigh")
+      .option("spectrum", "S", "leading covariance eigenvalues kept", "64")
+      .option("bootstrap", "B", "bootstrap resamples for the intervals (0 = none)", "20")
+      .option("confidence", "C", "confidence of the intervals", "0.95")
+      .option("seed", "S", "seed of anchors, directions and resamples", "0")
+      .option("layers", "A..B", "score only these layers (default: every stored layer)")
+      .option("candidates", "A..B", "candidate layers for l* (default 1..L-1)")
+      .option("weights", "WC,WM,WK", "weights of m_curv, m_mono, k_eff in S", "1,1,1")
+      .option("csv", "FILE", "also write the table as CSV (- for stdout)")
+      .flag("json", "print the report as JSON instead of a table")
+      .flag("no-write", "do not write the results into the store");
+  addCorpusOptions(cli);
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  const bool fromStore = cli.has("store");
+  if (fromStore == cli.has("model")) throw UsageError("give either --store or --model (with --corpus)");
+  if (!fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
+  const geometry::ProxyOptions options = proxyOptionsFrom(cli);
+  const geometry::ScoreWeights weights = parseWeights(cli.value("weights"));
+  geometry::DeviceChoice device;
+  try {
+    device = geometry::parseDeviceChoice(cli.value("device"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  auto backend = geometry::makeGeometryBackend(device);
+
+  TemporaryFile temporary;
+  std::filesystem::path storePath;
+  if (fromStore) {
+    storePath = cli.value("store");
+  } else if (cli.has("out")) {
+    storePath = cli.value("out");
+  } else {
+    storePath = temporary.path = std::filesystem::temp_directory_path() /
+                                 ("strata-score-" + std::to_string(::getpid()) + ".h5");
+  }
+  if (!fromStore) captureFirst(cli, storePath);
+
+  std::vector<int64_t> layers;
+  if (cli.has("layers")) {
+    const auto range = parseRange(cli, "layers");
+    for (int64_t l = range.first; l <= range.last; ++l) layers.push_back(l);
+  }
+  std::cerr << "scoring on " << backend->description() << "\n";
+  geometry::GeometryReport report;
+  {
+    const ActivationStore store = ActivationStore::open(storePath);
+    const auto outcome = runWithTerminalProgress(
+        [&](JobContext& job) { report = geometry::scanStore(store, *backend, options, job, layers); });
+    if (outcome == JobOutcome::Cancelled) {
+      std::cerr << "score cancelled: nothing was written\n";
+      return 130;
+    }
+  }
+  const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
+                                                : geometry::defaultCandidates(report.numLayers);
+  const auto scores = geometry::scoreLayers(report.layerIndices(), report.values(), weights, candidates);
+  const ScoredReport scored{report, scores, weights, candidates};
+
+  if (!cli.isSet("no-write") && temporary.path.empty()) {
+    geometry::writeGeometry(storePath, report);
+    std::cerr << "wrote the geometry into " << storePath.string() << " (/geometry)\n";
+  }
+  if (cli.has("csv")) {
+    const std::string target = cli.value("csv");
+    if (target == "-") {
+      std::cout << formatScoreCsv(scored);
+    } else {
+      const std::string csv = formatScoreCsv(scored);
+      writeFileAtomically(target, [&](int fd) { writeAll(fd, csv.data(), csv.size(), target); });
+    }
+  }
+  if (cli.isSet("json")) std::cout << formatScoreJson(scored);
+  else if (cli.optionalValue("csv").value_or("") != "-") std::cout << formatScoreTable(scored);
+  return 0;
+}
+
+}  // namespace strata::cli

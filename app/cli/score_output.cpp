@@ -1,0 +1,121 @@
+#include "score_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace strata::cli {
+namespace {
+
+std::string number(double value, const char* format = "%.4g") {
+  if (!std::isfinite(value)) return std::isnan(value) ? "-" : (value > 0 ? "inf" : "-inf");
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string withInterval(double value, const geometry::Interval& interval, bool bootstrapped) {
+  if (!bootstrapped) return number(value);
+  return number(value) + " [" + number(interval.low) + ", " + number(interval.high) + "]";
+}
+
+std::string padded(const std::string& text, size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+nlohmann::json jsonNumber(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json jsonInterval(const geometry::Interval& interval) {
+  return {jsonNumber(interval.low), jsonNumber(interval.high)};
+}
+
+}  // namespace
+
+std::string formatScoreTable(const ScoredReport& s) {
+  const bool bootstrapped = s.report.options.bootstrapResamples > 0;
+  std::vector<std::vector<std::string>> rows{{"layer", "m_curv", "m_mono", "k_eff", "score", "rank", ""}};
+  for (size_t i = 0; i < s.report.layers.size(); ++i) {
+    const auto& l = s.report.layers[i];
+    rows.push_back({std::to_string(l.layer), withInterval(l.values.curvature, l.curvature, bootstrapped),
+                    withInterval(l.values.monotonicity, l.monotonicity, bootstrapped),
+                    withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped),
+                    number(s.scores.score[i], "%+.3f"),
+                    s.scores.rank[i] ? std::to_string(s.scores.rank[i]) : "-",
+                    int64_t(i) == s.scores.bestIndex ? "<- l*" : ""});
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  std::ostringstream out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c + 1 < row.size(); ++c) line += (c ? "  " : "") + padded(row[c], widths[c]);
+    line += row.back().empty() ? "" : "  " + row.back();
+    out << line << "\n";
+  }
+  out << "\nl* = ";
+  if (s.scores.bestIndex >= 0) out << s.report.layers[size_t(s.scores.bestIndex)].layer;
+  else out << "none (no candidate layer has finite proxies)";
+  out << " over candidates " << s.candidates.first << ".." << s.candidates.last << "; weights w_c="
+      << s.weights.curvature << " w_m=" << s.weights.monotonicity << " w_k=" << s.weights.effectiveRank;
+  if (bootstrapped)
+    out << "; intervals: " << s.report.options.bootstrapResamples << " bootstrap resamples, "
+        << number(100 * s.report.options.confidence) << "%";
+  out << "\n";
+  return out.str();
+}
+
+std::string formatScoreCsv(const ScoredReport& s) {
+  std::ostringstream out;
+  out << "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
+         "k_eff_high,score,rank,is_l_star\n";
+  auto full = [](double v) { return std::isfinite(v) ? number(v, "%.17g") : std::string(); };
+  for (size_t i = 0; i < s.report.layers.size(); ++i) {
+    const auto& l = s.report.layers[i];
+    out << l.layer << ',' << full(l.values.curvature) << ',' << full(l.curvature.low) << ','
+        << full(l.curvature.high) << ',' << full(l.values.monotonicity) << ',' << full(l.monotonicity.low)
+        << ',' << full(l.monotonicity.high) << ',' << full(l.values.effectiveRank) << ','
+        << full(l.effectiveRank.low) << ',' << full(l.effectiveRank.high) << ',' << full(s.scores.score[i])
+        << ',' << s.scores.rank[i] << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0) << "\n";
+  }
+  return out.str();
+}
+
+std::string formatScoreJson(const ScoredReport& s) {
+  const auto& o = s.report.options;
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < s.report.layers.size(); ++i) {
+    const auto& l = s.report.layers[i];
+    layers.push_back({{"layer", l.layer},
+                      {"m_curv", jsonNumber(l.values.curvature)},
+                      {"m_curv_interval", jsonInterval(l.curvature)},
+                      {"m_mono", jsonNumber(l.values.monotonicity)},
+                      {"m_mono_interval", jsonInterval(l.monotonicity)},
+                      {"k_eff", jsonNumber(l.values.effectiveRank)},
+                      {"k_eff_interval", jsonInterval(l.effectiveRank)},
+                      {"score", jsonNumber(s.scores.score[i])},
+                      {"rank", s.scores.rank[i]},
+                      {"spectrum", l.spectrum}});
+  }
+  nlohmann::json doc{
+      {"model_id", s.report.modelId},
+      {"num_layers", s.report.numLayers},
+      {"num_tokens", s.report.numTokens},
+      {"backend", s.report.backend},
+      {"options",
+       {{"anchors", o.anchors}, {"neighbours", o.neighbours}, {"directions", o.directions},
+        {"ridge_factor", o.ridgeFactor}, {"monotonicity", geometry::monotonicityModeName(o.monotonicity)},
+        {"bootstrap_resamples", o.bootstrapResamples}, {"confidence", o.confidence}, {"seed", o.seed}}},
+      {"weights", {{"curvature", s.weights.curvature}, {"monotonicity", s.weights.monotonicity},
+                   {"effective_rank", s.weights.effectiveRank}}},
+      {"candidates", {s.candidates.first, s.candidates.last}},
+      {"l_star", s.scores.bestIndex >= 0 ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
+                                         : nlohmann::json(nullptr)},
+      {"layers", layers}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace strata::cli

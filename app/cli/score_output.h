@@ -1,0 +1,25 @@
+#pragma once
+// How `strata-cli score` shows a geometry report: an aligned table, CSV or JSON.
+
+#include <string>
+
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+
+namespace strata::cli {
+
+struct ScoredReport {
+  const geometry::GeometryReport& report;
+  const geometry::LayerScores& scores;
+  const geometry::ScoreWeights& weights;
+  const geometry::LayerRange& candidates;
+};
+
+/** The per-layer table for a terminal: proxies with intervals, score, rank, l* marked. */
+std::string formatScoreTable(const ScoredReport& scored);
+/** One header line and one line per layer (RFC 4180, full precision). */
+std::string formatScoreCsv(const ScoredReport& scored);
+/** The whole report: options, backend, weights, candidates, per-layer values, l*. */
+std::string formatScoreJson(const ScoredReport& scored);
+
+}  // namespace strata::cli

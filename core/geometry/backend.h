@@ -1,0 +1,66 @@
+#pragma once
+// The geometry backends: one interface, chosen at run time (`--device cpu|cuda|auto`). The CPU
+// backend uses Eigen, Spectra and the system BLAS; the CUDA backend cuBLAS, cuSOLVER and
+// kernels of our own, and exists only in builds made with nvcc.
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "geometry/proxy_options.h"
+
+namespace strata::geometry {
+
+/** The three proxies of one layer (DESIGN.md). */
+struct ProxyValues {
+  double curvature = 0;      // m_curv = median_i 1/λ_max(C_i)
+  double monotonicity = 0;   // m_mono
+  double effectiveRank = 0;  // k_eff = tr(Σ)/λ_max(Σ)
+};
+
+/** One evaluation of the proxies, with the by-products the views plot. */
+struct ProxyResult {
+  ProxyValues values;
+  /** Leading eigenvalues of the normalised Σ (tr Σ = d), descending. */
+  std::vector<double> spectrum;
+  /** λ_max(C_i) of every anchor's neighbourhood, in anchor order. */
+  std::vector<double> localLambdaMax;
+};
+
+class GeometryBackend {
+ public:
+  virtual ~GeometryBackend() = default;
+  /** For logs and reports, e.g. "CPU: Eigen + OpenBLAS, 2 threads" or "CUDA: NVIDIA H200". */
+  virtual std::string description() const = 0;
+  /**
+   * Proxies of one layer. `rowWeights` empty: every row counts once. Otherwise one
+   * non-negative integer multiplicity per row (a bootstrap resample): Σ and the mean are the
+   * weighted ones (a row of weight w counts as w copies), anchors and pairs come from
+   * `sampling`, and neighbours are searched among the distinct rows of positive weight, so a
+   * resampled duplicate never becomes its own neighbour at distance 0.
+   * Throws std::invalid_argument for shapes the options cannot work with (fewer than k + 1
+   * rows, a sampling index out of range).
+   */
+  virtual ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
+                                     const TokenSampling& sampling, const ProxyOptions& options) = 0;
+};
+
+enum class DeviceChoice { Auto, Cpu, Cuda };
+
+/** Parses "auto", "cpu" or "cuda"; throws std::invalid_argument otherwise. */
+DeviceChoice parseDeviceChoice(const std::string& text);
+
+/** Whether this build has the CUDA backend and a usable device; `why` says why not. */
+bool cudaBackendAvailable(std::string* why = nullptr);
+
+/**
+ * Auto: CUDA when available, else CPU. Cuda: throws strata::Error with the reason when the
+ * build has no CUDA backend or no device is present.
+ */
+std::unique_ptr<GeometryBackend> makeGeometryBackend(DeviceChoice choice);
+
+/** The CPU backend (always present). */
+std::unique_ptr<GeometryBackend> makeCpuBackend();
+
+}  // namespace strata::geometry

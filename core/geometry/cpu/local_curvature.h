@@ -1,0 +1,30 @@
+#pragma once
+// m_curv's neighbourhood step: λ_max of each anchor's neighbour covariance C_i, computed from
+// the k×k Gram matrix of the centred neighbours (its non-zero eigenvalues are those of the
+// d×d C_i), never from a d×d matrix.
+
+#include <cstdint>
+#include <vector>
+
+#include "geometry/cpu/nearest_neighbours.h"
+
+namespace strata::geometry::cpu {
+
+/** The floor on λ_max(C_i): a neighbourhood of k identical points would otherwise give 1/0. */
+inline constexpr double kLambdaFloor = 1e-12;
+
+/**
+ * λ_max(C_i) for every anchor, in anchor order: C_i = Σ_j (y_j − ȳ)(y_j − ȳ)ᵀ/(k − 1) over the
+ * k normalised neighbours y_j (rows of `normalised`), λ_max(C_i) = λ_max(Y_c Y_cᵀ)/(k − 1) with
+ * the k×k Gram product in float32 (cblas_ssyrk, small enough that OpenBLAS runs it in the
+ * calling thread) and its eigenvalues in double (Eigen). Floored at kLambdaFloor. OpenMP over
+ * anchors.
+ */
+std::vector<double> neighbourhoodLambdaMax(const std::vector<float>& normalised,
+                                           const RowNormalisation& norm,
+                                           const NeighbourLists& neighbours);
+
+/** The median with numpy's convention: the mean of the two middle values for an even count. */
+double median(std::vector<double> values);
+
+}  // namespace strata::geometry::cpu

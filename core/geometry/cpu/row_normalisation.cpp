@@ -1,0 +1,131 @@
+#include "geometry/cpu/row_normalisation.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace strata::geometry::cpu {
+
+namespace {
+
+/**
+ * Σ over the rows of positive weight of f(row, weight, accumulator), one accumulator of
+ * `width` doubles per thread over a static partition, summed in thread order afterwards.
+ */
+template <typename RowFunction>
+std::vector<double> reduceRows(const RowNormalisation& norm, std::span<const float> weights,
+                               int64_t width, RowFunction&& f) {
+  const int64_t count = static_cast<int64_t>(norm.rows.size());
+  const int threads = std::max(1, std::min<int>(omp_get_max_threads(), int(count / 256) + 1));
+  std::vector<std::vector<double>> partial(threads, std::vector<double>(width, 0.0));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int64_t begin = count * t / threads, end = count * (t + 1) / threads;
+    double* acc = partial[t].data();
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t row = norm.rows[r];
+      f(row, weights.empty() ? 1.0 : double(weights[row]), acc);
+    }
+  }
+  std::vector<double> total(width, 0.0);
+  for (const auto& p : partial)
+    for (int64_t j = 0; j < width; ++j) total[j] += p[j];
+  return total;
+}
+
+}  // namespace
+
+RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights) {
+  if (states.data == nullptr || states.rows < 1 || states.cols < 1)
+    throw std::invalid_argument("hidden states are empty (" + std::to_string(states.rows) + "×" +
+                                std::to_string(states.cols) + ")");
+  if (!weights.empty() && static_cast<int64_t>(weights.size()) != states.rows)
+    throw std::invalid_argument(std::to_string(weights.size()) + " row weights for " +
+                                std::to_string(states.rows) + " rows");
+  const int64_t d = states.cols;
+  RowNormalisation norm;
+  norm.dims = d;
+  bool unitWeights = true;
+  for (int64_t i = 0; i < states.rows; ++i) {
+    const float w = weights.empty() ? 1.0f : weights[i];
+    if (!std::isfinite(w) || w < 0)
+      throw std::invalid_argument("row weight " + std::to_string(i) + " is negative or not finite");
+    if (w > 0) {
+      norm.rows.push_back(i);
+      norm.weightSum += w;
+      unitWeights = unitWeights && w == 1.0f;
+    }
+  }
+  if (!(norm.weightSum > 1))
+    throw std::invalid_argument("the covariance needs a total row weight above 1 (got " +
+                                std::to_string(norm.weightSum) + ")");
+  if (!unitWeights) {
+    norm.rootWeights.reserve(norm.rows.size());
+    for (int64_t row : norm.rows) norm.rootWeights.push_back(std::sqrt(weights[row]));
+  }
+
+  std::vector<double> sum = reduceRows(norm, weights, d, [&](int64_t row, double w, double* acc) {
+    const float* x = states.data + row * d;
+    for (int64_t j = 0; j < d; ++j) acc[j] += w * x[j];
+  });
+  norm.mean.resize(d);
+  for (int64_t j = 0; j < d; ++j) norm.mean[j] = sum[j] / norm.weightSum;
+  for (double m : norm.mean)
+    if (!std::isfinite(m)) throw std::invalid_argument("the hidden states hold NaN or infinite values");
+
+  // tr(Σ_raw) = Σ w_i ‖x_i − μ‖² / (W − 1), in a second pass (no cancellation when |μ| ≫ spread).
+  const double* mu = norm.mean.data();
+  const std::vector<double> squares = reduceRows(norm, weights, 1, [&](int64_t row, double w, double* acc) {
+    const float* x = states.data + row * d;
+    double s = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      const double c = double(x[j]) - mu[j];
+      s += c * c;
+    }
+    acc[0] += w * s;
+  });
+  const double trace = squares[0] / (norm.weightSum - 1);
+  if (!std::isfinite(trace))
+    throw std::invalid_argument("the hidden states hold NaN or infinite values");
+  if (!(trace > 0))
+    throw std::invalid_argument("the hidden states have zero variance (every row of positive weight is the same)");
+  norm.scale = std::sqrt(double(d) / trace);
+  return norm;
+}
+
+void writeNormalisedRows(const HiddenStates& states, const RowNormalisation& norm,
+                         const int64_t* rows, int64_t count, const float* factors, float* out,
+                         bool parallel) {
+  const int64_t d = norm.dims;
+  const double* mu = norm.mean.data();
+  const auto one = [&](int64_t r) {
+    const float* x = states.data + rows[r] * d;
+    float* y = out + r * d;
+    const double s = norm.scale * (factors ? double(factors[r]) : 1.0);
+    for (int64_t j = 0; j < d; ++j) y[j] = static_cast<float>((double(x[j]) - mu[j]) * s);
+  };
+  if (parallel && count * d >= (1 << 16)) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < count; ++r) one(r);
+  } else {
+    for (int64_t r = 0; r < count; ++r) one(r);
+  }
+}
+
+std::vector<float> normalisedRows(const HiddenStates& states, const RowNormalisation& norm) {
+  std::vector<float> out(norm.rows.size() * static_cast<size_t>(norm.dims));
+  writeNormalisedRows(states, norm, norm.rows.data(), static_cast<int64_t>(norm.rows.size()), nullptr,
+                      out.data(), true);
+  return out;
+}
+
+int64_t rowBlockLength(int64_t dims, int64_t preferred) {
+  const int64_t cap = std::max<int64_t>(256, (int64_t(64) << 20) / (4 * dims));
+  return std::max<int64_t>(1, std::min(preferred, cap));
+}
+
+}  // namespace strata::geometry::cpu

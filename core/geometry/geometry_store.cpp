@@ -1,0 +1,237 @@
+// writeGeometry / readGeometry: the /geometry group of an activation store.
+//
+//   /geometry                 attributes: options (JSON), backend, model_id, strata_version,
+//                             num_layers, num_tokens
+//   /geometry/layers          int64 [n]      layer index of each row below
+//   /geometry/curvature       float64 [n]    m_curv        (…_interval: float64 [n, 2])
+//   /geometry/monotonicity    float64 [n]    m_mono        (…_interval)
+//   /geometry/effective_rank  float64 [n]    k_eff         (…_interval)
+//   /geometry/score           float64 [n]    S(l), default weights and candidates (NaN outside)
+//   /geometry/spectrum        float64 [n, s] leading eigenvalues of Σ (NaN-padded)
+//   /geometry/local_lambda_max float64 [n, M] λ_max(C_i) per anchor (NaN-padded)
+//
+// The group is written under a temporary name and renamed over the old one, so a reader
+// never sees a half-written /geometry.
+
+#include <hdf5.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/build_info.h"
+#include "common/error.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "io/hdf5_handle.h"
+#include "io/writer_lock.h"
+
+namespace strata::geometry {
+namespace {
+
+constexpr const char* kGroup = "geometry";
+constexpr const char* kPendingGroup = "geometry_pending";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json optionsToJson(const ProxyOptions& o) {
+  return {{"anchors", o.anchors},         {"neighbours", o.neighbours},
+          {"directions", o.directions},   {"ridge_factor", o.ridgeFactor},
+          {"monotonicity", monotonicityModeName(o.monotonicity)},
+          {"spectrum_size", o.spectrumSize}, {"bootstrap_resamples", o.bootstrapResamples},
+          {"confidence", o.confidence},   {"seed", o.seed}};
+}
+
+ProxyOptions optionsFromJson(const nlohmann::json& j) {
+  ProxyOptions o;
+  o.anchors = j.at("anchors");
+  o.neighbours = j.at("neighbours");
+  o.directions = j.at("directions");
+  o.ridgeFactor = j.at("ridge_factor");
+  o.monotonicity = parseMonotonicityMode(j.at("monotonicity"));
+  o.spectrumSize = j.at("spectrum_size");
+  o.bootstrapResamples = j.at("bootstrap_resamples");
+  o.confidence = j.at("confidence");
+  o.seed = j.at("seed");
+  return o;
+}
+
+class GroupWriter {
+ public:
+  GroupWriter(hid_t group, const std::filesystem::path& file) : m_group(group), m_file(file) {}
+
+  void write(const std::string& name, hid_t memType, hid_t fileType, std::vector<hsize_t> dims,
+             const void* data) {
+    hdf5::Dataspace space(H5Screate_simple(int(dims.size()), dims.data(), nullptr));
+    hdf5::Dataset dataset(H5Dcreate2(m_group, name.c_str(), fileType, space.get(), H5P_DEFAULT,
+                                     H5P_DEFAULT, H5P_DEFAULT));
+    if (!dataset || H5Dwrite(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+      throw IoError(m_file, "cannot write geometry/" + name + hdf5::detailSuffix());
+  }
+  void doubles(const std::string& name, const std::vector<double>& v, std::vector<hsize_t> dims) {
+    write(name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, std::move(dims), v.data());
+  }
+
+ private:
+  hid_t m_group;
+  const std::filesystem::path& m_file;
+};
+
+/** Rows of unequal length as one NaN-padded row-major matrix. */
+std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t& width) {
+  width = 1;
+  for (const auto& r : rows) width = std::max(width, r.size());
+  std::vector<double> out(rows.size() * width, kNaN);
+  for (size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), out.begin() + i * width);
+  return out;
+}
+
+void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report) {
+  const hdf5::Location where{group, file, kGroup};
+  hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
+  hdf5::writeStringAttribute(where, "backend", report.backend);
+  hdf5::writeStringAttribute(where, "model_id", report.modelId);
+  hdf5::writeStringAttribute(where, "strata_version", build::kVersion);
+  hdf5::writeInt64Attribute(where, "num_layers", report.numLayers);
+  hdf5::writeInt64Attribute(where, "num_tokens", report.numTokens);
+
+  const hsize_t n = report.layers.size();
+  GroupWriter out(group, file);
+  const auto layers = report.layerIndices();
+  out.write("layers", H5T_NATIVE_INT64, H5T_STD_I64LE, {n}, layers.data());
+  auto series = [&](const char* name, auto value, auto interval) {
+    std::vector<double> v, iv;
+    for (const auto& l : report.layers) {
+      v.push_back(value(l));
+      iv.push_back(interval(l).low);
+      iv.push_back(interval(l).high);
+    }
+    out.doubles(name, v, {n});
+    out.doubles(std::string(name) + "_interval", iv, {n, 2});
+  };
+  series("curvature", [](const LayerGeometry& l) { return l.values.curvature; },
+         [](const LayerGeometry& l) { return l.curvature; });
+  series("monotonicity", [](const LayerGeometry& l) { return l.values.monotonicity; },
+         [](const LayerGeometry& l) { return l.monotonicity; });
+  series("effective_rank", [](const LayerGeometry& l) { return l.values.effectiveRank; },
+         [](const LayerGeometry& l) { return l.effectiveRank; });
+
+  const LayerScores scores = scoreLayers(layers, report.values(), {}, defaultCandidates(report.numLayers));
+  out.doubles("score", scores.score, {n});
+
+  std::vector<std::vector<double>> spectra, local;
+  for (const auto& l : report.layers) spectra.push_back(l.spectrum), local.push_back(l.localLambdaMax);
+  size_t width = 0;
+  const auto spectrum = padded(spectra, width);
+  out.doubles("spectrum", spectrum, {n, width});
+  const auto lambdas = padded(local, width);
+  out.doubles("local_lambda_max", lambdas, {n, width});
+}
+
+void removeIfPresent(hid_t file, const char* name, const std::filesystem::path& path) {
+  if (hdf5::exists(file, name) && H5Ldelete(file, name, H5P_DEFAULT) < 0)
+    throw IoError(path, std::string("cannot remove the old ") + name + hdf5::detailSuffix());
+}
+
+std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file, const std::string& name,
+                                size_t expected, size_t* width = nullptr) {
+  hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
+  if (!dataset) throw FormatError(file, "missing" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
+  hdf5::Dataspace space(H5Dget_space(dataset.get()));
+  hsize_t dims[2] = {0, 1};
+  const int rank = H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (rank < 1 || rank > 2 || dims[0] != expected)
+    throw FormatError(file, "has the wrong shape", "geometry/" + name, "dataset");
+  if (width) *width = rank == 2 ? dims[1] : 1;
+  std::vector<double> out(dims[0] * (rank == 2 ? dims[1] : 1));
+  if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    throw FormatError(file, "cannot be read" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
+  return out;
+}
+
+std::vector<double> unpad(const double* row, size_t width) {
+  std::vector<double> out;
+  for (size_t i = 0; i < width && !std::isnan(row[i]); ++i) out.push_back(row[i]);
+  return out;
+}
+
+}  // namespace
+
+void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report) {
+  hdf5::quietErrors();
+  // Keeps a capture (or another scan) from writing the same file meanwhile.
+  WriterLock lock = WriterLock::forExistingFile(storeFile);
+  hdf5::PropertyList access = hdf5::latestFormatAccess();
+  hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDWR, access.get()));
+  if (!file)
+    throw IoError(storeFile, "cannot open the store to write its geometry (is it open in another "
+                             "program, or was its capture interrupted?)" + hdf5::detailSuffix());
+  removeIfPresent(file.get(), kPendingGroup, storeFile);
+  {
+    hdf5::Group group(H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (!group) throw IoError(storeFile, "cannot create the geometry group" + hdf5::detailSuffix());
+    writeGroup(group.get(), storeFile, report);
+  }
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
+    throw IoError(storeFile, "cannot flush the geometry" + hdf5::detailSuffix());
+  removeIfPresent(file.get(), kGroup, storeFile);
+  if (H5Lmove(file.get(), kPendingGroup, file.get(), kGroup, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    throw IoError(storeFile, "cannot rename the geometry group" + hdf5::detailSuffix());
+  if (H5Fclose(file.release()) < 0)
+    throw IoError(storeFile, "cannot close the store after writing its geometry" + hdf5::detailSuffix());
+}
+
+std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile) {
+  hdf5::quietErrors();
+  hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
+  if (!file) file.reset(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file) throw FormatError(storeFile, "cannot be opened as an HDF5 file" + hdf5::detailSuffix());
+  if (!hdf5::exists(file.get(), kGroup)) return std::nullopt;
+  hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
+  const hdf5::Location where{group.get(), storeFile, kGroup};
+
+  GeometryReport report;
+  try {
+    report.options = optionsFromJson(nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value_or("")));
+  } catch (const std::exception& e) {
+    throw FormatError(storeFile, std::string("unreadable options: ") + e.what(), "geometry@options", "attribute");
+  }
+  report.backend = hdf5::readStringAttribute(where, "backend").value_or("");
+  report.modelId = hdf5::readStringAttribute(where, "model_id").value_or("");
+  report.numLayers = hdf5::readInt64Attribute(where, "num_layers").value_or(0);
+  report.numTokens = hdf5::readInt64Attribute(where, "num_tokens").value_or(0);
+
+  hdf5::Dataset layerSet(H5Dopen2(group.get(), "layers", H5P_DEFAULT));
+  if (!layerSet) throw FormatError(storeFile, "missing", "geometry/layers", "dataset");
+  hdf5::Dataspace layerSpace(H5Dget_space(layerSet.get()));
+  const auto n = size_t(H5Sget_simple_extent_npoints(layerSpace.get()));
+  std::vector<int64_t> layers(n);
+  if (n && H5Dread(layerSet.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, layers.data()) < 0)
+    throw FormatError(storeFile, "cannot be read" + hdf5::detailSuffix(), "geometry/layers", "dataset");
+
+  const auto curv = readDoubles(group.get(), storeFile, "curvature", n);
+  const auto mono = readDoubles(group.get(), storeFile, "monotonicity", n);
+  const auto rank = readDoubles(group.get(), storeFile, "effective_rank", n);
+  const auto curvI = readDoubles(group.get(), storeFile, "curvature_interval", n);
+  const auto monoI = readDoubles(group.get(), storeFile, "monotonicity_interval", n);
+  const auto rankI = readDoubles(group.get(), storeFile, "effective_rank_interval", n);
+  size_t spectrumWidth = 1, localWidth = 1;
+  const auto spectrum = readDoubles(group.get(), storeFile, "spectrum", n, &spectrumWidth);
+  const auto local = readDoubles(group.get(), storeFile, "local_lambda_max", n, &localWidth);
+  if (curvI.size() != 2 * n || monoI.size() != 2 * n || rankI.size() != 2 * n)
+    throw FormatError(storeFile, "intervals must be [n, 2]", "geometry", "group");
+
+  for (size_t i = 0; i < n; ++i) {
+    LayerGeometry l;
+    l.layer = layers[i];
+    l.values = {curv[i], mono[i], rank[i]};
+    l.curvature = {curvI[2 * i], curvI[2 * i + 1]};
+    l.monotonicity = {monoI[2 * i], monoI[2 * i + 1]};
+    l.effectiveRank = {rankI[2 * i], rankI[2 * i + 1]};
+    l.spectrum = unpad(spectrum.data() + i * spectrumWidth, spectrumWidth);
+    l.localLambdaMax = unpad(local.data() + i * localWidth, localWidth);
+    report.layers.push_back(std::move(l));
+  }
+  return report;
+}
+
+}  // namespace strata::geometry

@@ -1,0 +1,41 @@
+#pragma once
+// One layer's geometry: the proxies at the options' seed, their bootstrap intervals over token
+// resamples, and the spectrum and local λ_max distribution that the detail view plots.
+
+#include <cstdint>
+#include <vector>
+
+#include "geometry/backend.h"
+
+namespace strata {
+class JobContext;
+}
+
+namespace strata::geometry {
+
+/** A percentile bootstrap interval; low == high == the value when no resamples were drawn. */
+struct Interval {
+  double low = 0;
+  double high = 0;
+};
+
+struct LayerGeometry {
+  int64_t layer = 0;
+  ProxyValues values;
+  Interval curvature;
+  Interval monotonicity;
+  Interval effectiveRank;
+  std::vector<double> spectrum;        // leading eigenvalues of Σ, descending
+  std::vector<double> localLambdaMax;  // one per anchor
+};
+
+/**
+ * Computes one layer: proxies on all rows with the sampling drawn from options.seed, then
+ * options.bootstrapResamples resamples of the rows with replacement (each with its own
+ * sampling). `ctx` (may be null) is checked for cancellation between resamples.
+ */
+LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates& states,
+                                   int64_t layer, const ProxyOptions& options,
+                                   JobContext* ctx = nullptr);
+
+}  // namespace strata::geometry

@@ -1,0 +1,72 @@
+#pragma once
+// What the geometry proxies are computed from and with which settings. The definitions are
+// DESIGN.md's "Geometry proxies — the specification"; every default below is the one given
+// there, and every alternative is an explicit option.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::geometry {
+
+/**
+ * One layer's hidden states, N rows (tokens) × d columns, row-major float32. A view: the
+ * caller owns the data and keeps it alive for the call.
+ */
+struct HiddenStates {
+  const float* data = nullptr;
+  int64_t rows = 0;  // N
+  int64_t cols = 0;  // d
+};
+
+/** m_mono's definition: the mean Rayleigh quotient (default) or `min-eig` = 1/(λ_max(Σ)+ε). */
+enum class MonotonicityMode { Rayleigh, MinEigenvalue };
+
+const char* monotonicityModeName(MonotonicityMode mode);  // "rayleigh" / "min-eig"
+/** Parses "rayleigh" or "min-eig"; throws std::invalid_argument naming the accepted values. */
+MonotonicityMode parseMonotonicityMode(const std::string& text);
+
+struct ProxyOptions {
+  int64_t anchors = 1024;      // M: anchors for m_curv
+  int64_t neighbours = 32;     // k: nearest neighbours per anchor (anchor excluded)
+  int64_t directions = 1024;   // M: random difference directions u = x_a − x_b for m_mono
+  double ridgeFactor = 1e-3;   // ε = ridgeFactor · tr(Σ)/d
+  MonotonicityMode monotonicity = MonotonicityMode::Rayleigh;
+  int64_t spectrumSize = 64;   // leading eigenvalues of Σ kept for plots (clipped to d)
+  int64_t bootstrapResamples = 20;  // 0: no intervals
+  double confidence = 0.95;    // percentile bootstrap interval
+  uint64_t seed = 0;
+
+  /** Throws std::invalid_argument naming the first setting out of range. */
+  void validate() const;
+};
+
+/**
+ * The random draws of one proxy evaluation, explicit so that a reference implementation (and
+ * a test) can reproduce them exactly: anchor rows for m_curv and row pairs (a ≠ b) for m_mono.
+ */
+struct TokenSampling {
+  std::vector<int64_t> anchors;
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+};
+
+/**
+ * Draws anchors (without replacement when M ≤ N, else every row) and difference pairs from
+ * the rows whose weight is positive (all rows when `rowWeights` is empty). Deterministic for a
+ * given seed on every platform (no std:: distributions).
+ */
+TokenSampling drawTokenSampling(int64_t rows, std::span<const float> rowWeights,
+                                const ProxyOptions& options, uint64_t seed);
+
+/**
+ * Row multiplicities of one bootstrap resample: `rows` draws with replacement from `rows` rows
+ * (the counts sum to `rows`). Deterministic for a seed on every platform.
+ */
+std::vector<float> drawBootstrapWeights(int64_t rows, uint64_t seed);
+
+/** An independent seed for stream `stream` of `seed` (SplitMix64 mixing), e.g. one per resample. */
+uint64_t deriveSeed(uint64_t seed, uint64_t stream);
+
+}  // namespace strata::geometry

@@ -1,0 +1,82 @@
+#include "geometry/rank_correlation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace strata::geometry {
+namespace {
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = double(a.size());
+  const double ma = std::accumulate(a.begin(), a.end(), 0.0) / n;
+  const double mb = std::accumulate(b.begin(), b.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  // A constant series has no ranking to agree with: ρ is undefined, as in scipy.
+  if (saa == 0 || sbb == 0) return std::nan("");
+  return sab / std::sqrt(saa * sbb);
+}
+
+void checkPair(std::span<const double> a, std::span<const double> b) {
+  if (a.size() != b.size()) throw std::invalid_argument("Spearman's rho needs series of equal length");
+  if (a.size() < 2) throw std::invalid_argument("Spearman's rho needs at least two values");
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!std::isfinite(a[i]) || !std::isfinite(b[i]))
+      throw std::invalid_argument("Spearman's rho needs finite values (entry " + std::to_string(i) + ")");
+}
+
+/** SplitMix64: a tiny portable generator, enough to shuffle for a permutation test. */
+uint64_t nextRandom(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::vector<double> averageRanks(std::span<const double> values) {
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> ranks(values.size());
+  for (size_t start = 0; start < order.size();) {
+    size_t end = start + 1;
+    while (end < order.size() && values[order[end]] == values[order[start]]) ++end;
+    const double shared = 0.5 * double(start + 1 + end);  // mean of ranks start+1 .. end
+    for (size_t i = start; i < end; ++i) ranks[order[i]] = shared;
+    start = end;
+  }
+  return ranks;
+}
+
+double spearmanRho(std::span<const double> a, std::span<const double> b) {
+  checkPair(a, b);
+  return pearson(averageRanks(a), averageRanks(b));
+}
+
+double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
+                                 int64_t permutations, uint64_t seed) {
+  checkPair(a, b);
+  if (permutations < 1) throw std::invalid_argument("the permutation test needs at least one permutation");
+  const auto ra = averageRanks(a);
+  auto rb = averageRanks(b);
+  const double observed = std::abs(pearson(ra, rb));
+  if (std::isnan(observed)) return 1.0;
+  int64_t atLeast = 0;
+  uint64_t state = seed;
+  for (int64_t p = 0; p < permutations; ++p) {
+    for (size_t i = rb.size() - 1; i > 0; --i) std::swap(rb[i], rb[nextRandom(state) % (i + 1)]);
+    // A hair of tolerance so a permutation reproducing the observed ρ counts despite rounding.
+    if (std::abs(pearson(ra, rb)) >= observed - 1e-12) ++atLeast;
+  }
+  return double(atLeast + 1) / double(permutations + 1);
+}
+
+}  // namespace strata::geometry

@@ -1,0 +1,23 @@
+#pragma once
+// Rank agreement between a score and a measured series (e.g. a bridge's validation loss).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace strata::geometry {
+
+/** Ranks 1..n, ties getting the average of the ranks they span. */
+std::vector<double> averageRanks(std::span<const double> values);
+
+/** Spearman's ρ with ties averaged (Pearson correlation of averageRanks). Needs n ≥ 2 equal lengths. */
+double spearmanRho(std::span<const double> a, std::span<const double> b);
+
+/**
+ * Two-sided permutation p-value of ρ: the share of `permutations` random reorderings of b
+ * whose |ρ| reaches the observed |ρ| (with the +1 correction, so never 0).
+ */
+double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
+                                 int64_t permutations, uint64_t seed);
+
+}  // namespace strata::geometry

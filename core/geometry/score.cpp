@@ -1,0 +1,79 @@
+#include "geometry/score.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace strata::geometry {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool usable(const ProxyValues& v) {
+  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  return positive(v.curvature) && positive(v.monotonicity) && positive(v.effectiveRank);
+}
+
+/** z-scores of `x` at the entries where `use` holds; 0 everywhere for a constant series. */
+std::vector<double> zScores(const std::vector<double>& x, const std::vector<bool>& use) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (use[i]) sum += x[i], ++n;
+  const double mean = n ? sum / double(n) : 0;
+  double squares = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (use[i]) squares += (x[i] - mean) * (x[i] - mean);
+  const double sd = n ? std::sqrt(squares / double(n)) : 0;
+  std::vector<double> z(x.size(), 0.0);
+  // Relative threshold: a proxy equal over the candidates up to rounding carries no ranking.
+  if (sd <= 1e-12 * std::max(1.0, std::abs(mean))) return z;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (use[i]) z[i] = (x[i] - mean) / sd;
+  return z;
+}
+
+}  // namespace
+
+LayerRange defaultCandidates(int64_t numLayers) {
+  if (numLayers < 2) return {0, numLayers};
+  return {1, numLayers - 1};
+}
+
+LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
+                        const ScoreWeights& weights, const LayerRange& candidates) {
+  if (layers.size() != values.size())
+    throw std::invalid_argument("scoreLayers: one proxy triple per layer is needed");
+  const size_t n = layers.size();
+  std::vector<bool> use(n);
+  std::vector<double> logCurv(n, 0), logMono(n, 0), logRank(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    use[i] = candidates.contains(layers[i]) && usable(values[i]);
+    if (!use[i]) continue;
+    logCurv[i] = std::log(values[i].curvature);
+    logMono[i] = std::log(values[i].monotonicity);
+    logRank[i] = std::log(values[i].effectiveRank);
+  }
+  const auto zc = zScores(logCurv, use), zm = zScores(logMono, use), zk = zScores(logRank, use);
+
+  LayerScores out;
+  out.score.assign(n, kNaN);
+  out.rank.assign(n, 0);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n; ++i) {
+    if (!use[i]) continue;
+    out.score[i] = weights.curvature * zc[i] + weights.monotonicity * zm[i] -
+                   weights.effectiveRank * zk[i];
+    order.push_back(i);
+  }
+  // Best first; equal scores keep the lower layer first, so l* is the shallowest maximum.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return out.score[a] > out.score[b]; });
+  for (size_t r = 0; r < order.size(); ++r) out.rank[order[r]] = int(r + 1);
+  if (!order.empty()) out.bestIndex = int64_t(order.front());
+  return out;
+}
+
+}  // namespace strata::geometry

@@ -1,0 +1,46 @@
+#pragma once
+// The DiHAL selection score and l*: S(l) = w_c·z(log m_curv) + w_m·z(log m_mono)
+// − w_k·z(log k_eff), each z-scored over the candidate layers. Cheap: the views call it on
+// every slider move, with no recomputation of the proxies.
+
+#include <cstdint>
+#include <vector>
+
+#include "geometry/backend.h"
+
+namespace strata::geometry {
+
+struct ScoreWeights {
+  double curvature = 1;
+  double monotonicity = 1;
+  double effectiveRank = 1;
+};
+
+/** Candidate layers, inclusive; by default 1..L−1 (see defaultCandidates). */
+struct LayerRange {
+  int64_t first = 0;
+  int64_t last = 0;
+  bool contains(int64_t layer) const { return layer >= first && layer <= last; }
+};
+
+/** 1..L−1 for a store with layers 0..L; the whole range when L < 2. */
+LayerRange defaultCandidates(int64_t numLayers);
+
+struct LayerScores {
+  /** S(l) per entry of `layers`; NaN for layers outside the candidates. */
+  std::vector<double> score;
+  /** 1 = best among the candidates; 0 outside them. */
+  std::vector<int> rank;
+  /** Index into `layers` of l* (argmax of S over candidates); -1 when there is none. */
+  int64_t bestIndex = -1;
+};
+
+/**
+ * Scores `values[i]` of layer `layers[i]`. z uses the population standard deviation over the
+ * candidates; a proxy that is constant over them contributes 0. Non-positive or non-finite
+ * proxy values make that layer's score NaN and exclude it from l*.
+ */
+LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
+                        const ScoreWeights& weights, const LayerRange& candidates);
+
+}  // namespace strata::geometry
