@@ -2,9 +2,11 @@
 """Capture throughput: strata-cli capture against the same model in PyTorch eager, in one run.
 
 Both sides run the same random Llama-shaped checkpoint (HF layout) over the same number of
-sequences of the same length, with the same thread count and the same BLAS (Debian's
-python3-torch and Strata's LibTorch both use the system BLAS, OpenBLAS once installed), and
-write every layer's hidden states for the stored positions to HDF5 with shuffle + deflate 4.
+sequences of the same length (the corpus is one long document, so every sequence is full and
+the Python side runs as many sequences as Strata reports), with the same thread count and the
+same BLAS (Debian's python3-torch and Strata's LibTorch both use the system BLAS, OpenBLAS once
+installed), and write every layer's hidden states for the stored positions to HDF5 with
+shuffle + deflate 4.
 Timed: forward passes + writing (model loading and corpus sampling excluded on both sides).
 
 usage: bench/capture_throughput.py BUILD_DIR [--tokens N] [--threads T] [--out results.json]
@@ -135,13 +137,14 @@ def main():
     run = subprocess.run([cli, "capture", "--model", model, "--corpus", corpus, "--out",
                           os.path.join(work, "strata.h5"), "--tokens", str(args.tokens),
                           "--seq-len", str(SEQ), "--dtype", "float32", "--batch", str(args.batch),
-                          "--split", "lines"], env=env, capture_output=True, text=True)
+                          "--split", "file"], env=env, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("strata-cli capture failed:\n" + run.stdout + run.stderr)
     strata_seconds = float(re.search(r" in ([0-9.]+) s", run.stdout).group(1))
     with h5py.File(os.path.join(work, "strata.h5"), "r") as f:
         stored = f["tokens/ids"].shape[0]
-    sequences = torch.randint(0, 30, (-(-stored // (SEQ - 1)), SEQ), generator=torch.Generator().manual_seed(1))
+    strata_sequences = int(re.search(r"from ([0-9,]+) sequences", run.stdout).group(1).replace(",", ""))
+    sequences = torch.randint(0, 30, (strata_sequences, SEQ), generator=torch.Generator().manual_seed(1))
     python_seconds = python_capture(weights, sequences, args.batch, os.path.join(work, "python.h5"))
     python_tokens = sequences.shape[0] * (SEQ - 1)
 

@@ -25,6 +25,7 @@
 #include "geometry/cpu/local_curvature.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
+#include "geometry/cpu/workspace.h"
 
 namespace geo = strata::geometry;
 
@@ -42,7 +43,8 @@ std::vector<float> loadNpy(const std::string& path, int64_t& rows, int64_t& cols
   if (!in) throw std::runtime_error("cannot open " + path);
   char magic[8];
   in.read(magic, 8);
-  if (std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + " is not a .npy file");
+  if (std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw std::runtime_error(path + " is not a .npy file");
   uint32_t headerLength = 0;
   if (magic[6] == 1) {
     uint16_t h = 0;
@@ -55,7 +57,8 @@ std::vector<float> loadNpy(const std::string& path, int64_t& rows, int64_t& cols
   in.read(header.data(), headerLength);
   if (header.find("'descr': '<f4'") == std::string::npos ||
       header.find("'fortran_order': False") == std::string::npos)
-    throw std::runtime_error(path + ": expected little-endian float32 in C order, header " + header);
+    throw std::runtime_error(path + ": expected little-endian float32 in C order, header " +
+                             header);
   std::smatch shape;
   if (!std::regex_search(header, shape, std::regex(R"('shape': \((\d+), (\d+)\))")))
     throw std::runtime_error(path + ": expected a 2-D array, header " + header);
@@ -91,14 +94,22 @@ int main(int argc, char** argv) try {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return std::stoll(argv[++i]);
     };
-    if (a == "--runs") runs = int(value());
-    else if (a == "--anchors") options.anchors = value();
-    else if (a == "--neighbours") options.neighbours = value();
-    else if (a == "--directions") options.directions = value();
-    else if (a == "--spectrum") options.spectrumSize = value();
-    else if (a == "--phases") phases = true;
-    else if (a == "--sampling-out" && i + 1 < argc) samplingOut = argv[++i];
-    else throw std::runtime_error("unknown option " + a);
+    if (a == "--runs")
+      runs = int(value());
+    else if (a == "--anchors")
+      options.anchors = value();
+    else if (a == "--neighbours")
+      options.neighbours = value();
+    else if (a == "--directions")
+      options.directions = value();
+    else if (a == "--spectrum")
+      options.spectrumSize = value();
+    else if (a == "--phases")
+      phases = true;
+    else if (a == "--sampling-out" && i + 1 < argc)
+      samplingOut = argv[++i];
+    else
+      throw std::runtime_error("unknown option " + a);
   }
   int64_t n = 0, d = 0;
   const std::vector<float> data = loadNpy(argv[1], n, d);
@@ -147,7 +158,8 @@ int main(int argc, char** argv) try {
   const double pairs = double(options.directions);
   // The products the definitions require: Σ by syrk (N·d² flops), the kNN distances
   // (2·M·N·d), the Cholesky (d³/3) and the triangular solve with M directions (d²·M).
-  const double floorFlops = double(n) * d * d + gemmFlops + double(d) * d * d / 3.0 + double(d) * d * pairs;
+  const double floorFlops =
+      double(n) * d * d + gemmFlops + double(d) * d * d / 3.0 + double(d) * d * pairs;
   const double floorSeconds = floorFlops / sgemmRate;
 
   nlohmann::json out;
@@ -169,38 +181,46 @@ int main(int argc, char** argv) try {
   out["curvature"] = result.values.curvature;
   out["monotonicity"] = result.values.monotonicity;
   out["effective_rank"] = result.values.effectiveRank;
-  out["spectrum_head"] = std::vector<double>(result.spectrum.begin(),
-                                             result.spectrum.begin() + std::min<size_t>(4, result.spectrum.size()));
+  out["spectrum_head"] =
+      std::vector<double>(result.spectrum.begin(),
+                          result.spectrum.begin() + std::min<size_t>(4, result.spectrum.size()));
 
   if (phases) {
     // The backend's stages one by one (same code, timed separately).
     namespace cpu = geo::cpu;
     nlohmann::json p;
-    auto start = Clock::now();
-    const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
-    p["normalise"] = secondsSince(start);
-    start = Clock::now();
-    const std::vector<float> normalised = cpu::normalisedRows(states, norm);
-    p["normalised_copy"] = secondsSince(start);
-    start = Clock::now();
-    Eigen::MatrixXd s = cpu::normalisedCovariance(normalised, norm);
-    p["covariance_syrk"] = secondsSince(start);
-    start = Clock::now();
-    const auto spectrum = cpu::leadingEigenvalues(s, options.spectrumSize);
-    p["spectrum_lanczos"] = secondsSince(start);
-    start = Clock::now();
-    s.diagonal().array() += 1e-3;
-    cpu::choleskyInPlace(s);
-    p["cholesky"] = secondsSince(start);
-    start = Clock::now();
-    (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs);
-    p["rayleigh_trsm"] = secondsSince(start);
-    start = Clock::now();
-    const auto lists = cpu::nearestNeighbours(normalised, norm, sampling.anchors, options.neighbours);
-    p["knn"] = secondsSince(start);
-    start = Clock::now();
-    (void)cpu::neighbourhoodLambdaMax(normalised, norm, lists);
-    p["neighbour_gram"] = secondsSince(start);
+    cpu::Workspace workspace;
+    for (int pass = 0; pass < 2;
+         ++pass) {  // the second pass reuses the buffers, as the backend does
+      auto start = Clock::now();
+      const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
+      p["normalise"] = secondsSince(start);
+      start = Clock::now();
+      float* normalised = workspace.normalised.take<float>(norm.rows.size() * d);
+      cpu::normalisedRows(states, norm, normalised);
+      p["normalised_copy"] = secondsSince(start);
+      start = Clock::now();
+      double* s = workspace.sigma.take<double>(d * d);
+      cpu::normalisedCovariance(normalised, norm, workspace, s);
+      p["covariance_syrk"] = secondsSince(start);
+      start = Clock::now();
+      const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize);
+      p["spectrum_lanczos"] = secondsSince(start);
+      start = Clock::now();
+      for (int64_t j = 0; j < d; ++j) s[j * d + j] += 1e-3;
+      cpu::choleskyInPlace(s, d);
+      p["cholesky"] = secondsSince(start);
+      start = Clock::now();
+      (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs, workspace.directions);
+      p["rayleigh_trsm"] = secondsSince(start);
+      start = Clock::now();
+      const auto lists =
+          cpu::nearestNeighbours(normalised, norm, sampling.anchors, options.neighbours, workspace);
+      p["knn"] = secondsSince(start);
+      start = Clock::now();
+      (void)cpu::neighbourhoodLambdaMax(normalised, norm, lists);
+      p["neighbour_gram"] = secondsSince(start);
+    }
     out["phases"] = p;
   }
   std::cout << out.dump(2) << std::endl;

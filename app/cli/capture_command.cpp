@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common/human_format.h"
 #include "engine/capture.h"
+#include "engine/device_info.h"
 #include "terminal_progress.h"
 
 namespace strata::cli {
@@ -35,6 +36,12 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
     throw UsageError("--dtype must be float16 or float32, got '" + dtype + "'");
   config.dtype = dtype == "float16" ? StoreDType::Float16 : StoreDType::Float32;
 
+  const std::string computeDType = cli.value("compute-dtype");
+  if (computeDType != "fp32" && computeDType != "bf16")
+    throw UsageError("--compute-dtype must be fp32 or bf16, got '" + computeDType + "'");
+  config.computeDType =
+      computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
+
   config.corpusOptions = corpusOptionsFrom(cli);
   return config;
 }
@@ -56,6 +63,8 @@ int runCapture(const Arguments& args) {
       .option("seed", "S", "seed of the token sampling", "0")
       .option("max-documents", "N", "read only the first N documents (0 = all)", "0")
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")
+      .option("compute-dtype", "TYPE", "fp32 or bf16 forward passes (storage keeps --dtype)",
+              "fp32")
       .option("batch", "B", "sequences per forward pass", "16")
       .flag("stream-layers", "keep only one block's weights in memory (for models larger than RAM)")
       .flag("resume", "finish an interrupted store at --out (same corpus and sampling options)")
@@ -66,6 +75,7 @@ int runCapture(const Arguments& args) {
     return 0;
   }
   const CaptureConfig config = captureConfigFrom(cli);
+  reuseFreedTensorMemory();
 
   CaptureSummary summary;
   const JobOutcome outcome =

@@ -85,6 +85,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   resizeDocks({m_projectDock}, {240}, Qt::Horizontal);
   resizeDocks({m_logDock}, {130}, Qt::Vertical);
   connect(m_projectDock, &ProjectDock::entryActivated, this, &MainWindow::activateEntry);
+  connect(this, &MainWindow::pathOpened, this, &MainWindow::loadStoredGeometry);
 
   createMenus();
   createStatusBar();
@@ -128,6 +129,8 @@ void MainWindow::createMenus() {
       tr("Run the selected model over a corpus and store every layer's hidden states"));
   m_projectDock->addEntryAction(ProjectCategory::Models, m_captureAction);
   updateActions();
+
+  createGeometryMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_projectDock->toggleViewAction());

@@ -4,7 +4,8 @@
 // running job, and the File / View / Help menus. Opening things runs core work in background
 // jobs (JobController); results arrive as immutable snapshots and become dock entries and tabs.
 // GUI thread only. Split by feature: main_window.cpp (frame, menus, settings, drag and drop),
-// main_window_open.cpp (opening models and stores), main_window_capture.cpp (Capture…).
+// main_window_open.cpp (opening models and stores), main_window_capture.cpp (Capture…),
+// main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs).
 
 #include <QMainWindow>
 #include <QMap>
@@ -18,6 +19,7 @@
 #include "job_controller.h"  // JobOutcome's metatype, for captureFinished
 #include "project_dock.h"
 #include "recent_files.h"
+#include "score_layers_dialog.h"  // GeometryScanSettings
 
 class QAction;
 class QLabel;
@@ -27,8 +29,13 @@ class QTabWidget;
 
 namespace strata {
 
+namespace geometry {
+struct GeometryReport;
+}
 class JobController;
 class JobProgressWidget;
+class LayerDetailView;
+class LayerGeometryView;
 class LogDock;
 struct ModelSummary;
 struct StoreSummary;
@@ -67,6 +74,25 @@ class MainWindow final : public QMainWindow {
   /** The model Capture… uses: the one selected in the project dock, else the current tab's,
    *  else the last opened; empty when no model is open. */
   QString currentModel() const;
+  /** Geometry ▸ Score Layers… (Ctrl+Shift+G): enabled while an activation store is open. */
+  QAction* scoreLayersAction() const { return m_scoreLayersAction; }
+  /** The store Score Layers… uses: the one selected in the project dock, else the current
+   *  tab's, else the last opened; empty when no store is open. */
+  QString currentStore() const;
+  /** The open Layer Geometry tab of `storeFile`, or nullptr. */
+  LayerGeometryView* geometryView(const QString& storeFile) const;
+  /** The open detail tab of `layer` of `storeFile`, or nullptr. */
+  LayerDetailView* layerDetailView(const QString& storeFile, qint64 layer) const;
+
+  /**
+   * Scores every completed layer of `storeFile` (core's scanStore) in a background job with
+   * progress and Cancel, writes the report into the store as /geometry and opens (or
+   * refreshes) its Layer Geometry tab. Failure shows the error dialog; cancelling writes
+   * nothing. A second scan of a store already being scored is refused with a log line.
+   */
+  void startGeometryScan(const QString& storeFile, const GeometryScanSettings& settings);
+  /** Opens the detail tab of `layer` (its PCA is computed in a background job first). */
+  void showLayerDetail(const QString& storeFile, qint64 layer);
 
  public slots:
   /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
@@ -77,6 +103,8 @@ class MainWindow final : public QMainWindow {
    * the finished layers (a later capture with resume completes the store).
    */
   void startCapture(const strata::CaptureConfig& config);
+  /** Opens the (non-modal) Score Layers dialog for currentStore(); OK starts the scan. */
+  void showScoreLayersDialog();
 
  signals:
   /** A model or store finished opening and its tab is shown. */
@@ -87,6 +115,12 @@ class MainWindow final : public QMainWindow {
   void jobsFinished();
   /** A capture into `output` ended (Succeeded: the store is being opened). */
   void captureFinished(const QString& output, strata::JobOutcome outcome);
+  /** A geometry scan of `storeFile` ended (Succeeded: /geometry is written, the tab shown). */
+  void geometryFinished(const QString& storeFile, strata::JobOutcome outcome);
+  /** The Layer Geometry tab of `storeFile` was opened or given a new report. */
+  void geometryShown(const QString& storeFile);
+  /** The detail tab of `layer` of `storeFile` is shown. */
+  void layerDetailShown(const QString& storeFile, qint64 layer);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -121,6 +155,14 @@ class MainWindow final : public QMainWindow {
   bool focusTab(const QString& path);
   void addTab(QWidget* view, const QString& path, const QString& title);
 
+  // main_window_geometry.cpp
+  void createGeometryMenu();
+  void updateGeometryActions();
+  /** After a store opened: reads its /geometry in the background and shows it when present. */
+  void loadStoredGeometry(const QString& path);
+  void showGeometry(const QString& storeFile,
+                    std::shared_ptr<const geometry::GeometryReport> report);
+
   Options m_options;
   ErrorReporter m_errorReporter;
   RecentFiles m_recent;
@@ -132,8 +174,11 @@ class MainWindow final : public QMainWindow {
   QLabel* m_deviceLabel;
   QMenu* m_recentMenu = nullptr;
   QAction* m_captureAction = nullptr;
+  QAction* m_scoreLayersAction = nullptr;
   QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
   QStringList m_opening;         ///< paths whose open job is running
+  QStringList m_scanning;        ///< stores whose geometry scan is running
+  QStringList m_loadingDetails;  ///< detail tab keys whose PCA job is running
   QMap<QString, std::shared_ptr<const ModelSummary>> m_models;
   QMap<QString, std::shared_ptr<const StoreSummary>> m_stores;
 };

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <future>
 
 #include "common/error.h"
 #include "engine/job.h"
@@ -65,6 +66,48 @@ StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
   return meta;
 }
 
+/**
+ * Writes layers on a background thread so that deflating and writing layer l overlaps the
+ * forward passes of layer l + 1. At most one write is in flight, so memory holds at most two
+ * layers of stored rows. HDF5 is never called by two threads at once: the caller touches the
+ * store only after finish() (or this object's destruction) has waited for the worker.
+ */
+class BackgroundLayerWriter {
+ public:
+  explicit BackgroundLayerWriter(ActivationStoreWriter& store) : m_store(store) {}
+  /** Waits for the write in flight (when unwinding after a cancel, so that the store keeps
+   *  that layer); its error, if any, is dropped here: call finish() to see it. */
+  ~BackgroundLayerWriter() {
+    if (m_pending.valid()) m_pending.wait();
+  }
+  BackgroundLayerWriter(const BackgroundLayerWriter&) = delete;
+  BackgroundLayerWriter& operator=(const BackgroundLayerWriter&) = delete;
+
+  /** Waits for the previous write (rethrowing its error), then starts writing `rows`
+   *  (float32, contiguous, on the CPU), which the worker keeps alive until it is written. */
+  void write(int64_t layer, at::Tensor rows) {
+    finish();
+    m_pending = std::async(std::launch::async, [this, layer, rows = std::move(rows)] {
+      m_store.writeLayer(layer, {rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())});
+    });
+  }
+  /** Waits for the write in flight, if any, and rethrows its error. */
+  void finish() {
+    if (m_pending.valid()) m_pending.get();
+  }
+
+ private:
+  ActivationStoreWriter& m_store;
+  std::future<void> m_pending;
+};
+
+/** The stored rows of one layer's states: [N, d] float32, contiguous, on the CPU. */
+at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& rows) {
+  const at::Tensor all = at::cat(hidden);
+  return all.reshape({-1, all.size(-1)}).index_select(0, rows).to(at::kCPU, at::kFloat)
+      .contiguous();
+}
+
 /** The writer for this run: a new store, or the interrupted one when resuming. */
 ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig& model,
                                  const TokenSample& sample) {
@@ -93,7 +136,11 @@ ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig&
 CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
   if (config.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
   job.progress(-1.0, "loading the model");
-  const auto backbone = Backbone::load(config.modelFolder, {.streamLayers = config.streamLayers});
+  const auto backbone = Backbone::load(
+      config.modelFolder,
+      {.streamLayers = config.streamLayers,
+       .computeDType =
+           config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   const auto tokenizer = loadTokenizer(config.modelFolder);
   job.checkCancelled();
 
@@ -117,28 +164,32 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
 
   at::InferenceMode inference;
   const SequenceBatches batches = batchesOf(sample, config.batchSequences);
+  std::vector<AttentionOptions> attention(batches.ids.size());
+  std::vector<PreparedAttention> prepared;  // each batch's mask and RoPE tables, for every layer
+  for (std::size_t b = 0; b < batches.ids.size(); ++b) {
+    attention[b].paddingMask = batches.paddingMasks[b];
+    prepared.push_back(backbone->prepare(attention[b], batches.ids[b].size(0),
+                                         batches.ids[b].size(1)));
+  }
   const at::Tensor rows = storedRowIndex(sample);
   const int64_t lastNeeded = missing.back();
   std::vector<at::Tensor> hidden(batches.ids.size());
+  BackgroundLayerWriter layerWriter(writer);
   const auto started = Clock::now();
   // Invariant: after step l, hidden[b] holds h_l of batch b; layers are written in order.
   for (int64_t layer = 0; layer <= lastNeeded; ++layer) {
     for (std::size_t b = 0; b < batches.ids.size(); ++b) {
       job.checkCancelled();
-      AttentionOptions attention;
-      attention.paddingMask = batches.paddingMasks[b];
-      hidden[b] = layer == 0 ? backbone->embed(batches.ids[b], attention)
-                             : backbone->runLayers(hidden[b], layer - 1, layer, attention);
+      hidden[b] = layer == 0 ? backbone->embed(batches.ids[b], attention[b])
+                             : backbone->runLayers(hidden[b], layer - 1, layer, prepared[b]);
       job.progress((layer + (b + 1.0) / batches.ids.size()) / (lastNeeded + 1),
                    "layer " + std::to_string(layer) + " of " + std::to_string(L));
     }
     if (!std::binary_search(missing.begin(), missing.end(), layer)) continue;
-    const at::Tensor layerRows =
-        at::cat(hidden).reshape({-1, backbone->config().hiddenSize}).index_select(0, rows)
-            .to(at::kCPU, at::kFloat).contiguous();
-    writer.writeLayer(layer, {layerRows.data_ptr<float>(), static_cast<std::size_t>(layerRows.numel())});
+    layerWriter.write(layer, storedRows(hidden, rows));
     ++summary.layersWritten;
   }
+  layerWriter.finish();
   writer.close();
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   summary.tokensPerSecond =

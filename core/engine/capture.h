@@ -4,8 +4,9 @@
 //
 // It works layer by layer over the whole sample — h_0 for every sequence, then block 1 for
 // every sequence, … — so memory holds one layer's states (S·T·d floats) and, with layer
-// streaming, one block's weights; and each finished layer is written (and flushed) before the
-// next one starts, so a crash keeps every finished layer. Resuming an interrupted store
+// streaming, one block's weights; and each finished layer is written (and flushed) on a
+// background thread while the next one is computed, so the writing (deflate) overlaps the
+// forward passes and a crash keeps every finished layer. Resuming an interrupted store
 // re-samples the same tokens (same corpus, tokenizer and seed), recomputes the forward pass and
 // writes only the missing layers.
 
@@ -22,6 +23,9 @@ namespace strata {
 
 class JobContext;
 
+/** What the forward passes compute in; the store keeps its own storage dtype either way. */
+enum class ComputeDType { Float32, BFloat16 };
+
 struct CaptureConfig {
   std::filesystem::path modelFolder;
   std::filesystem::path corpus;
@@ -29,6 +33,7 @@ struct CaptureConfig {
   CorpusOptions corpusOptions;
   TokenSamplerConfig sampling;
   StoreDType dtype = StoreDType::Float16;
+  ComputeDType computeDType = ComputeDType::Float32;
   int64_t batchSequences = 16;  ///< sequences per forward call
   bool streamLayers = false;    ///< keep one block's weights in memory at a time
   bool overwrite = false;       ///< replace an existing store instead of refusing/resuming

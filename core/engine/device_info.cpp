@@ -1,10 +1,12 @@
 #include "engine/device_info.h"
 
 #include <ATen/Parallel.h>
+#include <malloc.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -25,6 +27,14 @@ int defaultThreadCount() {
 }
 
 void setComputeThreads(int threads) { at::set_num_threads(std::max(1, threads)); }
+
+void reuseFreedTensorMemory() {
+  // Buffers up to 32 MiB (glibc's largest mmap threshold) come from the heap; the heap is
+  // trimmed only when 2 GiB lie free at its top, and grows 64 MiB at a time.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  mallopt(M_TOP_PAD, 64 << 20);
+}
 
 std::vector<CudaDeviceInfo> listCudaDevices(std::string* reason) {
   std::vector<CudaDeviceInfo> devices;

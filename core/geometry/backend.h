@@ -60,7 +60,11 @@ bool cudaBackendAvailable(std::string* why = nullptr);
  */
 std::unique_ptr<GeometryBackend> makeGeometryBackend(DeviceChoice choice);
 
-/** The CPU backend (always present). */
+/**
+ * The CPU backend (always present). It keeps its large scratch buffers between calls (a
+ * bootstrap makes many), so one object serves one computeProxies call at a time; use one
+ * backend per thread for concurrent work.
+ */
 std::unique_ptr<GeometryBackend> makeCpuBackend();
 
 }  // namespace strata::geometry

@@ -44,7 +44,9 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
     if (ctx == nullptr) return;
     ctx->checkCancelled();
     ctx->progress(double(done) / double(resamples + 1),
-                  done == 0 ? "proxies" : "bootstrap " + std::to_string(done) + "/" + std::to_string(resamples));
+                  done == 0
+                      ? "proxies"
+                      : "bootstrap " + std::to_string(done) + "/" + std::to_string(resamples));
   };
   report(0);
 

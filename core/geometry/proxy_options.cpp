@@ -26,8 +26,10 @@ MonotonicityMode parseMonotonicityMode(const std::string& text) {
 
 namespace {
 
-[[noreturn]] void reject(const std::string& field, const std::string& rule, const std::string& got) {
-  throw std::invalid_argument("geometry option " + field + " must be " + rule + " (got " + got + ")");
+[[noreturn]] void reject(const std::string& field, const std::string& rule,
+                         const std::string& got) {
+  throw std::invalid_argument("geometry option " + field + " must be " + rule + " (got " + got +
+                              ")");
 }
 
 }  // namespace
@@ -147,8 +149,10 @@ class WeightedSlots {
     int64_t lo = 0, hi = static_cast<int64_t>(m_ends.size()) - 1;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (m_ends[mid] > slot) hi = mid;
-      else lo = mid + 1;
+      if (m_ends[mid] > slot)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     return lo;
   }

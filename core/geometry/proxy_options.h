@@ -56,6 +56,10 @@ struct TokenSampling {
  * Draws anchors (without replacement when M ≤ N, else every row) and difference pairs from
  * the rows whose weight is positive (all rows when `rowWeights` is empty). Deterministic for a
  * given seed on every platform (no std:: distributions).
+ * Weights must be non-negative integers (multiplicities; std::invalid_argument otherwise) and
+ * act as copies: anchors are min(M, W) of the W = Σw slots without replacement, so a row of
+ * weight w can be an anchor up to w times; each pair joins two different rows, each drawn in
+ * proportion to its weight. docs/geometry.md has the exact procedure.
  */
 TokenSampling drawTokenSampling(int64_t rows, std::span<const float> rowWeights,
                                 const ProxyOptions& options, uint64_t seed);

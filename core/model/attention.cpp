@@ -4,6 +4,7 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
 
 #include <cmath>
 #include <limits>
@@ -48,8 +49,8 @@ at::Tensor resolvePositions(const AttentionOptions& options, int64_t batch, int6
       .expand({batch, length});
 }
 
-at::Tensor attentionAllowed(const AttentionOptions& options, int64_t batch, int64_t length,
-                            at::Device device) {
+at::Tensor attentionMask(const AttentionOptions& options, int64_t batch, int64_t length,
+                         at::Device device, at::ScalarType dtype) {
   const auto boolOnDevice = at::TensorOptions().dtype(at::kBool).device(device);
   at::Tensor allowed;
   if (options.causal)
@@ -61,24 +62,24 @@ at::Tensor attentionAllowed(const AttentionOptions& options, int64_t batch, int6
                                 : realKeys.expand({batch, 1, length, length});
     allowed = allowed.logical_or(at::eye(length, boolOnDevice).view({1, 1, length, length}));
   }
-  return allowed;
+  if (!allowed.defined()) return {};
+  return at::zeros(allowed.sizes(), at::TensorOptions().dtype(dtype).device(device))
+      .masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity());
 }
 
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                  const at::Tensor& allowed) {
+                  const at::Tensor& mask) {
   const int64_t batch = q.size(0), heads = q.size(1), length = q.size(2), headDim = q.size(3);
   const int64_t kvHeads = k.size(1);
   const int64_t group = heads / kvHeads;
   // [B, KV, group, T, hd] against [B, KV, 1, T, hd]: broadcasting repeats each k/v head.
-  // Scaling q (T·hd values) rather than the scores (T·T) and masking in place save two
-  // passes over the T×T scores; neither in-place step is one autograd needs to undo.
+  // Scaling q (T·hd values) rather than the scores (T·T) and adding the mask in place save
+  // two passes over the T×T scores; neither in-place step is one autograd needs to undo.
   const at::Tensor grouped = q.reshape({batch, kvHeads, group, length, headDim}) *
                              (1.0 / std::sqrt(static_cast<double>(headDim)));
   at::Tensor scores = grouped.matmul(k.unsqueeze(2).transpose(-2, -1));
-  if (allowed.defined())
-    scores.masked_fill_(allowed.unsqueeze(1).logical_not(),
-                        -std::numeric_limits<float>::infinity());
-  const at::Tensor weights = scores.softmax(-1);
+  if (mask.defined()) scores.add_(mask.unsqueeze(1));
+  const at::Tensor weights = scores.softmax(-1, at::kFloat).to(q.scalar_type());
   const at::Tensor out = weights.matmul(v.unsqueeze(2));  // [B, KV, group, T, hd]
   return out.reshape({batch, heads, length, headDim})
       .transpose(1, 2)

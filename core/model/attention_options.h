@@ -4,6 +4,10 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+
+#include "model/rope.h"
+
 namespace strata {
 
 /**
@@ -22,6 +26,19 @@ struct AttentionOptions {
    *  paddingMask − 1, as Hugging Face's generate() does), so that a padded sequence gets the
    *  same hidden states as the same sequence unpadded; 0..T−1 when there is no mask. */
   at::Tensor positions;
+};
+
+/**
+ * AttentionOptions resolved for one [B, T] batch: what every block of a pass over that batch
+ * reads, built once (Backbone::prepare) rather than once per block or per runLayers() call.
+ */
+struct PreparedAttention {
+  int64_t batch = 0;
+  int64_t length = 0;
+  /** Added to the scores: 0 where a query may see a key, −inf where not, [B|1, 1, T, T] in
+   *  the compute dtype; undefined when every pair may attend (bidirectional, no padding). */
+  at::Tensor mask;
+  RopeTables rope;  ///< in the compute dtype; undefined for GPT-2 (learned positions)
 };
 
 }  // namespace strata

@@ -43,15 +43,13 @@ struct Backbone::State {
     return picked.view(shape);
   }
 
-  BlockContext context(int64_t batch, int64_t length, const AttentionOptions& attention) const {
-    BlockContext result;
-    result.config = &config;
-    result.activation = activation;
-    result.allowed = attentionAllowed(attention, batch, length, options.device);
-    if (inverseFrequencies.defined())
-      result.rope = ropeTables(inverseFrequencies,
-                               resolvePositions(attention, batch, length, options.device));
-    return result;
+  BlockContext context(const PreparedAttention& attention) const {
+    return {&config, activation, attention};
+  }
+
+  /** `hidden` in the compute dtype on the device (a no-op when it already is). */
+  at::Tensor computable(const at::Tensor& hidden) const {
+    return hidden.to(options.device, options.computeDType);
   }
 };
 
@@ -87,6 +85,13 @@ at::Tensor inverseFrequenciesOf(const ModelConfig& config, const std::filesystem
 }
 
 /** The block function of the context's architecture. */
+void checkComputeDType(at::ScalarType dtype) {
+  // CPU float16 matrix products are not implemented in LibTorch 1.13.
+  if (dtype != at::kFloat && dtype != at::kBFloat16)
+    throw ConfigError({}, "computeDType",
+                      std::string("must be float32 or bfloat16, got ") + c10::toString(dtype));
+}
+
 at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
   switch (context.config->architecture) {
     case Architecture::Llama:
@@ -114,13 +119,14 @@ Backbone::~Backbone() = default;
 
 std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
                                          BackboneOptions options) {
+  checkComputeDType(options.computeDType);
   auto state = std::make_unique<State>();
   const std::filesystem::path configFile = folder / "config.json";
   state->config = readModelConfig(configFile);
   state->options = options;
   state->activation = activationOf(state->config, configFile);
   state->inverseFrequencies = inverseFrequenciesOf(state->config, configFile);
-  state->loader.emplace(folder, state->config, options.device,
+  state->loader.emplace(folder, state->config, options.device, options.computeDType,
                         /*borrowMapped=*/options.streamLayers);
   const WeightLoader& loader = *state->loader;
   if (options.streamLayers) {
@@ -174,15 +180,40 @@ at::Tensor Backbone::embed(const at::Tensor& ids, const AttentionOptions& attent
 
 at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,
                                const AttentionOptions& attention) const {
+  return runLayers(hidden, fromLayer, toLayer,
+                   prepare(attention, hidden.size(0), hidden.size(1)));
+}
+
+PreparedAttention Backbone::prepare(const AttentionOptions& attention, int64_t batch,
+                                    int64_t length) const {
+  const State& s = *m_state;
+  const at::Device device = s.options.device;
+  const at::ScalarType dtype = s.options.computeDType;
+  PreparedAttention result{batch, length, attentionMask(attention, batch, length, device, dtype),
+                           {}};
+  if (s.inverseFrequencies.defined())
+    result.rope = ropeTables(s.inverseFrequencies,
+                             resolvePositions(attention, batch, length, device), dtype);
+  return result;
+}
+
+at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,
+                               const PreparedAttention& attention) const {
   const State& s = *m_state;
   checkHidden(hidden, s.config.hiddenSize, "runLayers");
+  if (hidden.size(0) != attention.batch || hidden.size(1) != attention.length)
+    throw std::invalid_argument("runLayers: attention prepared for [" +
+                                std::to_string(attention.batch) + ", " +
+                                std::to_string(attention.length) + "], hidden states are [" +
+                                std::to_string(hidden.size(0)) + ", " +
+                                std::to_string(hidden.size(1)) + ", d]");
   if (fromLayer < 0 || fromLayer > toLayer || toLayer > s.config.numLayers)
     throw std::out_of_range("runLayers: layers " + std::to_string(fromLayer) + " to " +
                             std::to_string(toLayer) + " outside 0.." +
                             std::to_string(s.config.numLayers));
-  at::Tensor h = hidden.to(s.options.device, at::kFloat);
+  at::Tensor h = s.computable(hidden);
   if (fromLayer == toLayer) return h;
-  const BlockContext context = s.context(h.size(0), h.size(1), attention);
+  const BlockContext context = s.context(attention);
   for (int64_t layer = fromLayer; layer < toLayer; ++layer)
     h = runBlock(*s.block(layer), h, context);
   return h;
@@ -191,7 +222,7 @@ at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int6
 at::Tensor Backbone::finalNorm(const at::Tensor& hidden) const {
   const State& s = *m_state;
   checkHidden(hidden, s.config.hiddenSize, "finalNorm");
-  const at::Tensor h = hidden.to(s.options.device, at::kFloat);
+  const at::Tensor h = s.computable(hidden);
   if (s.outer.finalNormBias.defined())
     return layerNorm(h, s.outer.finalNorm, s.outer.finalNormBias, s.config.normEps);
   return rmsNorm(h, s.outer.finalNorm, s.config.normEps);
@@ -200,7 +231,7 @@ at::Tensor Backbone::finalNorm(const at::Tensor& hidden) const {
 at::Tensor Backbone::logits(const at::Tensor& normed) const {
   const State& s = *m_state;
   checkHidden(normed, s.config.hiddenSize, "logits");
-  const at::Tensor h = normed.to(s.options.device, at::kFloat);
+  const at::Tensor h = s.computable(normed);
   if (!s.streaming()) return at::linear(h, s.outer.head);
   return at::linear(h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head)));
 }
@@ -220,7 +251,7 @@ CaptureResult Backbone::capture(const at::Tensor& ids, const CaptureRequest& req
 
   at::Tensor h = embed(ids, request.attention);
   deliver(0, h);
-  const BlockContext context = s.context(h.size(0), h.size(1), request.attention);
+  const BlockContext context = s.context(prepare(request.attention, h.size(0), h.size(1)));
   for (int64_t layer = 0; layer < layers; ++layer) {
     if (request.job) request.job->checkCancelled();
     h = runBlock(*s.block(layer), h, context);

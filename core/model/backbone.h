@@ -1,7 +1,7 @@
 #pragma once
 // A pretrained transformer read from a Hugging Face folder, run block by block in LibTorch:
-// Llama, Qwen2, Qwen3, GPT-2, GPT-NeoX (Pythia). Everything computes in float32, whatever the
-// dtype on disk, on the device the options name.
+// Llama, Qwen2, Qwen3, GPT-2, GPT-NeoX (Pythia). Everything computes in float32 (or, when the
+// options ask, bfloat16), whatever the dtype on disk, on the device the options name.
 //
 // Layer numbering follows the papers and Hugging Face's hidden_states: h_0 is the embedding
 // output, h_l the output of block l (1-based; HF module layers[l-1]), h_L the last block's
@@ -30,9 +30,14 @@ struct BackboneOptions {
    *  it runs and dropped after (float32 CPU weights are not even copied). Embedding rows and
    *  the LM head are read on use too. Results are identical to the resident mode. */
   bool streamLayers = false;
+  /** at::kFloat (the default) or at::kBFloat16. bfloat16: weights are converted once (as each
+   *  block streams in, when streaming), hidden states, norm outputs and logits are bfloat16,
+   *  and RMSNorm statistics, RoPE angles and the attention softmax stay float32, as
+   *  transformers computes a model loaded with torch_dtype=bfloat16. */
+  at::ScalarType computeDType = at::kFloat;
 };
 
-/** What capture() computes and keeps. */
+/** What capture() computes and keeps. Hidden states come in the compute dtype. */
 struct CaptureRequest {
   AttentionOptions attention;
   /** Keep h_0 … h_L in the result; false with onLayer to stream layer by layer. */
@@ -56,7 +61,8 @@ struct CaptureResult {
  * never trained here (requires_grad false), but embed/runLayers/finalNorm/logits run under
  * whatever grad mode the caller sets, so gradients flow to their inputs (a bridge's output fed
  * to the upper layers); capture() runs in inference mode.
- * Shapes: ids [B, T] int64; hidden states [B, T, d] float32 on options().device.
+ * Shapes: ids [B, T] int64; hidden states [B, T, d] in options().computeDType on
+ * options().device.
  */
 class Backbone {
  public:
@@ -64,7 +70,7 @@ class Backbone {
    * Reads `folder`/config.json and the weights (model.safetensors or a sharded index),
    * checking every tensor's name, dtype and shape before anything runs. Throws ConfigError
    * (unsupported activation, rope scaling or rotary_pct), FormatError naming the tensor at
-   * fault, IoError.
+   * fault, IoError; ConfigError also for a compute dtype other than float32 or bfloat16.
    */
   static std::unique_ptr<Backbone> load(const std::filesystem::path& folder,
                                         BackboneOptions options = {});
@@ -88,6 +94,13 @@ class Backbone {
    */
   at::Tensor runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,
                        const AttentionOptions& attention = {}) const;
+  /** `attention` resolved for a [batch, length] batch: build it once to run the same batch
+   *  through the blocks in several runLayers() calls (capture goes layer by layer). */
+  PreparedAttention prepare(const AttentionOptions& attention, int64_t batch,
+                            int64_t length) const;
+  /** runLayers() with the mask and rotary tables prepare() built for this batch's shape. */
+  at::Tensor runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,
+                       const PreparedAttention& attention) const;
   /** The final norm (model.norm / ln_f / final_layer_norm) of h_L. */
   at::Tensor finalNorm(const at::Tensor& hidden) const;
   /** The LM head alone, applied to finalNorm()'s output: [B, T, vocab]. */

@@ -1,8 +1,8 @@
 #pragma once
-// The tensors of one transformer block and the model's outer tensors, float32 on the
-// backbone's device, each kept in its checkpoint's own layout (nn.Linear [out, in], GPT-2
-// Conv1D [in, out], GPT-NeoX per-head fused q|k|v), so that each maps 1:1 to a Hugging Face
-// tensor. An undefined tensor is one the architecture (or this checkpoint) does not have.
+// The tensors of one transformer block and the model's outer tensors, in the compute dtype
+// on the backbone's device, each kept in its checkpoint's own layout (nn.Linear [out, in],
+// GPT-2 Conv1D [in, out], GPT-NeoX per-head fused q|k|v), so that each maps 1:1 to a Hugging
+// Face tensor. An undefined tensor is one the architecture (or this checkpoint) does not have.
 
 #include <ATen/core/Tensor.h>
 

@@ -6,17 +6,16 @@
 
 #include "io/hf_config.h"
 #include "model/activation.h"
+#include "model/attention_options.h"
 #include "model/block_weights.h"
-#include "model/rope.h"
 
 namespace strata {
 
-/** What every block of one forward pass shares: built once per pass by the Backbone. */
+/** What every block of one forward pass shares. */
 struct BlockContext {
   const ModelConfig* config = nullptr;
   Activation activation = Activation::Silu;
-  at::Tensor allowed;  ///< attentionAllowed(): bool [B|1, 1, T, T], or undefined (all pairs)
-  RopeTables rope;     ///< undefined for GPT-2 (learned positions)
+  PreparedAttention attention;  ///< the batch's mask and rotary tables
 };
 
 /** Llama, Qwen2, Qwen3 (modeling_llama.py): pre-RMSNorm, GQA with RoPE, SwiGLU MLP. */

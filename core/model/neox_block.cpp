@@ -17,9 +17,11 @@ at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const Bloc
   const auto part = [&](int64_t i) {
     return qkv.slice(-1, i * hd, (i + 1) * hd).permute({0, 2, 1, 3});
   };
-  const at::Tensor q = applyRope(part(0), context.rope);  // rotates the first rotary_ndims only
-  const at::Tensor k = applyRope(part(1), context.rope);
-  const at::Tensor attention = at::linear(attend(q, k, part(2), context.allowed), w.out, w.outBias);
+  const RopeTables& rope = context.attention.rope;  // rotates the first rotary_ndims only
+  const at::Tensor q = applyRope(part(0), rope);
+  const at::Tensor k = applyRope(part(1), rope);
+  const at::Tensor attention =
+      at::linear(attend(q, k, part(2), context.attention.mask), w.out, w.outBias);
 
   const auto mlp = [&](const at::Tensor& input) {
     const at::Tensor y = layerNorm(input, w.mlpNorm, w.mlpNormBias, c.normEps);

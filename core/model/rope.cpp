@@ -56,12 +56,13 @@ at::Tensor ropeInverseFrequencies(int64_t rotaryDim, double base,
   return result;
 }
 
-RopeTables ropeTables(const at::Tensor& inverseFrequencies, const at::Tensor& positions) {
+RopeTables ropeTables(const at::Tensor& inverseFrequencies, const at::Tensor& positions,
+                      at::ScalarType dtype) {
   // As LlamaRotaryEmbedding: float32 positions × float32 frequencies, halves concatenated.
   const at::Tensor frequencies = inverseFrequencies.to(positions.device());
   const at::Tensor angles = positions.to(at::kFloat).unsqueeze(-1) * frequencies;  // [B, T, r/2]
   const at::Tensor both = at::cat({angles, angles}, -1).unsqueeze(1);              // [B, 1, T, r]
-  return {both.cos(), both.sin()};
+  return {both.cos().to(dtype), both.sin().to(dtype)};
 }
 
 at::Tensor applyRope(const at::Tensor& x, const RopeTables& tables) {

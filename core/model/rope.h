@@ -34,8 +34,10 @@ struct RopeTables {
   bool defined() const { return cos.defined(); }
 };
 
-/** Tables for `positions` [B, T] (integers) on the device of `positions`. */
-RopeTables ropeTables(const at::Tensor& inverseFrequencies, const at::Tensor& positions);
+/** Tables for `positions` [B, T] (integers) on the device of `positions`, computed in float32
+ *  and then cast to `dtype` (as transformers does for a bfloat16 model). */
+RopeTables ropeTables(const at::Tensor& inverseFrequencies, const at::Tensor& positions,
+                      at::ScalarType dtype = at::kFloat);
 
 /**
  * Rotates x [B, H, T, headDim]: the first tables.cos.size(-1) components become

@@ -28,11 +28,12 @@ bool isFloat(DType dtype) {
 }  // namespace
 
 WeightLoader::WeightLoader(const std::filesystem::path& folder, const ModelConfig& config,
-                           at::Device device, bool borrowMapped)
+                           at::Device device, at::ScalarType dtype, bool borrowMapped)
     : m_files(WeightFiles::open(folder)),
       m_layout(weightLayoutOf(config, m_files)),
       m_numLayers(config.numLayers),
       m_device(device),
+      m_dtype(dtype),
       m_borrowMapped(borrowMapped) {
   for (const OuterSlot& slot : m_layout.outerSlots) check(slot.name, slot.shape);
   for (int64_t layer = 0; layer < m_numLayers; ++layer)
@@ -77,15 +78,15 @@ at::Tensor WeightLoader::mapped(const std::string& name) const {
 
 at::Tensor WeightLoader::tensor(const std::string& name) const {
   const at::Tensor view = mapped(name);
-  if (m_borrowMapped && m_device.is_cpu() && view.scalar_type() == at::kFloat) return view;
-  // copy = true: never hand out the read-only mapping by accident (a float32 CPU source).
-  return view.to(m_device, at::kFloat, /*non_blocking=*/false, /*copy=*/true);
+  if (m_borrowMapped && m_device.is_cpu() && view.scalar_type() == m_dtype) return view;
+  // copy = true: never hand out the read-only mapping by accident (a source already in m_dtype).
+  return view.to(m_device, m_dtype, /*non_blocking=*/false, /*copy=*/true);
 }
 
 at::Tensor WeightLoader::rows(const std::string& name, const at::Tensor& indices) const {
   const at::Tensor view = mapped(name);
   const at::Tensor flat = indices.reshape({-1}).to(at::kCPU, at::kLong);
-  const at::Tensor picked = at::index_select(view, 0, flat).to(m_device, at::kFloat);
+  const at::Tensor picked = at::index_select(view, 0, flat).to(m_device, m_dtype);
   std::vector<int64_t> shape = indices.sizes().vec();
   shape.push_back(view.size(1));
   return picked.view(shape);

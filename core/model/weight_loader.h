@@ -1,8 +1,8 @@
 #pragma once
-// Reads a checkpoint's tensors into BlockWeights / OuterWeights: float32 on the target device,
-// whatever the dtype on disk (F32, F16, BF16, F64). Every expected tensor's presence, dtype and
-// shape is checked once, from the headers, when the loader is made, so that a streamed pass
-// cannot fail half-way on a malformed file.
+// Reads a checkpoint's tensors into BlockWeights / OuterWeights in the compute dtype (float32
+// or bfloat16) on the target device, whatever the dtype on disk (F32, F16, BF16, F64). Every
+// expected tensor's presence, dtype and shape is checked once, from the headers, when the
+// loader is made, so that a streamed pass cannot fail half-way on a malformed file.
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -26,13 +26,14 @@ namespace strata {
 class WeightLoader {
  public:
   /**
-   * Opens `folder`'s weights and checks them against `config`. `borrowMapped`: float32
-   * tensors loaded for the CPU may be read-only views into the mapping instead of copies
-   * (streaming: nothing is copied, the OS pages weights in and out). Throws FormatError naming
-   * the tensor that is missing, not floating-point, or of the wrong shape.
+   * Opens `folder`'s weights and checks them against `config`; tensors are handed out as
+   * `dtype` on `device`. `borrowMapped`: tensors already stored as `dtype` and loaded for the
+   * CPU may be read-only views into the mapping instead of copies (streaming: nothing is
+   * copied, the OS pages weights in and out). Throws FormatError naming the tensor that is
+   * missing, not floating-point, or of the wrong shape.
    */
   WeightLoader(const std::filesystem::path& folder, const ModelConfig& config, at::Device device,
-               bool borrowMapped);
+               at::ScalarType dtype, bool borrowMapped);
 
   const WeightLayout& layout() const { return m_layout; }
   const WeightFiles& files() const { return m_files; }
@@ -43,11 +44,11 @@ class WeightLoader {
   BlockWeights block(int64_t layer) const;
   /** Every tensor outside the blocks (the tied head is the token embedding itself). */
   OuterWeights outer() const;
-  /** One tensor by name, float32 on the device. */
+  /** One tensor by name, in the loader's dtype on its device. */
   at::Tensor tensor(const std::string& name) const;
   /**
-   * Rows `indices` (int64, any shape) of the matrix `name`: [indices..., columns], float32 on
-   * the device. Converts only those rows, so embedding lookups stream cheaply.
+   * Rows `indices` (int64, any shape) of the matrix `name`: [indices..., columns], in the
+   * loader's dtype on its device. Converts only those rows, so embedding lookups stream cheaply.
    */
   at::Tensor rows(const std::string& name, const at::Tensor& indices) const;
 
@@ -60,6 +61,7 @@ class WeightLoader {
   WeightLayout m_layout;
   int64_t m_numLayers = 0;
   at::Device m_device;
+  at::ScalarType m_dtype;
   bool m_borrowMapped = false;
   std::vector<std::string> m_warnings;
 };

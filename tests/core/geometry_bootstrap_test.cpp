@@ -24,7 +24,8 @@ std::vector<float> gaussianRows(int64_t n, uint64_t seed) {
   std::normal_distribution<double> normal;
   std::vector<float> rows(n * d);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < d; ++j) rows[i * d + j] = static_cast<float>(normal(engine) / std::sqrt(j + 1.0));
+    for (int64_t j = 0; j < d; ++j)
+      rows[i * d + j] = static_cast<float>(normal(engine) / std::sqrt(j + 1.0));
   return rows;
 }
 
@@ -44,7 +45,8 @@ double width(const Interval& i) { return i.high - i.low; }
 TEST(GeometryBootstrap, IntervalsContainThePointValue) {
   const std::vector<float> rows = gaussianRows(4000, 1);
   auto backend = makeCpuBackend();
-  const LayerGeometry g = computeLayerGeometry(*backend, {rows.data(), 4000, 12}, 5, bootstrapOptions());
+  const LayerGeometry g =
+      computeLayerGeometry(*backend, {rows.data(), 4000, 12}, 5, bootstrapOptions());
   EXPECT_EQ(g.layer, 5);
   EXPECT_TRUE(contains(g.effectiveRank, g.values.effectiveRank))
       << g.effectiveRank.low << " .. " << g.effectiveRank.high << " vs " << g.values.effectiveRank;
@@ -108,7 +110,8 @@ TEST(GeometryBootstrap, DeterministicForASeed) {
   EXPECT_NE(a.effectiveRank.low, c.effectiveRank.low);
   // Another layer of the same states draws other resamples (the point estimate is the same).
   const LayerGeometry d = computeLayerGeometry(*backend, states, 3, bootstrapOptions());
-  EXPECT_EQ(d.values.effectiveRank, computeLayerGeometry(*backend, states, 2, bootstrapOptions()).values.effectiveRank);
+  EXPECT_EQ(d.values.effectiveRank,
+            computeLayerGeometry(*backend, states, 2, bootstrapOptions()).values.effectiveRank);
 }
 
 TEST(GeometryBootstrap, NoResamplesGiveDegenerateIntervals) {
@@ -149,7 +152,8 @@ TEST(GeometryBootstrap, CancellationStopsBetweenResamples) {
   // Reports: before the point estimate, before resample 1, before resample 2 (cancels); the
   // check before resample 3 throws.
   EXPECT_EQ(sink.fractions.size(), 3u);
-  for (size_t i = 1; i < sink.fractions.size(); ++i) EXPECT_GT(sink.fractions[i], sink.fractions[i - 1]);
+  for (size_t i = 1; i < sink.fractions.size(); ++i)
+    EXPECT_GT(sink.fractions[i], sink.fractions[i - 1]);
 }
 
 TEST(GeometryBootstrap, ProgressReachesOne) {

@@ -99,7 +99,8 @@ double expectedRayleigh(const std::vector<double>& sigma, double epsilon) {
 ProxyResult compute(const std::vector<float>& rows, int64_t d, const ProxyOptions& options,
                     std::span<const float> weights = {}, const TokenSampling* sampling = nullptr) {
   const int64_t n = static_cast<int64_t>(rows.size()) / d;
-  const TokenSampling drawn = sampling ? *sampling : drawTokenSampling(n, weights, options, options.seed);
+  const TokenSampling drawn =
+      sampling ? *sampling : drawTokenSampling(n, weights, options, options.seed);
   return makeCpuBackend()->computeProxies({rows.data(), n, d}, weights, drawn, options);
 }
 
@@ -113,8 +114,8 @@ ProxyOptions smallOptions() {
   return options;
 }
 
-const std::vector<double> kDecaying = {1.0,     1 / 2.0,  1 / 3.0,  1 / 4.0,  1 / 5.0,  1 / 6.0,
-                                       1 / 7.0, 1 / 8.0,  1 / 9.0,  1 / 10.0, 1 / 11.0, 1 / 12.0,
+const std::vector<double> kDecaying = {1.0,      1 / 2.0,  1 / 3.0,  1 / 4.0,  1 / 5.0,  1 / 6.0,
+                                       1 / 7.0,  1 / 8.0,  1 / 9.0,  1 / 10.0, 1 / 11.0, 1 / 12.0,
                                        1 / 13.0, 1 / 14.0, 1 / 15.0, 1 / 16.0};
 
 TEST(GeometryProxies, AnisotropicGaussianMatchesItsPopulationSpectrum) {
@@ -129,7 +130,9 @@ TEST(GeometryProxies, AnisotropicGaussianMatchesItsPopulationSpectrum) {
   for (size_t i = 0; i < 16; ++i)
     EXPECT_LT(relative(result.spectrum[i], sigma[i]), 0.03) << "eigenvalue " << i;
   // k_eff = Σλ/λ_max = H_16 for λ_i = 1/i.
-  EXPECT_LT(relative(result.values.effectiveRank, std::accumulate(kDecaying.begin(), kDecaying.end(), 0.0)), 0.03);
+  EXPECT_LT(relative(result.values.effectiveRank,
+                     std::accumulate(kDecaying.begin(), kDecaying.end(), 0.0)),
+            0.03);
   const double expected = expectedRayleigh(sigma, options.ridgeFactor);
   EXPECT_LT(relative(result.values.monotonicity, expected), 0.03)
       << "m_mono " << result.values.monotonicity << " vs closed form " << expected;
@@ -180,7 +183,8 @@ TEST(GeometryProxies, MinEigenvalueModeIsTheExactFormula) {
 std::vector<float> pointsOnALine(int64_t n, int64_t d) {
   std::vector<float> rows(n * d);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < d; ++c) rows[i * d + c] = static_cast<float>(i * (c % 3 == 0 ? 1.0 : -0.5));
+    for (int64_t c = 0; c < d; ++c)
+      rows[i * d + c] = static_cast<float>(i * (c % 3 == 0 ? 1.0 : -0.5));
   return rows;
 }
 
@@ -242,14 +246,16 @@ TEST(GeometryProxies, InvariantUnderScalingRotationAndTranslation) {
   EXPECT_LT(relative(b.values.curvature, a.values.curvature), 1e-4);
   EXPECT_LT(relative(b.values.monotonicity, a.values.monotonicity), 1e-4);
   EXPECT_LT(relative(b.values.effectiveRank, a.values.effectiveRank), 1e-4);
-  for (size_t i = 0; i < a.spectrum.size(); ++i) EXPECT_LT(relative(b.spectrum[i], a.spectrum[i]), 1e-4);
+  for (size_t i = 0; i < a.spectrum.size(); ++i)
+    EXPECT_LT(relative(b.spectrum[i], a.spectrum[i]), 1e-4);
   for (size_t i = 0; i < a.localLambdaMax.size(); ++i)
     EXPECT_LT(relative(b.localLambdaMax[i], a.localLambdaMax[i]), 1e-3) << "anchor " << i;
 }
 
 TEST(GeometryProxies, IntegerWeightsEqualMaterialisedDuplicates) {
   const int64_t n = 600, d = 12;
-  const std::vector<float> rows = gaussianRows(n, std::vector<double>(kDecaying.begin(), kDecaying.begin() + d), 31);
+  const std::vector<float> rows =
+      gaussianRows(n, std::vector<double>(kDecaying.begin(), kDecaying.begin() + d), 31);
   std::vector<float> weights(n);
   std::vector<float> duplicated;
   std::vector<int64_t> firstCopy(n, -1);
@@ -265,13 +271,15 @@ TEST(GeometryProxies, IntegerWeightsEqualMaterialisedDuplicates) {
   const TokenSampling weighted = drawTokenSampling(n, weights, options, 5);
   TokenSampling materialised;
   for (int64_t a : weighted.anchors) materialised.anchors.push_back(firstCopy[a]);
-  for (const auto& [a, b] : weighted.pairs) materialised.pairs.emplace_back(firstCopy[a], firstCopy[b]);
+  for (const auto& [a, b] : weighted.pairs)
+    materialised.pairs.emplace_back(firstCopy[a], firstCopy[b]);
 
   const ProxyResult w = compute(rows, d, options, weights, &weighted);
   const ProxyResult m = compute(duplicated, d, options, {}, &materialised);
   EXPECT_LT(relative(w.values.effectiveRank, m.values.effectiveRank), 1e-5);
   EXPECT_LT(relative(w.values.monotonicity, m.values.monotonicity), 1e-5);
-  for (size_t i = 0; i < w.spectrum.size(); ++i) EXPECT_LT(relative(w.spectrum[i], m.spectrum[i]), 1e-5);
+  for (size_t i = 0; i < w.spectrum.size(); ++i)
+    EXPECT_LT(relative(w.spectrum[i], m.spectrum[i]), 1e-5);
   options.monotonicity = MonotonicityMode::MinEigenvalue;
   EXPECT_LT(relative(compute(rows, d, options, weights, &weighted).values.monotonicity,
                      compute(duplicated, d, options, {}, &materialised).values.monotonicity),
@@ -280,7 +288,8 @@ TEST(GeometryProxies, IntegerWeightsEqualMaterialisedDuplicates) {
 
 TEST(GeometryProxies, WeightedCurvatureEqualsCurvatureOnTheDistinctRows) {
   const int64_t n = 800, d = 10;
-  const std::vector<float> rows = gaussianRows(n, std::vector<double>(kDecaying.begin(), kDecaying.begin() + d), 41);
+  const std::vector<float> rows =
+      gaussianRows(n, std::vector<double>(kDecaying.begin(), kDecaying.begin() + d), 41);
   std::vector<float> weights(n);
   std::vector<float> distinct;
   std::vector<int64_t> position(n, -1);
@@ -348,7 +357,8 @@ TEST(GeometryProxies, RefusesShapesTheOptionsCannotUse) {
   weights.pop_back();
   EXPECT_THROW(backend->computeProxies(states, weights, sampling, options), std::invalid_argument);
   const std::vector<float> constant(8 * d, 2.0f);
-  EXPECT_THROW(backend->computeProxies({constant.data(), 8, d}, {}, sampling, options), std::invalid_argument);
+  EXPECT_THROW(backend->computeProxies({constant.data(), 8, d}, {}, sampling, options),
+               std::invalid_argument);
   EXPECT_NO_THROW(backend->computeProxies(states, {}, sampling, options));
 }
 

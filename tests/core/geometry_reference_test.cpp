@@ -39,8 +39,10 @@ std::string pythonWithScipy(std::string& why) {
   return {};
 }
 
-void writeNpy(const std::filesystem::path& path, const std::vector<float>& values, int64_t rows, int64_t cols) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
+void writeNpy(const std::filesystem::path& path, const std::vector<float>& values, int64_t rows,
+              int64_t cols) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) +
                        (cols > 0 ? ", " + std::to_string(cols) : std::string(",")) + "), }";
   header.append(64 - (10 + header.size() + 1) % 64, ' ');
   header += '\n';
@@ -49,13 +51,14 @@ void writeNpy(const std::filesystem::path& path, const std::vector<float>& value
   const uint16_t length = static_cast<uint16_t>(header.size());
   out.write(reinterpret_cast<const char*>(&length), 2);
   out << header;
-  out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
+  out.write(reinterpret_cast<const char*>(values.data()),
+            std::streamsize(values.size() * sizeof(float)));
 }
 
 struct Case {
   std::string name;
   int64_t rows, dims;
-  double decay;          // λ_j = exp(−decay·j)
+  double decay;  // λ_j = exp(−decay·j)
   bool weighted;
   ProxyOptions options;
 };
@@ -97,7 +100,8 @@ TEST_P(GeometryReference, MatchesTheNumPyReference) {
   std::vector<float> rows(c.rows * c.dims);
   for (int64_t i = 0; i < c.rows; ++i)
     for (int64_t j = 0; j < c.dims; ++j)
-      rows[i * c.dims + j] = static_cast<float>(1.5 + normal(engine) * std::exp(-0.5 * c.decay * j));
+      rows[i * c.dims + j] =
+          static_cast<float>(1.5 + normal(engine) * std::exp(-0.5 * c.decay * j));
   std::vector<float> weights;
   if (c.weighted)
     for (int64_t i = 0; i < c.rows; ++i) weights.push_back(float((i * 5 + 1) % 4));  // 0..3
@@ -118,8 +122,9 @@ TEST_P(GeometryReference, MatchesTheNumPyReference) {
   fixture["tie_gap"] = 2e-5;
   std::ofstream(dir / "fixture.json") << fixture.dump();
 
-  const std::string command =
-      python + " '" STRATA_SOURCE_DIR "/tests/reference/geometry_reference.py' '" + dir.path().string() + "'";
+  const std::string command = python +
+                              " '" STRATA_SOURCE_DIR "/tests/reference/geometry_reference.py' '" +
+                              dir.path().string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto want = nlohmann::json::parse(std::ifstream(dir / "reference.json"));
   TokenSampling used = sampling;
@@ -140,7 +145,8 @@ TEST_P(GeometryReference, MatchesTheNumPyReference) {
   const auto local = want["local_lambda_max"].get<std::vector<double>>();
   ASSERT_EQ(got.localLambdaMax.size(), local.size());
   double worst = 0;
-  for (size_t i = 0; i < local.size(); ++i) worst = std::max(worst, relative(got.localLambdaMax[i], local[i]));
+  for (size_t i = 0; i < local.size(); ++i)
+    worst = std::max(worst, relative(got.localLambdaMax[i], local[i]));
   EXPECT_LT(worst, kTolerance) << "worst local λ_max";
 
   ProxyOptions minEig = c.options;
@@ -148,8 +154,9 @@ TEST_P(GeometryReference, MatchesTheNumPyReference) {
   EXPECT_LT(relative(backend->computeProxies(states, weights, used, minEig).values.monotonicity,
                      want["monotonicity_min_eig"]),
             kTolerance);
-  std::cout << "  " << c.name << ": m_curv " << got.values.curvature << " m_mono " << got.values.monotonicity
-            << " k_eff " << got.values.effectiveRank << ", worst local λ error " << worst << "\n";
+  std::cout << "  " << c.name << ": m_curv " << got.values.curvature << " m_mono "
+            << got.values.monotonicity << " k_eff " << got.values.effectiveRank
+            << ", worst local λ error " << worst << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GeometryReference, ::testing::ValuesIn(cases()),

@@ -92,10 +92,13 @@ TEST(GeometrySampling, WeightsActAsMultiplicities) {
 
 TEST(GeometrySampling, RejectsWeightsThatAreNotMultiplicities) {
   ProxyOptions options;
-  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{1, 0.5f, 1}, options, 0), std::invalid_argument);
-  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{1, -1, 1}, options, 0), std::invalid_argument);
+  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{1, 0.5f, 1}, options, 0),
+               std::invalid_argument);
+  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{1, -1, 1}, options, 0),
+               std::invalid_argument);
   EXPECT_THROW(drawTokenSampling(3, std::vector<float>{1, 1}, options, 0), std::invalid_argument);
-  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{0, 0, 4}, options, 0), std::invalid_argument);
+  EXPECT_THROW(drawTokenSampling(3, std::vector<float>{0, 0, 4}, options, 0),
+               std::invalid_argument);
 }
 
 TEST(GeometrySampling, BootstrapWeightsCountNDraws) {
@@ -127,13 +130,18 @@ TEST(GeometryOptions, ValidateNamesTheBadSetting) {
   };
   EXPECT_EQ(message([](ProxyOptions&) {}), "accepted");
   EXPECT_NE(message([](ProxyOptions& o) { o.anchors = 0; }).find("anchors"), std::string::npos);
-  EXPECT_NE(message([](ProxyOptions& o) { o.neighbours = 1; }).find("neighbours"), std::string::npos);
-  EXPECT_NE(message([](ProxyOptions& o) { o.directions = 0; }).find("directions"), std::string::npos);
-  EXPECT_NE(message([](ProxyOptions& o) { o.ridgeFactor = 0; }).find("ridgeFactor"), std::string::npos);
-  EXPECT_NE(message([](ProxyOptions& o) { o.spectrumSize = 0; }).find("spectrumSize"), std::string::npos);
+  EXPECT_NE(message([](ProxyOptions& o) { o.neighbours = 1; }).find("neighbours"),
+            std::string::npos);
+  EXPECT_NE(message([](ProxyOptions& o) { o.directions = 0; }).find("directions"),
+            std::string::npos);
+  EXPECT_NE(message([](ProxyOptions& o) { o.ridgeFactor = 0; }).find("ridgeFactor"),
+            std::string::npos);
+  EXPECT_NE(message([](ProxyOptions& o) { o.spectrumSize = 0; }).find("spectrumSize"),
+            std::string::npos);
   EXPECT_NE(message([](ProxyOptions& o) { o.bootstrapResamples = -1; }).find("bootstrapResamples"),
             std::string::npos);
-  EXPECT_NE(message([](ProxyOptions& o) { o.confidence = 1.0; }).find("confidence"), std::string::npos);
+  EXPECT_NE(message([](ProxyOptions& o) { o.confidence = 1.0; }).find("confidence"),
+            std::string::npos);
 }
 
 TEST(GeometryOptions, MonotonicityModesRoundTrip) {
@@ -152,13 +160,19 @@ TEST(GeometryNeighbours, TiesGoToTheLowerRowIndex) {
   const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
   ASSERT_EQ(norm.scale, 1.0);
   const std::vector<int64_t> anchors = {2, 3};
-  const std::vector<float> normalised = cpu::normalisedRows(states, norm);
-  const cpu::NeighbourLists three = cpu::nearestNeighbours(normalised, norm, anchors, 3);
-  EXPECT_EQ(std::vector<int64_t>(three.rows.begin(), three.rows.begin() + 3), (std::vector<int64_t>{0, 1, 3}));
+  std::vector<float> normalised(5);
+  cpu::normalisedRows(states, norm, normalised.data());
+  cpu::Workspace workspace;
+  const cpu::NeighbourLists three =
+      cpu::nearestNeighbours(normalised.data(), norm, anchors, 3, workspace);
+  EXPECT_EQ(std::vector<int64_t>(three.rows.begin(), three.rows.begin() + 3),
+            (std::vector<int64_t>{0, 1, 3}));
   // Anchor row 3: row 4 at 0, row 2 at 1, rows 0 and 1 tied at 4 → row 0.
-  EXPECT_EQ(std::vector<int64_t>(three.rows.begin() + 3, three.rows.end()), (std::vector<int64_t>{4, 2, 0}));
+  EXPECT_EQ(std::vector<int64_t>(three.rows.begin() + 3, three.rows.end()),
+            (std::vector<int64_t>{4, 2, 0}));
   // Blocks of one candidate at a time must give the same lists (the selection spans blocks).
-  const cpu::NeighbourLists blocked = cpu::nearestNeighbours(normalised, norm, anchors, 3, 1);
+  const cpu::NeighbourLists blocked =
+      cpu::nearestNeighbours(normalised.data(), norm, anchors, 3, workspace, 1);
   EXPECT_EQ(blocked.rows, three.rows);
 }
 
@@ -168,7 +182,11 @@ TEST(GeometryNeighbours, SkipRowsOfZeroWeightAndTheAnchorItself) {
   const HiddenStates states{x.data(), 7, 1};
   const cpu::RowNormalisation norm = cpu::normaliseRows(states, weights);
   const std::vector<int64_t> anchors = {0};
-  const cpu::NeighbourLists lists = cpu::nearestNeighbours(cpu::normalisedRows(states, norm), norm, anchors, 2);
+  std::vector<float> normalised(norm.rows.size());
+  cpu::normalisedRows(states, norm, normalised.data());
+  cpu::Workspace workspace;
+  const cpu::NeighbourLists lists =
+      cpu::nearestNeighbours(normalised.data(), norm, anchors, 2, workspace);
   EXPECT_EQ(lists.rows, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(lists.positions, (std::vector<int64_t>{1, 2}));
 }

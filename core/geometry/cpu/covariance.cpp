@@ -1,10 +1,10 @@
 #include "geometry/cpu/covariance.h"
 
+#include <Spectra/SymEigsSolver.h>
 #include <cblas.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <Spectra/SymEigsSolver.h>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -13,35 +13,36 @@
 
 namespace strata::geometry::cpu {
 
-Eigen::MatrixXd normalisedCovariance(const std::vector<float>& normalised, const RowNormalisation& norm) {
+void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+                          Workspace& workspace, double* sigma) {
   const int64_t d = norm.dims;
   const int64_t count = static_cast<int64_t>(norm.rows.size());
   // Row-major lower triangle of Σ in float32.
-  std::vector<float> lower(static_cast<size_t>(d * d), 0.0f);
+  float* lower = workspace.lower.take<float>(d * d);
   const float alpha = static_cast<float>(1.0 / (norm.weightSum - 1));
   if (norm.rootWeights.empty()) {
-    cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(count), alpha, normalised.data(),
-                int(d), 0.0f, lower.data(), int(d));
+    cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(count), alpha, normalised,
+                int(d), 0.0f, lower, int(d));
   } else {
     const int64_t block = rowBlockLength(d, 8192);
-    std::vector<float> scaled(static_cast<size_t>(std::min(block, count) * d));
+    float* scaled = workspace.scaled.take<float>(std::min(block, count) * d);
     for (int64_t begin = 0; begin < count; begin += block) {
       const int64_t n = std::min(block, count - begin);
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < n; ++r) {
         const float f = norm.rootWeights[begin + r];
-        const float* x = normalised.data() + (begin + r) * d;
-        float* y = scaled.data() + r * d;
+        const float* x = normalised + (begin + r) * d;
+        float* y = scaled + r * d;
         for (int64_t j = 0; j < d; ++j) y[j] = f * x[j];
       }
-      cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(n), alpha, scaled.data(), int(d),
-                  1.0f, lower.data(), int(d));
+      cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(n), alpha, scaled, int(d),
+                  begin == 0 ? 0.0f : 1.0f, lower, int(d));
     }
   }
-  Eigen::MatrixXd S(d, d);
+  // Widen; row-major lower (i ≥ j) is column-major upper, so both triangles are filled.
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < d; ++i)
-    for (int64_t j = 0; j <= i; ++j) S(i, j) = S(j, i) = lower[i * d + j];
-  return S;
+    for (int64_t j = 0; j <= i; ++j) sigma[j * d + i] = sigma[i * d + j] = lower[i * d + j];
 }
 
 namespace {
@@ -50,19 +51,20 @@ namespace {
 class SymmetricProduct {
  public:
   using Scalar = double;
-  explicit SymmetricProduct(const Eigen::MatrixXd& S) : m_S(S) {}
-  Eigen::Index rows() const { return m_S.rows(); }
-  Eigen::Index cols() const { return m_S.cols(); }
+  SymmetricProduct(const double* S, int64_t n) : m_S(S), m_n(n) {}
+  Eigen::Index rows() const { return m_n; }
+  Eigen::Index cols() const { return m_n; }
   void perform_op(const double* x, double* y) const {
-    const int n = int(m_S.rows());
-    cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, m_S.data(), n, x, 1, 0.0, y, 1);
+    cblas_dsymv(CblasColMajor, CblasLower, int(m_n), 1.0, m_S, int(m_n), x, 1, 0.0, y, 1);
   }
 
  private:
-  const Eigen::MatrixXd& m_S;
+  const double* m_S;
+  int64_t m_n;
 };
 
-std::vector<double> denseLeading(const Eigen::MatrixXd& S, int64_t count) {
+std::vector<double> denseLeading(const double* data, int64_t d, int64_t count) {
+  const Eigen::Map<const Eigen::MatrixXd> S(data, d, d);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(S, Eigen::EigenvaluesOnly);
   if (solver.info() != Eigen::Success) throw Error("the dense eigensolver failed on Σ");
   const Eigen::VectorXd& ascending = solver.eigenvalues();
@@ -73,23 +75,22 @@ std::vector<double> denseLeading(const Eigen::MatrixXd& S, int64_t count) {
 
 }  // namespace
 
-std::vector<double> leadingEigenvalues(const Eigen::MatrixXd& S, int64_t count) {
-  const int64_t d = S.rows();
+std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count) {
   const int64_t nev = std::min(count, d);
   const int64_t ncv = std::min<int64_t>(d, std::max<int64_t>(2 * nev + 1, 20));
-  if (ncv >= d) return denseLeading(S, nev);
-  SymmetricProduct op(S);
+  if (ncv >= d) return denseLeading(S, d, nev);
+  SymmetricProduct op(S, d);
   Spectra::SymEigsSolver<SymmetricProduct> lanczos(op, nev, ncv);
   lanczos.init();  // Spectra's fixed-seed start vector: deterministic
   lanczos.compute(Spectra::SortRule::LargestAlge, 1000, 1e-10, Spectra::SortRule::LargestAlge);
-  if (lanczos.info() != Spectra::CompInfo::Successful) return denseLeading(S, nev);
+  if (lanczos.info() != Spectra::CompInfo::Successful) return denseLeading(S, d, nev);
   const Eigen::VectorXd values = lanczos.eigenvalues();
   return std::vector<double>(values.data(), values.data() + values.size());
 }
 
-void choleskyInPlace(Eigen::MatrixXd& A) {
-  const int64_t n = A.rows();
-  const int lda = int(A.outerStride());
+void choleskyInPlace(double* data, int64_t n) {
+  Eigen::Map<Eigen::MatrixXd> A(data, n, n);
+  const int lda = int(n);
   constexpr int64_t kBlock = 256;
   for (int64_t j = 0; j < n; j += kBlock) {
     const int64_t jb = std::min(kBlock, n - j);
@@ -112,37 +113,45 @@ void choleskyInPlace(Eigen::MatrixXd& A) {
   }
 }
 
-double meanRayleighQuotient(const Eigen::MatrixXd& choleskyLower, const HiddenStates& states,
+double meanRayleighQuotient(const double* choleskyLower, const HiddenStates& states,
                             const RowNormalisation& norm,
-                            std::span<const std::pair<int64_t, int64_t>> pairs) {
+                            std::span<const std::pair<int64_t, int64_t>> pairs,
+                            HugeBuffer& scratch) {
   const int64_t d = norm.dims;
-  // Column p of U is the p-th non-zero direction (column-major, so each u is contiguous).
-  std::vector<double> U;
-  U.reserve(pairs.size() * d);
-  std::vector<double> squaredNorms;
-  for (const auto& [a, b] : pairs) {
-    const float* xa = states.data + a * d;
-    const float* xb = states.data + b * d;
-    double squared = 0;
-    const size_t column = U.size();
-    U.resize(column + d);
+  const int64_t total = static_cast<int64_t>(pairs.size());
+  // Column p of U is the p-th direction (column-major, so each u is contiguous).
+  double* U = scratch.take<double>(std::max<int64_t>(total, 1) * d);
+  std::vector<double> squared(total);
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < total; ++p) {
+    const float* xa = states.data + pairs[p].first * d;
+    const float* xb = states.data + pairs[p].second * d;
+    double* u = U + p * d;
+    double s = 0;
     for (int64_t j = 0; j < d; ++j) {
-      const double u = norm.scale * (double(xa[j]) - double(xb[j]));
-      U[column + j] = u;
-      squared += u * u;
+      u[j] = norm.scale * (double(xa[j]) - double(xb[j]));
+      s += u[j] * u[j];
     }
-    if (squared == 0) U.resize(column);  // a duplicate row: no direction
-    else squaredNorms.push_back(squared);
+    squared[p] = s;
+  }
+  // Drop the zero directions (duplicate rows), keeping the order of the others.
+  std::vector<double> squaredNorms;
+  for (int64_t p = 0; p < total; ++p) {
+    if (squared[p] == 0) continue;
+    const int64_t column = static_cast<int64_t>(squaredNorms.size());
+    if (column != p) std::copy_n(U + p * d, d, U + column * d);
+    squaredNorms.push_back(squared[p]);
   }
   const int64_t count = static_cast<int64_t>(squaredNorms.size());
   if (count == 0)
-    throw std::invalid_argument("m_mono: every sampled pair joins two identical rows (no direction u ≠ 0)");
+    throw std::invalid_argument(
+        "m_mono: every sampled pair joins two identical rows (no direction u ≠ 0)");
   // Z = L⁻¹U; uᵀ(LLᵀ)⁻¹u = ‖L⁻¹u‖².
   cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, int(d), int(count),
-              1.0, choleskyLower.data(), int(choleskyLower.outerStride()), U.data(), int(d));
+              1.0, choleskyLower, int(d), U, int(d));
   double sum = 0;
   for (int64_t p = 0; p < count; ++p) {
-    const double* z = U.data() + p * d;
+    const double* z = U + p * d;
     double zz = 0;
     for (int64_t j = 0; j < d; ++j) zz += z[j] * z[j];
     sum += zz / squaredNorms[p];

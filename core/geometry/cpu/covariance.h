@@ -2,13 +2,13 @@
 // The covariance side of the proxies: Σ of the normalised rows (float32 ssyrk, blocked over
 // rows), its leading eigenvalues (Lanczos), and m_mono through a Cholesky factor of Σ + εI.
 
-#include <Eigen/Core>
 #include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "geometry/cpu/row_normalisation.h"
+#include "geometry/cpu/workspace.h"
 
 namespace strata::geometry::cpu {
 
@@ -16,24 +16,25 @@ namespace strata::geometry::cpu {
  * Σ = Σ_i w_i x̃_i x̃_iᵀ / (W − 1) over the normalised rows x̃ of positive weight (`normalised`,
  * from normalisedRows), as a full symmetric d×d double matrix. The product runs in float32:
  * one cblas_ssyrk over all rows for unit weights, else ssyrk over blocks of sqrt(w)-scaled
- * copies; only the d×d result is widened.
+ * copies; only the d×d result is widened, into `sigma` (column-major d×d, both triangles).
  */
-Eigen::MatrixXd normalisedCovariance(const std::vector<float>& normalised, const RowNormalisation& norm);
+void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+                          Workspace& workspace, double* sigma);
 
 /**
- * The `count` largest eigenvalues of the symmetric positive semi-definite S, descending:
+ * The `count` largest eigenvalues of the symmetric positive semi-definite d×d S, descending:
  * Lanczos (Spectra::SymEigsSolver, products by cblas_dsymv) when its Krylov space
  * ncv = max(2·count + 1, 20) is smaller than d, otherwise (and should Lanczos not converge in
  * 1000 restarts) Eigen's dense solver. `count` is clipped to d.
  */
-std::vector<double> leadingEigenvalues(const Eigen::MatrixXd& S, int64_t count);
+std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count);
 
 /**
- * In place: A = L Lᵀ, lower triangle (the upper one is left as it was). Blocked right-looking
- * Cholesky: Eigen's LLT on 256-wide diagonal blocks, cblas_dtrsm / cblas_dsyrk for the rest.
- * Throws strata::Error when A is not numerically positive definite.
+ * In place on the column-major n×n A: A = L Lᵀ, lower triangle (the upper one is left as it was).
+ * Blocked right-looking Cholesky: Eigen's LLT on 256-wide diagonal blocks, cblas_dtrsm /
+ * cblas_dsyrk for the rest. Throws strata::Error when A is not numerically positive definite.
  */
-void choleskyInPlace(Eigen::MatrixXd& A);
+void choleskyInPlace(double* A, int64_t n);
 
 /**
  * m_mono's Rayleigh form: the mean over the pairs with u = x̃_a − x̃_b ≠ 0 of uᵀ(LLᵀ)⁻¹u / uᵀu
@@ -41,8 +42,9 @@ void choleskyInPlace(Eigen::MatrixXd& A);
  * from the raw rows, u = s·(x_a − x_b) (the mean cancels). Throws std::invalid_argument when
  * every pair is a zero direction.
  */
-double meanRayleighQuotient(const Eigen::MatrixXd& choleskyLower, const HiddenStates& states,
+double meanRayleighQuotient(const double* choleskyLower, const HiddenStates& states,
                             const RowNormalisation& norm,
-                            std::span<const std::pair<int64_t, int64_t>> pairs);
+                            std::span<const std::pair<int64_t, int64_t>> pairs,
+                            HugeBuffer& scratch);
 
 }  // namespace strata::geometry::cpu

@@ -14,6 +14,7 @@
 #include "geometry/cpu/local_curvature.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
+#include "geometry/cpu/workspace.h"
 
 namespace strata::geometry {
 
@@ -24,8 +25,8 @@ void checkSampling(const HiddenStates& states, std::span<const float> weights,
   const auto check = [&](int64_t row, const char* what) {
     if (row < 0 || row >= states.rows)
       throw std::invalid_argument(std::string("token sampling: ") + what + " row " +
-                                  std::to_string(row) + " is out of range (N = " +
-                                  std::to_string(states.rows) + ")");
+                                  std::to_string(row) +
+                                  " is out of range (N = " + std::to_string(states.rows) + ")");
     if (!weights.empty() && !(weights[row] > 0))
       throw std::invalid_argument(std::string("token sampling: ") + what + " row " +
                                   std::to_string(row) + " has weight 0");
@@ -54,33 +55,38 @@ class CpuBackend final : public GeometryBackend {
     const cpu::RowNormalisation norm = cpu::normaliseRows(states, rowWeights);
     const int64_t k = options.neighbours;
     if (static_cast<int64_t>(norm.rows.size()) < k + 1)
-      throw std::invalid_argument("m_curv with k = " + std::to_string(k) + " neighbours needs at least " +
-                                  std::to_string(k + 1) + " rows of positive weight (got " +
+      throw std::invalid_argument("m_curv with k = " + std::to_string(k) +
+                                  " neighbours needs at least " + std::to_string(k + 1) +
+                                  " rows of positive weight (got " +
                                   std::to_string(norm.rows.size()) + ")");
     checkSampling(states, rowWeights, sampling, options);
 
     ProxyResult result;
+    const int64_t d = norm.dims;
     // One float32 copy of the normalised rows of positive weight serves every product below.
-    const std::vector<float> normalised = cpu::normalisedRows(states, norm);
+    float* normalised = m_workspace.normalised.take<float>(norm.rows.size() * d);
+    cpu::normalisedRows(states, norm, normalised);
     // Σ (tr Σ = d up to float32 rounding; k_eff and ε use the trace of the Σ computed).
-    Eigen::MatrixXd sigma = cpu::normalisedCovariance(normalised, norm);
-    const double trace = sigma.trace();
-    result.spectrum = cpu::leadingEigenvalues(sigma, options.spectrumSize);
+    double* sigma = m_workspace.sigma.take<double>(d * d);
+    cpu::normalisedCovariance(normalised, norm, m_workspace, sigma);
+    double trace = 0;
+    for (int64_t j = 0; j < d; ++j) trace += sigma[j * d + j];
+    result.spectrum = cpu::leadingEigenvalues(sigma, d, options.spectrumSize);
     const double lambdaMax = result.spectrum.front();
     result.values.effectiveRank = trace / lambdaMax;
 
-    const double epsilon = options.ridgeFactor * trace / double(norm.dims);
+    const double epsilon = options.ridgeFactor * trace / double(d);
     if (options.monotonicity == MonotonicityMode::MinEigenvalue) {
       result.values.monotonicity = 1.0 / (lambdaMax + epsilon);
     } else {
-      sigma.diagonal().array() += epsilon;
-      cpu::choleskyInPlace(sigma);
-      result.values.monotonicity = cpu::meanRayleighQuotient(sigma, states, norm, sampling.pairs);
+      for (int64_t j = 0; j < d; ++j) sigma[j * d + j] += epsilon;
+      cpu::choleskyInPlace(sigma, d);
+      result.values.monotonicity =
+          cpu::meanRayleighQuotient(sigma, states, norm, sampling.pairs, m_workspace.directions);
     }
-    sigma.resize(0, 0);
 
     const cpu::NeighbourLists neighbours =
-        cpu::nearestNeighbours(normalised, norm, sampling.anchors, k);
+        cpu::nearestNeighbours(normalised, norm, sampling.anchors, k, m_workspace);
     result.localLambdaMax = cpu::neighbourhoodLambdaMax(normalised, norm, neighbours);
     std::vector<double> inverse(result.localLambdaMax.size());
     std::transform(result.localLambdaMax.begin(), result.localLambdaMax.end(), inverse.begin(),
@@ -88,6 +94,9 @@ class CpuBackend final : public GeometryBackend {
     result.values.curvature = cpu::median(std::move(inverse));
     return result;
   }
+
+ private:
+  cpu::Workspace m_workspace;  // reused by every call: one call at a time per backend
 };
 
 }  // namespace

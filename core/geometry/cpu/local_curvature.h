@@ -20,8 +20,7 @@ inline constexpr double kLambdaFloor = 1e-12;
  * calling thread) and its eigenvalues in double (Eigen). Floored at kLambdaFloor. OpenMP over
  * anchors.
  */
-std::vector<double> neighbourhoodLambdaMax(const std::vector<float>& normalised,
-                                           const RowNormalisation& norm,
+std::vector<double> neighbourhoodLambdaMax(const float* normalised, const RowNormalisation& norm,
                                            const NeighbourLists& neighbours);
 
 /** The median with numpy's convention: the mean of the two middle values for an even count. */

@@ -37,32 +37,33 @@ int64_t compactPosition(const RowNormalisation& norm, int64_t row) {
   return found != norm.rows.end() && *found == row ? found - norm.rows.begin() : -1;
 }
 
-NeighbourLists nearestNeighbours(const std::vector<float>& normalised, const RowNormalisation& norm,
-                                 std::span<const int64_t> anchors, int64_t k, int64_t blockRows) {
+NeighbourLists nearestNeighbours(const float* normalised, const RowNormalisation& norm,
+                                 std::span<const int64_t> anchors, int64_t k, Workspace& workspace,
+                                 int64_t blockRows) {
   const int64_t d = norm.dims;
   const int64_t m = static_cast<int64_t>(anchors.size());
   const int64_t candidates = static_cast<int64_t>(norm.rows.size());
   if (candidates < k + 1)
     throw std::invalid_argument("k nearest neighbours need k + 1 rows of positive weight");
 
-  std::vector<float> anchorRows(static_cast<size_t>(m * d));
+  float* anchorRows = workspace.anchors.take<float>(m * d);
   for (int64_t i = 0; i < m; ++i) {
     const int64_t position = compactPosition(norm, anchors[i]);
     if (position < 0) throw std::invalid_argument("an anchor row has weight 0");
-    std::copy_n(normalised.data() + position * d, d, anchorRows.data() + i * d);
+    std::copy_n(normalised + position * d, d, anchorRows + i * d);
   }
-  const std::vector<float> anchorNorms = squaredRowNorms(anchorRows.data(), m, d);
+  const std::vector<float> anchorNorms = squaredRowNorms(anchorRows, m, d);
   std::vector<float> candidateNorms(candidates);
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < candidates; ++c) {
-    const float* x = normalised.data() + c * d;
+    const float* x = normalised + c * d;
     double s = 0;
     for (int64_t j = 0; j < d; ++j) s += double(x[j]) * x[j];
     candidateNorms[c] = static_cast<float>(s);
   }
 
   const int64_t block = std::max<int64_t>(1, std::min(blockRows, candidates));
-  std::vector<float> products(static_cast<size_t>(m * block));
+  float* products = workspace.products.take<float>(m * block);
   // Each anchor's k best so far: a max-heap (the worst on top) once full.
   std::vector<Candidate> heaps(static_cast<size_t>(m * k));
   std::vector<int64_t> filled(m, 0);
@@ -72,14 +73,13 @@ NeighbourLists nearestNeighbours(const std::vector<float>& normalised, const Row
     const int64_t* rows = norm.rows.data() + begin;
     const float* blockNorms = candidateNorms.data() + begin;
     // products[i, c] = a_i · b_c
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(n), int(d), 1.0f,
-                anchorRows.data(), int(d), normalised.data() + begin * d, int(d), 0.0f,
-                products.data(), int(n));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(n), int(d), 1.0f, anchorRows,
+                int(d), normalised + begin * d, int(d), 0.0f, products, int(n));
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < m; ++i) {
       Candidate* heap = heaps.data() + i * k;
       int64_t size = filled[i];
-      const float* dot = products.data() + i * n;
+      const float* dot = products + i * n;
       const float an = anchorNorms[i];
       const int64_t self = anchors[i];
       // Rows arrive in ascending order, so a later row at an equal distance never displaces

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "geometry/cpu/row_normalisation.h"
+#include "geometry/cpu/workspace.h"
 
 namespace strata::geometry::cpu {
 
@@ -27,8 +28,8 @@ struct NeighbourLists {
  * the per-anchor selection runs over OpenMP threads. Requires at least k + 1 rows of positive
  * weight, and anchors of positive weight.
  */
-NeighbourLists nearestNeighbours(const std::vector<float>& normalised, const RowNormalisation& norm,
-                                 std::span<const int64_t> anchors, int64_t k,
+NeighbourLists nearestNeighbours(const float* normalised, const RowNormalisation& norm,
+                                 std::span<const int64_t> anchors, int64_t k, Workspace& workspace,
                                  int64_t blockRows = 4096);
 
 /** Position of `row` in the compacted copy (norm.rows), or −1 when its weight is 0. */

@@ -75,24 +75,27 @@ RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float
   norm.mean.resize(d);
   for (int64_t j = 0; j < d; ++j) norm.mean[j] = sum[j] / norm.weightSum;
   for (double m : norm.mean)
-    if (!std::isfinite(m)) throw std::invalid_argument("the hidden states hold NaN or infinite values");
+    if (!std::isfinite(m))
+      throw std::invalid_argument("the hidden states hold NaN or infinite values");
 
   // tr(Σ_raw) = Σ w_i ‖x_i − μ‖² / (W − 1), in a second pass (no cancellation when |μ| ≫ spread).
   const double* mu = norm.mean.data();
-  const std::vector<double> squares = reduceRows(norm, weights, 1, [&](int64_t row, double w, double* acc) {
-    const float* x = states.data + row * d;
-    double s = 0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double c = double(x[j]) - mu[j];
-      s += c * c;
-    }
-    acc[0] += w * s;
-  });
+  const std::vector<double> squares =
+      reduceRows(norm, weights, 1, [&](int64_t row, double w, double* acc) {
+        const float* x = states.data + row * d;
+        double s = 0;
+        for (int64_t j = 0; j < d; ++j) {
+          const double c = double(x[j]) - mu[j];
+          s += c * c;
+        }
+        acc[0] += w * s;
+      });
   const double trace = squares[0] / (norm.weightSum - 1);
   if (!std::isfinite(trace))
     throw std::invalid_argument("the hidden states hold NaN or infinite values");
   if (!(trace > 0))
-    throw std::invalid_argument("the hidden states have zero variance (every row of positive weight is the same)");
+    throw std::invalid_argument(
+        "the hidden states have zero variance (every row of positive weight is the same)");
   norm.scale = std::sqrt(double(d) / trace);
   return norm;
 }
@@ -116,11 +119,9 @@ void writeNormalisedRows(const HiddenStates& states, const RowNormalisation& nor
   }
 }
 
-std::vector<float> normalisedRows(const HiddenStates& states, const RowNormalisation& norm) {
-  std::vector<float> out(norm.rows.size() * static_cast<size_t>(norm.dims));
-  writeNormalisedRows(states, norm, norm.rows.data(), static_cast<int64_t>(norm.rows.size()), nullptr,
-                      out.data(), true);
-  return out;
+void normalisedRows(const HiddenStates& states, const RowNormalisation& norm, float* out) {
+  writeNormalisedRows(states, norm, norm.rows.data(), static_cast<int64_t>(norm.rows.size()),
+                      nullptr, out, true);
 }
 
 int64_t rowBlockLength(int64_t dims, int64_t preferred) {

@@ -13,10 +13,10 @@ namespace strata::geometry::cpu {
 
 struct RowNormalisation {
   int64_t dims = 0;
-  std::vector<double> mean;        // μ = Σ w_i x_i / W
-  double scale = 1;                // s = sqrt(d / tr(Σ_raw))
-  double weightSum = 0;            // W = Σ w_i
-  std::vector<int64_t> rows;       // the rows of positive weight, ascending
+  std::vector<double> mean;   // μ = Σ w_i x_i / W
+  double scale = 1;           // s = sqrt(d / tr(Σ_raw))
+  double weightSum = 0;       // W = Σ w_i
+  std::vector<int64_t> rows;  // the rows of positive weight, ascending
   /** sqrt(w) of each entry of `rows`; empty when every positive weight is 1. */
   std::vector<float> rootWeights;
 };
@@ -40,9 +40,9 @@ void writeNormalisedRows(const HiddenStates& states, const RowNormalisation& nor
 
 /**
  * The normalised rows of positive weight, compacted: row r of the result is (x_{rows[r]} − μ)·s,
- * r = 0 … |rows|−1 (float32, row-major, stride d). Parallel over rows.
+ * r = 0 … |rows|−1 (float32, row-major, stride d), written to `out`. Parallel over rows.
  */
-std::vector<float> normalisedRows(const HiddenStates& states, const RowNormalisation& norm);
+void normalisedRows(const HiddenStates& states, const RowNormalisation& norm, float* out);
 
 /** The candidate-block length for blocked products over rows of width d: ≤ 64 MiB a block. */
 int64_t rowBlockLength(int64_t dims, int64_t preferred);

@@ -1,0 +1,276 @@
+// MainWindow, geometry: Geometry ▸ Score Layers… runs core's scanStore in a background job and
+// writes the report into the store as /geometry; a store that already holds one shows it as
+// soon as it is opened. The Layer Geometry tab re-ranks on its own (no job); a click on a layer
+// computes that layer's principal plane in a job and opens its detail tab.
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <algorithm>
+
+#include "common/build_info.h"
+#include "display_text.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "gui_settings.h"
+#include "io/activation_store.h"
+#include "layer_detail_view.h"
+#include "layer_geometry_view.h"
+#include "log_dock.h"
+#include "main_window.h"
+#include "store_summary_view.h"
+
+namespace strata {
+namespace {
+
+// Tab keys (the tab's strataPath property): the store's own path is its summary tab.
+QString geometryKey(const QString& storeFile) { return storeFile + QStringLiteral("#geometry"); }
+QString detailKey(const QString& storeFile, qint64 layer) {
+  return storeFile + QStringLiteral("#layer-%1").arg(layer);
+}
+/** The store a tab key belongs to. */
+QString storeOfKey(const QString& key) { return key.section(QLatin1Char('#'), 0, 0); }
+
+QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
+
+const char* deviceName(geometry::DeviceChoice device) {
+  switch (device) {
+    case geometry::DeviceChoice::Cpu:
+      return "cpu";
+    case geometry::DeviceChoice::Cuda:
+      return "cuda";
+    default:
+      return "auto";
+  }
+}
+
+QString scanDetails(const QString& storeFile, const GeometryScanSettings& settings) {
+  const geometry::ProxyOptions& o = settings.options;
+  return MainWindow::tr("Store: %1\nDevice: %2\nBootstrap resamples %3, M = %4, k = %5, seed %6")
+      .arg(storeFile, QLatin1String(deviceName(settings.device)))
+      .arg(o.bootstrapResamples)
+      .arg(o.anchors)
+      .arg(o.neighbours)
+      .arg(static_cast<qulonglong>(o.seed));
+}
+
+/** "l* = 7 (S = 1.83)" under the default weights and candidates, for the log. */
+QString bestLayerText(const geometry::GeometryReport& report) {
+  const geometry::LayerScores scores = geometry::scoreLayers(
+      report.layerIndices(), report.values(), {}, geometry::defaultCandidates(report.numLayers));
+  if (scores.bestIndex < 0) return MainWindow::tr("no l* (no candidate layer has a finite score)");
+  const auto best = static_cast<std::size_t>(scores.bestIndex);
+  return MainWindow::tr("l* = %1 (S = %2)")
+      .arg(report.layers[best].layer)
+      .arg(scores.score[best], 0, 'g', 3);
+}
+
+}  // namespace
+
+void MainWindow::createGeometryMenu() {
+  QMenu* menu = menuBar()->addMenu(tr("&Geometry"));
+  m_scoreLayersAction =
+      menu->addAction(tr("&Score Layers…"), this, &MainWindow::showScoreLayersDialog);
+  m_scoreLayersAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+  m_scoreLayersAction->setStatusTip(
+      tr("Compute m_curv, m_mono and k_eff of every layer of the selected activation store and "
+         "rank the layers by the score S"));
+  m_projectDock->addEntryAction(ProjectCategory::ActivationStores, m_scoreLayersAction);
+  updateGeometryActions();
+}
+
+void MainWindow::updateGeometryActions() { m_scoreLayersAction->setEnabled(!m_stores.isEmpty()); }
+
+QString MainWindow::currentStore() const {
+  const QString selected = m_projectDock->selectedEntry(ProjectCategory::ActivationStores);
+  if (!selected.isEmpty()) return selected;
+  if (QWidget* tab = m_tabs->currentWidget()) {
+    const QString store = storeOfKey(tab->property("strataPath").toString());
+    if (m_stores.contains(store)) return store;
+  }
+  const QStringList stores = m_projectDock->entries(ProjectCategory::ActivationStores);
+  return stores.isEmpty() ? QString() : stores.last();
+}
+
+LayerGeometryView* MainWindow::geometryView(const QString& storeFile) const {
+  const QString key = geometryKey(QDir::cleanPath(storeFile));
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (m_tabs->widget(i)->property("strataPath").toString() == key)
+      return qobject_cast<LayerGeometryView*>(m_tabs->widget(i));
+  return nullptr;
+}
+
+LayerDetailView* MainWindow::layerDetailView(const QString& storeFile, qint64 layer) const {
+  const QString key = detailKey(QDir::cleanPath(storeFile), layer);
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (m_tabs->widget(i)->property("strataPath").toString() == key)
+      return qobject_cast<LayerDetailView*>(m_tabs->widget(i));
+  return nullptr;
+}
+
+void MainWindow::showScoreLayersDialog() {
+  const QString store = currentStore();
+  if (store.isEmpty()) return;
+  const auto summary = m_stores.value(store);
+  auto* dialog = new ScoreLayersDialog(store, summary ? summary->numTokens : 0, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  if (m_options.persistSettings) dialog->restoreSettings(guiSettings());
+  connect(dialog, &QDialog::accepted, this, [this, dialog, store] {
+    if (m_options.persistSettings) {
+      QSettings settings = guiSettings();
+      dialog->saveSettings(settings);
+    }
+    startGeometryScan(store, dialog->settings());
+  });
+  dialog->open();  // window-modal without a nested event loop, like every dialog here
+}
+
+void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanSettings& settings) {
+  const QString store = QDir::cleanPath(QFileInfo(storeFile).absoluteFilePath());
+  if (m_scanning.contains(store)) {
+    m_logDock->append(
+        MessageLevel::Warning,
+        tr("%1 is already being scored; wait for that scan or cancel it").arg(fileName(store)));
+    return;
+  }
+  m_scanning << store;
+  m_logDock->append(MessageLevel::Info,
+                    tr("Scoring the layers of %1 (device %2, %3 bootstrap resamples, M = %4, "
+                       "k = %5)")
+                        .arg(store, QLatin1String(deviceName(settings.device)))
+                        .arg(settings.options.bootstrapResamples)
+                        .arg(settings.options.anchors)
+                        .arg(settings.options.neighbours));
+  // The worker writes only *report; the GUI thread reads it after finished() (the job's thread
+  // has ended by then) and hands it on as an immutable snapshot.
+  auto report = std::make_shared<geometry::GeometryReport>();
+  JobWork work = [settings, file = toFsPath(store), report](JobContext& job) {
+    job.progress(-1.0, "starting the geometry backend");
+    const std::unique_ptr<geometry::GeometryBackend> backend =
+        geometry::makeGeometryBackend(settings.device);
+    job.info("geometry backend: " + backend->description());
+    {
+      const ActivationStore activations = ActivationStore::open(file);
+      *report = geometry::scanStore(activations, *backend, settings.options, job);
+    }  // closed before the same file is written
+    job.checkCancelled();
+    job.progress(-1.0, "writing /geometry");
+    geometry::writeGeometry(file, *report);
+  };
+  startJob(
+      tr("Scoring %1").arg(fileName(store)), std::move(work),
+      [this, store, settings, report](JobOutcome outcome, const QString& error) {
+        m_scanning.removeAll(store);
+        switch (outcome) {
+          case JobOutcome::Succeeded: {
+            std::shared_ptr<const geometry::GeometryReport> snapshot = report;
+            m_logDock->append(MessageLevel::Info,
+                              tr("Scored %1 layers of %2 on %3: %4; /geometry written")
+                                  .arg(snapshot->layers.size())
+                                  .arg(fileName(store), QString::fromStdString(snapshot->backend),
+                                       bestLayerText(*snapshot)));
+            showGeometry(store, snapshot);
+            break;
+          }
+          case JobOutcome::Cancelled:
+            m_logDock->append(
+                MessageLevel::Warning,
+                tr("Scoring %1 was cancelled: the store was not changed").arg(fileName(store)));
+            break;
+          case JobOutcome::Failed: {
+            ErrorReport failure;
+            failure.summary = tr("Could not score the layers of “%1”.").arg(fileName(store));
+            failure.error = error;
+            failure.details =
+                tr("%1\nError: %2\nStrata %3")
+                    .arg(scanDetails(store, settings), error, QLatin1String(build::kVersion));
+            reportError(failure);
+            break;
+          }
+        }
+        emit geometryFinished(store, outcome);
+      });
+}
+
+void MainWindow::loadStoredGeometry(const QString& path) {
+  updateGeometryActions();
+  if (!m_stores.contains(path)) return;  // a model folder
+  auto report = std::make_shared<std::optional<geometry::GeometryReport>>();
+  JobWork work = [file = toFsPath(path), report](JobContext& job) {
+    job.progress(-1.0, "reading /geometry");
+    *report = geometry::readGeometry(file);
+  };
+  startJob(tr("Reading the geometry of %1").arg(fileName(path)), std::move(work),
+           [this, path, report](JobOutcome outcome, const QString& error) {
+             if (outcome == JobOutcome::Succeeded && report->has_value()) {
+               showGeometry(path,
+                            std::make_shared<const geometry::GeometryReport>(std::move(**report)));
+             } else if (outcome == JobOutcome::Failed) {
+               ErrorReport failure;
+               failure.summary =
+                   tr("Could not read the layer geometry stored in “%1”.").arg(fileName(path));
+               failure.error = error;
+               failure.details = tr("Store: %1\nError: %2\nScoring the layers again replaces "
+                                    "/geometry.\nStrata %3")
+                                     .arg(path, error, QLatin1String(build::kVersion));
+               reportError(failure);
+             }
+           });
+}
+
+void MainWindow::showGeometry(const QString& storeFile,
+                              std::shared_ptr<const geometry::GeometryReport> report) {
+  const QString key = geometryKey(storeFile);
+  if (LayerGeometryView* view = geometryView(storeFile)) {
+    view->setReport(std::move(report));
+    focusTab(key);
+  } else {
+    auto* created = new LayerGeometryView(storeFile, std::move(report));
+    connect(created, &LayerGeometryView::layerDetailRequested, this,
+            [this, storeFile](qint64 layer) { showLayerDetail(storeFile, layer); });
+    addTab(created, key, tr("Geometry — %1").arg(fileName(storeFile)));
+  }
+  emit geometryShown(storeFile);
+}
+
+void MainWindow::showLayerDetail(const QString& storeFile, qint64 layer) {
+  const QString key = detailKey(storeFile, layer);
+  if (focusTab(key) || m_loadingDetails.contains(key)) return;
+  const LayerGeometryView* view = geometryView(storeFile);
+  if (!view) return;
+  const std::vector<geometry::LayerGeometry>& layers = view->report().layers;
+  const auto found = std::find_if(layers.begin(), layers.end(),
+                                  [layer](const auto& g) { return g.layer == layer; });
+  if (found == layers.end()) return;
+  m_loadingDetails << key;
+  auto detail = std::make_shared<LayerDetail>();
+  JobWork work = [file = toFsPath(storeFile), geometry = *found, detail](JobContext& job) {
+    job.progress(-1.0, "reading the layer and its principal plane");
+    *detail = readLayerDetail(file, geometry);
+    job.checkCancelled();
+  };
+  startJob(tr("Layer %1 of %2").arg(layer).arg(fileName(storeFile)), std::move(work),
+           [this, storeFile, layer, key, detail](JobOutcome outcome, const QString& error) {
+             m_loadingDetails.removeAll(key);
+             if (outcome == JobOutcome::Succeeded) {
+               addTab(new LayerDetailView(detail), key,
+                      tr("Layer %1 — %2").arg(layer).arg(fileName(storeFile)));
+               emit layerDetailShown(storeFile, layer);
+             } else if (outcome == JobOutcome::Failed) {
+               ErrorReport failure;
+               failure.summary =
+                   tr("Could not show layer %1 of “%2”.").arg(layer).arg(fileName(storeFile));
+               failure.error = error;
+               failure.details = tr("Store: %1\nLayer: %2\nError: %3\nStrata %4")
+                                     .arg(storeFile)
+                                     .arg(layer)
+                                     .arg(error, QLatin1String(build::kVersion));
+               reportError(failure);
+             }
+           });
+}
+
+}  // namespace strata

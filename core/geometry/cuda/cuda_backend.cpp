@@ -1,0 +1,497 @@
+// The CUDA geometry backend: DESIGN.md's proxies on one CUDA device, matching the CPU backend
+// (core/geometry/cpu/) within 1e-4 relative; geometry_cuda_test.cpp compares the two.
+//
+// What runs where (one layer, N rows × d columns, M anchors, P pairs, k neighbours):
+//  * The rows are uploaded once per call (N·d floats) and normalised in place on the device:
+//    weighted mean μ (kernel, double sums), S = Σ_i w_i (x_i − μ)(x_i − μ)ᵀ by cublasSsyrk over
+//    blocks of rows, each block's float result added into a double d×d matrix (so the float
+//    accumulation runs over at most a few thousand rows), tr S by cublasDasum, then
+//    Σ = S·d/tr S (tr Σ = d) and x_i ← s(x_i − μ) with s = sqrt(d(W − 1)/tr S).
+//  * Spectrum and λ_max(Σ): cusolverDnDsyevd (double, eigenvalues only). m_mono (Rayleigh):
+//    cusolverDnDpotrf of Σ + εI, then per block of pairs the directions u (double),
+//    cublasDtrsm for L⁻¹u and column norms: uᵀPu/uᵀu = ‖L⁻¹u‖²/‖u‖²; the mean is taken on the
+//    host, skipping u = 0. min-eig: 1/(λ_max + ε).
+//  * m_curv: per batch of anchors, cublasSgemm of the anchors against blocks of candidate rows
+//    (rows of positive weight, kCandidateBlock at a time), distances ‖a‖² + ‖b‖² − 2⟨a, b⟩ in
+//    float, and one thread block per anchor that merges the block into its k nearest rows with a
+//    bitonic sort on (distance, row) — ties go to the lower row, the anchor's own row never
+//    counts. Then one thread block per anchor forms the centred k×k Gram of its neighbours
+//    (double) and finds λ_max by parallel cyclic Jacobi; λ_max(C_i) = λ_max(Gram)/(k − 1),
+//    floored at 1e-12. Median of 1/λ_max(C_i) on the host.
+// Precision: rows, anchor distances and the covariance blocks are float (as on the CPU);
+// everything d×d, the directions u, the Grams and all sums are double. cuBLAS runs in its
+// default math mode, which never uses TF32 for float products.
+// Limits: k ≤ 64 (the Gram lives in shared memory; larger k is refused with a message that
+// names the CPU backend), N < 2^31 rows. Device memory: N·d floats + two or three d×d doubles +
+// O((anchor batch + candidate block)·d + anchor batch · candidate block).
+// Threading: one computeProxies at a time per backend object (its stream and library handles
+// are its own); separate objects may run concurrently.
+
+#include "geometry/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "geometry/cuda/cuda_status.h"
+#include "geometry/cuda/device_memory.h"
+#include "geometry/cuda/kernels.h"
+#include "geometry/cuda/neighbourhood_math.h"
+
+namespace strata::geometry {
+namespace {
+
+using namespace cuda_detail;
+
+constexpr int64_t kAnchorBatch = 2048;  // anchors per GEMM against a candidate block
+constexpr int64_t kPairBlock = 4096;    // difference directions per triangular solve
+constexpr double kLambdaFloor = 1e-12;  // floor of λ_max(C_i), as on the CPU
+
+/** Whether a device is usable, decided once per process (the answer does not change). */
+struct Availability {
+  bool usable = false;
+  std::string why;
+};
+
+std::string cudaVersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+/** Why the driver is "insufficient": missing altogether, or older than the runtime. */
+std::string driverHint() {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (driver == 0) return "; no NVIDIA driver is installed";
+  return "; the NVIDIA driver supports CUDA " + cudaVersionText(driver) + ", this build needs " +
+         cudaVersionText(runtime);
+}
+
+const Availability& availability() {
+  static const Availability result = [] {
+    Availability a;
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // clear it, so that later calls do not see it
+      a.why = "no CUDA device: cudaGetDeviceCount returned " + describeCudaError(status);
+      if (status == cudaErrorInsufficientDriver) a.why += driverHint();
+      return a;
+    }
+    if (count == 0) {
+      a.why = "no CUDA device: cudaGetDeviceCount found none";
+      return a;
+    }
+    int device = 0;
+    cudaDeviceProp properties{};
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+      a.why = "CUDA device could not be queried: " + describeCudaError(cudaGetLastError());
+      return a;
+    }
+    if (const cudaError_t probe = probeKernelImage(); probe != cudaSuccess) {
+      cudaGetLastError();
+      a.why = "CUDA device " + std::to_string(device) + " (" + properties.name +
+              ", compute capability " + std::to_string(properties.major) + "." +
+              std::to_string(properties.minor) +
+              ") cannot run this build's kernels (built for CMAKE_CUDA_ARCHITECTURES): " +
+              describeCudaError(probe);
+      return a;
+    }
+    a.usable = true;
+    return a;
+  }();
+  return result;
+}
+
+/** The host side of one call: checked inputs, indices narrowed to the kernels' int32. */
+struct CheckedInputs {
+  int64_t rows = 0, cols = 0;
+  int32_t k = 0;
+  double totalWeight = 0;              // W = Σ w
+  std::vector<int32_t> active;         // rows of positive weight, ascending
+  std::vector<int32_t> anchors;        // sampling.anchors
+  std::vector<int32_t> first, second;  // sampling.pairs
+};
+
+CheckedInputs checkInputs(const HiddenStates& states, std::span<const float> weights,
+                          const TokenSampling& sampling, const ProxyOptions& options) {
+  options.validate();
+  if (!states.data || states.rows < 1 || states.cols < 1)
+    throw std::invalid_argument("geometry proxies need a non-empty matrix of hidden states");
+  if (states.rows > std::numeric_limits<int32_t>::max())
+    throw std::invalid_argument("the CUDA geometry backend handles fewer than 2^31 rows, got " +
+                                std::to_string(states.rows));
+  if (options.neighbours < 2 || options.neighbours > kMaxNeighbours)
+    throw std::invalid_argument("the CUDA geometry backend handles 2 to " +
+                                std::to_string(kMaxNeighbours) + " neighbours per anchor, got " +
+                                std::to_string(options.neighbours) +
+                                "; use --device cpu for this setting");
+  if (!weights.empty() && int64_t(weights.size()) != states.rows)
+    throw std::invalid_argument("row weights: " + std::to_string(weights.size()) + " weights for " +
+                                std::to_string(states.rows) + " rows");
+  CheckedInputs in;
+  in.rows = states.rows;
+  in.cols = states.cols;
+  in.k = int32_t(options.neighbours);
+  in.active.reserve(size_t(states.rows));
+  for (int64_t r = 0; r < states.rows; ++r) {
+    const double w = weights.empty() ? 1.0 : double(weights[size_t(r)]);
+    if (!(w >= 0) || !std::isfinite(w))
+      throw std::invalid_argument("row weight " + std::to_string(r) + " is negative or not finite");
+    in.totalWeight += w;
+    if (w > 0) in.active.push_back(int32_t(r));
+  }
+  if (int64_t(in.active.size()) < options.neighbours + 1)
+    throw std::invalid_argument(
+        "local curvature needs at least k + 1 = " + std::to_string(options.neighbours + 1) +
+        " rows of positive weight, got " + std::to_string(in.active.size()));
+  if (!(in.totalWeight > 1))
+    throw std::invalid_argument("the covariance needs a total row weight above 1");
+  // The sampling rules of the CPU backend: rows in range and of positive weight.
+  const auto index = [&](int64_t row, const char* what) {
+    if (row < 0 || row >= states.rows)
+      throw std::invalid_argument(std::string("token sampling: ") + what + " row " +
+                                  std::to_string(row) +
+                                  " is out of range (N = " + std::to_string(states.rows) + ")");
+    if (!weights.empty() && !(weights[size_t(row)] > 0))
+      throw std::invalid_argument(std::string("token sampling: ") + what + " row " +
+                                  std::to_string(row) + " has weight 0");
+    return int32_t(row);
+  };
+  if (sampling.anchors.empty()) throw std::invalid_argument("token sampling has no anchors");
+  if (options.monotonicity == MonotonicityMode::Rayleigh && sampling.pairs.empty())
+    throw std::invalid_argument("token sampling has no pairs (m_mono's Rayleigh form needs them)");
+  for (const int64_t a : sampling.anchors) in.anchors.push_back(index(a, "anchor"));
+  for (const auto& [a, b] : sampling.pairs) {
+    in.first.push_back(index(a, "pair"));
+    in.second.push_back(index(b, "pair"));
+  }
+  return in;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("the median of no values");
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+class CudaBackend final : public GeometryBackend {
+ public:
+  CudaBackend();
+  std::string description() const override { return m_description; }
+  ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
+                             const TokenSampling& sampling, const ProxyOptions& options) override;
+
+ private:
+  /** The normalised rows on the device and Σ (lower triangle, column-major, tr Σ = d). */
+  struct Normalised {
+    DeviceBuffer<float> rows;      // N×d, x_i = s(x_i − μ)
+    DeviceBuffer<float> rowNorm2;  // ‖x_i‖²
+    DeviceBuffer<double> sigma;    // d×d
+    double trace = 0;              // tr Σ
+  };
+  Normalised normalise(const HiddenStates& states, std::span<const float> weights,
+                       const CheckedInputs& in);
+  /** Eigenvalues of Σ, ascending (destroys sigma). */
+  std::vector<double> eigenvalues(DeviceBuffer<double>& sigma, int64_t d);
+  /** Mean Rayleigh quotient of (Σ + εI)^{-1} over the pairs' directions. */
+  double meanRayleighQuotient(const Normalised& x, const CheckedInputs& in, double epsilon);
+  /** λ_max(C_i) of every anchor's neighbourhood, in anchor order. */
+  std::vector<double> neighbourhoodLambdaMax(const Normalised& x, const CheckedInputs& in);
+
+  cudaStream_t stream() const { return m_stream.get(); }
+
+  int m_device = 0;
+  std::string m_description;
+  StreamHandle m_stream;
+  CublasHandle m_cublas;
+  CusolverHandle m_cusolver;
+};
+
+CudaBackend::CudaBackend() {
+  checkCuda(cudaGetDevice(&m_device), "cudaGetDevice");
+  cudaDeviceProp properties{};
+  checkCuda(cudaGetDeviceProperties(&properties, m_device), "cudaGetDeviceProperties");
+  m_description = std::string("CUDA: ") + properties.name + " (device " + std::to_string(m_device) +
+                  ", compute capability " + std::to_string(properties.major) + "." +
+                  std::to_string(properties.minor) + ", " +
+                  std::to_string(properties.totalGlobalMem >> 30) + " GiB)";
+  cudaStream_t stream = nullptr;
+  checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  m_stream.reset(stream);
+  cublasHandle_t cublas = nullptr;
+  checkCublas(cublasCreate(&cublas), "cublasCreate");
+  m_cublas.reset(cublas);
+  checkCublas(cublasSetStream(cublas, stream), "cublasSetStream");
+  // Default math: float products stay IEEE float (no TF32), as on the CPU.
+  checkCublas(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  cusolverDnHandle_t cusolver = nullptr;
+  checkCusolver(cusolverDnCreate(&cusolver), "cusolverDnCreate");
+  m_cusolver.reset(cusolver);
+  checkCusolver(cusolverDnSetStream(cusolver, stream), "cusolverDnSetStream");
+}
+
+CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
+                                               std::span<const float> weights,
+                                               const CheckedInputs& in) {
+  const int64_t n = in.rows, d = in.cols;
+  Normalised out;
+  out.rows = DeviceBuffer<float>(n * d);
+  out.rows.upload({states.data, size_t(n * d)}, stream());
+  DeviceBuffer<float> deviceWeights(int64_t(weights.size()));
+  deviceWeights.upload(weights, stream());
+  const float* w = weights.empty() ? nullptr : deviceWeights.data();
+
+  // Weighted mean: column sums over chunks of rows, then the chunks summed in order.
+  const int64_t wantedChunks = std::min<int64_t>(128, (n + 63) / 64);
+  const int64_t rowsPerChunk = (n + wantedChunks - 1) / wantedChunks;
+  const int64_t chunks = (n + rowsPerChunk - 1) / rowsPerChunk;
+  DeviceBuffer<double> partial(chunks * d), mean(d);
+  checkCuda(
+      launchWeightedColumnSums(out.rows.data(), w, n, d, rowsPerChunk, partial.data(), stream()),
+      "weighted column sums kernel");
+  checkCuda(launchMeanFromPartials(partial.data(), chunks, d, 1.0 / in.totalWeight, mean.data(),
+                                   stream()),
+            "mean kernel");
+
+  // S = Σ_i w_i (x_i − μ)(x_i − μ)ᵀ: float syrk per block of rows, summed in double.
+  out.sigma = DeviceBuffer<double>(d * d);
+  checkCuda(cudaMemsetAsync(out.sigma.data(), 0, out.sigma.size() * sizeof(double), stream()),
+            "cudaMemsetAsync");
+  {
+    const int64_t blockRows = std::clamp<int64_t>((int64_t(1) << 24) / d, 64, 8192);
+    DeviceBuffer<float> centred(std::min(blockRows, n) * d), part(d * d);
+    const float one = 1, zero = 0;
+    for (int64_t r0 = 0; r0 < n; r0 += blockRows) {
+      const int64_t count = std::min(blockRows, n - r0);
+      checkCuda(launchWeightedCentredRows(out.rows.data(), w, mean.data(), r0, count, d,
+                                          centred.data(), stream()),
+                "weighted centring kernel");
+      // Row-major count×d rows = column-major d×count: S_block = A·Aᵀ.
+      checkCublas(cublasSsyrk(m_cublas.get(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(d),
+                              int(count), &one, centred.data(), int(d), &zero, part.data(), int(d)),
+                  "cublasSsyrk");
+      checkCuda(launchAccumulateLower(part.data(), out.sigma.data(), d, stream()),
+                "covariance accumulation kernel");
+    }
+  }
+  double traceS = 0;
+  checkCublas(cublasDasum(m_cublas.get(), int(d), out.sigma.data(), int(d + 1), &traceS),
+              "cublasDasum");
+  if (!(traceS > 0) || !std::isfinite(traceS))
+    throw std::invalid_argument("the hidden states have no variance (or are not finite): tr Σ = " +
+                                std::to_string(traceS));
+  // Σ_raw = S/(W − 1); s² = d/tr Σ_raw; Σ = s²·Σ_raw = S·d/tr S.
+  const double toSigma = double(d) / traceS;
+  out.trace = toSigma * traceS;
+  const double scale = std::sqrt(double(d) * (in.totalWeight - 1) / traceS);
+  checkCuda(launchScale(out.sigma.data(), d * d, toSigma, stream()), "scale kernel");
+  checkCuda(launchNormaliseRows(out.rows.data(), mean.data(), n, d, scale, stream()),
+            "normalise kernel");
+  out.rowNorm2 = DeviceBuffer<float>(n);
+  checkCuda(launchRowSquaredNorms(out.rows.data(), n, d, out.rowNorm2.data(), stream()),
+            "row norms kernel");
+  return out;
+}
+
+std::vector<double> CudaBackend::eigenvalues(DeviceBuffer<double>& sigma, int64_t d) {
+  DeviceBuffer<double> values(d);
+  DeviceBuffer<int> info(1);
+  int workSize = 0;
+  checkCusolver(cusolverDnDsyevd_bufferSize(m_cusolver.get(), CUSOLVER_EIG_MODE_NOVECTOR,
+                                            CUBLAS_FILL_MODE_LOWER, int(d), sigma.data(), int(d),
+                                            values.data(), &workSize),
+                "cusolverDnDsyevd_bufferSize");
+  DeviceBuffer<double> work(std::max(workSize, 1));
+  checkCusolver(
+      cusolverDnDsyevd(m_cusolver.get(), CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, int(d),
+                       sigma.data(), int(d), values.data(), work.data(), workSize, info.data()),
+      "cusolverDnDsyevd");
+  int status = 0;
+  info.download({&status, 1}, stream());
+  if (status != 0)
+    throw Error(
+        "CUDA geometry backend: the eigenvalues of Σ did not converge (cusolverDnDsyevd "
+        "info " +
+        std::to_string(status) + ")");
+  std::vector<double> host(static_cast<size_t>(d));
+  values.download(host, stream());
+  return host;
+}
+
+double CudaBackend::meanRayleighQuotient(const Normalised& x, const CheckedInputs& in,
+                                         double epsilon) {
+  const int64_t d = in.cols;
+  // L Lᵀ = Σ + εI; then uᵀ(Σ + εI)^{-1}u = ‖L⁻¹u‖².
+  DeviceBuffer<double> chol(d * d);
+  checkCuda(cudaMemcpyAsync(chol.data(), x.sigma.data(), chol.size() * sizeof(double),
+                            cudaMemcpyDeviceToDevice, stream()),
+            "cudaMemcpyAsync (device to device)");
+  checkCuda(launchAddToDiagonal(chol.data(), d, epsilon, stream()), "diagonal kernel");
+  DeviceBuffer<int> info(1);
+  int workSize = 0;
+  checkCusolver(cusolverDnDpotrf_bufferSize(m_cusolver.get(), CUBLAS_FILL_MODE_LOWER, int(d),
+                                            chol.data(), int(d), &workSize),
+                "cusolverDnDpotrf_bufferSize");
+  {
+    DeviceBuffer<double> work(std::max(workSize, 1));
+    checkCusolver(cusolverDnDpotrf(m_cusolver.get(), CUBLAS_FILL_MODE_LOWER, int(d), chol.data(),
+                                   int(d), work.data(), workSize, info.data()),
+                  "cusolverDnDpotrf");
+    int status = 0;
+    info.download({&status, 1}, stream());
+    if (status != 0)
+      throw Error(
+          "CUDA geometry backend: Σ + εI is not positive definite (cusolverDnDpotrf "
+          "info " +
+          std::to_string(status) + ", ε = " + std::to_string(epsilon) + ")");
+  }
+
+  const int64_t pairs = int64_t(in.first.size());
+  const int64_t block = std::min(pairs, kPairBlock);
+  DeviceBuffer<int32_t> first(block), second(block);
+  DeviceBuffer<double> directions(block * d), norm2(block), solved2(block);
+  std::vector<double> hostNorm2(static_cast<size_t>(block));
+  std::vector<double> hostSolved2(static_cast<size_t>(block));
+  double sum = 0;
+  int64_t counted = 0;
+  const double one = 1;
+  for (int64_t p0 = 0; p0 < pairs; p0 += block) {
+    const int64_t count = std::min(block, pairs - p0);
+    first.upload({in.first.data() + p0, size_t(count)}, stream());
+    second.upload({in.second.data() + p0, size_t(count)}, stream());
+    checkCuda(launchGatherDifferences(x.rows.data(), d, first.data(), second.data(), count,
+                                      directions.data(), stream()),
+              "difference kernel");
+    checkCuda(launchColumnSquaredNorms(directions.data(), d, count, norm2.data(), stream()),
+              "column norms kernel");
+    checkCublas(cublasDtrsm(m_cublas.get(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_NON_UNIT, int(d), int(count), &one, chol.data(), int(d),
+                            directions.data(), int(d)),
+                "cublasDtrsm");
+    checkCuda(launchColumnSquaredNorms(directions.data(), d, count, solved2.data(), stream()),
+              "column norms kernel");
+    norm2.download({hostNorm2.data(), size_t(count)}, stream());
+    solved2.download({hostSolved2.data(), size_t(count)}, stream());
+    for (int64_t i = 0; i < count; ++i) {
+      if (hostNorm2[size_t(i)] == 0) continue;  // u = 0: a duplicated row, no direction
+      sum += hostSolved2[size_t(i)] / hostNorm2[size_t(i)];
+      ++counted;
+    }
+  }
+  if (counted == 0)
+    throw std::invalid_argument(
+        "m_mono: every sampled pair joins two identical rows (no direction u ≠ 0)");
+  return sum / double(counted);
+}
+
+std::vector<double> CudaBackend::neighbourhoodLambdaMax(const Normalised& x,
+                                                        const CheckedInputs& in) {
+  const int64_t d = in.cols, k = in.k;
+  const int64_t anchors = int64_t(in.anchors.size());
+  const int64_t candidates = int64_t(in.active.size());
+  const bool everyRow = candidates == in.rows;  // candidate blocks are slices of the rows
+
+  DeviceBuffer<int32_t> active(candidates), anchorRows(anchors);
+  active.upload(in.active, stream());
+  anchorRows.upload(in.anchors, stream());
+  DeviceBuffer<float> bestDist(anchors * k);
+  DeviceBuffer<int32_t> bestRow(anchors * k);
+  checkCuda(launchResetNearest(bestDist.data(), bestRow.data(), anchors * k, stream()),
+            "reset kernel");
+  DeviceBuffer<double> lambdas(anchors);
+
+  const int64_t batch = std::min(anchors, kAnchorBatch);
+  DeviceBuffer<float> anchorBlock(batch * d), dots(batch * kCandidateBlock);
+  DeviceBuffer<float> candidateBlock(everyRow ? 0 : kCandidateBlock * d);
+  const float one = 1, zero = 0;
+  for (int64_t a0 = 0; a0 < anchors; a0 += batch) {
+    const int64_t count = std::min(batch, anchors - a0);
+    checkCuda(launchGatherRows(x.rows.data(), d, anchorRows.data() + a0, count, anchorBlock.data(),
+                               stream()),
+              "anchor gather kernel");
+    for (int64_t c0 = 0; c0 < candidates; c0 += kCandidateBlock) {
+      const int64_t width = std::min<int64_t>(kCandidateBlock, candidates - c0);
+      const float* block = x.rows.data() + c0 * d;
+      if (!everyRow) {
+        checkCuda(launchGatherRows(x.rows.data(), d, active.data() + c0, width,
+                                   candidateBlock.data(), stream()),
+                  "candidate gather kernel");
+        block = candidateBlock.data();
+      }
+      // dots (column-major width × count, leading dimension kCandidateBlock) = Bᵀ·A, i.e.
+      // dots[a·kCandidateBlock + c] = ⟨candidate c, anchor a⟩.
+      checkCublas(cublasSgemm(m_cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, int(width), int(count),
+                              int(d), &one, block, int(d), anchorBlock.data(), int(d), &zero,
+                              dots.data(), int(kCandidateBlock)),
+                  "cublasSgemm");
+      checkCuda(
+          launchMergeNearest(dots.data(), kCandidateBlock, int32_t(width), active.data() + c0,
+                             x.rowNorm2.data(), anchorRows.data() + a0, int32_t(count), int32_t(k),
+                             bestDist.data() + a0 * k, bestRow.data() + a0 * k, stream()),
+          "nearest-neighbour merge kernel");
+    }
+    checkCuda(
+        launchNeighbourhoodLambdaMax(x.rows.data(), d, bestRow.data() + a0 * k, int32_t(count),
+                                     int32_t(k), lambdas.data() + a0, stream()),
+        "neighbourhood λ_max kernel");
+  }
+  std::vector<double> host(static_cast<size_t>(anchors));
+  lambdas.download(host, stream());
+  return host;
+}
+
+ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
+                                        std::span<const float> rowWeights,
+                                        const TokenSampling& sampling,
+                                        const ProxyOptions& options) {
+  const CheckedInputs in = checkInputs(states, rowWeights, sampling, options);
+  checkCuda(cudaSetDevice(m_device), "cudaSetDevice");  // the caller's thread may be new
+  Normalised x = normalise(states, rowWeights, in);
+  const int64_t d = in.cols;
+  const double epsilon = options.ridgeFactor * x.trace / double(d);
+
+  ProxyResult result;
+  result.localLambdaMax = neighbourhoodLambdaMax(x, in);
+  std::vector<double> inverse;
+  inverse.reserve(result.localLambdaMax.size());
+  for (double& lambda : result.localLambdaMax) {
+    lambda = std::max(lambda, kLambdaFloor);
+    inverse.push_back(1 / lambda);
+  }
+  result.values.curvature = median(std::move(inverse));
+
+  if (options.monotonicity == MonotonicityMode::Rayleigh)
+    result.values.monotonicity = meanRayleighQuotient(x, in, epsilon);
+  const std::vector<double> ascending = eigenvalues(x.sigma, d);
+  const double lambdaMax = ascending.back();
+  if (options.monotonicity == MonotonicityMode::MinEigenvalue)
+    result.values.monotonicity = 1 / (lambdaMax + epsilon);
+  result.values.effectiveRank = x.trace / lambdaMax;
+  const int64_t kept = std::clamp<int64_t>(options.spectrumSize, 0, d);
+  result.spectrum.assign(ascending.rbegin(), ascending.rbegin() + kept);
+  return result;
+}
+
+}  // namespace
+
+bool cudaDeviceAvailable(std::string* why) {
+  const Availability& a = availability();
+  if (why) *why = a.why;
+  return a.usable;
+}
+
+std::unique_ptr<GeometryBackend> makeCudaBackend() {
+  std::string why;
+  if (!cudaDeviceAvailable(&why)) throw Error("cannot use the CUDA geometry backend: " + why);
+  return std::make_unique<CudaBackend>();
+}
+
+}  // namespace strata::geometry

@@ -1,0 +1,539 @@
+// The Layer Geometry view (plot, score controls, table, export), the layer detail view, the
+// Score Layers dialog, and the main window scoring a real activation store in a background
+// job. The geometry reports here are built by hand with known values, so the expected l* under
+// each setting is worked out in the comments and also checked against geometry::scoreLayers.
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <random>
+
+#include "common/error.h"
+#include "display_text.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "geometry_plot.h"
+#include "geometry_table_model.h"
+#include "histogram_bins.h"
+#include "io/activation_store.h"
+#include "layer_detail_view.h"
+#include "layer_geometry_view.h"
+#include "main_window.h"
+#include "plot_export.h"
+#include "project_dock.h"
+#include "score_controls.h"
+#include "score_layers_dialog.h"
+
+using namespace strata;
+using geometry::GeometryReport;
+using geometry::LayerRange;
+using geometry::ScoreWeights;
+
+namespace {
+
+constexpr int kTimeoutMs = 30000;  // a failing QTRY waits 3× this: stay under CTest's 120 s
+
+/**
+ * Six layers 0..5 (L = 5, default candidates 1..4), intervals ±10 %. Over the candidates
+ * (z-scores of the logs, population SD):
+ *   layer  m_curv m_mono k_eff   z_c    z_m    z_k     S (weights 1, 1, 1)
+ *     1     2.0    0.5    8    -0.20  -1.34  +0.92   -2.46
+ *     2     4.0    1.0    6    +1.14  -0.45  +0.38   +0.31
+ *     3     1.0    4.0    6    -1.53  +1.34  +0.38   -0.57
+ *     4     3.0    2.0    2    +0.59  +0.45  -1.69   +2.72   ← l*
+ * w = (1, 0, 0): l* = 2 (highest m_curv); w = (0, 1, 0): l* = 3; candidates 1..2: l* = 2;
+ * candidates 0..5: l* = 5 (layer 5 is best in all three proxies).
+ */
+std::shared_ptr<const GeometryReport> sixLayerReport() {
+  auto report = std::make_shared<GeometryReport>();
+  report->backend = "CPU: test";
+  report->modelId = "test-model";
+  report->numLayers = 5;
+  report->numTokens = 1000;
+  report->options.bootstrapResamples = 20;
+  const double values[6][3] = {{1.5, 1.5, 10}, {2, 0.5, 8}, {4, 1, 6},
+                               {1, 4, 6},      {3, 2, 2},   {8, 8, 1}};
+  for (int l = 0; l < 6; ++l) {
+    geometry::LayerGeometry g;
+    g.layer = l;
+    g.values = {values[l][0], values[l][1], values[l][2]};
+    g.curvature = {values[l][0] * 0.9, values[l][0] * 1.1};
+    g.monotonicity = {values[l][1] * 0.9, values[l][1] * 1.1};
+    g.effectiveRank = {values[l][2] * 0.9, values[l][2] * 1.1};
+    g.spectrum = {6, 3, 2, 1, 0.5, 0.25};
+    for (int i = 0; i < 200; ++i) g.localLambdaMax.push_back(std::pow(10.0, (i % 40) / 20.0));
+    report->layers.push_back(g);
+  }
+  return report;
+}
+
+QString cell(const LayerGeometryView& view, int layer, int column) {
+  GeometryTableModel* model = view.tableModel();
+  return model->index(model->rowOf(layer), column).data().toString();
+}
+
+/** N×d Gaussian rows per layer, every layer a little more stretched along one axis. */
+void writeRandomStore(const QString& file, int64_t n, int64_t d, int64_t numLayers) {
+  StoreMeta meta;
+  meta.modelId = "random-model";
+  meta.architecture = "LlamaForCausalLM";
+  meta.hiddenSize = d;
+  meta.numLayers = numLayers;
+  meta.dtype = StoreDType::Float32;
+  TokenTable tokens;
+  for (int64_t i = 0; i < n; ++i) {
+    tokens.ids.push_back(static_cast<int32_t>((i * 7) % 50));
+    tokens.doc.push_back(static_cast<int32_t>(i / 30));
+    tokens.position.push_back(static_cast<int32_t>(1 + i % 30));
+  }
+  auto writer = ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+  std::mt19937 random(7);
+  std::normal_distribution<float> normal;
+  for (int64_t l = 0; l <= numLayers; ++l) {
+    std::vector<float> rows(static_cast<std::size_t>(n * d));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      rows[i] = normal(random) * (i % static_cast<std::size_t>(d) == 0 ? 1.0f + l : 1.0f);
+    writer.writeLayer(l, rows);
+  }
+  writer.close();
+}
+
+}  // namespace
+
+class LayerGeometryTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_root.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_root.filePath("settings"));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_root.filePath("settings"));
+  }
+
+  void tableListsEveryLayerWithIntervalsScoreAndRank() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    QCOMPARE(view.tableModel()->rowCount(), 6);
+    QCOMPARE(view.tableModel()->columnCount(), int(GeometryTableModel::ColumnCount));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("4 [3.6, 4.4]"));
+    QCOMPARE(cell(view, 3, GeometryTableModel::MonotonicityColumn), QStringLiteral("4 [3.6, 4.4]"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::EffectiveRankColumn),
+             QStringLiteral("8 [7.2, 8.8]"));
+    // Default weights and candidates 1..4: l* = 4, ranks by S as in sixLayerReport's table.
+    QCOMPARE(view.controls()->candidates().first, 1);
+    QCOMPARE(view.controls()->candidates().last, 4);
+    QCOMPARE(view.bestLayer(), 4);
+    QCOMPARE(cell(view, 4, GeometryTableModel::LayerColumn), QStringLiteral("4  (l*)"));
+    QCOMPARE(cell(view, 4, GeometryTableModel::RankColumn), QStringLiteral("1"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::RankColumn), QStringLiteral("2"));
+    QCOMPARE(cell(view, 3, GeometryTableModel::RankColumn), QStringLiteral("3"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::RankColumn), QStringLiteral("4"));
+    QCOMPARE(cell(view, 0, GeometryTableModel::RankColumn), QStringLiteral("—"));  // outside
+    QCOMPARE(cell(view, 5, GeometryTableModel::ScoreColumn), QStringLiteral("—"));
+    QVERIFY(std::abs(cell(view, 4, GeometryTableModel::ScoreColumn).toDouble() - 2.722) < 0.01);
+    // The l* row stands out; the others do not.
+    GeometryTableModel* model = view.tableModel();
+    QVERIFY(model->index(model->rowOf(4), 0).data(Qt::BackgroundRole).isValid());
+    QVERIFY(!model->index(model->rowOf(2), 0).data(Qt::BackgroundRole).isValid());
+    QVERIFY(model->index(model->rowOf(4), 0).data(Qt::FontRole).value<QFont>().bold());
+  }
+
+  void movingAWeightSliderReRanks() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    QSignalSpy changed(&view, &LayerGeometryView::scoresChanged);
+    view.controls()->monotonicityWeightSlider()->setValue(0);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(view.controls()->monotonicityWeightBox()->value(), 0.0);  // box follows the slider
+    view.controls()->effectiveRankWeightSlider()->setValue(0);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(view.bestLayer(), 2);  // only m_curv counts now
+    const GeometryReport& report = view.report();
+    const geometry::LayerScores expected =
+        geometry::scoreLayers(report.layerIndices(), report.values(), {1, 0, 0}, {1, 4});
+    QCOMPARE(view.scores().bestIndex, expected.bestIndex);
+    QCOMPARE(view.scores().rank, expected.rank);
+    for (std::size_t i = 0; i < expected.score.size(); ++i)
+      QVERIFY(std::isnan(expected.score[i]) ? std::isnan(view.scores().score[i])
+                                            : view.scores().score[i] == expected.score[i]);
+    QCOMPARE(cell(view, 2, GeometryTableModel::LayerColumn), QStringLiteral("2  (l*)"));
+
+    // Typing in the spin box re-ranks too, and moves the slider.
+    view.controls()->curvatureWeightBox()->setValue(0);
+    view.controls()->monotonicityWeightBox()->setValue(1.5);
+    QCOMPARE(view.controls()->monotonicityWeightSlider()->value(), 150);
+    QCOMPARE(view.bestLayer(), 3);  // only m_mono counts
+    QCOMPARE(changed.count(), 4);
+    // The plot's l* marker follows.
+    QCOMPARE(view.plot()->bestLine(GeometryPlot::ScorePanel)->point1->coords().x(), 3.0);
+    QVERIFY(view.plot()->bestLabel()->text().contains("3"));
+  }
+
+  void candidateRangeRestrictsTheBestLayer() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    view.controls()->lastLayerBox()->setValue(2);
+    QCOMPARE(view.controls()->candidates().last, 2);
+    QCOMPARE(view.bestLayer(), 2);
+    QCOMPARE(cell(view, 4, GeometryTableModel::RankColumn), QStringLiteral("—"));
+    QVERIFY(std::isnan(view.scores().score[4]));
+
+    view.controls()->firstLayerSlider()->setValue(0);
+    view.controls()->lastLayerSlider()->setValue(5);
+    QCOMPARE(view.controls()->firstLayerBox()->value(), 0);
+    QCOMPARE(view.bestLayer(), 5);
+
+    // Moving first past last drags last along: the range never inverts.
+    view.controls()->firstLayerBox()->setValue(3);
+    view.controls()->lastLayerBox()->setValue(1);
+    QCOMPARE(view.controls()->candidates().first, 1);
+    QCOMPARE(view.controls()->candidates().last, 1);
+    QCOMPARE(view.bestLayer(), 1);
+
+    view.controls()->reset();
+    QCOMPARE(view.controls()->candidates().first, 1);
+    QCOMPARE(view.controls()->candidates().last, 4);
+    QCOMPARE(view.bestLayer(), 4);
+  }
+
+  void plotShowsProxiesBandsAndScore() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    GeometryPlot* plot = view.plot();
+    QCOMPARE(plot->valueGraph(GeometryPlot::CurvaturePanel)->dataCount(), 6);
+    QCOMPARE(plot->bandGraph(GeometryPlot::MonotonicityPanel, true)->dataCount(), 6);
+    QCOMPARE(plot->bandGraph(GeometryPlot::EffectiveRankPanel, false)->data()->at(1)->value, 7.2);
+    QVERIFY(plot->bandGraph(GeometryPlot::CurvaturePanel, true)->channelFillGraph() ==
+            plot->bandGraph(GeometryPlot::CurvaturePanel, false));
+    QCPGraph* score = plot->valueGraph(GeometryPlot::ScorePanel);
+    QCOMPARE(score->dataCount(), 6);
+    QVERIFY(std::isnan(score->data()->at(0)->value));  // outside the candidates: a gap
+    QVERIFY(plot->bestLine(GeometryPlot::CurvaturePanel)->visible());
+    QCOMPARE(plot->bestLabel()->text(), QStringLiteral("l* = 4"));
+    view.logScaleBox()->setChecked(true);
+    QCOMPARE(plot->panel(GeometryPlot::CurvaturePanel)->axis(QCPAxis::atLeft)->scaleType(),
+             QCPAxis::stLogarithmic);
+  }
+
+  void toolTipShowsTheLayersValuesAndIntervals() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    const QString tip = view.toolTipText(3);
+    QVERIFY2(tip.contains("Layer 3"), qPrintable(tip));
+    QVERIFY2(tip.contains("m_curv 1 [0.9, 1.1]"), qPrintable(tip));
+    QVERIFY2(tip.contains("m_mono 4 [3.6, 4.4]"), qPrintable(tip));
+    QVERIFY2(tip.contains("k_eff 6 [5.4, 6.6]"), qPrintable(tip));
+    QVERIFY2(tip.contains("rank 3 of 4"), qPrintable(tip));
+    QVERIFY(view.toolTipText(4).contains("l*"));
+    QVERIFY(view.toolTipText(0).contains("outside the candidates"));
+    QVERIFY(view.toolTipText(17).isEmpty());
+
+    // Hovering the plot over layer 3 names layer 3.
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    GeometryPlot* plot = view.plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    QSignalSpy hovered(plot, &GeometryPlot::layerHovered);
+    const QRect panel = plot->panel(GeometryPlot::MonotonicityPanel)->rect();
+    const QPoint at(qRound(plot->pixelOf(3)), panel.center().y());
+    QCOMPARE(plot->layerAt(at), 3);
+    QMouseEvent move(QEvent::MouseMove, QPointF(at), plot->mapToGlobal(QPointF(at)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(plot, &move);
+    QCOMPARE(hovered.count(), 1);
+    QCOMPARE(hovered.first().at(0).toLongLong(), 3);
+  }
+
+  void exportWritesPngPdfAndCsv() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    view.controls()->effectiveRankWeightBox()->setValue(0.5);
+    const QString png = m_root.filePath("geometry.png");
+    const QString pdf = m_root.filePath("geometry.pdf");
+    const QString csv = m_root.filePath("geometry.csv");
+    view.savePlot(png);
+    view.savePlot(pdf);
+    view.saveTable(csv);
+
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), QSize(2000, 1400));  // not on screen: 1000×700 at twice the density
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.size() > 1000);
+    QVERIFY(pdfFile.read(5) == "%PDF-");
+    QVERIFY_THROWS_EXCEPTION(Error, view.savePlot(m_root.filePath("geometry.bmp")));
+    QVERIFY_THROWS_EXCEPTION(IoError, view.savePlot(m_root.filePath("no/such/dir/g.png")));
+
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(csvFile.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 7);
+    QCOMPARE(lines[0], QStringLiteral("layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,"
+                                      "m_mono_high,k_eff,k_eff_low,k_eff_high,score,rank,best"));
+    const GeometryReport& report = view.report();
+    for (int row = 0; row < 6; ++row) {
+      const QStringList f = lines[row + 1].split(',');
+      QCOMPARE(f.size(), 13);
+      const geometry::LayerGeometry& g = report.layers[static_cast<std::size_t>(row)];
+      QCOMPARE(f[0].toLongLong(), g.layer);
+      QCOMPARE(f[1].toDouble(), g.values.curvature);
+      QCOMPARE(f[2].toDouble(), g.curvature.low);
+      QCOMPARE(f[3].toDouble(), g.curvature.high);
+      QCOMPARE(f[4].toDouble(), g.values.monotonicity);
+      QCOMPARE(f[6].toDouble(), g.monotonicity.high);
+      QCOMPARE(f[7].toDouble(), g.values.effectiveRank);
+      QCOMPARE(f[8].toDouble(), g.effectiveRank.low);
+      const double score = view.scores().score[static_cast<std::size_t>(row)];
+      if (std::isnan(score))
+        QVERIFY(f[10].isEmpty());
+      else
+        QCOMPARE(f[10].toDouble(), score);  // exact: 17 significant digits
+      QCOMPARE(f[11].toInt(), view.scores().rank[static_cast<std::size_t>(row)]);
+      QCOMPARE(f[12], g.layer == view.bestLayer() ? QStringLiteral("1") : QStringLiteral("0"));
+    }
+  }
+
+  void clickingATableRowOrThePlotRequestsTheDetail() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy requested(&view, &LayerGeometryView::layerDetailRequested);
+
+    // Sort by S first: the row clicked must map back to its layer, not to its position.
+    view.table()->sortByColumn(GeometryTableModel::ScoreColumn, Qt::DescendingOrder);
+    const auto* sorted = qobject_cast<QSortFilterProxyModel*>(view.table()->model());
+    const QModelIndex top = sorted->index(0, GeometryTableModel::CurvatureColumn);
+    QCOMPARE(view.tableModel()->layerAt(sorted->mapToSource(top).row()), 4);  // l* first
+    const QModelIndex third = sorted->index(2, GeometryTableModel::ScoreColumn);
+    const int64_t thirdLayer = view.tableModel()->layerAt(sorted->mapToSource(third).row());
+    QCOMPARE(thirdLayer, 3);
+    QTest::mouseClick(view.table()->viewport(), Qt::LeftButton, {},
+                      view.table()->visualRect(third).center());
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.first().at(0).toLongLong(), 3);
+
+    GeometryPlot* plot = view.plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    const QPoint at(qRound(plot->pixelOf(5)),
+                    plot->panel(GeometryPlot::ScorePanel)->rect().center().y());
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    QCOMPARE(requested.count(), 2);
+    QCOMPARE(requested.last().at(0).toLongLong(), 5);
+  }
+
+  void newReportKeepsTheWeights() {
+    LayerGeometryView view("/data/acts.h5", sixLayerReport());
+    view.controls()->setWeights({1, 0, 0});
+    view.controls()->setCandidates({1, 3});
+    view.setReport(sixLayerReport());
+    QCOMPARE(view.controls()->weights().monotonicity, 0.0);
+    QCOMPARE(view.controls()->candidates().last, 3);
+    QCOMPARE(view.bestLayer(), 2);
+  }
+
+  void histogramBinsCountEveryFiniteValue() {
+    const std::vector<double> empty;
+    QVERIFY(makeHistogram(empty).counts.empty());
+    const std::vector<double> same(10, 2.5);
+    const Histogram one = makeHistogram(same);
+    QCOMPARE(one.counts, std::vector<int64_t>{10});
+
+    std::vector<double> wide;  // 1 .. 1000: log-spaced bins
+    for (int i = 0; i <= 300; ++i) wide.push_back(std::pow(10.0, i / 100.0));
+    wide.push_back(std::nan(""));
+    const Histogram h = makeHistogram(wide);
+    QVERIFY(h.logarithmic);
+    QVERIFY(h.counts.size() >= 5 && h.counts.size() <= 60);
+    QCOMPARE(h.edges.size(), h.counts.size() + 1);
+    QCOMPARE(h.edges.front(), 1.0);
+    QCOMPARE(h.edges.back(), 1000.0);
+    int64_t total = 0;
+    for (int64_t c : h.counts) total += c;
+    QCOMPARE(total, 301);  // the NaN is left out
+    // Evenly spaced in log10: every bin holds about the same number of these values.
+    for (int64_t c : h.counts) QVERIFY(std::abs(double(c) - 301.0 / h.counts.size()) <= 2);
+
+    const std::vector<double> narrow = {1, 2, 2, 3, 3, 3, 4, 4, 5};
+    const Histogram lin = makeHistogram(narrow);
+    QVERIFY(!lin.logarithmic);
+    QCOMPARE(lin.edges.front(), 1.0);
+    QCOMPARE(lin.edges.back(), 5.0);
+  }
+
+  void detailViewShowsSpectrumHistogramAndScatter() {
+    auto detail = std::make_shared<LayerDetail>();
+    detail->storeFile = "/data/acts.h5";
+    detail->hiddenSize = 6;
+    detail->geometry = sixLayerReport()->layers[3];
+    const int tokens = 50;
+    for (int t = 0; t < tokens; ++t) {
+      detail->plane.coordinates.push_back(std::cos(t * 0.3f) * t);
+      detail->plane.coordinates.push_back(std::sin(t * 0.3f) * t);
+      detail->positions.push_back(t % 10);
+      detail->tokenIds.push_back(100 + (t * 13) % 37);
+    }
+    detail->plane.explained[0] = 0.423;
+    detail->plane.explained[1] = 0.118;
+    LayerDetailView view(detail);
+    QCOMPARE(view.layer(), 3);
+
+    QCPGraph* spectrum = view.spectrumPlot()->graph(0);
+    QCOMPARE(spectrum->dataCount(), 6);
+    QCOMPARE(spectrum->data()->at(0)->key, 1.0);
+    QCOMPARE(spectrum->data()->at(0)->value, 6.0);
+    QCOMPARE(spectrum->data()->at(5)->value, 0.25);
+    QCOMPARE(view.spectrumPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+
+    const Histogram& h = view.lambdaHistogram();
+    QVERIFY(h.logarithmic);  // λ_max spans 1..~90 here
+    int64_t total = 0;
+    for (int64_t c : h.counts) total += c;
+    QCOMPARE(total, 200);
+    QCPGraph* bars = view.histogramPlot()->graph(0);
+    QCOMPARE(bars->dataCount(), int(h.counts.size()) + 1);
+    for (int i = 0; i < int(h.counts.size()); ++i) {
+      QCOMPARE(bars->data()->at(i)->key, h.edges[std::size_t(i)]);
+      QCOMPARE(bars->data()->at(i)->value, double(h.counts[std::size_t(i)]));
+    }
+
+    QCOMPARE(view.scatterPointCount(), tokens);
+    QVERIFY(view.scatterPlot()->xAxis->label().contains("42.3 %"));
+    QVERIFY(view.scatterPlot()->yAxis->label().contains("11.8 %"));
+    view.colouringBox()->setCurrentIndex(1);
+    QCOMPARE(view.colouring(), LayerDetailView::Colouring::TokenId);
+    QCOMPARE(view.scatterPointCount(), tokens);
+
+    savePlot(*view.scatterPlot(), m_root.filePath("pca.png"));
+    savePlot(*view.histogramPlot(), m_root.filePath("lambda.pdf"));
+    QVERIFY(!QImage(m_root.filePath("pca.png")).isNull());
+    QVERIFY(QFileInfo(m_root.filePath("lambda.pdf")).size() > 1000);
+  }
+
+  void scoreLayersDialogDefaultsFollowTheSpecification() {
+    ScoreLayersDialog dialog("/data/acts.h5", 300);
+    const GeometryScanSettings defaults = dialog.settings();
+    QCOMPARE(defaults.device, geometry::DeviceChoice::Auto);
+    QCOMPARE(defaults.options.bootstrapResamples, 20);
+    QCOMPARE(defaults.options.anchors, 1024);
+    QCOMPARE(defaults.options.directions, 1024);
+    QCOMPARE(defaults.options.neighbours, 32);
+    QCOMPARE(dialog.neighboursBox()->maximum(), 299);  // k + 1 ≤ N
+
+    dialog.deviceBox()->setCurrentIndex(1);
+    dialog.bootstrapBox()->setValue(2);
+    dialog.anchorsBox()->setValue(64);
+    dialog.neighboursBox()->setValue(8);
+    dialog.seedBox()->setValue(5);
+    QSettings settings(m_root.filePath("dialog.ini"), QSettings::IniFormat);
+    dialog.saveSettings(settings);
+    ScoreLayersDialog reread("/data/acts.h5", 300);
+    reread.restoreSettings(settings);
+    const GeometryScanSettings s = reread.settings();
+    QCOMPARE(s.device, geometry::DeviceChoice::Cpu);
+    QCOMPARE(s.options.bootstrapResamples, 2);
+    QCOMPARE(s.options.anchors, 64);
+    QCOMPARE(s.options.directions, 64);
+    QCOMPARE(s.options.neighbours, 8);
+    QCOMPARE(s.options.seed, 5u);
+  }
+
+  // Needs core's scanStore / writeGeometry / readGeometry / projectOnPrincipalPlane.
+  void mainWindowScoresAStoreAndShowsItsGeometry() {
+    const QString file = m_root.filePath("random.h5");
+    writeRandomStore(file, 300, 16, 4);
+
+    MainWindow window(MainWindow::Options{false});
+    QList<ErrorReport> errors;
+    window.setErrorReporter([&errors](const ErrorReport& report) { errors << report; });
+    window.show();
+    QVERIFY(!window.scoreLayersAction()->isEnabled());
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy idle(&window, &MainWindow::jobsFinished);
+    window.openActivationStore(file);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.busy(), kTimeoutMs);  // /geometry looked for: none yet
+    QVERIFY(window.scoreLayersAction()->isEnabled());
+    QCOMPARE(window.currentStore(), file);
+    QVERIFY(!window.geometryView(file));
+    QVERIFY(!geometry::readGeometry(toFsPath(file)).has_value());
+
+    GeometryScanSettings settings;
+    settings.device = geometry::DeviceChoice::Cpu;
+    settings.options.bootstrapResamples = 2;
+    settings.options.anchors = 64;
+    settings.options.directions = 64;
+    settings.options.neighbours = 8;
+    QSignalSpy finished(&window, &MainWindow::geometryFinished);
+    window.startGeometryScan(file, settings);
+    QVERIFY(window.busy());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3 * kTimeoutMs);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().error));
+    QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
+
+    LayerGeometryView* view = window.geometryView(file);
+    QVERIFY(view);
+    QCOMPARE(window.tabs()->currentWidget(), view);
+    QCOMPARE(view->report().layers.size(), 5u);
+    QCOMPARE(view->tableModel()->rowCount(), 5);
+    QVERIFY(view->bestLayer() >= 1 && view->bestLayer() <= 3);
+    const auto stored = geometry::readGeometry(toFsPath(file));
+    QVERIFY(stored.has_value());
+    QCOMPARE(stored->layers.size(), 5u);
+    QCOMPARE(stored->options.neighbours, 8);
+    QCOMPARE(stored->layers[2].values.curvature, view->report().layers[2].values.curvature);
+
+    // A click on layer 2 computes its principal plane in a job and opens the detail tab.
+    QSignalSpy detailShown(&window, &MainWindow::layerDetailShown);
+    emit view->layerDetailRequested(2);
+    QTRY_COMPARE_WITH_TIMEOUT(detailShown.count(), 1, kTimeoutMs);
+    LayerDetailView* detail = window.layerDetailView(file, 2);
+    QVERIFY(detail);
+    QCOMPARE(detail->scatterPointCount(), 300);
+    QCOMPARE(detail->spectrumPlot()->graph(0)->dataCount(),
+             int(view->report().layers[2].spectrum.size()));
+    QVERIFY(errors.isEmpty());
+
+    // Opening the store again elsewhere shows the stored geometry without scoring.
+    MainWindow second(MainWindow::Options{false});
+    QSignalSpy shown(&second, &MainWindow::geometryShown);
+    second.openActivationStore(file);
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kTimeoutMs);
+    QVERIFY(second.geometryView(file));
+    QCOMPARE(second.geometryView(file)->bestLayer(), view->bestLayer());
+  }
+
+  void failedScanReachesTheErrorReporter() {
+    const QString file = m_root.filePath("tiny.h5");
+    writeRandomStore(file, 20, 4, 2);
+    MainWindow window(MainWindow::Options{false});
+    QList<ErrorReport> errors;
+    window.setErrorReporter([&errors](const ErrorReport& report) { errors << report; });
+    GeometryScanSettings settings;
+    settings.device = geometry::DeviceChoice::Cpu;
+    settings.options.neighbours = 64;  // more neighbours than rows: the scan must refuse
+    QSignalSpy finished(&window, &MainWindow::geometryFinished);
+    window.startGeometryScan(file, settings);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
+    QCOMPARE(errors.size(), 1);
+    QVERIFY(errors.first().summary.contains("tiny.h5"));
+    QVERIFY(errors.first().details.contains("k = 64"));
+    QVERIFY(!window.geometryView(file));
+  }
+
+ private:
+  QTemporaryDir m_root;
+};
+
+QTEST_MAIN(LayerGeometryTest)
+#include "layer_geometry_test.moc"

@@ -1,0 +1,253 @@
+#include "geometry_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace strata {
+namespace {
+
+const QColor kPanelColours[GeometryPlot::PanelCount] = {QColor(31, 119, 180), QColor(255, 127, 14),
+                                                        QColor(44, 160, 44), QColor(148, 103, 189)};
+const QColor kBestColour(214, 39, 40);
+constexpr int kClickSlopPixels = 4;
+
+const char* panelLabel(int panel) {
+  switch (panel) {
+    case GeometryPlot::CurvaturePanel:
+      return "curvature m_curv";
+    case GeometryPlot::MonotonicityPanel:
+      return "monotonicity m_mono";
+    case GeometryPlot::EffectiveRankPanel:
+      return "eff. rank k_eff";
+    default:
+      return "score S";
+  }
+}
+
+QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
+  auto* shade = new QCPItemRect(plot);
+  shade->setClipAxisRect(rect);
+  for (QCPItemPosition* p : {shade->topLeft, shade->bottomRight}) {
+    p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    p->setAxisRect(rect);
+    p->setTypeX(QCPItemPosition::ptPlotCoords);
+    p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  }
+  shade->topLeft->setCoords(0, 0);
+  shade->bottomRight->setCoords(0, 1);
+  shade->setPen(Qt::NoPen);
+  shade->setBrush(QColor(128, 128, 128, 40));
+  shade->setLayer(QStringLiteral("background"));
+  shade->setSelectable(false);
+  shade->setVisible(false);
+  return shade;
+}
+
+}  // namespace
+
+GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
+  setMinimumSize(360, 420);
+  setMouseTracking(true);
+  plotLayout()->clear();
+  auto* margins = new QCPMarginGroup(this);
+  for (int p = 0; p < PanelCount; ++p) {
+    auto* rect = new QCPAxisRect(this);
+    plotLayout()->addElement(p, 0, rect);
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    y->setLabel(QString::fromLatin1(panelLabel(p)));
+    y->setLabelColor(kPanelColours[p].darker(120));
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // 1, 2, 5, 10… for deep models
+    x->setTicker(ticker);
+    x->setTickLabels(p == ScorePanel);  // one layer axis, under the last panel
+    if (p == ScorePanel) x->setLabel(tr("layer"));
+    if (p > 0)
+      connect(m_panels[0]->axis(QCPAxis::atBottom),
+              qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
+              qOverload<const QCPRange&>(&QCPAxis::setRange));
+    m_panels[p] = rect;
+
+    m_shadeBefore[p] = makeShade(this, rect);
+    m_shadeAfter[p] = makeShade(this, rect);
+
+    if (p != ScorePanel) {
+      m_bandLow[p] = addGraph(x, y);
+      m_bandHigh[p] = addGraph(x, y);
+      QColor band = kPanelColours[p];
+      band.setAlpha(60);
+      m_bandLow[p]->setPen(Qt::NoPen);
+      m_bandHigh[p]->setPen(Qt::NoPen);
+      m_bandHigh[p]->setBrush(band);
+      m_bandHigh[p]->setChannelFillGraph(m_bandLow[p]);
+      m_bandLow[p]->setName(QStringLiteral("%1 interval low").arg(QLatin1String(panelLabel(p))));
+      m_bandHigh[p]->setName(QStringLiteral("%1 interval high").arg(QLatin1String(panelLabel(p))));
+    }
+    m_values[p] = addGraph(x, y);
+    m_values[p]->setName(QString::fromLatin1(panelLabel(p)));
+    m_values[p]->setPen(QPen(kPanelColours[p], 2));
+    m_values[p]->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, kPanelColours[p], Qt::white, 6));
+
+    auto* line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition* point : {line->point1, line->point2}) point->setAxes(x, y);
+    line->setPen(QPen(kBestColour, 1.5, Qt::DashLine));
+    line->setVisible(false);
+    m_bestLines[p] = line;
+  }
+
+  QCPAxisRect* score = m_panels[ScorePanel];
+  m_bestPoint = addGraph(score->axis(QCPAxis::atBottom), score->axis(QCPAxis::atLeft));
+  m_bestPoint->setName(QStringLiteral("l*"));
+  m_bestPoint->setLineStyle(QCPGraph::lsNone);
+  m_bestPoint->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBestColour, 2), kBestColour, 16));
+  m_bestLabel = new QCPItemText(this);
+  m_bestLabel->setClipAxisRect(score);
+  m_bestLabel->position->setAxes(score->axis(QCPAxis::atBottom), score->axis(QCPAxis::atLeft));
+  m_bestLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+  m_bestLabel->setPadding(QMargins(4, 2, 4, 6));
+  m_bestLabel->setColor(kBestColour);
+  QFont bold = font();
+  bold.setBold(true);
+  m_bestLabel->setFont(bold);
+  m_bestLabel->setVisible(false);
+}
+
+void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
+  m_report = std::move(report);
+  QVector<double> keys, values[3], lows[3], highs[3];
+  for (const geometry::LayerGeometry& layer : m_report->layers) {
+    keys << static_cast<double>(layer.layer);
+    const double v[3] = {layer.values.curvature, layer.values.monotonicity,
+                         layer.values.effectiveRank};
+    const geometry::Interval* in[3] = {&layer.curvature, &layer.monotonicity, &layer.effectiveRank};
+    for (int p = 0; p < 3; ++p) {
+      values[p] << v[p];
+      lows[p] << in[p]->low;
+      highs[p] << in[p]->high;
+    }
+  }
+  for (int p = 0; p < 3; ++p) {
+    m_values[p]->setData(keys, values[p], true);
+    m_bandLow[p]->setData(keys, lows[p], true);
+    m_bandHigh[p]->setData(keys, highs[p], true);
+  }
+  if (!keys.isEmpty())
+    m_panels[0]->axis(QCPAxis::atBottom)->setRange(keys.front() - 0.5, keys.back() + 0.5);
+  rescaleValueAxes();
+  replot(rpQueuedReplot);
+}
+
+void GeometryPlot::setScores(const geometry::LayerScores& scores,
+                             const geometry::LayerRange& candidates) {
+  QVector<double> keys, values;
+  const std::size_t n = m_report ? m_report->layers.size() : 0;
+  for (std::size_t i = 0; i < n && i < scores.score.size(); ++i) {
+    keys << static_cast<double>(m_report->layers[i].layer);
+    values << scores.score[i];  // NaN outside the candidates: a gap in the line
+  }
+  m_values[ScorePanel]->setData(keys, values, true);
+
+  const bool hasBest = scores.bestIndex >= 0 && static_cast<std::size_t>(scores.bestIndex) < n;
+  const double bestKey = hasBest ? keys[static_cast<int>(scores.bestIndex)] : 0;
+  const double bestValue = hasBest ? values[static_cast<int>(scores.bestIndex)] : 0;
+  m_bestPoint->data()->clear();
+  if (hasBest) m_bestPoint->addData(bestKey, bestValue);
+  for (int p = 0; p < PanelCount; ++p) {
+    m_bestLines[p]->setVisible(hasBest);
+    m_bestLines[p]->point1->setCoords(bestKey, 0);
+    m_bestLines[p]->point2->setCoords(bestKey, 1);
+  }
+  m_bestLabel->setVisible(hasBest);
+  m_bestLabel->position->setCoords(bestKey, bestValue);
+  m_bestLabel->setText(tr("l* = %1").arg(static_cast<qlonglong>(bestKey)));
+
+  // Shade what lies outside first..last in every panel.
+  const double low = n ? static_cast<double>(m_report->layers.front().layer) - 0.5 : 0;
+  const double high = n ? static_cast<double>(m_report->layers.back().layer) + 0.5 : 0;
+  for (int p = 0; p < PanelCount; ++p) {
+    const double first = static_cast<double>(candidates.first) - 0.5;
+    const double last = static_cast<double>(candidates.last) + 0.5;
+    m_shadeBefore[p]->setVisible(n > 0 && first > low);
+    m_shadeBefore[p]->topLeft->setCoords(low, 0);
+    m_shadeBefore[p]->bottomRight->setCoords(first, 1);
+    m_shadeAfter[p]->setVisible(n > 0 && last < high);
+    m_shadeAfter[p]->topLeft->setCoords(last, 0);
+    m_shadeAfter[p]->bottomRight->setCoords(high, 1);
+  }
+  rescaleValueAxes();
+  replot(rpQueuedReplot);
+}
+
+void GeometryPlot::setLogScale(bool logarithmic) {
+  m_logScale = logarithmic;
+  for (int p = 0; p < ScorePanel; ++p) {
+    QCPAxis* y = m_panels[p]->axis(QCPAxis::atLeft);
+    y->setScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (logarithmic)
+      y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+      y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  }
+  rescaleValueAxes();
+  replot(rpQueuedReplot);
+}
+
+void GeometryPlot::rescaleValueAxes() {
+  for (int p = 0; p < PanelCount; ++p) {
+    QCPAxis* y = m_panels[p]->axis(QCPAxis::atLeft);
+    y->rescale(true);
+    QCPRange range = y->range();
+    if (y->scaleType() == QCPAxis::stLogarithmic) {
+      range.lower /= 1.15;
+      range.upper *= 1.15;
+    } else {
+      const double pad =
+          range.size() > 0 ? range.size() * 0.08 : std::max(1e-9, std::abs(range.center()) * 0.1);
+      // Room above S for the l* label.
+      range.lower -= pad;
+      range.upper += p == ScorePanel ? 3 * pad : pad;
+    }
+    y->setRange(range);
+  }
+}
+
+int64_t GeometryPlot::layerAt(const QPoint& pixel) const {
+  if (!m_report || m_report->layers.empty()) return -1;
+  QCPAxisRect* rect = axisRectAt(pixel);
+  if (!rect) return -1;
+  const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x());
+  for (const geometry::LayerGeometry& layer : m_report->layers)
+    if (std::abs(key - static_cast<double>(layer.layer)) <= 0.5) return layer.layer;
+  return -1;
+}
+
+double GeometryPlot::pixelOf(int64_t layer) const {
+  return m_panels[0]->axis(QCPAxis::atBottom)->coordToPixel(static_cast<double>(layer));
+}
+
+void GeometryPlot::mousePressEvent(QMouseEvent* event) {
+  m_pressPosition = event->pos();
+  QCustomPlot::mousePressEvent(event);
+}
+
+void GeometryPlot::mouseReleaseEvent(QMouseEvent* event) {
+  QCustomPlot::mouseReleaseEvent(event);
+  if (event->button() != Qt::LeftButton ||
+      (event->pos() - m_pressPosition).manhattanLength() > kClickSlopPixels)
+    return;
+  const int64_t layer = layerAt(event->pos());
+  if (layer >= 0) emit layerClicked(layer);
+}
+
+void GeometryPlot::mouseMoveEvent(QMouseEvent* event) {
+  QCustomPlot::mouseMoveEvent(event);
+  emit layerHovered(layerAt(event->pos()), event->globalPosition().toPoint());
+}
+
+}  // namespace strata

@@ -1,0 +1,203 @@
+#include "geometry_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+#include <QStringList>
+#include <climits>
+#include <cmath>
+
+namespace strata {
+namespace {
+
+QString exactText(double value) {
+  return std::isfinite(value) ? QString::number(value, 'g', 17) : QString();
+}
+
+}  // namespace
+
+QString geometryNumberText(double value) {
+  return std::isnan(value) ? QStringLiteral("—") : QString::number(value, 'g', 4);
+}
+
+QString proxyIntervalText(double value, const geometry::Interval& interval) {
+  return QStringLiteral("%1 [%2, %3]")
+      .arg(geometryNumberText(value), geometryNumberText(interval.low),
+           geometryNumberText(interval.high));
+}
+
+GeometryTableModel::GeometryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void GeometryTableModel::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
+  beginResetModel();
+  m_report = std::move(report);
+  m_scores = {};
+  endResetModel();
+}
+
+void GeometryTableModel::setScores(const geometry::LayerScores& scores) {
+  m_scores = scores;
+  if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int GeometryTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->layers.size());
+}
+
+int GeometryTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const auto row = static_cast<std::size_t>(index.row());
+  const geometry::LayerGeometry& layer = m_report->layers[row];
+  const bool scored = row < m_scores.score.size();
+  const double score = scored ? m_scores.score[row] : std::nan("");
+  const int rank = scored ? m_scores.rank[row] : 0;
+  const bool best = index.row() == bestRow();
+
+  switch (role) {
+    case Qt::DisplayRole:
+      switch (index.column()) {
+        case LayerColumn:
+          return best ? QStringLiteral("%1  (l*)").arg(layer.layer) : QString::number(layer.layer);
+        case CurvatureColumn:
+          return proxyIntervalText(layer.values.curvature, layer.curvature);
+        case MonotonicityColumn:
+          return proxyIntervalText(layer.values.monotonicity, layer.monotonicity);
+        case EffectiveRankColumn:
+          return proxyIntervalText(layer.values.effectiveRank, layer.effectiveRank);
+        case ScoreColumn:
+          return geometryNumberText(score);
+        case RankColumn:
+          return rank > 0 ? QString::number(rank) : QStringLiteral("—");
+        default:
+          return {};
+      }
+    case SortRole:
+      switch (index.column()) {
+        case LayerColumn:
+          return static_cast<qlonglong>(layer.layer);
+        case CurvatureColumn:
+          return layer.values.curvature;
+        case MonotonicityColumn:
+          return layer.values.monotonicity;
+        case EffectiveRankColumn:
+          return layer.values.effectiveRank;
+        case ScoreColumn:  // layers without a score sort below every scored one
+          return std::isnan(score) ? -HUGE_VAL : score;
+        case RankColumn:
+          return rank > 0 ? rank : INT_MAX;
+        default:
+          return {};
+      }
+    case Qt::TextAlignmentRole:
+      return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::FontRole:
+      if (best) {
+        QFont font;
+        font.setBold(true);
+        return font;
+      }
+      return {};
+    case Qt::BackgroundRole:
+      if (best) return QBrush(QColor(255, 200, 60, 110));  // the l* row stands out in any theme
+      return {};
+    case Qt::ForegroundRole:
+      if (rank == 0) return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));
+      return {};
+    case Qt::ToolTipRole:
+      if (rank == 0) return tr("Layer %1 is outside the candidate range").arg(layer.layer);
+      return best ? tr("l*: the layer with the highest score S") : QVariant();
+    default:
+      return {};
+  }
+}
+
+QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) {
+    switch (section) {
+      case LayerColumn:
+        return tr("Layer");
+      case CurvatureColumn:
+        return tr("m_curv [lo, hi]");
+      case MonotonicityColumn:
+        return tr("m_mono [lo, hi]");
+      case EffectiveRankColumn:
+        return tr("k_eff [lo, hi]");
+      case ScoreColumn:
+        return tr("S");
+      case RankColumn:
+        return tr("Rank");
+      default:
+        return {};
+    }
+  }
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case CurvatureColumn:
+        return tr(
+            "Local curvature: median over anchors of 1/λ_max of the k-neighbourhood "
+            "covariance (higher = compact neighbourhoods), with its bootstrap interval");
+      case MonotonicityColumn:
+        return tr(
+            "Global monotonicity: mean Rayleigh quotient of (Σ + εI)⁻¹ over random "
+            "difference directions (higher = globally stiff), with its bootstrap interval");
+      case EffectiveRankColumn:
+        return tr(
+            "Effective rank tr(Σ)/λ_max(Σ) (lower = low-dimensional), with its bootstrap "
+            "interval");
+      case ScoreColumn:
+        return tr(
+            "S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff), z over the "
+            "candidate layers");
+      case RankColumn:
+        return tr("1 = l*, the best candidate layer");
+      default:
+        return {};
+    }
+  }
+  return {};
+}
+
+int64_t GeometryTableModel::layerAt(int row) const {
+  return row >= 0 && row < rowCount() ? m_report->layers[static_cast<std::size_t>(row)].layer : -1;
+}
+
+int GeometryTableModel::rowOf(int64_t layer) const {
+  for (int row = 0; row < rowCount(); ++row)
+    if (layerAt(row) == layer) return row;
+  return -1;
+}
+
+QString GeometryTableModel::csv() const {
+  QStringList lines;
+  lines << QStringLiteral(
+      "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
+      "k_eff_high,score,rank,best");
+  for (int row = 0; row < rowCount(); ++row) {
+    const auto r = static_cast<std::size_t>(row);
+    const geometry::LayerGeometry& layer = m_report->layers[r];
+    const bool scored = r < m_scores.score.size();
+    lines << QStringList{QString::number(layer.layer),
+                         exactText(layer.values.curvature),
+                         exactText(layer.curvature.low),
+                         exactText(layer.curvature.high),
+                         exactText(layer.values.monotonicity),
+                         exactText(layer.monotonicity.low),
+                         exactText(layer.monotonicity.high),
+                         exactText(layer.values.effectiveRank),
+                         exactText(layer.effectiveRank.low),
+                         exactText(layer.effectiveRank.high),
+                         scored ? exactText(m_scores.score[r]) : QString(),
+                         QString::number(scored ? m_scores.rank[r] : 0),
+                         row == bestRow() ? QStringLiteral("1") : QStringLiteral("0")}
+                 .join(QLatin1Char(','));
+  }
+  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+}  // namespace strata

@@ -1,0 +1,68 @@
+#pragma once
+// GeometryTableModel: one row per layer of a GeometryReport — the three proxies with their
+// bootstrap intervals, the score S and the rank under the current weights and candidates.
+// The report is an immutable snapshot; the scores are replaced (setScores) on every slider
+// move, which only changes the S, rank and highlight of the rows. GUI thread only.
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <memory>
+
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+
+namespace strata {
+
+/** "0.1234" — four significant digits, "—" for NaN. */
+QString geometryNumberText(double value);
+/** "0.1234 [0.1100, 0.1350]": a proxy with its bootstrap interval. */
+QString proxyIntervalText(double value, const geometry::Interval& interval);
+
+class GeometryTableModel final : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    LayerColumn,
+    CurvatureColumn,
+    MonotonicityColumn,
+    EffectiveRankColumn,
+    ScoreColumn,
+    RankColumn,
+    ColumnCount
+  };
+  /** The raw number behind a cell (layer, value, S, rank), for sorting. */
+  static constexpr int SortRole = Qt::UserRole + 1;
+
+  explicit GeometryTableModel(QObject* parent = nullptr);
+
+  void setReport(std::shared_ptr<const geometry::GeometryReport> report);
+  /** Scores of the report's layers, in report order (geometry::scoreLayers' output). */
+  void setScores(const geometry::LayerScores& scores);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+  /** The layer shown in `row`; -1 when out of range. */
+  int64_t layerAt(int row) const;
+  /** The row of `layer`; -1 when the report has no such layer. */
+  int rowOf(int64_t layer) const;
+  /** The row of l*; -1 when there is none. */
+  int bestRow() const { return static_cast<int>(m_scores.bestIndex); }
+
+  /**
+   * The table as CSV with a header line: layer, each proxy with its _low and _high bounds,
+   * score (empty outside the candidates), rank (0 outside them), best (1 on l*'s row).
+   * Numbers are written with 17 significant digits, so they read back exactly.
+   */
+  QString csv() const;
+
+ private:
+  std::shared_ptr<const geometry::GeometryReport> m_report;
+  geometry::LayerScores m_scores;
+};
+
+}  // namespace strata

@@ -1,0 +1,201 @@
+#include "layer_geometry_view.h"
+
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "display_text.h"
+#include "geometry_plot.h"
+#include "geometry_table_model.h"
+#include "plot_export.h"
+#include "score_controls.h"
+
+namespace strata {
+namespace {
+
+QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index) {
+  if (index >= scores.rank.size() || scores.rank[index] == 0)
+    return LayerGeometryView::tr("S —  (outside the candidates)");
+  const auto candidates =
+      std::count_if(scores.rank.begin(), scores.rank.end(), [](int rank) { return rank > 0; });
+  return LayerGeometryView::tr("S %1  (rank %2 of %3)")
+      .arg(geometryNumberText(scores.score[index]))
+      .arg(scores.rank[index])
+      .arg(candidates);
+}
+
+}  // namespace
+
+LayerGeometryView::LayerGeometryView(const QString& storeFile,
+                                     std::shared_ptr<const geometry::GeometryReport> report,
+                                     QWidget* parent)
+    : QWidget(parent),
+      m_storeFile(storeFile),
+      m_header(new QLabel(this)),
+      m_logScale(new QCheckBox(tr("Log scale"), this)),
+      m_export(new QToolButton(this)),
+      m_plot(new GeometryPlot(this)),
+      m_controls(new ScoreControls(this)),
+      m_model(new GeometryTableModel(this)),
+      m_sorted(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)) {
+  m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_header->setWordWrap(true);
+  m_logScale->setToolTip(tr("Logarithmic y axes for the three proxies (S is a z-score sum)"));
+  connect(m_logScale, &QCheckBox::toggled, m_plot, &GeometryPlot::setLogScale);
+
+  const QString baseName = QFileInfo(storeFile).completeBaseName();
+  m_export->setText(tr("Export"));
+  m_export->setPopupMode(QToolButton::InstantPopup);
+  auto* exportMenu = new QMenu(m_export);
+  addPlotExportActions(exportMenu, m_plot, baseName + QStringLiteral("-geometry"));
+  exportMenu->addAction(tr("Save Table as CSV…"), this, [this, baseName] {
+    askToSave(this, tr("Save Table as CSV"), tr("CSV files (*.csv)"),
+              baseName + QStringLiteral("-geometry.csv"), QStringLiteral("csv"),
+              [this](const QString& file) { saveTable(file); });
+  });
+  m_export->setMenu(exportMenu);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_header, 1);
+  top->addWidget(m_logScale);
+  top->addWidget(m_export);
+
+  m_sorted->setSourceModel(m_model);
+  m_sorted->setSortRole(GeometryTableModel::SortRole);
+  m_table->setModel(m_sorted);
+  m_table->setSortingEnabled(true);
+  m_table->sortByColumn(GeometryTableModel::LayerColumn, Qt::AscendingOrder);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->verticalHeader()->hide();
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Its size hint covers every column, so S and rank are in view from the start; its minimum
+  // stays small, so a narrow window scrolls the table instead of squeezing the docks.
+  m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_table->setToolTip(tr("Click a layer to open its spectrum, λ_max histogram and PCA scatter"));
+  connect(m_table, &QTableView::clicked, this, &LayerGeometryView::tableClicked);
+
+  auto* scoreBox = new QGroupBox(tr("Score S(l)"), this);
+  auto* scoreLayout = new QVBoxLayout(scoreBox);
+  scoreLayout->addWidget(m_controls);
+  auto* side = new QWidget(this);
+  auto* sideLayout = new QVBoxLayout(side);
+  sideLayout->setContentsMargins(0, 0, 0, 0);
+  sideLayout->addWidget(scoreBox);
+  sideLayout->addWidget(m_table, 1);
+
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  splitter->addWidget(m_plot);
+  splitter->addWidget(side);
+  splitter->setStretchFactor(0, 1);  // the table starts at its full width, the plot grows
+  splitter->setStretchFactor(1, 0);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(splitter, 1);
+
+  connect(m_controls, &ScoreControls::settingsChanged, this, &LayerGeometryView::rescore);
+  connect(m_plot, &GeometryPlot::layerHovered, this, &LayerGeometryView::showHoverText);
+  connect(m_plot, &GeometryPlot::layerClicked, this, &LayerGeometryView::layerDetailRequested);
+  setReport(std::move(report));
+}
+
+void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
+  m_report = std::move(report);
+  m_layers = m_report->layerIndices();
+  m_values = m_report->values();
+  const geometry::LayerRange previous = m_controls->candidates();
+  const bool hadReport = m_model->rowCount() > 0;
+  m_model->setReport(m_report);
+  m_plot->setReport(m_report);
+  updateHeader();
+
+  const int64_t minLayer = m_layers.empty() ? 0 : m_layers.front();
+  const int64_t maxLayer = m_layers.empty() ? 0 : m_layers.back();
+  const geometry::LayerRange defaults = geometry::defaultCandidates(m_report->numLayers);
+  {
+    const QSignalBlocker quiet(m_controls);  // one rescore below, whatever changed
+    m_controls->setLayerBounds(minLayer, maxLayer, defaults);
+    if (hadReport && previous.first >= minLayer && previous.last <= maxLayer)
+      m_controls->setCandidates(previous);
+  }
+  rescore();
+}
+
+void LayerGeometryView::updateHeader() {
+  const geometry::GeometryReport& r = *m_report;
+  const geometry::ProxyOptions& o = r.options;
+  m_header->setText(
+      tr("<b>%1</b> — %2, %3 tokens, layers 0–%4<br>"
+         "<small>M = %5 anchors, k = %6, %7 directions, %8 bootstrap resamples (%9 %), seed %10"
+         " · %11</small>")
+          .arg(QFileInfo(m_storeFile).fileName().toHtmlEscaped(),
+               QString::fromStdString(r.modelId).toHtmlEscaped(), countText(r.numTokens))
+          .arg(r.numLayers)
+          .arg(o.anchors)
+          .arg(o.neighbours)
+          .arg(o.directions)
+          .arg(o.bootstrapResamples)
+          .arg(o.confidence * 100, 0, 'g', 3)
+          .arg(static_cast<qulonglong>(o.seed))
+          .arg(QString::fromStdString(r.backend).toHtmlEscaped()));
+  m_header->setToolTip(m_storeFile);
+}
+
+void LayerGeometryView::rescore() {
+  m_scores =
+      geometry::scoreLayers(m_layers, m_values, m_controls->weights(), m_controls->candidates());
+  m_model->setScores(m_scores);
+  m_plot->setScores(m_scores, m_controls->candidates());
+  emit scoresChanged();
+}
+
+int64_t LayerGeometryView::bestLayer() const {
+  return m_scores.bestIndex >= 0 ? m_layers[static_cast<std::size_t>(m_scores.bestIndex)] : -1;
+}
+
+QString LayerGeometryView::toolTipText(int64_t layer) const {
+  const auto it = std::find(m_layers.begin(), m_layers.end(), layer);
+  if (it == m_layers.end()) return {};
+  const auto index = static_cast<std::size_t>(it - m_layers.begin());
+  const geometry::LayerGeometry& g = m_report->layers[index];
+  QStringList lines;
+  lines << (layer == bestLayer() ? tr("Layer %1 — l*").arg(layer) : tr("Layer %1").arg(layer));
+  lines << tr("m_curv %1").arg(proxyIntervalText(g.values.curvature, g.curvature));
+  lines << tr("m_mono %1").arg(proxyIntervalText(g.values.monotonicity, g.monotonicity));
+  lines << tr("k_eff %1").arg(proxyIntervalText(g.values.effectiveRank, g.effectiveRank));
+  lines << scoreToolTip(m_scores, index);
+  return lines.join(QLatin1Char('\n'));
+}
+
+void LayerGeometryView::showHoverText(qint64 layer, const QPoint& globalPosition) {
+  if (layer == m_hovered && QToolTip::isVisible()) return;
+  m_hovered = layer;
+  if (layer < 0)
+    QToolTip::hideText();
+  else
+    QToolTip::showText(globalPosition, toolTipText(layer), m_plot);
+}
+
+void LayerGeometryView::tableClicked(const QModelIndex& index) {
+  const int64_t layer = m_model->layerAt(m_sorted->mapToSource(index).row());
+  if (layer >= 0) emit layerDetailRequested(layer);
+}
+
+void LayerGeometryView::savePlot(const QString& file) { strata::savePlot(*m_plot, file); }
+
+void LayerGeometryView::saveTable(const QString& file) const { saveTextFile(file, m_model->csv()); }
+
+}  // namespace strata

@@ -1,0 +1,55 @@
+#pragma once
+// ScoreLayersDialog: the form behind Geometry ▸ Score Layers… — where the proxies are computed
+// (auto / cpu / cuda) and with which sampling (bootstrap resamples, M anchors and difference
+// directions, k neighbours, seed). Defaults are DESIGN.md's. It only fills the settings; the
+// main window runs scanStore in a background job. Settings are read and written through a
+// QSettings the caller passes ("geometry/" keys). GUI thread only.
+
+#include <QDialog>
+#include <QString>
+
+#include "geometry/backend.h"
+#include "geometry/proxy_options.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QSettings;
+class QSpinBox;
+
+namespace strata {
+
+struct GeometryScanSettings {
+  geometry::DeviceChoice device = geometry::DeviceChoice::Auto;
+  geometry::ProxyOptions options;
+};
+
+class ScoreLayersDialog final : public QDialog {
+  Q_OBJECT
+
+ public:
+  /** `storeFile`: the store to score, shown read-only; `numTokens` bounds M and k (0: unknown). */
+  ScoreLayersDialog(const QString& storeFile, int64_t numTokens, QWidget* parent = nullptr);
+
+  GeometryScanSettings settings() const;
+  void setSettings(const GeometryScanSettings& settings);
+
+  void restoreSettings(const QSettings& settings);
+  void saveSettings(QSettings& settings) const;
+
+  QComboBox* deviceBox() const { return m_device; }
+  QSpinBox* bootstrapBox() const { return m_bootstrap; }
+  QSpinBox* anchorsBox() const { return m_anchors; }
+  QSpinBox* neighboursBox() const { return m_neighbours; }
+  QSpinBox* seedBox() const { return m_seed; }
+
+ private:
+  QString m_storeFile;
+  QComboBox* m_device;
+  QSpinBox* m_bootstrap;
+  QSpinBox* m_anchors;
+  QSpinBox* m_neighbours;
+  QSpinBox* m_seed;
+  QDialogButtonBox* m_buttons;
+};
+
+}  // namespace strata
