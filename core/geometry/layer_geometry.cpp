@@ -21,6 +21,28 @@ double percentile(std::vector<double> values, double q) {
   return values[below] + fraction * (values[above] - values[below]);
 }
 
+/** numpy's median: the mean of the two middle values for an even count. */
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/**
+ * m_curv of one bootstrap replicate: the median of 1/λ_max over a resample (with replacement)
+ * of the point estimate's anchors. Resampling the anchors, not the neighbour candidates, keeps
+ * the density of the neighbour search: a token resample holds only ~63% distinct rows, which
+ * widens every neighbourhood and biases m_curv low.
+ */
+double resampledCurvature(const std::vector<double>& localLambdaMax, uint64_t seed) {
+  const std::vector<float> counts = drawBootstrapWeights(int64_t(localLambdaMax.size()), seed);
+  std::vector<double> inverse;
+  inverse.reserve(localLambdaMax.size());
+  for (size_t i = 0; i < counts.size(); ++i)
+    for (int c = 0; c < int(counts[i]); ++c) inverse.push_back(1.0 / localLambdaMax[i]);
+  return median(std::move(inverse));
+}
+
 Interval interval(const std::vector<double>& values, double confidence) {
   const double tail = (1.0 - confidence) / 2.0;
   return {percentile(values, tail), percentile(values, 1.0 - tail)};
@@ -81,7 +103,7 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
       throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
                                   std::to_string(layer) + ": " + e.what());
     }
-    curvature.push_back(replicate.values.curvature);
+    curvature.push_back(resampledCurvature(out.localLambdaMax, resampleSeed(options.seed, layer, r, true) + 1));
     monotonicity.push_back(replicate.values.monotonicity);
     effectiveRank.push_back(replicate.values.effectiveRank);
   }
