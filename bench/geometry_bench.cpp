@@ -26,8 +26,10 @@
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/cpu/workspace.h"
+#include "geometry/median.h"
 
 namespace geo = strata::geometry;
+using geo::median;
 
 namespace {
 
@@ -68,11 +70,6 @@ std::vector<float> loadNpy(const std::string& path, int64_t& rows, int64_t& cols
   in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size() * sizeof(float)));
   if (!in) throw std::runtime_error(path + " is shorter than its header says");
   return data;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/job.h"
+#include "geometry/median.h"
 
 namespace strata::geometry {
 
@@ -21,13 +22,6 @@ double percentile(std::vector<double> values, double q) {
   return values[below] + fraction * (values[above] - values[below]);
 }
 
-/** numpy's median: the mean of the two middle values for an even count. */
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 /**
  * m_curv of one bootstrap replicate: the median of 1/λ_max over a resample (with replacement)
  * of the point estimate's anchors. Resampling the anchors, not the neighbour candidates, keeps
@@ -36,11 +30,11 @@ double median(std::vector<double> values) {
  */
 double resampledCurvature(const std::vector<double>& localLambdaMax, uint64_t seed) {
   const std::vector<float> counts = drawBootstrapWeights(int64_t(localLambdaMax.size()), seed);
-  std::vector<double> inverse;
-  inverse.reserve(localLambdaMax.size());
+  std::vector<double> resampled;
+  resampled.reserve(localLambdaMax.size());
   for (size_t i = 0; i < counts.size(); ++i)
-    for (int c = 0; c < int(counts[i]); ++c) inverse.push_back(1.0 / localLambdaMax[i]);
-  return median(std::move(inverse));
+    for (int c = 0; c < int(counts[i]); ++c) resampled.push_back(localLambdaMax[i]);
+  return curvatureFromLambdaMax(resampled);
 }
 
 Interval interval(const std::vector<double>& values, double confidence) {

@@ -12,6 +12,7 @@
 #include "geometry/cpu/blas_runtime.h"
 #include "geometry/cpu/covariance.h"
 #include "geometry/cpu/local_curvature.h"
+#include "geometry/median.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/cpu/workspace.h"
@@ -88,10 +89,7 @@ class CpuBackend final : public GeometryBackend {
     const cpu::NeighbourLists neighbours =
         cpu::nearestNeighbours(normalised, norm, sampling.anchors, k, m_workspace);
     result.localLambdaMax = cpu::neighbourhoodLambdaMax(normalised, norm, neighbours);
-    std::vector<double> inverse(result.localLambdaMax.size());
-    std::transform(result.localLambdaMax.begin(), result.localLambdaMax.end(), inverse.begin(),
-                   [](double lambda) { return 1.0 / lambda; });
-    result.values.curvature = cpu::median(std::move(inverse));
+    result.values.curvature = curvatureFromLambdaMax(result.localLambdaMax);
     return result;
   }
 

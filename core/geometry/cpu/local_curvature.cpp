@@ -45,15 +45,4 @@ std::vector<double> neighbourhoodLambdaMax(const float* normalised, const RowNor
   return lambda;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) throw std::invalid_argument("the median of no values");
-  const size_t n = values.size();
-  const size_t mid = n / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  const double upper = values[mid];
-  if (n % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + mid);
-  return (lower + upper) / 2;
-}
-
 }  // namespace strata::geometry::cpu

@@ -23,7 +23,4 @@ inline constexpr double kLambdaFloor = 1e-12;
 std::vector<double> neighbourhoodLambdaMax(const float* normalised, const RowNormalisation& norm,
                                            const NeighbourLists& neighbours);
 
-/** The median with numpy's convention: the mean of the two middle values for an even count. */
-double median(std::vector<double> values);
-
 }  // namespace strata::geometry::cpu

@@ -42,6 +42,7 @@
 #include "geometry/cuda/device_memory.h"
 #include "geometry/cuda/kernels.h"
 #include "geometry/cuda/neighbourhood_math.h"
+#include "geometry/median.h"
 
 namespace strata::geometry {
 namespace {
@@ -173,13 +174,6 @@ CheckedInputs checkInputs(const HiddenStates& states, std::span<const float> wei
     in.second.push_back(index(b, "pair"));
   }
   return in;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) throw std::invalid_argument("the median of no values");
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 class CudaBackend final : public GeometryBackend {
@@ -460,13 +454,8 @@ ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
 
   ProxyResult result;
   result.localLambdaMax = neighbourhoodLambdaMax(x, in);
-  std::vector<double> inverse;
-  inverse.reserve(result.localLambdaMax.size());
-  for (double& lambda : result.localLambdaMax) {
-    lambda = std::max(lambda, kLambdaFloor);
-    inverse.push_back(1 / lambda);
-  }
-  result.values.curvature = median(std::move(inverse));
+  for (double& lambda : result.localLambdaMax) lambda = std::max(lambda, kLambdaFloor);
+  result.values.curvature = curvatureFromLambdaMax(result.localLambdaMax);
 
   if (options.monotonicity == MonotonicityMode::Rayleigh)
     result.values.monotonicity = meanRayleighQuotient(x, in, epsilon);
