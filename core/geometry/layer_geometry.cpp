@@ -83,6 +83,7 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
 
   ProxyOptions resampleOptions = options;
   resampleOptions.spectrumSize = 1;  // k_eff needs λ_max only
+  resampleOptions.curvature = false;  // m_curv resamples the anchors below, not the tokens
   std::vector<double> curvature, monotonicity, effectiveRank;
   for (int64_t r = 0; r < resamples; ++r) {
     report(r + 1);

@@ -36,6 +36,9 @@ struct ProxyOptions {
   MonotonicityMode monotonicity = MonotonicityMode::Rayleigh;
   int64_t spectrumSize = 64;   // leading eigenvalues of Σ kept for plots (clipped to d)
   int64_t bootstrapResamples = 20;  // 0: no intervals
+  // false: skip m_curv's k-NN search (curvature NaN, localLambdaMax empty). The bootstrap's
+  // replicates do: they resample the point estimate's anchors instead. Not a user setting.
+  bool curvature = true;
   double confidence = 0.95;    // percentile bootstrap interval
   uint64_t seed = 0;
 

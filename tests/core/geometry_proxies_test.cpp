@@ -333,6 +333,21 @@ TEST(GeometryProxies, WeightedCurvatureEqualsCurvatureOnTheDistinctRows) {
   EXPECT_LT(relative(w.values.curvature, p.values.curvature / ratio), 1e-4);
 }
 
+TEST(GeometryProxies, SkippingCurvatureLeavesTheOtherProxiesAlone) {
+  const int64_t n = 500, d = 10;
+  const std::vector<float> rows =
+      gaussianRows(n, std::vector<double>(kDecaying.begin(), kDecaying.begin() + d), 53);
+  ProxyOptions options = smallOptions();
+  const ProxyResult full = compute(rows, d, options);
+  options.curvature = false;
+  const ProxyResult skipped = compute(rows, d, options);
+  EXPECT_TRUE(std::isnan(skipped.values.curvature));
+  EXPECT_TRUE(skipped.localLambdaMax.empty());
+  EXPECT_EQ(skipped.values.monotonicity, full.values.monotonicity);
+  EXPECT_EQ(skipped.values.effectiveRank, full.values.effectiveRank);
+  EXPECT_EQ(skipped.spectrum, full.spectrum);
+}
+
 TEST(GeometryProxies, RefusesShapesTheOptionsCannotUse) {
   const int64_t d = 4;
   const std::vector<float> rows = gaussianRows(8, std::vector<double>(d, 1.0), 1);

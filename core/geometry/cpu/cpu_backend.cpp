@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -86,6 +87,10 @@ class CpuBackend final : public GeometryBackend {
           cpu::meanRayleighQuotient(sigma, states, norm, sampling.pairs, m_workspace.directions);
     }
 
+    if (!options.curvature) {
+      result.values.curvature = std::numeric_limits<double>::quiet_NaN();
+      return result;
+    }
     const cpu::NeighbourLists neighbours =
         cpu::nearestNeighbours(normalised, norm, sampling.anchors, k, m_workspace);
     result.localLambdaMax = cpu::neighbourhoodLambdaMax(normalised, norm, neighbours);

@@ -453,9 +453,13 @@ ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
   const double epsilon = options.ridgeFactor * x.trace / double(d);
 
   ProxyResult result;
-  result.localLambdaMax = neighbourhoodLambdaMax(x, in);
-  for (double& lambda : result.localLambdaMax) lambda = std::max(lambda, kLambdaFloor);
-  result.values.curvature = curvatureFromLambdaMax(result.localLambdaMax);
+  if (options.curvature) {
+    result.localLambdaMax = neighbourhoodLambdaMax(x, in);
+    for (double& lambda : result.localLambdaMax) lambda = std::max(lambda, kLambdaFloor);
+    result.values.curvature = curvatureFromLambdaMax(result.localLambdaMax);
+  } else {
+    result.values.curvature = std::numeric_limits<double>::quiet_NaN();
+  }
 
   if (options.monotonicity == MonotonicityMode::Rayleigh)
     result.values.monotonicity = meanRayleighQuotient(x, in, epsilon);
