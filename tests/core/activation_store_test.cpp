@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "core/python_finder.h"
 #include "core/temp_dir.h"
 
 namespace strata {
@@ -401,34 +402,12 @@ TEST(ActivationStore, RefusesToOverwriteAnExistingFileUnlessTold) {
   EXPECT_TRUE(store.completedLayers().empty());
 }
 
-// A Python 3 that has h5py and numpy: $STRATA_PYTHON, else `python3` on PATH, else
-// /usr/bin/python3 (a pyenv or venv python3 may shadow the distribution's, which has them).
-// Empty, with `why` saying what each candidate lacks, when there is none.
-std::string pythonWithH5py(std::string& why) {
-  std::vector<std::string> candidates;
-  if (const char* chosen = std::getenv("STRATA_PYTHON")) candidates.emplace_back(chosen);
-  candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
-  for (const std::string& python : candidates) {
-    const auto runs = [&](const std::string& code) {
-      return std::system((python + " -c '" + code + "' >/dev/null 2>&1").c_str()) == 0;
-    };
-    if (!runs("pass")) {
-      why += "'" + python + "' does not run; ";
-    } else if (!runs("import numpy")) {
-      why += "'" + python + "' has no numpy; ";
-    } else if (!runs("import h5py")) {
-      why += "'" + python + "' has no h5py; ";
-    } else {
-      return python;
-    }
-  }
-  why += "install python3-h5py and python3-numpy, or set STRATA_PYTHON";
-  return {};
-}
 
 TEST(ActivationStore, IsReadableByH5py) {
   std::string why;
-  const std::string python = pythonWithH5py(why);
+  const std::string python = testing::findPython(
+      {"numpy", "h5py"},
+      "install python3-h5py and python3-numpy, or set STRATA_PYTHON", why);
   ASSERT_FALSE(python.empty()) << "cannot check the store with h5py: " << why;
   TempDir dir;
   for (const StoreDType dtype : {StoreDType::Float16, StoreDType::Float32}) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/python_finder.h"
 #include "core/temp_dir.h"
 #include "geometry/backend.h"
 #include "geometry/proxy_options.h"
@@ -19,25 +20,6 @@
 namespace strata::geometry {
 namespace {
 
-/** A Python 3 with numpy and scipy: $STRATA_PYTHON, else /usr/bin/python3, else python3. */
-std::string pythonWithScipy(std::string& why) {
-  std::vector<std::string> candidates;
-  if (const char* chosen = std::getenv("STRATA_PYTHON")) candidates.emplace_back(chosen);
-  candidates.insert(candidates.end(), {"/usr/bin/python3", "python3"});
-  for (const std::string& python : candidates) {
-    const auto runs = [&](const std::string& code) {
-      return std::system((python + " -c '" + code + "' >/dev/null 2>&1").c_str()) == 0;
-    };
-    if (!runs("pass"))
-      why += "'" + python + "' does not run; ";
-    else if (!runs("import numpy, scipy.linalg"))
-      why += "'" + python + "' has no numpy/scipy; ";
-    else
-      return python;
-  }
-  why += "install python3-numpy and python3-scipy or set STRATA_PYTHON";
-  return {};
-}
 
 void writeNpy(const std::filesystem::path& path, const std::vector<float>& values, int64_t rows,
               int64_t cols) {
@@ -91,7 +73,9 @@ class GeometryReference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GeometryReference, MatchesTheNumPyReference) {
   std::string why;
-  const std::string python = pythonWithScipy(why);
+  const std::string python = testing::findPython(
+      {"numpy", "scipy.linalg"},
+      "install python3-numpy and python3-scipy or set STRATA_PYTHON", why);
   if (python.empty()) GTEST_SKIP() << "cannot run the NumPy reference: " << why;
   const Case& c = GetParam();
 

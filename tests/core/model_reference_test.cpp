@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/python_finder.h"
 #include "core/temp_dir.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
@@ -26,26 +27,6 @@ const std::vector<std::string> kCases = {
     "llama_gqa_llama3_tied", "llama_untied_bf16", "qwen2_bias",    "qwen3_qk_norm",
     "gpt2_prefixed",         "gpt2_bare_f16",     "neox_parallel", "neox_sequential"};
 
-// A Python 3 with torch: $STRATA_PYTHON, else /usr/bin/python3 (Debian's python3-torch), else
-// `python3` on PATH (which may be a pyenv or venv interpreter without torch).
-std::string pythonWithTorch(std::string& why) {
-  std::vector<std::string> candidates;
-  if (const char* chosen = std::getenv("STRATA_PYTHON")) candidates.emplace_back(chosen);
-  candidates.insert(candidates.end(), {"/usr/bin/python3", "python3"});
-  for (const std::string& python : candidates) {
-    const auto runs = [&](const std::string& code) {
-      return std::system((python + " -c '" + code + "' >/dev/null 2>&1").c_str()) == 0;
-    };
-    if (!runs("pass"))
-      why += "'" + python + "' does not run; ";
-    else if (!runs("import torch"))
-      why += "'" + python + "' has no torch; ";
-    else
-      return python;
-  }
-  why += "install python3-torch (Debian) or set STRATA_PYTHON to a Python with torch";
-  return {};
-}
 
 /** The checkpoints and expectations, made once for the whole suite. */
 class ReferenceModels : public ::testing::TestWithParam<std::string> {
@@ -53,7 +34,9 @@ class ReferenceModels : public ::testing::TestWithParam<std::string> {
   static void SetUpTestSuite() {
     s_dir = std::make_unique<TempDir>();
     std::string why;
-    const std::string python = pythonWithTorch(why);
+    const std::string python = testing::findPython(
+        {"torch"},
+        "install python3-torch (Debian) or set STRATA_PYTHON to a Python with torch", why);
     if (python.empty()) {
       s_failure = "cannot run the reference: " + why;
       return;
