@@ -30,6 +30,7 @@
 #include "main_window.h"
 #include "project_dock.h"
 #include "runnable_model_fixture.h"
+#include "throw_away_settings.h"
 
 using namespace strata;
 
@@ -43,9 +44,7 @@ class CaptureTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_root.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_root.filePath("settings"));
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_root.filePath("settings"));
+    test::useThrowAwaySettings(m_root);
     m_model = m_root.filePath("runnable-llama");
     test::writeRunnableLlamaFolder(m_model);
     m_corpus = m_root.filePath("words.txt");

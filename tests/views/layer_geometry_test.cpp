@@ -35,6 +35,7 @@
 #include "project_dock.h"
 #include "score_controls.h"
 #include "score_layers_dialog.h"
+#include "throw_away_settings.h"
 
 using namespace strata;
 using geometry::GeometryReport;
@@ -118,9 +119,7 @@ class LayerGeometryTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_root.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_root.filePath("settings"));
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_root.filePath("settings"));
+    test::useThrowAwaySettings(m_root);
   }
 
   void tableListsEveryLayerWithIntervalsScoreAndRank() {

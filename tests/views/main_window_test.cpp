@@ -26,6 +26,7 @@
 #include "model_summary_view.h"
 #include "project_dock.h"
 #include "store_summary_view.h"
+#include "throw_away_settings.h"
 
 using namespace strata;
 
@@ -39,10 +40,7 @@ class MainWindowTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_root.isValid());
-    // Keep the user's settings out of it: every QSettings goes to a throw-away folder.
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_root.filePath("settings"));
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_root.filePath("settings"));
+    test::useThrowAwaySettings(m_root);
     m_model = m_root.filePath("tiny-llama");
     m_parameters = test::writeTinyLlamaFolder(m_model);
     m_broken = m_root.filePath("broken-model");
