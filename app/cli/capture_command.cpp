@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "common/human_format.h"
 #include "engine/capture.h"
-#include "engine/device_info.h"
 #include "terminal_progress.h"
 
 namespace strata::cli {
@@ -75,7 +74,6 @@ int runCapture(const Arguments& args) {
     return 0;
   }
   const CaptureConfig config = captureConfigFrom(cli);
-  reuseFreedTensorMemory();
 
   CaptureSummary summary;
   const JobOutcome outcome =
