@@ -15,6 +15,11 @@ const std::vector<Command>& commands() {
       {"generate", "continue a prompt with a model folder (greedy or top-p sampling)", runGenerate},
       {"pretrain", "train a small Llama from scratch on a local corpus into a Hugging Face folder",
        runPretrain},
+      {"train", "train a recipe (pretrain, ...) into a run folder; --nproc N for data parallelism",
+       runTrain},
+      {"resume", "continue a stopped or interrupted run from its newest valid checkpoint",
+       runResume},
+      {"runs", "list training runs with their state and progress", runRuns},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

@@ -22,6 +22,9 @@ int runImportLlama2c(const Arguments& args);
 int runGenerate(const Arguments& args);
 int runPretrain(const Arguments& args);
 int runScore(const Arguments& args);
+int runTrain(const Arguments& args);
+int runResume(const Arguments& args);
+int runRuns(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

@@ -1,63 +1,31 @@
-// `strata-cli pretrain`: trains a small Llama from scratch on a local corpus and writes a
-// Hugging Face folder (how the default backbone is made). Ctrl-C checkpoints the last step;
-// --resume continues from the newest checkpoint.
+// `strata-cli pretrain`: the pretrain recipe with its settings as named options — trains a small
+// Llama from scratch on a local corpus and writes a Hugging Face folder (how the default
+// backbone is made). Equivalent to `strata-cli train pretrain --set ...`; Ctrl-C checkpoints
+// the last step; --resume continues from the newest valid checkpoint.
 
 #include <iostream>
 
-#include "command_line.h"
 #include "corpus_arguments.h"
-#include "commands.h"
-#include "recipes/pretrain.h"
-#include "terminal_progress.h"
+#include "engine/run_folder.h"
+#include "recipes/registry.h"
+#include "training_arguments.h"
 
 namespace strata::cli {
 namespace {
 
-std::string quoted(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789-_./=:,+@") == std::string::npos)
-    return arg;
-  std::string out = "'";
-  for (const char c : arg) {
-    if (c == '\'') out.append("'\\''");  // close, escaped quote, reopen
-    else out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
-
-PretrainConfig pretrainConfigFrom(const CommandLine& cli, const Arguments& args) {
-  PretrainConfig config;
-  if (cli.has("config")) applyPretrainConfigFile(cli.value("config"), config);
-  config.corpus = cli.value("corpus");
-  config.output = cli.value("out");
-  const auto integer = [&](const char* name, int64_t& field) {
-    if (cli.has(name)) field = cli.integer(name);
-  };
-  integer("steps", config.steps);
-  integer("batch", config.batch);
-  integer("seq-len", config.seqLen);
-  integer("warmup", config.warmup);
-  integer("dim", config.dim);
-  integer("layers", config.layers);
-  integer("heads", config.heads);
-  integer("kv-heads", config.kvHeads);
-  integer("mlp", config.mlp);
-  integer("checkpoint-every", config.checkpointEvery);
-  integer("log-every", config.logEvery);
-  integer("eval-every", config.evalEvery);
-  integer("stop-after", config.stopAfter);
-  if (cli.has("lr")) config.lr = cli.number("lr");
-  if (cli.has("seed")) config.seed = static_cast<uint64_t>(cli.integer("seed"));
-  if (cli.has("threads")) config.threads = static_cast<int>(cli.integer("threads"));
-  if (cli.has("tokenizer")) config.tokenizer = cli.value("tokenizer");
-  config.corpusOptions = corpusOptionsFrom(cli);
-  config.resume = cli.isSet("resume");
-  config.command = "strata-cli pretrain";
-  for (const std::string& arg : args) config.command.append(" ").append(quoted(arg));
-  config.onLog = [](const std::string& line) { std::cout << line << std::endl; };
-  return config;
-}
+// Options that are recipe settings, as (option, setting key).
+constexpr std::pair<const char*, const char*> kSettingOptions[] = {
+    {"steps", "steps"},         {"batch", "batch"},
+    {"seq-len", "seq_len"},     {"lr", "lr"},
+    {"warmup", "warmup"},       {"dim", "dim"},
+    {"layers", "layers"},       {"heads", "heads"},
+    {"kv-heads", "kv_heads"},   {"mlp", "mlp"},
+    {"seed", "seed"},           {"tokenizer", "tokenizer"},
+    {"checkpoint-every", "checkpoint_every"}, {"log-every", "log_every"},
+    {"eval-every", "eval_every"}, {"stop-after", "stop_after"},
+    {"threads", "threads"},     {"corpus", "corpus"},
+    {"corpus-format", "corpus_format"}, {"split", "split"},
+    {"jsonl-field", "jsonl_field"}};
 
 }  // namespace
 
@@ -65,9 +33,9 @@ int runPretrain(const Arguments& args) {
   CommandLine cli("pretrain",
                   "Train a small Llama (causal LM) from scratch on a local corpus: AdamW, linear\n"
                   "warm-up then cosine decay to 10%, gradient clipping at 1.0, seeded data order.\n"
-                  "Logs to stdout and OUT/metrics.jsonl, checkpoints to OUT/checkpoints/step-<n>/,\n"
-                  "and writes OUT/ as a Hugging Face Llama folder at the end. Options given on\n"
-                  "the command line override those of --config.");
+                  "OUT is the run folder (run.json, metrics.jsonl, TensorBoard events, checkpoints/)\n"
+                  "and, at the end, a Hugging Face Llama folder. Options override --config. The\n"
+                  "same as `strata-cli train pretrain --run-dir OUT --set key=value ...`.");
   cli.option("corpus", "PATH", "a text file, a folder of .txt files, or a .jsonl file")
       .option("out", "DIR", "the run and model folder to write")
       .option("config", "FILE", "JSON run configuration (keys as the options, with _ for -)")
@@ -94,24 +62,28 @@ int runPretrain(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  const PretrainConfig config = pretrainConfigFrom(cli, args);
-
-  PretrainSummary summary;
-  const JobOutcome outcome =
-      runWithTerminalProgress([&](JobContext& job) { summary = strata::runPretrain(config, job); });
-  if (outcome == JobOutcome::Cancelled) {
-    std::cerr << "pretrain cancelled: the last step is checkpointed in "
-              << (config.output / "checkpoints").string() << "; continue with --resume\n";
-    return 130;
+  const std::filesystem::path out = cli.value("out");
+  if (cli.isSet("resume") && isRunFolder(out)) {
+    std::vector<std::string> sets;
+    for (const char* free : {"steps", "log-every", "eval-every", "checkpoint-every", "stop-after", "threads"})
+      for (const auto& [option, key] : kSettingOptions)
+        if (std::string(option) == free && cli.has(option)) sets.push_back(std::string(key) + "=" + cli.value(option));
+    return runTrainingJob(
+        [&](JobContext& job) { return resumeTraining(out, job, {}, TrainingControl{}, sets); }, {},
+        out);
   }
-  if (!summary.finished) {
-    std::cout << "Stopped after step " << summary.steps << " (checkpointed); continue with --resume\n";
-    return 0;
-  }
-  std::cout << "Wrote " << config.output.string() << ": " << summary.parameters
-            << " parameters, " << summary.steps << " steps, final train loss "
-            << summary.finalTrainLoss << ", validation loss " << summary.finalValLoss << "\n";
-  return 0;
+  const ConfigSchema schema = recipeSchema("pretrain");
+  TrainingRequest request;
+  request.recipe = "pretrain";
+  request.config = ResolvedConfig(schema);
+  request.config.set("eval_every", int64_t{0});
+  if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
+  for (const auto& [option, key] : kSettingOptions)
+    if (cli.has(option))
+      request.config.set(key, parseSetting(*schema.find(key), cli.value(option), "--" + std::string(option)));
+  request.runFolder = out;
+  request.command = commandLineText("pretrain", args);
+  return runTrainingJob([&](JobContext& job) { return startTraining(request, job); }, {}, out);
 }
 
 }  // namespace strata::cli

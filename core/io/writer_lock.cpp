@@ -37,6 +37,19 @@ WriterLock::WriterLock(const std::filesystem::path& file, int openFlags) {
   }
 }
 
+bool heldByAnotherWriter(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock lock = {};
+  lock.l_type = F_WRLCK;  // "could I take it?" asks about write locks too
+  lock.l_whence = SEEK_SET;
+  lock.l_start = off_t{1} << 62;
+  lock.l_len = 1;
+  const bool held = ::fcntl(fd, F_OFD_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
+  ::close(fd);
+  return held;
+}
+
 WriterLock::WriterLock(WriterLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
 
 WriterLock& WriterLock::operator=(WriterLock&& other) noexcept {

@@ -39,4 +39,8 @@ class WriterLock {
   int m_fd = -1;
 };
 
+/** True when some WriterLock (in any process, this one included) holds `file`. Asks the
+ *  kernel without taking the lock, so it never disturbs the writer. */
+bool heldByAnotherWriter(const std::filesystem::path& file);
+
 }  // namespace strata

@@ -5,7 +5,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.h"
 #include "io/atomic_file.h"
@@ -136,83 +135,6 @@ void fsyncFile(const fs::path& path) {
   const int rc = ::fsync(fd);
   ::close(fd);
   if (rc != 0) throw IoError(path, "fsync failed: " + lastSystemError());
-}
-
-void writeCheckpointManifest(const fs::path& folder, const std::vector<std::string>& files) {
-  Json entries = Json::object();
-  for (const std::string& name : files) {
-    const std::string bytes = readWholeFile(folder / name);
-    entries[name] = {{"bytes", bytes.size()}, {"sha256", sha256Hex(bytes)}};
-  }
-  writeTextAtomically(folder / "manifest.json", Json{{"files", entries}}.dump(2) + "\n");
-}
-
-bool checkpointManifestValid(const fs::path& folder) {
-  try {
-    if (!fs::is_regular_file(folder / "manifest.json")) return false;
-    const Json manifest = Json::parse(readWholeFile(folder / "manifest.json"));
-    for (const auto& [name, entry] : manifest.at("files").items()) {
-      const fs::path file = folder / name;
-      if (!fs::is_regular_file(file) || fs::file_size(file) != entry.at("bytes").get<uint64_t>())
-        return false;
-      if (sha256Hex(readWholeFile(file)) != entry.at("sha256").get<std::string>()) return false;
-    }
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-void truncateMetricsLog(const fs::path& file, int64_t step) {
-  if (!fs::exists(file)) return;
-  std::istringstream lines(readWholeFile(file));
-  std::string kept;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty()) continue;
-    try {
-      if (Json::parse(line).value("step", int64_t{0}) > step) continue;
-    } catch (const std::exception&) {
-      continue;  // a line cut by a crash
-    }
-    kept += line + "\n";
-  }
-  writeTextAtomically(file, kept);
-}
-
-void applyPretrainConfigFile(const fs::path& file, PretrainConfig& config) {
-  Json json;
-  try {
-    json = Json::parse(readWholeFile(file));
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(file, std::string("is not valid JSON: ") + e.what(), {}, "key");
-  }
-  if (!json.is_object()) throw ConfigError(file, "(top level)", "must be a JSON object");
-  for (const auto& [key, value] : json.items()) {
-    try {
-      if (key == "steps") config.steps = value.get<int64_t>();
-      else if (key == "batch") config.batch = value.get<int64_t>();
-      else if (key == "seq_len") config.seqLen = value.get<int64_t>();
-      else if (key == "lr") config.lr = value.get<double>();
-      else if (key == "warmup") config.warmup = value.get<int64_t>();
-      else if (key == "min_lr_ratio") config.minLrRatio = value.get<double>();
-      else if (key == "weight_decay") config.weightDecay = value.get<double>();
-      else if (key == "grad_clip") config.gradClip = value.get<double>();
-      else if (key == "dim") config.dim = value.get<int64_t>();
-      else if (key == "layers") config.layers = value.get<int64_t>();
-      else if (key == "heads") config.heads = value.get<int64_t>();
-      else if (key == "kv_heads") config.kvHeads = value.get<int64_t>();
-      else if (key == "mlp") config.mlp = value.get<int64_t>();
-      else if (key == "seed") config.seed = value.get<uint64_t>();
-      else if (key == "tokenizer") config.tokenizer = value.get<std::string>();
-      else if (key == "log_every") config.logEvery = value.get<int64_t>();
-      else if (key == "eval_every") config.evalEvery = value.get<int64_t>();
-      else if (key == "eval_windows") config.evalWindows = value.get<int64_t>();
-      else if (key == "checkpoint_every") config.checkpointEvery = value.get<int64_t>();
-      else throw ConfigError(file, key, "is not a pretrain setting");
-    } catch (const nlohmann::json::exception&) {
-      throw ConfigError(file, key, "has the wrong type");
-    }
-  }
 }
 
 }  // namespace strata

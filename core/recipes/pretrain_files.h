@@ -1,6 +1,6 @@
 #pragma once
 // The files of a pretrain run that need no LibTorch: the byte-level tokenizer, the Hugging
-// Face config.json, checkpoint manifests, the metrics log and the run configuration file.
+// Face config.json, and atomic text files.
 
 #include <cstdint>
 #include <filesystem>
@@ -35,13 +35,5 @@ void writeTextAtomically(const std::filesystem::path& path, const std::string& t
 /** fsyncs a regular file already written by someone else (torch::save). IoError on failure. */
 void fsyncFile(const std::filesystem::path& path);
 
-/** manifest.json in `folder`: size and sha256 of each of `files` (names inside folder). */
-void writeCheckpointManifest(const std::filesystem::path& folder,
-                             const std::vector<std::string>& files);
-/** True when `folder`/manifest.json exists and every file it lists has its size and hash. */
-bool checkpointManifestValid(const std::filesystem::path& folder);
-
-/** Keeps only the lines of metrics.jsonl whose "step" is ≤ `step` (resume drops the future). */
-void truncateMetricsLog(const std::filesystem::path& file, int64_t step);
 
 }  // namespace strata

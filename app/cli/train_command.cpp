@@ -1,0 +1,87 @@
+// `strata-cli train RECIPE` and `strata-cli resume DIR`: any recipe on the training engine,
+// headless. Ctrl-C stops after a checkpoint; resume continues exactly where it stopped.
+
+#include <ctime>
+#include <iostream>
+
+#include "engine/run_folder.h"
+#include "recipes/registry.h"
+#include "training_arguments.h"
+
+namespace strata::cli {
+namespace {
+
+std::string settingsHelp(const ConfigSchema& schema) {
+  std::string text = "\nSettings of the " + schema.recipe + " recipe (--set KEY=VALUE):\n";
+  for (const SettingSpec& spec : schema.settings) {
+    text += "  " + spec.key + " = " + settingText(spec.defaultValue);
+    if (!spec.choices.empty()) {
+      std::string choices;
+      for (const auto& c : spec.choices) choices += (choices.empty() ? "" : "|") + c;
+      text += " (" + choices + ")";
+    }
+    text += "\n      " + spec.description + (spec.required ? " [required]" : "") + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+int runTrain(const Arguments& original) {
+  Arguments args = original;
+  const std::vector<std::string> sets = takeSetOptions(args);
+  CommandLine cli("train",
+                  "Train RECIPE into a new run folder: run.json, metrics.jsonl, TensorBoard events,\n"
+                  "checkpoints/. Settings come from the recipe's defaults, then --config, then each\n"
+                  "--set KEY=VALUE (repeatable). `strata-cli train RECIPE --help` lists them.");
+  cli.positional("recipe", "the recipe to train (pretrain)")
+      .option("config", "FILE", "JSON object of settings")
+      .option("set", "KEY=VALUE", "one setting (repeatable); overrides --config")
+      .option("run-dir", "DIR", "the run folder to create (default: runs/<recipe>-<time>)");
+  addDistributedOptions(cli);
+  const bool run = cli.parse(args);
+  if (!run) {
+    std::cout << cli.help();
+    for (const std::string& name : recipeNames()) std::cout << settingsHelp(recipeSchema(name));
+    return 0;
+  }
+  const ConfigSchema schema = recipeSchema(cli.value("recipe"));
+  if (const int code = launchLocalProcesses(cli, "train", original); code >= 0) return code;
+
+  TrainingRequest request;
+  request.recipe = schema.recipe;
+  request.config = ResolvedConfig(schema);
+  if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
+  for (const std::string& assignment : sets) applyOverride(schema, assignment, request.config);
+  request.runFolder = cli.has("run-dir") ? std::filesystem::path(cli.value("run-dir"))
+                                         : defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
+  request.command = commandLineText("train", original);
+  request.distributed = distributedSetupFrom(cli);
+  return runTrainingJob([&](JobContext& job) { return startTraining(request, job); },
+                        request.distributed, request.runFolder);
+}
+
+int runResume(const Arguments& original) {
+  Arguments args = original;
+  const std::vector<std::string> sets = takeSetOptions(args);
+  CommandLine cli("resume",
+                  "Continue the run in DIR from its newest valid checkpoint, with its own recipe\n"
+                  "and settings. On the CPU the continued run equals an uninterrupted one step for\n"
+                  "step. --set may change steps, log_every, eval_every, checkpoint_every,\n"
+                  "keep_last, stop_after, device and threads.");
+  cli.positional("dir", "the run folder")
+      .option("set", "KEY=VALUE", "change a setting that does not alter the trajectory (repeatable)");
+  addDistributedOptions(cli);
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  if (const int code = launchLocalProcesses(cli, "resume", original); code >= 0) return code;
+  const std::filesystem::path folder = cli.value("dir");
+  const DistributedSetup setup = distributedSetupFrom(cli);
+  return runTrainingJob(
+      [&](JobContext& job) { return resumeTraining(folder, job, setup, TrainingControl{}, sets); },
+      setup, folder);
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,41 @@
+#pragma once
+// Data parallelism across processes: c10d's ProcessGroupGloo over a TCPStore rendezvous (there
+// is no C++ DDP in LibTorch, so gradients are all-reduced here, by hand). Rank 0 hosts the
+// store at masterAddress:masterPort; every rank connects to it. Used by the training loop only
+// when DistributedSetup::active().
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "engine/training_run.h"
+
+namespace strata {
+
+class DataParallelGroup {
+ public:
+  /** Joins the group (blocks until all worldSize ranks have joined, at most `timeoutSeconds`).
+   *  Throws strata::Error naming the address and the problem when the rendezvous fails. */
+  explicit DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds = 300);
+  ~DataParallelGroup();
+  DataParallelGroup(const DataParallelGroup&) = delete;
+  DataParallelGroup& operator=(const DataParallelGroup&) = delete;
+
+  int rank() const;
+  int worldSize() const;
+  /** Replaces every parameter with rank 0's (call once after building the model). */
+  void broadcastParameters(const std::vector<torch::Tensor>& parameters);
+  /** Sums every defined gradient over the ranks and divides by the world size (one flattened
+   *  all-reduce per dtype). */
+  void averageGradients(const std::vector<torch::Tensor>& parameters);
+  /** The mean over ranks of `value` (for logging losses). */
+  double average(double value);
+  void barrier();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
+}  // namespace strata

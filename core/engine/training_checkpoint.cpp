@@ -1,0 +1,104 @@
+// Writing and reading training checkpoints (see training_checkpoint.h).
+
+#include "engine/training_checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "engine/job.h"
+#include "io/text_file.h"
+#include "recipes/pretrain_files.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+torch::Tensor cpuGeneratorState() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void setCpuGeneratorState(const torch::Tensor& state) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+Json countersJson(const LoopCounters& c) {
+  Json metrics = Json::object();
+  for (const auto& [name, value] : c.intervalMetrics) metrics[name] = value;
+  return {{"step", c.step},
+          {"best_val_loss", std::isfinite(c.bestValLoss) ? Json(c.bestValLoss) : Json(nullptr)},
+          {"best_step", c.bestStep},
+          {"interval", {{"loss", c.intervalLoss}, {"steps", c.intervalSteps},
+                        {"tokens", c.intervalTokens}, {"metrics", metrics}}}};
+}
+
+LoopCounters countersFrom(const Json& json) {
+  LoopCounters c;
+  c.step = json.at("step").get<int64_t>();
+  const Json& best = json.at("best_val_loss");
+  c.bestValLoss = best.is_null() ? std::numeric_limits<double>::infinity() : best.get<double>();
+  c.bestStep = json.at("best_step").get<int64_t>();
+  const Json& interval = json.at("interval");
+  c.intervalLoss = interval.at("loss").get<double>();
+  c.intervalSteps = interval.at("steps").get<int64_t>();
+  c.intervalTokens = interval.at("tokens").get<int64_t>();
+  for (const auto& [name, value] : interval.at("metrics").items())
+    c.intervalMetrics[name] = value.get<double>();
+  return c;
+}
+
+}  // namespace
+
+void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& counters,
+                            Recipe& recipe, torch::optim::Optimizer& optimizer, bool isBest,
+                            int64_t keepLast) {
+  const fs::path temp = store.begin(counters.step);
+  {
+    torch::serialize::OutputArchive archive;
+    recipe.model().save(archive);
+    archive.save_to((temp / "model.pt").string());
+  }
+  torch::save(optimizer, (temp / "optimizer.pt").string());
+  torch::save(cpuGeneratorState(), (temp / "rng.pt").string());
+  writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
+  std::vector<std::string> files = {"model.pt", "optimizer.pt", "rng.pt", "state.json"};
+  for (const std::string& extra : recipe.saveExtraState(temp)) files.push_back(extra);
+  store.commit(temp, counters.step, files, isBest, keepLast);
+}
+
+std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& store,
+                                                         Recipe& recipe,
+                                                         torch::optim::Optimizer& optimizer,
+                                                         JobContext& job) {
+  for (const auto& [step, folder] : store.checkpoints()) {
+    if (!CheckpointStore::verify(folder)) {
+      job.warning("skipping checkpoint " + folder.string() +
+                  ": its files do not match manifest.json (damaged or incomplete)");
+      continue;
+    }
+    try {
+      LoopCounters counters = countersFrom(Json::parse(readWholeFile(folder / "state.json")));
+      torch::serialize::InputArchive archive;
+      archive.load_from((folder / "model.pt").string());
+      recipe.model().load(archive);
+      torch::load(optimizer, (folder / "optimizer.pt").string());
+      torch::Tensor rng;
+      torch::load(rng, (folder / "rng.pt").string());
+      setCpuGeneratorState(rng);
+      recipe.restoreExtraState(folder);
+      return counters;
+    } catch (const std::exception& e) {
+      job.warning("skipping checkpoint " + folder.string() + ": " + e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace strata

@@ -1,0 +1,57 @@
+// Training device and precision (see training_device.h).
+
+#include "engine/training_device.h"
+
+#include <ATen/autocast_mode.h>
+
+#include "common/error.h"
+
+namespace strata {
+
+torch::Device trainingDevice(const std::string& choice) {
+  const bool cuda = torch::cuda::is_available();
+  if (choice == "cpu" || (choice == "auto" && !cuda)) return torch::kCPU;
+  if (!cuda)
+    throw ConfigError("run configuration", "device",
+                      "is cuda, but this LibTorch build has no CUDA support or no CUDA device is "
+                      "visible (use cpu or auto)");
+  return torch::Device(torch::kCUDA, 0);
+}
+
+bool useBf16(const std::string& precision, const torch::Device& device) {
+  if (precision == "bf16") return true;
+  if (precision != "auto" || !device.is_cuda()) return false;
+  return true;  // every CUDA device LibTorch supports today computes bf16 (Ampere and newer natively)
+}
+
+AutocastScope::AutocastScope(bool enabled, const torch::Device& device)
+    : m_enabled(enabled), m_cuda(device.is_cuda()) {
+  if (!m_enabled) return;
+  if (m_cuda) {
+    m_previous = at::autocast::is_enabled();
+    m_previousType = at::autocast::get_autocast_gpu_dtype();
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true);
+  } else {
+    m_previous = at::autocast::is_cpu_enabled();
+    m_previousType = at::autocast::get_autocast_cpu_dtype();
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+  }
+  at::autocast::increment_nesting();
+}
+
+AutocastScope::~AutocastScope() {
+  if (!m_enabled) return;
+  // The cast weights are cached per autocast region; drop them when the outermost one ends.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  if (m_cuda) {
+    at::autocast::set_enabled(m_previous);
+    at::autocast::set_autocast_gpu_dtype(m_previousType);
+  } else {
+    at::autocast::set_cpu_enabled(m_previous);
+    at::autocast::set_autocast_cpu_dtype(m_previousType);
+  }
+}
+
+}  // namespace strata

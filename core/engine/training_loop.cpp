@@ -1,0 +1,325 @@
+// The training loop every recipe runs on (see training_run.h and recipe.h): seeded, device-aware,
+// gradient accumulation and clipping, AdamW on a warm-up + cosine schedule, bf16 autocast,
+// evaluation, atomic checkpoints, exact resume, data parallelism.
+
+#include "engine/training_loop.h"
+
+#include <ATen/autocast_mode.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+#include "common/error.h"
+#include "engine/checkpoint_store.h"
+#include "engine/distributed.h"
+#include "engine/job.h"
+#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
+#include "engine/tensorboard_writer.h"
+#include "engine/training_checkpoint.h"
+#include "engine/training_device.h"
+#include "engine/training_schedule.h"
+#include "io/writer_lock.h"
+#include "recipes/recipe_factory.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+namespace {
+
+double unixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+class TrainingLoop {
+ public:
+  TrainingLoop(const TrainingLoopInputs& in, JobContext& job)
+      : m_in(in), m_config(in.config), m_job(job), m_store(in.folder / "checkpoints"),
+        m_leader(in.distributed.rank == 0) {}
+
+  TrainingSummary run() {
+    if (m_leader) m_lock = WriterLock::forNewFile(m_in.folder / "run.lock", true);
+    m_summary.totalSteps = m_config.integer("steps");
+    try {
+      prepare();
+      loop();
+    } catch (const CancelledError&) {
+      if (m_leader) writeStatus(RunState::Stopped);
+      throw;
+    } catch (const std::exception& e) {
+      if (m_leader) writeStatus(RunState::Failed, e.what());
+      throw;
+    }
+    return m_summary;
+  }
+
+ private:
+  void prepare() {
+    if (m_config.integer("threads") > 0) torch::set_num_threads(static_cast<int>(m_config.integer("threads")));
+    m_device = trainingDevice(m_config.text("device"));
+    m_bf16 = useBf16(m_config.text("precision"), m_device);
+    const DistributedSetup& dist = m_in.distributed;
+    if (m_config.integer("batch") % dist.worldSize != 0)
+      throw ConfigError("run configuration", "batch",
+                        "must be a multiple of the number of processes (" +
+                            std::to_string(dist.worldSize) + ")");
+    if (dist.active()) m_group = std::make_unique<DataParallelGroup>(dist);
+
+    torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));
+    m_recipe = makeRecipe(m_in.recipe);
+    m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize}, m_job);
+    for (const auto& group : m_recipe->parameterGroups())
+      m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());
+    if (m_group) m_group->broadcastParameters(m_parameters);
+    buildOptimizer();
+    if (m_leader && !m_in.resume) writeRunJson(m_in, *m_recipe, m_device.str());
+
+    if (m_in.resume) {
+      m_store.removeStale();
+      if (auto counters = loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_job)) {
+        m_counters = *counters;
+        m_job.info("resumed from step " + std::to_string(m_counters.step));
+      } else {
+        m_job.info("no valid checkpoint in " + m_store.folder().string() + ": starting at step 0");
+      }
+    }
+    m_summary.startStep = m_counters.step;
+    if (m_leader) {
+      const fs::path metricsFile = m_in.folder / "metrics.jsonl";
+      if (m_counters.step > 0) truncateMetricsLog(metricsFile, m_counters.step);
+      else fs::remove(metricsFile);
+      m_tensorBoard = std::make_unique<TensorBoardWriter>(
+          rewriteTensorBoard(m_in.folder, readMetricsLog(metricsFile)));
+      m_metrics = std::make_unique<MetricsLogWriter>(metricsFile);
+      writeStatus(RunState::Running);
+    }
+  }
+
+  void buildOptimizer() {
+    const double decay = m_config.real("weight_decay");
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    for (const auto& group : m_recipe->parameterGroups()) {
+      auto options = std::make_unique<torch::optim::AdamWOptions>(
+          torch::optim::AdamWOptions(m_config.real("lr"))
+              .betas({m_config.real("beta1"), m_config.real("beta2")})
+              .eps(1e-8)
+              .weight_decay(decay * group.weightDecay));
+      groups.emplace_back(group.parameters, std::move(options));
+    }
+    m_optimizer = std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(m_config.real("lr")));
+  }
+
+  void loop() {
+    const int64_t steps = m_config.integer("steps");
+    const int64_t stopAfter = m_config.integer("stop_after");
+    const CosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
+                                  m_config.real("min_lr_ratio")};
+    m_recipe->model().train();
+    m_intervalStart = std::chrono::steady_clock::now();
+    const auto runStart = m_intervalStart;
+    while (m_counters.step < steps) {
+      waitWhilePaused();
+      if (stopRequested()) {
+        if (m_leader && m_counters.step > m_summary.startStep) checkpoint(false);
+        throw CancelledError();
+      }
+      const int64_t s = m_counters.step + 1;
+      trainStep(s, schedule.at(s));
+      if (m_leader) afterStep(s, schedule.at(s), steps);
+      m_job.progress(static_cast<double>(s) / static_cast<double>(steps),
+                     "step " + std::to_string(s) + "/" + std::to_string(steps));
+      if (s == stopAfter && s < steps) {
+        if (m_leader) {
+          if (!checkpointedAt(s)) checkpoint(false);
+          writeStatus(RunState::Stopped);
+        }
+        m_summary.lastStep = s;
+        return;
+      }
+    }
+    m_summary.lastStep = m_counters.step;
+    m_summary.finished = true;
+    m_summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+    if (m_leader) {
+      if (m_evaluatedAt != m_counters.step) evaluate(m_counters.step);
+      if (!checkpointedAt(m_counters.step)) checkpoint(m_bestAt == m_counters.step);
+      m_recipe->finish(m_in.folder, m_job);
+      writeStatus(RunState::Finished);
+    }
+  }
+
+  void trainStep(int64_t s, double lr) {
+    for (auto& group : m_optimizer->param_groups())
+      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    m_optimizer->zero_grad();
+    const int64_t accum = m_config.integer("grad_accum");
+    const int64_t share = m_config.integer("batch") / m_in.distributed.worldSize;
+    double loss = 0;
+    std::map<std::string, double> extras;
+    for (int64_t micro = 0; micro < accum; ++micro) {
+      const BatchSlice slice{s, micro, m_in.distributed.rank * share, share};
+      MicroBatchResult result;
+      {
+        const AutocastScope autocast(m_bf16, m_device);
+        result = m_recipe->microBatchLoss(slice);
+      }
+      (result.loss / static_cast<double>(accum)).backward();
+      loss += result.loss.item<double>() / static_cast<double>(accum);
+      m_counters.intervalTokens += result.tokens * m_in.distributed.worldSize;
+      for (const auto& [name, value] : result.metrics) extras[name] += value / static_cast<double>(accum);
+    }
+    if (m_group) {
+      m_group->averageGradients(m_parameters);
+      loss = m_group->average(loss);
+    }
+    if (!std::isfinite(loss))
+      throw Error("training: the loss became " + std::to_string(loss) + " at step " +
+                  std::to_string(s) + " (try a lower lr or a larger warmup)");
+    const double clip = m_config.real("grad_clip");
+    if (clip > 0) extras["grad_norm"] = torch::nn::utils::clip_grad_norm_(m_parameters, clip);
+    m_optimizer->step();
+    m_counters.step = s;
+    m_counters.intervalLoss += loss;
+    ++m_counters.intervalSteps;
+    for (const auto& [name, value] : extras) m_counters.intervalMetrics[name] += value;
+  }
+
+  void afterStep(int64_t s, double lr, int64_t steps) {
+    const int64_t logEvery = m_config.integer("log_every");
+    if (s == 1 || s % logEvery == 0 || s == steps) logInterval(s, lr, steps);
+    const int64_t checkpointEvery = m_config.integer("checkpoint_every");
+    const int64_t evalEvery = m_config.integer("eval_every");
+    const bool atCheckpoint = checkpointEvery > 0 && s % checkpointEvery == 0 && s < steps;
+    bool best = false;
+    if ((evalEvery > 0 && s % evalEvery == 0) || atCheckpoint) best = evaluate(s);
+    if (atCheckpoint || best) checkpoint(best);
+    else if (s % 10 == 0) writeStatus(RunState::Running);
+  }
+
+  void logInterval(int64_t s, double lr, int64_t steps) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
+    const double n = static_cast<double>(std::max<int64_t>(1, m_counters.intervalSteps));
+    MetricsRecord record{s, unixNow(), {}};
+    const double loss = m_counters.intervalLoss / n;
+    record.values.emplace_back("loss", loss);
+    record.values.emplace_back("lr", lr);
+    record.values.emplace_back("tokens_per_s",
+                               static_cast<double>(m_counters.intervalTokens) / std::max(seconds, 1e-9));
+    for (const auto& [name, sum] : m_counters.intervalMetrics) record.values.emplace_back(name, sum / n);
+    write(record);
+    m_job.info("step " + std::to_string(s) + "/" + std::to_string(steps) + " loss " + fixed(loss, 4) +
+               " lr " + fixed(lr * 1e3, 4) + "e-3 " +
+               std::to_string(std::llround(record.value("tokens_per_s"))) + " tok/s");
+    m_counters.intervalLoss = 0;
+    m_counters.intervalSteps = 0;
+    m_counters.intervalTokens = 0;
+    m_counters.intervalMetrics.clear();
+    m_intervalStart = now;
+  }
+
+  /** Evaluates at step s; true when its val_loss is the best so far. */
+  bool evaluate(int64_t s) {
+    m_evaluatedAt = s;
+    Metrics metrics;
+    {
+      torch::NoGradGuard noGrad;
+      m_recipe->model().eval();
+      metrics = m_recipe->evaluate();
+      m_recipe->model().train();
+    }
+    MetricsRecord record{s, unixNow(), {}};
+    std::string line = "step " + std::to_string(s) + "/" + std::to_string(m_config.integer("steps"));
+    for (const auto& [name, value] : metrics) {
+      const std::string key = name.starts_with("val_") ? name : "val_" + name;
+      record.values.emplace_back(key, value);
+      line += " " + key + " " + fixed(value, 4);
+    }
+    write(record);
+    m_job.info(line);
+    const auto val = metrics.find("val_loss");
+    if (val == metrics.end() || !(val->second < m_counters.bestValLoss)) return false;
+    m_counters.bestValLoss = val->second;
+    m_counters.bestStep = s;
+    m_bestAt = s;
+    return true;
+  }
+
+  void checkpoint(bool best) {
+    saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, best,
+                           m_config.integer("keep_last"));
+    m_lastCheckpoint = m_counters.step;
+    writeStatus(RunState::Running);
+  }
+  bool checkpointedAt(int64_t s) const { return m_lastCheckpoint == s; }
+
+  void write(const MetricsRecord& record) {
+    m_metrics->append(record);
+    m_tensorBoard->record(record);
+    for (const auto& [name, value] : record.values) m_summary.lastMetrics[name] = value;
+  }
+
+  void writeStatus(RunState state, const std::string& error = {}) {
+    RunStatus status;
+    status.state = state;
+    status.step = m_counters.step;
+    status.totalSteps = m_summary.totalSteps;
+    status.error = error;
+    writeRunStatus(m_in.folder, status);
+  }
+
+  /** Every rank stops together (a lone rank leaving would hang the others' all-reduce). */
+  bool stopRequested() {
+    const bool local = m_job.cancelled();
+    return m_group ? m_group->average(local ? 1.0 : 0.0) > 0 : local;
+  }
+
+  void waitWhilePaused() {
+    if (!m_in.control.paused() || m_group) return;
+    if (m_leader) writeStatus(RunState::Paused);
+    m_job.info("paused at step " + std::to_string(m_counters.step));
+    while (m_in.control.paused() && !m_job.cancelled())
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (m_leader) writeStatus(RunState::Running);
+    if (!m_job.cancelled()) m_job.info("resumed");
+    m_intervalStart = std::chrono::steady_clock::now();
+  }
+
+  const TrainingLoopInputs& m_in;
+  const ResolvedConfig& m_config;
+  JobContext& m_job;
+  CheckpointStore m_store;
+  bool m_leader;
+  WriterLock m_lock;
+  torch::Device m_device{torch::kCPU};
+  bool m_bf16 = false;
+  std::unique_ptr<DataParallelGroup> m_group;
+  std::unique_ptr<Recipe> m_recipe;
+  std::vector<torch::Tensor> m_parameters;
+  std::unique_ptr<torch::optim::AdamW> m_optimizer;
+  std::unique_ptr<MetricsLogWriter> m_metrics;
+  std::unique_ptr<TensorBoardWriter> m_tensorBoard;
+  LoopCounters m_counters;
+  TrainingSummary m_summary;
+  int64_t m_evaluatedAt = -1, m_lastCheckpoint = -1, m_bestAt = -1;
+  std::chrono::steady_clock::time_point m_intervalStart;
+};
+
+}  // namespace
+
+TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job) {
+  return TrainingLoop(inputs, job).run();
+}
+
+}  // namespace strata

@@ -1,0 +1,32 @@
+#pragma once
+// The loop behind startTraining/resumeTraining (internal to the engine).
+
+#include <filesystem>
+#include <string>
+
+#include "engine/config_schema.h"
+#include "engine/training_run.h"
+
+namespace strata {
+
+class JobContext;
+
+struct TrainingLoopInputs {
+  ConfigSchema schema;
+  std::string recipe;
+  ResolvedConfig config;
+  std::filesystem::path folder;
+  bool resume = false;
+  std::string command;
+  DistributedSetup distributed;
+  TrainingControl control;
+};
+
+class Recipe;
+/** run.json: recipe, creation time, command, code and library versions, machine, device, seed,
+ *  the full resolved config, and the recipe's description. */
+void writeRunJson(const TrainingLoopInputs& inputs, const Recipe& recipe, const std::string& device);
+
+TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job);
+
+}  // namespace strata

@@ -1,0 +1,49 @@
+#pragma once
+// The pretrain recipe's data and its run description: the token stream cut into training and
+// held-out parts, seeded training windows, the validation loss, training.json and README.md.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/config_schema.h"
+#include "io/corpus.h"
+
+namespace strata {
+
+class JobContext;
+class Tokenizer;
+class TrainableLlamaImpl;
+
+struct TokenSplit {
+  std::vector<int32_t> train, val;
+};
+
+/** corpus_format, split and jsonl_field of a pretrain config (ConfigError when unknown). */
+CorpusOptions pretrainCorpusOptions(const ResolvedConfig& config);
+
+/** Documents joined with EOS; the last valFraction (at least one window) held out. Throws
+ *  FormatError when the corpus is too small for a training and a validation window. */
+TokenSplit tokeniseCorpus(const std::filesystem::path& corpus, const CorpusOptions& options,
+                          const Tokenizer& tokenizer, int64_t seqLen, double valFraction,
+                          JobContext& job);
+
+/** `rows` windows of seqLen + 1 tokens [rows, seqLen + 1] int64; window r starts at
+ *  SplitMix64(seed, step, firstRow + r) — a pure function of the position in the run. */
+torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen, uint64_t seed,
+                              int64_t step, int64_t firstRow, int64_t rows);
+
+/** Mean loss over non-overlapping windows of the held-out tokens (at most maxWindows). */
+double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tokens,
+                      int64_t seqLen, int64_t batch, int64_t maxWindows, const torch::Device& device);
+
+/** training.json and README.md of the exported folder, from run.json's facts and metrics.jsonl. */
+void writePretrainDescription(const std::filesystem::path& runFolder, const ResolvedConfig& config,
+                              const std::map<std::string, std::string>& facts,
+                              const std::string& tokenizerKind);
+
+}  // namespace strata

@@ -1,0 +1,54 @@
+// The recipes Strata can train (see registry.h and recipe_factory.h).
+
+#include "recipes/registry.h"
+
+#include "common/error.h"
+#include "engine/engine_settings.h"
+#include "engine/recipe.h"
+#include "recipes/pretrain.h"
+#include "recipes/recipe_factory.h"
+
+namespace strata {
+namespace {
+
+struct RecipeEntry {
+  const char* name;
+  const char* description;
+  std::vector<SettingSpec> (*settings)();
+  std::unique_ptr<Recipe> (*make)();
+};
+
+const std::vector<RecipeEntry>& entries() {
+  static const std::vector<RecipeEntry> all = {
+      {"pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
+       pretrainSettings, makePretrainRecipe},
+  };
+  return all;
+}
+
+const RecipeEntry& entry(const std::string& name) {
+  for (const auto& e : entries())
+    if (name == e.name) return e;
+  std::string known;
+  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  throw ConfigError("recipe", name, "is not a recipe Strata knows (known: " + known + ")");
+}
+
+}  // namespace
+
+std::vector<std::string> recipeNames() {
+  std::vector<std::string> names;
+  for (const auto& e : entries()) names.emplace_back(e.name);
+  return names;
+}
+
+ConfigSchema recipeSchema(const std::string& recipe) {
+  const RecipeEntry& e = entry(recipe);
+  ConfigSchema schema{e.name, e.description, engineSettings()};
+  for (auto& spec : e.settings()) schema.settings.push_back(std::move(spec));
+  return schema;
+}
+
+std::unique_ptr<Recipe> makeRecipe(const std::string& recipe) { return entry(recipe).make(); }
+
+}  // namespace strata
