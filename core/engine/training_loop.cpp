@@ -49,7 +49,13 @@ class TrainingLoop {
         m_leader(in.distributed.rank == 0) {}
 
   TrainingSummary run() {
-    if (m_leader) m_lock = WriterLock::forNewFile(m_in.folder / "run.lock", true);
+    if (m_leader) {
+      try {
+        m_lock = WriterLock::forNewFile(m_in.folder / "run.lock", true);
+      } catch (const IoError&) {
+        throw IoError(m_in.folder, "another process is training in this run folder right now");
+      }
+    }
     m_summary.totalSteps = m_config.integer("steps");
     try {
       prepare();
@@ -76,6 +82,7 @@ class TrainingLoop {
                             std::to_string(dist.worldSize) + ")");
     if (dist.active()) m_group = std::make_unique<DataParallelGroup>(dist);
 
+    if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
     torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));
     m_recipe = makeRecipe(m_in.recipe);
     m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize}, m_job);
@@ -83,7 +90,7 @@ class TrainingLoop {
       m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());
     if (m_group) m_group->broadcastParameters(m_parameters);
     buildOptimizer();
-    if (m_leader && !m_in.resume) writeRunJson(m_in, *m_recipe, m_device.str());
+    if (m_leader && !m_in.resume) writeRunJson(m_in, m_recipe->description(), m_device.str());
 
     if (m_in.resume) {
       m_store.removeStale();

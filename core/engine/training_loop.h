@@ -2,6 +2,7 @@
 // The loop behind startTraining/resumeTraining (internal to the engine).
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "engine/config_schema.h"
@@ -22,10 +23,11 @@ struct TrainingLoopInputs {
   TrainingControl control;
 };
 
-class Recipe;
 /** run.json: recipe, creation time, command, code and library versions, machine, device, seed,
- *  the full resolved config, and the recipe's description. */
-void writeRunJson(const TrainingLoopInputs& inputs, const Recipe& recipe, const std::string& device);
+ *  the full resolved config, and the recipe's description (written before the recipe builds,
+ *  so a run that fails there is still listed, then again with the description). */
+void writeRunJson(const TrainingLoopInputs& inputs, const std::map<std::string, std::string>& description,
+                  const std::string& device);
 
 TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job);
 

@@ -13,7 +13,6 @@
 #include "common/build_info.h"
 #include "common/error.h"
 #include "engine/engine_settings.h"
-#include "engine/recipe.h"
 #include "engine/run_folder.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
@@ -44,9 +43,10 @@ std::string hostName() {
 
 }  // namespace
 
-void writeRunJson(const TrainingLoopInputs& in, const Recipe& recipe, const std::string& device) {
+void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std::string>& facts,
+                  const std::string& device) {
   Json description = Json::object();
-  for (const auto& [key, value] : recipe.description()) description[key] = value;
+  for (const auto& [key, value] : facts) description[key] = value;
   const LibraryVersions versions = libraryVersions();
   const Json run = {
       {"recipe", in.recipe},
