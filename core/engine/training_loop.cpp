@@ -102,6 +102,9 @@ class TrainingLoop {
       }
     }
     m_summary.startStep = m_counters.step;
+    m_alreadyFinished = m_in.resume && readRunStatus(m_in.folder).state == RunState::Finished &&
+                        m_counters.step >= m_config.integer("steps");
+    if (m_alreadyFinished) return;
     if (m_leader) {
       const fs::path metricsFile = m_in.folder / "metrics.jsonl";
       if (m_counters.step > 0) truncateMetricsLog(metricsFile, m_counters.step);
@@ -129,6 +132,12 @@ class TrainingLoop {
 
   void loop() {
     const int64_t steps = m_config.integer("steps");
+    if (m_alreadyFinished) {  // nothing to add: leave its files exactly as they are
+      m_job.info("the run already finished its " + std::to_string(steps) + " steps");
+      m_summary.lastStep = m_counters.step;
+      m_summary.finished = true;
+      return;
+    }
     const int64_t stopAfter = m_config.integer("stop_after");
     const CosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
                                   m_config.real("min_lr_ratio")};
@@ -311,6 +320,7 @@ class TrainingLoop {
   WriterLock m_lock;
   torch::Device m_device{torch::kCPU};
   bool m_bf16 = false;
+  bool m_alreadyFinished = false;
   std::unique_ptr<DataParallelGroup> m_group;
   std::unique_ptr<Recipe> m_recipe;
   std::vector<torch::Tensor> m_parameters;

@@ -183,6 +183,10 @@ TEST_F(TrainingLoop, AFailingRunIsRecordedWithItsError) {
 
 TEST_F(TrainingLoop, ExistingAndLockedRunsAreRefusedAndTrajectorySettingsCannotChange) {
   EXPECT_THROW(testing::trainTiny(testing::tinyPretrainConfig(corpus()), reference()), IoError);
+  const std::string metricsBefore = readWholeFile(reference() / "metrics.jsonl");
+  EXPECT_TRUE(testing::resumeTiny(reference()).finished);  // nothing to do, nothing touched
+  EXPECT_EQ(readWholeFile(reference() / "metrics.jsonl"), metricsBefore);
+  EXPECT_EQ(readRunStatus(reference()).state, RunState::Finished);
   TempDir dir;
   ResolvedConfig config = testing::tinyPretrainConfig(corpus());
   config.set("stop_after", int64_t{5});
