@@ -139,7 +139,7 @@ class TrainingLoop {
       return;
     }
     const int64_t stopAfter = m_config.integer("stop_after");
-    const CosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
+    const WarmupCosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
                                   m_config.real("min_lr_ratio")};
     m_recipe->model().train();
     m_intervalStart = std::chrono::steady_clock::now();

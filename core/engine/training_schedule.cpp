@@ -8,7 +8,7 @@
 
 namespace strata {
 
-double CosineSchedule::at(int64_t step) const {
+double WarmupCosineSchedule::at(int64_t step) const {
   if (warmup > 0 && step <= warmup)
     return peak * static_cast<double>(step) / static_cast<double>(warmup);
   const double span = static_cast<double>(std::max<int64_t>(1, steps - warmup));

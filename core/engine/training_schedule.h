@@ -6,7 +6,7 @@
 
 namespace strata {
 
-struct CosineSchedule {
+struct WarmupCosineSchedule {
   double peak = 1e-3;
   int64_t warmup = 0;
   int64_t steps = 1;
