@@ -20,6 +20,8 @@ const std::vector<Command>& commands() {
       {"resume", "continue a stopped or interrupted run from its newest valid checkpoint",
        runResume},
       {"runs", "list training runs with their state and progress", runRuns},
+      {"sweep-bridges", "bridgeability study: a bridge at every layer, Spearman rho(score, -loss)",
+       runSweepBridges},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

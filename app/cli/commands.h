@@ -25,6 +25,7 @@ int runScore(const Arguments& args);
 int runTrain(const Arguments& args);
 int runResume(const Arguments& args);
 int runRuns(const Arguments& args);
+int runSweepBridges(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bridge_generate.h"
 #include "command_line.h"
 #include "commands.h"
 #include "model/backbone.h"
@@ -51,9 +52,16 @@ int runGenerate(const Arguments& args) {
                   "Continue a prompt with a model folder's language model, printing the prompt\n"
                   "and the continuation as it is generated, then the speed on stderr. Greedy by\n"
                   "default; --temperature > 0 samples (with --top-p and --seed). The prompt is\n"
-                  "encoded with the tokenizer's special tokens (Llama: a leading <s>).");
+                  "encoded with the tokenizer's special tokens (Llama: a leading <s>).\n"
+                  "With --bridge RUN: hybrid generation with a trained DiHAL bridge (bridge +\n"
+                  "upper layers + LM head) beside the original model, with Gen.PPL, diversity\n"
+                  "and latency per token.");
   cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
+      .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
       .option("prompt", "TEXT", "text to continue")
+      .option("prompts", "FILE", "with --bridge: prompts, one per line")
+      .option("steps", "S", "with --bridge: DDIM steps (default: the run's sample_steps)")
+      .flag("hybrid-only", "with --bridge: skip the original model")
       .option("max-new-tokens", "N", "tokens to generate at most", "64")
       .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T)", "0")
       .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P", "1")
@@ -74,6 +82,7 @@ int runGenerate(const Arguments& args) {
   const int64_t seed = cli.integer("seed");
   if (seed < 0) throw UsageError("--seed must be >= 0");
   config.seed = static_cast<uint64_t>(seed);
+  if (cli.has("bridge")) return runBridgeGeneration(cli, config);
   const std::string folder = cli.value("model");
   const std::string prompt = cli.value("prompt");
 

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "engine/engine_settings.h"
 #include "engine/recipe.h"
+#include "recipes/bridge.h"
 #include "recipes/pretrain.h"
 #include "recipes/recipe_factory.h"
 
@@ -22,6 +23,9 @@ const std::vector<RecipeEntry>& entries() {
   static const std::vector<RecipeEntry> all = {
       {"pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
        pretrainSettings, makePretrainRecipe},
+      {"bridge", "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its "
+                 "input embeddings",
+       bridgeSettings, makeBridgeRecipe},
   };
   return all;
 }

@@ -1,0 +1,153 @@
+// The bridge recipe (see bridge.h): settings, data on the fly from the frozen source model,
+// the denoiser, its loss and its evaluation.
+
+#include "recipes/bridge.h"
+
+#include <torch/torch.h>
+
+#include "common/error.h"
+#include "engine/job.h"
+#include "engine/recipe.h"
+#include "io/corpus_hash.h"
+#include "recipes/bridge_evaluation.h"
+#include "recipes/bridge_files.h"
+#include "recipes/bridge_source.h"
+#include "recipes/pretrain_data.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+namespace {
+
+class BridgeRecipe final : public Recipe {
+ public:
+  void build(const RecipeSetup& setup, JobContext& job) override {
+    const ResolvedConfig& c = setup.config;
+    m_seqLen = c.integer("seq_len");
+    m_seed = static_cast<uint64_t>(c.integer("seed"));
+    m_batch = c.integer("batch");
+    m_evalWindows = c.integer("eval_windows");
+    m_diffusion = bridgeDiffusionFrom(c);
+    const std::optional<fs::path> store =
+        c.text("store").empty() ? std::nullopt : std::optional<fs::path>(c.text("store"));
+    m_layer = resolveBridgeLayer(c);
+    job.progress(-1, "loading " + c.text("model"));
+    m_source = std::make_unique<BridgeSource>(c.text("model"), m_layer, setup.device);
+
+    const fs::path corpus = c.text("corpus");
+    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
+    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
+    m_tokens = tokeniseCorpus(corpus, corpusOptions, m_source->tokenizer(), m_seqLen - 1,
+                              c.real("val_fraction"), job);
+    job.progress(-1, "normalisation statistics of h_" + std::to_string(m_layer));
+    m_statistics = m_source->statistics(store, m_tokens.train, m_seqLen, m_seed, c.integer("stats_windows"));
+    if (setup.rank == 0) writeBridgeStatistics(setup.runFolder, m_statistics);
+
+    m_denoiser = BridgeDenoiser(bridgeDenoiserConfigFrom(c, m_source->hiddenSize()));
+    m_denoiser->to(setup.device);
+  }
+
+  torch::nn::Module& model() override { return *m_denoiser; }
+
+  std::vector<ParameterGroup> parameterGroups() override {
+    ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
+    for (const auto& p : m_denoiser->parameters()) (p.dim() >= 2 ? decayed : plain).parameters.push_back(p);
+    return {decayed, plain};
+  }
+
+  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
+    const torch::Tensor ids = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
+                                              slice.micro * m_batch + slice.firstRow, slice.rows);
+    const torch::Tensor cond = m_source->condition(ids);
+    const torch::Tensor x0 = m_statistics.normalise(m_source->target(cond));
+    MicroBatchResult result;
+    result.loss = bridgeLoss(m_denoiser, x0, cond, m_diffusion);
+    result.tokens = slice.rows * m_seqLen;
+    return result;
+  }
+
+  Metrics evaluate() override {
+    const BridgeEvaluationData data{*m_source, m_statistics, m_tokens.val, m_seqLen,
+                                    m_evalWindows, m_batch, m_seed};
+    return evaluateBridge(m_denoiser, m_diffusion, data);
+  }
+
+  std::map<std::string, std::string> description() const override {
+    int64_t parameters = 0;
+    if (m_denoiser)
+      for (const auto& p : m_denoiser->parameters()) parameters += p.numel();
+    std::map<std::string, std::string> facts = {{"layer", std::to_string(m_layer)}};
+    if (m_source) {
+      facts["model_layers"] = std::to_string(m_source->backbone().numLayers());
+      facts["hidden_size"] = std::to_string(m_source->hiddenSize());
+      facts["corpus_hash"] = m_corpusHash;
+      facts["train_tokens"] = std::to_string(m_tokens.train.size());
+      facts["val_tokens"] = std::to_string(m_tokens.val.size());
+      facts["statistics"] = m_statistics.source;
+      facts["parameters"] = std::to_string(parameters);
+    }
+    return facts;
+  }
+
+ private:
+  int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0, m_layer = 0;
+  uint64_t m_seed = 0;
+  BridgeDiffusion m_diffusion;
+  std::unique_ptr<BridgeSource> m_source;
+  std::string m_corpusHash;
+  TokenSplit m_tokens;
+  HiddenStatistics m_statistics;
+  BridgeDenoiser m_denoiser{nullptr};
+};
+
+}  // namespace
+
+std::vector<SettingSpec> bridgeSettings() {
+  SettingSpec model = makeSetting("model", SettingType::Path, std::string(),
+                                  "the source model: a Hugging Face folder", "source");
+  model.required = true;
+  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
+                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
+  corpus.required = true;
+  return {
+      model,
+      makeSetting("layer", SettingType::Integer, int64_t{-1},
+                  "l*: the layer whose hidden state the bridge rebuilds (layers 1..l* are "
+                  "replaced); -1 = the best-scored layer of `store`", "source", -1),
+      makeSetting("store", SettingType::Path, std::string(),
+                  "optional activation store: l* from its scores and the normalisation "
+                  "statistics of its layer l*", "source"),
+      corpus,
+      makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
+                 "how to read the corpus", "data"),
+      makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
+                 "how a text file divides into documents", "data"),
+      makeSetting("jsonl_field", SettingType::Text, std::string("text"),
+                  "the JSONL field holding the text", "data"),
+      makeSetting("seq_len", SettingType::Integer, int64_t{64}, "tokens per window", "data", 2),
+      makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
+                  "data", 1e-4, 0.5),
+      makeSetting("eval_windows", SettingType::Integer, int64_t{16},
+                  "held-out windows per evaluation", "data", 1),
+      makeSetting("stats_windows", SettingType::Integer, int64_t{64},
+                  "windows for the normalisation statistics when there is no store", "data", 1),
+      makeSetting("width", SettingType::Integer, int64_t{128}, "denoiser width", "denoiser", 8),
+      makeSetting("depth", SettingType::Integer, int64_t{2}, "denoiser blocks", "denoiser", 1),
+      makeSetting("heads", SettingType::Integer, int64_t{4}, "denoiser attention heads", "denoiser", 1),
+      makeSetting("mlp_ratio", SettingType::Integer, int64_t{4}, "MLP width / width", "denoiser", 1),
+      makeChoice("conditioning", "concat", {"concat", "cross"},
+                 "how the embeddings enter: concatenated with x_t, or by cross-attention",
+                 "denoiser"),
+      makeChoice("prediction", "x0", {"x0", "eps", "v"},
+                 "what the denoiser predicts: x0, the noise, or v", "diffusion"),
+      makeSetting("cosine_weight", SettingType::Real, 0.0,
+                  "weight of the extra (1 − cos(x̂0, x0)) loss term", "diffusion", 0, 100),
+      makeSetting("sample_steps", SettingType::Integer, int64_t{20},
+                  "DDIM steps S when sampling (evaluation, generation)", "diffusion", 1, 1000),
+      makeSetting("eta", SettingType::Real, 0.0, "DDIM η (0 = deterministic)", "diffusion", 0, 1),
+  };
+}
+
+std::unique_ptr<Recipe> makeBridgeRecipe() { return std::make_unique<BridgeRecipe>(); }
+
+}  // namespace strata

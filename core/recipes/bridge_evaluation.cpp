@@ -1,0 +1,72 @@
+// Bridge validation metrics (see bridge_evaluation.h).
+
+#include "recipes/bridge_evaluation.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata {
+
+std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser, const BridgeDiffusion& diffusion,
+                                             const BridgeEvaluationData& data) {
+  torch::NoGradGuard noGrad;
+  // A generator of its own: evaluation must not move the training's random stream.
+  at::Generator generator = at::detail::createCPUGenerator(data.seed ^ 0xB81D6EULL);
+  const int64_t available = (static_cast<int64_t>(data.tokens.size())) / data.seqLen;
+  const int64_t windows = std::min(data.windows, available);
+  double loss = 0, mse = 0, cosine = 0, ceBridge = 0, ceTrue = 0, agree = 0;
+  int64_t sequences = 0, tokens = 0, predictions = 0;
+  for (int64_t first = 0; first < windows; first += data.batch) {
+    const int64_t rows = std::min(data.batch, windows - first);
+    torch::Tensor ids = torch::empty({rows, data.seqLen}, torch::kInt64);
+    auto acc = ids.accessor<int64_t, 2>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t t = 0; t < data.seqLen; ++t)
+        acc[r][t] = data.tokens[static_cast<size_t>((first + r) * data.seqLen + t)];
+    const torch::Tensor cond = data.source.condition(ids);
+    const torch::Tensor truth = data.source.target(cond);
+    const torch::Tensor x0 = data.statistics.normalise(truth);
+
+    loss += bridgeLoss(denoiser, x0, cond, diffusion, generator).item<double>() * static_cast<double>(rows);
+    const torch::Tensor sampled = bridgeSample(denoiser, cond, x0.size(-1), diffusion, generator);
+    mse += (sampled - x0).pow(2).mean().item<double>() * static_cast<double>(rows);
+    const torch::Tensor estimate = data.statistics.denormalise(sampled);
+    cosine += torch::nn::functional::cosine_similarity(
+                  estimate, truth, torch::nn::functional::CosineSimilarityFuncOptions().dim(-1))
+                  .sum()
+                  .item<double>();
+    tokens += rows * data.seqLen;
+
+    const torch::Tensor targets = ids.slice(1, 1).reshape({-1}).to(cond.device());
+    const auto crossEntropy = [&](const torch::Tensor& logits) {
+      return torch::nn::functional::cross_entropy(
+                 logits.slice(1, 0, -1).reshape({-1, logits.size(-1)}), targets,
+                 torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+          .item<double>();
+    };
+    const torch::Tensor logitsTrue = data.source.upperLogits(truth);
+    const torch::Tensor logitsBridge = data.source.upperLogits(estimate);
+    ceTrue += crossEntropy(logitsTrue);
+    ceBridge += crossEntropy(logitsBridge);
+    agree += (logitsTrue.slice(1, 0, -1).argmax(-1) == logitsBridge.slice(1, 0, -1).argmax(-1))
+                 .sum()
+                 .item<double>();
+    predictions += rows * (data.seqLen - 1);
+    sequences += rows;
+  }
+  const double n = static_cast<double>(std::max<int64_t>(1, sequences));
+  const double p = static_cast<double>(std::max<int64_t>(1, predictions));
+  return {{"loss", loss / n},
+          {"mse", mse / n},
+          {"cosine", cosine / static_cast<double>(std::max<int64_t>(1, tokens))},
+          {"ce_bridge", ceBridge / p},
+          {"ce_true", ceTrue / p},
+          {"ce_gap", (ceBridge - ceTrue) / p},
+          {"ppl_bridge", std::exp(ceBridge / p)},
+          {"ppl_true", std::exp(ceTrue / p)},
+          {"top1_agreement", agree / p}};
+}
+
+}  // namespace strata

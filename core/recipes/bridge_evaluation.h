@@ -1,0 +1,33 @@
+#pragma once
+// Validation of a bridge (DESIGN.md "bridge", evaluation): on held-out windows, the diffusion
+// loss, the MSE and cosine of DDIM-sampled ĥ_{l*} against the true h_{l*}, and the frozen
+// upper stack fed with ĥ versus with the true h: next-token cross-entropy and perplexity of
+// both, their gap (the cost of the bridge), and top-1 agreement with the original model.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "recipes/bridge_diffusion.h"
+#include "recipes/bridge_source.h"
+
+namespace strata {
+
+struct BridgeEvaluationData {
+  const BridgeSource& source;
+  const HiddenStatistics& statistics;
+  const std::vector<int32_t>& tokens;  ///< held-out token stream
+  int64_t seqLen = 64;
+  int64_t windows = 16;                ///< non-overlapping windows evaluated
+  int64_t batch = 8;
+  uint64_t seed = 0;                   ///< noise and t of the evaluation (fixed per run)
+};
+
+/** Keys: loss, mse, cosine, ce_bridge, ce_true, ce_gap, ppl_bridge, ppl_true, top1_agreement
+ *  (the loop logs them with a val_ prefix). */
+std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser, const BridgeDiffusion& diffusion,
+                                             const BridgeEvaluationData& data);
+
+}  // namespace strata

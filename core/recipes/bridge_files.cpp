@@ -1,0 +1,108 @@
+// Bridge settings → objects, and loading a trained bridge (see bridge_files.h).
+
+#include "recipes/bridge_files.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "engine/checkpoint_store.h"
+#include "io/safetensors_file.h"
+#include "io/safetensors_torch.h"
+#include "io/text_file.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& c) {
+  BridgeDiffusion diffusion;
+  diffusion.prediction = *parsePrediction(c.text("prediction"));  // the schema allows only valid names
+  diffusion.cosineWeight = c.real("cosine_weight");
+  diffusion.sampleSteps = c.integer("sample_steps");
+  diffusion.eta = c.real("eta");
+  return diffusion;
+}
+
+BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& c, int64_t hiddenSize) {
+  BridgeDenoiserConfig config;
+  config.dataDim = hiddenSize;
+  config.condDim = hiddenSize;
+  config.width = c.integer("width");
+  config.depth = c.integer("depth");
+  config.heads = c.integer("heads");
+  config.mlpRatio = c.integer("mlp_ratio");
+  config.conditioning = c.text("conditioning");
+  config.maxPositions = std::max<int64_t>(c.integer("seq_len"), 2048);
+  if (config.width % config.heads != 0)
+    throw ConfigError("the bridge run configuration", "heads", "must divide width");
+  return config;
+}
+
+int64_t resolveBridgeLayer(const ResolvedConfig& c) {
+  if (c.integer("layer") >= 0) return c.integer("layer");
+  if (c.text("store").empty())
+    throw ConfigError("the bridge run configuration", "layer",
+                      "is -1 (the best-scored layer) but no store with scores is given: set layer "
+                      "or store");
+  return bestLayerOfStore(c.text("store"));
+}
+
+void writeBridgeStatistics(const fs::path& runFolder, const HiddenStatistics& stats) {
+  writeSafetensors(runFolder / "bridge_statistics.safetensors",
+                   {{"mean", stats.mean.to(torch::kCPU).contiguous()},
+                    {"std", stats.std.to(torch::kCPU).contiguous()}});
+}
+
+HiddenStatistics readBridgeStatistics(const fs::path& runFolder, const torch::Device& device) {
+  const fs::path file = runFolder / "bridge_statistics.safetensors";
+  const auto reader = SafetensorsFile::open(file);
+  HiddenStatistics stats;
+  for (const char* name : {"mean", "std"}) {
+    const TensorEntry* entry = reader->find(name);
+    if (!entry) throw FormatError(file, "has no tensor", name);
+    (std::string(name) == "mean" ? stats.mean : stats.std) =
+        tensorView(reader, *entry).to(device, torch::kFloat).clone();
+  }
+  stats.source = file.string();
+  return stats;
+}
+
+LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& device) {
+  const fs::path runJson = runFolder / "run.json";
+  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
+  const Json run = Json::parse(readWholeFile(runJson));
+  if (run.value("recipe", std::string()) != "bridge")
+    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
+                                   " run, not a bridge run");
+  const ConfigSchema schema = recipeSchema("bridge");
+  LoadedBridge bridge;
+  bridge.config = ResolvedConfig(schema);
+  applyConfigJson(schema, run.at("config").dump(), runJson, bridge.config);
+  const auto& description = run.value("description", Json::object());
+  if (!description.contains("layer")) throw FormatError(runJson, "has no resolved layer");
+  const int64_t layer = std::stoll(description["layer"].get<std::string>());
+  bridge.source = std::make_unique<BridgeSource>(bridge.config.text("model"), layer, device);
+  bridge.statistics = readBridgeStatistics(runFolder, device);
+  bridge.diffusion = bridgeDiffusionFrom(bridge.config);
+  bridge.denoiser = BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
+
+  const CheckpointStore store(runFolder / "checkpoints");
+  std::vector<std::pair<int64_t, fs::path>> candidates = store.checkpoints();
+  if (const auto best = store.bestStep())  // the best first, then newest to oldest
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](const auto& c) { return c.first == *best; });
+  for (const auto& [step, folder] : candidates) {
+    if (!CheckpointStore::verify(folder)) continue;
+    torch::serialize::InputArchive archive;
+    archive.load_from((folder / "model.pt").string());
+    bridge.denoiser->load(archive);
+    bridge.denoiser->to(device);
+    bridge.denoiser->eval();
+    bridge.checkpointStep = step;
+    return bridge;
+  }
+  throw FormatError(runFolder / "checkpoints", "has no valid checkpoint of the bridge");
+}
+
+}  // namespace strata

@@ -1,0 +1,40 @@
+#pragma once
+// How a bridge run's settings become objects, and the files that let a finished bridge be
+// loaded again (generation, the bridgeability sweep): bridge_statistics.safetensors in the run
+// folder, the denoiser in its checkpoints.
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "engine/config_schema.h"
+#include "model/bridge_denoiser.h"
+#include "recipes/bridge_diffusion.h"
+#include "recipes/bridge_source.h"
+
+namespace strata {
+
+BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& config);
+BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& config, int64_t hiddenSize);
+/** `layer`, or l* of `store` when layer is -1 (ConfigError when there is neither). */
+int64_t resolveBridgeLayer(const ResolvedConfig& config);
+
+void writeBridgeStatistics(const std::filesystem::path& runFolder, const HiddenStatistics& stats);
+HiddenStatistics readBridgeStatistics(const std::filesystem::path& runFolder, const torch::Device& device);
+
+/** A trained bridge, ready to sample: its source model, statistics and denoiser (weights of
+ *  the best checkpoint, else the newest valid one). */
+struct LoadedBridge {
+  ResolvedConfig config;
+  std::unique_ptr<BridgeSource> source;
+  HiddenStatistics statistics;
+  BridgeDiffusion diffusion;
+  BridgeDenoiser denoiser{nullptr};
+  int64_t checkpointStep = 0;
+};
+/** Throws IoError/FormatError naming the run folder when it is not a bridge run or has no
+ *  valid checkpoint. */
+LoadedBridge loadBridgeRun(const std::filesystem::path& runFolder, const torch::Device& device = torch::kCPU);
+
+}  // namespace strata

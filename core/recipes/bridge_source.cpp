@@ -1,0 +1,101 @@
+// The bridge's frozen source and data (see bridge_source.h).
+
+#include "recipes/bridge_source.h"
+
+#include "common/error.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "io/activation_store.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+int64_t bestLayerOfStore(const fs::path& store) {
+  const auto report = geometry::readGeometry(store);
+  if (!report || report->layers.empty())
+    throw FormatError(store, "has no layer scores (/geometry): run `strata-cli score --store " +
+                                 store.string() + "` first, or give the layer");
+  std::vector<int64_t> layers;
+  std::vector<geometry::ProxyValues> values;
+  for (const auto& layer : report->layers) {
+    layers.push_back(layer.layer);
+    values.push_back(layer.values);
+  }
+  const auto scores = geometry::scoreLayers(layers, values, {},
+                                            geometry::defaultCandidates(report->numLayers));
+  if (scores.bestIndex < 0) throw FormatError(store, "has no scorable candidate layer");
+  return layers[static_cast<size_t>(scores.bestIndex)];
+}
+
+BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device)
+    : m_layer(layer), m_device(device) {
+  BackboneOptions options;
+  options.device = device;
+  m_backbone = Backbone::load(modelFolder, options);
+  m_tokenizer = loadTokenizer(modelFolder);
+  if (layer < 0 || layer > m_backbone->numLayers())
+    throw ConfigError("the bridge run configuration", "layer",
+                      "must be in 0.." + std::to_string(m_backbone->numLayers()) + " for " +
+                          modelFolder.string() + " (got " + std::to_string(layer) + ")");
+}
+
+int64_t BridgeSource::hiddenSize() const { return m_backbone->config().hiddenSize; }
+
+torch::Tensor BridgeSource::condition(const torch::Tensor& ids) const {
+  torch::NoGradGuard noGrad;
+  return m_backbone->embed(ids.to(m_device)).to(torch::kFloat);
+}
+
+torch::Tensor BridgeSource::target(const torch::Tensor& condition) const {
+  torch::NoGradGuard noGrad;
+  return m_backbone->runLayers(condition, 0, m_layer).to(torch::kFloat);
+}
+
+torch::Tensor BridgeSource::upperLogits(const torch::Tensor& hidden) const {
+  const torch::Tensor top = m_backbone->runLayers(hidden, m_layer, m_backbone->numLayers());
+  return m_backbone->logits(m_backbone->finalNorm(top)).to(torch::kFloat);
+}
+
+HiddenStatistics BridgeSource::statistics(const std::optional<fs::path>& store,
+                                          const std::vector<int32_t>& tokens, int64_t seqLen,
+                                          uint64_t seed, int64_t windows) const {
+  const int64_t d = hiddenSize();
+  HiddenStatistics stats;
+  torch::Tensor sum = torch::zeros({d}, torch::kDouble), squares = torch::zeros({d}, torch::kDouble);
+  int64_t count = 0;
+  const auto add = [&](const torch::Tensor& rows) {
+    const torch::Tensor x = rows.reshape({-1, d}).to(torch::kCPU, torch::kDouble);
+    sum += x.sum(0);
+    squares += (x * x).sum(0);
+    count += x.size(0);
+  };
+  if (store) {
+    const ActivationStore reader = ActivationStore::open(*store);
+    if (reader.meta().hiddenSize != d)
+      throw FormatError(*store, "holds hidden size " + std::to_string(reader.meta().hiddenSize) +
+                                    ", the model has " + std::to_string(d));
+    if (!reader.layerComplete(m_layer))
+      throw FormatError(*store, "has no complete layer " + std::to_string(m_layer));
+    std::vector<float> rows = reader.readLayer(m_layer);
+    add(torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size()) / d, d}, torch::kFloat));
+    stats.source = "store:" + store->string();
+  } else {
+    const int64_t batch = 8;
+    for (int64_t first = 0; first < windows; first += batch) {
+      const torch::Tensor ids = trainingWindows(tokens, seqLen - 1, seed ^ 0x5747A75ULL, 0, first,
+                                                std::min(batch, windows - first));
+      add(target(condition(ids)));
+    }
+    stats.source = "windows:" + std::to_string(windows);
+  }
+  const torch::Tensor mean = sum / static_cast<double>(count);
+  const torch::Tensor variance = (squares / static_cast<double>(count) - mean * mean).clamp_min(0);
+  // A dimension that never varies would divide by zero: give it unit scale.
+  const torch::Tensor deviation = variance.sqrt();
+  const torch::Tensor std = torch::where(deviation < 1e-6, torch::ones_like(deviation), deviation);
+  stats.mean = mean.to(torch::kFloat).to(m_device);
+  stats.std = std.to(torch::kFloat).to(m_device);
+  return stats;
+}
+
+}  // namespace strata

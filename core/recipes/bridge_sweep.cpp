@@ -1,0 +1,151 @@
+// The bridgeability sweep (see bridge_sweep.h).
+
+#include "recipes/bridge_sweep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "engine/capture.h"
+#include "engine/job.h"
+#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
+#include "engine/training_run.h"
+#include "geometry/backend.h"
+#include "geometry/geometry_report.h"
+#include "geometry/rank_correlation.h"
+#include "geometry/score.h"
+#include "io/activation_store.h"
+#include "recipes/pretrain_files.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+/** A store with scores for every layer of the sweep: the given one, or captured and scored. */
+geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& storePath, JobContext& job) {
+  storePath = c.store.empty() ? c.folder / "acts.h5" : c.store;
+  if (c.store.empty() && (!fs::exists(storePath) || !geometry::readGeometry(storePath))) {
+    CaptureConfig capture;
+    capture.modelFolder = c.model;
+    capture.corpus = c.corpus;
+    capture.output = storePath;
+    capture.overwrite = true;
+    capture.sampling.tokenBudget = c.captureTokens;
+    job.info("capturing " + c.model.string() + " into " + storePath.string());
+    runCapture(capture, job);
+    job.info("scoring the layers of " + storePath.string());
+    auto backend = geometry::makeGeometryBackend(geometry::DeviceChoice::Auto);
+    geometry::GeometryReport report;
+    {  // the reader must be closed before the geometry is written into the same file
+      const ActivationStore store = ActivationStore::open(storePath);
+      report = geometry::scanStore(store, *backend, geometry::ProxyOptions{}, job);
+    }
+    geometry::writeGeometry(storePath, report);
+  }
+  auto report = geometry::readGeometry(storePath);
+  if (!report) throw FormatError(storePath, "has no layer scores: run `strata-cli score` on it first");
+  return *report;
+}
+
+/** Trains (or continues) the bridge at `layer`; returns its run folder. */
+fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_t layer, JobContext& job) {
+  const fs::path run = c.folder / ("layer-" + std::to_string(layer));
+  if (isRunFolder(run)) {
+    if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+    return run;
+  }
+  const ConfigSchema schema = recipeSchema("bridge");
+  TrainingRequest request;
+  request.recipe = "bridge";
+  request.config = ResolvedConfig(schema);
+  for (const std::string& setting : c.settings) applyOverride(schema, setting, request.config);
+  request.config.set("model", c.model.string());
+  request.config.set("corpus", c.corpus.string());
+  request.config.set("store", store.string());
+  request.config.set("layer", layer);
+  request.config.set("steps", c.steps);
+  request.runFolder = run;
+  request.command = "strata-cli sweep-bridges (layer " + std::to_string(layer) + ")";
+  startTraining(request, job);
+  return run;
+}
+
+BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
+  BridgeSweepRow row;
+  row.layer = layer;
+  row.run = run;
+  row.valLoss = std::numeric_limits<double>::infinity();
+  for (const MetricsRecord& record : readMetricsLog(run / "metrics.jsonl")) {
+    if (!record.has("val_loss")) continue;
+    row.valLoss = std::min(row.valLoss, record.value("val_loss"));
+    row.valCosine = record.value("val_cosine");
+    row.ceGap = record.value("val_ce_gap");
+  }
+  if (!std::isfinite(row.valLoss)) throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  return row;
+}
+
+void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
+  Json rows = Json::array();
+  std::string csv = "layer,score,val_loss,val_cosine,val_ce_gap,run\n";
+  for (const auto& row : r.rows) {
+    rows.push_back({{"layer", row.layer}, {"score", row.score}, {"val_loss", row.valLoss},
+                    {"val_cosine", row.valCosine}, {"val_ce_gap", row.ceGap},
+                    {"run", row.run.string()}});
+    csv += std::to_string(row.layer) + "," + Json(row.score).dump() + "," + Json(row.valLoss).dump() +
+           "," + Json(row.valCosine).dump() + "," + Json(row.ceGap).dump() + "," + row.run.string() + "\n";
+  }
+  const Json report = {{"store", r.store.string()}, {"rho", r.rho}, {"p_value", r.pValue},
+                       {"best_by_score", r.bestByScore}, {"best_by_loss", r.bestByLoss},
+                       {"layers", rows}};
+  writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
+  writeTextAtomically(folder / "sweep.csv", csv);
+}
+
+}  // namespace
+
+BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
+  if (c.firstLayer < 0 || c.lastLayer < c.firstLayer)
+    throw ConfigError("sweep-bridges", "layers", "must be a range a..b with 0 ≤ a ≤ b");
+  if (c.lastLayer - c.firstLayer < 1)
+    throw ConfigError("sweep-bridges", "layers", "needs at least two layers to correlate");
+  fs::create_directories(c.folder);
+  BridgeSweepResult result;
+  const geometry::GeometryReport report = scoredStore(c, result.store, job);
+  std::vector<int64_t> layers = report.layerIndices();
+  const auto scores = geometry::scoreLayers(layers, report.values(), {},
+                                            geometry::LayerRange{c.firstLayer, c.lastLayer});
+  for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer) {
+    const auto it = std::find(layers.begin(), layers.end(), layer);
+    if (it == layers.end())
+      throw FormatError(result.store, "has no score for layer " + std::to_string(layer));
+    job.info("bridge at layer " + std::to_string(layer) + " (" +
+             std::to_string(layer - c.firstLayer + 1) + " of " +
+             std::to_string(c.lastLayer - c.firstLayer + 1) + ")");
+    BridgeSweepRow row = rowOf(layer, trainBridgeAt(c, result.store, layer, job));
+    row.score = scores.score[static_cast<size_t>(it - layers.begin())];
+    result.rows.push_back(row);
+  }
+  std::vector<double> score, negativeLoss;
+  for (const auto& row : result.rows) {
+    score.push_back(row.score);
+    negativeLoss.push_back(-row.valLoss);
+  }
+  result.rho = geometry::spearmanRho(score, negativeLoss);
+  result.pValue = geometry::spearmanPermutationPValue(score, negativeLoss, c.permutations, 0);
+  result.bestByScore = layers[static_cast<size_t>(scores.bestIndex)];
+  result.bestByLoss = std::max_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
+                        return a.valLoss > b.valLoss;
+                      })->layer;
+  writeReport(result, c.folder);
+  return result;
+}
+
+}  // namespace strata

@@ -1,0 +1,50 @@
+#pragma once
+// The bridgeability study: an equal-budget bridge at every candidate layer, then how well the
+// geometry score predicted which layers bridge best (Spearman ρ between S(l) and −val loss,
+// with a permutation p-value). Each bridge is an ordinary resumable run in the sweep folder,
+// so an interrupted sweep continues where it stopped. No torch here.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+class JobContext;
+
+struct BridgeSweepConfig {
+  std::filesystem::path model;
+  std::filesystem::path corpus;
+  std::filesystem::path folder;   ///< sweep folder: layer-<l>/ runs, acts.h5, sweep.json/.csv
+  std::filesystem::path store;    ///< an activation store with scores; empty = capture + score
+  int64_t firstLayer = 1, lastLayer = 1;
+  int64_t steps = 300;            ///< the budget of every bridge
+  std::vector<std::string> settings;  ///< further bridge settings, "key=value"
+  int64_t captureTokens = 8192;   ///< when capturing the store
+  int64_t permutations = 10000;
+};
+
+struct BridgeSweepRow {
+  int64_t layer = 0;
+  double score = 0;          ///< S(l), z-scored over the sweep's layers
+  double valLoss = 0;        ///< best (lowest) validation diffusion loss of the run
+  double valCosine = 0;      ///< at the last evaluation
+  double ceGap = 0;          ///< CE(upper stack fed ĥ) − CE(fed true h), last evaluation
+  std::filesystem::path run;
+};
+
+struct BridgeSweepResult {
+  std::vector<BridgeSweepRow> rows;
+  double rho = 0;            ///< Spearman ρ(S, −val loss)
+  double pValue = 1;         ///< two-sided permutation p-value
+  int64_t bestByScore = -1;  ///< l* over the sweep's layers
+  int64_t bestByLoss = -1;   ///< the layer whose bridge reached the lowest val loss
+  std::filesystem::path store;
+};
+
+/** Runs (or continues) the sweep; writes sweep.json and sweep.csv into the folder. Throws
+ *  CancelledError when cancelled (finished runs are kept; the current one is checkpointed). */
+BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& job);
+
+}  // namespace strata
