@@ -24,6 +24,17 @@ torch::nn::LayerNorm plainNorm(int64_t width) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(1e-6));
 }
 
+// [sin(v·ω_k), cos(v·ω_k)] for ω_k = 10000^(−k/half), k < half = width/2 (Vaswani et al.
+// 2017): values [N] → [N, width] float32.
+torch::Tensor sinusoids(const torch::Tensor& values, int64_t width) {
+  const int64_t half = width / 2;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat).device(values.device());
+  const torch::Tensor frequencies =
+      torch::exp(-std::log(10000.0) * torch::arange(half, options) / static_cast<double>(half));
+  const torch::Tensor angles = values.to(torch::kFloat).unsqueeze(1) * frequencies.unsqueeze(0);
+  return torch::cat({angles.sin(), angles.cos()}, -1);
+}
+
 }  // namespace
 
 CausalAttentionImpl::CausalAttentionImpl(int64_t width, int64_t heads) : m_heads(heads) {
@@ -105,22 +116,19 @@ BridgeDenoiserImpl::BridgeDenoiserImpl(const BridgeDenoiserConfig& config) : m_c
   m_output = register_module("output", torch::nn::Linear(width, config.dataDim));
 
   torch::NoGradGuard noGrad;
-  m_positions->weight.normal_(0.0, 0.1);  // GPT-2's scale; N(0, 1) would drown the tokens
+  // Learned, but started from sinusoids: at unit scale, and with q·k between two positions
+  // largest on the diagonal, so a causal cross-attention finds its own token from the start
+  // (small random positions left it averaging c_0..c_i for hundreds of steps).
+  m_positions->weight.copy_(sinusoids(torch::arange(config.maxPositions), width));
   m_output->weight.zero_();
   m_output->bias.zero_();
 }
 
 torch::Tensor BridgeDenoiserImpl::timeEmbedding(const torch::Tensor& t) const {
   // Sinusoids of 1000·t: DDPM (Ho et al. 2020) embeds integer steps 0..999, and the
-  // frequencies 10000^(−k/half) were chosen for that range (the fastest turns 1 rad per step,
-  // the slowest barely moves), so continuous t in [0, 1] is put back on it.
-  const int64_t half = m_config.width / 2;
-  const torch::Tensor frequencies =
-      torch::exp(-std::log(10000.0) *
-                 torch::arange(half, torch::TensorOptions().dtype(torch::kFloat).device(t.device())) /
-                 static_cast<double>(half));
-  const torch::Tensor angles = (1000.0 * t.to(torch::kFloat)).unsqueeze(1) * frequencies.unsqueeze(0);
-  return torch::cat({angles.sin(), angles.cos()}, -1);
+  // frequencies were chosen for that range (the fastest turns 1 rad per step, the slowest
+  // barely moves), so continuous t in [0, 1] is put back on it.
+  return sinusoids(1000.0 * t.to(torch::kFloat), m_config.width);
 }
 
 torch::Tensor BridgeDenoiserImpl::forward(const torch::Tensor& xt, const torch::Tensor& t,

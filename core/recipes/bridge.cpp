@@ -12,6 +12,7 @@
 #include "recipes/bridge_evaluation.h"
 #include "recipes/bridge_files.h"
 #include "recipes/bridge_source.h"
+#include "recipes/bridge_store_data.h"
 #include "recipes/pretrain_data.h"
 
 namespace strata {
@@ -35,11 +36,22 @@ class BridgeRecipe final : public Recipe {
     m_source = std::make_unique<BridgeSource>(c.text("model"), m_layer, setup.device);
 
     const fs::path corpus = c.text("corpus");
-    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
-    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
-    m_tokens = tokeniseCorpus(corpus, corpusOptions, m_source->tokenizer(), m_seqLen - 1,
-                              c.real("val_fraction"), job);
+    if (c.text("targets") == "model") {
+      if (corpus.empty())
+        throw ConfigError("the bridge run configuration", "corpus",
+                          "is required when the targets come from the model");
+      const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
+      m_corpusHash = corpusHash(corpus, corpusOptions, &job);
+      m_tokens = tokeniseCorpus(corpus, corpusOptions, m_source->tokenizer(), m_seqLen - 1,
+                                c.real("val_fraction"), job);
+    }
     job.progress(-1, "normalisation statistics of h_" + std::to_string(m_layer));
+    if (c.text("targets") == "store") {
+      if (!store) throw ConfigError("the bridge run configuration", "targets",
+                                    "is store, but no store is given");
+      m_storeData = std::make_unique<BridgeStoreData>(*store, m_layer, m_source->hiddenSize(), m_seqLen,
+                                                      c.real("val_fraction"), setup.device);
+    }
     m_statistics = m_source->statistics(store, m_tokens.train, m_seqLen, m_seed, c.integer("stats_windows"));
     if (setup.rank == 0) writeBridgeStatistics(setup.runFolder, m_statistics);
 
@@ -56,19 +68,34 @@ class BridgeRecipe final : public Recipe {
   }
 
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
-    const torch::Tensor ids = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
-                                              slice.micro * m_batch + slice.firstRow, slice.rows);
-    const torch::Tensor cond = m_source->condition(ids);
-    const torch::Tensor x0 = m_statistics.normalise(m_source->target(cond));
+    const int64_t firstRow = slice.micro * m_batch + slice.firstRow;
+    const BridgeWindows windows =
+        m_storeData ? m_storeData->training(m_seed, slice.step, firstRow, slice.rows)
+                    : modelWindows(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
+                                                   firstRow, slice.rows));
     MicroBatchResult result;
-    result.loss = bridgeLoss(m_denoiser, x0, cond, m_diffusion);
+    result.loss = bridgeLoss(m_denoiser, m_statistics.normalise(windows.target), windows.condition,
+                             m_diffusion);
     result.tokens = slice.rows * m_seqLen;
     return result;
   }
 
   Metrics evaluate() override {
-    const BridgeEvaluationData data{*m_source, m_statistics, m_tokens.val, m_seqLen,
-                                    m_evalWindows, m_batch, m_seed};
+    BridgeEvaluationData data{*m_source, m_statistics, {}, m_evalWindows, m_batch, m_seed};
+    if (m_storeData) {
+      data.windows = std::min(m_evalWindows, m_storeData->valWindows());
+      data.windowsAt = [&](int64_t first, int64_t rows) { return m_storeData->validation(first, rows); };
+    } else {
+      data.windows = std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
+      data.windowsAt = [&](int64_t first, int64_t rows) {
+        torch::Tensor ids = torch::empty({rows, m_seqLen}, torch::kInt64);
+        auto acc = ids.accessor<int64_t, 2>();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t t = 0; t < m_seqLen; ++t)
+            acc[r][t] = m_tokens.val[static_cast<size_t>((first + r) * m_seqLen + t)];
+        return modelWindows(ids);
+      };
+    }
     return evaluateBridge(m_denoiser, m_diffusion, data);
   }
 
@@ -90,10 +117,17 @@ class BridgeRecipe final : public Recipe {
   }
 
  private:
+  /** Condition and target of `ids` computed by the frozen source model. */
+  BridgeWindows modelWindows(const torch::Tensor& ids) const {
+    const torch::Tensor cond = m_source->condition(ids);
+    return {ids, cond, m_source->target(cond)};
+  }
+
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0, m_layer = 0;
   uint64_t m_seed = 0;
   BridgeDiffusion m_diffusion;
   std::unique_ptr<BridgeSource> m_source;
+  std::unique_ptr<BridgeStoreData> m_storeData;
   std::string m_corpusHash;
   TokenSplit m_tokens;
   HiddenStatistics m_statistics;
@@ -106,9 +140,9 @@ std::vector<SettingSpec> bridgeSettings() {
   SettingSpec model = makeSetting("model", SettingType::Path, std::string(),
                                   "the source model: a Hugging Face folder", "source");
   model.required = true;
-  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
-                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
-  corpus.required = true;
+  const SettingSpec corpus =
+      makeSetting("corpus", SettingType::Path, std::string(),
+                  "a text file, a folder of .txt files, or a .jsonl file (targets = model)", "data");
   return {
       model,
       makeSetting("layer", SettingType::Integer, int64_t{-1},
@@ -117,6 +151,9 @@ std::vector<SettingSpec> bridgeSettings() {
       makeSetting("store", SettingType::Path, std::string(),
                   "optional activation store: l* from its scores and the normalisation "
                   "statistics of its layer l*", "source"),
+      makeChoice("targets", "model", {"model", "store"},
+                 "where h_0 and h_{l*} come from: computed by the source model on the fly, or read "
+                 "from `store` (its sampled sequences, after the skipped BOS)", "source"),
       corpus,
       makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
                  "how to read the corpus", "data"),

@@ -14,19 +14,16 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser, const Bri
   torch::NoGradGuard noGrad;
   // A generator of its own: evaluation must not move the training's random stream.
   at::Generator generator = at::detail::createCPUGenerator(data.seed ^ 0xB81D6EULL);
-  const int64_t available = (static_cast<int64_t>(data.tokens.size())) / data.seqLen;
-  const int64_t windows = std::min(data.windows, available);
+  const int64_t windows = data.windows;
   double loss = 0, mse = 0, cosine = 0, ceBridge = 0, ceTrue = 0, agree = 0;
   int64_t sequences = 0, tokens = 0, predictions = 0;
   for (int64_t first = 0; first < windows; first += data.batch) {
     const int64_t rows = std::min(data.batch, windows - first);
-    torch::Tensor ids = torch::empty({rows, data.seqLen}, torch::kInt64);
-    auto acc = ids.accessor<int64_t, 2>();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t t = 0; t < data.seqLen; ++t)
-        acc[r][t] = data.tokens[static_cast<size_t>((first + r) * data.seqLen + t)];
-    const torch::Tensor cond = data.source.condition(ids);
-    const torch::Tensor truth = data.source.target(cond);
+    const BridgeWindows batch = data.windowsAt(first, rows);
+    const torch::Tensor& ids = batch.ids;
+    const torch::Tensor& cond = batch.condition;
+    const torch::Tensor& truth = batch.target;
+    const int64_t length = ids.size(1);
     const torch::Tensor x0 = data.statistics.normalise(truth);
 
     loss += bridgeLoss(denoiser, x0, cond, diffusion, generator).item<double>() * static_cast<double>(rows);
@@ -37,7 +34,7 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser, const Bri
                   estimate, truth, torch::nn::functional::CosineSimilarityFuncOptions().dim(-1))
                   .sum()
                   .item<double>();
-    tokens += rows * data.seqLen;
+    tokens += rows * length;
 
     const torch::Tensor targets = ids.slice(1, 1).reshape({-1}).to(cond.device());
     const auto crossEntropy = [&](const torch::Tensor& logits) {
@@ -53,7 +50,7 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser, const Bri
     agree += (logitsTrue.slice(1, 0, -1).argmax(-1) == logitsBridge.slice(1, 0, -1).argmax(-1))
                  .sum()
                  .item<double>();
-    predictions += rows * (data.seqLen - 1);
+    predictions += rows * (length - 1);
     sequences += rows;
   }
   const double n = static_cast<double>(std::max<int64_t>(1, sequences));

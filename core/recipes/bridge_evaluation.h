@@ -6,21 +6,22 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <string>
-#include <vector>
 
 #include "recipes/bridge_diffusion.h"
 #include "recipes/bridge_source.h"
+#include "recipes/bridge_store_data.h"
 
 namespace strata {
 
 struct BridgeEvaluationData {
   const BridgeSource& source;
   const HiddenStatistics& statistics;
-  const std::vector<int32_t>& tokens;  ///< held-out token stream
-  int64_t seqLen = 64;
-  int64_t windows = 16;                ///< non-overlapping windows evaluated
+  /** Held-out windows [first, first + rows): ids, condition h_0 and true h_{l*}. */
+  std::function<BridgeWindows(int64_t first, int64_t rows)> windowsAt;
+  int64_t windows = 16;                ///< held-out windows evaluated
   int64_t batch = 8;
   uint64_t seed = 0;                   ///< noise and t of the evaluation (fixed per run)
 };

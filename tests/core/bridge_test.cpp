@@ -12,6 +12,7 @@
 #include "core/cli_runner.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
+#include "engine/capture.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
@@ -194,6 +195,45 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   const BridgeSweepResult again = runBridgeSweep(config, job);
   EXPECT_EQ(fs::last_write_time(dir / "sweep" / "layer-2" / "metrics.jsonl"), before);
   EXPECT_DOUBLE_EQ(again.rho, result.rho);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  CaptureConfig capture;
+  capture.modelFolder = kModel;
+  capture.corpus = dir / "corpus.txt";
+  capture.output = dir / "acts.h5";
+  capture.sampling.tokenBudget = 1024;
+  capture.sampling.sequenceLength = 33;  // 32 stored positions per sequence after the BOS
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  runCapture(capture, job);
+
+  ResolvedConfig config = tinyBridgeConfig("", 3);
+  config.set("targets", std::string("store"));
+  config.set("store", (dir / "acts.h5").string());
+  config.set("seq_len", int64_t{16});
+  const TrainingSummary summary = train(config, dir / "run");
+  EXPECT_TRUE(summary.finished);
+  const auto losses = testing::loggedLosses(dir / "run");
+  EXPECT_LT(losses.rbegin()->second, losses.begin()->second);
+  EXPECT_TRUE(std::isfinite(summary.lastMetrics.at("val_ce_gap")));
+  EXPECT_EQ(readBridgeStatistics(dir / "run", torch::kCPU).source.empty(), false);
+
+  config.set("store", std::string());
+  try {
+    train(config, dir / "no-store");
+    ADD_FAILURE() << "trained from a store that was not given";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("targets"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+#pragma once
+// Bridge targets read from an activation store instead of computed by the source model: the
+// store keeps h_0 (the condition) and h_{l*} (the target) of runs of consecutive positions of
+// sampled sequences, so windows of seq_len consecutive stored rows of one document are
+// training examples as they are. The BOS position a capture skips is not in the store, so
+// these windows start after it (the upper stack then also sees them without it).
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace strata {
+
+struct BridgeWindows {
+  torch::Tensor ids;        ///< [B, T] int64
+  torch::Tensor condition;  ///< [B, T, d] h_0
+  torch::Tensor target;     ///< [B, T, d] h_{l*}
+};
+
+class BridgeStoreData {
+ public:
+  /** Reads layers 0 and `layer` of `store` (FormatError when either is missing or the hidden
+   *  size is not `hiddenSize`); cuts non-overlapping windows of seqLen rows; the last
+   *  valFraction of them (at least one) are held out. */
+  BridgeStoreData(const std::filesystem::path& store, int64_t layer, int64_t hiddenSize,
+                  int64_t seqLen, double valFraction, const torch::Device& device);
+
+  int64_t trainWindows() const { return static_cast<int64_t>(m_train.size()); }
+  int64_t valWindows() const { return static_cast<int64_t>(m_val.size()); }
+  /** Training rows of a micro-batch: window SplitMix64(seed, step, row) mod trainWindows(). */
+  BridgeWindows training(uint64_t seed, int64_t step, int64_t firstRow, int64_t rows) const;
+  /** Held-out windows [first, first + rows). */
+  BridgeWindows validation(int64_t first, int64_t rows) const;
+
+ private:
+  BridgeWindows gather(const std::vector<int64_t>& startRows) const;
+  torch::Tensor m_ids, m_condition, m_target;  // every stored row: [N], [N, d], [N, d]
+  std::vector<int64_t> m_train, m_val;         // first row of each window
+  int64_t m_seqLen;
+  torch::Device m_device;
+};
+
+}  // namespace strata
