@@ -131,6 +131,7 @@ void MainWindow::createMenus() {
   updateActions();
 
   createGeometryMenu();
+  createTrainingMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_projectDock->toggleViewAction());

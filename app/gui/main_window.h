@@ -5,21 +5,25 @@
 // jobs (JobController); results arrive as immutable snapshots and become dock entries and tabs.
 // GUI thread only. Split by feature: main_window.cpp (frame, menus, settings, drag and drop),
 // main_window_open.cpp (opening models and stores), main_window_capture.cpp (Capture…),
-// main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs).
+// main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs),
+// main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop).
 
 #include <QMainWindow>
 #include <QMap>
+#include <QPointer>
 #include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "engine/capture.h"
 #include "engine/job.h"
+#include "engine/training_run.h"
 #include "error_dialog.h"
 #include "job_controller.h"  // JobOutcome's metatype, for captureFinished
 #include "project_dock.h"
 #include "recent_files.h"
 #include "score_layers_dialog.h"  // GeometryScanSettings
+#include "training_view.h"       // QPointer needs the complete type
 
 class QAction;
 class QLabel;
@@ -94,6 +98,17 @@ class MainWindow final : public QMainWindow {
   /** Opens the detail tab of `layer` (its PCA is computed in a background job first). */
   void showLayerDetail(const QString& storeFile, qint64 layer);
 
+  /** Training ▸ Start Training… (Ctrl+T). */
+  QAction* startTrainingAction() const { return m_startTrainingAction; }
+  /** The Training tab, or nullptr while it is not open. */
+  TrainingView* trainingView() const { return m_trainingView; }
+  /** Where the Training tab lists runs and new runs go by default (QSettings
+   *  "training/runsRoot", else defaultRunsRoot() made absolute). */
+  QString runsRoot() const { return m_runsRoot; }
+  void setRunsRoot(const QString& root);
+  /** The run folder this window trains in, or empty. */
+  QString trainingFolder() const { return m_trainingFolder; }
+
  public slots:
   /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
   void showCaptureDialog();
@@ -105,6 +120,22 @@ class MainWindow final : public QMainWindow {
   void startCapture(const strata::CaptureConfig& config);
   /** Opens the (non-modal) Score Layers dialog for currentStore(); OK starts the scan. */
   void showScoreLayersDialog();
+  /** Opens the Training tab (creating it when closed). */
+  void showTrainingView();
+  /** Opens the (non-modal) launcher for the registered recipes; OK starts the run. */
+  void showTrainingLaunchDialog();
+  /**
+   * Trains `request` (startTraining) in a background job; the Training tab follows the run.
+   * One training job at a time: a second is refused with a log line (returns false).
+   */
+  bool startTrainingRun(strata::TrainingRequest request);
+  /** Unpauses the run this window trains when that is `folder`; else resumes `folder` from
+   *  its newest checkpoint in a new job (resumeTraining). */
+  bool resumeTrainingRun(const QString& folder);
+  /** Pauses the running training (TrainingControl); the job keeps its thread and memory. */
+  void pauseTraining();
+  /** Cancels the training job: the engine checkpoints, marks the run stopped and returns. */
+  void stopTraining();
 
  signals:
   /** A model or store finished opening and its tab is shown. */
@@ -121,6 +152,10 @@ class MainWindow final : public QMainWindow {
   void geometryShown(const QString& storeFile);
   /** The detail tab of `layer` of `storeFile` is shown. */
   void layerDetailShown(const QString& storeFile, qint64 layer);
+  /** A training job for `folder` started (new or resumed). */
+  void trainingStarted(const QString& folder);
+  /** The training job of `folder` ended (Cancelled: stopped, resumable). */
+  void trainingFinished(const QString& folder, strata::JobOutcome outcome);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -139,7 +174,7 @@ class MainWindow final : public QMainWindow {
 
   // main_window_open.cpp
   using JobDone = std::function<void(JobOutcome, const QString& error)>;
-  void startJob(const QString& name, JobWork work, JobDone done);
+  JobController* startJob(const QString& name, JobWork work, JobDone done);
   void jobEnded(JobController* job);
   void reportError(const ErrorReport& report);
   void failOpen(const QString& path, const QString& summary, const QString& error);
@@ -163,6 +198,12 @@ class MainWindow final : public QMainWindow {
   void showGeometry(const QString& storeFile,
                     std::shared_ptr<const geometry::GeometryReport> report);
 
+  // main_window_training.cpp
+  void createTrainingMenu();
+  /** Runs a training `work` for `folder`: the job, the tab's buttons, the log routing. */
+  void runTrainingJob(const QString& folder, const QString& what, JobWork work,
+                      std::shared_ptr<const TrainingSummary> summary, const QString& details);
+
   Options m_options;
   ErrorReporter m_errorReporter;
   RecentFiles m_recent;
@@ -175,6 +216,12 @@ class MainWindow final : public QMainWindow {
   QMenu* m_recentMenu = nullptr;
   QAction* m_captureAction = nullptr;
   QAction* m_scoreLayersAction = nullptr;
+  QAction* m_startTrainingAction = nullptr;
+  QPointer<TrainingView> m_trainingView;
+  QPointer<JobController> m_trainingJob;
+  TrainingControl m_trainingControl;  ///< shared with the running training job
+  QString m_trainingFolder;
+  QString m_runsRoot;
   QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
   QStringList m_opening;         ///< paths whose open job is running
   QStringList m_scanning;        ///< stores whose geometry scan is running

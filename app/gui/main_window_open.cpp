@@ -29,7 +29,7 @@ QString displayName(const QString& path) { return QFileInfo(path).fileName(); }
 
 }  // namespace
 
-void MainWindow::startJob(const QString& name, JobWork work, JobDone done) {
+JobController* MainWindow::startJob(const QString& name, JobWork work, JobDone done) {
   auto* job = new JobController(name, std::move(work), this);
   connect(job, &JobController::messageLogged, m_logDock, &LogDock::appendMessage);
   connect(job, &JobController::finished, this,
@@ -42,6 +42,7 @@ void MainWindow::startJob(const QString& name, JobWork work, JobDone done) {
   m_jobProgress->setJob(job);  // the newest job is the one shown
   m_jobProgress->show();
   job->start();
+  return job;
 }
 
 void MainWindow::jobEnded(JobController* job) {

@@ -2,6 +2,7 @@
 
 #include "engine/config_schema.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -160,18 +161,10 @@ std::string settingText(const SettingValue& value) {
   if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
-  std::ostringstream out;
-  out.precision(std::numeric_limits<double>::max_digits10);
-  out << std::get<double>(value);
-  std::string text = out.str();
-  // Shortest form that reads back equal: try fewer digits first (0.001, not 0.00100000000000000002).
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::ostringstream shorter;
-    shorter.precision(digits);
-    shorter << std::get<double>(value);
-    if (std::stod(shorter.str()) == std::get<double>(value)) return shorter.str();
-  }
-  return text;
+  // The shortest text that reads back equal: 0.001, 10, 3e-05 (not 0.00100000000000000002).
+  char text[64];
+  const auto result = std::to_chars(text, text + sizeof text, std::get<double>(value));
+  return std::string(text, result.ptr);
 }
 
 SettingValue parseSetting(const SettingSpec& spec, const std::string& text, const fs::path& source) {

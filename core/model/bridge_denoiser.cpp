@@ -16,12 +16,14 @@ void require(bool condition, const std::string& message) {
 
 std::string shapeOf(const torch::Tensor& tensor) {
   std::string text = "[";
-  for (int64_t i = 0; i < tensor.dim(); ++i) text += (i ? ", " : "") + std::to_string(tensor.size(i));
+  for (int64_t i = 0; i < tensor.dim(); ++i)
+    text += (i ? ", " : "") + std::to_string(tensor.size(i));
   return text + "]";
 }
 
 torch::nn::LayerNorm plainNorm(int64_t width) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(1e-6));
+  return torch::nn::LayerNorm(
+      torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(1e-6));
 }
 
 // [sin(v·ω_k), cos(v·ω_k)] for ω_k = 10000^(−k/half), k < half = width/2 (Vaswani et al.
@@ -54,7 +56,8 @@ torch::Tensor CausalAttentionImpl::forward(const torch::Tensor& query,
   const torch::Tensor q = split(m_q(query), length);
   const torch::Tensor k = split(m_k(keyValue), keys);
   const torch::Tensor v = split(m_v(keyValue), keys);
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(headDim));
+  torch::Tensor scores =
+      torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(headDim));
   // Key j > query i is masked to −inf, so its softmax weight is exactly 0 and a change there
   // cannot reach position i, not even by rounding. Key 0 is always visible: no row is empty.
   const torch::Tensor future =
@@ -74,9 +77,9 @@ BridgeBlockImpl::BridgeBlockImpl(const BridgeDenoiserConfig& config, bool crossA
   if (crossAttention)
     m_crossAttention = register_module("cross_attention", CausalAttention(width, config.heads));
   m_mlp = register_module(
-      "mlp", torch::nn::Sequential(torch::nn::Linear(width, config.mlpRatio * width),
-                                   torch::nn::GELU(),
-                                   torch::nn::Linear(config.mlpRatio * width, width)));
+      "mlp",
+      torch::nn::Sequential(torch::nn::Linear(width, config.mlpRatio * width), torch::nn::GELU(),
+                            torch::nn::Linear(config.mlpRatio * width, width)));
 }
 
 torch::Tensor BridgeBlockImpl::forward(const torch::Tensor& h, const torch::Tensor& time,
@@ -112,13 +115,14 @@ BridgeDenoiserImpl::BridgeDenoiserImpl(const BridgeDenoiserConfig& config) : m_c
                                         torch::nn::Linear(width, width)));
   m_blocks = register_module("blocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.depth; ++i) m_blocks->push_back(BridgeBlock(config, cross));
-  m_finalNorm = register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
+  m_finalNorm =
+      register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
   m_output = register_module("output", torch::nn::Linear(width, config.dataDim));
 
   torch::NoGradGuard noGrad;
-  // Learned, but started from sinusoids: at unit scale, and with q·k between two positions
-  // largest on the diagonal, so a causal cross-attention finds its own token from the start
-  // (small random positions left it averaging c_0..c_i for hundreds of steps).
+  // Learned, but started from sinusoids: at unit scale, and the dot product of two positions,
+  // Σ_k cos((i − j)·ω_k), peaks at i = j, so a causal cross-attention finds its own token early
+  // (GPT-2's N(0, 0.02) left it averaging c_0..c_i for hundreds of steps in the tests).
   m_positions->weight.copy_(sinusoids(torch::arange(config.maxPositions), width));
   m_output->weight.zero_();
   m_output->bias.zero_();
@@ -141,9 +145,9 @@ torch::Tensor BridgeDenoiserImpl::forward(const torch::Tensor& xt, const torch::
               ", got " + shapeOf(cond));
   require(t.dim() == 1 && t.size(0) == xt.size(0), "t must be [B], got " + shapeOf(t));
   const int64_t length = xt.size(1);
-  require(length <= m_config.maxPositions,
-          "sequence of " + std::to_string(length) + " exceeds maxPositions " +
-              std::to_string(m_config.maxPositions));
+  require(length <= m_config.maxPositions, "sequence of " + std::to_string(length) +
+                                               " exceeds maxPositions " +
+                                               std::to_string(m_config.maxPositions));
 
   const torch::Tensor positions = m_positions->weight.slice(0, 0, length);
   const bool cross = m_config.conditioning == "cross";

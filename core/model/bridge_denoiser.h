@@ -8,9 +8,14 @@
 // Time enters every block by adaLN (DiT, Peebles & Xie 2023): each pre-norm's LayerNorm has no
 // affine of its own and takes shift and scale from the time embedding instead. A time vector
 // added to the tokens once would have to survive every residual update; adaLN lets each block
-// re-read the noise level, which DiT found clearly better, for ~2·width² parameters per norm.
+// re-read the noise level (DiT found it clearly better than t as an input token), for 2·width²
+// parameters per sublayer. The position embedding is learned, started from sinusoids.
+//
 // The output layer starts at zero (as DiT and most diffusion models do), so training starts
 // from predicting 0 — for x0-prediction of normalised targets, the mean — rather than noise.
+//
+// The condition is used as given; LayerNorm on it lost too much (mean and norm of each token),
+// so a recipe whose embeddings are far from unit scale should standardise them first.
 //
 // Threading: a module is used from one thread at a time.
 
@@ -23,14 +28,16 @@ namespace strata {
 
 /** Shape of a BridgeDenoiser. */
 struct BridgeDenoiserConfig {
-  int64_t dataDim = 0;      ///< d of x_t (hidden size of the source model)
-  int64_t condDim = 0;      ///< d of the condition (embedding size of the source model)
-  int64_t width = 256;      ///< transformer width; even, divisible by heads
-  int64_t depth = 4;        ///< blocks
+  int64_t dataDim = 0;  ///< d of x_t (hidden size of the source model)
+  int64_t condDim = 0;  ///< d of the condition (embedding size of the source model)
+  int64_t width = 256;  ///< transformer width; even, divisible by heads
+  int64_t depth = 4;    ///< blocks
   int64_t heads = 4;
-  int64_t mlpRatio = 4;     ///< MLP hidden = mlpRatio·width
-  std::string conditioning = "concat";  ///< "concat": Linear([x_t, c]); "cross": cross-attention to c
-  int64_t maxPositions = 2048;          ///< learned positions; longer inputs are rejected
+  int64_t mlpRatio = 4;  ///< MLP hidden = mlpRatio·width
+  /// "concat": the input is Linear([x_t, c]); "cross": Linear(x_t), and every block
+  /// cross-attends (causally) to Linear(c) + positions.
+  std::string conditioning = "concat";
+  int64_t maxPositions = 2048;  ///< learned positions; longer inputs are rejected
 };
 
 /**
@@ -58,7 +65,7 @@ class BridgeBlockImpl : public torch::nn::Module {
 
  private:
   bool m_cross;
-  torch::nn::LayerNorm m_norm{nullptr};  // no affine, no parameters: one is enough for all
+  torch::nn::LayerNorm m_norm{nullptr};     // no affine, no parameters: one is enough for all
   torch::nn::Linear m_modulation{nullptr};  // time → (shift, scale) per sublayer
   CausalAttention m_selfAttention{nullptr}, m_crossAttention{nullptr};
   torch::nn::Sequential m_mlp{nullptr};

@@ -31,9 +31,11 @@ Coefficients coefficients(const torch::Tensor& alphaBar, const torch::Tensor& li
   return {a.sqrt().to(like.scalar_type()), (1.0 - a).clamp_min(0.0).sqrt().to(like.scalar_type())};
 }
 
-torch::Tensor standardNormal(const torch::Tensor& like, const std::optional<at::Generator>& generator) {
+torch::Tensor standardNormal(const torch::Tensor& like,
+                             const std::optional<at::Generator>& generator) {
   // LibTorch 1.13 takes c10::optional; *generator converts to it.
-  return generator ? torch::randn(like.sizes(), *generator, like.options()) : torch::randn_like(like);
+  return generator ? torch::randn(like.sizes(), *generator, like.options())
+                   : torch::randn_like(like);
 }
 
 }  // namespace
@@ -137,7 +139,8 @@ torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noi
   for (int64_t i = steps; i >= 1; --i) {
     const double t = static_cast<double>(i) / static_cast<double>(steps);
     const double alphaT = schedule.alphaBar(t);
-    const double alphaPrev = schedule.alphaBar(static_cast<double>(i - 1) / static_cast<double>(steps));
+    const double alphaPrev =
+        schedule.alphaBar(static_cast<double>(i - 1) / static_cast<double>(steps));
     const torch::Tensor output = model(x, torch::full({batch}, t, timeOptions));
     const torch::Tensor alpha = torch::full({batch}, alphaT, alphaOptions);
     const torch::Tensor x0Hat = x0FromOutput(x, output, alpha, prediction);

@@ -19,6 +19,7 @@
 #include "geometry/rank_correlation.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"
+#include "io/text_file.h"
 #include "recipes/pretrain_files.h"
 #include "recipes/registry.h"
 
@@ -145,6 +146,32 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
                         return a.valLoss > b.valLoss;
                       })->layer;
   writeReport(result, c.folder);
+  return result;
+}
+
+BridgeSweepResult readBridgeSweep(const fs::path& folder) {
+  const fs::path file = folder / "sweep.json";
+  BridgeSweepResult result;
+  try {
+    const Json json = Json::parse(readWholeFile(file));
+    result.store = json.at("store").get<std::string>();
+    result.rho = json.at("rho").get<double>();
+    result.pValue = json.at("p_value").get<double>();
+    result.bestByScore = json.at("best_by_score").get<int64_t>();
+    result.bestByLoss = json.at("best_by_loss").get<int64_t>();
+    for (const Json& row : json.at("layers")) {
+      BridgeSweepRow r;
+      r.layer = row.at("layer").get<int64_t>();
+      r.score = row.at("score").get<double>();
+      r.valLoss = row.at("val_loss").get<double>();
+      r.valCosine = row.at("val_cosine").get<double>();
+      r.ceGap = row.at("val_ce_gap").get<double>();
+      r.run = row.at("run").get<std::string>();
+      result.rows.push_back(r);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(file, std::string("is not a sweep report: ") + e.what());
+  }
   return result;
 }
 

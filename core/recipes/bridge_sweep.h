@@ -47,4 +47,7 @@ struct BridgeSweepResult {
  *  CancelledError when cancelled (finished runs are kept; the current one is checkpointed). */
 BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& job);
 
+/** Reads the sweep.json a sweep wrote into `folder` (FormatError/IoError naming the file). */
+BridgeSweepResult readBridgeSweep(const std::filesystem::path& folder);
+
 }  // namespace strata

@@ -2,13 +2,14 @@
 // condition for both conditioning modes, its use of t, gradients to every parameter, and a
 // tiny training run that learns x0 as a function of the condition.
 
+#include "model/bridge_denoiser.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <string>
 #include <vector>
 
-#include "model/bridge_denoiser.h"
 #include "model/diffusion_schedule.h"
 
 namespace strata {
@@ -61,9 +62,8 @@ TEST(BridgeDenoiser, PositionIDependsOnlyOnXtAndConditionAtPositionsUpToI) {
       const torch::Tensor xtChanged = xt.clone(), condChanged = cond.clone();
       xtChanged.select(1, k).add_(1.0);
       condChanged.select(1, k).add_(1.0);
-      for (const auto& [what, out] :
-           {std::pair{"x_t", model->forward(xtChanged, t, cond)},
-            std::pair{"cond", model->forward(xt, t, condChanged)}}) {
+      for (const auto& [what, out] : {std::pair{"x_t", model->forward(xtChanged, t, cond)},
+                                      std::pair{"cond", model->forward(xt, t, condChanged)}}) {
         EXPECT_TRUE(torch::equal(out.slice(1, 0, k), base.slice(1, 0, k)))
             << mode << ": " << what << " at " << k << " reached an earlier position";
         for (int64_t i = k; i < length; ++i)
@@ -142,7 +142,7 @@ TEST(BridgeDenoiser, LearnsX0AsAFunctionOfTheCondition) {
     const torch::Tensor weights = torch::randn({config.condDim, config.dataDim});
     const CosineSchedule schedule;
     std::vector<double> losses;
-    for (int step = 0; step < 300; ++step) {
+    for (int step = 0; step < 200; ++step) {
       const torch::Tensor cond = torch::randn({16, 8, config.condDim});
       const torch::Tensor x0 = torch::tanh(torch::matmul(cond, weights));
       const torch::Tensor t = torch::rand({16});
@@ -152,12 +152,11 @@ TEST(BridgeDenoiser, LearnsX0AsAFunctionOfTheCondition) {
       loss.backward();
       optimiser.step();
       losses.push_back(loss.item<double>());
-      if (step % 50 == 49) { double m=0; for (int j=step-49;j<=step;++j) m+=losses[j]/50; std::cout << mode << " " << step << " " << m << std::endl; }
     }
     double last = 0;
     for (size_t i = losses.size() - 20; i < losses.size(); ++i) last += losses[i] / 20;
     EXPECT_GT(losses.front(), 0.3) << mode;
-    EXPECT_LT(last, 0.25 * losses.front()) << mode << ": " << losses.front() << " → " << last;
+    EXPECT_LT(last, 0.2 * losses.front()) << mode << ": " << losses.front() << " → " << last;
   }
 }
 

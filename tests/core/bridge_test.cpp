@@ -190,6 +190,11 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   EXPECT_GE(result.bestByScore, 1);
   const auto report = nlohmann::json::parse(readWholeFile(dir / "sweep" / "sweep.json"));
   EXPECT_EQ(report["layers"].size(), 3u);
+  const BridgeSweepResult read = readBridgeSweep(dir / "sweep");
+  ASSERT_EQ(read.rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(read.rho, result.rho);
+  EXPECT_EQ(read.rows[1].layer, 2);
+  EXPECT_DOUBLE_EQ(read.rows[1].valLoss, result.rows[1].valLoss);
   // Running it again continues: every run is finished, nothing is retrained.
   const auto before = fs::last_write_time(dir / "sweep" / "layer-2" / "metrics.jsonl");
   const BridgeSweepResult again = runBridgeSweep(config, job);

@@ -81,6 +81,7 @@ TEST(ConfigSchema, BadValuesAreRefusedNamingTheSetting) {
 TEST(ConfigSchema, SettingTextIsShortAndReadsBackEqual) {
   EXPECT_EQ(settingText(SettingValue{0.001}), "0.001");
   EXPECT_EQ(settingText(SettingValue{3e-4}), "0.0003");
+  EXPECT_EQ(settingText(SettingValue{10.0}), "10");
   EXPECT_EQ(settingText(SettingValue{int64_t{42}}), "42");
   EXPECT_EQ(settingText(SettingValue{true}), "true");
   const double third = 1.0 / 3.0;

@@ -1,0 +1,219 @@
+// End to end: a real pretrain run started from the Training tab (Start… → launcher → OK) on a
+// tiny corpus, with the GUI's event loop watched for stalls while it trains; then Pause, Stop
+// (a stopped run the list shows) and Resume (the run finishes).
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include "display_text.h"
+#include "engine/run_folder.h"
+#include "main_window.h"
+#include "recipes/registry.h"
+#include "runnable_model_fixture.h"
+#include "runs_table.h"
+#include "throw_away_settings.h"
+#include "training_launch_dialog.h"
+#include "training_plots.h"
+#include "training_view.h"
+
+using namespace strata;
+
+namespace {
+
+constexpr int kTimeoutMs = 30000;  // a failing QTRY waits 3× this: stay under CTest's 120 s
+constexpr qint64 kMaxStallMs = 50;
+
+/** The longest gap between ticks of a 5 ms timer: how long the event loop was ever busy. */
+class StallMeter final : public QObject {
+ public:
+  StallMeter() {
+    m_timer.setTimerType(Qt::PreciseTimer);
+    connect(&m_timer, &QTimer::timeout, this, [this] {
+      const qint64 gap = m_sinceTick.restart();
+      m_longest = std::max(m_longest, gap);
+      ++m_ticks;
+    });
+  }
+  void start() {
+    m_longest = 0;
+    m_ticks = 0;
+    m_sinceTick.start();
+    m_timer.start(5);
+  }
+  void stop() { m_timer.stop(); }
+  qint64 longest() const { return m_longest; }
+  int ticks() const { return m_ticks; }
+
+ private:
+  QTimer m_timer;
+  QElapsedTimer m_sinceTick;
+  qint64 m_longest = 0;
+  int m_ticks = 0;
+};
+
+}  // namespace
+
+class TrainingRunTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_root.isValid());
+    test::useThrowAwaySettings(m_root);
+    qputenv("STRATA_RUNS_DIR", QFile::encodeName(m_root.filePath("runs")));
+    m_corpus = m_root.filePath("words.txt");
+    test::writeWordCorpus(m_corpus, 300);
+  }
+
+  void trainsFromTheTabWithoutStallingTheGui() {
+    MainWindow window(MainWindow::Options{false});
+    QStringList errors;
+    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
+    window.show();
+    QCOMPARE(window.runsRoot(), QDir::cleanPath(m_root.filePath("runs")));
+    window.showTrainingView();
+    TrainingView* view = window.trainingView();
+    QVERIFY(view);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    // Start… opens the launcher (non-modal); fill it in and press Start.
+    view->startButton()->click();
+    auto* dialog = window.findChild<TrainingLaunchDialog*>();
+    QVERIFY(dialog);
+    const std::pair<const char*, QString> values[] = {
+        {"corpus", m_corpus},  {"steps", "1000"},
+        {"batch", "2"},        {"seq_len", "16"},
+        {"dim", "16"},         {"layers", "1"},
+        {"heads", "2"},        {"mlp", "32"},
+        {"log_every", "1"},    {"checkpoint_every", "250"},
+        {"eval_every", "100"}, {"eval_windows", "4"},
+        {"warmup", "5"},       {"device", "cpu"},
+        {"threads", "1"}};
+    for (const auto& [key, value] : values) {
+      dialog->setValueText(key, value);
+      QCOMPARE(dialog->valueText(key), value);
+    }
+    const QString folder = QDir::cleanPath(m_root.filePath("runs/e2e"));
+    dialog->setRunFolder(folder);
+    QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->problem()));
+
+    QTest::qWait(100);  // the window's first paint is not the training's doing
+    StallMeter meter;
+    // The machine's own jitter, for reading a failure: the same meter with nothing running.
+    meter.start();
+    QTest::qWait(500);
+    meter.stop();
+    const qint64 idle = meter.longest();
+    QSignalSpy started(&window, &MainWindow::trainingStarted);
+    QSignalSpy finished(&window, &MainWindow::trainingFinished);
+    QSignalSpy plotted(view, &TrainingView::recordsArrived);
+    meter.start();
+    QElapsedTimer clock;
+    clock.start();
+
+    dialog->okButton()->click();
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(started.at(0).at(0).toString(), folder);
+    QVERIFY(!view->startButton()->isEnabled());
+    QVERIFY(view->pauseButton()->isEnabled() && view->stopButton()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    meter.stop();
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
+    qInfo("longest event-loop stall while training: %lld ms (%d ticks in %lld ms; idle: %lld ms)",
+          meter.longest(), meter.ticks(), clock.elapsed(), idle);
+    QVERIFY2(meter.longest() < kMaxStallMs, qPrintable(QString::number(meter.longest())));
+    QVERIFY2(plotted.count() >= 2,
+             "the plot grew only after the run");  // the last read is at the end
+
+    // Every logged step reached the plot, and the list shows the finished run.
+    QTRY_COMPARE(view->plots()->trainLossGraph()->dataCount(), 1000);
+    QVERIFY(view->plots()->evalLossGraph()->dataCount() >=
+            10);  // every 100 steps and at checkpoints
+    QCOMPARE(view->plots()->learningRateGraph()->dataCount(), 1000);
+    const int row = view->runsTable()->rowOf(folder);
+    QVERIFY(row >= 0);
+    QTRY_COMPARE(view->runsTable()->item(row, RunsTable::StateColumn)->text(),
+                 QStringLiteral("finished"));
+    QCOMPARE(view->runsTable()->item(row, RunsTable::StepColumn)->text(),
+             QStringLiteral("1000 / 1000"));
+    QCOMPARE(view->progressBar()->value(), 1000);
+    QTRY_VERIFY(view->logView()->toPlainText().contains("step 1000/1000"));
+    QVERIFY(view->startButton()->isEnabled());
+  }
+
+  void pauseStopAndResume() {
+    MainWindow window(MainWindow::Options{false});
+    QStringList errors;
+    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
+    window.show();
+    window.showTrainingView();
+    TrainingView* view = window.trainingView();
+    view->setRefreshIntervals(100, 50);
+
+    TrainingRequest request;
+    request.recipe = "pretrain";
+    const ConfigSchema schema = recipeSchema(request.recipe);
+    request.config = ResolvedConfig(schema);
+    for (const char* assignment : {"steps=400", "batch=2", "seq_len=16", "dim=16", "layers=1",
+                                   "heads=2", "mlp=32", "log_every=1", "checkpoint_every=100",
+                                   "eval_windows=4", "warmup=5", "device=cpu", "threads=1"})
+      applyOverride(schema, assignment, request.config);
+    request.config.set("corpus", m_corpus.toStdString());
+    const QString folder = QDir::cleanPath(m_root.filePath("runs/stopped"));
+    request.runFolder = toFsPath(folder);
+
+    // Pause as soon as step 10 is logged: deterministic, however fast the steps are.
+    QSignalSpy finished(&window, &MainWindow::trainingFinished);
+    QVERIFY(window.startTrainingRun(request));
+    QTRY_VERIFY_WITH_TIMEOUT(view->plots()->records().size() >= 10, kTimeoutMs);
+    view->pauseButton()->click();
+    QCOMPARE(view->activeState(), TrainingView::ActiveState::Paused);
+    QVERIFY(view->resumeButton()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(view->logView()->toPlainText().contains("paused at step"), kTimeoutMs);
+    QTRY_COMPARE(
+        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
+        QStringLiteral("paused"));
+
+    view->stopButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Cancelled);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    const RunStatus stopped = readRunStatus(toFsPath(folder));
+    QCOMPARE(stopped.state, RunState::Stopped);
+    QVERIFY(stopped.step >= 10 && stopped.step < 400);
+    QTRY_COMPARE(
+        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
+        QStringLiteral("stopped"));
+
+    // Resume: select the stopped run and continue it to the end.
+    view->runsTable()->selectRow(view->runsTable()->rowOf(folder));
+    QCOMPARE(view->shownRun(), folder);
+    QTRY_VERIFY(view->resumeButton()->isEnabled());
+    view->resumeButton()->click();
+    QCOMPARE(view->activeState(), TrainingView::ActiveState::Training);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 3 * kTimeoutMs);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    QCOMPARE(finished.at(1).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
+    QCOMPARE(readRunStatus(toFsPath(folder)).state, RunState::Finished);
+    QTRY_COMPARE(
+        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
+        QStringLiteral("finished"));
+    QTRY_COMPARE(view->plots()->records().back().step, int64_t{400});
+  }
+
+ private:
+  QTemporaryDir m_root;
+  QString m_corpus;
+};
+
+QTEST_MAIN(TrainingRunTest)
+#include "training_run_test.moc"

@@ -1,0 +1,316 @@
+// The Training tab without training: the launcher built from the pretrain schema, a
+// hand-written run replayed and followed live, and the exports.
+
+#include "training_view.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+#include "common/error.h"
+#include "display_text.h"
+#include "recipes/registry.h"
+#include "runs_table.h"
+#include "throw_away_settings.h"
+#include "training_launch_dialog.h"
+#include "training_plots.h"
+
+using namespace strata;
+
+namespace {
+
+void writeText(const QString& file, const QByteArray& text, bool append = false) {
+  QFile out(file);
+  QVERIFY(out.open(append ? QIODevice::Append : QIODevice::WriteOnly | QIODevice::Truncate));
+  QCOMPARE(out.write(text), text.size());
+}
+
+/** One metrics.jsonl line: losses falling, an evaluation every 10 steps, 1 s per step. */
+QByteArray metricsLine(int step) {
+  QByteArray line = QStringLiteral(
+                        "{\"step\": %1, \"wall_time\": %2, \"loss\": %3, \"lr\": %4, "
+                        "\"tokens_per_s\": %5")
+                        .arg(step)
+                        .arg(1700000000 + step)
+                        .arg(5.0 / std::sqrt(step), 0, 'g', 10)
+                        .arg(1e-3 * step / 30.0, 0, 'g', 10)
+                        .arg(1000 + step)
+                        .toUtf8();
+  if (step % 10 == 0)
+    line += ", \"val_loss\": " + QByteArray::number(6.0 / std::sqrt(step), 'g', 10);
+  return line + "}\n";
+}
+
+/** A finished run of `steps` logged steps, as strata-cli writes it. */
+void writeRun(const QString& folder, int steps, const char* state = "finished") {
+  QVERIFY(QDir().mkpath(folder));
+  writeText(folder + "/run.json",
+            R"({"recipe": "pretrain", "created": "2024-05-01T10:00:00Z", "config": {}})");
+  writeText(
+      folder + "/status.json",
+      QStringLiteral(R"({"state": "%1", "step": %2, "total_steps": 50, "updated": 1700000030})")
+          .arg(QLatin1String(state))
+          .arg(steps)
+          .toUtf8());
+  QByteArray metrics;
+  for (int step = 1; step <= steps; ++step) metrics += metricsLine(step);
+  writeText(folder + "/metrics.jsonl", metrics);
+}
+
+}  // namespace
+
+class TrainingViewTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_root.isValid());
+    test::useThrowAwaySettings(m_root);
+    m_corpus = m_root.filePath("corpus.txt");
+    writeText(m_corpus, "some words\n");
+  }
+
+  void launcherHasAFieldForEverySettingWithItsDefault() {
+    const ConfigSchema schema = recipeSchema("pretrain");
+    TrainingLaunchDialog dialog({schema}, m_root.filePath("runs"));
+    QCOMPARE(dialog.recipe(), QStringLiteral("pretrain"));
+    QVERIFY(dialog.recipeBox()->isHidden());  // one recipe: nothing to choose
+    for (const SettingSpec& spec : schema.settings) {
+      const QString key = QString::fromStdString(spec.key);
+      QWidget* field = dialog.field(key);
+      QVERIFY2(field, qPrintable(key));
+      if (spec.required)
+        QVERIFY(dialog.valueText(key).isEmpty());
+      else
+        QVERIFY2(parseSetting(spec, dialog.valueText(key).toStdString(), {}) == spec.defaultValue,
+                 qPrintable(key));
+      QVERIFY2(field->toolTip().contains(QString::fromStdString(spec.description)),
+               qPrintable(key));
+    }
+    QVERIFY(qobject_cast<QSpinBox*>(dialog.field("steps")));
+    QVERIFY(qobject_cast<QLineEdit*>(dialog.field("lr")));  // reals are typed: 3e-4 survives
+    QVERIFY(qobject_cast<QComboBox*>(dialog.field("device")));
+    QVERIFY(dialog.field("lr")->toolTip().contains("Range: 0 … 10"));
+    QVERIFY(dialog.field("device")->toolTip().contains("One of: auto, cpu, cuda"));
+    QVERIFY(dialog.runFolderEdit()->text().startsWith(
+        QDir::cleanPath(m_root.filePath("runs/pretrain-"))));
+    QVERIFY(!dialog.okButton()->isEnabled());  // the corpus is required
+    QVERIFY(dialog.problem().contains("corpus"));
+    QVERIFY(!dialog.problemLabel()->isHidden());
+  }
+
+  void launcherRejectsAnOutOfRangeValue() {
+    TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    dialog.setValueText("corpus", m_corpus);
+    QVERIFY(dialog.okButton()->isEnabled());
+    QVERIFY(dialog.problem().isEmpty());
+    dialog.setValueText("lr", "20");
+    QVERIFY(!dialog.okButton()->isEnabled());
+    QVERIFY2(dialog.problem().contains("'lr'") && dialog.problem().contains("at most"),
+             qPrintable(dialog.problem()));
+    dialog.setValueText("lr", "fast");
+    QVERIFY(!dialog.okButton()->isEnabled());
+    dialog.setValueText("lr", "3e-4");
+    QVERIFY(dialog.okButton()->isEnabled());
+    auto* steps = qobject_cast<QSpinBox*>(dialog.field("steps"));
+    QCOMPARE(steps->minimum(), 1);  // the spin box cannot go below the schema's minimum
+  }
+
+  void launcherReturnsTheTypedConfig() {
+    TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    dialog.setValueText("corpus", m_corpus);
+    dialog.setValueText("steps", "40");
+    dialog.setValueText("lr", "3e-4");
+    dialog.setValueText("device", "cpu");
+    dialog.setValueText("tokenizer", "byte");
+    dialog.setRunFolder(m_root.filePath("runs/mine"));
+    const TrainingRequest request = dialog.request();
+    QCOMPARE(request.recipe, std::string("pretrain"));
+    QCOMPARE(request.config.integer("steps"), int64_t{40});
+    QCOMPARE(request.config.real("lr"), 3e-4);
+    QCOMPARE(request.config.text("device"), std::string("cpu"));
+    QCOMPARE(request.config.text("corpus"), m_corpus.toStdString());
+    QCOMPARE(request.config.integer("dim"), int64_t{128});  // untouched: the default
+    QCOMPARE(toQString(request.runFolder), QDir::cleanPath(m_root.filePath("runs/mine")));
+
+    writeRun(m_root.filePath("runs/taken"), 3);
+    dialog.setRunFolder(m_root.filePath("runs/taken"));
+    QVERIFY(!dialog.okButton()->isEnabled());
+    QVERIFY(dialog.problem().contains("already holds a run"));
+  }
+
+  void launcherRemembersItsValues() {
+    QSettings settings(m_root.filePath("launcher.ini"), QSettings::IniFormat);
+    {
+      TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+      dialog.setValueText("corpus", m_corpus);
+      dialog.setValueText("lr", "3e-4");
+      dialog.saveSettings(settings);
+    }
+    TrainingLaunchDialog again({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    again.restoreSettings(settings);
+    QCOMPARE(again.valueText("corpus"), m_corpus);
+    QCOMPARE(again.valueText("lr"), QStringLiteral("3e-4"));
+    QVERIFY(again.okButton()->isEnabled());
+  }
+
+  void viewListsAndReplaysARun() {
+    const QString root = m_root.filePath("replay");
+    writeRun(root + "/run-a", 30);
+    TrainingView view(root);
+    view.setRefreshIntervals(100, 50);
+    view.show();
+    QCOMPARE(view.runsTable()->rowCount(), 1);
+    QCOMPARE(view.runsTable()->item(0, RunsTable::RunColumn)->text(), QStringLiteral("run-a"));
+    QCOMPARE(view.runsTable()->item(0, RunsTable::RecipeColumn)->text(),
+             QStringLiteral("pretrain"));
+    QCOMPARE(view.runsTable()->item(0, RunsTable::StateColumn)->text(), QStringLiteral("finished"));
+    QCOMPARE(view.runsTable()->item(0, RunsTable::StepColumn)->text(), QStringLiteral("30 / 50"));
+
+    QSignalSpy shown(&view, &TrainingView::runShown);
+    view.runsTable()->selectRow(0);
+    QCOMPARE(shown.count(), 1);
+    TrainingPlots* plots = view.plots();
+    QCOMPARE(plots->records().size(), std::size_t{30});
+    QCOMPARE(plots->trainLossGraph()->dataCount(), 30);
+    QCOMPARE(plots->smoothedLossGraph()->dataCount(), 30);
+    QCOMPARE(plots->evalLossGraph()->dataCount(), 3);
+    QCOMPARE(plots->evalLossGraph()->data()->at(1)->key, 20.0);
+    QCOMPARE(plots->learningRateGraph()->dataCount(), 30);
+    QCOMPARE(plots->throughputGraph()->dataCount(), 30);
+    QCOMPARE(view.progressBar()->value(), 30);
+    QCOMPARE(view.progressBar()->maximum(), 50);
+    QVERIFY(view.etaLabel()->text().contains("1 steps/s"));
+  }
+
+  void smoothingAndLogScaleChangeTheLossPlot() {
+    TrainingPlots plots;
+    std::vector<MetricsRecord> records;
+    for (int step = 1; step <= 20; ++step)
+      records.push_back(parseMetricsLine(metricsLine(step).trimmed().toStdString()));
+    plots.setRecords(records);
+    plots.setSmoothing(0);
+    QCOMPARE(plots.smoothedLossGraph()->data()->at(10)->value,
+             plots.trainLossGraph()->data()->at(10)->value);
+    plots.smoothingSlider()->setValue(90);
+    QCOMPARE(plots.smoothing(), 0.9);
+    const double raw = plots.trainLossGraph()->data()->at(10)->value;
+    const double smooth = plots.smoothedLossGraph()->data()->at(10)->value;
+    QVERIFY2(smooth > raw + 0.01, qPrintable(QStringLiteral("%1 vs %2").arg(smooth).arg(raw)));
+    // Debiased: the first smoothed point is the first value, not pulled towards zero.
+    QCOMPARE(plots.smoothedLossGraph()->data()->at(0)->value,
+             plots.trainLossGraph()->data()->at(0)->value);
+
+    QCustomPlot* loss = plots.plot(TrainingPlots::LossPlot);
+    QCOMPARE(loss->yAxis->scaleType(), QCPAxis::stLinear);
+    plots.logScaleBox()->setChecked(true);
+    QCOMPARE(loss->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    plots.logScaleBox()->setChecked(false);
+    QCOMPARE(loss->yAxis->scaleType(), QCPAxis::stLinear);
+  }
+
+  void viewFollowsARunBeingWritten() {
+    const QString root = m_root.filePath("live");
+    writeRun(root + "/run-live", 10, "running");
+    TrainingView view(root);
+    view.setRefreshIntervals(50, 20);
+    view.show();
+    view.showRun(root + "/run-live");
+    QCOMPARE(view.plots()->records().size(), std::size_t{10});
+    // Another process appends, the last line not yet finished.
+    QByteArray more;
+    for (int step = 11; step <= 15; ++step) more += metricsLine(step);
+    writeText(root + "/run-live/metrics.jsonl", more + metricsLine(16).left(18), true);
+    QTRY_COMPARE(view.plots()->records().size(), std::size_t{15});
+    QCOMPARE(view.plots()->trainLossGraph()->dataCount(), 15);
+    QCOMPARE(view.plots()->evalLossGraph()->dataCount(), 1);
+    writeText(root + "/run-live/metrics.jsonl", metricsLine(16).mid(18), true);
+    QTRY_COMPARE(view.plots()->records().size(), std::size_t{16});
+    // A resume truncates the log (a new file): the plot starts over.
+    QByteArray rewritten = metricsLine(1) + metricsLine(2);
+    writeText(root + "/run-live/metrics.tmp", rewritten);
+    QVERIFY(std::rename(qPrintable(root + "/run-live/metrics.tmp"),
+                        qPrintable(root + "/run-live/metrics.jsonl")) == 0);
+    QTRY_COMPARE(view.plots()->records().size(), std::size_t{2});
+    // Without run.lock, a "running" status is a run whose process died.
+    QTRY_COMPARE(view.runsTable()->item(0, RunsTable::StateColumn)->text(),
+                 QStringLiteral("interrupted"));
+    // A run started elsewhere appears by itself.
+    writeRun(root + "/run-new", 5);
+    QTRY_COMPARE(view.runsTable()->rowCount(), 2);
+    QCOMPARE(view.shownRun(), QDir::cleanPath(root + "/run-live"));
+    // Hidden (another tab in front), the view reads nothing; shown again, it catches up.
+    view.hide();
+    writeText(root + "/run-live/metrics.jsonl", metricsLine(3), true);
+    QTest::qWait(100);
+    QCOMPARE(view.plots()->records().size(), std::size_t{2});
+    view.show();
+    QCOMPARE(view.plots()->records().size(), std::size_t{3});
+  }
+
+  void exportsPlotsAndCsv() {
+    TrainingPlots plots;
+    std::vector<MetricsRecord> records;
+    for (int step = 1; step <= 10; ++step)
+      records.push_back(parseMetricsLine(metricsLine(step).trimmed().toStdString()));
+    plots.setRecords(records);
+    const QString csv = m_root.filePath("metrics.csv");
+    plots.saveCsv(csv);
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 11);
+    QCOMPARE(lines[0], QStringLiteral("step,wall_time,loss,lr,tokens_per_s,val_loss"));
+    const QStringList tenth = lines[10].split(',');
+    QCOMPARE(tenth[0], QStringLiteral("10"));
+    QCOMPARE(tenth[4].toDouble(), 1010.0);
+    QVERIFY(std::abs(tenth[5].toDouble() - 6.0 / std::sqrt(10.0)) < 1e-9);
+    QVERIFY(lines[1].endsWith(','));  // step 1 has no evaluation: an empty cell
+
+    for (const char* name : {"loss.png", "loss.pdf"}) {
+      const QString out = m_root.filePath(name);
+      plots.savePlot(TrainingPlots::LossPlot, out);
+      QVERIFY2(QFileInfo(out).size() > 1000, name);
+    }
+    plots.savePlot(TrainingPlots::LearningRatePlot, m_root.filePath("lr.png"));
+    plots.savePlot(TrainingPlots::ThroughputPlot, m_root.filePath("throughput.pdf"));
+    QFile pdf(m_root.filePath("throughput.pdf"));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(4) == "%PDF");
+    QVERIFY_THROWS_EXCEPTION(Error,
+                             plots.savePlot(TrainingPlots::LossPlot, m_root.filePath("loss.bmp")));
+  }
+
+  void durationsAndRatesAreReadable() {
+    QCOMPARE(TrainingView::durationText(12), QStringLiteral("12 s"));
+    QCOMPARE(TrainingView::durationText(245), QStringLiteral("4 min 05 s"));
+    QCOMPARE(TrainingView::durationText(3723), QStringLiteral("1 h 02 min"));
+    std::vector<MetricsRecord> records;
+    for (int step = 0; step < 5; ++step) records.push_back({step * 10, 100.0 + step * 2, {}});
+    QCOMPARE(TrainingView::stepRate(records), 5.0);
+    records.push_back({3, 111, {}});  // resumed from an earlier step: no rate across it
+    QCOMPARE(TrainingView::stepRate(records), 0.0);
+  }
+
+ private:
+  QTemporaryDir m_root;
+  QString m_corpus;
+};
+
+QTEST_MAIN(TrainingViewTest)
+#include "training_view_test.moc"

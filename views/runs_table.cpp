@@ -1,0 +1,100 @@
+#include "runs_table.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QHeaderView>
+
+#include "common/error.h"
+#include "display_text.h"
+
+namespace strata {
+namespace {
+
+QString cleanAbsolute(const QString& path) {
+  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+}
+
+}  // namespace
+
+RunsTable::RunsTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
+  setHorizontalHeaderLabels({tr("Run"), tr("Recipe"), tr("State"), tr("Step"), tr("Updated")});
+  setSelectionBehavior(QAbstractItemView::SelectRows);
+  setSelectionMode(QAbstractItemView::SingleSelection);
+  setEditTriggers(QAbstractItemView::NoEditTriggers);
+  verticalHeader()->hide();
+  horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  horizontalHeader()->setStretchLastSection(true);
+  connect(this, &QTableWidget::itemSelectionChanged, this, [this] {
+    const QList<QTableWidgetItem*> items = selectedItems();
+    if (!items.isEmpty()) emit runSelected(m_folders.value(items.first()->row()));
+  });
+}
+
+void RunsTable::refresh(const QString& root, const QStringList& extraRuns) {
+  std::vector<RunInfo> runs = listRuns(toFsPath(root));
+  QStringList folders;
+  for (const RunInfo& run : runs) folders << cleanAbsolute(toQString(run.folder));
+  for (const QString& extra : extraRuns) {
+    if (folders.contains(extra) || !isRunFolder(toFsPath(extra))) continue;
+    try {
+      runs.push_back(readRunInfo(toFsPath(extra)));
+      folders << extra;
+    } catch (const Error&) {  // an unreadable run.json is not listed, as listRuns does
+    }
+  }
+  if (folders != m_folders) {
+    // Rebuilt without selection signals; the selected run is selected again.
+    const QString selected =
+        selectedItems().isEmpty() ? QString() : m_folders.value(selectedItems().first()->row());
+    const QSignalBlocker blocker(this);
+    clearContents();
+    setRowCount(static_cast<int>(runs.size()));
+    m_folders = folders;
+    m_runs = std::move(runs);
+    for (int row = 0; row < rowCount(); ++row) fillRow(row, m_runs[static_cast<std::size_t>(row)]);
+    selectRun(selected);
+    return;
+  }
+  m_runs = std::move(runs);
+  for (int row = 0; row < rowCount(); ++row) fillRow(row, m_runs[static_cast<std::size_t>(row)]);
+}
+
+const RunInfo* RunsTable::info(const QString& folder) const {
+  const int row = rowOf(folder);
+  return row < 0 ? nullptr : &m_runs[static_cast<std::size_t>(row)];
+}
+
+int RunsTable::rowOf(const QString& folder) const {
+  return static_cast<int>(m_folders.indexOf(folder));
+}
+
+void RunsTable::selectRun(const QString& folder) {
+  const int row = rowOf(folder);
+  if (row < 0) return;
+  const QSignalBlocker blocker(this);
+  selectRow(row);
+}
+
+void RunsTable::fillRow(int row, const RunInfo& info) {
+  const RunStatus& status = info.status;
+  const QString texts[ColumnCount] = {
+      QFileInfo(toQString(info.folder)).fileName(), QString::fromStdString(info.recipe),
+      QString::fromLatin1(runStateName(status.state)),
+      status.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(status.step).arg(status.totalSteps)
+                            : QString::number(status.step),
+      status.updated > 0
+          ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(status.updated * 1000))
+                .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"))
+          : QString()};
+  QString tip = QDir::toNativeSeparators(toQString(info.folder));
+  if (!status.error.empty()) tip += QLatin1Char('\n') + QString::fromStdString(status.error);
+  for (int column = 0; column < ColumnCount; ++column) {
+    QTableWidgetItem* cell = item(row, column);
+    if (!cell) setItem(row, column, cell = new QTableWidgetItem);
+    if (cell->text() != texts[column]) cell->setText(texts[column]);  // no repaint when unchanged
+    if (cell->toolTip() != tip) cell->setToolTip(tip);
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,237 @@
+#include "training_launch_dialog.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QVBoxLayout>
+
+#include "common/error.h"
+#include "display_text.h"
+#include "engine/run_folder.h"
+#include "setting_field.h"
+
+namespace strata {
+namespace {
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+}  // namespace
+
+TrainingLaunchDialog::TrainingLaunchDialog(std::vector<ConfigSchema> schemas,
+                                           const QString& runsRoot, QWidget* parent)
+    : QDialog(parent),
+      m_schemas(std::move(schemas)),
+      m_runsRoot(runsRoot),
+      m_recipe(new QComboBox(this)),
+      m_description(new QLabel(this)),
+      m_formLayout(new QVBoxLayout),
+      m_runFolder(new QLineEdit(this)),
+      m_problem(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
+  if (m_schemas.empty()) throw Error("no training recipe is available");
+  setObjectName(QStringLiteral("TrainingLaunchDialog"));
+  setWindowTitle(tr("Start Training"));
+
+  for (const ConfigSchema& schema : m_schemas) m_recipe->addItem(qs(schema.recipe));
+  m_recipe->setToolTip(tr("The training recipe; its settings fill the form below"));
+  m_description->setWordWrap(true);
+  m_description->setForegroundRole(QPalette::PlaceholderText);
+
+  m_runFolder->setObjectName(QStringLiteral("runFolder"));
+  m_runFolder->setToolTip(
+      tr("The folder the run writes (run.json, metrics.jsonl, checkpoints/); it must not hold "
+         "a run yet. Browse… picks the folder it goes in."));
+  auto* browse = new QPushButton(tr("Browse…"), this);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString parentFolder = QFileDialog::getExistingDirectory(
+        this, tr("Folder for the Run"), QFileInfo(m_runFolder->text()).absolutePath());
+    if (parentFolder.isEmpty()) return;
+    m_folderChosen = true;
+    m_runFolder->setText(QDir(parentFolder).filePath(QFileInfo(defaultRunFolder()).fileName()));
+  });
+  connect(m_runFolder, &QLineEdit::textEdited, this, [this] { m_folderChosen = true; });
+  connect(m_runFolder, &QLineEdit::textChanged, this, &TrainingLaunchDialog::updateState);
+
+  auto* top = new QFormLayout;
+  top->addRow(tr("Recipe:"), m_recipe);
+  auto* folderRow = new QHBoxLayout;
+  folderRow->addWidget(m_runFolder, 1);
+  folderRow->addWidget(browse);
+  top->addRow(tr("Run folder:"), folderRow);
+  m_recipe->setVisible(m_schemas.size() > 1);
+  top->labelForField(m_recipe)->setVisible(m_schemas.size() > 1);
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  auto* holder = new QWidget(scroll);
+  holder->setLayout(m_formLayout);
+  scroll->setWidget(holder);
+
+  m_problem->setObjectName(QStringLiteral("problem"));
+  m_problem->setWordWrap(true);
+  m_problem->setStyleSheet(QStringLiteral("color: #b00020"));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(m_description);
+  layout->addWidget(scroll, 1);
+  layout->addWidget(m_problem);
+  layout->addWidget(m_buttons);
+
+  okButton()->setText(tr("Start"));
+  connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(m_recipe, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index < 0) return;
+    m_current = static_cast<std::size_t>(index);
+    buildForm();
+  });
+  buildForm();
+  resize(620, 720);
+}
+
+QPushButton* TrainingLaunchDialog::okButton() const {
+  return m_buttons->button(QDialogButtonBox::Ok);
+}
+
+QString TrainingLaunchDialog::recipe() const { return qs(schema().recipe); }
+
+bool TrainingLaunchDialog::setRecipe(const QString& recipe) {
+  const int index = m_recipe->findText(recipe);
+  if (index < 0) return false;
+  m_recipe->setCurrentIndex(index);
+  return true;
+}
+
+QString TrainingLaunchDialog::defaultRunFolder() const {
+  const QString name = recipe() + QLatin1Char('-') +
+                       QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss"));
+  return QDir::cleanPath(QDir(m_runsRoot).absoluteFilePath(name));
+}
+
+void TrainingLaunchDialog::buildForm() {
+  delete m_form;
+  m_fields.clear();
+  m_form = new QWidget;
+  auto* groups = new QVBoxLayout(m_form);
+  groups->setContentsMargins(0, 0, 0, 0);
+  QHash<QString, QFormLayout*> forms;
+  for (const SettingSpec& spec : schema().settings) {
+    const QString group = spec.group.empty() ? tr("settings") : qs(spec.group);
+    QFormLayout*& form = forms[group];
+    if (!form) {  // groups appear in the schema's order
+      auto* box = new QGroupBox(group, m_form);
+      form = new QFormLayout(box);
+      groups->addWidget(box);
+    }
+    QWidget* field = makeSettingField(spec, m_form, [this] { updateState(); });
+    auto* label = new QLabel(qs(spec.key) + QLatin1Char(':'), m_form);
+    label->setToolTip(field->toolTip());
+    if (spec.type == SettingType::Path)
+      form->addRow(label, makePathRow(static_cast<QLineEdit*>(field), m_form));
+    else
+      form->addRow(label, field);
+    m_fields.insert(qs(spec.key), field);
+  }
+  groups->addStretch(1);
+  m_formLayout->addWidget(m_form);
+  m_description->setText(qs(schema().description));
+  m_description->setVisible(!schema().description.empty());
+  if (!m_folderChosen) m_runFolder->setText(defaultRunFolder());
+  updateState();
+}
+
+QString TrainingLaunchDialog::valueText(const QString& key) const {
+  const SettingSpec* spec = schema().find(key.toStdString());
+  return spec ? settingFieldText(m_fields.value(key), spec->type) : QString();
+}
+
+void TrainingLaunchDialog::setValueText(const QString& key, const QString& text) {
+  setSettingFieldText(m_fields.value(key), text);
+}
+
+void TrainingLaunchDialog::setRunFolder(const QString& folder) {
+  m_folderChosen = true;
+  m_runFolder->setText(folder);
+}
+
+QString TrainingLaunchDialog::runFolder() const { return m_runFolder->text().trimmed(); }
+
+ResolvedConfig TrainingLaunchDialog::config() const {
+  ResolvedConfig config(schema());
+  for (const SettingSpec& spec : schema().settings)
+    config.set(spec.key, parseSetting(spec, valueText(qs(spec.key)).toStdString(), {}));
+  validateConfig(schema(), config, {});  // required settings, and whatever parseSetting left
+  return config;
+}
+
+TrainingRequest TrainingLaunchDialog::request() const {
+  TrainingRequest request;
+  request.recipe = schema().recipe;
+  request.config = config();
+  request.runFolder = toFsPath(QDir::cleanPath(QFileInfo(runFolder()).absoluteFilePath()));
+  request.command = "strata (Training > Start Training)";
+  return request;
+}
+
+void TrainingLaunchDialog::updateState() {
+  QString problem;
+  // Mark every bad field, report the first.
+  for (const SettingSpec& spec : schema().settings) {
+    auto* edit = qobject_cast<QLineEdit*>(m_fields.value(qs(spec.key)));
+    if (!edit) continue;
+    QString why;
+    try {
+      parseSetting(spec, valueText(qs(spec.key)).toStdString(), {});
+    } catch (const Error& error) {
+      why = QString::fromStdString(error.what());
+    }
+    edit->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("color: #b00020"));
+    if (problem.isEmpty()) problem = why;
+  }
+  if (problem.isEmpty()) {
+    try {
+      config();
+    } catch (const Error& error) {
+      problem = QString::fromStdString(error.what());
+    }
+  }
+  const QString folder = runFolder();
+  if (problem.isEmpty() && folder.isEmpty()) problem = tr("Choose a run folder.");
+  if (problem.isEmpty() && isRunFolder(toFsPath(folder)))
+    problem = tr("%1 already holds a run: choose another folder, or resume that run from the "
+                 "Training tab.")
+                  .arg(QDir::toNativeSeparators(folder));
+  m_problemText = problem;
+  m_problem->setText(problem);
+  m_problem->setVisible(!problem.isEmpty());
+  okButton()->setEnabled(problem.isEmpty());
+}
+
+void TrainingLaunchDialog::restoreSettings(const QSettings& settings) {
+  setRecipe(settings.value(QStringLiteral("training/recipe")).toString());
+  const QString prefix = QStringLiteral("training/%1/").arg(recipe());
+  for (const SettingSpec& spec : schema().settings) {
+    const QVariant value = settings.value(prefix + qs(spec.key));
+    if (value.isValid()) setValueText(qs(spec.key), value.toString());
+  }
+}
+
+void TrainingLaunchDialog::saveSettings(QSettings& settings) const {
+  settings.setValue(QStringLiteral("training/recipe"), recipe());
+  const QString prefix = QStringLiteral("training/%1/").arg(recipe());
+  for (const SettingSpec& spec : schema().settings)
+    settings.setValue(prefix + qs(spec.key), valueText(qs(spec.key)));
+}
+
+}  // namespace strata

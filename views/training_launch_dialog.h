@@ -1,0 +1,88 @@
+#pragma once
+// TrainingLaunchDialog: the form behind Training ▸ Start Training…, generated from the recipe's
+// ConfigSchema — one row per setting (setting_field.h picks the widget by type), grouped by
+// SettingSpec::group, and the run folder. A recipe combo appears when there are
+// several recipes. OK stays disabled while any field is invalid; the ConfigError of the first
+// bad field is shown under the form.
+//
+// The dialog only fills a TrainingRequest; the main window runs it. Remembered values go
+// through a QSettings the caller passes ("training/<recipe>/<key>"). GUI thread only.
+
+#include <QDialog>
+#include <QHash>
+#include <QString>
+#include <vector>
+
+#include "engine/config_schema.h"
+#include "engine/training_run.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSettings;
+class QVBoxLayout;
+
+namespace strata {
+
+class TrainingLaunchDialog final : public QDialog {
+  Q_OBJECT
+
+ public:
+  /** `schemas`: the recipes offered (the first is selected). `runsRoot`: where the default
+   *  run folder "<recipe>-<yyyyMMdd-hhmmss>" goes. */
+  TrainingLaunchDialog(std::vector<ConfigSchema> schemas, const QString& runsRoot,
+                       QWidget* parent = nullptr);
+
+  /** The selected recipe's name. */
+  QString recipe() const;
+  /** Selects `recipe` (rebuilding the form with its defaults); false when it is not offered. */
+  bool setRecipe(const QString& recipe);
+  const ConfigSchema& schema() const { return m_schemas[m_current]; }
+
+  /** The typed config the form describes. Throws ConfigError when a field is invalid. */
+  ResolvedConfig config() const;
+  QString runFolder() const;
+  /** recipe, config and run folder, ready for startTraining. Throws ConfigError. */
+  TrainingRequest request() const;
+  /** Empty when OK is enabled, else why not (a ConfigError's text, or the run folder's). */
+  QString problem() const { return m_problemText; }
+
+  /** The field of `key`: QSpinBox, QLineEdit, QCheckBox or QComboBox; nullptr if none. */
+  QWidget* field(const QString& key) const { return m_fields.value(key); }
+  /** Sets `key`'s field from text as the CLI would take it ("3e-4", "true", "cpu"). */
+  void setValueText(const QString& key, const QString& text);
+  /** The field's text as parseSetting reads it. */
+  QString valueText(const QString& key) const;
+  void setRunFolder(const QString& folder);
+
+  void restoreSettings(const QSettings& settings);
+  void saveSettings(QSettings& settings) const;
+
+  QPushButton* okButton() const;
+  QComboBox* recipeBox() const { return m_recipe; }
+  QLineEdit* runFolderEdit() const { return m_runFolder; }
+  QLabel* problemLabel() const { return m_problem; }
+
+ private:
+  void buildForm();
+  QString defaultRunFolder() const;
+  void updateState();
+
+  std::vector<ConfigSchema> m_schemas;
+  std::size_t m_current = 0;
+  QString m_runsRoot;
+  bool m_folderChosen = false;  ///< the user typed or browsed a run folder: keep it
+  QComboBox* m_recipe;
+  QLabel* m_description;
+  QWidget* m_form = nullptr;  ///< rebuilt when the recipe changes
+  QVBoxLayout* m_formLayout;
+  QLineEdit* m_runFolder;
+  QLabel* m_problem;
+  QDialogButtonBox* m_buttons;
+  QHash<QString, QWidget*> m_fields;
+  QString m_problemText;
+};
+
+}  // namespace strata

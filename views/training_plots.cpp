@@ -1,0 +1,266 @@
+#include "training_plots.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSlider>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "display_text.h"
+#include "plot_export.h"
+
+namespace strata {
+namespace {
+
+const QColor kTrainColour(31, 119, 180);
+const QColor kEvalColour(255, 127, 14);
+const QColor kLrColour(44, 160, 44);
+const QColor kThroughputColour(148, 103, 189);
+
+QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& yLabel) {
+  auto* plot = new QCustomPlot(parent);
+  plot->setMinimumSize(240, 160);
+  plot->setWindowTitle(title);
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(
+      0, 0, new QCPTextElement(plot, title, QFont(plot->font().family(), -1, QFont::Bold)));
+  plot->xAxis->setLabel(TrainingPlots::tr("step"));
+  plot->yAxis->setLabel(yLabel);
+  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // Live plots redraw a few times a second while a run trains: joins drawn the fast way cost
+  // nothing visible and keep a replot of thousands of noisy points short.
+  plot->setPlottingHint(QCP::phFastPolylines, true);
+  return plot;
+}
+
+QCPGraph* makeGraph(QCustomPlot* plot, const QString& name, const QPen& pen) {
+  QCPGraph* graph = plot->addGraph();
+  graph->setName(name);
+  graph->setPen(pen);
+  return graph;
+}
+
+/** Log ticks at 1-2-5 × 10^k, or at every integer mantissa when the range spans less than a
+ *  decade (a loss going from 4 to 2 would otherwise show no label at all). */
+void setLogTicks(QCPAxis* axis) {
+  const QCPRange range = axis->range();
+  if (!(range.lower > 0) || !(range.upper > range.lower)) return;
+  const bool narrow = std::log10(range.upper / range.lower) < 1;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int k = static_cast<int>(std::floor(std::log10(range.lower)));
+       k <= static_cast<int>(std::ceil(std::log10(range.upper))); ++k)
+    for (int mantissa = 1; mantissa <= 9; ++mantissa) {
+      if (!narrow && mantissa != 1 && mantissa != 2 && mantissa != 5) continue;
+      const double tick = mantissa * std::pow(10.0, k);
+      if (tick >= range.lower && tick <= range.upper)
+        ticker->addTick(tick, QString::number(tick, 'g', 3));
+    }
+  ticker->setSubTickCount(0);
+  axis->setTicker(ticker);
+}
+
+void rescale(QCustomPlot* plot) {
+  plot->rescaleAxes(true);
+  QCPAxis* y = plot->yAxis;
+  QCPRange range = y->range();
+  if (y->scaleType() == QCPAxis::stLogarithmic) {
+    range.lower /= 1.1;
+    range.upper *= 1.1;
+    y->setRange(range);
+    setLogTicks(y);
+  } else {
+    const double pad =
+        range.size() > 0 ? range.size() * 0.05 : std::max(1e-12, std::abs(range.center()) * 0.1);
+    y->setRange(range.lower - pad, range.upper + pad);
+  }
+  plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace
+
+QVector<double> smoothedSeries(const QVector<double>& values, double weight) {
+  QVector<double> smoothed;
+  smoothed.reserve(values.size());
+  double last = 0;
+  int counted = 0;
+  for (const double value : values) {
+    if (!std::isfinite(value)) {
+      smoothed << value;
+      continue;
+    }
+    last = last * weight + (1 - weight) * value;
+    ++counted;
+    const double debias = weight > 0 ? 1 - std::pow(weight, counted) : 1;
+    smoothed << last / debias;
+  }
+  return smoothed;
+}
+
+TrainingPlots::TrainingPlots(QWidget* parent)
+    : QWidget(parent),
+      m_logScale(new QCheckBox(tr("Log scale"), this)),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_sliderValue(new QLabel(this)),
+      m_export(new QToolButton(this)),
+      m_lossPlot(makePlot(this, tr("Loss"), tr("loss"))),
+      m_lrPlot(makePlot(this, tr("Learning rate"), tr("lr"))),
+      m_throughputPlot(makePlot(this, tr("Throughput"), tr("tokens/s"))) {
+  m_logScale->setToolTip(tr("Logarithmic loss axis"));
+  connect(m_logScale, &QCheckBox::toggled, this, &TrainingPlots::setLogScale);
+
+  m_slider->setRange(0, 99);
+  m_slider->setValue(static_cast<int>(std::lround(m_smoothing * 100)));
+  m_slider->setToolTip(
+      tr("Smoothing of the train loss: an exponential moving average with this weight, "
+         "debiased like TensorBoard's (0 = the logged values)"));
+  m_sliderValue->setText(QString::number(m_smoothing, 'f', 2));
+  m_sliderValue->setMinimumWidth(
+      m_sliderValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00")));
+  connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
+    m_smoothing = value / 100.0;
+    m_sliderValue->setText(QString::number(m_smoothing, 'f', 2));
+    m_smoothed->setData(m_trainSteps, smoothedSeries(m_trainLoss, m_smoothing), true);
+    rescale(m_lossPlot);
+  });
+
+  m_export->setText(tr("Export"));
+  m_export->setPopupMode(QToolButton::InstantPopup);
+  auto* menu = new QMenu(m_export);
+  const std::pair<Plot, QString> plots[] = {{LossPlot, QStringLiteral("loss")},
+                                            {LearningRatePlot, QStringLiteral("lr")},
+                                            {ThroughputPlot, QStringLiteral("throughput")}};
+  for (const auto& [which, suffix] : plots) {
+    // Not addPlotExportActions: the proposed name follows the run shown.
+    QMenu* sub = menu->addMenu(tr("%1 Plot").arg(plot(which)->windowTitle()));
+    for (const QString& format : {QStringLiteral("png"), QStringLiteral("pdf")}) {
+      sub->addAction(tr("Save as %1…").arg(format.toUpper()), this, [this, which, suffix, format] {
+        askToSave(this, tr("Save Plot"), tr("%1 files (*.%2)").arg(format.toUpper(), format),
+                  m_exportName + QLatin1Char('-') + suffix + QLatin1Char('.') + format, format,
+                  [this, which](const QString& file) { savePlot(which, file); });
+      });
+    }
+  }
+  menu->addSeparator();
+  menu->addAction(tr("Save Metrics as CSV…"), this, [this] {
+    askToSave(this, tr("Save Metrics as CSV"), tr("CSV files (*.csv)"),
+              m_exportName + QStringLiteral("-metrics.csv"), QStringLiteral("csv"),
+              [this](const QString& file) { saveCsv(file); });
+  });
+  m_export->setMenu(menu);
+
+  QColor faint = kTrainColour;
+  faint.setAlpha(70);
+  m_train = makeGraph(m_lossPlot, tr("train (logged)"), QPen(faint, 1));
+  m_smoothed = makeGraph(m_lossPlot, tr("train (smoothed)"), QPen(kTrainColour, 2));
+  m_eval = makeGraph(m_lossPlot, tr("eval"), QPen(kEvalColour, 2));
+  m_eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kEvalColour, Qt::white, 7));
+  m_lossPlot->legend->setVisible(true);
+  m_lossPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  m_lr = makeGraph(m_lrPlot, tr("lr"), QPen(kLrColour, 2));
+  // Width 1 for the noisy series: a wider pen is stroked as a path, which costs ten times more.
+  m_throughput = makeGraph(m_throughputPlot, tr("tokens/s"), QPen(kThroughputColour, 1));
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(m_logScale);
+  controls->addSpacing(12);
+  controls->addWidget(new QLabel(tr("Smoothing:"), this));
+  controls->addWidget(m_slider, 1);
+  controls->addWidget(m_sliderValue);
+  controls->addSpacing(12);
+  controls->addWidget(m_export);
+
+  auto* lower = new QSplitter(Qt::Horizontal, this);
+  lower->addWidget(m_lrPlot);
+  lower->addWidget(m_throughputPlot);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_lossPlot);
+  split->addWidget(lower);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 1);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(controls);
+  layout->addWidget(split, 1);
+}
+
+QCustomPlot* TrainingPlots::plot(Plot which) const {
+  switch (which) {
+    case LearningRatePlot:
+      return m_lrPlot;
+    case ThroughputPlot:
+      return m_throughputPlot;
+    default:
+      return m_lossPlot;
+  }
+}
+
+void TrainingPlots::setRecords(std::vector<MetricsRecord> records) {
+  m_records = std::move(records);
+  m_trainSteps.clear();
+  m_trainLoss.clear();
+  for (QCPGraph* graph : {m_train, m_smoothed, m_eval, m_lr, m_throughput}) graph->data()->clear();
+  addToSeries(m_records);
+  refresh();
+}
+
+void TrainingPlots::appendRecords(const std::vector<MetricsRecord>& records) {
+  if (records.empty()) return;
+  m_records.insert(m_records.end(), records.begin(), records.end());
+  addToSeries(records);
+  refresh();
+}
+
+void TrainingPlots::addToSeries(const std::vector<MetricsRecord>& records) {
+  // addData appends in O(1) while steps grow, as they do in a metrics log.
+  for (const MetricsRecord& record : records) {
+    const auto step = static_cast<double>(record.step);
+    if (const double loss = record.value("loss"); !std::isnan(loss)) {
+      m_trainSteps << step;
+      m_trainLoss << loss;
+      m_train->addData(step, loss);
+    }
+    if (const double value = record.value("val_loss"); !std::isnan(value))
+      m_eval->addData(step, value);
+    if (const double value = record.value("lr"); !std::isnan(value)) m_lr->addData(step, value);
+    if (const double value = record.value("tokens_per_s"); !std::isnan(value))
+      m_throughput->addData(step, value);
+  }
+}
+
+void TrainingPlots::refresh() {
+  // Recomputed whole: the debiased EMA of n points costs microseconds next to a replot.
+  m_smoothed->setData(m_trainSteps, smoothedSeries(m_trainLoss, m_smoothing), true);
+  for (QCustomPlot* p : {m_lossPlot, m_lrPlot, m_throughputPlot}) rescale(p);
+}
+
+void TrainingPlots::setSmoothing(double weight) {
+  m_slider->setValue(static_cast<int>(std::lround(std::clamp(weight, 0.0, 0.99) * 100)));
+}
+
+void TrainingPlots::setLogScale(bool logarithmic) {
+  if (m_logScale->isChecked() != logarithmic) m_logScale->setChecked(logarithmic);  // re-enters
+  QCPAxis* y = m_lossPlot->yAxis;
+  const auto type = logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+  if (y->scaleType() == type) return;
+  y->setScaleType(type);
+  if (!logarithmic) y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  rescale(m_lossPlot);
+}
+
+void TrainingPlots::savePlot(Plot which, const QString& file) {
+  strata::savePlot(*plot(which), file);
+}
+
+void TrainingPlots::saveCsv(const QString& file) const {
+  writeMetricsCsv(m_records, toFsPath(file));
+}
+
+}  // namespace strata

@@ -1,0 +1,89 @@
+#pragma once
+// TrainingPlots: a run's metrics.jsonl as three QCustomPlots — the loss (train as logged, its
+// exponential moving average, and the evaluations as points on a line), the learning rate and
+// the throughput (tokens/s) — over the optimizer step. Above them: a log-scale toggle for the
+// loss axis, the smoothing slider (TensorBoard's debiased EMA, weight 0…0.99) and Export (each
+// plot as PNG/PDF, the metrics as CSV).
+//
+// Records arrive whole (setRecords: a run opened or replayed) or in pieces (appendRecords: a
+// live tail); refreshes are coalesced with rpQueuedReplot. Names: "loss", "val_loss", "lr",
+// "tokens_per_s" (every other metric is kept for the CSV). GUI thread only.
+
+#include <QVector>
+#include <QWidget>
+#include <vector>
+
+#include "engine/metrics_log.h"
+
+class QCheckBox;
+class QCPGraph;
+class QCustomPlot;
+class QLabel;
+class QSlider;
+class QToolButton;
+
+namespace strata {
+
+/** TensorBoard's smoothing: EMA with weight `weight` in [0, 1), debiased so the first points
+ *  are not pulled to zero. NaNs stay NaN and do not move the average. */
+QVector<double> smoothedSeries(const QVector<double>& values, double weight);
+
+class TrainingPlots final : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum Plot { LossPlot, LearningRatePlot, ThroughputPlot };
+
+  explicit TrainingPlots(QWidget* parent = nullptr);
+
+  void setRecords(std::vector<MetricsRecord> records);
+  void appendRecords(const std::vector<MetricsRecord>& records);
+  void clear() { setRecords({}); }
+  const std::vector<MetricsRecord>& records() const { return m_records; }
+  /** A name for exported files ("<run>-loss.png"). */
+  void setExportName(const QString& name) { m_exportName = name; }
+
+  /** Smoothing weight in [0, 0.99]; moves the slider. */
+  void setSmoothing(double weight);
+  double smoothing() const { return m_smoothing; }
+  void setLogScale(bool logarithmic);
+
+  /** Saves one plot (format from the suffix: .png or .pdf). Throws strata::Error. */
+  void savePlot(Plot plot, const QString& file);
+  /** Writes every record as CSV (writeMetricsCsv). Throws strata::IoError. */
+  void saveCsv(const QString& file) const;
+
+  QCustomPlot* plot(Plot which) const;
+  QCPGraph* trainLossGraph() const { return m_train; }
+  QCPGraph* smoothedLossGraph() const { return m_smoothed; }
+  QCPGraph* evalLossGraph() const { return m_eval; }
+  QCPGraph* learningRateGraph() const { return m_lr; }
+  QCPGraph* throughputGraph() const { return m_throughput; }
+  QCheckBox* logScaleBox() const { return m_logScale; }
+  QSlider* smoothingSlider() const { return m_slider; }
+  QToolButton* exportButton() const { return m_export; }
+
+ private:
+  void addToSeries(const std::vector<MetricsRecord>& records);
+  void refresh();
+
+  std::vector<MetricsRecord> m_records;
+  // Series kept beside the graphs, so smoothing can be recomputed from the raw losses.
+  QVector<double> m_trainSteps, m_trainLoss;
+  double m_smoothing = 0.6;
+  QString m_exportName = QStringLiteral("training");
+  QCheckBox* m_logScale;
+  QSlider* m_slider;
+  QLabel* m_sliderValue;
+  QToolButton* m_export;
+  QCustomPlot* m_lossPlot;
+  QCustomPlot* m_lrPlot;
+  QCustomPlot* m_throughputPlot;
+  QCPGraph* m_train;
+  QCPGraph* m_smoothed;
+  QCPGraph* m_eval;
+  QCPGraph* m_lr;
+  QCPGraph* m_throughput;
+};
+
+}  // namespace strata
