@@ -163,7 +163,10 @@ std::string settingText(const SettingValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
   // The shortest text that reads back equal: 0.001, 10, 3e-05 (not 0.00100000000000000002).
   char text[64];
-  const auto result = std::to_chars(text, text + sizeof text, std::get<double>(value));
+  const double v = std::get<double>(value);
+  const bool plain = v == 0 || (std::abs(v) >= 1e-5 && std::abs(v) < 1e15);  // 0.0003, not 3e-04
+  const auto result = plain ? std::to_chars(text, text + sizeof text, v, std::chars_format::fixed)
+                            : std::to_chars(text, text + sizeof text, v);
   return std::string(text, result.ptr);
 }
 
