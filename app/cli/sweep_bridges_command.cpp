@@ -30,7 +30,8 @@ int runSweepBridges(const Arguments& original) {
       .option("store", "FILE", "an activation store with scores (default: capture one)")
       .option("tokens", "N", "tokens to capture when there is no --store", "8192")
       .option("permutations", "N", "permutations for the p-value", "10000")
-      .option("set", "KEY=VALUE", "any other bridge setting (repeatable), e.g. width=64");
+      .option("set", "KEY=VALUE", "any other bridge setting (repeatable), e.g. width=64")
+      .flag("no-baseline", "skip the layer-0 baseline (embedding-space diffusion)");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -53,6 +54,7 @@ int runSweepBridges(const Arguments& original) {
   config.captureTokens = cli.integer("tokens");
   config.permutations = cli.integer("permutations");
   config.settings = sets;
+  config.layerZeroBaseline = !cli.isSet("no-baseline");
   BridgeSweepResult result;
   if (runWithTerminalProgress([&](JobContext& job) { result = runBridgeSweep(config, job); }) ==
       JobOutcome::Cancelled) {
@@ -67,10 +69,16 @@ int runSweepBridges(const Arguments& original) {
                   row.ceGap, row.layer == result.bestByScore ? "   <- l* (score)" : "");
     std::cout << line;
   }
+  for (const auto& row : result.baselines) {
+    std::snprintf(line, sizeof line, "%5lld %12s %15.5f %12.4f %8.4f   (baseline, not in rho)\n",
+                  static_cast<long long>(row.layer), "-", row.valLoss, row.valCosine, row.ceGap);
+    std::cout << line;
+  }
   std::snprintf(line, sizeof line,
                 "Spearman rho(score, -val loss) = %.3f, permutation p = %.4f (%zu layers); "
-                "lowest loss at layer %lld\n",
-                result.rho, result.pValue, result.rows.size(), static_cast<long long>(result.bestByLoss));
+                "lowest loss at layer %lld, lowest score at layer %lld\n",
+                result.rho, result.pValue, result.rows.size(), static_cast<long long>(result.bestByLoss),
+                static_cast<long long>(result.worstByScore));
   std::cout << line << "Wrote " << (config.folder / "sweep.json").string() << " and sweep.csv\n";
   return 0;
 }

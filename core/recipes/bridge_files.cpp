@@ -36,6 +36,8 @@ BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& c, int64_t h
   config.maxPositions = std::max<int64_t>(c.integer("seq_len"), 2048);
   if (config.width % config.heads != 0)
     throw ConfigError("the bridge run configuration", "heads", "must divide width");
+  if (config.width % 2 != 0)  // the sinusoidal time and position tables pair dimensions
+    throw ConfigError("the bridge run configuration", "width", "must be even");
   return config;
 }
 

@@ -103,9 +103,14 @@ void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
     csv += std::to_string(row.layer) + "," + Json(row.score).dump() + "," + Json(row.valLoss).dump() +
            "," + Json(row.valCosine).dump() + "," + Json(row.ceGap).dump() + "," + row.run.string() + "\n";
   }
+  Json baselines = Json::array();
+  for (const auto& row : r.baselines)
+    baselines.push_back({{"layer", row.layer}, {"val_loss", row.valLoss}, {"val_cosine", row.valCosine},
+                         {"val_ce_gap", row.ceGap}, {"run", row.run.string()}});
   const Json report = {{"store", r.store.string()}, {"rho", r.rho}, {"p_value", r.pValue},
                        {"best_by_score", r.bestByScore}, {"best_by_loss", r.bestByLoss},
-                       {"layers", rows}};
+                       {"worst_by_score", r.worstByScore}, {"layers", rows},
+                       {"baselines", baselines}};
   writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
   writeTextAtomically(folder / "sweep.csv", csv);
 }
@@ -142,6 +147,15 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
   result.rho = geometry::spearmanRho(score, negativeLoss);
   result.pValue = geometry::spearmanPermutationPValue(score, negativeLoss, c.permutations, 0);
   result.bestByScore = layers[static_cast<size_t>(scores.bestIndex)];
+  result.worstByScore = std::min_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
+                          return a.score < b.score;
+                        })->layer;
+  if (c.layerZeroBaseline && c.firstLayer > 0) {
+    job.info("baseline: bridge at layer 0 (embedding-space diffusion)");
+    BridgeSweepRow row = rowOf(0, trainBridgeAt(c, result.store, 0, job));
+    row.score = std::numeric_limits<double>::quiet_NaN();
+    result.baselines.push_back(row);
+  }
   result.bestByLoss = std::max_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
                         return a.valLoss > b.valLoss;
                       })->layer;
@@ -159,6 +173,17 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
     result.pValue = json.at("p_value").get<double>();
     result.bestByScore = json.at("best_by_score").get<int64_t>();
     result.bestByLoss = json.at("best_by_loss").get<int64_t>();
+    result.worstByScore = json.value("worst_by_score", int64_t{-1});
+    for (const Json& row : json.value("baselines", Json::array())) {
+      BridgeSweepRow r;
+      r.layer = row.at("layer").get<int64_t>();
+      r.score = std::numeric_limits<double>::quiet_NaN();
+      r.valLoss = row.at("val_loss").get<double>();
+      r.valCosine = row.at("val_cosine").get<double>();
+      r.ceGap = row.at("val_ce_gap").get<double>();
+      r.run = row.at("run").get<std::string>();
+      result.baselines.push_back(r);
+    }
     for (const Json& row : json.at("layers")) {
       BridgeSweepRow r;
       r.layer = row.at("layer").get<int64_t>();

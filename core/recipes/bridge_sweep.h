@@ -23,6 +23,9 @@ struct BridgeSweepConfig {
   std::vector<std::string> settings;  ///< further bridge settings, "key=value"
   int64_t captureTokens = 8192;   ///< when capturing the store
   int64_t permutations = 10000;
+  /** Also train the layer-0 baseline (pure embedding-space diffusion) on the same budget,
+   *  reported beside the range but not in ρ. */
+  bool layerZeroBaseline = true;
 };
 
 struct BridgeSweepRow {
@@ -40,6 +43,8 @@ struct BridgeSweepResult {
   double pValue = 1;         ///< two-sided permutation p-value
   int64_t bestByScore = -1;  ///< l* over the sweep's layers
   int64_t bestByLoss = -1;   ///< the layer whose bridge reached the lowest val loss
+  int64_t worstByScore = -1; ///< the lowest-scored layer (the other baseline)
+  std::vector<BridgeSweepRow> baselines;  ///< layer 0 when asked (score NaN)
   std::filesystem::path store;
 };
 

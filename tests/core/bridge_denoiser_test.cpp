@@ -131,9 +131,21 @@ TEST(BridgeDenoiser, RejectsBadConfigsAndShapes) {
                std::invalid_argument);  // past maxPositions
 }
 
+// Tensors this small gain nothing from threads, and on a busy machine OpenMP's spinning made
+// 200 steps take 20 s with two threads against 2 s with one.
+class SingleThreaded {
+ public:
+  SingleThreaded() : m_previous(torch::get_num_threads()) { torch::set_num_threads(1); }
+  ~SingleThreaded() { torch::set_num_threads(m_previous); }
+
+ private:
+  int m_previous;
+};
+
 TEST(BridgeDenoiser, LearnsX0AsAFunctionOfTheCondition) {
   // x0 = tanh(c·W) per token, trained with x0-prediction on the diffusion loss: the loss starts
   // at E[x0²] (the output layer is zero) and must fall well below it.
+  const SingleThreaded singleThreaded;
   for (const std::string& mode : kModes) {
     torch::manual_seed(4);
     const BridgeDenoiserConfig config = tinyConfig(mode);

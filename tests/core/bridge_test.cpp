@@ -188,10 +188,16 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   EXPECT_LE(result.rho, 1.0);
   EXPECT_GT(result.pValue, 0.0);
   EXPECT_GE(result.bestByScore, 1);
+  EXPECT_GE(result.worstByScore, 1);
+  ASSERT_EQ(result.baselines.size(), 1u);  // layer 0, same budget
+  EXPECT_EQ(result.baselines[0].layer, 0);
+  EXPECT_EQ(testing::loggedLosses(result.baselines[0].run).size(), 6u);
   const auto report = nlohmann::json::parse(readWholeFile(dir / "sweep" / "sweep.json"));
   EXPECT_EQ(report["layers"].size(), 3u);
   const BridgeSweepResult read = readBridgeSweep(dir / "sweep");
   ASSERT_EQ(read.rows.size(), 3u);
+  ASSERT_EQ(read.baselines.size(), 1u);
+  EXPECT_EQ(read.worstByScore, result.worstByScore);
   EXPECT_DOUBLE_EQ(read.rho, result.rho);
   EXPECT_EQ(read.rows[1].layer, 2);
   EXPECT_DOUBLE_EQ(read.rows[1].valLoss, result.rows[1].valLoss);
