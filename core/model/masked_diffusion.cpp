@@ -1,0 +1,64 @@
+// Masked discrete diffusion (see masked_diffusion.h).
+
+#include "model/masked_diffusion.h"
+
+#include <numbers>
+
+namespace strata {
+
+std::optional<MaskSchedule> parseMaskSchedule(std::string_view name) {
+  if (name == "loglinear") return MaskSchedule::LogLinear;
+  if (name == "cosine") return MaskSchedule::Cosine;
+  return std::nullopt;
+}
+
+torch::Tensor MaskedDiffusion::alpha(const torch::Tensor& t) const {
+  if (schedule == MaskSchedule::LogLinear) return 1 - (1 - epsilon) * t;
+  return epsilon + (1 - epsilon) * torch::cos(std::numbers::pi / 2 * t);
+}
+
+torch::Tensor MaskedDiffusion::weight(const torch::Tensor& t) const {
+  if (!elboWeighting) return torch::ones_like(t);
+  if (schedule == MaskSchedule::LogLinear) return 1 / t;  // (1−ε) / ((1−ε)·t)
+  const torch::Tensor derivative = (1 - epsilon) * (std::numbers::pi / 2) * torch::sin(std::numbers::pi / 2 * t);
+  return derivative / (1 - alpha(t));
+}
+
+torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOptions& options) const {
+  torch::Tensor u = torch::rand({batch}, options);
+  if (antithetic) {
+    const torch::Tensor offset = torch::arange(batch, options) / static_cast<double>(batch);
+    u = torch::remainder(u / static_cast<double>(batch) + offset, 1.0);
+  }
+  return (1 - samplingEpsilon) * u + samplingEpsilon;
+}
+
+torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t) const {
+  const torch::Tensor moveChance = (1 - alpha(t)).unsqueeze(1);  // [B, 1]
+  return torch::rand(x0.sizes(), t.options()) < moveChance;
+}
+
+torch::Tensor applyMask(const torch::Tensor& x0, const torch::Tensor& noised, int64_t maskId) {
+  return torch::where(noised, torch::full_like(x0, maskId), x0);
+}
+
+torch::Tensor subsLogProbabilities(const torch::Tensor& logits, int64_t vocab) {
+  return torch::log_softmax(logits.slice(-1, 0, vocab).to(torch::kFloat), -1);
+}
+
+MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion, const torch::Tensor& logits,
+                                        const torch::Tensor& x0, const torch::Tensor& noised,
+                                        const torch::Tensor& t, int64_t vocab) {
+  const torch::Tensor logProbabilities = subsLogProbabilities(logits, vocab);
+  const torch::Tensor nll = -logProbabilities.gather(-1, x0.unsqueeze(-1)).squeeze(-1);  // [B, T]
+  const torch::Tensor masked = noised.to(nll.dtype());
+  const torch::Tensor weighted = nll * masked * diffusion.weight(t).unsqueeze(1);
+  MaskedDiffusionLoss out;
+  out.loss = weighted.sum() / static_cast<double>(x0.numel());
+  out.maskedNll = (nll * masked).sum().detach();
+  out.maskedCount = masked.sum().detach();
+  out.maskedCorrect = ((logProbabilities.argmax(-1) == x0) & noised).sum().detach();
+  return out;
+}
+
+}  // namespace strata
