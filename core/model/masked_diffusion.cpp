@@ -24,8 +24,9 @@ torch::Tensor MaskedDiffusion::weight(const torch::Tensor& t) const {
   return derivative / (1 - alpha(t));
 }
 
-torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOptions& options) const {
-  torch::Tensor u = torch::rand({batch}, options);
+torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOptions& options,
+                                           std::optional<at::Generator> generator) const {
+  torch::Tensor u = generator ? torch::rand({batch}, *generator, options) : torch::rand({batch}, options);
   if (antithetic) {
     const torch::Tensor offset = torch::arange(batch, options) / static_cast<double>(batch);
     u = torch::remainder(u / static_cast<double>(batch) + offset, 1.0);
@@ -33,9 +34,11 @@ torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOpt
   return (1 - samplingEpsilon) * u + samplingEpsilon;
 }
 
-torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t) const {
+torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
+                                               std::optional<at::Generator> generator) const {
   const torch::Tensor moveChance = (1 - alpha(t)).unsqueeze(1);  // [B, 1]
-  return torch::rand(x0.sizes(), t.options()) < moveChance;
+  const torch::Tensor u = generator ? torch::rand(x0.sizes(), *generator, t.options()) : torch::rand(x0.sizes(), t.options());
+  return u < moveChance;
 }
 
 torch::Tensor applyMask(const torch::Tensor& x0, const torch::Tensor& noised, int64_t maskId) {

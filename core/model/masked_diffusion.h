@@ -29,11 +29,13 @@ struct MaskedDiffusion {
   /** The ELBO weight −α'_t / (1 − α_t). */
   torch::Tensor weight(const torch::Tensor& t) const;
   /** One t per sequence from torch's global RNG: antithetic = (u/B + i/B) mod 1, then mapped to
-   *  [samplingEpsilon, 1]. */
-  torch::Tensor sampleTimes(int64_t batch, const torch::TensorOptions& options) const;
+   *  [samplingEpsilon, 1]. `generator` replaces the global RNG (validation). */
+  torch::Tensor sampleTimes(int64_t batch, const torch::TensorOptions& options,
+                            std::optional<at::Generator> generator = std::nullopt) const;
   /** Masks each token of x0 [B, T] with probability 1 − α_t [B] (global RNG): returns the
    *  masked-position flags [B, T] (bool). */
-  torch::Tensor sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t) const;
+  torch::Tensor sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
+                                std::optional<at::Generator> generator = std::nullopt) const;
 };
 
 /** x_t: x0 with [MASK] (= maskId) at the flagged positions. */
