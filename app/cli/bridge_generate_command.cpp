@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "bridge_generate.h"
+#include "diffusion_generate.h"
 #include "recipes/hybrid_generation.h"
 #include "terminal_progress.h"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "bridge_generate.h"
+#include "diffusion_generate.h"
 #include "command_line.h"
 #include "commands.h"
 #include "model/backbone.h"
@@ -58,9 +58,12 @@ int runGenerate(const Arguments& args) {
                   "and latency per token.");
   cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
       .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
+      .option("dlm", "RUN", "a masked diffusion LM run (dcdm recipe): chunk-ordered unmasking")
+      .flag("show-chunks", "with --dlm: also print each token's chunk id and reveal step")
       .option("prompt", "TEXT", "text to continue")
       .option("prompts", "FILE", "with --bridge: prompts, one per line")
-      .option("steps", "S", "with --bridge: DDIM steps (default: the run's sample_steps)")
+      .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk "
+                            "(default: the run's sample_steps)")
       .flag("hybrid-only", "with --bridge: skip the original model")
       .option("max-new-tokens", "N", "tokens to generate at most", "64")
       .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T)", "0")
@@ -83,6 +86,7 @@ int runGenerate(const Arguments& args) {
   if (seed < 0) throw UsageError("--seed must be >= 0");
   config.seed = static_cast<uint64_t>(seed);
   if (cli.has("bridge")) return runBridgeGeneration(cli, config);
+  if (cli.has("dlm")) return runDlmGeneration(cli, config);
   const std::string folder = cli.value("model");
   const std::string prompt = cli.value("prompt");
 

@@ -114,6 +114,16 @@ bool CheckpointStore::verify(const fs::path& folder) {
   }
 }
 
+std::optional<std::pair<int64_t, fs::path>> CheckpointStore::bestOrNewestValid() const {
+  std::vector<std::pair<int64_t, fs::path>> candidates = checkpoints();
+  if (const auto best = bestStep())  // the best first, then newest to oldest
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](const auto& c) { return c.first == *best; });
+  for (const auto& candidate : candidates)
+    if (verify(candidate.second)) return candidate;
+  return std::nullopt;
+}
+
 std::optional<int64_t> CheckpointStore::bestStep() const {
   const auto step = stepOfPointer(m_folder / "best");
   if (!step || !fs::is_directory(m_folder / folderName(*step))) return std::nullopt;

@@ -35,6 +35,9 @@ class CheckpointStore {
   std::vector<std::pair<int64_t, std::filesystem::path>> checkpoints() const;
   /** True when `folder`/manifest.json lists files that all have their size and hash. */
   static bool verify(const std::filesystem::path& folder);
+  /** The checkpoint to load a trained model from: the best if it verifies, else the newest
+   *  that does; nullopt when none does. */
+  std::optional<std::pair<int64_t, std::filesystem::path>> bestOrNewestValid() const;
   /** The step `best` names, when it names one that still exists. */
   std::optional<int64_t> bestStep() const;
 

@@ -89,19 +89,14 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
   bridge.diffusion = bridgeDiffusionFrom(bridge.config);
   bridge.denoiser = BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
 
-  const CheckpointStore store(runFolder / "checkpoints");
-  std::vector<std::pair<int64_t, fs::path>> candidates = store.checkpoints();
-  if (const auto best = store.bestStep())  // the best first, then newest to oldest
-    std::stable_partition(candidates.begin(), candidates.end(),
-                          [&](const auto& c) { return c.first == *best; });
-  for (const auto& [step, folder] : candidates) {
-    if (!CheckpointStore::verify(folder)) continue;
+  const auto checkpoint = CheckpointStore(runFolder / "checkpoints").bestOrNewestValid();
+  if (checkpoint) {
     torch::serialize::InputArchive archive;
-    archive.load_from((folder / "model.pt").string());
+    archive.load_from((checkpoint->second / "model.pt").string());
     bridge.denoiser->load(archive);
     bridge.denoiser->to(device);
     bridge.denoiser->eval();
-    bridge.checkpointStep = step;
+    bridge.checkpointStep = checkpoint->first;
     return bridge;
   }
   throw FormatError(runFolder / "checkpoints", "has no valid checkpoint of the bridge");

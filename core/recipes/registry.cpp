@@ -6,6 +6,7 @@
 #include "engine/engine_settings.h"
 #include "engine/recipe.h"
 #include "recipes/bridge.h"
+#include "recipes/dcdm.h"
 #include "recipes/pretrain.h"
 #include "recipes/recipe_factory.h"
 
@@ -26,6 +27,8 @@ const std::vector<RecipeEntry>& entries() {
       {"bridge", "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its "
                  "input embeddings",
        bridgeSettings, makeBridgeRecipe},
+      {"dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
+       dcdmSettings, makeDcdmRecipe},
   };
   return all;
 }

@@ -1,5 +1,6 @@
 #pragma once
-// `generate --bridge RUN`: the hybrid-generation side of the generate command.
+// The diffusion sides of the generate command: `--bridge RUN` (hybrid generation) and
+// `--dlm RUN` (a masked diffusion LM).
 
 #include <string>
 #include <vector>
@@ -12,5 +13,7 @@ namespace strata::cli {
 /** --prompt and the lines of --prompts FILE. UsageError when there is none. */
 std::vector<std::string> promptsFrom(const CommandLine& cli);
 int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling);
+/** `generate --dlm RUN`: sampling from a masked diffusion LM run. */
+int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling);
 
 }  // namespace strata::cli

@@ -1,0 +1,66 @@
+// dcdm settings → objects, loading a trained run (see dcdm_files.h).
+
+#include "recipes/dcdm_files.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "engine/checkpoint_store.h"
+#include "io/text_file.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& c) {
+  MaskedDiffusion diffusion;
+  diffusion.schedule = *parseMaskSchedule(c.text("schedule"));  // the schema allows only valid names
+  diffusion.elboWeighting = c.boolean("elbo_weighting");
+  diffusion.antithetic = c.boolean("antithetic");
+  return diffusion;
+}
+
+DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
+  DcdmTransformerConfig config;
+  config.vocab = vocab;
+  config.dim = c.integer("dim");
+  config.layers = c.integer("layers");
+  config.heads = c.integer("heads");
+  config.mlp = c.integer("mlp");
+  config.maxPositions = std::max<int64_t>(c.integer("seq_len"), 1024);
+  config.variant = c.text("variant");
+  config.blockSize = c.integer("block_size");
+  config.chunks = c.integer("chunks");
+  config.subspaceRank = c.integer("subspace_rank");
+  const fs::path source = "the dcdm run configuration";
+  if (config.dim % config.heads != 0) throw ConfigError(source, "heads", "must divide dim");
+  if (config.subspaceRank > config.dim) throw ConfigError(source, "subspace_rank", "must be at most dim");
+  return config;
+}
+
+LoadedDlm loadDlmRun(const fs::path& runFolder, const torch::Device& device) {
+  const fs::path runJson = runFolder / "run.json";
+  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
+  const Json run = Json::parse(readWholeFile(runJson));
+  if (run.value("recipe", std::string()) != "dcdm")
+    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
+                                   " run, not a masked diffusion (dcdm) run");
+  const ConfigSchema schema = recipeSchema("dcdm");
+  LoadedDlm dlm;
+  dlm.config = ResolvedConfig(schema);
+  applyConfigJson(schema, run.at("config").dump(), runJson, dlm.config);
+  dlm.tokenizer = loadTokenizer(runFolder);
+  dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
+  const auto checkpoint = CheckpointStore(runFolder / "checkpoints").bestOrNewestValid();
+  if (!checkpoint) throw FormatError(runFolder / "checkpoints", "has no valid checkpoint");
+  torch::serialize::InputArchive archive;
+  archive.load_from((checkpoint->second / "model.pt").string());
+  dlm.model->load(archive);
+  dlm.model->to(device);
+  dlm.model->eval();
+  dlm.checkpointStep = checkpoint->first;
+  return dlm;
+}
+
+}  // namespace strata

@@ -1,0 +1,37 @@
+#pragma once
+// Sampling from a trained masked diffusion LM (dcdm runs, any variant): the continuation starts
+// fully masked after the prompt; chunk by chunk in chunk order (the lowest chunk id that still
+// has masked positions), the masked positions of that chunk are unmasked in parallel over S
+// steps, the most confident predictions first (MaskGIT-style confidence ordering). dcdm routes
+// the current sequence again before every step (ids follow the revealed content); bdlm uses
+// positional blocks; mdlm is one chunk, given S steps per block_size tokens so its budget
+// matches bdlm's. No torch in this header.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct DlmSamplingConfig {
+  int64_t newTokens = 64;
+  int64_t stepsPerChunk = 0;  ///< 0 = the run's sample_steps
+  double temperature = 0;     ///< 0 = argmax; > 0 samples from softmax(logits / T)
+  uint64_t seed = 0;
+};
+
+struct DlmSample {
+  std::vector<int32_t> prompt;
+  std::vector<int32_t> tokens;         ///< the continuation
+  std::vector<int64_t> chunkIds;       ///< final chunk id of every position (prompt included)
+  std::vector<int64_t> unmaskedAtStep; ///< the step each continuation token was revealed
+  std::string text;                    ///< decoded continuation
+  int64_t steps = 0;
+  double seconds = 0;
+};
+
+DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& prompt,
+                    const DlmSamplingConfig& config);
+
+}  // namespace strata
