@@ -22,6 +22,8 @@ const std::vector<Command>& commands() {
       {"runs", "list training runs with their state and progress", runRuns},
       {"sweep-bridges", "bridgeability study: a bridge at every layer, Spearman rho(score, -loss)",
        runSweepBridges},
+      {"compare-dlm", "mdlm vs bdlm vs dcdm (and K / routing ablations) on the same budget",
+       runCompareDlm},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

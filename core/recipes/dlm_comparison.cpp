@@ -1,0 +1,141 @@
+// The masked-diffusion comparison study (see dlm_comparison.h).
+
+#include "recipes/dlm_comparison.h"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+#include "engine/job.h"
+#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
+#include "engine/training_run.h"
+#include "io/text_file.h"
+#include "recipes/pretrain_files.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::vector<DlmVariantSpec> DlmComparisonConfig::defaultVariants() {
+  return {{"mdlm", {"variant=mdlm"}},
+          {"bdlm-B8", {"variant=bdlm", "block_size=8"}},
+          {"dcdm-K8-h4", {"variant=dcdm", "chunks=8", "subspace_rank=4"}},
+          {"dcdm-K4-h4", {"variant=dcdm", "chunks=4", "subspace_rank=4"}},
+          {"dcdm-K16-h4", {"variant=dcdm", "chunks=16", "subspace_rank=4"}},
+          {"dcdm-K8-h1", {"variant=dcdm", "chunks=8", "subspace_rank=1"}}};
+}
+
+namespace {
+
+DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
+  const Json runJson = Json::parse(readWholeFile(run / "run.json"));
+  const Json& config = runJson.at("config");
+  DlmComparisonRow row;
+  row.name = spec.name;
+  row.run = run;
+  row.variant = config.at("variant").get<std::string>();
+  row.chunks = row.variant == "dcdm" ? config.at("chunks").get<int64_t>() : 0;
+  row.rank = row.variant == "dcdm" ? config.at("subspace_rank").get<int64_t>() : 0;
+  row.blockSize = row.variant == "bdlm" ? config.at("block_size").get<int64_t>() : 0;
+  const Json& facts = runJson.value("description", Json::object());
+  row.parameters = std::stoll(facts.value("parameters", std::string("0")));
+  row.routerParameters = std::stoll(facts.value("router_parameters", std::string("0")));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  row.valLoss = std::numeric_limits<double>::infinity();
+  row.loadEntropy = row.maxChunkShare = nan;
+  double throughput = 0;
+  int64_t logged = 0;
+  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl")) {
+    if (r.has("tokens_per_s")) {
+      throughput += r.value("tokens_per_s");
+      ++logged;
+    }
+    if (!r.has("val_loss")) continue;
+    row.valLoss = std::min(row.valLoss, r.value("val_loss"));
+    row.maskedAcc = r.value("val_masked_acc");
+    if (r.has("val_load_entropy")) row.loadEntropy = r.value("val_load_entropy");
+    if (r.has("val_max_chunk_share")) row.maxChunkShare = r.value("val_max_chunk_share");
+  }
+  if (!std::isfinite(row.valLoss)) throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  row.pplBound = std::exp(row.valLoss);
+  row.tokensPerSecond = logged > 0 ? throughput / static_cast<double>(logged) : 0;
+  return row;
+}
+
+std::string number(double value, int digits) {
+  if (!std::isfinite(value)) return "–";
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder) {
+  Json list = Json::array();
+  std::string csv = "name,variant,chunks,subspace_rank,block_size,val_loss,ppl_bound,masked_acc,"
+                    "load_entropy,max_chunk_share,tokens_per_s,parameters,router_parameters\n";
+  std::string md = "| run | variant | K | h | B | best val ELBO | PPL bound | masked acc | load "
+                   "entropy | max chunk share | tokens/s | parameters (router) |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& r : rows) {
+    list.push_back({{"name", r.name}, {"variant", r.variant}, {"chunks", r.chunks},
+                    {"subspace_rank", r.rank}, {"block_size", r.blockSize}, {"val_loss", r.valLoss},
+                    {"ppl_bound", r.pplBound}, {"masked_acc", r.maskedAcc},
+                    {"load_entropy", std::isfinite(r.loadEntropy) ? Json(r.loadEntropy) : Json(nullptr)},
+                    {"max_chunk_share", std::isfinite(r.maxChunkShare) ? Json(r.maxChunkShare) : Json(nullptr)},
+                    {"tokens_per_s", r.tokensPerSecond}, {"parameters", r.parameters},
+                    {"router_parameters", r.routerParameters}, {"run", r.run.string()}});
+    csv += r.name + "," + r.variant + "," + std::to_string(r.chunks) + "," + std::to_string(r.rank) + "," +
+           std::to_string(r.blockSize) + "," + number(r.valLoss, 6) + "," + number(r.pplBound, 4) + "," +
+           number(r.maskedAcc, 6) + "," + number(r.loadEntropy, 6) + "," + number(r.maxChunkShare, 6) +
+           "," + number(r.tokensPerSecond, 1) + "," + std::to_string(r.parameters) + "," +
+           std::to_string(r.routerParameters) + "\n";
+    md += "| " + r.name + " | " + r.variant + " | " + (r.chunks ? std::to_string(r.chunks) : "–") +
+          " | " + (r.rank ? std::to_string(r.rank) : "–") + " | " +
+          (r.blockSize ? std::to_string(r.blockSize) : "–") + " | " + number(r.valLoss, 4) + " | " +
+          number(r.pplBound, 2) + " | " + number(r.maskedAcc, 4) + " | " + number(r.loadEntropy, 3) +
+          " | " + number(r.maxChunkShare, 3) + " | " + number(r.tokensPerSecond, 0) + " | " +
+          std::to_string(r.parameters) + " (" + std::to_string(r.routerParameters) + ") |\n";
+  }
+  writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
+  writeTextAtomically(folder / "compare.csv", csv);
+  writeTextAtomically(folder / "compare.md", md);
+}
+
+}  // namespace
+
+std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
+  if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
+  fs::create_directories(c.folder);
+  const ConfigSchema schema = recipeSchema("dcdm");
+  std::vector<DlmComparisonRow> rows;
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    const DlmVariantSpec& spec = c.variants[i];
+    const fs::path run = c.folder / spec.name;
+    job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) + ")");
+    if (isRunFolder(run)) {
+      if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+    } else {
+      TrainingRequest request;
+      request.recipe = "dcdm";
+      request.config = ResolvedConfig(schema);
+      for (const std::string& s : c.settings) applyOverride(schema, s, request.config);
+      for (const std::string& s : spec.settings) applyOverride(schema, s, request.config);
+      request.config.set("corpus", c.corpus.string());
+      request.config.set("steps", c.steps);
+      request.runFolder = run;
+      request.command = "strata-cli compare-dlm (" + spec.name + ")";
+      startTraining(request, job);
+    }
+    rows.push_back(rowOf(spec, run));
+  }
+  writeReports(rows, c.folder);
+  return rows;
+}
+
+}  // namespace strata

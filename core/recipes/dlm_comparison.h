@@ -1,0 +1,48 @@
+#pragma once
+// The masked-diffusion comparison study (`strata-cli compare-dlm`): mdlm, bdlm and dcdm trained
+// with the same budget on the same corpus, plus the dcdm ablations — K (chunks) and point
+// (h = 1) versus subspace (h > 1) routing — each an ordinary resumable dcdm run in the study
+// folder; then one table of validation ELBO, perplexity bound, masked-token accuracy, chunk
+// balance and throughput. No torch here.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+class JobContext;
+
+struct DlmVariantSpec {
+  std::string name;               ///< the run folder's name, e.g. "dcdm-K8-h4"
+  std::vector<std::string> settings;  ///< "key=value" on top of the shared settings
+};
+
+struct DlmComparisonConfig {
+  std::filesystem::path corpus;
+  std::filesystem::path folder;
+  int64_t steps = 300;
+  std::vector<std::string> settings;  ///< shared settings, "key=value"
+  std::vector<DlmVariantSpec> variants = defaultVariants();
+  static std::vector<DlmVariantSpec> defaultVariants();
+};
+
+struct DlmComparisonRow {
+  std::string name, variant;
+  int64_t chunks = 0, rank = 0, blockSize = 0;
+  double valLoss = 0;        ///< best validation ELBO (nats per token, weighted)
+  double pplBound = 0;       ///< exp(best val loss)
+  double maskedAcc = 0;      ///< at the last evaluation
+  double loadEntropy = 0;    ///< normalised; NaN for mdlm / bdlm
+  double maxChunkShare = 0;  ///< NaN for mdlm / bdlm
+  double tokensPerSecond = 0;
+  int64_t parameters = 0, routerParameters = 0;
+  std::filesystem::path run;
+};
+
+/** Trains (or continues) every variant, then writes compare.json, compare.csv and compare.md
+ *  (a Markdown table) into the folder. */
+std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& config, JobContext& job);
+
+}  // namespace strata
