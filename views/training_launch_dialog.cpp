@@ -218,9 +218,10 @@ void TrainingLaunchDialog::updateState() {
   okButton()->setEnabled(problem.isEmpty());
 }
 
-void TrainingLaunchDialog::restoreSettings(const QSettings& settings) {
-  setRecipe(settings.value(QStringLiteral("training/recipe")).toString());
-  const QString prefix = QStringLiteral("training/%1/").arg(recipe());
+void TrainingLaunchDialog::restoreSettings(const QSettings& settings, const QString& recipe) {
+  setRecipe(recipe.isEmpty() ? settings.value(QStringLiteral("training/recipe")).toString()
+                             : recipe);
+  const QString prefix = QStringLiteral("training/%1/").arg(this->recipe());
   for (const SettingSpec& spec : schema().settings) {
     const QVariant value = settings.value(prefix + qs(spec.key));
     if (value.isValid()) setValueText(qs(spec.key), value.toString());

@@ -57,7 +57,9 @@ class TrainingLaunchDialog final : public QDialog {
   QString valueText(const QString& key) const;
   void setRunFolder(const QString& folder);
 
-  void restoreSettings(const QSettings& settings);
+  /** The remembered recipe and its values; `recipe`, when given, is selected instead of the
+   *  remembered one (a launcher opened for one recipe: Bridge ▸ Train Bridge…). */
+  void restoreSettings(const QSettings& settings, const QString& recipe = {});
   void saveSettings(QSettings& settings) const;
 
   QPushButton* okButton() const;

@@ -132,6 +132,7 @@ void MainWindow::createMenus() {
 
   createGeometryMenu();
   createTrainingMenu();
+  createBridgeMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_projectDock->toggleViewAction());

@@ -6,7 +6,9 @@
 // GUI thread only. Split by feature: main_window.cpp (frame, menus, settings, drag and drop),
 // main_window_open.cpp (opening models and stores), main_window_capture.cpp (Capture…),
 // main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs),
-// main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop).
+// main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop),
+// main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
+// (bridgeability sweeps and their tab).
 
 #include <QMainWindow>
 #include <QMap>
@@ -15,6 +17,7 @@
 #include <functional>
 #include <memory>
 
+#include "bridge_view.h"  // QPointer needs the complete type
 #include "engine/capture.h"
 #include "engine/job.h"
 #include "engine/training_run.h"
@@ -23,7 +26,7 @@
 #include "project_dock.h"
 #include "recent_files.h"
 #include "score_layers_dialog.h"  // GeometryScanSettings
-#include "training_view.h"       // QPointer needs the complete type
+#include "training_view.h"        // QPointer needs the complete type
 
 class QAction;
 class QLabel;
@@ -36,6 +39,10 @@ namespace strata {
 namespace geometry {
 struct GeometryReport;
 }
+class BridgeabilityView;
+struct BridgeSweepConfig;
+struct BridgeSweepResult;
+class GeneratePanel;
 class JobController;
 class JobProgressWidget;
 class LayerDetailView;
@@ -109,6 +116,15 @@ class MainWindow final : public QMainWindow {
   /** The run folder this window trains in, or empty. */
   QString trainingFolder() const { return m_trainingFolder; }
 
+  /** The Bridge tab, or nullptr while it is not open. */
+  BridgeView* bridgeView() const { return m_bridgeView; }
+  /** The open Bridgeability tab of the sweep in `folder`, or nullptr. */
+  BridgeabilityView* bridgeabilityView(const QString& folder) const;
+  /** The open Generate tab of `bridgeRun`, or nullptr. */
+  GeneratePanel* generatePanel(const QString& bridgeRun) const;
+  /** The sweep folder a bridgeability sweep of this window trains in, or empty. */
+  QString sweepFolder() const { return m_sweepFolder; }
+
  public slots:
   /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
   void showCaptureDialog();
@@ -137,6 +153,23 @@ class MainWindow final : public QMainWindow {
   /** Cancels the training job: the engine checkpoints, marks the run stopped and returns. */
   void stopTraining();
 
+  /** Opens the Bridge tab (creating it when closed), filled from the current model and store,
+   *  l* from the store's score. */
+  void showBridgeView();
+  /** The training launcher on recipe "bridge", filled from the Bridge tab; OK trains it. */
+  void showBridgeLaunchDialog();
+  /** Opens the (non-modal) sweep dialog, filled from the Bridge tab; OK starts the sweep. */
+  void showBridgeSweepDialog();
+  /**
+   * Runs core's runBridgeSweep in a background job (it trains, so not beside a training job);
+   * the Bridge tab follows its running bridge, success opens the Bridgeability tab.
+   */
+  bool startBridgeSweep(const strata::BridgeSweepConfig& config);
+  /** Reads `folder`/sweep.json and shows (or refreshes) its Bridgeability tab. */
+  void openSweepFolder(const QString& folder);
+  /** Opens the Generate tab of `bridgeRun` (empty: the Bridge tab's run, else asks). */
+  void showGeneratePanel(const QString& bridgeRun = {});
+
  signals:
   /** A model or store finished opening and its tab is shown. */
   void pathOpened(const QString& path);
@@ -156,6 +189,12 @@ class MainWindow final : public QMainWindow {
   void trainingStarted(const QString& folder);
   /** The training job of `folder` ended (Cancelled: stopped, resumable). */
   void trainingFinished(const QString& folder, strata::JobOutcome outcome);
+  /** The Bridge tab was given the l* of `store`'s score (-1: none). */
+  void bridgeLayerSuggested(const QString& store, qint64 layer);
+  /** A bridgeability sweep into `folder` ended (Succeeded: its tab is shown). */
+  void bridgeSweepFinished(const QString& folder, strata::JobOutcome outcome);
+  /** A hybrid generation with `bridgeRun` ended (Succeeded: the panel shows the comparison). */
+  void generationFinished(const QString& bridgeRun, strata::JobOutcome outcome);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -203,6 +242,20 @@ class MainWindow final : public QMainWindow {
   /** Runs a training `work` for `folder`: the job, the tab's buttons, the log routing. */
   void runTrainingJob(const QString& folder, const QString& what, JobWork work,
                       std::shared_ptr<const TrainingSummary> summary, const QString& details);
+  /** The launcher for every recipe; `recipe` and `values` (key → CLI text) preselect and
+   *  fill it over the remembered values. */
+  void openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values);
+  /** On a job's thread: lower its priority so the GUI thread wins the CPU. */
+  static void yieldToTheGui();
+
+  // main_window_bridge.cpp, main_window_sweep.cpp
+  void createBridgeMenu();
+  /** Gives the Bridge tab the l* of its store: the Layer Geometry tab's when open (its
+   *  weights), else read from the store in a job (default weights, as the recipe reads it). */
+  void suggestBridgeLayer();
+  void showBridgeability(const QString& folder, std::shared_ptr<const BridgeSweepResult> result);
+  void startHybridGeneration(GeneratePanel* panel);
+  void showRunInTrainingView(const QString& run);
 
   Options m_options;
   ErrorReporter m_errorReporter;
@@ -222,6 +275,12 @@ class MainWindow final : public QMainWindow {
   TrainingControl m_trainingControl;  ///< shared with the running training job
   QString m_trainingFolder;
   QString m_runsRoot;
+  QString m_trainingRecipe;  ///< of the run this window trains
+  QPointer<BridgeView> m_bridgeView;
+  QPointer<JobController> m_sweepJob;
+  QString m_sweepFolder;
+  QPointer<JobController> m_generationJob;
+  QPointer<JobController> m_layerJob;  ///< reading a store's l* for the Bridge tab
   QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
   QStringList m_opening;         ///< paths whose open job is running
   QStringList m_scanning;        ///< stores whose geometry scan is running

@@ -38,15 +38,15 @@ QString cleanAbsolute(const QString& path) {
 
 QString runName(const QString& folder) { return QFileInfo(folder).fileName(); }
 
+}  // namespace
+
 /** On the job's thread: when the GUI thread and training both want the CPU, the GUI wins, so
  *  the window stays responsive on a busy machine. Threads the loop starts inherit it. */
-void yieldToTheGui() {
+void MainWindow::yieldToTheGui() {
 #ifdef __linux__
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);  // per thread on Linux
 #endif
 }
-
-}  // namespace
 
 void MainWindow::createTrainingMenu() {
   m_runsRoot = cleanAbsolute(toQString(defaultRunsRoot()));
@@ -92,7 +92,9 @@ void MainWindow::showTrainingView() {
   addTab(view, kTrainingTabKey, tr("Training"));
 }
 
-void MainWindow::showTrainingLaunchDialog() {
+void MainWindow::showTrainingLaunchDialog() { openTrainingLauncher({}, {}); }
+
+void MainWindow::openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values) {
   std::vector<ConfigSchema> schemas;
   try {
     for (const std::string& name : recipeNames()) schemas.push_back(recipeSchema(name));
@@ -104,7 +106,10 @@ void MainWindow::showTrainingLaunchDialog() {
   }
   auto* dialog = new TrainingLaunchDialog(std::move(schemas), m_runsRoot, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  if (m_options.persistSettings) dialog->restoreSettings(guiSettings());
+  if (m_options.persistSettings) dialog->restoreSettings(guiSettings(), recipe);
+  if (!recipe.isEmpty()) dialog->setRecipe(recipe);
+  for (auto value = values.begin(); value != values.end(); ++value)
+    dialog->setValueText(value.key(), value.value());
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     if (m_options.persistSettings) {
       QSettings settings = guiSettings();
@@ -126,6 +131,14 @@ bool MainWindow::startTrainingRun(TrainingRequest request) {
                                                  .arg(runName(folder), runName(m_trainingFolder)));
     return false;
   }
+  if (m_sweepJob) {  // a sweep trains bridges: one training at a time either way
+    m_logDock->append(MessageLevel::Warning,
+                      tr("Not starting %1: the bridgeability sweep in %2 is training; cancel it "
+                         "first")
+                          .arg(runName(folder), m_sweepFolder));
+    return false;
+  }
+  m_trainingRecipe = QString::fromStdString(request.recipe);
   m_trainingControl = TrainingControl{};
   request.control = m_trainingControl;
   request.runFolder = toFsPath(folder);
@@ -161,6 +174,18 @@ bool MainWindow::resumeTrainingRun(const QString& runFolder) {
     m_logDock->append(MessageLevel::Warning, tr("Not resuming %1: %2 is training; stop it first")
                                                  .arg(runName(folder), runName(m_trainingFolder)));
     return false;
+  }
+  if (m_sweepJob) {
+    m_logDock->append(MessageLevel::Warning,
+                      tr("Not resuming %1: the bridgeability sweep in %2 is training; cancel it "
+                         "first")
+                          .arg(runName(folder), m_sweepFolder));
+    return false;
+  }
+  try {
+    m_trainingRecipe = QString::fromStdString(readRunInfo(toFsPath(folder)).recipe);
+  } catch (const Error&) {
+    m_trainingRecipe.clear();  // resumeTraining reports the unreadable run.json
   }
   m_trainingControl = TrainingControl{};
   m_logDock->append(MessageLevel::Info, tr("Resuming %1 from its newest checkpoint").arg(folder));

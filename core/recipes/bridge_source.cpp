@@ -3,29 +3,10 @@
 #include "recipes/bridge_source.h"
 
 #include "common/error.h"
-#include "geometry/geometry_report.h"
-#include "geometry/score.h"
 #include "io/activation_store.h"
 
 namespace strata {
 namespace fs = std::filesystem;
-
-int64_t bestLayerOfStore(const fs::path& store) {
-  const auto report = geometry::readGeometry(store);
-  if (!report || report->layers.empty())
-    throw FormatError(store, "has no layer scores (/geometry): run `strata-cli score --store " +
-                                 store.string() + "` first, or give the layer");
-  std::vector<int64_t> layers;
-  std::vector<geometry::ProxyValues> values;
-  for (const auto& layer : report->layers) {
-    layers.push_back(layer.layer);
-    values.push_back(layer.values);
-  }
-  const auto scores = geometry::scoreLayers(layers, values, {},
-                                            geometry::defaultCandidates(report->numLayers));
-  if (scores.bestIndex < 0) throw FormatError(store, "has no scorable candidate layer");
-  return layers[static_cast<size_t>(scores.bestIndex)];
-}
 
 BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device)
     : m_layer(layer), m_device(device) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "model/backbone.h"
+#include "recipes/bridge_layer.h"  // bestLayerOfStore, for the recipe's callers
 #include "recipes/pretrain_data.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,10 +27,6 @@ struct HiddenStatistics {
   torch::Tensor normalise(const torch::Tensor& h) const { return (h - mean) / std; }
   torch::Tensor denormalise(const torch::Tensor& x) const { return x * std + mean; }
 };
-
-/** l* of a store: argmax of the DiHAL score (default weights and candidates) of its
- *  /geometry. FormatError when the store has no geometry (run `strata-cli score` first). */
-int64_t bestLayerOfStore(const std::filesystem::path& store);
 
 class BridgeSource {
  public:

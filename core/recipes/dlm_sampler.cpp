@@ -63,7 +63,10 @@ DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& p
     const torch::Tensor logits = model->forwardSampling(x, ids)[0];  // [T, vocab]
     const torch::Tensor candidates = (masked & (ids[0] == chunk)).nonzero().squeeze(1);
     const int64_t remaining = candidates.size(0);
-    const int64_t reveal = (remaining + stepsLeft - 1) / std::max<int64_t>(stepsLeft, 1);
+    // Routing follows the revealed text, so a chunk can gain masked positions after its S steps
+    // are spent: it then reveals all of them at once.
+    const int64_t budget = std::max<int64_t>(stepsLeft, 1);
+    const int64_t reveal = (remaining + budget - 1) / budget;
     // Choose a token for each candidate, then keep the `reveal` most confident.
     std::vector<std::pair<double, std::pair<int64_t, int32_t>>> choices;
     for (int64_t i = 0; i < remaining; ++i) {

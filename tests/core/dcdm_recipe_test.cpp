@@ -1,0 +1,163 @@
+// The dcdm recipe on the engine: every variant trains and reports its ELBO, accuracy and chunk
+// balance; a stopped run resumes exactly (the balance bias and the Gumbel noise included); the
+// sampler unmasks chunk by chunk; compare-dlm writes its table.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/cli_runner.h"
+#include "core/temp_dir.h"
+#include "core/training_fixture.h"
+#include "engine/job.h"
+#include "io/text_file.h"
+#include "recipes/dlm_comparison.h"
+#include "recipes/dlm_sampler.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace {
+namespace fs = std::filesystem;
+
+ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& variant) {
+  ResolvedConfig c(recipeSchema("dcdm"));
+  c.set("corpus", corpus.string());
+  c.set("variant", variant);
+  c.set("steps", int64_t{20});
+  c.set("batch", int64_t{4});
+  c.set("seq_len", int64_t{32});
+  c.set("dim", int64_t{32});
+  c.set("layers", int64_t{1});
+  c.set("heads", int64_t{2});
+  c.set("mlp", int64_t{64});
+  c.set("chunks", int64_t{4});
+  c.set("subspace_rank", int64_t{2});
+  c.set("block_size", int64_t{8});
+  c.set("lr", 3e-3);
+  c.set("warmup", int64_t{2});
+  c.set("log_every", int64_t{1});
+  c.set("eval_every", int64_t{10});
+  c.set("checkpoint_every", int64_t{10});
+  c.set("eval_windows", int64_t{4});
+  c.set("sample_steps", int64_t{2});
+  c.set("seed", int64_t{11});
+  c.set("threads", int64_t{1});
+  return c;
+}
+
+TrainingSummary train(const ResolvedConfig& config, const fs::path& run) {
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  TrainingRequest request;
+  request.recipe = "dcdm";
+  request.config = config;
+  request.runFolder = run;
+  return startTraining(request, job);
+}
+
+class DcdmRecipe : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = new TempDir;
+    testing::writeToyCorpus(*s_dir / "corpus.txt");
+    for (const char* variant : {"mdlm", "bdlm", "dcdm"})
+      s_summaries[variant] = train(tinyDlmConfig(corpus(), variant), *s_dir / variant);
+  }
+  static void TearDownTestSuite() {
+    delete s_dir;
+    s_dir = nullptr;
+  }
+  static fs::path corpus() { return *s_dir / "corpus.txt"; }
+  static fs::path run(const std::string& variant) { return *s_dir / variant; }
+  static inline TempDir* s_dir = nullptr;
+  static inline std::map<std::string, TrainingSummary> s_summaries;
+};
+
+TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
+  for (const char* variant : {"mdlm", "bdlm", "dcdm"}) {
+    const auto& m = s_summaries.at(variant).lastMetrics;
+    for (const char* key : {"val_loss", "val_ppl_bound", "val_masked_acc", "val_masked_nll"})
+      ASSERT_TRUE(m.count(key) && std::isfinite(m.at(key))) << variant << " " << key;
+    EXPECT_NEAR(m.at("val_ppl_bound"), std::exp(m.at("val_loss")), 1e-6 * m.at("val_ppl_bound"));
+    const auto losses = testing::loggedLosses(run(variant));
+    ASSERT_EQ(losses.size(), 20u) << variant;
+    EXPECT_LT(losses.rbegin()->second, losses.begin()->second) << variant;
+  }
+  const auto& dcdm = s_summaries.at("dcdm").lastMetrics;
+  double shares = 0;
+  for (int k = 0; k < 4; ++k) shares += dcdm.at("val_chunk_share_" + std::to_string(k));
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  EXPECT_GT(dcdm.at("val_load_entropy"), 0.0);
+  EXPECT_LE(dcdm.at("val_load_entropy"), 1.0 + 1e-9);
+  EXPECT_EQ(s_summaries.at("mdlm").lastMetrics.count("val_load_entropy"), 0u);
+  const auto facts = nlohmann::json::parse(readWholeFile(run("dcdm") / "run.json"))["description"];
+  EXPECT_EQ(facts["router_parameters"], std::to_string(4 * 32 * 2 + 2 * 32 * 32));  // K·d·h + 2d²
+}
+
+TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {
+  TempDir dir;
+  ResolvedConfig config = tinyDlmConfig(corpus(), "dcdm");
+  config.set("stop_after", int64_t{10});
+  train(config, dir / "run");
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
+  EXPECT_EQ(testing::loggedLosses(dir / "run"), testing::loggedLosses(run("dcdm")));
+  EXPECT_EQ(testing::loggedValLosses(dir / "run"), testing::loggedValLosses(run("dcdm")));
+}
+
+TEST_F(DcdmRecipe, TheSamplerUnmasksBlockByBlock) {
+  DlmSamplingConfig config;
+  config.newTokens = 16;
+  const DlmSample sample = sampleDlm(run("bdlm"), "the cat ", config);
+  ASSERT_EQ(sample.tokens.size(), 16u);
+  for (const int32_t token : sample.tokens) EXPECT_LT(token, 258);  // never [MASK]
+  // bdlm: every position of block b is revealed before any of block b + 1, in ≤ S = 2 steps each.
+  const size_t promptLength = sample.prompt.size();
+  std::map<int64_t, std::pair<int64_t, int64_t>> stepsOfBlock;  // block → (first, last) step
+  for (size_t i = 0; i < sample.tokens.size(); ++i) {
+    const int64_t block = static_cast<int64_t>(promptLength + i) / 8;
+    auto [it, added] = stepsOfBlock.try_emplace(block, sample.unmaskedAtStep[i], sample.unmaskedAtStep[i]);
+    it->second.first = std::min(it->second.first, sample.unmaskedAtStep[i]);
+    it->second.second = std::max(it->second.second, sample.unmaskedAtStep[i]);
+  }
+  int64_t previousLast = -1;
+  for (const auto& [block, steps] : stepsOfBlock) {
+    EXPECT_GT(steps.first, previousLast) << block;
+    EXPECT_LE(steps.second - steps.first, 1) << block;
+    previousLast = steps.second;
+  }
+  EXPECT_EQ(sampleDlm(run("bdlm"), "the cat ", config).tokens, sample.tokens);  // deterministic
+  const DlmSample routed = sampleDlm(run("dcdm"), "the cat ", config);
+  for (const int64_t id : routed.chunkIds) EXPECT_LT(id, 4);
+  const auto cli = testing::runCli("generate --dlm " + run("dcdm").string() +
+                                   " --prompt 'a dog ' --max-new-tokens 8 --show-chunks");
+  ASSERT_EQ(cli.exitCode, 0) << cli.out;
+  EXPECT_NE(cli.out.find("position  chunk  step"), std::string::npos) << cli.out;
+}
+
+TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
+  TempDir dir;
+  DlmComparisonConfig config;
+  config.corpus = corpus();
+  config.folder = dir / "study";
+  config.steps = 4;
+  config.settings = {"batch=4", "seq_len=16", "dim=16", "layers=1", "heads=2", "mlp=32", "chunks=4",
+                     "eval_windows=2", "log_every=1", "threads=1"};
+  config.variants = {{"mdlm", {"variant=mdlm"}}, {"dcdm-K4-h1", {"variant=dcdm", "subspace_rank=1"}}};
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  const auto rows = runDlmComparison(config, job);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].chunks, 4);
+  EXPECT_EQ(rows[1].rank, 1);
+  EXPECT_TRUE(std::isnan(rows[0].loadEntropy));
+  EXPECT_TRUE(std::isfinite(rows[1].loadEntropy));
+  const std::string table = readWholeFile(dir / "study" / "compare.md");
+  EXPECT_NE(table.find("| dcdm-K4-h1 | dcdm | 4 | 1 |"), std::string::npos) << table;
+}
+
+}  // namespace
+}  // namespace strata
