@@ -5,6 +5,8 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "engine/run_folder.h"
+#include "inspect_run.h"
 #include "common/human_format.h"
 #include "io/model_folder.h"
 
@@ -71,13 +73,17 @@ int runInspect(const Arguments& args) {
                   "Print what a Hugging Face model folder holds: architecture, layer count, hidden\n"
                   "size, heads, parameter count, dtypes and tokenizer. Reads config.json and the\n"
                   "safetensors headers only, so it is fast even for large sharded models.");
-  cli.positional("model-dir", "folder with config.json and model.safetensors (or a sharded index)")
+  cli.positional("model-dir", "folder with config.json and model.safetensors (or a sharded "
+                              "index), or a training run folder")
       .flag("json", "print one JSON object instead of the table");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
-  const ModelSummary summary = inspectModelFolder(cli.value("model-dir"));
+  const std::filesystem::path folder = cli.value("model-dir");
+  if (!std::filesystem::exists(folder / "config.json") && isRunFolder(folder))
+    return inspectRun(folder, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
+  const ModelSummary summary = inspectModelFolder(folder);
   if (cli.isSet("json"))
     std::cout << toJson(summary).dump(2) << "\n";
   else

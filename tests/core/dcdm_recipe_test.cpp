@@ -94,6 +94,10 @@ TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
   EXPECT_EQ(s_summaries.at("mdlm").lastMetrics.count("val_load_entropy"), 0u);
   const auto facts = nlohmann::json::parse(readWholeFile(run("dcdm") / "run.json"))["description"];
   EXPECT_EQ(facts["router_parameters"], std::to_string(4 * 32 * 2 + 2 * 32 * 32));  // K·d·h + 2d²
+  const auto inspect = testing::runCli("inspect " + run("dcdm").string());
+  ASSERT_EQ(inspect.exitCode, 0) << inspect.out;
+  EXPECT_NE(inspect.out.find("2304 parameters = K·d·h + 2d² = 4·32·2 + 2·32²"), std::string::npos)
+      << inspect.out;
 }
 
 TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {

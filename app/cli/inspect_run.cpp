@@ -1,0 +1,49 @@
+// `inspect RUN` for run folders (see inspect_run.h).
+
+#include "inspect_run.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "engine/run_folder.h"
+#include "io/text_file.h"
+
+namespace strata::cli {
+
+int inspectRun(const std::filesystem::path& folder, bool json) {
+  using Json = nlohmann::ordered_json;
+  const Json run = Json::parse(readWholeFile(folder / "run.json"));
+  const RunStatus status = readRunStatus(folder);
+  const Json& config = run.value("config", Json::object());
+  const Json& facts = run.value("description", Json::object());
+  if (json) {
+    std::cout << Json{{"run", folder.string()}, {"recipe", run.value("recipe", std::string())},
+                      {"state", runStateName(status.state)}, {"step", status.step},
+                      {"total_steps", status.totalSteps}, {"config", config}, {"facts", facts}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << "Run          " << folder.string() << "\n"
+            << "Recipe       " << run.value("recipe", std::string()) << "\n"
+            << "State        " << runStateName(status.state) << ", step " << status.step << " of "
+            << status.totalSteps << "\n";
+  if (config.contains("variant")) {
+    const std::string variant = config["variant"].get<std::string>();
+    std::cout << "Variant      " << variant;
+    if (variant == "dcdm")
+      std::cout << " (K = " << config["chunks"] << " chunks, subspace rank h = " << config["subspace_rank"] << ")";
+    if (variant == "bdlm") std::cout << " (blocks of " << config["block_size"] << ")";
+    std::cout << "\n";
+  }
+  if (facts.contains("parameters")) std::cout << "Parameters   " << facts["parameters"].get<std::string>() << "\n";
+  if (facts.contains("router_parameters") && config.value("variant", std::string()) == "dcdm") {
+    const int64_t k = config["chunks"], d = config["dim"], h = config["subspace_rank"];
+    std::cout << "Router       " << facts["router_parameters"].get<std::string>()
+              << " parameters = K·d·h + 2d² = " << k << "·" << d << "·" << h << " + 2·" << d << "²\n";
+  }
+  if (facts.contains("layer")) std::cout << "Bridge layer " << facts["layer"].get<std::string>() << "\n";
+  return 0;
+}
+
+}  // namespace strata::cli
