@@ -39,7 +39,9 @@ DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
   return config;
 }
 
-LoadedDlm loadDlmRun(const fs::path& runFolder, const torch::Device& device) {
+namespace {
+
+LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device, std::optional<int64_t> step) {
   const fs::path runJson = runFolder / "run.json";
   if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
   const Json run = Json::parse(readWholeFile(runJson));
@@ -52,7 +54,15 @@ LoadedDlm loadDlmRun(const fs::path& runFolder, const torch::Device& device) {
   applyConfigJson(schema, run.at("config").dump(), runJson, dlm.config);
   dlm.tokenizer = loadTokenizer(runFolder);
   dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
-  const auto checkpoint = CheckpointStore(runFolder / "checkpoints").bestOrNewestValid();
+  const CheckpointStore store(runFolder / "checkpoints");
+  std::optional<std::pair<int64_t, fs::path>> checkpoint;
+  if (step) {
+    const fs::path folder = store.folder() / ("step-" + std::to_string(*step));
+    if (!CheckpointStore::verify(folder)) throw IoError(folder, "is not a valid checkpoint");
+    checkpoint.emplace(*step, folder);
+  } else {
+    checkpoint = store.bestOrNewestValid();
+  }
   if (!checkpoint) throw FormatError(runFolder / "checkpoints", "has no valid checkpoint");
   torch::serialize::InputArchive archive;
   archive.load_from((checkpoint->second / "model.pt").string());
@@ -61,6 +71,16 @@ LoadedDlm loadDlmRun(const fs::path& runFolder, const torch::Device& device) {
   dlm.model->eval();
   dlm.checkpointStep = checkpoint->first;
   return dlm;
+}
+
+}  // namespace
+
+LoadedDlm loadDlmRun(const fs::path& runFolder, const torch::Device& device) {
+  return loadDlm(runFolder, device, std::nullopt);
+}
+
+LoadedDlm loadDlmRunAt(const fs::path& runFolder, int64_t step) {
+  return loadDlm(runFolder, torch::kCPU, step);
 }
 
 }  // namespace strata

@@ -25,5 +25,8 @@ struct LoadedDlm {
 };
 /** IoError/FormatError naming the folder when it is not a dcdm run or has no valid checkpoint. */
 LoadedDlm loadDlmRun(const std::filesystem::path& runFolder, const torch::Device& device = torch::kCPU);
+/** The same, with the weights of checkpoint step-<step> (IoError when it is not there or does
+ *  not verify). */
+LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);
 
 }  // namespace strata

@@ -13,6 +13,7 @@
 #include "core/training_fixture.h"
 #include "engine/job.h"
 #include "io/text_file.h"
+#include "recipes/chunk_routing.h"
 #include "recipes/dlm_comparison.h"
 #include "recipes/dlm_sampler.h"
 #include "recipes/registry.h"
@@ -140,6 +141,31 @@ TEST_F(DcdmRecipe, TheSamplerUnmasksBlockByBlock) {
                                    " --prompt 'a dog ' --max-new-tokens 8 --show-chunks");
   ASSERT_EQ(cli.exitCode, 0) << cli.out;
   EXPECT_NE(cli.out.find("position  chunk  step"), std::string::npos) << cli.out;
+}
+
+TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
+  const std::vector<int64_t> steps = dlmCheckpointSteps(run("dcdm"));
+  ASSERT_EQ(steps, (std::vector<int64_t>{10, 20}));
+  const ChunkRoutingReport report = routeText(run("dcdm"), "the old fox finds");
+  EXPECT_EQ(report.variant, "dcdm");
+  EXPECT_EQ(report.chunks, 4);
+  ASSERT_EQ(report.tokenIds.size(), 17u);  // one byte per token
+  ASSERT_EQ(report.affinities.size(), 17u);
+  for (size_t l = 0; l < 17; ++l) {
+    float total = 0;
+    for (const float p : report.assignments[l]) total += p;
+    EXPECT_NEAR(total, 1.0f, 1e-5f);
+    EXPECT_LT(report.chunkIds[l], 4);
+  }
+  EXPECT_EQ(routeText(run("dcdm"), "the old fox finds", 10).checkpointStep, 10);
+  const ChunkRoutingReport blocks = routeText(run("bdlm"), "the old fox finds");
+  EXPECT_EQ(blocks.chunkIds[9], 1);  // positional blocks of 8
+  EXPECT_TRUE(blocks.affinities.empty());
+  TempDir dir;
+  writeChunkRoutingCsv(report, dir / "routing.csv");
+  const std::string csv = readWholeFile(dir / "routing.csv");
+  EXPECT_TRUE(csv.starts_with("position,token_id,token,chunk,affinity_0,affinity_1,affinity_2,affinity_3\n"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 18);
 }
 
 TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {

@@ -1,0 +1,37 @@
+#pragma once
+// How a trained masked diffusion LM (dcdm run) routes a text: every token's chunk, its affinity
+// to each of the K chunks and the soft assignment, at the best checkpoint or at any checkpoint
+// (to watch routing change over training). The Chunk routing view and its CSV export read this.
+// bdlm runs report positional blocks, mdlm one chunk (no affinities). No torch here.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct ChunkRoutingReport {
+  std::string variant;                ///< "mdlm" | "bdlm" | "dcdm"
+  int64_t chunks = 1;                 ///< K (bdlm: number of blocks in the text; mdlm: 1)
+  int64_t checkpointStep = 0;
+  std::vector<int32_t> tokenIds;
+  std::vector<std::string> tokenTexts;  ///< each token decoded alone (bytes may be partial UTF-8)
+  std::vector<int64_t> chunkIds;        ///< c_l (hard, with the balance bias)
+  std::vector<std::vector<float>> affinities;   ///< [T][K]; empty unless dcdm
+  std::vector<std::vector<float>> assignments;  ///< [T][K] softmax; empty unless dcdm
+};
+
+/** The steps of the run's valid checkpoints, ascending. */
+std::vector<int64_t> dlmCheckpointSteps(const std::filesystem::path& runFolder);
+
+/** Routes `text` (encoded with the run's tokenizer, specials added, at most the model's
+ *  positions) with the weights of `checkpointStep` (default: the best / newest valid). */
+ChunkRoutingReport routeText(const std::filesystem::path& runFolder, const std::string& text,
+                             std::optional<int64_t> checkpointStep = std::nullopt);
+
+/** Writes position, token, chunk and the K affinities per row as CSV. */
+void writeChunkRoutingCsv(const ChunkRoutingReport& report, const std::filesystem::path& file);
+
+}  // namespace strata
