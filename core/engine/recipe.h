@@ -64,8 +64,9 @@ class Recipe {
    *  config's weight_decay: 1 for matrices, 0 for norms and biases, usually). */
   virtual std::vector<ParameterGroup> parameterGroups() = 0;
   virtual MicroBatchResult microBatchLoss(const BatchSlice& slice) = 0;
-  /** Validation metrics (no grad). "val_loss", when present, picks the best checkpoint. */
-  virtual Metrics evaluate() = 0;
+  /** Validation metrics at optimizer step `step` (no grad, model in eval mode). "loss" (logged
+   *  as val_loss), when present, picks the best checkpoint. */
+  virtual Metrics evaluate(int64_t step) = 0;
   /** Recipe state beyond the model (e.g. running statistics), in `folder`; names the files. */
   virtual std::vector<std::string> saveExtraState(const std::filesystem::path& /*folder*/) {
     return {};

@@ -107,8 +107,13 @@ class TrainingLoop {
     if (m_alreadyFinished) return;
     if (m_leader) {
       const fs::path metricsFile = m_in.folder / "metrics.jsonl";
-      if (m_counters.step > 0) truncateMetricsLog(metricsFile, m_counters.step);
-      else fs::remove(metricsFile);
+      // metrics.jsonl and any per-step log a recipe keeps (samples.jsonl) forget the steps the
+      // checkpoint does not cover: they will be logged again, identically.
+      for (const auto& entry : fs::directory_iterator(m_in.folder)) {
+        if (entry.path().extension() != ".jsonl") continue;
+        if (m_counters.step > 0) truncateMetricsLog(entry.path(), m_counters.step);
+        else fs::remove(entry.path());
+      }
       m_tensorBoard = std::make_unique<TensorBoardWriter>(
           rewriteTensorBoard(m_in.folder, readMetricsLog(metricsFile)));
       m_metrics = std::make_unique<MetricsLogWriter>(metricsFile);
@@ -252,7 +257,7 @@ class TrainingLoop {
     {
       torch::NoGradGuard noGrad;
       m_recipe->model().eval();
-      metrics = m_recipe->evaluate();
+      metrics = m_recipe->evaluate(s);
       m_recipe->model().train();
     }
     MetricsRecord record{s, unixNow(), {}};

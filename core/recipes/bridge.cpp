@@ -80,7 +80,7 @@ class BridgeRecipe final : public Recipe {
     return result;
   }
 
-  Metrics evaluate() override {
+  Metrics evaluate(int64_t /*step*/) override {
     BridgeEvaluationData data{*m_source, m_statistics, {}, m_evalWindows, m_batch, m_seed};
     if (m_storeData) {
       data.windows = std::min(m_evalWindows, m_storeData->valWindows());

@@ -65,14 +65,14 @@ ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
 void writeChunkRoutingCsv(const ChunkRoutingReport& r, const fs::path& file) {
   std::string csv = "position,token_id,token,chunk";
   for (size_t k = 0; k < (r.affinities.empty() ? 0 : r.affinities[0].size()); ++k)
-    csv += ",affinity_" + std::to_string(k);
+    csv.append(",affinity_").append(std::to_string(k));
   csv += "\n";
   for (size_t l = 0; l < r.tokenIds.size(); ++l) {
-    csv += std::to_string(l) + "," + std::to_string(r.tokenIds[l]) + "," +
-           nlohmann::json(r.tokenTexts[l]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-           "," + std::to_string(r.chunkIds[l]);
+    csv.append(std::to_string(l)).append(",").append(std::to_string(r.tokenIds[l])).append(",");
+    csv.append(nlohmann::json(r.tokenTexts[l]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    csv.append(",").append(std::to_string(r.chunkIds[l]));
     if (!r.affinities.empty())
-      for (const float a : r.affinities[l]) csv += "," + nlohmann::json(a).dump();
+      for (const float a : r.affinities[l]) csv.append(",").append(nlohmann::json(a).dump());
     csv += "\n";
   }
   writeTextAtomically(file, csv);

@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "engine/job.h"
@@ -41,6 +43,9 @@ class DcdmRecipe final : public Recipe {
     m_biasRate = c.real("bias_rate");
     m_diffusion = maskedDiffusionFrom(c);
     m_device = setup.device;
+    m_runFolder = setup.runFolder;
+    m_leader = setup.rank == 0;
+    m_sampleSteps = c.integer("sample_steps");
 
     const fs::path corpus = c.text("corpus");
     const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
@@ -93,7 +98,7 @@ class DcdmRecipe final : public Recipe {
     return result;
   }
 
-  Metrics evaluate() override {
+  Metrics evaluate(int64_t step) override {
     at::Generator generator = at::detail::createCPUGenerator(m_seed ^ 0xDCD3ULL);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
@@ -132,6 +137,7 @@ class DcdmRecipe final : public Recipe {
       for (int64_t k = 0; k < chunks; ++k)
         metrics["chunk_share_" + std::to_string(k)] = loads[k].item<double>();
     }
+    if (m_leader) writeSample(step);
     return metrics;
   }
 
@@ -147,6 +153,25 @@ class DcdmRecipe final : public Recipe {
   }
 
  private:
+  /** One generation sample per evaluation, appended to samples.jsonl: the first held-out
+   *  tokens as the prompt, seq_len/2 new tokens, chunk ids and reveal steps. */
+  void writeSample(int64_t step) {
+    const int64_t promptLength = std::min<int64_t>(8, static_cast<int64_t>(m_tokens.val.size()));
+    const std::vector<int32_t> promptIds(m_tokens.val.begin(), m_tokens.val.begin() + promptLength);
+    DlmSamplingConfig config;
+    config.newTokens = std::max<int64_t>(1, m_seqLen / 2);
+    const DlmSample sample = sampleWithModel(m_model, *m_tokenizer, m_tokenizer->decode(promptIds, true),
+                                             config, m_sampleSteps);
+    const nlohmann::json line = {{"step", step}, {"prompt", m_tokenizer->decode(sample.prompt, true)},
+                                 {"text", sample.text}, {"chunk_ids", sample.chunkIds},
+                                 {"revealed_at", sample.unmaskedAtStep}};
+    std::ofstream(m_runFolder / "samples.jsonl", std::ios::app)
+        << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
+
+  fs::path m_runFolder;
+  bool m_leader = true;
+  int64_t m_sampleSteps = 8;
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
   uint64_t m_seed = 0;
   double m_balanceWeight = 0, m_biasRate = 0;

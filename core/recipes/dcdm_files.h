@@ -10,6 +10,7 @@
 #include "engine/config_schema.h"
 #include "model/dcdm_transformer.h"
 #include "model/masked_diffusion.h"
+#include "recipes/dlm_sampler.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
@@ -28,5 +29,10 @@ LoadedDlm loadDlmRun(const std::filesystem::path& runFolder, const torch::Device
 /** The same, with the weights of checkpoint step-<step> (IoError when it is not there or does
  *  not verify). */
 LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);
+
+/** The sampler of dlm_sampler.h on a model in memory (the recipe's evaluation samples);
+ *  defaultSteps applies when config.stepsPerChunk is 0. */
+DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, const std::string& prompt,
+                          const DlmSamplingConfig& config, int64_t defaultSteps);
 
 }  // namespace strata

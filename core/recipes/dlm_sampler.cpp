@@ -28,14 +28,18 @@ torch::Tensor chunkIdsOf(DcdmTransformer& model, const torch::Tensor& x) {
 
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
-  if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
   LoadedDlm dlm = loadDlmRun(runFolder);
+  return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config, dlm.config.integer("sample_steps"));
+}
+
+DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, const std::string& promptText,
+                          const DlmSamplingConfig& config, int64_t defaultSteps) {
+  if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
   torch::NoGradGuard noGrad;
-  DcdmTransformer& model = dlm.model;
   const auto& shape = model->config();
-  const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : dlm.config.integer("sample_steps");
+  const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : defaultSteps;
   DlmSample sample;
-  sample.prompt = dlm.tokenizer->encode(promptText, true);
+  sample.prompt = tokenizer.encode(promptText, true);
   const auto promptLength = static_cast<int64_t>(sample.prompt.size());
   const int64_t length = promptLength + config.newTokens;
   if (length > shape.maxPositions)
@@ -97,7 +101,7 @@ DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& p
       sample.unmaskedAtStep.push_back(revealedAt[static_cast<size_t>(i)]);
     }
   }
-  sample.text = dlm.tokenizer->decode(sample.tokens, true);
+  sample.text = tokenizer.decode(sample.tokens, true);
   return sample;
 }
 

@@ -86,7 +86,7 @@ class PretrainRecipe final : public Recipe {
     return result;
   }
 
-  Metrics evaluate() override {
+  Metrics evaluate(int64_t /*step*/) override {
     return {{"val_loss", validationLoss(*m_model, m_tokens.val, m_seqLen, m_batch, m_evalWindows, m_device)}};
   }
 

@@ -111,6 +111,12 @@ TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {
   resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
   EXPECT_EQ(testing::loggedLosses(dir / "run"), testing::loggedLosses(run("dcdm")));
   EXPECT_EQ(testing::loggedValLosses(dir / "run"), testing::loggedValLosses(run("dcdm")));
+  // The evaluation samples (one per evaluation) are logged once per step, as uninterrupted.
+  EXPECT_EQ(readWholeFile(dir / "run" / "samples.jsonl"), readWholeFile(run("dcdm") / "samples.jsonl"));
+  const auto first = nlohmann::json::parse(readWholeFile(run("dcdm") / "samples.jsonl").substr(0,
+      readWholeFile(run("dcdm") / "samples.jsonl").find('\n')));
+  EXPECT_EQ(first["step"], 10);
+  EXPECT_EQ(first["chunk_ids"].size(), first["revealed_at"].size() + 8);  // 8 prompt tokens
 }
 
 TEST_F(DcdmRecipe, TheSamplerUnmasksBlockByBlock) {
