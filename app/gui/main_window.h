@@ -8,7 +8,7 @@
 // main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs),
 // main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop),
 // main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
-// (bridgeability sweeps and their tab).
+// (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab).
 
 #include <QMainWindow>
 #include <QMap>
@@ -43,6 +43,7 @@ class BridgeabilityView;
 struct BridgeSweepConfig;
 struct BridgeSweepResult;
 class GeneratePanel;
+class ChunkRoutingView;
 class JobController;
 class JobProgressWidget;
 class LayerDetailView;
@@ -122,6 +123,8 @@ class MainWindow final : public QMainWindow {
   BridgeabilityView* bridgeabilityView(const QString& folder) const;
   /** The open Generate tab of `bridgeRun`, or nullptr. */
   GeneratePanel* generatePanel(const QString& bridgeRun) const;
+  /** The open Chunk Routing tab of `dcdmRun`, or nullptr. */
+  ChunkRoutingView* chunkRoutingView(const QString& dcdmRun) const;
   /** The sweep folder a bridgeability sweep of this window trains in, or empty. */
   QString sweepFolder() const { return m_sweepFolder; }
 
@@ -169,6 +172,9 @@ class MainWindow final : public QMainWindow {
   void openSweepFolder(const QString& folder);
   /** Opens the Generate tab of `bridgeRun` (empty: the Bridge tab's run, else asks). */
   void showGeneratePanel(const QString& bridgeRun = {});
+  /** Training ▸ Chunk Routing…: the tab of `dcdmRun` (empty: the Training tab's run when it
+   *  is a dcdm run, else asks). */
+  void showChunkRouting(const QString& dcdmRun = {});
 
  signals:
   /** A model or store finished opening and its tab is shown. */

@@ -61,6 +61,8 @@ void MainWindow::createTrainingMenu() {
   QAction* runs = menu->addAction(tr("Training &Runs"), this, &MainWindow::showTrainingView);
   runs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
   runs->setStatusTip(tr("Show the runs folder's runs, live, with their loss curves"));
+  menu->addAction(tr("Chunk R&outing…"), this, [this] { showChunkRouting(); })
+      ->setStatusTip(tr("See how a dcdm run routes a text, checkpoint by checkpoint"));
 }
 
 void MainWindow::setRunsRoot(const QString& root) {

@@ -1,0 +1,99 @@
+#include "chunk_routing_plots.h"
+
+#include <qcustomplot.h>
+
+#include <string>
+
+#include "engine/metrics_log.h"
+#include "recipes/chunk_routing.h"
+#include "token_strip.h"
+
+namespace strata {
+
+QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
+                              QCPColorMap*& map) {
+  auto* plot = new QCustomPlot(parent);
+  plot->setMinimumHeight(160);
+  plot->xAxis->setLabel(xLabel);
+  plot->yAxis->setLabel(yLabel);
+  plot->yAxis->setRangeReversed(true);  // row 0 on top, like a matrix
+  map = new QCPColorMap(plot->xAxis, plot->yAxis);
+  auto* scale = new QCPColorScale(plot);
+  plot->plotLayout()->addElement(0, 1, scale);
+  map->setColorScale(scale);
+  map->setGradient(QCPColorGradient(QCPColorGradient::gpThermal));
+  map->setInterpolate(false);
+  return plot;
+}
+
+namespace {
+
+void resize(QCPColorMap& map, int keys, int values) {
+  map.data()->setSize(keys, values);
+  map.data()->setRange(QCPRange(0, std::max(keys - 1, 0)), QCPRange(0, std::max(values - 1, 0)));
+}
+
+void finish(QCPColorMap& map, double low, double high) {
+  map.setDataRange(QCPRange(low, high));
+  map.parentPlot()->rescaleAxes();
+  map.parentPlot()->xAxis->setRange(map.parentPlot()->xAxis->range().lower - 0.5,
+                                    map.parentPlot()->xAxis->range().upper + 0.5);
+  map.parentPlot()->yAxis->setRange(map.parentPlot()->yAxis->range().lower - 0.5,
+                                    map.parentPlot()->yAxis->range().upper + 0.5);
+  map.parentPlot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace
+
+void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report) {
+  const int tokens = static_cast<int>(report.chunkIds.size());
+  const int chunks = static_cast<int>(std::max<int64_t>(report.chunks, 1));
+  resize(map, tokens, chunks);
+  for (int t = 0; t < tokens; ++t)
+    for (int k = 0; k < chunks; ++k) {
+      const auto& row = static_cast<size_t>(t) < report.assignments.size()
+                            ? report.assignments[static_cast<size_t>(t)]
+                            : std::vector<float>();
+      const double value = static_cast<size_t>(k) < row.size()
+                               ? static_cast<double>(row[static_cast<size_t>(k)])
+                               : (report.chunkIds[static_cast<size_t>(t)] == k ? 1.0 : 0.0);
+      map.data()->setCell(t, k, value);
+    }
+  finish(map, 0.0, 1.0);
+}
+
+void fillMaskMap(QCPColorMap& map, const ChunkRoutingReport& report) {
+  const int tokens = static_cast<int>(report.chunkIds.size());
+  resize(map, tokens, tokens);
+  for (int l = 0; l < tokens; ++l)
+    for (int m = 0; m < tokens; ++m)
+      map.data()->setCell(
+          m, l,
+          report.chunkIds[static_cast<size_t>(m)] <= report.chunkIds[static_cast<size_t>(l)] ? 1.0
+                                                                                             : 0.0);
+  finish(map, 0.0, 1.0);
+}
+
+void appendChunkLoad(QCustomPlot& plot, const std::vector<MetricsRecord>& records) {
+  for (const MetricsRecord& record : records) {
+    int chunks = 0;
+    while (record.has("val_chunk_share_" + std::to_string(chunks))) ++chunks;
+    for (int k = 0; k < chunks; ++k) {
+      const std::string name = "val_chunk_share_" + std::to_string(k);
+      while (plot.graphCount() <= k) {
+        const int index = plot.graphCount();
+        QCPGraph* graph = plot.addGraph();
+        graph->setName(QObject::tr("chunk %1").arg(index));
+        graph->setPen(QPen(TokenStrip::chunkColour(index, chunks).darker(160), 2));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+      }
+      plot.graph(k)->addData(static_cast<double>(record.step), record.value(name));
+    }
+  }
+  if (records.empty()) return;
+  plot.legend->setVisible(plot.graphCount() > 0);
+  plot.rescaleAxes();
+  plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace strata

@@ -1,0 +1,245 @@
+#include "chunk_routing_view.h"
+
+#include <qcustomplot.h>
+
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QSlider>
+#include <QSplitter>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "chunk_routing_plots.h"
+#include "common/error.h"
+#include "display_text.h"
+#include "engine/metrics_log.h"
+#include "job_controller.h"
+#include "plot_export.h"
+#include "token_strip.h"
+
+namespace strata {
+
+ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
+    : QWidget(parent),
+      m_run(std::move(runFolder)),
+      m_textEdit(new QPlainTextEdit(this)),
+      m_status(new QLabel(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_stepLabel(new QLabel(this)),
+      m_strip(new TokenStrip(this)),
+      m_typingDelay(new QTimer(this)),
+      m_pollTimer(new QTimer(this)),
+      m_tail(std::make_unique<MetricsTail>(toFsPath(m_run) / "metrics.jsonl")) {
+  m_textEdit->setPlaceholderText(tr("Type a sequence to route…"));
+  m_textEdit->setMaximumHeight(80);
+  auto* pick = new QPushButton(tr("Pick from Corpus…"), this);
+  pick->setToolTip(tr("Take a paragraph of a text file"));
+  connect(pick, &QPushButton::clicked, this, &ChunkRoutingView::pickFromCorpus);
+
+  m_slider->setEnabled(false);
+  m_slider->setPageStep(1);
+  m_slider->setTickPosition(QSlider::TicksBelow);
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_textEdit, 1);
+  auto* side = new QVBoxLayout;
+  side->addWidget(pick);
+  auto* exportButton = new QToolButton(this);
+  exportButton->setText(tr("Export"));
+  exportButton->setPopupMode(QToolButton::InstantPopup);
+  side->addWidget(exportButton);
+  side->addStretch();
+  top->addLayout(side);
+  auto* steps = new QHBoxLayout;
+  steps->addWidget(new QLabel(tr("Checkpoint:"), this));
+  steps->addWidget(m_slider, 1);
+  steps->addWidget(m_stepLabel);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addLayout(steps);
+  layout->addWidget(m_status);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(m_strip);
+  splitter->addWidget(buildPlots());
+  splitter->setStretchFactor(1, 3);
+  layout->addWidget(splitter, 1);
+
+  auto* menu = new QMenu(exportButton);
+  addPlotExportActions(menu->addMenu(tr("Assignment Heatmap")), m_assignmentPlot,
+                       QStringLiteral("chunk_assignments"));
+  addPlotExportActions(menu->addMenu(tr("Attention Mask")), m_maskPlot,
+                       QStringLiteral("chunk_mask"));
+  addPlotExportActions(menu->addMenu(tr("Chunk Load")), m_loadPlot, QStringLiteral("chunk_load"));
+  menu->addAction(tr("Save Assignments as CSV…"), this, [this] {
+    if (!m_report) return;
+    askToSave(this, tr("Save Assignments as CSV"), tr("CSV files (*.csv)"),
+              QStringLiteral("chunk_routing.csv"), QStringLiteral(".csv"),
+              [this](const QString& file) { saveCsv(file); });
+  });
+  exportButton->setMenu(menu);
+
+  m_typingDelay->setSingleShot(true);
+  m_typingDelay->setInterval(300);
+  connect(m_typingDelay, &QTimer::timeout, this, &ChunkRoutingView::requestRouting);
+  connect(m_textEdit, &QPlainTextEdit::textChanged, m_typingDelay,
+          static_cast<void (QTimer::*)()>(&QTimer::start));
+  connect(m_slider, &QSlider::valueChanged, this, [this] {
+    const int64_t step = selectedStep();
+    m_stepLabel->setText(step < 0 ? tr("none") : tr("step %1").arg(step));
+    requestRouting();
+  });
+  m_pollTimer->setInterval(1000);
+  connect(m_pollTimer, &QTimer::timeout, this, &ChunkRoutingView::poll);
+  m_pollTimer->start();
+  poll();
+}
+
+ChunkRoutingView::~ChunkRoutingView() = default;  // m_job is a child: destroying it joins
+
+QWidget* ChunkRoutingView::buildPlots() {
+  auto* plots = new QSplitter(Qt::Vertical, this);
+  m_assignmentPlot = makeColorMapPlot(plots, tr("position"), tr("chunk"), m_assignmentMap);
+  m_maskPlot =
+      makeColorMapPlot(plots, tr("attended position m"), tr("query position l"), m_maskMap);
+  m_loadPlot = new QCustomPlot(plots);
+  m_loadPlot->setMinimumHeight(160);
+  m_loadPlot->xAxis->setLabel(tr("step"));
+  m_loadPlot->yAxis->setLabel(tr("validation chunk share"));
+  auto* row = new QSplitter(Qt::Horizontal, plots);
+  row->addWidget(m_maskPlot);
+  row->addWidget(m_loadPlot);
+  plots->addWidget(m_assignmentPlot);
+  plots->addWidget(row);
+  return plots;
+}
+
+void ChunkRoutingView::setText(const QString& text) {
+  m_textEdit->setPlainText(text);
+  m_typingDelay->stop();
+  requestRouting();
+}
+
+QString ChunkRoutingView::text() const { return m_textEdit->toPlainText(); }
+
+int64_t ChunkRoutingView::selectedStep() const {
+  const int index = m_slider->value();
+  return index >= 0 && static_cast<size_t>(index) < m_steps.size()
+             ? m_steps[static_cast<size_t>(index)]
+             : -1;
+}
+
+void ChunkRoutingView::requestRouting() {
+  if (text().trimmed().isEmpty()) return;
+  if (m_job) {
+    m_pending = true;  // only the newest request runs after the current one
+    return;
+  }
+  startRouting();
+}
+
+void ChunkRoutingView::startRouting() {
+  m_pending = false;
+  const std::filesystem::path run = toFsPath(m_run);
+  const std::string text = this->text().toStdString();
+  const int64_t step = selectedStep();
+  auto result = std::make_shared<std::shared_ptr<const ChunkRoutingReport>>();
+  JobWork work = [run, text, step, result](JobContext&) {
+    *result = std::make_shared<const ChunkRoutingReport>(
+        routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
+  };
+  auto* job = new JobController(tr("Route text"), std::move(work), this);
+  m_job = job;
+  m_status->setText(tr("Routing…"));
+  connect(
+      job, &JobController::finished, this,
+      [this, job, result](JobOutcome outcome, const QString& error) {
+        job->deleteLater();
+        m_job = nullptr;
+        if (outcome == JobOutcome::Succeeded && *result) {
+          showReport(*result);
+        } else if (outcome == JobOutcome::Failed) {
+          m_status->setText(tr("<span style='color:#b00020'>%1</span>").arg(error.toHtmlEscaped()));
+          emit routingFailed(error);
+        }
+        if (m_pending) startRouting();
+      });
+  job->start();
+}
+
+void ChunkRoutingView::showReport(std::shared_ptr<const ChunkRoutingReport> report) {
+  m_report = std::move(report);
+  m_strip->showReport(*m_report);
+  fillAssignmentMap(*m_assignmentMap, *m_report);
+  fillMaskMap(*m_maskMap, *m_report);
+  m_status->setText(tr("%1 run, K = %2, checkpoint step %3, %4 tokens")
+                        .arg(QString::fromStdString(m_report->variant))
+                        .arg(m_report->chunks)
+                        .arg(m_report->checkpointStep)
+                        .arg(m_report->tokenIds.size()));
+  emit routed();
+}
+
+void ChunkRoutingView::poll() {
+  try {
+    std::vector<MetricsRecord> records = m_tail->readNew();
+    if (m_tail->restarted()) m_loadPlot->clearGraphs();
+    appendChunkLoad(*m_loadPlot, records);
+    refreshCheckpoints();
+  } catch (const std::exception& error) {
+    m_status->setText(QString::fromStdString(error.what()));
+  }
+}
+
+void ChunkRoutingView::refreshCheckpoints() {
+  std::vector<int64_t> steps = dlmCheckpointSteps(toFsPath(m_run));
+  if (steps == m_steps) return;
+  const bool atNewest = m_steps.empty() || m_slider->value() == m_slider->maximum();
+  const int64_t kept = selectedStep();
+  m_steps = std::move(steps);
+  int index = static_cast<int>(m_steps.size()) - 1;
+  if (!atNewest)
+    for (size_t i = 0; i < m_steps.size(); ++i)
+      if (m_steps[i] == kept) index = static_cast<int>(i);
+  const QSignalBlocker blocker(m_slider);
+  m_slider->setRange(0, std::max(static_cast<int>(m_steps.size()) - 1, 0));
+  m_slider->setEnabled(m_steps.size() > 1);
+  m_slider->setValue(index);
+  m_stepLabel->setText(index < 0 ? tr("none") : tr("step %1").arg(selectedStep()));
+  if (atNewest && m_report && m_report->checkpointStep != selectedStep()) requestRouting();
+}
+
+QString ChunkRoutingView::pickParagraph(const QString& corpusText, int seed) {
+  QStringList paragraphs;
+  for (const QString& part : corpusText.split(QRegularExpression(QStringLiteral("\\n\\s*\\n"))))
+    if (part.simplified().count(QLatin1Char(' ')) >= 3) paragraphs << part.trimmed();
+  if (paragraphs.isEmpty()) return corpusText.left(1000);
+  return paragraphs[static_cast<qsizetype>(seed) % paragraphs.size()].left(1000);
+}
+
+void ChunkRoutingView::pickFromCorpus() {
+  const QString file = QFileDialog::getOpenFileName(this, tr("Pick a Paragraph from a Corpus"),
+                                                    QString(), tr("Text files (*.txt);;All (*)"));
+  if (file.isEmpty()) return;
+  QFile in(file);
+  if (!in.open(QIODevice::ReadOnly)) {
+    m_status->setText(tr("Cannot read %1: %2").arg(file, in.errorString()));
+    return;
+  }
+  const QString text = QString::fromUtf8(in.read(8 * 1024 * 1024));
+  setText(pickParagraph(text, static_cast<int>(QRandomGenerator::global()->bounded(1 << 30))));
+}
+
+void ChunkRoutingView::saveCsv(const QString& file) const {
+  if (!m_report) throw Error("nothing routed yet");
+  writeChunkRoutingCsv(*m_report, toFsPath(file));
+}
+
+}  // namespace strata

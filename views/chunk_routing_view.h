@@ -1,0 +1,93 @@
+#pragma once
+// ChunkRoutingView: how a masked diffusion LM run (recipe dcdm) routes a text. A sequence the
+// user types (or picks from a corpus file) is routed by core's routeText in a background job —
+// only the newest request runs next, so typing never queues work — and shown four ways: the
+// token strip (each token on its chunk's colour, affinities on hover), a K×T assignment
+// heatmap, the T×T chunk-causal attention mask, and each chunk's share of the load over the
+// training steps (val_chunk_share_<k> from metrics.jsonl, tailed while the run trains). A
+// slider over the run's checkpoints re-routes the text with older weights. Exports: every plot
+// as PNG / PDF, the assignments as CSV. GUI thread only.
+
+#include <QPointer>
+#include <QWidget>
+#include <memory>
+
+#include "recipes/chunk_routing.h"
+
+class QCPColorMap;
+class QCustomPlot;
+class QLabel;
+class QPlainTextEdit;
+class QSlider;
+class QTimer;
+
+namespace strata {
+
+class JobController;
+class MetricsTail;
+class TokenStrip;
+
+class ChunkRoutingView final : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ChunkRoutingView(QString runFolder, QWidget* parent = nullptr);
+  ~ChunkRoutingView() override;
+
+  QString runFolder() const { return m_run; }
+  /** Replaces the text and routes it at once (no typing delay). */
+  void setText(const QString& text);
+  QString text() const;
+  /** The report shown, or nullptr before the first routing finished. */
+  std::shared_ptr<const ChunkRoutingReport> report() const { return m_report; }
+  /** The checkpoint step the slider selects, or -1 while the run has none. */
+  int64_t selectedStep() const;
+
+  TokenStrip* tokenStrip() const { return m_strip; }
+  QCPColorMap* assignmentMap() const { return m_assignmentMap; }
+  QCPColorMap* maskMap() const { return m_maskMap; }
+  QCustomPlot* loadPlot() const { return m_loadPlot; }
+  QSlider* checkpointSlider() const { return m_slider; }
+
+  /** The shown report as CSV (writeChunkRoutingCsv). Throws strata::Error on failure. */
+  void saveCsv(const QString& file) const;
+  /** Reads new metrics records and checkpoints (the view's timer calls it every second). */
+  void poll();
+  /** The first paragraph of at least a few words of `corpusText`, at most ~1000 characters. */
+  static QString pickParagraph(const QString& corpusText, int seed);
+
+ signals:
+  /** A routing finished and is shown. */
+  void routed();
+  /** A routing failed; `error` is also shown in the view. */
+  void routingFailed(const QString& error);
+
+ private:
+  void requestRouting();
+  void startRouting();
+  void showReport(std::shared_ptr<const ChunkRoutingReport> report);
+  void refreshCheckpoints();
+  void pickFromCorpus();
+  QWidget* buildPlots();
+
+  QString m_run;
+  QPlainTextEdit* m_textEdit;
+  QLabel* m_status;
+  QSlider* m_slider;
+  QLabel* m_stepLabel;
+  TokenStrip* m_strip;
+  QCustomPlot* m_assignmentPlot;
+  QCPColorMap* m_assignmentMap;
+  QCustomPlot* m_maskPlot;
+  QCPColorMap* m_maskMap;
+  QCustomPlot* m_loadPlot;
+  QTimer* m_typingDelay;
+  QTimer* m_pollTimer;
+  std::vector<int64_t> m_steps;
+  std::unique_ptr<MetricsTail> m_tail;
+  QPointer<JobController> m_job;
+  bool m_pending = false;  ///< a request arrived while a routing ran
+  std::shared_ptr<const ChunkRoutingReport> m_report;
+};
+
+}  // namespace strata
