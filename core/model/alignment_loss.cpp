@@ -1,0 +1,87 @@
+// The REPR-ALIGN objective (see alignment_loss.h).
+
+#include "model/alignment_loss.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace strata {
+
+std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers) {
+  const int64_t count = numLayers + 1;  // hidden states 0..L
+  const auto range = [&](int64_t first, int64_t last) {
+    std::vector<int64_t> layers;
+    for (int64_t l = first; l < last; ++l) layers.push_back(l);
+    return layers;
+  };
+  const int64_t third = count / 3, extra = count % 3;  // lower and middle take the remainder first
+  const int64_t lowerEnd = third + (extra > 0 ? 1 : 0);
+  const int64_t middleEnd = lowerEnd + third + (extra > 1 ? 1 : 0);
+  if (spec == "all") return range(0, count);
+  if (spec == "lower") return range(0, lowerEnd);
+  if (spec == "middle") return range(lowerEnd, middleEnd);
+  if (spec == "upper") return range(middleEnd, count);
+  std::vector<int64_t> layers;
+  std::stringstream in(spec);
+  for (std::string part; std::getline(in, part, ',');) {
+    size_t used = 0;
+    int64_t layer = -1;
+    try {
+      layer = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || layer < 0 || layer >= count)
+      throw std::invalid_argument("alignment layers: \"" + part + "\" is not a layer in 0.." +
+                                  std::to_string(numLayers) + " (or all, lower, middle, upper)");
+    layers.push_back(layer);
+  }
+  if (layers.empty()) throw std::invalid_argument("alignment layers: none given");
+  return layers;
+}
+
+torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options) {
+  return options.minTime + (1 - 2 * options.minTime) * torch::rand({batch}, torch::kDouble);
+}
+
+AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0,
+                            const torch::Tensor& noised, const torch::Tensor& t,
+                            const std::vector<torch::Tensor>& student,
+                            const std::vector<torch::Tensor>& teacher,
+                            const std::vector<int64_t>& layers, const AlignmentOptions& options) {
+  // Shift: position i (0..T−2) predicts token i + 1 and is trained when token i + 1 is masked.
+  const torch::Tensor targets = x0.slice(1, 1);
+  const torch::Tensor trained = noised.slice(1, 1);  // [B, T−1]
+  const torch::Tensor weights = options.inverseTimeWeighting
+                                    ? trained.to(torch::kFloat) / t.to(torch::kFloat).unsqueeze(1)
+                                    : trained.to(torch::kFloat);
+  const torch::Tensor logProbabilities = torch::log_softmax(logits.slice(1, 0, -1).to(torch::kFloat), -1);
+  const torch::Tensor nll = -logProbabilities.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+  AlignmentLoss out;
+  out.targets = trained.sum().item<int64_t>();
+  const double denominator = static_cast<double>(std::max<int64_t>(1, out.targets));
+  out.diffusion = (nll * weights).sum() / denominator;
+
+  torch::Tensor align = torch::zeros({}, logits.options().dtype(torch::kFloat));
+  const torch::Tensor aligned = trained.to(torch::kFloat);
+  for (const int64_t l : layers) {
+    const torch::Tensor s = student.at(static_cast<size_t>(l)).slice(1, 0, -1).to(torch::kFloat);
+    const torch::Tensor h = teacher.at(static_cast<size_t>(l)).slice(1, 0, -1).to(torch::kFloat).detach();
+    const torch::Tensor cosine = torch::nn::functional::cosine_similarity(
+        s, h, torch::nn::functional::CosineSimilarityFuncOptions().dim(-1).eps(1e-8));
+    const torch::Tensor meanCosine = (cosine * aligned).sum() / denominator;
+    out.layerCosine.push_back(meanCosine.item<double>());
+    align = align + (options.distance == AlignmentDistance::Cosine
+                         ? 1 - meanCosine
+                         : ((s - h).pow(2).sum(-1) * aligned).sum() / denominator);
+  }
+  out.align = layers.empty() ? align : align / static_cast<double>(layers.size());
+  if (out.targets == 0) {  // nothing masked: no signal, and no 1 − 0 from the empty mean
+    out.diffusion = out.diffusion * 0;
+    out.align = out.align * 0;
+  }
+  out.total = out.diffusion + options.lambda * out.align;
+  return out;
+}
+
+}  // namespace strata
