@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "engine/job.h"
 #include "engine/recipe.h"
@@ -140,10 +142,7 @@ std::vector<SettingSpec> bridgeSettings() {
   SettingSpec model = makeSetting("model", SettingType::Path, std::string(),
                                   "the source model: a Hugging Face folder", "source");
   model.required = true;
-  const SettingSpec corpus =
-      makeSetting("corpus", SettingType::Path, std::string(),
-                  "a text file, a folder of .txt files, or a .jsonl file (targets = model)", "data");
-  return {
+  std::vector<SettingSpec> settings = {
       model,
       makeSetting("layer", SettingType::Integer, int64_t{-1},
                   "l*: the layer whose hidden state the bridge rebuilds (layers 1..l* are "
@@ -154,13 +153,6 @@ std::vector<SettingSpec> bridgeSettings() {
       makeChoice("targets", "model", {"model", "store"},
                  "where h_0 and h_{l*} come from: computed by the source model on the fly, or read "
                  "from `store` (its sampled sequences, after the skipped BOS)", "source"),
-      corpus,
-      makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
-                 "how to read the corpus", "data"),
-      makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
-                 "how a text file divides into documents", "data"),
-      makeSetting("jsonl_field", SettingType::Text, std::string("text"),
-                  "the JSONL field holding the text", "data"),
       makeSetting("seq_len", SettingType::Integer, int64_t{64}, "tokens per window", "data", 2),
       makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
                   "data", 1e-4, 0.5),
@@ -183,6 +175,13 @@ std::vector<SettingSpec> bridgeSettings() {
                   "DDIM steps S when sampling (evaluation, generation)", "diffusion", 1, 1000),
       makeSetting("eta", SettingType::Real, 0.0, "DDIM η (0 = deterministic)", "diffusion", 0, 1),
   };
+  // Only targets = model reads the corpus; build() asks for it then.
+  std::vector<SettingSpec> corpus = corpusSettings(false);
+  corpus.front().description += " (targets = model)";
+  const auto afterTargets = std::find_if(settings.begin(), settings.end(),
+                                         [](const SettingSpec& s) { return s.key == "targets"; }) + 1;
+  settings.insert(afterTargets, corpus.begin(), corpus.end());
+  return settings;
 }
 
 std::unique_ptr<Recipe> makeBridgeRecipe() { return std::make_unique<BridgeRecipe>(); }

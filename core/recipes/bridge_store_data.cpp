@@ -7,18 +7,12 @@
 
 #include "common/error.h"
 #include "io/activation_store.h"
+#include "recipes/pretrain_data.h"
 
 namespace strata {
 namespace fs = std::filesystem;
 
 namespace {
-
-uint64_t splitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 torch::Tensor layerTensor(const ActivationStore& store, int64_t layer, int64_t d) {
   std::vector<float> rows = store.readLayer(layer);
@@ -77,9 +71,7 @@ BridgeWindows BridgeStoreData::gather(const std::vector<int64_t>& startRows) con
 BridgeWindows BridgeStoreData::training(uint64_t seed, int64_t step, int64_t firstRow, int64_t rows) const {
   std::vector<int64_t> starts;
   for (int64_t r = 0; r < rows; ++r) {
-    const uint64_t key = splitMix64(seed) ^ splitMix64(static_cast<uint64_t>(step) * 0x10001ULL +
-                                                       static_cast<uint64_t>(firstRow + r));
-    starts.push_back(m_train[splitMix64(key) % m_train.size()]);
+    starts.push_back(m_train[seededDraw(seed, step, firstRow + r, m_train.size())]);
   }
   return gather(starts);
 }

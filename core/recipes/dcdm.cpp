@@ -50,13 +50,7 @@ class DcdmRecipe final : public Recipe {
     const fs::path corpus = c.text("corpus");
     const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
     m_corpusHash = corpusHash(corpus, corpusOptions, &job);
-    const fs::path tokenizerFolder =
-        setup.rank == 0 ? setup.runFolder
-                        : fs::temp_directory_path() / ("strata-tokenizer-" + std::to_string(::getpid()));
-    fs::create_directories(tokenizerFolder);
-    writeTokenizerFiles(c.text("tokenizer"), tokenizerFolder);
-    m_tokenizer = loadTokenizer(tokenizerFolder);
-    if (setup.rank != 0) fs::remove_all(tokenizerFolder);
+    m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
     m_tokens = tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen - 1, c.real("val_fraction"), job);
 
     m_model = DcdmTransformer(dcdmConfigFrom(c, m_tokenizer->vocabSize()));
@@ -186,15 +180,8 @@ class DcdmRecipe final : public Recipe {
 }  // namespace
 
 std::vector<SettingSpec> dcdmSettings() {
-  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
-                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
-  corpus.required = true;
-  return {
-      corpus,
-      makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"}, "how to read the corpus", "data"),
-      makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
-                 "how a text file divides into documents", "data"),
-      makeSetting("jsonl_field", SettingType::Text, std::string("text"), "the JSONL field holding the text", "data"),
+  std::vector<SettingSpec> settings = corpusSettings();
+  settings.insert(settings.end(), {
       makeSetting("tokenizer", SettingType::Text, std::string("byte"),
                   "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy", "data"),
       makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per sequence", "data", 2),
@@ -222,7 +209,8 @@ std::vector<SettingSpec> dcdmSettings() {
                   "dcdm: step of the non-trained balance bias per micro-batch", "balance", 0, 1),
       makeSetting("sample_steps", SettingType::Integer, int64_t{8},
                   "unmasking steps per chunk when sampling", "sampling", 1),
-  };
+  });
+  return settings;
 }
 
 std::unique_ptr<Recipe> makeDcdmRecipe() { return std::make_unique<DcdmRecipe>(); }

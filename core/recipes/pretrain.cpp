@@ -50,15 +50,7 @@ class PretrainRecipe final : public Recipe {
     const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
     const fs::path corpus = c.text("corpus");
     m_corpusHash = corpusHash(corpus, corpusOptions, &job);
-    // Rank 0 writes the tokenizer into the run folder (it is part of the exported model);
-    // other ranks read their own copy so they never race it.
-    const fs::path tokenizerFolder =
-        setup.rank == 0 ? setup.runFolder
-                        : fs::temp_directory_path() / ("strata-tokenizer-" + std::to_string(::getpid()));
-    fs::create_directories(tokenizerFolder);
-    writeTokenizerFiles(c.text("tokenizer"), tokenizerFolder);
-    m_tokenizer = loadTokenizer(tokenizerFolder);
-    if (setup.rank != 0) fs::remove_all(tokenizerFolder);
+    m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
     m_tokens = tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen, c.real("val_fraction"), job);
 
     shape.vocabSize = m_tokenizer->vocabSize();
@@ -128,17 +120,8 @@ class PretrainRecipe final : public Recipe {
 }  // namespace
 
 std::vector<SettingSpec> pretrainSettings() {
-  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
-                               "a text file, a folder of .txt files, or a .jsonl file", "data");
-  corpus.required = true;
-  return {
-      corpus,
-      makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
-                 "how to read the corpus", "data"),
-      makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
-                 "how a text file divides into documents", "data"),
-      makeSetting("jsonl_field", SettingType::Text, std::string("text"),
-              "the JSONL field holding the text", "data"),
+  std::vector<SettingSpec> settings = corpusSettings();
+  settings.insert(settings.end(), {
       makeSetting("tokenizer", SettingType::Text, std::string("byte"),
               "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy", "data"),
       makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per training window", "data", 2),
@@ -152,7 +135,8 @@ std::vector<SettingSpec> pretrainSettings() {
       makeSetting("kv_heads", SettingType::Integer, int64_t{0},
               "key/value heads (0 = as many as heads)", "model", 0),
       makeSetting("mlp", SettingType::Integer, int64_t{352}, "SwiGLU intermediate size", "model", 1),
-  };
+  });
+  return settings;
 }
 
 std::unique_ptr<Recipe> makePretrainRecipe() { return std::make_unique<PretrainRecipe>(); }

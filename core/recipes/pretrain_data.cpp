@@ -2,6 +2,8 @@
 
 #include "recipes/pretrain_data.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -21,8 +23,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-// SplitMix64 (Steele, Lea & Flood 2014): a portable, seedable mixer, so that the data order
-// is the same on every platform and a pure function of (seed, step, row).
 uint64_t splitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -39,6 +39,37 @@ std::string fixed(double value, int digits) {
 }
 
 }  // namespace
+
+std::vector<SettingSpec> corpusSettings(bool corpusRequired) {
+  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
+                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
+  corpus.required = corpusRequired;
+  return {corpus,
+          makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
+                     "how to read the corpus", "data"),
+          makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
+                     "how a text file divides into documents", "data"),
+          makeSetting("jsonl_field", SettingType::Text, std::string("text"),
+                      "the JSONL field holding the text", "data")};
+}
+
+uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n) {
+  const uint64_t key = splitMix64(seed) ^ splitMix64(static_cast<uint64_t>(step) * 0x10001ULL +
+                                                     static_cast<uint64_t>(row));
+  return splitMix64(key) % n;
+}
+
+std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source, const fs::path& runFolder,
+                                             int rank) {
+  const fs::path folder =
+      rank == 0 ? runFolder
+                : fs::temp_directory_path() / ("strata-tokenizer-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  writeTokenizerFiles(source, folder);
+  std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
+  if (rank != 0) fs::remove_all(folder);
+  return tokenizer;
+}
 
 CorpusOptions pretrainCorpusOptions(const ResolvedConfig& config) {
   CorpusOptions options;
@@ -87,9 +118,7 @@ torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen
   torch::Tensor batch = torch::empty({rows, width}, torch::kInt64);
   auto acc = batch.accessor<int64_t, 2>();
   for (int64_t r = 0; r < rows; ++r) {
-    const uint64_t key = splitMix64(seed) ^ splitMix64(static_cast<uint64_t>(step) * 0x10001ULL +
-                                                       static_cast<uint64_t>(firstRow + r));
-    const auto start = static_cast<int64_t>(splitMix64(key) % starts);
+    const auto start = static_cast<int64_t>(seededDraw(seed, step, firstRow + r, starts));
     for (int64_t t = 0; t < width; ++t) acc[r][t] = tokens[static_cast<size_t>(start + t)];
   }
   return batch;

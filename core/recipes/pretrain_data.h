@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,20 @@ class TrainableLlamaImpl;
 struct TokenSplit {
   std::vector<int32_t> train, val;
 };
+
+/** The data settings every corpus-trained recipe shares: corpus (required unless
+ *  `corpusRequired` is false), corpus_format, split, jsonl_field. */
+std::vector<SettingSpec> corpusSettings(bool corpusRequired = true);
+
+/** A draw in [0, n) that is a pure function of (seed, step, row): SplitMix64 (Steele, Lea &
+ *  Flood 2014), portable, so the data order is the same on every platform and after a resume. */
+uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n);
+
+/** The run's tokenizer: rank 0 writes `source`'s files (byte or a tokenizer folder/file) into
+ *  the run folder, where they belong to the exported model; other ranks read a private copy so
+ *  they never race it. */
+std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source,
+                                             const std::filesystem::path& runFolder, int rank);
 
 /** corpus_format, split and jsonl_field of a pretrain config (ConfigError when unknown). */
 CorpusOptions pretrainCorpusOptions(const ResolvedConfig& config);
