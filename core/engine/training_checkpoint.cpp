@@ -91,7 +91,7 @@ std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& 
       torch::load(optimizer, (folder / "optimizer.pt").string());
       torch::Tensor rng;
       torch::load(rng, (folder / "rng.pt").string());
-      //MUTANT setCpuGeneratorState(rng);
+      setCpuGeneratorState(rng);
       recipe.restoreExtraState(folder);
       return counters;
     } catch (const std::exception& e) {
