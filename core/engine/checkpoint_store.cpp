@@ -21,6 +21,18 @@ namespace {
 
 std::string folderName(int64_t step) { return "step-" + std::to_string(step); }
 
+/** Removes a checkpoint folder without ever leaving a half-deleted "step-N" behind: it is
+ *  first renamed (atomically) to a hidden name that removeStale() sweeps up after a crash. */
+void discardFolder(const fs::path& folder) {
+  if (!fs::exists(folder)) return;
+  std::string name = ".";  // appended piecewise: GCC 12 gives a false -Wrestrict on a + chain
+  name.append(folder.filename().string()).append(".trash-").append(std::to_string(::getpid()));
+  const fs::path trash = folder.parent_path() / name;
+  fs::remove_all(trash);
+  fs::rename(folder, trash);
+  fs::remove_all(trash);
+}
+
 std::optional<int64_t> stepOfPointer(const fs::path& pointer) {
   try {
     std::string name = readWholeFile(pointer);
@@ -40,11 +52,14 @@ void CheckpointStore::removeStale() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m_folder, ec))
     if (entry.path().filename().string().starts_with(".step-")) fs::remove_all(entry.path());
+  removeStaleTemporaries(m_folder);  // of the latest / best pointers
 }
 
 fs::path CheckpointStore::begin(int64_t step) const {
   fs::create_directories(m_folder);
-  const fs::path temp = m_folder / ("." + folderName(step) + ".tmp-" + std::to_string(::getpid()));
+  std::string name = ".";
+  name.append(folderName(step)).append(".tmp-").append(std::to_string(::getpid()));
+  const fs::path temp = m_folder / name;
   fs::remove_all(temp);
   fs::create_directory(temp);
   return temp;
@@ -64,7 +79,7 @@ void CheckpointStore::commit(const fs::path& temp, int64_t step,
                         Json{{"step", step}, {"files", entries}}.dump(2) + "\n");
     fsyncDirectory(temp);
     const fs::path final = m_folder / folderName(step);
-    fs::remove_all(final);
+    discardFolder(final);
     fs::rename(temp, final);
     fsyncDirectory(m_folder);
   } catch (...) {
@@ -78,7 +93,7 @@ void CheckpointStore::commit(const fs::path& temp, int64_t step,
   const std::optional<int64_t> best = bestStep();
   const auto all = checkpoints();
   for (size_t i = static_cast<size_t>(std::max<int64_t>(keepLast, 1)); i < all.size(); ++i)
-    if (!best || all[i].first != *best) fs::remove_all(all[i].second);
+    if (!best || all[i].first != *best) discardFolder(all[i].second);
 }
 
 std::vector<std::pair<int64_t, fs::path>> CheckpointStore::checkpoints() const {

@@ -19,7 +19,7 @@ class CheckpointStore {
   explicit CheckpointStore(std::filesystem::path folder);
   const std::filesystem::path& folder() const { return m_folder; }
 
-  /** Removes temporary folders a crash left behind (call before writing). */
+  /** Removes temporary folders and pointer files a crash left behind (call before writing). */
   void removeStale() const;
   /** An empty temporary folder to write step `step`'s files into. */
   std::filesystem::path begin(int64_t step) const;

@@ -22,6 +22,7 @@
 #include "engine/training_checkpoint.h"
 #include "engine/training_device.h"
 #include "engine/training_schedule.h"
+#include "io/atomic_file.h"
 #include "io/writer_lock.h"
 #include "recipes/recipe_factory.h"
 
@@ -94,6 +95,7 @@ class TrainingLoop {
 
     if (m_in.resume) {
       m_store.removeStale();
+      if (m_leader) removeStaleTemporaries(m_in.folder);  // status.json, metrics exports
       if (auto counters = loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_job)) {
         m_counters = *counters;
         m_job.info("resumed from step " + std::to_string(m_counters.step));

@@ -120,4 +120,13 @@ void writeFileAtomically(const std::filesystem::path& target,
   fsyncDirectory(target.has_parent_path() ? target.parent_path() : std::filesystem::path("."));
 }
 
+void removeStaleTemporaries(const std::filesystem::path& folder) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(".") && name.find(".tmp-") != std::string::npos && entry.is_regular_file())
+      std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 }  // namespace strata

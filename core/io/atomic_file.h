@@ -23,6 +23,13 @@ void writeFileAtomically(const std::filesystem::path& target,
                          const std::function<void(int fd)>& writeContents);
 
 /**
+ * Removes the temporaries (`.<name>.tmp-<pid>-<n>`) that writers killed mid-write left in
+ * `folder`. Only for a folder this process alone writes (a run folder whose lock it holds):
+ * a live writer's temporary would go too.
+ */
+void removeStaleTemporaries(const std::filesystem::path& folder);
+
+/**
  * Writes all `size` bytes to `fd`, retrying partial writes and EINTR. A full disk (ENOSPC,
  * EDQUOT) and every other failure throw IoError naming `forErrors`.
  */

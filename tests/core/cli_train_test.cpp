@@ -84,7 +84,9 @@ void expectConsistent(const fs::path& run) {
   for (const auto& [step, folder] : CheckpointStore(run / "checkpoints").checkpoints())
     EXPECT_TRUE(CheckpointStore::verify(folder)) << folder;
   for (const char* file : {"run.json", "status.json"})
-    if (fs::exists(run / file)) EXPECT_NO_THROW(nlohmann::json::parse(readWholeFile(run / file))) << file;
+    if (fs::exists(run / file)) {
+      EXPECT_NO_THROW(nlohmann::json::parse(readWholeFile(run / file))) << file;
+    }
 }
 
 class CliTrain : public ::testing::Test {
@@ -149,8 +151,10 @@ TEST_F(CliTrain, KilledAtRandomMomentsAndResumedEqualsTheUninterruptedRun) {
   }
   EXPECT_EQ(loggedLosses(run), loggedLosses(reference()));
   EXPECT_TRUE(testing::sameWeights(run / "model.safetensors", reference() / "model.safetensors"));
-  for (const auto& entry : fs::directory_iterator(run / "checkpoints"))
-    EXPECT_FALSE(entry.path().filename().string().starts_with(".")) << entry.path();
+  // Nothing a killed writer left half-done survives: no temporary folders or files.
+  for (const fs::path& folder : {run, run / "checkpoints"})
+    for (const auto& entry : fs::directory_iterator(folder))
+      EXPECT_FALSE(entry.path().filename().string().starts_with(".")) << entry.path();
 }
 
 TEST_F(CliTrain, CtrlCStopsAfterACheckpointAndRunsListsEveryState) {
