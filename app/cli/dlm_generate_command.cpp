@@ -1,11 +1,15 @@
 // `strata-cli generate --dlm RUN`: chunk-ordered parallel unmasking with a trained masked
-// diffusion LM (mdlm, bdlm or dcdm), optionally showing which chunk each token fell in.
+// diffusion LM (mdlm, bdlm or dcdm) or a converted model (repr_align), optionally showing
+// which chunk (block) each token fell in and at which step it was revealed.
 
 #include <cstdio>
 #include <iostream>
 
 #include "diffusion_generate.h"
+#include "common/error.h"
+#include "engine/run_folder.h"
 #include "recipes/dlm_sampler.h"
+#include "recipes/repr_align_files.h"
 
 namespace strata::cli {
 
@@ -15,7 +19,18 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
   config.temperature = sampling.temperature;
   config.seed = sampling.seed;
   if (cli.has("steps")) config.stepsPerChunk = cli.integer("steps");
-  const DlmSample sample = sampleDlm(cli.value("dlm"), cli.value("prompt"), config);
+  const std::filesystem::path run = cli.value("dlm");
+  if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
+  DlmSample sample;
+  if (readRunInfo(run).recipe == "repr_align") {
+    LoadedConversion conversion = loadConversionRun(run);
+    const int64_t block = cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");
+    if (block < 0) throw UsageError("--block must be >= 0");
+    sample = sampleConverted(conversion.model, *conversion.tokenizer, cli.value("prompt"), config,
+                             conversion.config.integer("sample_steps"), block);
+  } else {
+    sample = sampleDlm(run, cli.value("prompt"), config);
+  }
   std::cout << cli.value("prompt") << sample.text << "\n";
   if (cli.isSet("show-chunks")) {
     std::cout << "position  chunk  step  token\n";

@@ -58,11 +58,14 @@ int runGenerate(const Arguments& args) {
                   "and latency per token.");
   cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
       .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
-      .option("dlm", "RUN", "a masked diffusion LM run (dcdm recipe): chunk-ordered unmasking")
+      .option("dlm", "RUN", "a masked diffusion LM run (dcdm recipe) or a converted model "
+                            "(repr_align recipe): confidence-ordered unmasking")
+      .option("block", "B", "with --dlm on a repr_align run: positions per block, left to right "
+                            "(0 = all at once; default: the run's sample_block)")
       .flag("show-chunks", "with --dlm: also print each token's chunk id and reveal step")
       .option("prompt", "TEXT", "text to continue")
       .option("prompts", "FILE", "with --bridge: prompts, one per line")
-      .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk "
+      .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk or block "
                             "(default: the run's sample_steps)")
       .flag("hybrid-only", "with --bridge: skip the original model")
       .option("max-new-tokens", "N", "tokens to generate at most", "64")

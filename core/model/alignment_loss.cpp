@@ -59,21 +59,31 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
   const torch::Tensor nll = -logProbabilities.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
   AlignmentLoss out;
   out.targets = trained.sum().item<int64_t>();
+  out.correct = ((logProbabilities.argmax(-1) == targets) & trained).sum().item<int64_t>();
   const double denominator = static_cast<double>(std::max<int64_t>(1, out.targets));
   out.diffusion = (nll * weights).sum() / denominator;
 
   torch::Tensor align = torch::zeros({}, logits.options().dtype(torch::kFloat));
   const torch::Tensor aligned = trained.to(torch::kFloat);
-  for (const int64_t l : layers) {
-    const torch::Tensor s = student.at(static_cast<size_t>(l)).slice(1, 0, -1).to(torch::kFloat);
-    const torch::Tensor h = teacher.at(static_cast<size_t>(l)).slice(1, 0, -1).to(torch::kFloat).detach();
+  const auto meanCosine = [&](const torch::Tensor& s, const torch::Tensor& h) {
     const torch::Tensor cosine = torch::nn::functional::cosine_similarity(
         s, h, torch::nn::functional::CosineSimilarityFuncOptions().dim(-1).eps(1e-8));
-    const torch::Tensor meanCosine = (cosine * aligned).sum() / denominator;
-    out.layerCosine.push_back(meanCosine.item<double>());
+    return (cosine * aligned).sum() / denominator;
+  };
+  const auto hiddenOf = [](const std::vector<torch::Tensor>& states, size_t l) {
+    return states.at(l).slice(1, 0, -1).to(torch::kFloat);
+  };
+  for (const int64_t l : layers) {
+    const torch::Tensor s = hiddenOf(student, static_cast<size_t>(l));
+    const torch::Tensor h = hiddenOf(teacher, static_cast<size_t>(l)).detach();
     align = align + (options.distance == AlignmentDistance::Cosine
-                         ? 1 - meanCosine
+                         ? 1 - meanCosine(s, h)
                          : ((s - h).pow(2).sum(-1) * aligned).sum() / denominator);
+  }
+  if (!teacher.empty()) {  // the curves: every hidden state, aligned or not
+    torch::NoGradGuard noGrad;
+    for (size_t l = 0; l < student.size() && l < teacher.size(); ++l)
+      out.layerCosine.push_back(meanCosine(hiddenOf(student, l), hiddenOf(teacher, l)).item<double>());
   }
   out.align = layers.empty() ? align : align / static_cast<double>(layers.size());
   if (out.targets == 0) {  // nothing masked: no signal, and no 1 − 0 from the empty mean

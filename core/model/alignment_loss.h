@@ -39,14 +39,18 @@ struct AlignmentLoss {
   torch::Tensor total;      ///< diffusion + λ·align
   torch::Tensor diffusion;  ///< CE over masked targets
   torch::Tensor align;      ///< 1 − mean cos (or mean squared L2)
-  std::vector<double> layerCosine;  ///< mean cos per chosen layer (alignment curves), detached
+  /** Mean cos over the aligned positions of EVERY hidden state (the alignment curves), the
+   *  aligned layers and the others alike; empty when no teacher states were given. */
+  std::vector<double> layerCosine;
   int64_t targets = 0;      ///< masked targets counted
+  int64_t correct = 0;      ///< of which the argmax prediction is right (masked-token accuracy)
 };
 
 /**
  * logits [B, T, V] of the student on the masked sequence; x0 [B, T] clean ids; noised [B, T]
  * (true where x_t is [MASK]); t [B]; student/teacher hidden states: the L + 1 tensors
- * [B, T, d], of which `layers` are aligned. A batch with no masked target gives zero losses.
+ * [B, T, d], of which `layers` are aligned (`teacher` may be empty when `layers` is: λ = 0 with
+ * no curves). A batch with no masked target gives zero losses.
  */
 AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0,
                             const torch::Tensor& noised, const torch::Tensor& t,

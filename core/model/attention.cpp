@@ -86,4 +86,13 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
       .reshape({batch, length, heads * headDim});
 }
 
+PreparedAttention prepareAttention(const AttentionOptions& options, int64_t batch, int64_t length,
+                                   const at::Tensor& inverseFrequencies, at::Device device,
+                                   at::ScalarType dtype) {
+  PreparedAttention result{batch, length, attentionMask(options, batch, length, device, dtype), {}};
+  if (inverseFrequencies.defined())
+    result.rope = ropeTables(inverseFrequencies, resolvePositions(options, batch, length, device), dtype);
+  return result;
+}
+
 }  // namespace strata

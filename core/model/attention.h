@@ -26,6 +26,15 @@ at::Tensor attentionMask(const AttentionOptions& options, int64_t batch, int64_t
                          at::Device device, at::ScalarType dtype);
 
 /**
+ * `options` resolved for one [batch, length] batch: the additive mask and, when
+ * `inverseFrequencies` is defined (every architecture but GPT-2), the rotary tables, in `dtype`
+ * on `device`. Built once per batch and shared by every block of the pass.
+ */
+PreparedAttention prepareAttention(const AttentionOptions& options, int64_t batch, int64_t length,
+                                   const at::Tensor& inverseFrequencies, at::Device device,
+                                   at::ScalarType dtype);
+
+/**
  * softmax(q·kᵀ/√headDim + mask)·v. q [B, H, T, hd]; k, v [B, KV, T, hd] with KV dividing H:
  * query head h uses key/value head h / (H/KV), as transformers' repeat_kv (GQA, Ainslie et
  * al. 2023) — here by broadcasting, without copying k and v. The softmax runs in float32

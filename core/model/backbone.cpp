@@ -55,55 +55,11 @@ struct Backbone::State {
 
 namespace {
 
-Activation activationOf(const ModelConfig& config, const std::filesystem::path& file) {
-  if (const auto activation = activationNamed(config.hiddenAct)) return *activation;
-  throw ConfigError(
-      file, config.architecture == Architecture::Gpt2 ? "activation_function" : "hidden_act",
-      "activation '" + config.hiddenAct +
-          "' is not supported (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
-          "gelu_fast, relu)");
-}
-
-/** RoPE frequencies, or undefined for GPT-2. Throws ConfigError for what cannot be rotated. */
-at::Tensor inverseFrequenciesOf(const ModelConfig& config, const std::filesystem::path& file) {
-  if (config.architecture == Architecture::Gpt2) return {};
-  if (config.ropeScaling && !ropeScalingSupported(config.ropeScaling->type))
-    throw ConfigError(
-        file, "rope_scaling",
-        "type '" + config.ropeScaling->type + "' is not supported (supported: linear, llama3)");
-  int64_t rotary = config.headDim;
-  if (config.architecture == Architecture::GptNeoX) {
-    // As GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct).
-    rotary = static_cast<int64_t>(static_cast<double>(config.headDim) * config.rotaryFraction);
-    if (rotary <= 0 || rotary % 2 != 0)
-      throw ConfigError(file, "rotary_pct",
-                        "rotates " + std::to_string(rotary) + " of " +
-                            std::to_string(config.headDim) +
-                            " head dimensions; the count must be even and positive");
-  }
-  return ropeInverseFrequencies(rotary, config.ropeTheta, config.ropeScaling);
-}
-
-/** The block function of the context's architecture. */
 void checkComputeDType(at::ScalarType dtype) {
   // CPU float16 matrix products are not implemented in LibTorch 1.13.
   if (dtype != at::kFloat && dtype != at::kBFloat16)
     throw ConfigError({}, "computeDType",
                       std::string("must be float32 or bfloat16, got ") + c10::toString(dtype));
-}
-
-at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
-  switch (context.config->architecture) {
-    case Architecture::Llama:
-    case Architecture::Qwen2:
-    case Architecture::Qwen3:
-      return llamaBlock(w, hidden, context);
-    case Architecture::Gpt2:
-      return gpt2Block(w, hidden, context);
-    case Architecture::GptNeoX:
-      return neoxBlock(w, hidden, context);
-  }
-  throw std::logic_error("runBlock: unknown architecture");
 }
 
 void checkHidden(const at::Tensor& hidden, int64_t width, const char* what) {
@@ -124,8 +80,8 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   const std::filesystem::path configFile = folder / "config.json";
   state->config = readModelConfig(configFile);
   state->options = options;
-  state->activation = activationOf(state->config, configFile);
-  state->inverseFrequencies = inverseFrequenciesOf(state->config, configFile);
+  state->activation = blockActivation(state->config, configFile);
+  state->inverseFrequencies = rotaryInverseFrequencies(state->config, configFile);
   state->loader.emplace(folder, state->config, options.device, options.computeDType,
                         /*borrowMapped=*/options.streamLayers);
   const WeightLoader& loader = *state->loader;
@@ -187,14 +143,8 @@ at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int6
 PreparedAttention Backbone::prepare(const AttentionOptions& attention, int64_t batch,
                                     int64_t length) const {
   const State& s = *m_state;
-  const at::Device device = s.options.device;
-  const at::ScalarType dtype = s.options.computeDType;
-  PreparedAttention result{batch, length, attentionMask(attention, batch, length, device, dtype),
-                           {}};
-  if (s.inverseFrequencies.defined())
-    result.rope = ropeTables(s.inverseFrequencies,
-                             resolvePositions(attention, batch, length, device), dtype);
-  return result;
+  return prepareAttention(attention, batch, length, s.inverseFrequencies, s.options.device,
+                          s.options.computeDType);
 }
 
 at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,

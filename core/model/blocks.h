@@ -4,6 +4,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <filesystem>
+
 #include "io/hf_config.h"
 #include "model/activation.h"
 #include "model/attention_options.h"
@@ -25,5 +27,15 @@ at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const Bloc
 /** GPT-NeoX / Pythia (modeling_gpt_neox.py): per-head fused q|k|v, partial RoPE, parallel or
  *  sequential residual. */
 at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+
+/** The block function of the context's architecture. */
+at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+
+/** config.json's activation; ConfigError naming `configFile` when unsupported. */
+Activation blockActivation(const ModelConfig& config, const std::filesystem::path& configFile);
+
+/** RoPE inverse frequencies of the architecture, or undefined for GPT-2 (learned positions).
+ *  ConfigError naming `configFile` for a rope scaling or rotary_pct that cannot be rotated. */
+at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesystem::path& configFile);
 
 }  // namespace strata

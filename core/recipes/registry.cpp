@@ -9,6 +9,7 @@
 #include "recipes/dcdm.h"
 #include "recipes/pretrain.h"
 #include "recipes/recipe_factory.h"
+#include "recipes/repr_align.h"
 
 namespace strata {
 namespace {
@@ -29,6 +30,9 @@ const std::vector<RecipeEntry>& entries() {
        bridgeSettings, makeBridgeRecipe},
       {"dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
        dcdmSettings, makeDcdmRecipe},
+      {"repr_align", "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, "
+                     "its bidirectional student aligned layer by layer to the frozen causal teacher",
+       reprAlignSettings, makeReprAlignRecipe},
   };
   return all;
 }

@@ -27,6 +27,7 @@ TEST(AlignmentLoss, MatchesTheHandComputedCase) {
   const AlignmentLoss loss = alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, c.teacher, {0}, options);
   // p(token 1 | position 0) = 3/4; only position 0 is aligned: cos([1,0],[1,1]) = 1/√2.
   EXPECT_EQ(loss.targets, 1);
+  EXPECT_EQ(loss.correct, 1);  // log 3 > 0: token 1 is the argmax
   EXPECT_NEAR(loss.diffusion.item<double>(), std::log(4.0 / 3.0), 1e-6);
   EXPECT_NEAR(loss.align.item<double>(), 1 - 1 / std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(loss.total.item<double>(), std::log(4.0 / 3.0) + 10 * (1 - 1 / std::sqrt(2.0)), 1e-5);
@@ -51,6 +52,21 @@ TEST(AlignmentLoss, TheAlternativesChangeWhatTheyShould) {
   EXPECT_NEAR(loss.total.item<double>(), 2 * std::log(4.0 / 3.0) + 2.0, 1e-5);
   const torch::Tensor none = torch::zeros({1, 3}, torch::kBool);
   EXPECT_EQ(alignmentLoss(c.logits, c.x0, none, c.t, c.student, c.teacher, {0}, options).total.item<double>(), 0);
+}
+
+TEST(AlignmentLoss, CurvesCoverEveryLayerNotOnlyTheAlignedOnes) {
+  TinyCase c;
+  c.student.push_back(torch::tensor({{{0.0, 2.0}, {1.0, 1.0}, {1.0, 0.0}}}));
+  c.teacher.push_back(torch::tensor({{{0.0, -3.0}, {1.0, 0.0}, {1.0, 0.0}}}));
+  const AlignmentLoss loss = alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, c.teacher, {0}, {});
+  EXPECT_NEAR(loss.align.item<double>(), 1 - 1 / std::sqrt(2.0), 1e-6);  // layer 0 alone
+  ASSERT_EQ(loss.layerCosine.size(), 2u);
+  EXPECT_NEAR(loss.layerCosine[1], -1.0, 1e-6);  // cos([0,2],[0,−3]) at position 0
+  // Without a teacher (λ = 0): no alignment, no curves, the same diffusion loss.
+  const AlignmentLoss plain = alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, {}, {}, {});
+  EXPECT_TRUE(plain.layerCosine.empty());
+  EXPECT_EQ(plain.align.item<double>(), 0);
+  EXPECT_NEAR(plain.total.item<double>(), std::log(4.0 / 3.0), 1e-6);
 }
 
 TEST(AlignmentLoss, LayerSetsSplitTheHiddenStatesIntoThirds) {

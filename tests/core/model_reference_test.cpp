@@ -18,6 +18,7 @@
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
 #include "model/backbone.h"
+#include "model/trainable_backbone.h"
 
 namespace strata {
 namespace {
@@ -117,6 +118,74 @@ TEST_P(ReferenceModels, MatchesEveryLayerResidentAndStreamed) {
     EXPECT_TRUE(at::equal(a.hidden[layer], b.hidden[layer]))
         << "h_" << layer << " differs when streamed";
   EXPECT_TRUE(at::equal(a.finalNorm, b.finalNorm));
+}
+
+// The trainable copy (REPR-ALIGN's student) runs the same blocks on parameters: causal, it must
+// reproduce the reference's Hugging Face hidden states (the last one after the final norm) and
+// logits; bidirectional, it must equal the frozen Backbone's bidirectional pass; and gradients
+// must reach every parameter that is not frozen, and only those.
+TEST_P(ReferenceModels, TrainableCopyMatchesTheReferenceAndTrainsWhatIsNotFrozen) {
+  TrainableBackbone student(folder(), /*maskId=*/-1);
+  const at::Tensor ids = expected("ids");
+  const TrainableForward causal = student->forward(ids, {});
+  const int64_t layers = student->config().numLayers;
+  ASSERT_EQ(causal.hidden.size(), static_cast<std::size_t>(layers + 1));
+  for (int64_t l = 0; l < layers; ++l)
+    EXPECT_LE(scaledError(causal.hidden[l].detach(), expected("hidden." + std::to_string(l))), kTolerance)
+        << "h_" << l;
+  EXPECT_LE(scaledError(causal.hidden[layers].detach(), expected("final_norm")), kTolerance);
+  EXPECT_LE(scaledError(causal.logits.detach(), expected("logits")), kTolerance);
+
+  const auto backbone = Backbone::load(folder());
+  CaptureRequest request;
+  request.attention.causal = false;
+  request.finalNorm = true;
+  const CaptureResult frozen = backbone->capture(ids, request);
+  AttentionOptions bidirectionalAttention;
+  bidirectionalAttention.causal = false;
+  const TrainableForward bidirectional = student->forward(ids, bidirectionalAttention);
+  EXPECT_LE(scaledError(bidirectional.hidden[1].detach(), frozen.hidden[1]), kTolerance);
+  EXPECT_LE(scaledError(bidirectional.hidden[layers].detach(), frozen.finalNorm), kTolerance);
+  EXPECT_GT(scaledError(bidirectional.hidden[1].detach(), causal.hidden[1].detach()), 1e-3)
+      << "bidirectional attention must change what a token sees";
+
+  // [MASK] was added at id vocab, as the mean embedding; freezing keeps it trainable.
+  EXPECT_TRUE(student->addedMaskToken());
+  EXPECT_EQ(student->maskId(), student->vocab());
+  student->freezeEmbeddings();
+  student->freezeMlps();
+  at::Tensor masked = ids.clone();
+  masked.index_put_({0, 1}, student->maskId());
+  const TrainableForward out = student->forward(masked, bidirectionalAttention);
+  EXPECT_EQ(out.logits.size(-1), student->vocab());
+  out.logits.logsumexp(-1).sum().backward();
+  int64_t trained = 0;
+  for (const auto& [name, tensor] : student->huggingFaceTensors()) {
+    const bool frozenName = name.find("mlp.") != std::string::npos || name.find("embed") != std::string::npos ||
+                            name.find("wte") != std::string::npos || name.find("wpe") != std::string::npos ||
+                            name.find("lm_head") != std::string::npos;
+    (void)tensor;
+    if (!frozenName) ++trained;
+  }
+  const auto [matrices, rest] = student->trainableParameters();
+  EXPECT_EQ(static_cast<int64_t>(matrices.size() + rest.size()), trained + 1) << "+1: the [MASK] row";
+  for (const auto& group : {matrices, rest})
+    for (const at::Tensor& p : group) {
+      ASSERT_TRUE(p.grad().defined());
+      EXPECT_TRUE(p.grad().isfinite().all().item<bool>());
+    }
+  for (const auto& p : student->parameters()) {
+    if (!p.requires_grad()) {
+      EXPECT_FALSE(p.grad().defined());
+    }
+  }
+  // The export carries the [MASK] row: vocab + 1 embedding rows.
+  for (const auto& [name, tensor] : student->huggingFaceTensors()) {
+    if (name.find("embed_tokens") != std::string::npos || name.find("wte") != std::string::npos ||
+        name.find("embed_in") != std::string::npos) {
+      EXPECT_EQ(tensor.size(0), student->vocab() + 1) << name;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backbone, ReferenceModels, ::testing::ValuesIn(kCases),

@@ -13,9 +13,9 @@ namespace strata::testing {
 namespace {
 
 using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
-constexpr int64_t d = kRandomHidden, V = kRandomVocab, L = kRandomLayers;
+constexpr int64_t d = kRandomHidden, L = kRandomLayers;
 
-nlohmann::json llama(Shapes& shapes) {
+nlohmann::json llama(Shapes& shapes, int64_t V) {
   const int64_t heads = 4, kv = 2, hd = d / heads, ff = 24;
   shapes = {{"model.embed_tokens.weight", {V, d}},
             {"model.norm.weight", {d}},
@@ -45,7 +45,7 @@ nlohmann::json llama(Shapes& shapes) {
           {"tie_word_embeddings", false}};
 }
 
-nlohmann::json gpt2(Shapes& shapes) {
+nlohmann::json gpt2(Shapes& shapes, int64_t V) {
   const int64_t positions = 24;
   shapes = {{"transformer.wte.weight", {V, d}},
             {"transformer.wpe.weight", {positions, d}},
@@ -75,7 +75,7 @@ nlohmann::json gpt2(Shapes& shapes) {
           {"n_positions", positions}};
 }
 
-nlohmann::json neox(Shapes& shapes) {
+nlohmann::json neox(Shapes& shapes, int64_t V) {
   const int64_t ff = 32;
   shapes = {{"gpt_neox.embed_in.weight", {V, d}},
             {"gpt_neox.final_layer_norm.weight", {d}},
@@ -116,13 +116,13 @@ void writeRandomBackbone(const std::filesystem::path& folder, const RandomBackbo
   nlohmann::json config;
   switch (spec.architecture) {
     case Architecture::Gpt2:
-      config = gpt2(shapes);
+      config = gpt2(shapes, spec.vocab);
       break;
     case Architecture::GptNeoX:
-      config = neox(shapes);
+      config = neox(shapes, spec.vocab);
       break;
     default:
-      config = llama(shapes);
+      config = llama(shapes, spec.vocab);
   }
   std::filesystem::create_directories(folder);
   std::ofstream(folder / "config.json") << config.dump(2);

@@ -13,6 +13,11 @@
 
 namespace strata::testing {
 
+/** Layers, width and vocabulary of every folder writeRandomBackbone writes. */
+constexpr int64_t kRandomLayers = 3;
+constexpr int64_t kRandomHidden = 16;
+constexpr int64_t kRandomVocab = 40;  ///< the default vocabulary
+
 struct RandomBackboneSpec {
   Architecture architecture = Architecture::Llama;
   uint64_t seed = 7;
@@ -21,12 +26,9 @@ struct RandomBackboneSpec {
   std::string dropTensor = {};        ///< leave this tensor out
   std::string extraTensor = {};       ///< add a small tensor no architecture reads
   std::string transposeTensor = {};   ///< store this matrix transposed (a wrong shape)
+  int64_t vocab = kRandomVocab;       ///< vocab_size (258 fits the byte tokenizer)
 };
 
-/** Layers, width and vocabulary of every folder writeRandomBackbone writes. */
-constexpr int64_t kRandomLayers = 3;
-constexpr int64_t kRandomHidden = 16;
-constexpr int64_t kRandomVocab = 40;
 
 /** Writes `folder` (created if needed). Llama: GQA 4/2 heads; GPT-2: transformer. prefix;
  *  GPT-NeoX: rotary_pct 0.5, parallel residual. Same seed, same weights. */

@@ -52,10 +52,15 @@ ResolvedConfig tinyPretrainConfig(const fs::path& corpus) {
 
 TrainingSummary trainTiny(const ResolvedConfig& config, const fs::path& runFolder,
                           TrainingControl control) {
+  return trainRecipe("pretrain", config, runFolder, control);
+}
+
+TrainingSummary trainRecipe(const std::string& recipe, const ResolvedConfig& config,
+                            const fs::path& runFolder, TrainingControl control) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   TrainingRequest request;
-  request.recipe = "pretrain";
+  request.recipe = recipe;
   request.config = config;
   request.runFolder = runFolder;
   request.command = "training test";

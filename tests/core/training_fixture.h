@@ -20,9 +20,12 @@ void writeToyCorpus(const std::filesystem::path& file);
  *  2 layers, 4 heads with 2 key/value heads, log every step, checkpoint every 10, seed 3. */
 ResolvedConfig tinyPretrainConfig(const std::filesystem::path& corpus);
 
-/** Trains in this thread with a silent sink. */
+/** Trains the pretrain recipe in this thread with a silent sink. */
 TrainingSummary trainTiny(const ResolvedConfig& config, const std::filesystem::path& runFolder,
                           TrainingControl control = {});
+/** Trains `recipe` in this thread with a silent sink. */
+TrainingSummary trainRecipe(const std::string& recipe, const ResolvedConfig& config,
+                            const std::filesystem::path& runFolder, TrainingControl control = {});
 TrainingSummary resumeTiny(const std::filesystem::path& runFolder,
                            const std::vector<std::string>& overrides = {});
 

@@ -1,0 +1,116 @@
+// repr_align settings → objects, loading and sampling a converted model (see repr_align_files.h).
+
+#include "recipes/repr_align_files.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "engine/checkpoint_store.h"
+#include "io/text_file.h"
+#include "model/dcdm_masks.h"
+#include "recipes/registry.h"
+#include "recipes/unmasking.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+AlignmentOptions alignmentOptionsFrom(const ResolvedConfig& c) {
+  AlignmentOptions options;
+  options.lambda = c.real("lambda");
+  options.distance = c.text("align_distance") == "l2" ? AlignmentDistance::L2 : AlignmentDistance::Cosine;
+  options.inverseTimeWeighting = c.text("ce_weighting") == "inverse_t";
+  options.minTime = c.real("min_time");
+  return options;
+}
+
+int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab, const fs::path& modelFolder) {
+  if (tokenizer.vocabSize() > modelVocab)
+    throw ConfigError(modelFolder / "config.json", "vocab_size",
+                      "is " + std::to_string(modelVocab) + " but the tokenizer has " +
+                          std::to_string(tokenizer.vocabSize()) + " tokens");
+  if (const auto mask = tokenizer.maskId(); mask && *mask < modelVocab) return *mask;
+  return -1;
+}
+
+LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int64_t> step) {
+  const fs::path runJson = runFolder / "run.json";
+  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
+  const Json run = Json::parse(readWholeFile(runJson));
+  if (run.value("recipe", std::string()) != "repr_align")
+    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
+                                   " run, not a REPR-ALIGN conversion (repr_align) run");
+  const ConfigSchema schema = recipeSchema("repr_align");
+  LoadedConversion loaded;
+  loaded.config = ResolvedConfig(schema);
+  applyConfigJson(schema, run.at("config").dump(), runJson, loaded.config);
+  const fs::path modelFolder = loaded.config.text("model");
+  if (!fs::is_regular_file(modelFolder / "config.json"))
+    throw IoError(modelFolder, "the run's source model is gone: the student is rebuilt from its "
+                               "config.json and tensors before the checkpoint's weights are loaded");
+  loaded.tokenizer = loadTokenizer(runFolder);
+  loaded.model = TrainableBackbone(modelFolder, maskTokenFor(*loaded.tokenizer,
+                                                             readModelConfig(modelFolder / "config.json").vocabSize,
+                                                             modelFolder));
+  const CheckpointStore store(runFolder / "checkpoints");
+  std::optional<std::pair<int64_t, fs::path>> checkpoint;
+  if (step) {
+    const fs::path folder = store.folder() / ("step-" + std::to_string(*step));
+    if (!CheckpointStore::verify(folder)) throw IoError(folder, "is not a valid checkpoint");
+    checkpoint.emplace(*step, folder);
+  } else {
+    checkpoint = store.bestOrNewestValid();
+  }
+  if (!checkpoint) throw FormatError(runFolder / "checkpoints", "has no valid checkpoint");
+  torch::serialize::InputArchive archive;
+  archive.load_from((checkpoint->second / "model.pt").string());
+  loaded.model->load(archive);
+  loaded.model->eval();
+  loaded.checkpointStep = checkpoint->first;
+  return loaded;
+}
+
+DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer, const std::string& promptText,
+                          const DlmSamplingConfig& config, int64_t defaultSteps, int64_t blockSize) {
+  if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
+  const std::vector<int32_t> prompt = tokenizer.encode(promptText, true);
+  if (prompt.empty())
+    throw Error("sampling: the prompt gives no token, and the converted model predicts token i + 1 "
+                "from position i: give at least one token");
+  const ModelConfig& shape = model->config();
+  const int64_t length = static_cast<int64_t>(prompt.size()) + config.newTokens;
+  if (shape.architecture == Architecture::Gpt2 && length > shape.maxPositions)
+    throw Error("sampling: prompt + new tokens (" + std::to_string(length) + ") exceed the model's " +
+                std::to_string(shape.maxPositions) + " positions");
+  const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : defaultSteps;
+  const torch::Device device = model->parameters().front().device();
+  UnmaskingModel unmasking;
+  unmasking.maskId = model->maskId();
+  unmasking.chunkIds = [&](const torch::Tensor& x) {
+    // The prompt is chunk 0 (nothing to reveal there); block b of the continuation is chunk b + 1.
+    if (blockSize <= 0) return torch::zeros_like(x);
+    const int64_t promptLength = static_cast<int64_t>(prompt.size());
+    torch::Tensor ids = torch::zeros_like(x);
+    ids.slice(1, promptLength) = positionalChunkIds(x.size(1) - promptLength, blockSize).unsqueeze(0) + 1;
+    return ids;
+  };
+  unmasking.logits = [&](const torch::Tensor& x, const torch::Tensor&) {
+    AttentionOptions bidirectional;
+    bidirectional.causal = false;
+    const torch::Tensor logits = model->forward(x.to(device), bidirectional, false).logits[0].cpu();
+    // Shift: row i − 1 predicts position i; position 0 is prompt and never asked for.
+    return torch::cat({logits.slice(0, 0, 1), logits.slice(0, 0, -1)});
+  };
+  DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, steps, config);
+  sample.text = tokenizer.decode(sample.tokens, true);
+  return sample;
+}
+
+DlmSample sampleConversionRun(const fs::path& runFolder, const std::string& prompt,
+                              const DlmSamplingConfig& config) {
+  LoadedConversion run = loadConversionRun(runFolder);
+  return sampleConverted(run.model, *run.tokenizer, prompt, config, run.config.integer("sample_steps"),
+                         run.config.integer("sample_block"));
+}
+
+}  // namespace strata
