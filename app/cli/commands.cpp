@@ -24,6 +24,8 @@ const std::vector<Command>& commands() {
        runSweepBridges},
       {"compare-dlm", "mdlm vs bdlm vs dcdm (and K / routing ablations) on the same budget",
        runCompareDlm},
+      {"compare-align", "REPR-ALIGN: λ = 0 vs 10, full vs frozen embeddings + MLPs, same budget",
+       runCompareAlign},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

@@ -27,6 +27,7 @@ int runResume(const Arguments& args);
 int runRuns(const Arguments& args);
 int runSweepBridges(const Arguments& args);
 int runCompareDlm(const Arguments& args);
+int runCompareAlign(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

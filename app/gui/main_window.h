@@ -8,7 +8,8 @@
 // main_window_geometry.cpp (Score Layers…, the Layer Geometry and layer detail tabs),
 // main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop),
 // main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
-// (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab).
+// (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab),
+// main_window_alignment.cpp (the Alignment tab).
 
 #include <QMainWindow>
 #include <QMap>
@@ -39,6 +40,7 @@ namespace strata {
 namespace geometry {
 struct GeometryReport;
 }
+class AlignmentView;
 class BridgeabilityView;
 struct BridgeSweepConfig;
 struct BridgeSweepResult;
@@ -125,6 +127,8 @@ class MainWindow final : public QMainWindow {
   GeneratePanel* generatePanel(const QString& bridgeRun) const;
   /** The open Chunk Routing tab of `dcdmRun`, or nullptr. */
   ChunkRoutingView* chunkRoutingView(const QString& dcdmRun) const;
+  /** The open Alignment tab of `alignRun`, or nullptr. */
+  AlignmentView* alignmentView(const QString& alignRun) const;
   /** The sweep folder a bridgeability sweep of this window trains in, or empty. */
   QString sweepFolder() const { return m_sweepFolder; }
 
@@ -175,6 +179,9 @@ class MainWindow final : public QMainWindow {
   /** Training ▸ Chunk Routing…: the tab of `dcdmRun` (empty: the Training tab's run when it
    *  is a dcdm run, else asks). */
   void showChunkRouting(const QString& dcdmRun = {});
+  /** Training ▸ Alignment…: the tab of the repr_align run `alignRun` (empty: the Training
+   *  tab's run when it is one, else asks); any other folder is reported as an error. */
+  void showAlignment(const QString& alignRun = {});
 
  signals:
   /** A model or store finished opening and its tab is shown. */

@@ -63,6 +63,8 @@ void MainWindow::createTrainingMenu() {
   runs->setStatusTip(tr("Show the runs folder's runs, live, with their loss curves"));
   menu->addAction(tr("Chunk R&outing…"), this, [this] { showChunkRouting(); })
       ->setStatusTip(tr("See how a dcdm run routes a text, checkpoint by checkpoint"));
+  menu->addAction(tr("&Alignment…"), this, [this] { showAlignment(); })
+      ->setStatusTip(tr("Per-layer student–teacher cosines of a repr_align run, live"));
 }
 
 void MainWindow::setRunsRoot(const QString& root) {

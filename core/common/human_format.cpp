@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace strata {
 namespace {
@@ -29,6 +30,15 @@ std::string scaled(double value, double base, const std::array<const char*, 5>& 
 
 std::string formatCount(int64_t count) {
   return scaled(static_cast<double>(count), 1000.0, {"", "K", "M", "B", "T"});
+}
+
+std::string formatFixed(double value, int digits, std::string_view ifNotFinite) {
+  if (!std::isfinite(value) && !ifNotFinite.empty()) return std::string(ifNotFinite);
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
 }
 
 std::string formatBytes(int64_t bytes) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace strata {
 
@@ -10,6 +11,9 @@ namespace strata {
 std::string formatCount(int64_t count);
 /** 1536 -> "1.5 KiB"; binary units up to TiB. */
 std::string formatBytes(int64_t bytes);
+/** 3.14159, 2 -> "3.14" (fixed-point). NaN and infinities print as "nan" / "inf", or as
+ *  `ifNotFinite` when one is given (a table's "–"). */
+std::string formatFixed(double value, int digits, std::string_view ifNotFinite = {});
 /** 1234567 -> "1,234,567". */
 std::string formatWithSeparators(int64_t value);
 

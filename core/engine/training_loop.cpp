@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/human_format.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
 #include "engine/job.h"
@@ -33,14 +34,6 @@ namespace {
 
 double unixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string fixed(double value, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
 }
 
 class TrainingLoop {
@@ -242,8 +235,8 @@ class TrainingLoop {
                                static_cast<double>(m_counters.intervalTokens) / std::max(seconds, 1e-9));
     for (const auto& [name, sum] : m_counters.intervalMetrics) record.values.emplace_back(name, sum / n);
     write(record);
-    m_job.info("step " + std::to_string(s) + "/" + std::to_string(steps) + " loss " + fixed(loss, 4) +
-               " lr " + fixed(lr * 1e3, 4) + "e-3 " +
+    m_job.info("step " + std::to_string(s) + "/" + std::to_string(steps) + " loss " + formatFixed(loss, 4) +
+               " lr " + formatFixed(lr * 1e3, 4) + "e-3 " +
                std::to_string(std::llround(record.value("tokens_per_s"))) + " tok/s");
     m_counters.intervalLoss = 0;
     m_counters.intervalSteps = 0;
@@ -267,7 +260,7 @@ class TrainingLoop {
     for (const auto& [name, value] : metrics) {
       const std::string key = name.starts_with("val_") ? name : "val_" + name;
       record.values.emplace_back(key, value);
-      line += " " + key + " " + fixed(value, 4);
+      line += " " + key + " " + formatFixed(value, 4);
     }
     write(record);
     m_job.info(line);

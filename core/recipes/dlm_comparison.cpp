@@ -8,13 +8,12 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/human_format.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
-#include "engine/run_folder.h"
-#include "engine/training_run.h"
 #include "io/text_file.h"
 #include "recipes/pretrain_files.h"
-#include "recipes/registry.h"
+#include "recipes/study_runs.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -66,15 +65,6 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   return row;
 }
 
-std::string number(double value, int digits) {
-  if (!std::isfinite(value)) return "–";
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
-}
-
 void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder) {
   Json list = Json::array();
   std::string csv = "name,variant,chunks,subspace_rank,block_size,val_loss,ppl_bound,masked_acc,"
@@ -91,15 +81,15 @@ void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& fol
                     {"tokens_per_s", r.tokensPerSecond}, {"parameters", r.parameters},
                     {"router_parameters", r.routerParameters}, {"run", r.run.string()}});
     csv += r.name + "," + r.variant + "," + std::to_string(r.chunks) + "," + std::to_string(r.rank) + "," +
-           std::to_string(r.blockSize) + "," + number(r.valLoss, 6) + "," + number(r.pplBound, 4) + "," +
-           number(r.maskedAcc, 6) + "," + number(r.loadEntropy, 6) + "," + number(r.maxChunkShare, 6) +
-           "," + number(r.tokensPerSecond, 1) + "," + std::to_string(r.parameters) + "," +
+           std::to_string(r.blockSize) + "," + formatFixed(r.valLoss, 6, "–") + "," + formatFixed(r.pplBound, 4, "–") + "," +
+           formatFixed(r.maskedAcc, 6, "–") + "," + formatFixed(r.loadEntropy, 6, "–") + "," + formatFixed(r.maxChunkShare, 6, "–") +
+           "," + formatFixed(r.tokensPerSecond, 1, "–") + "," + std::to_string(r.parameters) + "," +
            std::to_string(r.routerParameters) + "\n";
     md += "| " + r.name + " | " + r.variant + " | " + (r.chunks ? std::to_string(r.chunks) : "–") +
           " | " + (r.rank ? std::to_string(r.rank) : "–") + " | " +
-          (r.blockSize ? std::to_string(r.blockSize) : "–") + " | " + number(r.valLoss, 4) + " | " +
-          number(r.pplBound, 2) + " | " + number(r.maskedAcc, 4) + " | " + number(r.loadEntropy, 3) +
-          " | " + number(r.maxChunkShare, 3) + " | " + number(r.tokensPerSecond, 0) + " | " +
+          (r.blockSize ? std::to_string(r.blockSize) : "–") + " | " + formatFixed(r.valLoss, 4, "–") + " | " +
+          formatFixed(r.pplBound, 2, "–") + " | " + formatFixed(r.maskedAcc, 4, "–") + " | " + formatFixed(r.loadEntropy, 3, "–") +
+          " | " + formatFixed(r.maxChunkShare, 3, "–") + " | " + formatFixed(r.tokensPerSecond, 0, "–") + " | " +
           std::to_string(r.parameters) + " (" + std::to_string(r.routerParameters) + ") |\n";
   }
   writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
@@ -112,27 +102,14 @@ void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& fol
 std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
   if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
   fs::create_directories(c.folder);
-  const ConfigSchema schema = recipeSchema("dcdm");
   std::vector<DlmComparisonRow> rows;
+  std::vector<std::string> shared = c.settings;
+  shared.push_back("corpus=" + c.corpus.string());
+  shared.push_back("steps=" + std::to_string(c.steps));
   for (size_t i = 0; i < c.variants.size(); ++i) {
     const DlmVariantSpec& spec = c.variants[i];
-    const fs::path run = c.folder / spec.name;
     job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) + ")");
-    if (isRunFolder(run)) {
-      if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
-    } else {
-      TrainingRequest request;
-      request.recipe = "dcdm";
-      request.config = ResolvedConfig(schema);
-      for (const std::string& s : c.settings) applyOverride(schema, s, request.config);
-      for (const std::string& s : spec.settings) applyOverride(schema, s, request.config);
-      request.config.set("corpus", c.corpus.string());
-      request.config.set("steps", c.steps);
-      request.runFolder = run;
-      request.command = "strata-cli compare-dlm (" + spec.name + ")";
-      startTraining(request, job);
-    }
-    rows.push_back(rowOf(spec, run));
+    rows.push_back(rowOf(spec, trainStudyRun("dcdm", c.folder, shared, spec, "strata-cli compare-dlm", job)));
   }
   writeReports(rows, c.folder);
   return rows;

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "recipes/study_runs.h"
+
 namespace strata {
 
 class JobContext;
 
-struct DlmVariantSpec {
-  std::string name;               ///< the run folder's name, e.g. "dcdm-K8-h4"
-  std::vector<std::string> settings;  ///< "key=value" on top of the shared settings
-};
+/** A variant's run folder name (e.g. "dcdm-K8-h4") and its dcdm settings. */
+using DlmVariantSpec = StudyVariant;
 
 struct DlmComparisonConfig {
   std::filesystem::path corpus;

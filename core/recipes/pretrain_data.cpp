@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/human_format.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
@@ -28,14 +29,6 @@ uint64_t splitMix64(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-std::string fixed(double value, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
 }
 
 }  // namespace
@@ -180,15 +173,15 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
      << "- Command: `" << run.value("command", std::string()) << "`\n"
      << "- Corpus: `" << c.text("corpus") << "` (" << facts.at("corpus_hash") << "), "
      << facts.at("train_tokens") << " training tokens, " << facts.at("val_tokens")
-     << " held-out tokens (the last " << fixed(100 * c.real("val_fraction"), 0) << "%)\n"
+     << " held-out tokens (the last " << formatFixed(100 * c.real("val_fraction"), 0) << "%)\n"
      << "- Steps: " << steps << " × " << c.integer("batch") * c.integer("grad_accum")
      << " windows of " << c.integer("seq_len") << " tokens; AdamW (β " << c.real("beta1") << "/"
      << c.real("beta2") << ", weight decay " << c.real("weight_decay") << " on matrices), peak lr "
      << c.real("lr") << ", " << c.integer("warmup") << " warm-up steps, cosine to "
      << c.real("min_lr_ratio") << " × peak, gradient clip " << c.real("grad_clip") << ", seed "
      << c.integer("seed") << "\n"
-     << "- Final train loss (mean of the last logged interval): " << fixed(finalLoss, 4)
-     << "; final validation loss: " << fixed(finalVal, 4) << " (nats/token)\n";
+     << "- Final train loss (mean of the last logged interval): " << formatFixed(finalLoss, 4)
+     << "; final validation loss: " << formatFixed(finalVal, 4) << " (nats/token)\n";
   writeTextAtomically(runFolder / "README.md", md.str());
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/human_format.h"
 
 namespace strata {
@@ -26,6 +28,15 @@ TEST(HumanFormat, SeparatesThousands) {
   EXPECT_EQ(formatWithSeparators(1234567), "1,234,567");
   EXPECT_EQ(formatWithSeparators(-1000), "-1,000");
   EXPECT_EQ(formatWithSeparators(100), "100");
+}
+
+TEST(HumanFormat, FixedPointWithAChosenMarkForWhatIsNotANumber) {
+  EXPECT_EQ(formatFixed(3.14159, 2), "3.14");
+  EXPECT_EQ(formatFixed(-0.5, 0), "-0");
+  EXPECT_EQ(formatFixed(2.0, 3), "2.000");
+  EXPECT_EQ(formatFixed(std::nan(""), 2), "nan");  // a training log must show a NaN loss
+  EXPECT_EQ(formatFixed(std::nan(""), 2, "–"), "–");
+  EXPECT_EQ(formatFixed(1.0 / 0.0, 1, "–"), "–");
 }
 
 }  // namespace

@@ -212,3 +212,43 @@ TEST(ReprAlignRecipe, ConvertsTheImportedStories260KAndSamplesFromTheCommandLine
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const fs::path model = randomModel(dir / "model", Architecture::Llama);
+  const std::string out = (dir / "study").string();
+  const std::string command = "compare-align --model " + model.string() + " --corpus " +
+                              (dir / "corpus.txt").string() + " --steps 6 --out " + out +
+                              " --set seq_len=16 --set batch=4 --set eval_every=3 --set eval_windows=4"
+                              " --set threads=1 --set sample_steps=2";
+  const auto result = testing::runCli(command);
+  ASSERT_EQ(result.exitCode, 0) << result.out;
+  const nlohmann::json rows = nlohmann::json::parse(readWholeFile(dir / "study" / "compare.json"));
+  ASSERT_EQ(rows.size(), 4u);
+  std::map<std::string, nlohmann::json> byName;
+  for (const auto& row : rows) byName[row.at("name")] = row;
+  for (const char* name : {"lambda0-full", "lambda10-full", "lambda0-frozen", "lambda10-frozen"}) {
+    ASSERT_TRUE(byName.count(name)) << name;
+    EXPECT_EQ(byName[name].at("val_loss").size(), 2u) << "evaluations at steps 3 and 6";
+    EXPECT_GT(byName[name].at("tokens_per_s").get<double>(), 0);
+  }
+  EXPECT_EQ(byName["lambda10-full"].at("lambda"), 10.0);
+  EXPECT_LT(byName["lambda0-frozen"].at("trainable_parameters").get<int64_t>(),
+            byName["lambda0-full"].at("trainable_parameters").get<int64_t>());
+  // λ = 0 and λ = 10 differ only in the alignment term: same first-step data, different losses.
+  EXPECT_NE(byName["lambda0-full"].at("best_val_loss"), byName["lambda10-full"].at("best_val_loss"));
+  const std::string table = readWholeFile(dir / "study" / "compare.md");
+  EXPECT_NE(table.find("val loss @3"), std::string::npos) << table;
+  EXPECT_NE(result.out.find("lambda10-frozen"), std::string::npos) << result.out;
+  // Running it again keeps the finished runs (nothing retrained) and rewrites the same table.
+  const auto again = testing::runCli(command);
+  ASSERT_EQ(again.exitCode, 0) << again.out;
+  EXPECT_EQ(readWholeFile(dir / "study" / "compare.md"), table);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,33 @@
+// One run of a comparison study (see study_runs.h).
+
+#include "recipes/study_runs.h"
+
+#include "engine/run_folder.h"
+#include "engine/training_run.h"
+#include "recipes/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+fs::path trainStudyRun(const std::string& recipe, const fs::path& studyFolder,
+                       const std::vector<std::string>& shared, const StudyVariant& variant,
+                       const std::string& command, JobContext& job) {
+  const fs::path run = studyFolder / variant.name;
+  if (isRunFolder(run)) {
+    if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+    return run;
+  }
+  fs::create_directories(studyFolder);
+  const ConfigSchema schema = recipeSchema(recipe);
+  TrainingRequest request;
+  request.recipe = recipe;
+  request.config = ResolvedConfig(schema);
+  for (const std::string& s : shared) applyOverride(schema, s, request.config);
+  for (const std::string& s : variant.settings) applyOverride(schema, s, request.config);
+  request.runFolder = run;
+  request.command = command + " (" + variant.name + ")";
+  startTraining(request, job);
+  return run;
+}
+
+}  // namespace strata

@@ -1,0 +1,65 @@
+#pragma once
+// The Alignment view's plots, drawn from AlignmentTables: the per-layer cosine curves over
+// steps (one graph per hidden state, coloured by depth; a compared run dashed in the same
+// colours), the layer × step heatmap, and the validation loss / masked accuracy of each run.
+// Display logic only. Every draw replaces what the plot showed and queues one replot.
+// GUI thread only.
+
+#include <QColor>
+#include <QList>
+#include <QString>
+#include <Qt>
+
+#include "alignment_table.h"
+
+class QCPColorGradient;
+class QCPColorMap;
+class QCPGraph;
+class QCustomPlot;
+class QWidget;
+
+namespace strata {
+
+/** The sequential colour map from shallow (dark violet) to deep (yellow): viridis's stops. */
+QCPColorGradient depthGradient();
+/** The colour of hidden state `layer` of `layerCount` on depthGradient(). */
+QColor depthColour(int layer, int layerCount);
+
+/** An empty curves plot: a title row and a legend in columns right of the axes. */
+QCustomPlot* makeLayerCurvesPlot(QWidget* parent);
+/** An empty heatmap plot (chunk routing's colour-map plot with a title and a labelled colour
+ *  scale); `map` receives the map. */
+QCustomPlot* makeCosineMapPlot(QWidget* parent, QCPColorMap*& map);
+/** An empty loss plot: val_loss on the left axis, val_masked_acc on the right one. */
+QCustomPlot* makeLossComparisonPlot(QWidget* parent);
+
+/** One run drawn on a plot: its table, its label for legends, and its line style. */
+struct AlignmentCurvesRun {
+  const AlignmentTable* table = nullptr;
+  QString label;
+  Qt::PenStyle style = Qt::SolidLine;
+};
+
+/**
+ * Replaces the curves: for each run, one graph per hidden state of `source` (the run's steps
+ * as keys, its cosines as values, steps that lack a layer skipped), in the run's pen style.
+ * The first run's graphs are named "layer <l>" and fill the legend; later runs' are named
+ * "<label>: layer <l>" and kept out of it (the title says which style is which run).
+ * Returns the graphs, [run][layer].
+ */
+QList<QList<QCPGraph*>> drawLayerCurves(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs,
+                                        CosineSource source, const QString& title);
+
+/**
+ * Fills `map` with `source`'s table: key = row (one column per logged step, labelled with its
+ * step), value = layer; a cell is that step's cosine (NaN, drawn transparent, where not
+ * logged). The colour scale (viridis, as depthGradient) spans the cosines shown.
+ */
+void fillCosineMap(QCPColorMap& map, const AlignmentTable& table, CosineSource source,
+                   const QString& title);
+
+/** Replaces the loss plot's graphs: per run, "<label>: val_loss" (left axis) and
+ *  "<label>: val_masked_acc" (right axis) in the run's style. */
+void drawLossComparison(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs);
+
+}  // namespace strata
