@@ -43,6 +43,19 @@ int inspectRun(const std::filesystem::path& folder, bool json) {
               << " parameters = K·d·h + 2d² = " << k << "·" << d << "·" << h << " + 2·" << d << "²\n";
   }
   if (facts.contains("layer")) std::cout << "Bridge layer " << facts["layer"].get<std::string>() << "\n";
+  if (run.value("recipe", std::string()) == "repr_align") {
+    std::cout << "Source       " << config.value("model", std::string()) << "\n"
+              << "Alignment    λ = " << config.value("lambda", 0.0) << ", " << config.value("align_distance", std::string())
+              << " over " << config.value("align_layers", std::string()) << " of "
+              << facts.value("hidden_states", std::string("?")) << " hidden states\n"
+              << "Trainable    " << facts.value("trainable_parameters", std::string("?")) << " parameters"
+              << (config.value("freeze_embeddings", false) ? "; embeddings + LM head frozen" : "")
+              << (config.value("freeze_mlp", false) ? "; MLPs frozen" : "") << "\n"
+              << "[MASK]       id " << facts.value("mask_token_id", std::string("?"))
+              << (facts.value("mask_token_added", std::string()) == "true" ? " (added to the vocabulary)"
+                                                                            : " (the tokenizer's own)")
+              << "\n";
+  }
   return 0;
 }
 

@@ -203,6 +203,11 @@ TEST(ReprAlignRecipe, ConvertsTheImportedStories260KAndSamplesFromTheCommandLine
   EXPECT_EQ(description.at("mask_token_id"), "512");
   EXPECT_EQ(description.at("hidden_states"), "6");       // 5 blocks + the embedding output
 
+  const auto inspected = testing::runCli("inspect " + run);
+  ASSERT_EQ(inspected.exitCode, 0) << inspected.out;
+  EXPECT_NE(inspected.out.find("[MASK]       id 512 (added to the vocabulary)"), std::string::npos) << inspected.out;
+  EXPECT_NE(inspected.out.find("λ = 10, cosine over all of 6 hidden states"), std::string::npos) << inspected.out;
+
   const auto generated = testing::runCli("generate --dlm " + run + " --prompt Once --max-new-tokens 8 --seed 1");
   ASSERT_EQ(generated.exitCode, 0) << generated.out;
   EXPECT_NE(generated.out.find("Once"), std::string::npos) << generated.out;
