@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "engine/job.h"
 #include "io/text_file.h"
@@ -39,6 +40,15 @@ Json countersJson(const LoopCounters& c) {
                         {"tokens", c.intervalTokens}, {"metrics", metrics}}}};
 }
 
+/** Serialised in memory, then written by our own writer: torch's file writer turns a full disk
+ *  into an exception thrown from a destructor (std::terminate), ours into an IoError. */
+template <typename Value>
+std::string serialised(const Value& value) {
+  std::ostringstream out;
+  torch::save(value, out);
+  return std::move(out).str();
+}
+
 LoopCounters countersFrom(const Json& json) {
   LoopCounters c;
   c.step = json.at("step").get<int64_t>();
@@ -60,16 +70,24 @@ void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& co
                             Recipe& recipe, torch::optim::Optimizer& optimizer, bool isBest,
                             int64_t keepLast) {
   const fs::path temp = store.begin(counters.step);
-  {
-    torch::serialize::OutputArchive archive;
-    recipe.model().save(archive);
-    archive.save_to((temp / "model.pt").string());
-  }
-  torch::save(optimizer, (temp / "optimizer.pt").string());
-  torch::save(cpuGeneratorState(), (temp / "rng.pt").string());
-  writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
   std::vector<std::string> files = {"model.pt", "optimizer.pt", "rng.pt", "state.json"};
-  for (const std::string& extra : recipe.saveExtraState(temp)) files.push_back(extra);
+  try {
+    {
+      torch::serialize::OutputArchive archive;
+      recipe.model().save(archive);
+      std::ostringstream out;
+      archive.save_to(out);
+      writeTextAtomically(temp / "model.pt", std::move(out).str());
+    }
+    writeTextAtomically(temp / "optimizer.pt", serialised(optimizer));
+    writeTextAtomically(temp / "rng.pt", serialised(cpuGeneratorState()));
+    writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
+    for (const std::string& extra : recipe.saveExtraState(temp)) files.push_back(extra);
+  } catch (...) {  // a full disk: leave no half-written temporary behind
+    std::error_code ec;
+    fs::remove_all(temp, ec);
+    throw;
+  }
   store.commit(temp, counters.step, files, isBest, keepLast);
 }
 

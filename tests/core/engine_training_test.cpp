@@ -3,11 +3,13 @@
 // and TensorBoard sees what metrics.jsonl says.
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -179,6 +181,39 @@ TEST_F(TrainingLoop, AFailingRunIsRecordedWithItsError) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status.state, RunState::Failed);
   EXPECT_NE(runs[0].status.error.find("too few"), std::string::npos) << runs[0].status.error;
+}
+
+// A disk that fills up while a checkpoint is written: the run fails with the file and the
+// reason named, no half-written temporary is left, and the earlier good checkpoint stays.
+TEST_F(TrainingLoop, AFullDiskWhileCheckpointingFailsTheRunCleanly) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const fs::path disk = dir / "small-disk";
+  fs::create_directories(disk);
+  // A 512 KiB file system: room for the run folder and a checkpoint or two, not for all.
+  if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=512k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << std::strerror(errno);
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{disk};
+  ResolvedConfig config = testing::tinyPretrainConfig(dir / "corpus.txt");
+  config.set("checkpoint_every", int64_t{1});
+  config.set("keep_last", int64_t{100});
+  try {
+    testing::trainTiny(config, disk / "run");
+    ADD_FAILURE() << "30 checkpoints fitted into 512 KiB";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos) << e.what();
+  }
+  const RunStatus status = readRunStatus(disk / "run");
+  EXPECT_EQ(status.state, RunState::Failed);
+  EXPECT_NE(status.error.find("disk full"), std::string::npos) << status.error;
+  const auto checkpoints = CheckpointStore(disk / "run" / "checkpoints").checkpoints();
+  ASSERT_FALSE(checkpoints.empty()) << "the disk was too small for even one checkpoint";
+  for (const auto& [step, folder] : checkpoints) EXPECT_TRUE(CheckpointStore::verify(folder)) << folder;
+  for (const auto& entry : fs::directory_iterator(disk / "run" / "checkpoints"))
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".")) << entry.path();
 }
 
 TEST_F(TrainingLoop, ExistingAndLockedRunsAreRefusedAndTrajectorySettingsCannotChange) {
