@@ -87,6 +87,14 @@ class BackgroundLayerWriter {
    *  (float32, contiguous, on the CPU), which the worker keeps alive until it is written. */
   void write(int64_t layer, at::Tensor rows) {
     finish();
+    // A NaN would poison every proxy of the layer; stop here and keep the layers before it.
+    if (const int64_t bad = rows.numel() - at::isfinite(rows).sum().item<int64_t>(); bad > 0)
+      throw Error("layer " + std::to_string(layer) + ": " + std::to_string(bad) + " of " +
+                  std::to_string(rows.numel()) +
+                  " hidden-state values are NaN or infinite (non-finite weights, or activations "
+                  "beyond float range); " +
+                  (layer == 0 ? std::string("no layer was stored")
+                              : "the store keeps layers 0.." + std::to_string(layer - 1)));
     m_pending = std::async(std::launch::async, [this, layer, rows = std::move(rows)] {
       m_store.writeLayer(layer, {rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())});
     });

@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <fstream>
 
 #include "common/error.h"
@@ -120,6 +122,25 @@ TEST_F(CaptureTest, CancelledCaptureKeepsFinishedLayersAndResumes) {
   const ActivationStore a = ActivationStore::open(config.output);
   const ActivationStore b = ActivationStore::open(fresh.output);
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l) EXPECT_EQ(a.readLayer(l), b.readLayer(l)) << l;
+}
+
+TEST_F(CaptureTest, NonFiniteHiddenStatesStopTheCaptureNamingTheLayer) {
+  testing::RandomBackboneSpec spec;
+  spec.nanTensor = "model.layers.1.mlp.down_proj.weight";  // block 2: h_2 onwards is NaN
+  testing::writeRandomBackbone(model, spec);
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  try {
+    runCapture(config, job);
+    ADD_FAILURE() << "a NaN weight was captured into the store";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 2: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NaN or infinite"), std::string::npos) << e.what();
+  }
+  const ActivationStore partial = ActivationStore::open(config.output);
+  EXPECT_EQ(partial.completedLayers(), (std::vector<int64_t>{0, 1}));
+  for (const int64_t l : {0, 1})
+    for (const float value : partial.readLayer(l)) ASSERT_TRUE(std::isfinite(value));
 }
 
 TEST_F(CaptureTest, ResumeRefusesAStoreOfOtherTokens) {

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -136,6 +137,7 @@ void writeRandomBackbone(const std::filesystem::path& folder, const RandomBackbo
             : at::randn(shape, generator, at::kFloat) / std::sqrt(double(shape.back()));
     if (name == spec.dropTensor) continue;
     if (name == spec.transposeTensor) value = value.t().contiguous();
+    if (name == spec.nanTensor) value.view({-1})[0] = std::nan("");
     tensors.emplace_back(name, value.to(spec.dtype));
   }
   if (!spec.extraTensor.empty()) tensors.emplace_back(spec.extraTensor, at::zeros({2}, spec.dtype));

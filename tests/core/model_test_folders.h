@@ -27,6 +27,7 @@ struct RandomBackboneSpec {
   std::string extraTensor = {};       ///< add a small tensor no architecture reads
   std::string transposeTensor = {};   ///< store this matrix transposed (a wrong shape)
   int64_t vocab = kRandomVocab;       ///< vocab_size (258 fits the byte tokenizer)
+  std::string nanTensor = {};         ///< this tensor's first value is NaN
 };
 
 
