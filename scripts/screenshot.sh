@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Re-renders docs/images/workbench.png: a Llama-3.2-1B-shaped folder (real config and
-# safetensors header, weights as a sparse zero file) opened in the workbench under Xvfb.
+# Re-renders README's images in docs/images/:
+#  * workbench.png: a Llama-3.2-1B-shaped folder (real config and safetensors header, weights as
+#    a sparse zero file) opened in the workbench under Xvfb;
+#  * the views with real data (layer-geometry.png, layer-detail.png, training.png,
+#    chunk-routing.png, alignment.png): copied from what tests/views/screenshot_test renders
+#    offscreen into <build>/screenshots from the built-in default model and tiny real runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${STRATA_BUILD_DIR:-$here/build}"
@@ -10,3 +14,9 @@ trap 'rm -rf "$work"' EXIT
 xvfb-run -a "$build_dir/app/gui/strata" --screenshot "$here/docs/images/workbench.png" \
   "$work/Llama-3.2-1B-layout"
 echo "wrote docs/images/workbench.png"
+
+QT_QPA_PLATFORM=offscreen "$build_dir/tests/views/screenshot_test" >/dev/null
+for view in layer-geometry layer-detail training chunk-routing alignment; do
+  cp "$build_dir/screenshots/$view.png" "$here/docs/images/$view.png"
+  echo "wrote docs/images/$view.png"
+done

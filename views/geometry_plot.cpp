@@ -50,7 +50,7 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   setMinimumSize(360, 420);
   setMouseTracking(true);
   plotLayout()->clear();
-  auto* margins = new QCPMarginGroup(this);
+  auto* margins = m_margins = new QCPMarginGroup(this);
   for (int p = 0; p < PanelCount; ++p) {
     auto* rect = new QCPAxisRect(this);
     plotLayout()->addElement(p, 0, rect);
@@ -118,8 +118,51 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   m_bestLabel->setVisible(false);
 }
 
+void GeometryPlot::rebuildPluginPanels() {
+  for (const PluginPanel& panel : m_pluginPanels) {
+    removeGraph(panel.values);
+    removeItem(panel.bestLine);
+    plotLayout()->remove(panel.rect);
+  }
+  m_pluginPanels.clear();
+  plotLayout()->take(m_panels[ScorePanel]);
+  plotLayout()->simplify();
+  const auto& metrics = m_report->pluginMetrics;
+  QCPAxis* layerAxis = m_panels[0]->axis(QCPAxis::atBottom);
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const QColor colour = QColor::fromHsv(static_cast<int>(30 + 70 * m) % 360, 170, 170);
+    PluginPanel panel;
+    panel.rect = new QCPAxisRect(this);
+    plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(m), 0, panel.rect);
+    panel.rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_margins);
+    QCPAxis* x = panel.rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = panel.rect->axis(QCPAxis::atLeft);
+    y->setLabel(QString::fromStdString(metrics[m].name));
+    y->setLabelColor(colour.darker(120));
+    x->setTicker(layerAxis->ticker());
+    x->setTickLabels(false);
+    x->setRange(layerAxis->range());
+    connect(layerAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    panel.values = addGraph(x, y);
+    panel.values->setName(QString::fromStdString(metrics[m].name));
+    panel.values->setPen(QPen(colour, 2));
+    panel.values->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, Qt::white, 6));
+    panel.bestLine = new QCPItemStraightLine(this);
+    panel.bestLine->setClipAxisRect(panel.rect);
+    for (QCPItemPosition* point : {panel.bestLine->point1, panel.bestLine->point2}) point->setAxes(x, y);
+    panel.bestLine->setPen(QPen(kBestColour, 1.5, Qt::DashLine));
+    panel.bestLine->setVisible(false);
+    m_pluginPanels.push_back(panel);
+  }
+  plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(metrics.size()), 0,
+                           m_panels[ScorePanel]);
+  setMinimumHeight(420 + 90 * static_cast<int>(metrics.size()));
+}
+
 void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
   m_report = std::move(report);
+  rebuildPluginPanels();
   QVector<double> keys, values[3], lows[3], highs[3];
   for (const geometry::LayerGeometry& layer : m_report->layers) {
     keys << static_cast<double>(layer.layer);
@@ -136,6 +179,11 @@ void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> rep
     m_values[p]->setData(keys, values[p], true);
     m_bandLow[p]->setData(keys, lows[p], true);
     m_bandHigh[p]->setData(keys, highs[p], true);
+  }
+  for (std::size_t m = 0; m < m_pluginPanels.size(); ++m) {
+    QVector<double> values;  // NaN (undefined or failed): a gap in the line
+    for (const double v : m_report->pluginSeries(m)) values << v;
+    m_pluginPanels[m].values->setData(keys, values, true);
   }
   if (!keys.isEmpty())
     m_panels[0]->axis(QCPAxis::atBottom)->setRange(keys.front() - 0.5, keys.back() + 0.5);
@@ -162,6 +210,11 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
     m_bestLines[p]->setVisible(hasBest);
     m_bestLines[p]->point1->setCoords(bestKey, 0);
     m_bestLines[p]->point2->setCoords(bestKey, 1);
+  }
+  for (const PluginPanel& panel : m_pluginPanels) {
+    panel.bestLine->setVisible(hasBest);
+    panel.bestLine->point1->setCoords(bestKey, 0);
+    panel.bestLine->point2->setCoords(bestKey, 1);
   }
   m_bestLabel->setVisible(hasBest);
   m_bestLabel->position->setCoords(bestKey, bestValue);
@@ -199,8 +252,11 @@ void GeometryPlot::setLogScale(bool logarithmic) {
 }
 
 void GeometryPlot::rescaleValueAxes() {
-  for (int p = 0; p < PanelCount; ++p) {
-    QCPAxis* y = m_panels[p]->axis(QCPAxis::atLeft);
+  std::vector<QCPAxis*> axes;
+  for (int p = 0; p < PanelCount; ++p) axes.push_back(m_panels[p]->axis(QCPAxis::atLeft));
+  for (const PluginPanel& panel : m_pluginPanels) axes.push_back(panel.rect->axis(QCPAxis::atLeft));
+  for (std::size_t p = 0; p < axes.size(); ++p) {
+    QCPAxis* y = axes[p];
     y->rescale(true);
     QCPRange range = y->range();
     if (y->scaleType() == QCPAxis::stLogarithmic) {
@@ -211,7 +267,7 @@ void GeometryPlot::rescaleValueAxes() {
           range.size() > 0 ? range.size() * 0.08 : std::max(1e-9, std::abs(range.center()) * 0.1);
       // Room above S for the l* label.
       range.lower -= pad;
-      range.upper += p == ScorePanel ? 3 * pad : pad;
+      range.upper += p == std::size_t(ScorePanel) ? 3 * pad : pad;
     }
     y->setRange(range);
   }

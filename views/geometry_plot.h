@@ -3,7 +3,9 @@
 // panels sharing the layer axis (each proxy on its own y axis, so their scales never fight).
 // Each proxy is a line with its bootstrap interval as a translucent band; S is drawn over the
 // candidate layers only, the layers outside the candidates are shaded in every panel, and l*
-// is a dashed vertical line through all panels plus a star and a label on S.
+// is a dashed vertical line through all panels plus a star and a label on S. Each plugin metric
+// of the report gets one more panel (its values as a line; no band: plugins give point values),
+// stacked between k_eff and S.
 //
 // Hovering emits layerHovered, a click (press and release on the same spot) layerClicked.
 // Replots are queued (rpQueuedReplot), so many score updates in one event-loop turn draw once.
@@ -13,6 +15,7 @@
 
 #include <QPoint>
 #include <memory>
+#include <vector>
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
@@ -45,6 +48,10 @@ class GeometryPlot final : public QCustomPlot {
   /** The vertical l* line of a panel (hidden when there is no l*). */
   QCPItemStraightLine* bestLine(Panel which) const { return m_bestLines[which]; }
   QCPItemText* bestLabel() const { return m_bestLabel; }
+  /** The panels of the report's plugin metrics, in the report's order. */
+  int pluginPanelCount() const { return static_cast<int>(m_pluginPanels.size()); }
+  QCPAxisRect* pluginPanel(int index) const { return m_pluginPanels[std::size_t(index)].rect; }
+  QCPGraph* pluginGraph(int index) const { return m_pluginPanels[std::size_t(index)].values; }
 
   /** The report's layer under `pixel` (any panel, nearest layer within half a step); -1 if none. */
   int64_t layerAt(const QPoint& pixel) const;
@@ -62,6 +69,14 @@ class GeometryPlot final : public QCustomPlot {
 
  private:
   void rescaleValueAxes();
+  /** Replaces the plugin panels by one per metric of the report, S staying last. */
+  void rebuildPluginPanels();
+
+  struct PluginPanel {
+    QCPAxisRect* rect = nullptr;
+    QCPGraph* values = nullptr;
+    QCPItemStraightLine* bestLine = nullptr;
+  };
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
   QCPAxisRect* m_panels[PanelCount] = {};
@@ -75,6 +90,8 @@ class GeometryPlot final : public QCustomPlot {
   QCPItemText* m_bestLabel = nullptr;
   bool m_logScale = false;
   QPoint m_pressPosition{-1000, -1000};
+  QCPMarginGroup* m_margins = nullptr;
+  std::vector<PluginPanel> m_pluginPanels;
 };
 
 }  // namespace strata

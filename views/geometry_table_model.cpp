@@ -38,7 +38,7 @@ void GeometryTableModel::setReport(std::shared_ptr<const geometry::GeometryRepor
 
 void GeometryTableModel::setScores(const geometry::LayerScores& scores) {
   m_scores = scores;
-  if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+  if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
 int GeometryTableModel::rowCount(const QModelIndex& parent) const {
@@ -46,7 +46,13 @@ int GeometryTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int GeometryTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
+  return parent.isValid() ? 0 : ColumnCount + pluginCount();
+}
+
+double GeometryTableModel::pluginValue(std::size_t row, int column) const {
+  const auto metric = static_cast<std::size_t>(column - ColumnCount);
+  const auto& values = m_report->layers[row].pluginValues;
+  return metric < values.size() ? values[metric] : std::nan("");
 }
 
 QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
@@ -57,6 +63,10 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
   const double score = scored ? m_scores.score[row] : std::nan("");
   const int rank = scored ? m_scores.rank[row] : 0;
   const bool best = index.row() == bestRow();
+  const bool plugin = index.column() >= ColumnCount;
+  const double pluginNumber = plugin ? pluginValue(row, index.column()) : 0.0;
+  if (plugin && role == Qt::DisplayRole) return geometryNumberText(pluginNumber);
+  if (plugin && role == SortRole) return std::isnan(pluginNumber) ? -HUGE_VAL : pluginNumber;
 
   switch (role) {
     case Qt::DisplayRole:
@@ -118,6 +128,16 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
+  if (section >= ColumnCount && section < columnCount()) {
+    const geometry::MetricInfo& m =
+        m_report->pluginMetrics[static_cast<std::size_t>(section - ColumnCount)];
+    if (role == Qt::DisplayRole) return QString::fromStdString(m.name);
+    if (role == Qt::ToolTipRole)
+      return tr("%1 (plugin; %2 is better)\n%3")
+          .arg(QString::fromStdString(m.description),
+               m.higherIsBetter ? tr("higher") : tr("lower"), QString::fromStdString(m.source));
+    return {};
+  }
   if (role == Qt::DisplayRole) {
     switch (section) {
       case LayerColumn:
@@ -178,6 +198,9 @@ QString GeometryTableModel::csv() const {
   lines << QStringLiteral(
       "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
       "k_eff_high,score,rank,best");
+  for (int m = 0; m < pluginCount(); ++m)
+    lines.back() += QLatin1Char(',') + QString::fromStdString(
+                                           m_report->pluginMetrics[static_cast<std::size_t>(m)].name);
   for (int row = 0; row < rowCount(); ++row) {
     const auto r = static_cast<std::size_t>(row);
     const geometry::LayerGeometry& layer = m_report->layers[r];
@@ -196,6 +219,8 @@ QString GeometryTableModel::csv() const {
                          QString::number(scored ? m_scores.rank[r] : 0),
                          row == bestRow() ? QStringLiteral("1") : QStringLiteral("0")}
                  .join(QLatin1Char(','));
+    for (int m = 0; m < pluginCount(); ++m)
+      lines.back() += QLatin1Char(',') + exactText(pluginValue(r, ColumnCount + m));
   }
   return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }

@@ -1,6 +1,7 @@
 #pragma once
 // GeometryTableModel: one row per layer of a GeometryReport — the three proxies with their
-// bootstrap intervals, the score S and the rank under the current weights and candidates.
+// bootstrap intervals, the score S and the rank under the current weights and candidates, then
+// one column per plugin metric of the report (point values; ColumnCount + i is metric i).
 // The report is an immutable snapshot; the scores are replaced (setScores) on every slider
 // move, which only changes the S, rank and highlight of the rows. GUI thread only.
 
@@ -52,15 +53,21 @@ class GeometryTableModel final : public QAbstractTableModel {
   int rowOf(int64_t layer) const;
   /** The row of l*; -1 when there is none. */
   int bestRow() const { return static_cast<int>(m_scores.bestIndex); }
+  /** The column of plugin metric `index` of the report. */
+  static int pluginColumn(int index) { return ColumnCount + index; }
 
   /**
    * The table as CSV with a header line: layer, each proxy with its _low and _high bounds,
-   * score (empty outside the candidates), rank (0 outside them), best (1 on l*'s row).
+   * score (empty outside the candidates), rank (0 outside them), best (1 on l*'s row), then each
+   * plugin metric by name.
    * Numbers are written with 17 significant digits, so they read back exactly.
    */
   QString csv() const;
 
  private:
+  int pluginCount() const { return m_report ? static_cast<int>(m_report->pluginMetrics.size()) : 0; }
+  double pluginValue(std::size_t row, int column) const;
+
   std::shared_ptr<const geometry::GeometryReport> m_report;
   geometry::LayerScores m_scores;
 };

@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "display_text.h"
 #include "geometry_plot.h"
@@ -127,6 +128,7 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
   const geometry::LayerRange defaults = geometry::defaultCandidates(m_report->numLayers);
   {
     const QSignalBlocker quiet(m_controls);  // one rescore below, whatever changed
+    m_controls->setPluginMetrics(m_report->pluginMetrics);
     m_controls->setLayerBounds(minLayer, maxLayer, defaults);
     if (hadReport && previous.first >= minLayer && previous.last <= maxLayer)
       m_controls->setCandidates(previous);
@@ -155,8 +157,9 @@ void LayerGeometryView::updateHeader() {
 }
 
 void LayerGeometryView::rescore() {
-  m_scores =
-      geometry::scoreLayers(m_layers, m_values, m_controls->weights(), m_controls->candidates());
+  m_scores = geometry::scoreLayers(m_layers, m_values, m_controls->weights(),
+                                   m_controls->candidates(),
+                                   m_report->pluginTerms(m_controls->pluginWeights()));
   m_model->setScores(m_scores);
   m_plot->setScores(m_scores, m_controls->candidates());
   emit scoresChanged();
@@ -176,6 +179,10 @@ QString LayerGeometryView::toolTipText(int64_t layer) const {
   lines << tr("m_curv %1").arg(proxyIntervalText(g.values.curvature, g.curvature));
   lines << tr("m_mono %1").arg(proxyIntervalText(g.values.monotonicity, g.monotonicity));
   lines << tr("k_eff %1").arg(proxyIntervalText(g.values.effectiveRank, g.effectiveRank));
+  for (std::size_t m = 0; m < m_report->pluginMetrics.size(); ++m)
+    lines << QStringLiteral("%1 %2").arg(
+        QString::fromStdString(m_report->pluginMetrics[m].name),
+        geometryNumberText(m < g.pluginValues.size() ? g.pluginValues[m] : std::nan("")));
   lines << scoreToolTip(m_scores, index);
   return lines.join(QLatin1Char('\n'));
 }

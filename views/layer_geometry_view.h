@@ -1,8 +1,9 @@
 #pragma once
 // LayerGeometryView: the tab of an activation store's /geometry — where the DiHAL insertion
-// layer l* is chosen. Left: GeometryPlot (m_curv, m_mono, k_eff with bootstrap bands, and S,
-// against the layer). Right: ScoreControls (weights w_c, w_m, w_k and candidates first..last)
-// over a table of every layer (proxies with intervals, S, rank; the l* row highlighted).
+// layer l* is chosen. Left: GeometryPlot (m_curv, m_mono, k_eff with bootstrap bands, each
+// plugin metric the scan computed, and S, against the layer). Right: ScoreControls (weights w_c,
+// w_m, w_k, one per plugin metric, and candidates first..last) over a table of every layer
+// (proxies with intervals, S, rank, plugin metrics; the l* row highlighted).
 //
 // Moving a control re-ranks at once through geometry::scoreLayers on the report's stored
 // values: nothing is recomputed and no file is read. Hovering the plot shows the layer's values

@@ -3,10 +3,12 @@
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QLabel>
+#include <QLayoutItem>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <algorithm>
 #include <cmath>
 
 namespace strata {
@@ -55,6 +57,14 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
             [this, i](double value) { weightBoxChanged(i, value); });
   }
 
+  // Plugin metric weights (rows made by setPluginMetrics), between the proxies and the range.
+  m_pluginRows = new QWidget(this);
+  m_pluginGrid = new QGridLayout(m_pluginRows);
+  m_pluginGrid->setContentsMargins(0, 0, 0, 0);
+  m_pluginGrid->setColumnStretch(1, 1);
+  grid->addWidget(m_pluginRows, 3, 0, 1, 3);
+  m_pluginRows->hide();
+
   const QString rangeTip = tr("Candidate layers for l*: S is z-scored over first..last");
   m_firstSlider = makeSlider(this, 0, 0);
   m_lastSlider = makeSlider(this, 0, 0);
@@ -64,7 +74,7 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   m_lastSlider->setObjectName(QStringLiteral("lastLayerSlider"));
   m_firstBox->setObjectName(QStringLiteral("firstLayerBox"));
   m_lastBox->setObjectName(QStringLiteral("lastLayerBox"));
-  int row = 3;
+  int row = 4;
   for (auto [label, slider, box] : {std::tuple{tr("First layer"), m_firstSlider, m_firstBox},
                                     std::tuple{tr("Last layer"), m_lastSlider, m_lastBox}}) {
     auto* text = new QLabel(label, this);
@@ -104,7 +114,11 @@ void ScoreControls::changeQuietly(Change change) {
         QSignalBlocker(m_weightBoxes[1]),   QSignalBlocker(m_weightBoxes[2]),
         QSignalBlocker(m_firstSlider),      QSignalBlocker(m_lastSlider),
         QSignalBlocker(m_firstBox),         QSignalBlocker(m_lastBox)};
+    std::vector<QWidget*> plugins(m_pluginSliders.begin(), m_pluginSliders.end());
+    plugins.insert(plugins.end(), m_pluginBoxes.begin(), m_pluginBoxes.end());
+    for (QWidget* w : plugins) w->blockSignals(true);
     change();
+    for (QWidget* w : plugins) w->blockSignals(false);
   }
   // Compared with what was last announced: a spin box has its new value before we get here.
   const geometry::ScoreWeights w = weights();
@@ -112,8 +126,9 @@ void ScoreControls::changeQuietly(Change change) {
   if (w.curvature == m_announcedWeights.curvature &&
       w.monotonicity == m_announcedWeights.monotonicity &&
       w.effectiveRank == m_announcedWeights.effectiveRank && r.first == m_announcedRange.first &&
-      r.last == m_announcedRange.last)
+      r.last == m_announcedRange.last && pluginWeights() == m_announcedPluginWeights)
     return;
+  m_announcedPluginWeights = pluginWeights();
   m_announcedWeights = w;
   m_announcedRange = r;
   emit settingsChanged();
@@ -162,7 +177,79 @@ void ScoreControls::setCandidates(const geometry::LayerRange& candidates) {
 
 void ScoreControls::reset() {
   setWeights({});
+  setPluginWeights(std::vector<double>(m_pluginBoxes.size(), 0.0));
   setCandidates(m_defaults);
+}
+
+void ScoreControls::setPluginMetrics(const std::vector<geometry::MetricInfo>& metrics) {
+  std::vector<double> kept;
+  for (const auto& m : metrics) {
+    const auto it = std::find(m_pluginNames.begin(), m_pluginNames.end(), m.name);
+    kept.push_back(it == m_pluginNames.end() ? 0.0
+                                             : m_pluginBoxes[std::size_t(it - m_pluginNames.begin())]->value());
+  }
+  while (QLayoutItem* item = m_pluginGrid->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  m_pluginNames.clear();
+  m_pluginSliders.clear();
+  m_pluginBoxes.clear();
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const auto& m = metrics[i];
+    const QString name = QString::fromStdString(m.name);
+    const QString tip =
+        tr("Weight of z(%1) from a plugin: %2 (higher %1 %3 S)")
+            .arg(name, QString::fromStdString(m.description),
+                 m.higherIsBetter ? tr("raises") : tr("lowers"));
+    auto* label = new QLabel(QStringLiteral("w_%1").arg(name), m_pluginRows);
+    auto* slider = makeSlider(m_pluginRows, 0, static_cast<int>(kMaxWeight * kSliderSteps));
+    auto* box = new QDoubleSpinBox(m_pluginRows);
+    box->setRange(0, kMaxWeight);
+    box->setSingleStep(0.1);
+    box->setDecimals(2);
+    for (QWidget* w : {static_cast<QWidget*>(label), static_cast<QWidget*>(slider),
+                       static_cast<QWidget*>(box)})
+      w->setToolTip(tip);
+    slider->setObjectName(name + QStringLiteral("WeightSlider"));
+    box->setObjectName(name + QStringLiteral("WeightBox"));
+    box->blockSignals(true);
+    slider->blockSignals(true);
+    box->setValue(kept[i]);
+    slider->setValue(static_cast<int>(std::lround(kept[i] * kSliderSteps)));
+    box->blockSignals(false);
+    slider->blockSignals(false);
+    const int row = static_cast<int>(i);
+    m_pluginGrid->addWidget(label, row, 0);
+    m_pluginGrid->addWidget(slider, row, 1);
+    m_pluginGrid->addWidget(box, row, 2);
+    connect(slider, &QSlider::valueChanged, this, [this, box](int position) {
+      changeQuietly([&] { box->setValue(static_cast<double>(position) / kSliderSteps); });
+    });
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this, slider](double value) {
+      changeQuietly([&] { slider->setValue(static_cast<int>(std::lround(value * kSliderSteps))); });
+    });
+    m_pluginNames.push_back(m.name);
+    m_pluginSliders.push_back(slider);
+    m_pluginBoxes.push_back(box);
+  }
+  m_pluginRows->setVisible(!metrics.empty());
+  changeQuietly([] {});
+}
+
+std::vector<double> ScoreControls::pluginWeights() const {
+  std::vector<double> out;
+  for (const QDoubleSpinBox* box : m_pluginBoxes) out.push_back(box->value());
+  return out;
+}
+
+void ScoreControls::setPluginWeights(const std::vector<double>& weights) {
+  changeQuietly([&] {
+    for (std::size_t i = 0; i < m_pluginBoxes.size() && i < weights.size(); ++i) {
+      m_pluginBoxes[i]->setValue(weights[i]);
+      m_pluginSliders[i]->setValue(static_cast<int>(std::lround(weights[i] * kSliderSteps)));
+    }
+  });
 }
 
 void ScoreControls::weightSliderMoved(int which, int position) {

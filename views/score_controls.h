@@ -1,15 +1,19 @@
 #pragma once
 // ScoreControls: the knobs of the DiHAL score — the weights w_c, w_m, w_k (a slider and a spin
 // box each, 0–5) and the candidate layers first..last (a slider and a spin box each, first ≤
-// last always). Every change emits settingsChanged() at once; the owner re-ranks with
+// last always), and one weight per plugin metric (0–5, default 0, so plugins leave S as it was
+// until asked; setPluginMetrics makes the rows). Every change emits settingsChanged() at once; the owner re-ranks with
 // geometry::scoreLayers, which is cheap, so no debouncing is needed. GUI thread only.
 
 #include <QWidget>
 #include <cstdint>
+#include <vector>
 
+#include "geometry/layer_metric.h"
 #include "geometry/score.h"
 
 class QDoubleSpinBox;
+class QGridLayout;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -30,8 +34,23 @@ class ScoreControls final : public QWidget {
   /** Each setter emits settingsChanged() once when something changed. */
   void setWeights(const geometry::ScoreWeights& weights);
   void setCandidates(const geometry::LayerRange& candidates);
-  /** Weights 1, 1, 1 and the default candidates. */
+  /** Weights 1, 1, 1, plugin weights 0 and the default candidates. */
   void reset();
+
+  /**
+   * One weight row per metric (a slider and a spin box named "<name>WeightSlider/Box"). Rows of
+   * metrics already shown keep their weight; new ones start at 0. Emits settingsChanged() when
+   * the weights change.
+   */
+  void setPluginMetrics(const std::vector<geometry::MetricInfo>& metrics);
+  /** The plugin weights, in the order of setPluginMetrics' metrics. */
+  std::vector<double> pluginWeights() const;
+  void setPluginWeights(const std::vector<double>& weights);
+  int pluginWeightCount() const { return static_cast<int>(m_pluginBoxes.size()); }
+  QDoubleSpinBox* pluginWeightBox(int index) const { return m_pluginBoxes[static_cast<std::size_t>(index)]; }
+  QSlider* pluginWeightSlider(int index) const {
+    return m_pluginSliders[static_cast<std::size_t>(index)];
+  }
 
   QDoubleSpinBox* curvatureWeightBox() const { return m_weightBoxes[0]; }
   QDoubleSpinBox* monotonicityWeightBox() const { return m_weightBoxes[1]; }
@@ -65,6 +84,12 @@ class ScoreControls final : public QWidget {
   geometry::LayerRange m_defaults;
   geometry::ScoreWeights m_announcedWeights;  ///< as of the last settingsChanged()
   geometry::LayerRange m_announcedRange;
+  std::vector<double> m_announcedPluginWeights;
+  QWidget* m_pluginRows;
+  QGridLayout* m_pluginGrid;
+  std::vector<std::string> m_pluginNames;
+  std::vector<QSlider*> m_pluginSliders;
+  std::vector<QDoubleSpinBox*> m_pluginBoxes;
 };
 
 }  // namespace strata

@@ -29,6 +29,8 @@ int runAbout(const Arguments& args) {
     out["libtorch"] = versions.libtorch;
     out["hdf5"] = versions.hdf5;
     out["eigen"] = versions.eigen;
+    out["blas"] = versions.blas;
+    out["cuda_libraries"] = versions.cuda;
     out["cuda_built"] = build::kWithCuda;
     out["device"] = device.name;
     out["cuda"] = device.cuda;
@@ -42,7 +44,8 @@ int runAbout(const Arguments& args) {
             << "LibTorch  " << versions.libtorch << "\n"
             << "HDF5      " << versions.hdf5 << "\n"
             << "Eigen     " << versions.eigen << "\n"
-            << "CUDA      " << (build::kWithCuda ? "built in" : "not built") << "\n"
+            << "BLAS      " << versions.blas << "\n"
+            << "CUDA      " << (build::kWithCuda ? "built in: " + versions.cuda : std::string("not built")) << "\n"
             << "Device    " << describe(device) << "\n";
   if (!device.cuda) std::cout << "          (" << device.reasonNoCuda << ")\n";
   return 0;

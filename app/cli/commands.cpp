@@ -26,6 +26,8 @@ const std::vector<Command>& commands() {
        runCompareDlm},
       {"compare-align", "REPR-ALIGN: λ = 0 vs 10, full vs frozen embeddings + MLPs, same budget",
        runCompareAlign},
+      {"plugins", "metric and recipe plugins found at start-up, and those that failed to load",
+       runPlugins},
       {"about", "versions, compute device and threads of this installation", runAbout},
   };
   return list;

@@ -28,6 +28,7 @@ int runRuns(const Arguments& args);
 int runSweepBridges(const Arguments& args);
 int runCompareDlm(const Arguments& args);
 int runCompareAlign(const Arguments& args);
+int runPlugins(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

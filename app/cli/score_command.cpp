@@ -2,6 +2,7 @@
 // activation store (--store), or captures one first from --model and --corpus.
 
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -9,12 +10,15 @@
 #include "command_line.h"
 #include "commands.h"
 #include "corpus_arguments.h"
+#include "common/error.h"
 #include "engine/capture.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
+#include "plugin/plugin_metric.h"
+#include "plugin_arguments.h"
 #include "score_output.h"
 #include "terminal_progress.h"
 
@@ -130,6 +134,9 @@ int runScore(const Arguments& args) {
       .option("layers", "A..B", "score only these layers (default: every stored layer)")
       .option("candidates", "A..B", "candidate layers for l* (default 1..L-1)")
       .option("weights", "WC,WM,WK", "weights of m_curv, m_mono, k_eff in S", "1,1,1")
+      .option("plugin-weights", "NAME=W,...", "weights of plugin metrics in S (default 0 each)")
+      .option("plugin-options", "NAME:K=V;K=V,...", "options of plugin metrics (`strata-cli plugins`)")
+      .flag("no-plugins", "compute no plugin metrics")
       .option("csv", "FILE", "also write the table as CSV (- for stdout)")
       .flag("json", "print the report as JSON instead of a table")
       .flag("no-write", "do not write the results into the store");
@@ -143,6 +150,21 @@ int runScore(const Arguments& args) {
   if (!fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
   const geometry::ProxyOptions options = proxyOptionsFrom(cli);
   const geometry::ScoreWeights weights = parseWeights(cli.value("weights"));
+  // Plugin metrics: every loaded one is computed (weight 0 unless given), failures are named.
+  std::vector<std::unique_ptr<geometry::LayerMetric>> pluginMetrics;
+  std::map<std::string, double> pluginWeights;
+  if (!cli.isSet("no-plugins")) {
+    const plugin::PluginSet& plugins = pluginsReportingFailures();
+    pluginWeights = parsePluginWeights(cli.optionalValue("plugin-weights").value_or(""), plugins);
+    try {
+      pluginMetrics = plugin::makePluginMetrics(
+          plugins, parsePluginOptions(cli.optionalValue("plugin-options").value_or("")));
+    } catch (const ConfigError& e) {
+      throw UsageError(e.what());
+    }
+  } else if (cli.has("plugin-weights") || cli.has("plugin-options")) {
+    throw UsageError("--plugin-weights and --plugin-options need plugins (drop --no-plugins)");
+  }
   geometry::DeviceChoice device;
   try {
     device = geometry::parseDeviceChoice(cli.value("device"));
@@ -173,7 +195,9 @@ int runScore(const Arguments& args) {
   {
     const ActivationStore store = ActivationStore::open(storePath);
     const auto outcome = runWithTerminalProgress(
-        [&](JobContext& job) { report = geometry::scanStore(store, *backend, options, job, layers); });
+        [&](JobContext& job) { report = geometry::scanStore(store, *backend, options, job, layers,
+                                                       plugin::pointers(pluginMetrics));
+        });
     if (outcome == JobOutcome::Cancelled) {
       std::cerr << "score cancelled: nothing was written\n";
       return 130;
@@ -181,8 +205,10 @@ int runScore(const Arguments& args) {
   }
   const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
                                                 : geometry::defaultCandidates(report.numLayers);
-  const auto scores = geometry::scoreLayers(report.layerIndices(), report.values(), weights, candidates);
-  const ScoredReport scored{report, scores, weights, candidates};
+  const std::vector<double> metricWeights = orderedWeights(pluginWeights, report.pluginMetrics);
+  const auto scores = geometry::scoreLayers(report.layerIndices(), report.values(), weights,
+                                            candidates, report.pluginTerms(metricWeights));
+  const ScoredReport scored{report, scores, weights, candidates, metricWeights};
 
   if (!cli.isSet("no-write") && temporary.path.empty()) {
     geometry::writeGeometry(storePath, report);

@@ -32,19 +32,34 @@ nlohmann::json jsonInterval(const geometry::Interval& interval) {
   return {jsonNumber(interval.low), jsonNumber(interval.high)};
 }
 
+double weightOf(const ScoredReport& s, size_t metric) {
+  return metric < s.pluginWeights.size() ? s.pluginWeights[metric] : 0.0;
+}
+
+double pluginValue(const geometry::LayerGeometry& l, size_t metric) {
+  return metric < l.pluginValues.size() ? l.pluginValues[metric] : std::nan("");
+}
+
 }  // namespace
 
 std::string formatScoreTable(const ScoredReport& s) {
   const bool bootstrapped = s.report.options.bootstrapResamples > 0;
-  std::vector<std::vector<std::string>> rows{{"layer", "m_curv", "m_mono", "k_eff", "score", "rank", ""}};
+  const auto& metrics = s.report.pluginMetrics;
+  std::vector<std::string> header{"layer", "m_curv", "m_mono", "k_eff"};
+  for (const auto& m : metrics) header.push_back(m.name);
+  for (const char* c : {"score", "rank", ""}) header.push_back(c);
+  std::vector<std::vector<std::string>> rows{header};
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
-    rows.push_back({std::to_string(l.layer), withInterval(l.values.curvature, l.curvature, bootstrapped),
-                    withInterval(l.values.monotonicity, l.monotonicity, bootstrapped),
-                    withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped),
-                    number(s.scores.score[i], "%+.3f"),
-                    s.scores.rank[i] ? std::to_string(s.scores.rank[i]) : "-",
-                    int64_t(i) == s.scores.bestIndex ? "<- l*" : ""});
+    std::vector<std::string> row{std::to_string(l.layer),
+                                 withInterval(l.values.curvature, l.curvature, bootstrapped),
+                                 withInterval(l.values.monotonicity, l.monotonicity, bootstrapped),
+                                 withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped)};
+    for (size_t m = 0; m < metrics.size(); ++m) row.push_back(number(pluginValue(l, m)));
+    row.push_back(number(s.scores.score[i], "%+.3f"));
+    row.push_back(s.scores.rank[i] ? std::to_string(s.scores.rank[i]) : "-");
+    row.push_back(int64_t(i) == s.scores.bestIndex ? "<- l*" : "");
+    rows.push_back(std::move(row));
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows)
@@ -61,6 +76,8 @@ std::string formatScoreTable(const ScoredReport& s) {
   else out << "none (no candidate layer has finite proxies)";
   out << " over candidates " << s.candidates.first << ".." << s.candidates.last << "; weights w_c="
       << s.weights.curvature << " w_m=" << s.weights.monotonicity << " w_k=" << s.weights.effectiveRank;
+  for (size_t m = 0; m < metrics.size(); ++m)
+    out << " w_" << metrics[m].name << "=" << weightOf(s, m) << (metrics[m].higherIsBetter ? "(+)" : "(-)");
   if (bootstrapped)
     out << "; intervals: " << s.report.options.bootstrapResamples << " bootstrap resamples, "
         << number(100 * s.report.options.confidence) << "%";
@@ -71,7 +88,9 @@ std::string formatScoreTable(const ScoredReport& s) {
 std::string formatScoreCsv(const ScoredReport& s) {
   std::ostringstream out;
   out << "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
-         "k_eff_high,score,rank,is_l_star\n";
+         "k_eff_high,score,rank,is_l_star";
+  for (const auto& m : s.report.pluginMetrics) out << ',' << m.name;
+  out << "\n";
   auto full = [](double v) { return std::isfinite(v) ? number(v, "%.17g") : std::string(); };
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
@@ -79,17 +98,38 @@ std::string formatScoreCsv(const ScoredReport& s) {
         << full(l.curvature.high) << ',' << full(l.values.monotonicity) << ',' << full(l.monotonicity.low)
         << ',' << full(l.monotonicity.high) << ',' << full(l.values.effectiveRank) << ','
         << full(l.effectiveRank.low) << ',' << full(l.effectiveRank.high) << ',' << full(s.scores.score[i])
-        << ',' << s.scores.rank[i] << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0) << "\n";
+        << ',' << s.scores.rank[i] << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0);
+    for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m) out << ',' << full(pluginValue(l, m));
+    out << "\n";
   }
   return out.str();
 }
+
+namespace {
+
+nlohmann::json pluginMetricsJson(const ScoredReport& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m) {
+    const auto& info = s.report.pluginMetrics[m];
+    out.push_back({{"name", info.name}, {"description", info.description},
+                   {"higher_is_better", info.higherIsBetter}, {"source", info.source},
+                   {"weight", weightOf(s, m)}});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string formatScoreJson(const ScoredReport& s) {
   const auto& o = s.report.options;
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
+    nlohmann::json plugins = nlohmann::json::object();
+    for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m)
+      plugins[s.report.pluginMetrics[m].name] = jsonNumber(pluginValue(l, m));
     layers.push_back({{"layer", l.layer},
+                      {"plugin_metrics", plugins},
                       {"m_curv", jsonNumber(l.values.curvature)},
                       {"m_curv_interval", jsonInterval(l.curvature)},
                       {"m_mono", jsonNumber(l.values.monotonicity)},
@@ -111,6 +151,7 @@ std::string formatScoreJson(const ScoredReport& s) {
         {"bootstrap_resamples", o.bootstrapResamples}, {"confidence", o.confidence}, {"seed", o.seed}}},
       {"weights", {{"curvature", s.weights.curvature}, {"monotonicity", s.weights.monotonicity},
                    {"effective_rank", s.weights.effectiveRank}}},
+      {"plugin_metrics", pluginMetricsJson(s)},
       {"candidates", {s.candidates.first, s.candidates.last}},
       {"l_star", s.scores.bestIndex >= 0 ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
                                          : nlohmann::json(nullptr)},

@@ -2,6 +2,7 @@
 // How `strata-cli score` shows a geometry report: an aligned table, CSV or JSON.
 
 #include <string>
+#include <vector>
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
@@ -13,11 +14,16 @@ struct ScoredReport {
   const geometry::LayerScores& scores;
   const geometry::ScoreWeights& weights;
   const geometry::LayerRange& candidates;
+  /** Weight of each of report.pluginMetrics in S (empty: all 0). */
+  std::vector<double> pluginWeights = {};
 };
 
-/** The per-layer table for a terminal: proxies with intervals, score, rank, l* marked. */
+/**
+ * The per-layer table for a terminal: proxies with intervals, plugin metrics (one column each,
+ * point values), score, rank, l* marked.
+ */
 std::string formatScoreTable(const ScoredReport& scored);
-/** One header line and one line per layer (RFC 4180, full precision). */
+/** One header line and one line per layer (RFC 4180, full precision); plugin metrics last. */
 std::string formatScoreCsv(const ScoredReport& scored);
 /** The whole report: options, backend, weights, candidates, per-layer values, l*. */
 std::string formatScoreJson(const ScoredReport& scored);

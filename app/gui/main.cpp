@@ -10,6 +10,7 @@
 #include "common/build_info.h"
 #include "engine/device_info.h"
 #include "main_window.h"
+#include "preferences.h"
 
 namespace {
 
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
 
   if (parser.isSet(screenshot)) return runScreenshot(parser.value(screenshot), path);
 
+  strata::applyPreferences(strata::loadPreferences());  // theme and CPU threads
   strata::MainWindow window;
   window.show();
   if (!path.isEmpty()) QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });

@@ -9,15 +9,13 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include "common/build_info.h"
-#include "engine/device_info.h"
-#include "engine/versions.h"
+#include "common/install_paths.h"
 #include "gui_settings.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
@@ -114,9 +112,21 @@ void MainWindow::createMenus() {
     if (!store.isEmpty()) openActivationStore(store);
   });
   openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  m_openDefaultModelAction = file->addAction(tr("Open &Default Model"), this, [this] {
+    const std::filesystem::path folder = defaultModelFolder();
+    if (!folder.empty()) openModelFolder(QString::fromStdString(folder.string()));
+  });
+  m_openDefaultModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  m_openDefaultModelAction->setStatusTip(
+      tr("Open the built-in default model (a 4-layer byte-level Llama)"));
+  m_openDefaultModelAction->setEnabled(!defaultModelFolder().empty());
   m_recentMenu = file->addMenu(tr("&Recent"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
+  file->addSeparator();
+  m_preferencesAction = file->addAction(tr("&Preferences…"), this, &MainWindow::showPreferences);
+  m_preferencesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+  m_preferencesAction->setMenuRole(QAction::PreferencesRole);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -134,15 +144,41 @@ void MainWindow::createMenus() {
   createTrainingMenu();
   createBridgeMenu();
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(m_projectDock->toggleViewAction());
-  view->addAction(m_logDock->toggleViewAction());
-  view->addSeparator();
-  view->addAction(m_logDock->copyAllAction());
+  createViewMenu();
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Strata"), this, &MainWindow::showAbout)
-      ->setMenuRole(QAction::AboutRole);
+  m_aboutAction = help->addAction(tr("&About Strata"), this, &MainWindow::showAbout);
+  m_aboutAction->setMenuRole(QAction::AboutRole);
+}
+
+void MainWindow::createViewMenu() {
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* project = m_projectDock->toggleViewAction();
+  project->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
+  view->addAction(project);
+  QAction* log = m_logDock->toggleViewAction();
+  log->setShortcut(QKeySequence(Qt::ALT | Qt::Key_2));
+  view->addAction(log);
+  view->addSeparator();
+  QAction* next = view->addAction(tr("&Next Tab"), this, [this] {
+    if (m_tabs->count() > 1)
+      m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());
+  });
+  next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+  QAction* previous = view->addAction(tr("&Previous Tab"), this, [this] {
+    if (m_tabs->count() > 1)
+      m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) % m_tabs->count());
+  });
+  previous->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+  QAction* close = view->addAction(tr("&Close Tab"), this, [this] {
+    if (m_tabs->count() > 0) emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
+  });
+  close->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
+  QAction* fullScreen = view->addAction(
+      tr("&Full Screen"), this, [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
+  fullScreen->setShortcut(QKeySequence(Qt::Key_F11));
+  view->addSeparator();
+  view->addAction(m_logDock->copyAllAction());
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -164,29 +200,11 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::createStatusBar() {
-  m_deviceLabel->setText(QString::fromStdString(describe(currentComputeDevice())));
+  m_deviceLabel->setText(deviceLine());
   m_deviceLabel->setToolTip(tr("Device background jobs run on"));
   m_jobProgress->hide();
   statusBar()->addPermanentWidget(m_jobProgress);
   statusBar()->addPermanentWidget(m_deviceLabel);
-}
-
-void MainWindow::showAbout() {
-  const LibraryVersions versions = libraryVersions();
-  const QString text =
-      tr("<h3>Strata %1</h3>"
-         "<p>A workbench for the layer geometry of transformer hidden states, and the "
-         "diffusion models it guides (DiHAL, DCDM, REPR-ALIGN).</p>"
-         "<p>Build: %2, %3%4<br>Qt %5 · LibTorch %6 · HDF5 %7 · Eigen %8<br>Device: %9</p>")
-          .arg(QLatin1String(build::kVersion), QLatin1String(build::kBuildType),
-               QLatin1String(build::kCompiler),
-               build::kWithCuda ? tr(", with CUDA") : tr(", CPU only"), QLatin1String(qVersion()),
-               QString::fromStdString(versions.libtorch), QString::fromStdString(versions.hdf5),
-               QString::fromStdString(versions.eigen), m_deviceLabel->text());
-  // Non-blocking like every dialog of the window: no nested event loop.
-  auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About Strata"), text, QMessageBox::Ok, this);
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();
 }
 
 void MainWindow::updateCentralPage() {

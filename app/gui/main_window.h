@@ -9,7 +9,8 @@
 // main_window_training.cpp (Start Training…, the Training tab, pause / resume / stop),
 // main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
 // (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab),
-// main_window_alignment.cpp (the Alignment tab).
+// main_window_alignment.cpp (the Alignment tab), main_window_preferences.cpp (Preferences…,
+// About, the default model).
 
 #include <QMainWindow>
 #include <QMap>
@@ -83,6 +84,12 @@ class MainWindow final : public QMainWindow {
   QTabWidget* tabs() const { return m_tabs; }
   JobProgressWidget* jobProgress() const { return m_jobProgress; }
   RecentFiles& recentFiles() { return m_recent; }
+  /** File ▸ Preferences… (Ctrl+,). */
+  QAction* preferencesAction() const { return m_preferencesAction; }
+  /** Help ▸ About Strata (opens an AboutDialog child of this window). */
+  QAction* aboutAction() const { return m_aboutAction; }
+  /** File ▸ Open Default Model (Ctrl+D): enabled when the built-in default model is found. */
+  QAction* openDefaultModelAction() const { return m_openDefaultModelAction; }
   /** Model ▸ Capture… (Ctrl+Shift+C): enabled while a model is open. */
   QAction* captureAction() const { return m_captureAction; }
   /** The model Capture… uses: the one selected in the project dock, else the current tab's,
@@ -133,6 +140,11 @@ class MainWindow final : public QMainWindow {
   QString sweepFolder() const { return m_sweepFolder; }
 
  public slots:
+  /** Opens the (non-modal) Preferences dialog; OK applies them and, in persistSettings
+   *  windows, saves them. */
+  void showPreferences();
+  /** Opens the (non-modal) About dialog. */
+  void showAbout();
   /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
   void showCaptureDialog();
   /**
@@ -220,7 +232,9 @@ class MainWindow final : public QMainWindow {
   void restoreSettings();
   void saveSettings() const;
   void rebuildRecentMenu();
-  void showAbout();
+  void createViewMenu();
+  /** The status bar's device line: the device jobs default to under the preferences. */
+  QString deviceLine() const;
   void updateCentralPage();
   void updateActions();
 
@@ -280,6 +294,9 @@ class MainWindow final : public QMainWindow {
   JobProgressWidget* m_jobProgress;
   QLabel* m_deviceLabel;
   QMenu* m_recentMenu = nullptr;
+  QAction* m_preferencesAction = nullptr;
+  QAction* m_aboutAction = nullptr;
+  QAction* m_openDefaultModelAction = nullptr;
   QAction* m_captureAction = nullptr;
   QAction* m_scoreLayersAction = nullptr;
   QAction* m_startTrainingAction = nullptr;

@@ -54,16 +54,20 @@ void MainWindow::createBridgeMenu() {
   QAction* tab = menu->addAction(tr("&Bridge Tab"), this, &MainWindow::showBridgeView);
   tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
   tab->setStatusTip(tr("Choose l*, train a DiHAL bridge there and watch its evaluation"));
-  menu->addAction(tr("Bridgeability &Sweep…"), this, &MainWindow::showBridgeSweepDialog)
-      ->setStatusTip(tr("Train an equal-budget bridge at every layer of a range and correlate "
-                        "the score with their losses"));
+  QAction* sweep =
+      menu->addAction(tr("Bridgeability &Sweep…"), this, &MainWindow::showBridgeSweepDialog);
+  sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+  sweep->setStatusTip(
+      tr("Train an equal-budget bridge at every layer of a range and correlate "
+         "the score with their losses"));
   menu->addAction(tr("&Open Sweep Folder…"), this, [this] {
     const QString folder =
         QFileDialog::getExistingDirectory(this, tr("Open Sweep Folder"), m_runsRoot);
     if (!folder.isEmpty()) openSweepFolder(folder);
   });
-  menu->addAction(tr("&Generate…"), this, [this] { showGeneratePanel(); })
-      ->setStatusTip(tr("Compare a bridge's hybrid continuations with the original model's"));
+  QAction* generate = menu->addAction(tr("&Generate…"), this, [this] { showGeneratePanel(); });
+  generate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+  generate->setStatusTip(tr("Compare a bridge's hybrid continuations with the original model's"));
 
   // A store scored after the Bridge tab opened updates its l*.
   connect(this, &MainWindow::geometryShown, this, [this](const QString& store) {

@@ -1,7 +1,8 @@
 // MainWindow, geometry: Geometry ▸ Score Layers… runs core's scanStore in a background job and
 // writes the report into the store as /geometry; a store that already holds one shows it as
 // soon as it is opened. The Layer Geometry tab re-ranks on its own (no job); a click on a layer
-// computes that layer's principal plane in a job and opens its detail tab.
+// computes that layer's principal plane in a job and opens its detail tab. Every loaded plugin
+// metric is computed by the scan (with its default options) and shown beside the proxies.
 
 #include <QAction>
 #include <QDir>
@@ -21,6 +22,8 @@
 #include "layer_geometry_view.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "plugin/plugin_metric.h"
+#include "plugin_loading.h"
 #include "store_summary_view.h"
 
 namespace strata {
@@ -71,6 +74,9 @@ QString bestLayerText(const geometry::GeometryReport& report) {
 }  // namespace
 
 void MainWindow::createGeometryMenu() {
+  // Plugins are loaded here, during construction, because the geometry scan is what uses them;
+  // the log dock exists by now.
+  loadPluginsIntoLog(*m_logDock);
   QMenu* menu = menuBar()->addMenu(tr("&Geometry"));
   m_scoreLayersAction =
       menu->addAction(tr("&Score Layers…"), this, &MainWindow::showScoreLayersDialog);
@@ -154,7 +160,9 @@ void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanS
     job.info("geometry backend: " + backend->description());
     {
       const ActivationStore activations = ActivationStore::open(file);
-      *report = geometry::scanStore(activations, *backend, settings.options, job);
+      const auto metrics = plugin::makePluginMetrics(plugin::installedPlugins());
+      *report = geometry::scanStore(activations, *backend, settings.options, job, {},
+                                    plugin::pointers(metrics));
     }  // closed before the same file is written
     job.checkCancelled();
     job.progress(-1.0, "writing /geometry");

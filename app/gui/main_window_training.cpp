@@ -22,6 +22,7 @@
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "preferences.h"
 #include "recipes/registry.h"
 #include "training_launch_dialog.h"
 #include "training_view.h"
@@ -61,10 +62,12 @@ void MainWindow::createTrainingMenu() {
   QAction* runs = menu->addAction(tr("Training &Runs"), this, &MainWindow::showTrainingView);
   runs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
   runs->setStatusTip(tr("Show the runs folder's runs, live, with their loss curves"));
-  menu->addAction(tr("Chunk R&outing…"), this, [this] { showChunkRouting(); })
-      ->setStatusTip(tr("See how a dcdm run routes a text, checkpoint by checkpoint"));
-  menu->addAction(tr("&Alignment…"), this, [this] { showAlignment(); })
-      ->setStatusTip(tr("Per-layer student–teacher cosines of a repr_align run, live"));
+  QAction* routing = menu->addAction(tr("Chunk R&outing…"), this, [this] { showChunkRouting(); });
+  routing->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+  routing->setStatusTip(tr("See how a dcdm run routes a text, checkpoint by checkpoint"));
+  QAction* alignment = menu->addAction(tr("&Alignment…"), this, [this] { showAlignment(); });
+  alignment->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+  alignment->setStatusTip(tr("Per-layer student–teacher cosines of a repr_align run, live"));
 }
 
 void MainWindow::setRunsRoot(const QString& root) {
@@ -96,7 +99,17 @@ void MainWindow::showTrainingView() {
   addTab(view, kTrainingTabKey, tr("Training"));
 }
 
-void MainWindow::showTrainingLaunchDialog() { openTrainingLauncher({}, {}); }
+void MainWindow::showTrainingLaunchDialog() {
+  // The Preferences' device and threads, where they differ from the engine's defaults, fill
+  // the launcher over the values it remembers per recipe.
+  QMap<QString, QString> values;
+  if (m_options.persistSettings) {
+    const PreferenceValues preferences = loadPreferences();
+    if (preferences.device != QLatin1String("auto")) values["device"] = preferences.device;
+    if (preferences.threads > 0) values["threads"] = QString::number(preferences.threads);
+  }
+  openTrainingLauncher({}, values);
+}
 
 void MainWindow::openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values) {
   std::vector<ConfigSchema> schemas;

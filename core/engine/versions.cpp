@@ -1,11 +1,67 @@
 #include "engine/versions.h"
 
+#include <dlfcn.h>
 #include <hdf5.h>
 #include <torch/version.h>
 
 #include <Eigen/Core>
+#include <filesystem>
+#include <system_error>
+
+#ifdef STRATA_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace strata {
+namespace {
+
+#ifdef STRATA_WITH_CUDA
+/** CUDA encodes versions as 1000 * major + 10 * minor. */
+std::string cudaVersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+#endif
+
+std::string cudaVersions() {
+#ifdef STRATA_WITH_CUDA
+  int runtime = 0;
+  int driver = 0;
+  // Both calls answer without a device; the driver's is 0 when no driver is installed.
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  std::string text = "runtime " + (runtime > 0 ? cudaVersionText(runtime) : std::string("?"));
+  text += driver > 0 ? ", driver " + cudaVersionText(driver) : std::string(", no driver");
+  return text;
+#else
+  return "none";
+#endif
+}
+
+/** Names the library `sgemm_` resolves to in this process. Debian routes libblas.so.3 through
+ *  update-alternatives, so the link-time name says nothing: follow the loaded file's symlinks. */
+std::string blasInUse() {
+  void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info info{};
+  if (sgemm == nullptr || dladdr(sgemm, &info) == 0 || info.dli_fname == nullptr) return "unknown";
+  std::error_code error;
+  std::filesystem::path file = std::filesystem::canonical(info.dli_fname, error);
+  if (error) file = info.dli_fname;
+  const std::string path = file.string();
+
+  // A libopenblas build that exports its own configuration says exactly what it is.
+  using ConfigFunction = const char* (*)();
+  if (auto config = reinterpret_cast<ConfigFunction>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
+    return std::string(config()) + " " + path;
+  const std::string folder = file.parent_path().filename().string();
+  if (path.find("openblas") != std::string::npos) return "OpenBLAS (" + folder + ") " + path;
+  if (path.find("mkl") != std::string::npos) return "Intel MKL " + path;
+  if (path.find("blis") != std::string::npos) return "BLIS " + path;
+  if (path.find("atlas") != std::string::npos) return "ATLAS " + path;
+  if (folder == "blas") return "reference BLAS (netlib) " + path;
+  return path;
+}
+
+}  // namespace
 
 LibraryVersions libraryVersions() {
   unsigned major = 0, minor = 0, release = 0;
@@ -15,6 +71,8 @@ LibraryVersions libraryVersions() {
       std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release),
       std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
           std::to_string(EIGEN_MINOR_VERSION),
+      cudaVersions(),
+      blasInUse(),
   };
 }
 

@@ -1,6 +1,8 @@
 #include "geometry/geometry_report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "common/error.h"
@@ -21,7 +23,48 @@ std::vector<ProxyValues> GeometryReport::values() const {
   return out;
 }
 
+std::vector<double> GeometryReport::pluginSeries(size_t index) const {
+  std::vector<double> out;
+  for (const auto& layer : layers)
+    out.push_back(index < layer.pluginValues.size() ? layer.pluginValues[index]
+                                                    : std::numeric_limits<double>::quiet_NaN());
+  return out;
+}
+
+std::vector<MetricTerm> GeometryReport::pluginTerms(const std::vector<double>& weights) const {
+  std::vector<MetricTerm> terms;
+  for (size_t m = 0; m < pluginMetrics.size(); ++m)
+    terms.push_back({pluginSeries(m), pluginMetrics[m].higherIsBetter,
+                     m < weights.size() ? weights[m] : 0.0});
+  return terms;
+}
+
 namespace {
+
+/**
+ * Runs every plugin metric on one layer; a failure becomes NaN and a warning naming the metric
+ * and its source, never the end of the scan.
+ */
+std::vector<double> pluginValues(const std::vector<LayerMetric*>& metrics, const HiddenStates& layer,
+                                 const HiddenStates* previous, int64_t index, JobContext& ctx) {
+  std::vector<double> values;
+  for (LayerMetric* metric : metrics) {
+    ctx.checkCancelled();
+    double value = std::numeric_limits<double>::quiet_NaN();
+    try {
+      value = metric->compute(layer, previous);
+    } catch (const std::exception& e) {
+      ctx.warning("plugin metric " + metric->info().name + " (" + metric->info().source +
+                  ") failed on layer " + std::to_string(index) + ": " + e.what() +
+                  "; its value there is left empty");
+    } catch (...) {
+      ctx.warning("plugin metric " + metric->info().name + " (" + metric->info().source +
+                  ") failed on layer " + std::to_string(index) + " with an unknown exception");
+    }
+    values.push_back(value);
+  }
+  return values;
+}
 
 /** Forwards a layer's own progress as its share of the whole scan. */
 class LayerShareSink final : public ProgressSink {
@@ -46,7 +89,8 @@ class LayerShareSink final : public ProgressSink {
 
 GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,
-                         const std::vector<int64_t>& layers) {
+                         const std::vector<int64_t>& layers,
+                         const std::vector<LayerMetric*>& metrics) {
   options.validate();
   std::vector<int64_t> todo = layers.empty() ? store.completedLayers() : layers;
   std::sort(todo.begin(), todo.end());
@@ -62,7 +106,12 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
   report.modelId = store.meta().modelId;
   report.numLayers = store.meta().numLayers;
   report.numTokens = store.numTokens();
+  for (const LayerMetric* metric : metrics) report.pluginMetrics.push_back(metric->info());
   const HiddenStates shape{nullptr, store.numTokens(), store.meta().hiddenSize};
+  // Plugin metrics see normalised rows of l and l−1; l−1's are kept from the previous layer
+  // when the scan is contiguous, else read again.
+  std::vector<float> normalised, previousNormalised;
+  int64_t normalisedLayer = -1;
   for (size_t i = 0; i < todo.size(); ++i) {
     ctx.checkCancelled();
     const std::string stage = "layer " + std::to_string(todo[i]) + " (" + std::to_string(i + 1) + "/" +
@@ -74,6 +123,23 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
     LayerShareSink share(ctx, i, todo.size(), stage);
     JobContext layerCtx(share, ctx.token());
     report.layers.push_back(computeLayerGeometry(backend, states, todo[i], options, &layerCtx));
+    if (metrics.empty()) continue;
+
+    const int64_t before = todo[i] - 1;
+    if (normalisedLayer == before) {
+      previousNormalised = std::move(normalised);
+    } else if (before >= 0 && store.layerComplete(before)) {
+      const std::vector<float> rowsBefore = store.readLayer(before);
+      previousNormalised = normalisedStates({rowsBefore.data(), shape.rows, shape.cols});
+    } else {
+      previousNormalised.clear();
+    }
+    normalised = normalisedStates(states);
+    normalisedLayer = todo[i];
+    const HiddenStates current{normalised.data(), shape.rows, shape.cols};
+    const HiddenStates previous{previousNormalised.data(), shape.rows, shape.cols};
+    report.layers.back().pluginValues = pluginValues(
+        metrics, current, previousNormalised.empty() ? nullptr : &previous, todo[i], ctx);
   }
   ctx.progress(1.0, "done");
   return report;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "geometry/layer_geometry.h"
+#include "geometry/layer_metric.h"
+#include "geometry/score.h"
 
 namespace strata {
 class ActivationStore;
@@ -24,18 +26,31 @@ struct GeometryReport {
   int64_t numLayers = 0;     // L of the store (layers 0..L exist)
   int64_t numTokens = 0;     // N rows per layer
   std::vector<LayerGeometry> layers;  // ascending layer index
+  /** The plugin metrics the scan computed; each layer's pluginValues follow this order. */
+  std::vector<MetricInfo> pluginMetrics;
 
   std::vector<int64_t> layerIndices() const;
   std::vector<ProxyValues> values() const;
+  /** Plugin metric `index` over the layers, in layer order. */
+  std::vector<double> pluginSeries(size_t index) const;
+  /**
+   * The score terms of the plugin metrics with `weights` (by metric index; missing entries
+   * are 0), for scoreLayers.
+   */
+  std::vector<MetricTerm> pluginTerms(const std::vector<double>& weights) const;
 };
 
 /**
  * Computes every completed layer of `store` (or only `layers` when given), one layer in memory
- * at a time, reporting progress per layer and per bootstrap resample through `ctx`.
+ * at a time (two with plugin metrics: l and l−1), reporting progress per layer and per
+ * bootstrap resample through `ctx`. Each of `metrics` is computed on every layer (a point
+ * value, no bootstrap); a metric that throws is reported through ctx.warning by name, its value
+ * for that layer is NaN, and the scan goes on.
  */
 GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,
-                         const std::vector<int64_t>& layers = {});
+                         const std::vector<int64_t>& layers = {},
+                         const std::vector<LayerMetric*>& metrics = {});
 
 /**
  * Writes the report into the store file as /geometry (replacing an earlier one). The store

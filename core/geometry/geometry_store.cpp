@@ -9,6 +9,10 @@
 //   /geometry/score           float64 [n]    S(l), default weights and candidates (NaN outside)
 //   /geometry/spectrum        float64 [n, s] leading eigenvalues of Σ (NaN-padded)
 //   /geometry/local_lambda_max float64 [n, M] λ_max(C_i) per anchor (NaN-padded)
+//   /geometry/plugin_values   float64 [n, P] plugin metric p of each layer (NaN: undefined or
+//                             failed); only when the scan had plugin metrics, which the
+//                             attribute plugin_metrics describes (JSON: [{name, description,
+//                             higher_is_better, source}], in column order)
 //
 // The group is written under a temporary name and renamed over the old one, so a reader
 // never sees a half-written /geometry.
@@ -115,6 +119,26 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
   series("effective_rank", [](const LayerGeometry& l) { return l.values.effectiveRank; },
          [](const LayerGeometry& l) { return l.effectiveRank; });
 
+  if (!report.pluginMetrics.empty()) {
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const MetricInfo& m : report.pluginMetrics)
+      metrics.push_back({{"name", m.name}, {"description", m.description},
+                         {"higher_is_better", m.higherIsBetter}, {"source", m.source}});
+    hdf5::writeStringAttribute(where, "plugin_metrics", metrics.dump());
+    const size_t p = report.pluginMetrics.size();
+    std::vector<double> values;
+    for (size_t m = 0; m < p; ++m) {
+      const auto series = report.pluginSeries(m);
+      values.insert(values.end(), series.begin(), series.end());
+    }
+    // Stored [n, P] row-major: transpose the per-metric series.
+    std::vector<double> rows(n * p);
+    for (size_t m = 0; m < p; ++m)
+      for (size_t i = 0; i < n; ++i) rows[i * p + m] = values[m * n + i];
+    out.doubles("plugin_values", rows, {n, p});
+  }
+
+  // Plugin metrics weigh 0 by default, so the stored S is the proxies' alone.
   const LayerScores scores = scoreLayers(layers, report.values(), {}, defaultCandidates(report.numLayers));
   out.doubles("score", scores.score, {n});
 
@@ -220,6 +244,25 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
   if (curvI.size() != 2 * n || monoI.size() != 2 * n || rankI.size() != 2 * n)
     throw FormatError(storeFile, "intervals must be [n, 2]", "geometry", "group");
 
+  // Plugin metrics: absent from stores scanned without plugins (or before plugins existed).
+  std::vector<double> pluginValues;
+  if (const auto text = hdf5::readStringAttribute(where, "plugin_metrics")) {
+    try {
+      for (const auto& m : nlohmann::json::parse(*text))
+        report.pluginMetrics.push_back({m.at("name"), m.at("description"),
+                                        m.at("higher_is_better"), m.value("source", "")});
+    } catch (const std::exception& e) {
+      throw FormatError(storeFile, std::string("unreadable plugin metrics: ") + e.what(),
+                        "geometry@plugin_metrics", "attribute");
+    }
+    size_t width = 0;
+    pluginValues = readDoubles(group.get(), storeFile, "plugin_values", n, &width);
+    if (n > 0 && width != report.pluginMetrics.size())
+      throw FormatError(storeFile, "has a column count unlike its plugin_metrics attribute",
+                        "geometry/plugin_values", "dataset");
+  }
+  const size_t p = report.pluginMetrics.size();
+
   for (size_t i = 0; i < n; ++i) {
     LayerGeometry l;
     l.layer = layers[i];
@@ -229,6 +272,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
     l.effectiveRank = {rankI[2 * i], rankI[2 * i + 1]};
     l.spectrum = unpad(spectrum.data() + i * spectrumWidth, spectrumWidth);
     l.localLambdaMax = unpad(local.data() + i * localWidth, localWidth);
+    if (p) l.pluginValues.assign(pluginValues.begin() + i * p, pluginValues.begin() + (i + 1) * p);
     report.layers.push_back(std::move(l));
   }
   return report;

@@ -27,6 +27,8 @@ struct LayerGeometry {
   Interval effectiveRank;
   std::vector<double> spectrum;        // leading eigenvalues of Σ, descending
   std::vector<double> localLambdaMax;  // one per anchor
+  /** One value per GeometryReport::pluginMetrics entry (NaN: undefined here, or it failed). */
+  std::vector<double> pluginValues;
 };
 
 /**

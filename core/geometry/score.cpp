@@ -43,20 +43,35 @@ LayerRange defaultCandidates(int64_t numLayers) {
 }
 
 LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
-                        const ScoreWeights& weights, const LayerRange& candidates) {
+                        const ScoreWeights& weights, const LayerRange& candidates,
+                        const std::vector<MetricTerm>& pluginTerms) {
   if (layers.size() != values.size())
     throw std::invalid_argument("scoreLayers: one proxy triple per layer is needed");
   const size_t n = layers.size();
+  std::vector<const MetricTerm*> terms;
+  for (const MetricTerm& term : pluginTerms) {
+    if (term.values.size() != n)
+      throw std::invalid_argument("scoreLayers: a plugin metric needs one value per layer");
+    if (term.weight != 0) terms.push_back(&term);
+  }
   std::vector<bool> use(n);
   std::vector<double> logCurv(n, 0), logMono(n, 0), logRank(n, 0);
   for (size_t i = 0; i < n; ++i) {
     use[i] = candidates.contains(layers[i]) && usable(values[i]);
+    for (const MetricTerm* term : terms) use[i] = use[i] && std::isfinite(term->values[i]);
     if (!use[i]) continue;
     logCurv[i] = std::log(values[i].curvature);
     logMono[i] = std::log(values[i].monotonicity);
     logRank[i] = std::log(values[i].effectiveRank);
   }
   const auto zc = zScores(logCurv, use), zm = zScores(logMono, use), zk = zScores(logRank, use);
+  std::vector<std::vector<double>> zp;
+  for (const MetricTerm* term : terms) {
+    std::vector<double> x(n, 0.0);
+    for (size_t i = 0; i < n; ++i)
+      if (use[i]) x[i] = term->values[i];
+    zp.push_back(zScores(x, use));
+  }
 
   LayerScores out;
   out.score.assign(n, kNaN);
@@ -66,6 +81,8 @@ LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<Pr
     if (!use[i]) continue;
     out.score[i] = weights.curvature * zc[i] + weights.monotonicity * zm[i] -
                    weights.effectiveRank * zk[i];
+    for (size_t t = 0; t < terms.size(); ++t)
+      out.score[i] += (terms[t]->higherIsBetter ? 1.0 : -1.0) * terms[t]->weight * zp[t][i];
     order.push_back(i);
   }
   // Best first; equal scores keep the lower layer first, so l* is the shallowest maximum.

@@ -1,7 +1,8 @@
 #pragma once
 // The DiHAL selection score and l*: S(l) = w_c·z(log m_curv) + w_m·z(log m_mono)
-// − w_k·z(log k_eff), each z-scored over the candidate layers. Cheap: the views call it on
-// every slider move, with no recomputation of the proxies.
+// − w_k·z(log k_eff), each z-scored over the candidate layers, plus ± w_p·z(p) for every plugin
+// metric p given a weight (+ when higher is better). Cheap: the views call it on every slider
+// move, with no recomputation of the proxies.
 
 #include <cstdint>
 #include <vector>
@@ -36,11 +37,26 @@ struct LayerScores {
 };
 
 /**
+ * One plugin metric's term of S: its value per layer (in the order of `layers`), its direction
+ * and its weight. The value is z-scored as it is (no log: a plugin metric may be zero or
+ * negative, e.g. a similarity).
+ */
+struct MetricTerm {
+  std::vector<double> values;
+  bool higherIsBetter = true;
+  double weight = 0;
+};
+
+/**
  * Scores `values[i]` of layer `layers[i]`. z uses the population standard deviation over the
  * candidates; a proxy that is constant over them contributes 0. Non-positive or non-finite
- * proxy values make that layer's score NaN and exclude it from l*.
+ * proxy values make that layer's score NaN and exclude it from l*; so does a non-finite value of
+ * a plugin metric whose weight is not 0 (a term of weight 0 is ignored entirely, so the default
+ * weights leave S exactly as without plugins). Throws std::invalid_argument when a term has
+ * not one value per layer.
  */
 LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
-                        const ScoreWeights& weights, const LayerRange& candidates);
+                        const ScoreWeights& weights, const LayerRange& candidates,
+                        const std::vector<MetricTerm>& pluginTerms = {});
 
 }  // namespace strata::geometry

@@ -33,7 +33,13 @@ namespace {
 // was killed. A file written without SWMR support (e.g. by h5py with default settings)
 // refuses it, and then a plain read-only open is right.
 hdf5::File openFile(const std::filesystem::path& path, bool& swmr) {
-  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
+  // In SWMR-read mode HDF5 takes a checksum failure for a read racing the writer and retries,
+  // by default 100 times with growing sleeps per damaged object: a corrupt store then "opens"
+  // for many minutes. A few attempts still ride out a live writer (a reader polls again).
+  const hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
+  if (access) H5Pset_metadata_read_attempts(access.get(), 4);
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ,
+                          access ? access.get() : H5P_DEFAULT));
   swmr = file.valid();
   if (swmr) return file;
   const std::string swmrDetail = hdf5::takeErrorDetail();

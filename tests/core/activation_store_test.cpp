@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -448,6 +450,42 @@ TEST(ActivationStore, IsReadableByH5py) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
         << command << " failed with status " << status;
   }
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// Found by tests/fuzz (fuzz_activation_store): a store with a few damaged bytes made SWMR-read
+// mode retry its checksums for many minutes. Opening and reading it must end promptly, with an
+// error or with data, and never crash. Run in a child so a hang fails instead of blocking.
+TEST(ActivationStore, ADamagedStoreFailsPromptlyInsteadOfRetryingForMinutes) {
+  const std::filesystem::path damaged = std::filesystem::path(STRATA_SOURCE_DIR) /
+                                        "tests/fuzz/regressions/fuzz_activation_store/swmr-read-retries-hang.h5";
+  ASSERT_TRUE(std::filesystem::exists(damaged)) << damaged;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      const ActivationStore store = ActivationStore::open(damaged);
+      for (const int64_t layer : store.completedLayers()) (void)store.readLayer(layer);
+    } catch (const Error&) {
+    }
+    std::_Exit(0);
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      FAIL() << "opening the damaged store still ran after 60 s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ TEST(CliAbout, NamesTheDeviceAndLibraries) {
   EXPECT_EQ(json["libtorch"], TORCH_VERSION);
   EXPECT_GE(json["threads"].get<int>(), 1);
   EXPECT_FALSE(json["device"].get<std::string>().empty());
+  // setup installs OpenBLAS, and Debian's alternatives route LibTorch's BLAS calls to it.
+  EXPECT_NE(json["blas"].get<std::string>().find("OpenBLAS"), std::string::npos) << json["blas"];
+  EXPECT_FALSE(json["cuda_libraries"].get<std::string>().empty());
 }
 
 }  // namespace

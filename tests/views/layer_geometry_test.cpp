@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -30,6 +31,7 @@
 #include "io/activation_store.h"
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
+#include "log_dock.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "project_dock.h"
@@ -112,6 +114,14 @@ void writeRandomStore(const QString& file, int64_t n, int64_t d, int64_t numLaye
 }
 
 }  // namespace
+
+/** Equal element by element, NaN matching NaN (layers outside the candidates). */
+static bool sameScores(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
+}
 
 class LayerGeometryTest : public QObject {
   Q_OBJECT
@@ -221,6 +231,56 @@ class LayerGeometryTest : public QObject {
     view.logScaleBox()->setChecked(true);
     QCOMPARE(plot->panel(GeometryPlot::CurvaturePanel)->axis(QCPAxis::atLeft)->scaleType(),
              QCPAxis::stLogarithmic);
+  }
+
+  // Plugin metrics (GeometryReport::pluginMetrics): a plot panel, a table column and a weight
+  // slider each; weight 0 leaves S alone, a weight adds ± w·z(value).
+  void pluginMetricsAppearInPlotTableAndScore() {
+    auto report = std::make_shared<GeometryReport>(*sixLayerReport());
+    report->pluginMetrics = {{"twonn_id", "intrinsic dimension", false, "/p/libtwonn.so"},
+                             {"cka_prev", "similarity to l-1", true, "/p/libcka.so"}};
+    // twonn_id lowest at layer 1, so with only its weight (lower is better) l* = 1.
+    const double id[6] = {9, 2, 5, 6, 7, 3};
+    const double cka[6] = {NAN, 0.5, 0.6, 0.7, 0.8, 0.9};
+    for (int l = 0; l < 6; ++l) report->layers[std::size_t(l)].pluginValues = {id[l], cka[l]};
+    LayerGeometryView view("/data/acts.h5", report);
+    const geometry::LayerScores base = view.scores();
+    QCOMPARE(view.bestLayer(), 4);  // weights 0: S as without plugins
+
+    GeometryTableModel* model = view.tableModel();
+    QCOMPARE(model->columnCount(), int(GeometryTableModel::ColumnCount) + 2);
+    QCOMPARE(model->headerData(GeometryTableModel::pluginColumn(0), Qt::Horizontal).toString(),
+             QStringLiteral("twonn_id"));
+    QCOMPARE(model->index(1, GeometryTableModel::pluginColumn(0)).data().toString(),
+             QStringLiteral("2"));
+    QCOMPARE(model->index(0, GeometryTableModel::pluginColumn(1)).data().toString(),
+             QStringLiteral("—"));
+    QVERIFY(model->csv().section(QLatin1Char('\n'), 0, 0).endsWith(",best,twonn_id,cka_prev"));
+
+    GeometryPlot* plot = view.plot();
+    QCOMPARE(plot->pluginPanelCount(), 2);
+    QCOMPARE(plot->pluginGraph(0)->dataCount(), 6);
+    QCOMPARE(plot->pluginGraph(1)->data()->at(3)->value, 0.7);
+    QCOMPARE(plot->pluginPanel(1)->axis(QCPAxis::atLeft)->label(), QStringLiteral("cka_prev"));
+
+    ScoreControls* controls = view.controls();
+    QCOMPARE(controls->pluginWeightCount(), 2);
+    QCOMPARE(controls->pluginWeights(), (std::vector<double>{0, 0}));
+    controls->setWeights({0, 0, 0});
+    controls->pluginWeightSlider(0)->setValue(300);
+    QCOMPARE(controls->pluginWeightBox(0)->value(), 3.0);
+    QCOMPARE(view.bestLayer(), 1);
+    const geometry::LayerScores expected = geometry::scoreLayers(
+        report->layerIndices(), report->values(), {0, 0, 0}, {1, 4}, report->pluginTerms({3, 0}));
+    QVERIFY(sameScores(view.scores().score, expected.score));
+    QVERIFY(view.toolTipText(1).contains(QStringLiteral("twonn_id 2")));
+
+    // A new report with the same metrics keeps their weights; Reset returns them to 0.
+    view.setReport(report);
+    QCOMPARE(controls->pluginWeights(), (std::vector<double>{3, 0}));
+    controls->reset();
+    QCOMPARE(controls->pluginWeights(), (std::vector<double>{0, 0}));
+    QVERIFY(sameScores(view.scores().score, base.score));
   }
 
   void toolTipShowsTheLayersValuesAndIntervals() {
@@ -490,6 +550,13 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(stored->layers.size(), 5u);
     QCOMPARE(stored->options.neighbours, 8);
     QCOMPARE(stored->layers[2].values.curvature, view->report().layers[2].values.curvature);
+    // The build tree's plugins were loaded at start-up (and logged); the scan computed, stored
+    // and shows their metrics.
+    QVERIFY(window.logDock()->text().contains(QStringLiteral("Plugin twonn")));
+    QCOMPARE(stored->pluginMetrics.size(), view->report().pluginMetrics.size());
+    QVERIFY(std::any_of(stored->pluginMetrics.begin(), stored->pluginMetrics.end(),
+                        [](const auto& m) { return m.name == "twonn_id"; }));
+    QCOMPARE(view->plot()->pluginPanelCount(), int(stored->pluginMetrics.size()));
 
     // A click on layer 2 computes its principal plane in a job and opens the detail tab.
     QSignalSpy detailShown(&window, &MainWindow::layerDetailShown);

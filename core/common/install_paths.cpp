@@ -1,0 +1,49 @@
+#include "common/install_paths.h"
+
+#include <system_error>
+
+namespace strata {
+namespace {
+
+bool hasModelConfig(const std::filesystem::path& folder) {
+  std::error_code error;
+  return !folder.empty() && std::filesystem::is_regular_file(folder / "config.json", error);
+}
+
+}  // namespace
+
+std::filesystem::path executableFile() {
+  std::error_code error;
+  std::filesystem::path file = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path() : file;
+}
+
+std::filesystem::path installPrefix() {
+  const std::filesystem::path exe = executableFile();
+  return exe.empty() ? exe : exe.parent_path().parent_path();
+}
+
+std::filesystem::path installedDataFolder() {
+  const std::filesystem::path prefix = installPrefix();
+  return prefix.empty() ? prefix : prefix / "share" / "strata";
+}
+
+std::filesystem::path installedPluginFolder() {
+  const std::filesystem::path prefix = installPrefix();
+  return prefix.empty() ? prefix : prefix / "lib" / "strata" / "plugins";
+}
+
+std::filesystem::path defaultModelFolder() {
+  const std::filesystem::path data = installedDataFolder();
+  if (!data.empty() && hasModelConfig(data / "models" / "default"))
+    return data / "models" / "default";
+#ifdef STRATA_SOURCE_DIR
+  // A build tree: the binary is not installed, the checkout it was built from has the model.
+  const std::filesystem::path source =
+      std::filesystem::path(STRATA_SOURCE_DIR) / "resources" / "models" / "default";
+  if (hasModelConfig(source)) return source;
+#endif
+  return {};
+}
+
+}  // namespace strata

@@ -1,0 +1,35 @@
+#pragma once
+// Where an installed Strata keeps its files, found relative to the running executable so that
+// a package unpacked anywhere (dpkg-deb -x into a scratch root, /usr, /opt/strata) finds its
+// own share/ and lib/ folders:
+//
+//   <prefix>/bin/strata, <prefix>/bin/strata-cli
+//   <prefix>/share/strata/models/default     the built-in default model
+//   <prefix>/lib/strata/plugins              metric and recipe plugins
+//
+// In a build tree (not installed) the default model is read from the source tree instead.
+
+#include <filesystem>
+
+namespace strata {
+
+/** The running executable's file (/proc/self/exe), or empty when it cannot be read. */
+std::filesystem::path executableFile();
+
+/** <prefix> above: the parent of the executable's folder (empty when unknown). */
+std::filesystem::path installPrefix();
+
+/** <prefix>/share/strata; it exists only in an installed Strata. */
+std::filesystem::path installedDataFolder();
+
+/** <prefix>/lib/strata/plugins; it exists only in an installed Strata with plugins. */
+std::filesystem::path installedPluginFolder();
+
+/**
+ * The built-in default model: <prefix>/share/strata/models/default when that holds a
+ * config.json, else the source tree's resources/models/default when this binary runs from a
+ * build tree that still has it; empty when neither exists.
+ */
+std::filesystem::path defaultModelFolder();
+
+}  // namespace strata

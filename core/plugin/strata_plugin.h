@@ -1,0 +1,124 @@
+/*
+ * strata_plugin.h — the C ABI between Strata and its plugins (docs/plugins.md).
+ *
+ * A plugin is a shared object (`*.so`) that exports one symbol, `strata_plugin_entry`, returning
+ * a pointer to a static StrataPlugin description. Plugins include this header only; they never
+ * link strata_core (core is a static library inside each executable, so a plugin linking it
+ * would carry a second, unrelated copy). Everything here is plain C: structs, strings and
+ * function pointers, so a plugin may be written in C, C++ or anything with a C FFI.
+ *
+ * Rules a plugin must keep:
+ *  - Every pointer it hands out (names, descriptions, option tables) stays valid until the
+ *    shared object is unloaded, i.e. for the life of the process: Strata never unloads plugins.
+ *  - No exception may leave a function of the ABI. Report failures by returning non-zero and
+ *    writing a message into `error` (at most `error_size` bytes including the terminating 0).
+ *    Strata additionally catches C++ exceptions that escape anyway, reports them by plugin
+ *    name and skips the metric; but a crash (segfault, abort) takes the process down: a plugin
+ *    runs in Strata's address space and cannot be isolated there.
+ *  - Functions may be called from any thread, but never concurrently for the same metric.
+ *
+ * The ABI version changes whenever a struct's layout or a function's meaning changes; Strata
+ * refuses (reports and skips) a plugin built against another version.
+ */
+#ifndef STRATA_PLUGIN_H
+#define STRATA_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_PLUGIN_ABI_VERSION 1u
+#define STRATA_PLUGIN_ENTRY_SYMBOL "strata_plugin_entry"
+
+/* Marks the entry point exported even when a plugin builds with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#define STRATA_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define STRATA_PLUGIN_EXPORT
+#endif
+
+/** A row-major float32 matrix: `rows` tokens × `cols` hidden dimensions. */
+typedef struct StrataMatrix {
+  const float* data;
+  int64_t rows;
+  int64_t cols;
+} StrataMatrix;
+
+/** One option of a metric or setting of a recipe: `name=value` in the options text. */
+typedef struct StrataOption {
+  const char* name;
+  const char* default_value;
+  const char* description;
+} StrataOption;
+
+/**
+ * A per-layer metric of the hidden states.
+ *
+ * compute(): `layer` holds the N×d hidden states of layer l, *normalised as for the built-in
+ * proxies* (DESIGN.md: columns centred, scaled so that tr(Σ) = d, the same rows the proxies
+ * see). `previous` holds layer l−1 normalised the same way (same N rows, same tokens), or is
+ * NULL when layer l−1 is not in the store (l = 0). `options` is the metric's options as
+ * "name=value" pairs separated by ';' or newlines (never NULL; empty for the defaults).
+ * On success: write the value to `*value` and return 0 (a NaN value means "not defined for this
+ * layer", e.g. a between-layer metric at l = 0). On failure: return non-zero and write a message.
+ */
+typedef int (*StrataMetricCompute)(const StrataMatrix* layer, const StrataMatrix* previous,
+                                   const char* options, double* value, char* error,
+                                   size_t error_size);
+
+typedef struct StrataMetric {
+  const char* name;         /* unique among all plugins, e.g. "twonn_id"; [a-z0-9_] */
+  const char* description;  /* one line: what it measures */
+  int higher_is_better;     /* 1: a higher value raises S(l) (with a positive weight); 0: lowers */
+  const StrataOption* options;
+  int32_t option_count;
+  StrataMetricCompute compute;
+} StrataMetric;
+
+/** What Strata offers a running recipe. */
+typedef struct StrataRecipeHost {
+  void* context;
+  void (*progress)(void* context, double fraction, const char* stage);
+  void (*metric)(void* context, int64_t step, const char* name, double value);
+  int (*cancelled)(void* context); /* non-zero: stop as soon as possible and return */
+} StrataRecipeHost;
+
+/**
+ * A training recipe. run() trains with `settings` ("name=value" pairs as for metric options)
+ * into `run_folder` (which exists), reporting through `host`. Strata 0.1 lists plugin recipes
+ * (names, descriptions, settings) but does not run them yet; see docs/plugins.md.
+ */
+typedef struct StrataRecipe {
+  const char* name;
+  const char* description;
+  const StrataOption* settings;
+  int32_t setting_count;
+  int (*run)(const char* settings, const char* run_folder, const StrataRecipeHost* host,
+             char* error, size_t error_size);
+} StrataRecipe;
+
+typedef struct StrataPlugin {
+  uint32_t abi_version; /* STRATA_PLUGIN_ABI_VERSION the plugin was built against */
+  const char* name;     /* e.g. "twonn" */
+  const char* version;  /* the plugin's own version, free text */
+  const char* description;
+  const StrataMetric* metrics;
+  int32_t metric_count;
+  const StrataRecipe* recipes;
+  int32_t recipe_count;
+} StrataPlugin;
+
+/**
+ * The one exported symbol. Called once, right after the shared object is loaded. A plugin
+ * defines it as:  STRATA_PLUGIN_EXPORT const StrataPlugin* strata_plugin_entry(void) { ... }
+ */
+typedef const StrataPlugin* (*StrataPluginEntry)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRATA_PLUGIN_H */

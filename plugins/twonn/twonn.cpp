@@ -1,0 +1,98 @@
+#include "twonn.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace strata_plugins {
+namespace {
+
+constexpr int kCandidates = 4;  // float-Gram candidates per row, re-measured in double
+
+/** Exact squared distance in double. */
+double squaredDistance(const float* a, const float* b, int64_t d) {
+  double s = 0;
+  for (int64_t k = 0; k < d; ++k) {
+    const double t = double(a[k]) - double(b[k]);
+    s += t * t;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<double> twoNNRatios(const float* rows, int64_t n, int64_t d) {
+  if (n < 3) throw std::invalid_argument("TwoNN needs at least 3 points, got " + std::to_string(n));
+  std::vector<float> norms(static_cast<size_t>(n), 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (int64_t k = 0; k < d; ++k) s += double(rows[i * d + k]) * rows[i * d + k];
+    norms[size_t(i)] = float(s);
+  }
+  // Candidate search on ‖a‖² + ‖b‖² − 2a·b from a float32 Gram block (BLAS); the few best
+  // candidates per row are then measured exactly, so rounding in the Gram trick cannot pick the
+  // wrong neighbours unless more than kCandidates points tie within float precision.
+  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(32) << 20) / (4 * n)));
+  std::vector<float> gram(size_t(block * n));
+  std::vector<double> ratios;
+  ratios.reserve(size_t(n));
+  for (int64_t begin = 0; begin < n; begin += block) {
+    const int64_t rowsHere = std::min(block, n - begin);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rowsHere), int(n), int(d), 1.0f,
+                rows + begin * d, int(d), rows, int(d), 0.0f, gram.data(), int(n));
+    for (int64_t r = 0; r < rowsHere; ++r) {
+      const int64_t i = begin + r;
+      const float* g = gram.data() + r * n;
+      std::pair<float, int64_t> best[kCandidates];
+      for (auto& b : best) b = {std::numeric_limits<float>::infinity(), -1};
+      for (int64_t j = 0; j < n; ++j) {
+        if (j == i) continue;
+        const float approx = norms[size_t(i)] + norms[size_t(j)] - 2 * g[j];
+        if (approx >= best[kCandidates - 1].first) continue;
+        int slot = kCandidates - 1;
+        while (slot > 0 && best[slot - 1].first > approx) best[slot] = best[slot - 1], --slot;
+        best[slot] = {approx, j};
+      }
+      double exact[kCandidates];
+      int found = 0;
+      for (const auto& b : best)
+        if (b.second >= 0) exact[found++] = squaredDistance(rows + i * d, rows + b.second * d, d);
+      for (int a = 1; a < found; ++a)  // insertion sort of at most kCandidates values
+        for (int b = a; b > 0 && exact[b - 1] > exact[b]; --b) std::swap(exact[b - 1], exact[b]);
+      if (found < 2 || exact[0] <= 0) continue;  // a duplicate point: r1 = 0
+      ratios.push_back(std::sqrt(exact[1] / exact[0]));
+    }
+  }
+  return ratios;
+}
+
+double twoNNDimension(std::vector<double> ratios, TwoNNEstimator estimator, double discard) {
+  if (ratios.size() < 3)
+    throw std::invalid_argument("TwoNN needs at least 3 points with distinct neighbours, got " +
+                                std::to_string(ratios.size()));
+  if (estimator == TwoNNEstimator::MaximumLikelihood) {
+    double sum = 0;
+    for (double mu : ratios) sum += std::log(mu);
+    return sum > 0 ? double(ratios.size()) / sum : std::numeric_limits<double>::infinity();
+  }
+  if (!(discard >= 0 && discard < 1)) throw std::invalid_argument("discard must be in [0, 1)");
+  std::sort(ratios.begin(), ratios.end());
+  const size_t n = ratios.size();
+  const auto kept = size_t(std::floor(double(n) * (1.0 - discard)));
+  // F_emp(μ_(i)) = i/N, i = 1..N; the kept points never include i = N, where log(1 − F) = −∞.
+  double xy = 0, xx = 0;
+  for (size_t i = 0; i < std::min(kept, n - 1); ++i) {
+    const double x = std::log(ratios[i]);
+    const double y = -std::log(1.0 - double(i + 1) / double(n));
+    xy += x * y;
+    xx += x * x;
+  }
+  if (xx <= 0) throw std::invalid_argument("every kept ratio r2/r1 is 1: the dimension is undefined");
+  return xy / xx;
+}
+
+}  // namespace strata_plugins
