@@ -35,6 +35,7 @@ python3 "$here/make_seeds.py" "$seeds"
 mkdir -p "$build/fuzz-artifacts"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=0
+export LSAN_OPTIONS=suppressions=$source_dir/tests/fuzz/lsan.supp  # libhdf5's own leaks
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 summary=()
 status=0
