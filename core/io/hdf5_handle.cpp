@@ -54,6 +54,21 @@ void quietErrors() {
   }
 }
 
+namespace {
+
+/** HDF5's file-driver messages carry the system's reason deep inside a long dump ("…, errno =
+ *  28, error message = 'No space left on device', buf = …"): keep only the reason. */
+std::string systemReason(const std::string& message) {
+  const std::string key = "error message = '";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return message;
+  const size_t start = at + key.size();
+  const std::string reason = message.substr(start, message.find('\'', start) - start);
+  return message.find("errno = 28,") != std::string::npos ? "disk full (" + reason + ")" : reason;
+}
+
+}  // namespace
+
 std::string takeErrorDetail() {
   std::vector<std::string> messages;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collectMessage, &messages);
@@ -61,8 +76,8 @@ std::string takeErrorDetail() {
   if (messages.empty()) return {};
   // The outermost message says what failed ("unable to open file"), the innermost why
   // ("file signature not found"); the middle ones repeat the first in internal words.
-  if (messages.size() == 1) return messages.front();
-  return messages.front() + ": " + messages.back();
+  if (messages.size() == 1) return systemReason(messages.front());
+  return messages.front() + ": " + systemReason(messages.back());
 }
 
 std::string detailSuffix() {

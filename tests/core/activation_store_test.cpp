@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <thread>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -486,6 +489,50 @@ TEST(ActivationStore, ADamagedStoreFailsPromptlyInsteadOfRetryingForMinutes) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// A disk that fills up mid-capture: the writer's error says "disk full" in one readable line
+// (not HDF5's dump), and the store still opens with the layers that were finished before.
+TEST(ActivationStore, AFullDiskIsNamedAndKeepsTheFinishedLayers) {
+  TempDir dir;
+  const std::filesystem::path disk = dir / "small-disk";
+  std::filesystem::create_directories(disk);
+  if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=4m") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << std::strerror(errno);
+  struct Unmount {
+    std::filesystem::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{disk};
+  {
+    auto writer = ActivationStoreWriter::create(disk / "acts.h5", makeMeta(StoreDType::Float32), makeTokens());
+    writer.writeLayer(0, layerValues(0));
+    // Leave the file system almost no room for the next layer.
+    struct statvfs fs {};
+    ASSERT_EQ(::statvfs(disk.c_str(), &fs), 0);
+    const auto free = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
+    std::ofstream(disk / "filler", std::ios::binary) << std::string(free > 512 ? free - 512 : 0, 'x');
+    std::string message;
+    try {
+      for (int64_t layer = 1; layer <= kLayers; ++layer) writer.writeLayer(layer, layerValues(layer));
+      writer.close();
+    } catch (const IoError& e) {
+      message = e.what();
+    }
+    ASSERT_FALSE(message.empty()) << "every layer fitted: make the filler bigger";
+    EXPECT_NE(message.find("disk full (No space left on device)"), std::string::npos) << message;
+    EXPECT_EQ(message.find("errno = "), std::string::npos) << "HDF5's raw dump: " << message;
+  }
+  std::filesystem::remove(disk / "filler");
+  const ActivationStore store = ActivationStore::open(disk / "acts.h5");
+  ASSERT_FALSE(store.completedLayers().empty());
+  EXPECT_EQ(store.completedLayers().front(), 0);
+  EXPECT_EQ(store.readLayer(0), layerValues(0));
 }
 
 }  // namespace
