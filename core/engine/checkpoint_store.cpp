@@ -139,6 +139,17 @@ std::optional<std::pair<int64_t, fs::path>> CheckpointStore::bestOrNewestValid()
   return std::nullopt;
 }
 
+std::pair<int64_t, fs::path> CheckpointStore::chosen(std::optional<int64_t> step) const {
+  if (step) {
+    const fs::path folder = m_folder / folderName(*step);
+    if (!verify(folder)) throw IoError(folder, "is not a valid checkpoint");
+    return {*step, folder};
+  }
+  const auto checkpoint = bestOrNewestValid();
+  if (!checkpoint) throw FormatError(m_folder, "has no valid checkpoint");
+  return *checkpoint;
+}
+
 std::optional<int64_t> CheckpointStore::bestStep() const {
   const auto step = stepOfPointer(m_folder / "best");
   if (!step || !fs::is_directory(m_folder / folderName(*step))) return std::nullopt;

@@ -38,6 +38,9 @@ class CheckpointStore {
   /** The checkpoint to load a trained model from: the best if it verifies, else the newest
    *  that does; nullopt when none does. */
   std::optional<std::pair<int64_t, std::filesystem::path>> bestOrNewestValid() const;
+  /** Checkpoint step-<step> when a step is given (IoError when it is missing or does not
+   *  verify), else bestOrNewestValid() (FormatError naming the folder when none verifies). */
+  std::pair<int64_t, std::filesystem::path> chosen(std::optional<int64_t> step) const;
   /** The step `best` names, when it names one that still exists. */
   std::optional<int64_t> bestStep() const;
 

@@ -54,22 +54,13 @@ LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device, std::o
   applyConfigJson(schema, run.at("config").dump(), runJson, dlm.config);
   dlm.tokenizer = loadTokenizer(runFolder);
   dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
-  const CheckpointStore store(runFolder / "checkpoints");
-  std::optional<std::pair<int64_t, fs::path>> checkpoint;
-  if (step) {
-    const fs::path folder = store.folder() / ("step-" + std::to_string(*step));
-    if (!CheckpointStore::verify(folder)) throw IoError(folder, "is not a valid checkpoint");
-    checkpoint.emplace(*step, folder);
-  } else {
-    checkpoint = store.bestOrNewestValid();
-  }
-  if (!checkpoint) throw FormatError(runFolder / "checkpoints", "has no valid checkpoint");
+  const auto [checkpointStep, checkpointFolder] = CheckpointStore(runFolder / "checkpoints").chosen(step);
   torch::serialize::InputArchive archive;
-  archive.load_from((checkpoint->second / "model.pt").string());
+  archive.load_from((checkpointFolder / "model.pt").string());
   dlm.model->load(archive);
   dlm.model->to(device);
   dlm.model->eval();
-  dlm.checkpointStep = checkpoint->first;
+  dlm.checkpointStep = checkpointStep;
   return dlm;
 }
 

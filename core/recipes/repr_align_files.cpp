@@ -52,21 +52,12 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
   loaded.model = TrainableBackbone(modelFolder, maskTokenFor(*loaded.tokenizer,
                                                              readModelConfig(modelFolder / "config.json").vocabSize,
                                                              modelFolder));
-  const CheckpointStore store(runFolder / "checkpoints");
-  std::optional<std::pair<int64_t, fs::path>> checkpoint;
-  if (step) {
-    const fs::path folder = store.folder() / ("step-" + std::to_string(*step));
-    if (!CheckpointStore::verify(folder)) throw IoError(folder, "is not a valid checkpoint");
-    checkpoint.emplace(*step, folder);
-  } else {
-    checkpoint = store.bestOrNewestValid();
-  }
-  if (!checkpoint) throw FormatError(runFolder / "checkpoints", "has no valid checkpoint");
+  const auto [checkpointStep, checkpointFolder] = CheckpointStore(runFolder / "checkpoints").chosen(step);
   torch::serialize::InputArchive archive;
-  archive.load_from((checkpoint->second / "model.pt").string());
+  archive.load_from((checkpointFolder / "model.pt").string());
   loaded.model->load(archive);
   loaded.model->eval();
-  loaded.checkpointStep = checkpoint->first;
+  loaded.checkpointStep = checkpointStep;
   return loaded;
 }
 
