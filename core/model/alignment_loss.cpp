@@ -40,8 +40,11 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
   return layers;
 }
 
-torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options) {
-  return options.minTime + (1 - 2 * options.minTime) * torch::rand({batch}, torch::kDouble);
+torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
+                                   std::optional<at::Generator> generator) {
+  const torch::Tensor u = generator ? torch::rand({batch}, *generator, torch::kDouble)
+                                    : torch::rand({batch}, torch::kDouble);
+  return options.minTime + (1 - 2 * options.minTime) * u;
 }
 
 AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0,

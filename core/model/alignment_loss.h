@@ -32,8 +32,10 @@ struct AlignmentOptions {
  */
 std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers);
 
-/** One t per sequence, U(minTime, 1 − minTime), from torch's global RNG. */
-torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options);
+/** One t per sequence, U(minTime, 1 − minTime), float64, from torch's global RNG or
+ *  `generator` (validation). */
+torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
+                                   std::optional<at::Generator> generator = std::nullopt);
 
 struct AlignmentLoss {
   torch::Tensor total;      ///< diffusion + λ·align

@@ -101,11 +101,7 @@ class DcdmRecipe final : public Recipe {
     torch::Tensor loads = torch::zeros({std::max<int64_t>(chunks, 1)});
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
-      torch::Tensor x0 = torch::empty({rows, m_seqLen}, torch::kInt64);
-      auto acc = x0.accessor<int64_t, 2>();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t i = 0; i < m_seqLen; ++i)
-          acc[r][i] = m_tokens.val[static_cast<size_t>((first + r) * m_seqLen + i)];
+      torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
       x0 = x0.to(m_device);
       const torch::Tensor t = m_diffusion.sampleTimes(rows, x0.options().dtype(torch::kFloat), generator);
       const torch::Tensor noised = m_diffusion.sampleNoiseMask(x0, t, generator);

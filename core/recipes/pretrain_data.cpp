@@ -117,6 +117,16 @@ torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen
   return batch;
 }
 
+torch::Tensor heldOutWindows(const std::vector<int32_t>& tokens, int64_t firstWindow, int64_t rows,
+                             int64_t width, int64_t stride) {
+  torch::Tensor block = torch::empty({rows, width}, torch::kInt64);
+  auto acc = block.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t t = 0; t < width; ++t)
+      acc[r][t] = tokens[static_cast<size_t>((firstWindow + r) * stride + t)];
+  return block;
+}
+
 double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tokens, int64_t seqLen,
                       int64_t batch, int64_t maxWindows, const torch::Device& device) {
   torch::NoGradGuard noGrad;
@@ -126,11 +136,7 @@ double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tok
   double sum = 0;
   for (int64_t first = 0; first < windows; first += batch) {
     const int64_t rows = std::min(batch, windows - first);
-    torch::Tensor block = torch::empty({rows, width}, torch::kInt64);
-    auto acc = block.accessor<int64_t, 2>();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t t = 0; t < width; ++t)
-        acc[r][t] = tokens[static_cast<size_t>((first + r) * seqLen + t)];
+    const torch::Tensor block = heldOutWindows(tokens, first, rows, width, seqLen);
     sum += model.loss(block.to(device)).item<double>() * static_cast<double>(rows);
   }
   return sum / static_cast<double>(std::max<int64_t>(1, windows));

@@ -52,6 +52,11 @@ TokenSplit tokeniseCorpus(const std::filesystem::path& corpus, const CorpusOptio
 torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen, uint64_t seed,
                               int64_t step, int64_t firstRow, int64_t rows);
 
+/** Held-out windows firstWindow .. firstWindow + rows − 1: [rows, width] int64, window w
+ *  starting at token w·stride (stride = width: disjoint; width − 1: sharing one token). */
+torch::Tensor heldOutWindows(const std::vector<int32_t>& tokens, int64_t firstWindow, int64_t rows,
+                             int64_t width, int64_t stride);
+
 /** Mean loss over non-overlapping windows of the held-out tokens (at most maxWindows). */
 double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tokens,
                       int64_t seqLen, int64_t batch, int64_t maxWindows, const torch::Device& device);

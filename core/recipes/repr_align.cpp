@@ -98,13 +98,8 @@ class ReprAlignRecipe final : public Recipe {
     std::vector<double> cosines;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
-      torch::Tensor x0 = torch::empty({rows, m_seqLen}, torch::kInt64);
-      auto acc = x0.accessor<int64_t, 2>();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t i = 0; i < m_seqLen; ++i)
-          acc[r][i] = m_tokens.val[static_cast<size_t>((first + r) * m_seqLen + i)];
-      const torch::Tensor u = torch::rand({rows}, generator, torch::kDouble);
-      const torch::Tensor t = m_options.minTime + (1 - 2 * m_options.minTime) * u;
+      const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
+      const torch::Tensor t = sampleAlignmentTimes(rows, m_options, generator);
       const torch::Tensor noised = torch::rand({rows, m_seqLen}, generator, torch::kDouble) < t.unsqueeze(1);
       const AlignmentLoss l = batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device), true);
       // Weighted by masked targets, so the mean is over every held-out target alike.
