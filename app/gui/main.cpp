@@ -1,4 +1,5 @@
-// strata: the workbench. `strata [PATH]` opens a model folder or an activation store at start;
+// strata: the workbench. `strata [PATH]` opens a model folder, a training run (followed live)
+// or an activation store at start;
 // `strata --screenshot OUT.png [PATH]` opens PATH, waits for loading to finish, saves the
 // window as OUT.png and exits (0 on success; 1 when opening or saving failed).
 

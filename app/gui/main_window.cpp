@@ -16,6 +16,8 @@
 
 #include "common/build_info.h"
 #include "common/install_paths.h"
+#include "display_text.h"
+#include "engine/run_folder.h"
 #include "gui_settings.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
@@ -247,12 +249,15 @@ void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = st
 
 void MainWindow::openPath(const QString& path) {
   const QFileInfo info(path);
-  if (info.isDir()) {
+  if (info.isDir() && isRunFolder(toFsPath(path))) {
+    showRunInTrainingView(info.absoluteFilePath());  // followed live while it trains
+  } else if (info.isDir()) {
     openModelFolder(path);
   } else if (isStoreFile(info)) {
     openActivationStore(path);
   } else {
-    const QString problem = info.exists() ? tr("not a model folder or an activation store (.h5)")
+    const QString problem = info.exists()
+                                ? tr("not a model folder, a training run or an activation store (.h5)")
                                           : tr("no such file or folder");
     failOpen(path, tr("Could not open “%1”.").arg(info.fileName()),
              path + QStringLiteral(": ") + problem);

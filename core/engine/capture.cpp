@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "engine/job.h"
 #include "io/corpus_hash.h"
+#include "io/model_fingerprint.h"
 #include "model/backbone.h"
 #include "tokenizer/tokenizer.h"
 
@@ -57,6 +58,7 @@ StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
                        const TokenSample& sample) {
   StoreMeta meta;
   meta.modelId = std::filesystem::absolute(config.modelFolder).lexically_normal().string();
+  meta.modelFingerprint = modelFingerprint(config.modelFolder);
   meta.architecture = model.architectureName;
   meta.hiddenSize = model.hiddenSize;
   meta.numLayers = model.numLayers;
@@ -126,10 +128,8 @@ ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig&
     // The stored rows must be exactly the ones this run will compute.
     const ActivationStore existing = ActivationStore::open(config.output);
     const TokenTable& stored = existing.tokens();
-    if (existing.meta().hiddenSize != model.hiddenSize || existing.meta().numLayers != model.numLayers)
-      throw FormatError(config.output, "was captured from another model (" +
-                                           existing.meta().architecture + ", d = " +
-                                           std::to_string(existing.meta().hiddenSize) + ")");
+    requireStoreOfModel(config.output, existing.meta(), config.modelFolder,
+                        modelFingerprint(config.modelFolder), model.hiddenSize, model.numLayers);
     if (stored.ids != sample.tokens.ids || stored.doc != sample.tokens.doc ||
         stored.position != sample.tokens.position)
       throw FormatError(config.output,

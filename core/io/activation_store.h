@@ -39,6 +39,8 @@ const char* storeDTypeName(StoreDType dtype);
 /** What the store holds and how it was made: the /meta attributes. */
 struct StoreMeta {
   std::string modelId;
+  /** modelFingerprint() of the model folder; empty in stores written before it was recorded. */
+  std::string modelFingerprint;
   std::string architecture;
   int64_t hiddenSize = 0;  // d
   int64_t numLayers = 0;   // L: layers 0..L are stored, 0 being the embedding output

@@ -9,9 +9,9 @@
 namespace strata::store_layout {
 namespace {
 
-constexpr std::array<const char*, 9> kReservedMetaNames = {
-    "model_id",    "architecture",    "hidden_size",    "num_layers", "dtype",
-    "corpus_hash", "sampling_policy", "strata_version", "created_utc"};
+constexpr std::array<const char*, 10> kReservedMetaNames = {
+    "model_id",    "architecture",    "hidden_size",    "num_layers",  "dtype",
+    "corpus_hash", "sampling_policy", "strata_version", "created_utc", "model_fingerprint"};
 
 [[noreturn]] void missing(const std::filesystem::path& path, const std::string& item,
                           const std::string& kind) {
@@ -110,6 +110,7 @@ StoreMeta readMeta(hid_t file, const std::filesystem::path& path) {
 
   StoreMeta meta;
   meta.modelId = text("model_id");
+  meta.modelFingerprint = hdf5::readStringAttribute(where, "model_fingerprint").value_or("");
   meta.architecture = text("architecture");
   meta.hiddenSize = integer("hidden_size", 1);
   meta.numLayers = integer("num_layers", 0);

@@ -105,6 +105,8 @@ void createLayout(hid_t file, const std::filesystem::path& path, const StoreMeta
     const hdf5::Group group = createGroup(file, path, layout::kMetaGroup);
     const hdf5::Location where{group.get(), path, layout::kMetaGroup};
     hdf5::writeStringAttribute(where, "model_id", meta.modelId);
+    if (!meta.modelFingerprint.empty())
+      hdf5::writeStringAttribute(where, "model_fingerprint", meta.modelFingerprint);
     hdf5::writeStringAttribute(where, "architecture", meta.architecture);
     hdf5::writeInt64Attribute(where, "hidden_size", meta.hiddenSize);
     hdf5::writeInt64Attribute(where, "num_layers", meta.numLayers);

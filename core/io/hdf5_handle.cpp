@@ -1,5 +1,6 @@
 #include "io/hdf5_handle.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "common/error.h"
@@ -95,9 +96,13 @@ Datatype halfType() {
   return type;
 }
 
-Datatype utf8StringType() {
+Datatype utf8StringType(size_t bytes) {
+  // Fixed-length, not variable-length: a vlen string lives in the file's global heap, and
+  // libhdf5 1.10 spins forever reading a damaged global-heap collection (found by
+  // fuzz_activation_store). Null-padded so that h5py returns every byte.
   Datatype type(H5Tcopy(H5T_C_S1));
-  if (!type || H5Tset_size(type.get(), H5T_VARIABLE) < 0 ||
+  if (!type || H5Tset_size(type.get(), std::max<size_t>(bytes, 1)) < 0 ||
+      H5Tset_strpad(type.get(), H5T_STR_NULLPAD) < 0 ||
       H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) {
     throw Error("cannot build the HDF5 string type" + detailSuffix());
   }
@@ -114,9 +119,10 @@ PropertyList latestFormatAccess() {
 
 void writeStringAttribute(const Location& where, const std::string& name,
                           const std::string& value) {
-  const Datatype type = utf8StringType();
-  const char* text = value.c_str();
-  writeAttribute(where, name, type.get(), &text);
+  const Datatype type = utf8StringType(value.size());
+  std::string padded = value;
+  padded.resize(std::max<size_t>(value.size(), 1), '\0');
+  writeAttribute(where, name, type.get(), padded.data());
 }
 
 void writeInt64Attribute(const Location& where, const std::string& name, int64_t value) {

@@ -75,8 +75,11 @@ std::string detailSuffix();
  */
 Datatype halfType();
 
-/** A variable-length UTF-8 string type: h5py reads such attributes as Python str. */
-Datatype utf8StringType();
+/**
+ * A fixed-length, null-padded UTF-8 string type of `bytes` bytes (at least 1). Strata writes
+ * fixed-length strings only (h5py reads them as bytes); see hdf5_handle.cpp for why.
+ */
+Datatype utf8StringType(size_t bytes);
 
 /** A file-access property list with library-version bounds "latest", which SWMR requires. */
 PropertyList latestFormatAccess();
@@ -88,7 +91,10 @@ struct Location {
   std::string objectName;  // "meta", "layers/3", ...
 };
 
-/** Writes a scalar string attribute; throws IoError naming the file and attribute. */
+/**
+ * Writes a scalar fixed-length UTF-8 string attribute; throws IoError naming the file and
+ * attribute.
+ */
 void writeStringAttribute(const Location& where, const std::string& name, const std::string& value);
 /** Writes a scalar int64 attribute; throws IoError naming the file and attribute. */
 void writeInt64Attribute(const Location& where, const std::string& name, int64_t value);

@@ -10,7 +10,9 @@
 #include "common/error.h"
 #include "engine/job.h"
 #include "engine/recipe.h"
+#include "io/activation_store.h"
 #include "io/corpus_hash.h"
+#include "io/model_fingerprint.h"
 #include "recipes/bridge_evaluation.h"
 #include "recipes/bridge_files.h"
 #include "recipes/bridge_source.h"
@@ -36,6 +38,13 @@ class BridgeRecipe final : public Recipe {
     m_layer = resolveBridgeLayer(c);
     job.progress(-1, "loading " + c.text("model"));
     m_source = std::make_unique<BridgeSource>(c.text("model"), m_layer, setup.device);
+    if (store) {
+      // Statistics (and targets, with targets=store) come from the store: they must be this
+      // model's hidden states, not another checkpoint's of the same shape.
+      requireStoreOfModel(*store, ActivationStore::open(*store).meta(), c.text("model"),
+                          modelFingerprint(c.text("model")), m_source->hiddenSize(),
+                          m_source->backbone().numLayers());
+    }
 
     const fs::path corpus = c.text("corpus");
     if (c.text("targets") == "model") {

@@ -4,6 +4,7 @@
 #include "io/activation_store.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
@@ -220,6 +221,59 @@ TEST(ActivationStore, RoundTripsMetadataAndTokens) {
   EXPECT_EQ(store.tokens().ids, tokens.ids);
   EXPECT_EQ(store.tokens().doc, tokens.doc);
   EXPECT_EQ(store.tokens().position, tokens.position);
+}
+
+// Strata writes /meta strings fixed-length: variable-length strings live in HDF5's global heap,
+// whose damaged collections make libhdf5 1.10 spin forever (found by fuzz_activation_store).
+TEST(ActivationStore, WritesNoVariableLengthStrings) {
+  TempDir dir;
+  writeStore(dir / "s.h5", StoreDType::Float32, 1).close();
+  const hid_t file = H5Fopen((dir / "s.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t meta = H5Gopen2(file, "meta", H5P_DEFAULT);
+  ASSERT_GE(meta, 0);
+  int strings = 0;
+  for (hsize_t i = 0; i < static_cast<hsize_t>(H5Aget_num_attrs(meta)); ++i) {
+    const hid_t attribute = H5Aopen_by_idx(meta, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT,
+                                           H5P_DEFAULT);
+    const hid_t type = H5Aget_type(attribute);
+    if (H5Tget_class(type) == H5T_STRING) {
+      ++strings;
+      EXPECT_EQ(H5Tis_variable_str(type), 0) << "attribute #" << i;
+      EXPECT_EQ(H5Tget_cset(type), H5T_CSET_UTF8) << "attribute #" << i;
+    }
+    H5Tclose(type);
+    H5Aclose(attribute);
+  }
+  EXPECT_GE(strings, 7);  // model_id, architecture, dtype, corpus_hash, sampling_policy, ...
+  H5Gclose(meta);
+  H5Fclose(file);
+}
+
+// Stores written before that change (and attributes added with h5py) hold variable-length
+// strings; they still open.
+TEST(ActivationStore, ReadsVariableLengthStringsOfOlderStores) {
+  TempDir dir;
+  writeStore(dir / "s.h5", StoreDType::Float32, 1).close();
+  {
+    const hid_t file = H5Fopen((dir / "s.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t meta = H5Gopen2(file, "meta", H5P_DEFAULT);
+    ASSERT_GE(H5Adelete(meta, "model_id"), 0);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attribute = H5Acreate2(meta, "model_id", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const char* text = "older/vlen-model";
+    ASSERT_GE(H5Awrite(attribute, type, &text), 0);
+    H5Aclose(attribute);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Gclose(meta);
+    H5Fclose(file);
+  }
+  EXPECT_EQ(ActivationStore::open(dir / "s.h5").meta().modelId, "older/vlen-model");
 }
 
 TEST(ActivationStore, ReadsRowRanges) {
@@ -466,7 +520,7 @@ namespace {
 // error or with data, and never crash. Run in a child so a hang fails instead of blocking.
 TEST(ActivationStore, ADamagedStoreFailsPromptlyInsteadOfRetryingForMinutes) {
   const std::filesystem::path damaged = std::filesystem::path(STRATA_SOURCE_DIR) /
-                                        "tests/fuzz/regressions/fuzz_activation_store/swmr-read-retries-hang.h5";
+                                        "tests/fuzz/legacy/swmr-read-retries-hang.h5";
   ASSERT_TRUE(std::filesystem::exists(damaged)) << damaged;
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);

@@ -15,6 +15,7 @@
 #include "engine/capture.h"
 #include "engine/job.h"
 #include "io/activation_store.h"
+#include "io/model_fingerprint.h"
 #include "model/backbone.h"
 #include "tokenizer/tokenizer.h"
 
@@ -155,6 +156,26 @@ TEST_F(CaptureTest, ResumeRefusesAStoreOfOtherTokens) {
   } catch (const FormatError& error) {
     EXPECT_NE(std::string(error.what()).find("other tokens"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find(config.output.string()), std::string::npos);
+  }
+}
+
+TEST_F(CaptureTest, ResumeRefusesAStoreOfAnotherModelOfTheSameShape) {
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  runCapture(config, job);
+  EXPECT_EQ(ActivationStore::open(config.output).meta().modelFingerprint, modelFingerprint(model));
+  const std::filesystem::path tuned = dir / "tuned";
+  testing::writeRandomBackbone(tuned, {.seed = 8});
+  testing::writeLetterTokenizer(tuned);
+  config.modelFolder = tuned;
+  config.resume = true;
+  try {
+    runCapture(config, job);
+    FAIL() << "resume with another model's weights must be refused";
+  } catch (const FormatError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("weights differ"), std::string::npos) << message;
+    EXPECT_NE(message.find(config.output.string()), std::string::npos) << message;
   }
 }
 

@@ -44,15 +44,16 @@ def check(store_path, expectations_path):
                 continue
             got = attrs[name]
             if isinstance(value, str):
-                if not isinstance(got, str):
-                    problems.append(f"/meta@{name}: expected a str, got {type(got).__name__}")
-                elif got != value:
+                # Strata writes fixed-length UTF-8 strings: h5py hands them out as bytes.
+                if not isinstance(got, bytes):
+                    problems.append(f"/meta@{name}: expected UTF-8 bytes, got {type(got).__name__}")
+                elif got.decode("utf-8") != value:
                     problems.append(f"/meta@{name}: expected {value!r}, got {got!r}")
             elif not isinstance(got, np.integer) or got.dtype != np.int64 or int(got) != value:
                 problems.append(f"/meta@{name}: expected int64 {value}, got {got!r}")
         for name in ("strata_version", "created_utc"):
-            if not isinstance(attrs.get(name), str) or not attrs[name]:
-                problems.append(f"/meta@{name}: expected a non-empty str")
+            if not isinstance(attrs.get(name), bytes) or not attrs[name].decode("utf-8"):
+                problems.append(f"/meta@{name}: expected a non-empty UTF-8 string")
 
         n = len(expected["tokens"]["ids"])
         d = int(expected["meta"]["hidden_size"])

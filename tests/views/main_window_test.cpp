@@ -4,6 +4,7 @@
 #include "main_window.h"
 
 #include <QDir>
+#include <QFile>
 #include <QDropEvent>
 #include <QLabel>
 #include <QMessageBox>
@@ -27,6 +28,7 @@
 #include "project_dock.h"
 #include "store_summary_view.h"
 #include "throw_away_settings.h"
+#include "training_view.h"
 
 using namespace strata;
 
@@ -141,6 +143,25 @@ class MainWindowTest : public QObject {
     refused.setAccepted(false);
     QApplication::sendEvent(&window, &refused);
     QVERIFY(!refused.isAccepted());
+  }
+
+  void openingARunFolderFollowsItInTheTrainingView() {
+    const QString run = m_root.filePath("runs/live");
+    QVERIFY(QDir().mkpath(run));
+    const auto write = [&](const QString& name, const QByteArray& text) {
+      QFile out(run + "/" + name);
+      QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      out.write(text);
+    };
+    write("run.json", R"({"recipe": "pretrain", "created": "2024-05-01T10:00:00Z", "config": {}})");
+    write("status.json", R"({"state": "running", "step": 1, "total_steps": 50, "updated": 1})");
+    write("metrics.jsonl", "{\"step\": 1, \"wall_time\": 1, \"loss\": 2.5}\n");
+    MainWindow window;
+    window.show();
+    window.openPath(run);
+    QVERIFY(window.trainingView());
+    QCOMPARE(window.trainingView()->shownRun(), QDir::cleanPath(run));
+    QVERIFY(window.projectDock()->entries(ProjectCategory::Models).isEmpty());  // not a model
   }
 
   void recentFilesPersistAndForgetVanishedPaths() {
