@@ -4,6 +4,7 @@
 // sweep reports a rank correlation over layers.
 
 #include <gtest/gtest.h>
+#include <fstream>
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
@@ -237,6 +238,36 @@ TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   EXPECT_LT(losses.rbegin()->second, losses.begin()->second);
   EXPECT_TRUE(std::isfinite(summary.lastMetrics.at("val_ce_gap")));
   EXPECT_EQ(readBridgeStatistics(dir / "run", torch::kCPU).source.empty(), false);
+
+  // Another checkpoint of the same model (one weight nudged by its last bit) is refused: the
+  // store holds the original's hidden states.
+  const fs::path tuned = dir / "tuned";
+  fs::copy(kModel, tuned, fs::copy_options::recursive);
+  const fs::path weights = tuned / "model.safetensors";
+  ASSERT_TRUE(fs::exists(weights));
+  {
+    std::fstream io(weights, std::ios::binary | std::ios::in | std::ios::out);
+    uint64_t headerBytes = 0;
+    io.read(reinterpret_cast<char*>(&headerBytes), 8);
+    const uint64_t dataStart = 8 + headerBytes;
+    const uint64_t sampled = (fs::file_size(weights) - 4096) / 65 + 64;  // inside block 1
+    ASSERT_GT(sampled, dataStart);
+    const uint64_t lowByte = dataStart + ((sampled - dataStart) & ~uint64_t{3});
+    char byte = 0;
+    io.seekg(static_cast<std::streamoff>(lowByte));
+    io.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 1);
+    io.seekp(static_cast<std::streamoff>(lowByte));
+    io.write(&byte, 1);
+  }
+  config.set("model", tuned.string());
+  try {
+    train(config, dir / "tuned-run");
+    ADD_FAILURE() << "trained on the hidden states of another checkpoint";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("weights differ"), std::string::npos) << e.what();
+  }
+  config.set("model", kModel.string());
 
   config.set("store", std::string());
   try {
