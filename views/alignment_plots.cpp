@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "chunk_routing_plots.h"
+#include "plot_palette.h"
 
 namespace strata {
 namespace {
@@ -77,6 +78,7 @@ QColor depthColour(int layer, int layerCount) {
 
 QCustomPlot* makeLayerCurvesPlot(QWidget* parent) {
   auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
   plot->setMinimumSize(320, 200);
   addTitle(plot, QObject::tr("Mean cosine(student, teacher) per layer"));
   plot->xAxis->setLabel(QObject::tr("step"));
@@ -116,6 +118,7 @@ QCustomPlot* makeCosineMapPlot(QWidget* parent, QCPColorMap*& map) {
 
 QCustomPlot* makeLossComparisonPlot(QWidget* parent) {
   auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
   plot->setMinimumSize(280, 160);
   addTitle(plot, QObject::tr("Validation loss and masked accuracy"));
   plot->xAxis->setLabel(QObject::tr("step"));

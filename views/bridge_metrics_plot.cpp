@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "plot_export.h"
+#include "plot_palette.h"
 
 namespace strata {
 namespace {
@@ -30,6 +31,7 @@ QCPGraph* makeGraph(QCustomPlot* plot, QCPAxis* valueAxis, const QString& name,
 
 BridgeMetricsPlot::BridgeMetricsPlot(QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_export(new QToolButton(this)) {
+  followPalette(m_plot);
   m_plot->setMinimumSize(240, 160);
   m_plot->setWindowTitle(tr("Bridge evaluation"));
   m_plot->plotLayout()->insertRow(0);

@@ -15,6 +15,7 @@
 
 #include "display_text.h"
 #include "plot_export.h"
+#include "plot_palette.h"
 
 namespace strata {
 namespace {
@@ -51,6 +52,7 @@ BridgeabilityView::BridgeabilityView(const QString& folder,
       m_table(new QTableWidget(this)),
       m_export(new QToolButton(this)) {
   setObjectName(QStringLiteral("BridgeabilityView"));
+  followPalette(m_plot);
   m_header->setText(tr("Bridgeability sweep in %1").arg(QDir::toNativeSeparators(folder)));
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_header->setWordWrap(true);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/metrics_log.h"
+#include "plot_palette.h"
 #include "recipes/chunk_routing.h"
 #include "token_strip.h"
 
@@ -13,6 +14,7 @@ namespace strata {
 QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
                               QCPColorMap*& map) {
   auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
   plot->setMinimumHeight(160);
   plot->xAxis->setLabel(xLabel);
   plot->yAxis->setLabel(yLabel);

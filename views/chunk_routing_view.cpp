@@ -22,7 +22,9 @@
 #include "display_text.h"
 #include "engine/metrics_log.h"
 #include "job_controller.h"
+#include "job_progress_widget.h"
 #include "plot_export.h"
+#include "plot_palette.h"
 #include "token_strip.h"
 
 namespace strata {
@@ -32,6 +34,7 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
       m_run(std::move(runFolder)),
       m_textEdit(new QPlainTextEdit(this)),
       m_status(new QLabel(this)),
+      m_progress(new JobProgressWidget(this)),
       m_slider(new QSlider(Qt::Horizontal, this)),
       m_stepLabel(new QLabel(this)),
       m_strip(new TokenStrip(this)),
@@ -65,7 +68,11 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addLayout(steps);
-  layout->addWidget(m_status);
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(m_status, 1);
+  statusRow->addWidget(m_progress);
+  m_progress->hide();
+  layout->addLayout(statusRow);
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(m_strip);
   splitter->addWidget(buildPlots());
@@ -110,6 +117,7 @@ QWidget* ChunkRoutingView::buildPlots() {
   m_maskPlot =
       makeColorMapPlot(plots, tr("attended position m"), tr("query position l"), m_maskMap);
   m_loadPlot = new QCustomPlot(plots);
+  followPalette(m_loadPlot);
   m_loadPlot->setMinimumHeight(160);
   m_loadPlot->xAxis->setLabel(tr("step"));
   m_loadPlot->yAxis->setLabel(tr("validation chunk share"));
@@ -151,19 +159,30 @@ void ChunkRoutingView::startRouting() {
   const std::string text = this->text().toStdString();
   const int64_t step = selectedStep();
   auto result = std::make_shared<std::shared_ptr<const ChunkRoutingReport>>();
-  JobWork work = [run, text, step, result](JobContext&) {
+  JobWork work = [run, text, step, result](JobContext& job) {
+    job.progress(-1.0, "loading the checkpoint and routing");
     *result = std::make_shared<const ChunkRoutingReport>(
         routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
+    job.checkCancelled();  // routeText cannot stop midway: a cancelled result is dropped
   };
   auto* job = new JobController(tr("Route text"), std::move(work), this);
   m_job = job;
   m_status->setText(tr("Routing…"));
+  m_progress->setJob(job);
+  m_progress->show();
   connect(
       job, &JobController::finished, this,
       [this, job, result](JobOutcome outcome, const QString& error) {
         job->deleteLater();
         m_job = nullptr;
-        if (outcome == JobOutcome::Succeeded && *result) {
+        m_progress->hide();
+        // Cancel pressed after the worker finished still means "not this one".
+        if (job->cancelRequested() && outcome != JobOutcome::Failed)
+          outcome = JobOutcome::Cancelled;
+        if (outcome == JobOutcome::Cancelled) {
+          m_status->setText(tr("Routing cancelled"));
+          emit routingCancelled();
+        } else if (outcome == JobOutcome::Succeeded && *result) {
           showReport(*result);
         } else if (outcome == JobOutcome::Failed) {
           m_status->setText(tr("<span style='color:#b00020'>%1</span>").arg(error.toHtmlEscaped()));

@@ -5,8 +5,9 @@
 // token strip (each token on its chunk's colour, affinities on hover), a K×T assignment
 // heatmap, the T×T chunk-causal attention mask, and each chunk's share of the load over the
 // training steps (val_chunk_share_<k> from metrics.jsonl, tailed while the run trains). A
-// slider over the run's checkpoints re-routes the text with older weights. Exports: every plot
-// as PNG / PDF, the assignments as CSV. GUI thread only.
+// slider over the run's checkpoints re-routes the text with older weights. While a routing
+// runs, a busy bar with Cancel sits beside the status line (cancelling discards its result).
+// Exports: every plot as PNG / PDF, the assignments as CSV. GUI thread only.
 
 #include <QPointer>
 #include <QWidget>
@@ -24,6 +25,7 @@ class QTimer;
 namespace strata {
 
 class JobController;
+class JobProgressWidget;
 class MetricsTail;
 class TokenStrip;
 
@@ -48,6 +50,8 @@ class ChunkRoutingView final : public QWidget {
   QCPColorMap* maskMap() const { return m_maskMap; }
   QCustomPlot* loadPlot() const { return m_loadPlot; }
   QSlider* checkpointSlider() const { return m_slider; }
+  /** The routing's busy bar and Cancel; visible only while a routing runs. */
+  JobProgressWidget* routingProgress() const { return m_progress; }
 
   /** The shown report as CSV (writeChunkRoutingCsv). Throws strata::Error on failure. */
   void saveCsv(const QString& file) const;
@@ -61,6 +65,8 @@ class ChunkRoutingView final : public QWidget {
   void routed();
   /** A routing failed; `error` is also shown in the view. */
   void routingFailed(const QString& error);
+  /** A routing was cancelled (Cancel); nothing new is shown. */
+  void routingCancelled();
 
  private:
   void requestRouting();
@@ -73,6 +79,7 @@ class ChunkRoutingView final : public QWidget {
   QString m_run;
   QPlainTextEdit* m_textEdit;
   QLabel* m_status;
+  JobProgressWidget* m_progress;
   QSlider* m_slider;
   QLabel* m_stepLabel;
   TokenStrip* m_strip;

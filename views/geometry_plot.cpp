@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "plot_palette.h"
+
 namespace strata {
 namespace {
 
@@ -47,6 +49,7 @@ QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
 }  // namespace
 
 GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
+  followPalette(this);
   setMinimumSize(360, 420);
   setMouseTracking(true);
   plotLayout()->clear();
@@ -163,27 +166,32 @@ void GeometryPlot::rebuildPluginPanels() {
 void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
   m_report = std::move(report);
   rebuildPluginPanels();
-  QVector<double> keys, values[3], lows[3], highs[3];
+  // Undefined values (docs/geometry.md, "Degenerate layers") are never handed to the plot: each
+  // line and band holds only its layers with a defined value, so no NaN point is drawn.
+  QVector<double> keys, valueKeys[3], values[3], bandKeys[3], lows[3], highs[3];
   for (const geometry::LayerGeometry& layer : m_report->layers) {
-    keys << static_cast<double>(layer.layer);
+    const double key = static_cast<double>(layer.layer);
+    keys << key;
     const double v[3] = {layer.values.curvature, layer.values.monotonicity,
                          layer.values.effectiveRank};
     const geometry::Interval* in[3] = {&layer.curvature, &layer.monotonicity, &layer.effectiveRank};
     for (int p = 0; p < 3; ++p) {
-      values[p] << v[p];
-      lows[p] << in[p]->low;
-      highs[p] << in[p]->high;
+      if (geometry::isDefined(v[p])) valueKeys[p] << key, values[p] << v[p];
+      if (geometry::isDefined(in[p]->low) && geometry::isDefined(in[p]->high))
+        bandKeys[p] << key, lows[p] << in[p]->low, highs[p] << in[p]->high;
     }
   }
   for (int p = 0; p < 3; ++p) {
-    m_values[p]->setData(keys, values[p], true);
-    m_bandLow[p]->setData(keys, lows[p], true);
-    m_bandHigh[p]->setData(keys, highs[p], true);
+    m_values[p]->setData(valueKeys[p], values[p], true);
+    m_bandLow[p]->setData(bandKeys[p], lows[p], true);
+    m_bandHigh[p]->setData(bandKeys[p], highs[p], true);
   }
   for (std::size_t m = 0; m < m_pluginPanels.size(); ++m) {
-    QVector<double> values;  // NaN (undefined or failed): a gap in the line
-    for (const double v : m_report->pluginSeries(m)) values << v;
-    m_pluginPanels[m].values->setData(keys, values, true);
+    QVector<double> pluginKeys, pluginValues;  // undefined or failed: left out
+    const std::vector<double> series = m_report->pluginSeries(m);
+    for (std::size_t i = 0; i < series.size(); ++i)
+      if (geometry::isDefined(series[i])) pluginKeys << keys[int(i)], pluginValues << series[i];
+    m_pluginPanels[m].values->setData(pluginKeys, pluginValues, true);
   }
   if (!keys.isEmpty())
     m_panels[0]->axis(QCPAxis::atBottom)->setRange(keys.front() - 0.5, keys.back() + 0.5);
@@ -196,14 +204,19 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
   QVector<double> keys, values;
   const std::size_t n = m_report ? m_report->layers.size() : 0;
   for (std::size_t i = 0; i < n && i < scores.score.size(); ++i) {
+    // Only layers with a score: outside the candidates and excluded (undefined) layers are
+    // skipped, so the curve joins the scored layers and no NaN point is drawn.
+    if (!geometry::isDefined(scores.score[i])) continue;
     keys << static_cast<double>(m_report->layers[i].layer);
-    values << scores.score[i];  // NaN outside the candidates: a gap in the line
+    values << scores.score[i];
   }
   m_values[ScorePanel]->setData(keys, values, true);
 
-  const bool hasBest = scores.bestIndex >= 0 && static_cast<std::size_t>(scores.bestIndex) < n;
-  const double bestKey = hasBest ? keys[static_cast<int>(scores.bestIndex)] : 0;
-  const double bestValue = hasBest ? values[static_cast<int>(scores.bestIndex)] : 0;
+  const bool hasBest = scores.bestIndex >= 0 && static_cast<std::size_t>(scores.bestIndex) < n &&
+                       static_cast<std::size_t>(scores.bestIndex) < scores.score.size();
+  const auto best = static_cast<std::size_t>(std::max<int64_t>(scores.bestIndex, 0));
+  const double bestKey = hasBest ? static_cast<double>(m_report->layers[best].layer) : 0;
+  const double bestValue = hasBest ? scores.score[best] : 0;
   m_bestPoint->data()->clear();
   if (hasBest) m_bestPoint->addData(bestKey, bestValue);
   for (int p = 0; p < PanelCount; ++p) {

@@ -1,10 +1,12 @@
 #include "geometry_table_model.h"
 
+#include <QApplication>
 #include <QBrush>
 #include <QColor>
 #include <QFont>
 #include <QPalette>
 #include <QStringList>
+#include <QStyle>
 #include <climits>
 #include <cmath>
 
@@ -12,13 +14,15 @@ namespace strata {
 namespace {
 
 QString exactText(double value) {
-  return std::isfinite(value) ? QString::number(value, 'g', 17) : QString();
+  return geometry::isDefined(value) ? QString::number(value, 'g', 17) : QString();
 }
+
+double sortable(double value) { return geometry::isDefined(value) ? value : -HUGE_VAL; }
 
 }  // namespace
 
 QString geometryNumberText(double value) {
-  return std::isnan(value) ? QStringLiteral("—") : QString::number(value, 'g', 4);
+  return geometry::isDefined(value) ? QString::number(value, 'g', 4) : QStringLiteral("—");
 }
 
 QString proxyIntervalText(double value, const geometry::Interval& interval) {
@@ -39,6 +43,22 @@ void GeometryTableModel::setReport(std::shared_ptr<const geometry::GeometryRepor
 void GeometryTableModel::setScores(const geometry::LayerScores& scores) {
   m_scores = scores;
   if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+std::vector<geometry::ProxyWarning> GeometryTableModel::warningsAt(int row) const {
+  if (row < 0 || row >= rowCount()) return {};
+  const geometry::LayerGeometry& layer = m_report->layers[static_cast<std::size_t>(row)];
+  std::vector<geometry::ProxyWarning> out = layer.warnings;
+  for (const geometry::ProxyWarning& w : m_scores.warnings)
+    if (w.layer == layer.layer) out.push_back(w);
+  return out;
+}
+
+QString GeometryTableModel::warningText(int row) const {
+  QStringList lines;
+  for (const geometry::ProxyWarning& w : warningsAt(row))
+    lines << QStringLiteral("⚠ ") + QString::fromStdString(w.text());
+  return lines.join(QLatin1Char('\n'));
 }
 
 int GeometryTableModel::rowCount(const QModelIndex& parent) const {
@@ -65,14 +85,18 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
   const bool best = index.row() == bestRow();
   const bool plugin = index.column() >= ColumnCount;
   const double pluginNumber = plugin ? pluginValue(row, index.column()) : 0.0;
+  // A layer with warnings (undefined proxies, exclusion from S) says why in every cell's tooltip.
+  const QString warnings = warningText(index.row());
+  if (role == Qt::ToolTipRole && !warnings.isEmpty()) return warnings;
   if (plugin && role == Qt::DisplayRole) return geometryNumberText(pluginNumber);
-  if (plugin && role == SortRole) return std::isnan(pluginNumber) ? -HUGE_VAL : pluginNumber;
+  if (plugin && role == SortRole) return geometry::isDefined(pluginNumber) ? pluginNumber : -HUGE_VAL;
 
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
         case LayerColumn:
-          return best ? QStringLiteral("%1  (l*)").arg(layer.layer) : QString::number(layer.layer);
+          return (best ? QStringLiteral("%1  (l*)").arg(layer.layer) : QString::number(layer.layer)) +
+                 (warnings.isEmpty() ? QString() : QStringLiteral(" ⚠"));
         case CurvatureColumn:
           return proxyIntervalText(layer.values.curvature, layer.curvature);
         case MonotonicityColumn:
@@ -90,14 +114,14 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       switch (index.column()) {
         case LayerColumn:
           return static_cast<qlonglong>(layer.layer);
-        case CurvatureColumn:
-          return layer.values.curvature;
+        case CurvatureColumn:  // undefined values sort below every defined one
+          return sortable(layer.values.curvature);
         case MonotonicityColumn:
-          return layer.values.monotonicity;
+          return sortable(layer.values.monotonicity);
         case EffectiveRankColumn:
-          return layer.values.effectiveRank;
+          return sortable(layer.values.effectiveRank);
         case ScoreColumn:  // layers without a score sort below every scored one
-          return std::isnan(score) ? -HUGE_VAL : score;
+          return sortable(score);
         case RankColumn:
           return rank > 0 ? rank : INT_MAX;
         default:
@@ -114,6 +138,10 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::BackgroundRole:
       if (best) return QBrush(QColor(255, 200, 60, 110));  // the l* row stands out in any theme
+      return {};
+    case Qt::DecorationRole:
+      if (index.column() == LayerColumn && !warnings.isEmpty())
+        return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
       return {};
     case Qt::ForegroundRole:
       if (rank == 0) return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));

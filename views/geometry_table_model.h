@@ -8,13 +8,14 @@
 #include <QAbstractTableModel>
 #include <QString>
 #include <memory>
+#include <vector>
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 
 namespace strata {
 
-/** "0.1234" — four significant digits, "—" for NaN. */
+/** "0.1234" — four significant digits, "—" for an undefined value (NaN, ±∞). */
 QString geometryNumberText(double value);
 /** "0.1234 [0.1100, 0.1350]": a proxy with its bootstrap interval. */
 QString proxyIntervalText(double value, const geometry::Interval& interval);
@@ -53,6 +54,14 @@ class GeometryTableModel final : public QAbstractTableModel {
   int rowOf(int64_t layer) const;
   /** The row of l*; -1 when there is none. */
   int bestRow() const { return static_cast<int>(m_scores.bestIndex); }
+  /**
+   * The warnings of the layer in `row`: its own (LayerGeometry::warnings) then the score's about
+   * it (LayerScores::warnings). A row with any shows "⚠" after the layer, a warning icon, and the
+   * warnings as the tooltip of every cell.
+   */
+  std::vector<geometry::ProxyWarning> warningsAt(int row) const;
+  /** The warnings of `row`, one "⚠ layer l, proxy: reason" line each; empty when none. */
+  QString warningText(int row) const;
   /** The column of plugin metric `index` of the report. */
   static int pluginColumn(int index) { return ColumnCount + index; }
 

@@ -2,6 +2,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QProgressBar>
 #include <QToolButton>
 #include <algorithm>
@@ -15,12 +16,14 @@ JobProgressWidget::JobProgressWidget(QWidget* parent)
     : QWidget(parent),
       m_label(new QLabel(this)),
       m_bar(new QProgressBar(this)),
-      m_cancel(new QToolButton(this)) {
+      m_cancel(new QToolButton(this)),
+      m_more(new QToolButton(this)) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_label);
   layout->addWidget(m_bar);
   layout->addWidget(m_cancel);
+  layout->addWidget(m_more);
   m_bar->setRange(0, 1000);
   m_bar->setTextVisible(false);
   m_bar->setFixedWidth(160);
@@ -34,7 +37,27 @@ JobProgressWidget::JobProgressWidget(QWidget* parent)
     m_cancel->setEnabled(false);
     m_label->setText(tr("%1: cancelling…").arg(m_job->name()));
   });
+  m_more->setAutoRaise(true);
+  m_more->setPopupMode(QToolButton::InstantPopup);
+  m_more->setToolTip(tr("Other running jobs"));
+  m_more->setMenu(new QMenu(m_more));
   setJob(nullptr);
+  setOtherJobs({});
+}
+
+void JobProgressWidget::setOtherJobs(const QList<JobController*>& jobs) {
+  QMenu* menu = m_more->menu();
+  menu->clear();
+  for (JobController* job : jobs) {
+    QAction* action = menu->addAction(tr("Cancel %1").arg(job->name()));
+    action->setEnabled(!job->cancelRequested());
+    connect(action, &QAction::triggered, job, [job, action] {
+      job->cancel();
+      action->setEnabled(false);
+    });
+  }
+  m_more->setText(tr("+%1 more").arg(jobs.size()));
+  m_more->setVisible(!jobs.isEmpty());
 }
 
 void JobProgressWidget::setJob(JobController* job) {

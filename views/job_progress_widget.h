@@ -1,8 +1,10 @@
 #pragma once
-// JobProgressWidget: "stage ▕████░░▏ Cancel" for one JobController, sized for a status bar.
-// A negative fraction puts the bar in busy mode. The widget follows the job it is bound to
+// JobProgressWidget: "stage ▕████░░▏ Cancel  +2 more ▾" for one JobController, sized for a
+// status bar; the "more" menu cancels any other running job. A negative fraction puts the bar
+// in busy mode. The widget follows the job it is bound to
 // and forgets it when the job finishes or is destroyed; it never owns it. GUI thread only.
 
+#include <QList>
 #include <QPointer>
 #include <QWidget>
 
@@ -23,6 +25,10 @@ class JobProgressWidget final : public QWidget {
   /** Shows `job`'s progress from now on (nullptr: none). Cancel then cancels that job. */
   void setJob(JobController* job);
   JobController* job() const { return m_job; }
+  /** The other running jobs, offered in the "more" menu (hidden when empty). */
+  void setOtherJobs(const QList<JobController*>& jobs);
+
+  QToolButton* moreButton() const { return m_more; }
 
   QProgressBar* progressBar() const { return m_bar; }
   QToolButton* cancelButton() const { return m_cancel; }
@@ -36,6 +42,7 @@ class JobProgressWidget final : public QWidget {
   QLabel* m_label;
   QProgressBar* m_bar;
   QToolButton* m_cancel;
+  QToolButton* m_more;
 };
 
 }  // namespace strata

@@ -17,6 +17,7 @@
 #include "geometry_table_model.h"
 #include "io/activation_store.h"
 #include "plot_export.h"
+#include "plot_palette.h"
 
 namespace strata {
 namespace {
@@ -27,6 +28,7 @@ const QColor kMarkColour(214, 39, 40);
 
 QCustomPlot* makePlot(QWidget* parent, const QString& title) {
   auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
   plot->setMinimumSize(260, 200);
   plot->setWindowTitle(title);
   plot->plotLayout()->insertRow(0);

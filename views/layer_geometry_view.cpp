@@ -24,7 +24,11 @@
 namespace strata {
 namespace {
 
-QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index) {
+QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index, int64_t layer) {
+  const bool excluded =
+      std::any_of(scores.warnings.begin(), scores.warnings.end(),
+                  [&](const geometry::ProxyWarning& w) { return w.layer == layer; });
+  if (excluded) return LayerGeometryView::tr("S —  (left out: a proxy is undefined, see ⚠)");
   if (index >= scores.rank.size() || scores.rank[index] == 0)
     return LayerGeometryView::tr("S —  (outside the candidates)");
   const auto candidates =
@@ -183,7 +187,10 @@ QString LayerGeometryView::toolTipText(int64_t layer) const {
     lines << QStringLiteral("%1 %2").arg(
         QString::fromStdString(m_report->pluginMetrics[m].name),
         geometryNumberText(m < g.pluginValues.size() ? g.pluginValues[m] : std::nan("")));
-  lines << scoreToolTip(m_scores, index);
+  lines << scoreToolTip(m_scores, index, layer);
+  // Undefined proxies and exclusions from S, with their reasons (docs/geometry.md).
+  const QString warnings = m_model->warningText(m_model->rowOf(layer));
+  if (!warnings.isEmpty()) lines << warnings;
   return lines.join(QLatin1Char('\n'));
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "display_text.h"
+#include "plugin_options_form.h"
 
 namespace strata {
 namespace {
@@ -31,6 +32,7 @@ ScoreLayersDialog::ScoreLayersDialog(const QString& storeFile, int64_t numTokens
     : QDialog(parent), m_storeFile(storeFile) {
   setWindowTitle(tr("Score Layers"));
   auto* form = new QFormLayout(this);
+  m_form = form;
 
   auto* store = new QLabel(QFileInfo(storeFile).fileName(), this);
   store->setObjectName(QStringLiteral("store"));
@@ -86,6 +88,7 @@ GeometryScanSettings ScoreLayersDialog::settings() const {
   s.options.directions = m_anchors->value();  // one M for both, as in DESIGN.md
   s.options.neighbours = m_neighbours->value();
   s.options.seed = static_cast<uint64_t>(m_seed->value());
+  if (m_pluginOptions) s.pluginOptions = m_pluginOptions->optionsText().toStdString();
   return s;
 }
 
@@ -95,6 +98,20 @@ void ScoreLayersDialog::setSettings(const GeometryScanSettings& settings) {
   m_anchors->setValue(static_cast<int>(settings.options.anchors));
   m_neighbours->setValue(static_cast<int>(settings.options.neighbours));
   m_seed->setValue(static_cast<int>(std::min<uint64_t>(settings.options.seed, INT_MAX)));
+  if (m_pluginOptions) m_pluginOptions->setOptionsText(QString::fromStdString(settings.pluginOptions));
+}
+
+void ScoreLayersDialog::setPluginMetrics(const std::vector<plugin::MetricEntry>& metrics) {
+  if (m_pluginOptions) return;
+  auto* form = new PluginOptionsForm(metrics, this);
+  if (form->isEmpty()) {
+    delete form;
+    return;
+  }
+  m_pluginOptions = form;
+  form->setToolTip(tr("Options of the plugin metrics the scan computes; an empty field is the "
+                      "option's default (strata-cli score --plugin-options)"));
+  m_form->insertRow(m_form->rowCount() - 1, tr("Plugin metric options"), form);
 }
 
 void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
@@ -113,6 +130,7 @@ void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
   s.options.neighbours =
       settings.value(QStringLiteral("geometry/neighbours"), int(s.options.neighbours)).toInt();
   s.options.seed = settings.value(QStringLiteral("geometry/seed"), 0).toULongLong();
+  s.pluginOptions = settings.value(QStringLiteral("geometry/pluginOptions")).toString().toStdString();
   setSettings(s);
 }
 
@@ -126,6 +144,10 @@ void ScoreLayersDialog::saveSettings(QSettings& settings) const {
   settings.setValue(QStringLiteral("geometry/anchors"), int(s.options.anchors));
   settings.setValue(QStringLiteral("geometry/neighbours"), int(s.options.neighbours));
   settings.setValue(QStringLiteral("geometry/seed"), static_cast<qulonglong>(s.options.seed));
+  // Without the form (no plugin with options loaded now) the saved options stay as they were.
+  if (m_pluginOptions)
+    settings.setValue(QStringLiteral("geometry/pluginOptions"),
+                      QString::fromStdString(s.pluginOptions));
 }
 
 }  // namespace strata

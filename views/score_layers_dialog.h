@@ -1,18 +1,24 @@
 #pragma once
 // ScoreLayersDialog: the form behind Geometry ▸ Score Layers… — where the proxies are computed
 // (auto / cpu / cuda) and with which sampling (bootstrap resamples, M anchors and difference
-// directions, k neighbours, seed). Defaults are DESIGN.md's. It only fills the settings; the
+// directions, k neighbours, seed) and, when plugin metrics with options are loaded, their
+// options (a PluginOptionsForm). Defaults are DESIGN.md's. It only fills the settings; the
 // main window runs scanStore in a background job. Settings are read and written through a
-// QSettings the caller passes ("geometry/" keys). GUI thread only.
+// QSettings the caller passes ("geometry/" keys; the plugin options as the options text in
+// "geometry/pluginOptions"). GUI thread only.
 
 #include <QDialog>
 #include <QString>
+#include <string>
+#include <vector>
 
 #include "geometry/backend.h"
 #include "geometry/proxy_options.h"
+#include "plugin/plugin_loader.h"
 
 class QComboBox;
 class QDialogButtonBox;
+class QFormLayout;
 class QSettings;
 class QSpinBox;
 
@@ -21,7 +27,12 @@ namespace strata {
 struct GeometryScanSettings {
   geometry::DeviceChoice device = geometry::DeviceChoice::Auto;
   geometry::ProxyOptions options;
+  /** The plugin metrics' options as `strata-cli score --plugin-options` takes them
+   *  ("METRIC:K=V;K=V,..."); empty: every default. */
+  std::string pluginOptions;
 };
+
+class PluginOptionsForm;
 
 class ScoreLayersDialog final : public QDialog {
   Q_OBJECT
@@ -33,6 +44,10 @@ class ScoreLayersDialog final : public QDialog {
   GeometryScanSettings settings() const;
   void setSettings(const GeometryScanSettings& settings);
 
+  /** Adds the options form of `metrics` (the loaded plugin metrics); nothing when none of
+   *  them declares an option. Call once, before restoreSettings(). */
+  void setPluginMetrics(const std::vector<plugin::MetricEntry>& metrics);
+
   void restoreSettings(const QSettings& settings);
   void saveSettings(QSettings& settings) const;
 
@@ -41,6 +56,8 @@ class ScoreLayersDialog final : public QDialog {
   QSpinBox* anchorsBox() const { return m_anchors; }
   QSpinBox* neighboursBox() const { return m_neighbours; }
   QSpinBox* seedBox() const { return m_seed; }
+  /** The plugin options form, or nullptr (no plugin metric with options). */
+  PluginOptionsForm* pluginOptionsForm() const { return m_pluginOptions; }
 
  private:
   QString m_storeFile;
@@ -50,6 +67,8 @@ class ScoreLayersDialog final : public QDialog {
   QSpinBox* m_neighbours;
   QSpinBox* m_seed;
   QDialogButtonBox* m_buttons;
+  QFormLayout* m_form;
+  PluginOptionsForm* m_pluginOptions = nullptr;
 };
 
 }  // namespace strata

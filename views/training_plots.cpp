@@ -15,6 +15,7 @@
 
 #include "display_text.h"
 #include "plot_export.h"
+#include "plot_palette.h"
 
 namespace strata {
 namespace {
@@ -26,6 +27,7 @@ const QColor kThroughputColour(148, 103, 189);
 
 QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& yLabel) {
   auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
   plot->setMinimumSize(240, 160);
   plot->setWindowTitle(title);
   plot->plotLayout()->insertRow(0);

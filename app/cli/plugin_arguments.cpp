@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "command_line.h"
+#include "common/error.h"
+#include "plugin/metric_options_text.h"
 
 namespace strata::cli {
 namespace {
@@ -53,14 +55,11 @@ std::map<std::string, double> parsePluginWeights(const std::string& text,
 }
 
 std::map<std::string, std::string> parsePluginOptions(const std::string& text) {
-  std::map<std::string, std::string> out;
-  for (const std::string& item : split(text, ',')) {
-    const auto colon = item.find(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("--plugin-options must be METRIC:K=V[;K=V][,METRIC:...], got '" + text + "'");
-    out[item.substr(0, colon)] = item.substr(colon + 1);
+  try {
+    return plugin::parseMetricOptionsText(text);  // the parser the workbench's form uses too
+  } catch (const ConfigError&) {
+    throw UsageError("--plugin-options must be METRIC:K=V[;K=V][,METRIC:...], got '" + text + "'");
   }
-  return out;
 }
 
 std::vector<double> orderedWeights(const std::map<std::string, double>& weights,

@@ -56,8 +56,8 @@ void printPlugins(const plugin::PluginSet& set) {
       printOptions(m.options, "option");
     }
     for (const auto& r : p.recipes) {
-      std::cout << "  recipe " << r.name << ": " << r.description
-                << " (listed; plugin recipes cannot be trained yet)\n";
+      std::cout << "  recipe " << r.name << ": " << r.description << " (strata-cli train " << r.name
+                << " --set KEY=VALUE)\n";
       printOptions(r.settings, "setting");
     }
   }

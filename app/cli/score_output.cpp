@@ -8,8 +8,9 @@
 namespace strata::cli {
 namespace {
 
+/** A value as the table shows it; undefined values (NaN, ±∞) read "n/a", never "nan". */
 std::string number(double value, const char* format = "%.4g") {
-  if (!std::isfinite(value)) return std::isnan(value) ? "-" : (value > 0 ? "inf" : "-inf");
+  if (!geometry::isDefined(value)) return "n/a";
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
@@ -28,6 +29,12 @@ nlohmann::json jsonNumber(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
+nlohmann::json spectrumJson(const std::vector<double>& spectrum) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double v : spectrum) out.push_back(jsonNumber(v));
+  return out;
+}
+
 nlohmann::json jsonInterval(const geometry::Interval& interval) {
   return {jsonNumber(interval.low), jsonNumber(interval.high)};
 }
@@ -37,7 +44,19 @@ double weightOf(const ScoredReport& s, size_t metric) {
 }
 
 double pluginValue(const geometry::LayerGeometry& l, size_t metric) {
-  return metric < l.pluginValues.size() ? l.pluginValues[metric] : std::nan("");
+  return metric < l.pluginValues.size() ? l.pluginValues[metric] : geometry::kUndefined;
+}
+
+/** The warnings of layer entry i: the layer's own, then the score's about it. */
+std::vector<geometry::ProxyWarning> warningsOf(const ScoredReport& s, size_t i) {
+  std::vector<geometry::ProxyWarning> out = s.report.layers[i].warnings;
+  for (const auto& w : s.scores.warnings)
+    if (w.layer == s.report.layers[i].layer) out.push_back(w);
+  return out;
+}
+
+nlohmann::json warningJson(const geometry::ProxyWarning& w) {
+  return {{"layer", w.layer}, {"proxy", w.proxy}, {"reason", w.reason}, {"undefined", w.undefined}};
 }
 
 }  // namespace
@@ -51,7 +70,8 @@ std::string formatScoreTable(const ScoredReport& s) {
   std::vector<std::vector<std::string>> rows{header};
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
-    std::vector<std::string> row{std::to_string(l.layer),
+    const bool warned = !warningsOf(s, i).empty();
+    std::vector<std::string> row{std::to_string(l.layer) + (warned ? " !" : ""),
                                  withInterval(l.values.curvature, l.curvature, bootstrapped),
                                  withInterval(l.values.monotonicity, l.monotonicity, bootstrapped),
                                  withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped)};
@@ -82,6 +102,15 @@ std::string formatScoreTable(const ScoredReport& s) {
     out << "; intervals: " << s.report.options.bootstrapResamples << " bootstrap resamples, "
         << number(100 * s.report.options.confidence) << "%";
   out << "\n";
+  // Footnotes for the layers marked "!": n/a values and what else needs care, by proxy.
+  bool first = true;
+  for (size_t i = 0; i < s.report.layers.size(); ++i)
+    for (const auto& w : warningsOf(s, i)) {
+      if (first)
+        out << "\n! warnings (n/a = undefined; docs/geometry.md, \"Degenerate layers\"):\n";
+      first = false;
+      out << "  ! " << w.text() << "\n";
+    }
   return out.str();
 }
 
@@ -123,8 +152,14 @@ nlohmann::json pluginMetricsJson(const ScoredReport& s) {
 std::string formatScoreJson(const ScoredReport& s) {
   const auto& o = s.report.options;
   nlohmann::json layers = nlohmann::json::array();
+  nlohmann::json warnings = nlohmann::json::array();
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
+    nlohmann::json layerWarnings = nlohmann::json::array();
+    for (const auto& w : warningsOf(s, i)) {
+      layerWarnings.push_back(warningJson(w));
+      warnings.push_back(warningJson(w));
+    }
     nlohmann::json plugins = nlohmann::json::object();
     for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m)
       plugins[s.report.pluginMetrics[m].name] = jsonNumber(pluginValue(l, m));
@@ -138,7 +173,8 @@ std::string formatScoreJson(const ScoredReport& s) {
                       {"k_eff_interval", jsonInterval(l.effectiveRank)},
                       {"score", jsonNumber(s.scores.score[i])},
                       {"rank", s.scores.rank[i]},
-                      {"spectrum", l.spectrum}});
+                      {"spectrum", spectrumJson(l.spectrum)},
+                      {"warnings", layerWarnings}});
   }
   nlohmann::json doc{
       {"model_id", s.report.modelId},
@@ -155,7 +191,8 @@ std::string formatScoreJson(const ScoredReport& s) {
       {"candidates", {s.candidates.first, s.candidates.last}},
       {"l_star", s.scores.bestIndex >= 0 ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
                                          : nlohmann::json(nullptr)},
-      {"layers", layers}};
+      {"layers", layers},
+      {"warnings", warnings}};
   return doc.dump(2) + "\n";
 }
 

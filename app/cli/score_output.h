@@ -20,12 +20,20 @@ struct ScoredReport {
 
 /**
  * The per-layer table for a terminal: proxies with intervals, plugin metrics (one column each,
- * point values), score, rank, l* marked.
+ * point values), score, rank, l* marked. Undefined values read "n/a"; a layer with warnings
+ * (its own or the score's) is marked "!" and each warning follows the table as a footnote.
  */
 std::string formatScoreTable(const ScoredReport& scored);
-/** One header line and one line per layer (RFC 4180, full precision); plugin metrics last. */
+/**
+ * One header line and one line per layer (RFC 4180, full precision); plugin metrics last.
+ * Undefined values are empty cells.
+ */
 std::string formatScoreCsv(const ScoredReport& scored);
-/** The whole report: options, backend, weights, candidates, per-layer values, l*. */
+/**
+ * The whole report: options, backend, weights, candidates, per-layer values, l*. Undefined
+ * values are null; each layer has a "warnings" array and the document one with them all
+ * ({layer, proxy, reason, undefined}).
+ */
 std::string formatScoreJson(const ScoredReport& scored);
 
 }  // namespace strata::cli

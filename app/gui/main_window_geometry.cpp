@@ -2,7 +2,8 @@
 // writes the report into the store as /geometry; a store that already holds one shows it as
 // soon as it is opened. The Layer Geometry tab re-ranks on its own (no job); a click on a layer
 // computes that layer's principal plane in a job and opens its detail tab. Every loaded plugin
-// metric is computed by the scan (with its default options) and shown beside the proxies.
+// metric is computed by the scan, with the options set in Score Layers… (the options text of
+// strata-cli score --plugin-options), and shown beside the proxies.
 
 #include <QAction>
 #include <QDir>
@@ -22,6 +23,7 @@
 #include "layer_geometry_view.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "plugin/metric_options_text.h"
 #include "plugin/plugin_metric.h"
 #include "plugin_loading.h"
 #include "store_summary_view.h"
@@ -52,12 +54,25 @@ const char* deviceName(geometry::DeviceChoice device) {
 
 QString scanDetails(const QString& storeFile, const GeometryScanSettings& settings) {
   const geometry::ProxyOptions& o = settings.options;
-  return MainWindow::tr("Store: %1\nDevice: %2\nBootstrap resamples %3, M = %4, k = %5, seed %6")
-      .arg(storeFile, QLatin1String(deviceName(settings.device)))
-      .arg(o.bootstrapResamples)
-      .arg(o.anchors)
-      .arg(o.neighbours)
-      .arg(static_cast<qulonglong>(o.seed));
+  QString details =
+      MainWindow::tr("Store: %1\nDevice: %2\nBootstrap resamples %3, M = %4, k = %5, seed %6")
+          .arg(storeFile, QLatin1String(deviceName(settings.device)))
+          .arg(o.bootstrapResamples)
+          .arg(o.anchors)
+          .arg(o.neighbours)
+          .arg(static_cast<qulonglong>(o.seed));
+  if (!settings.pluginOptions.empty())
+    details += MainWindow::tr("\nPlugin metric options: %1")
+                   .arg(QString::fromStdString(settings.pluginOptions));
+  return details;
+}
+
+/** Every metric of the loaded plugins, in plugin then declaration order. */
+std::vector<plugin::MetricEntry> loadedPluginMetrics() {
+  std::vector<plugin::MetricEntry> metrics;
+  for (const plugin::LoadedPlugin& p : plugin::installedPlugins().plugins)
+    metrics.insert(metrics.end(), p.metrics.begin(), p.metrics.end());
+  return metrics;
 }
 
 /** "l* = 7 (S = 1.83)" under the default weights and candidates, for the log. */
@@ -123,6 +138,7 @@ void MainWindow::showScoreLayersDialog() {
   const auto summary = m_stores.value(store);
   auto* dialog = new ScoreLayersDialog(store, summary ? summary->numTokens : 0, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setPluginMetrics(loadedPluginMetrics());
   if (m_options.persistSettings) dialog->restoreSettings(guiSettings());
   connect(dialog, &QDialog::accepted, this, [this, dialog, store] {
     if (m_options.persistSettings) {
@@ -150,6 +166,9 @@ void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanS
                         .arg(settings.options.bootstrapResamples)
                         .arg(settings.options.anchors)
                         .arg(settings.options.neighbours));
+  if (!settings.pluginOptions.empty())
+    m_logDock->append(MessageLevel::Info, tr("Plugin metric options: %1")
+                                              .arg(QString::fromStdString(settings.pluginOptions)));
   // The worker writes only *report; the GUI thread reads it after finished() (the job's thread
   // has ended by then) and hands it on as an immutable snapshot.
   auto report = std::make_shared<geometry::GeometryReport>();
@@ -160,7 +179,9 @@ void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanS
     job.info("geometry backend: " + backend->description());
     {
       const ActivationStore activations = ActivationStore::open(file);
-      const auto metrics = plugin::makePluginMetrics(plugin::installedPlugins());
+      // An option a metric does not declare fails the job here, naming the metric.
+      const auto metrics = plugin::makePluginMetrics(
+          plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
       *report = geometry::scanStore(activations, *backend, settings.options, job, {},
                                     plugin::pointers(metrics));
     }  // closed before the same file is written

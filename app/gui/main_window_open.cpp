@@ -1,6 +1,8 @@
 // MainWindow, opening things: every open runs its I/O in a background job, and the window
 // only ever sees the finished, immutable snapshot (ModelSummary, StoreSummary).
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QStatusBar>
@@ -39,7 +41,8 @@ JobController* MainWindow::startJob(const QString& name, JobWork work, JobDone d
             if (m_jobs.isEmpty()) emit jobsFinished();
           });
   m_jobs.append(job);
-  m_jobProgress->setJob(job);  // the newest job is the one shown
+  m_jobProgress->setJob(job);  // the newest job is the one shown, the others in its menu
+  m_jobProgress->setOtherJobs(m_jobs.mid(0, m_jobs.size() - 1));
   m_jobProgress->show();
   job->start();
   return job;
@@ -50,6 +53,7 @@ void MainWindow::jobEnded(JobController* job) {
   job->deleteLater();  // its thread has ended: destruction joins at once
   // Show the newest job still running, if any.
   m_jobProgress->setJob(m_jobs.isEmpty() ? nullptr : m_jobs.last());
+  m_jobProgress->setOtherJobs(m_jobs.mid(0, std::max<qsizetype>(m_jobs.size() - 1, 0)));
   m_jobProgress->setVisible(!m_jobs.isEmpty());
 }
 

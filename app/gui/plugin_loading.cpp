@@ -15,7 +15,7 @@ void loadPluginsIntoLog(LogDock& log) {
     QStringList offers;
     for (const auto& m : p.metrics) offers << QStringLiteral("metric %1").arg(QString::fromStdString(m.info.name));
     for (const auto& r : p.recipes)
-      offers << QStringLiteral("recipe %1 (listed, not trainable yet)").arg(QString::fromStdString(r.name));
+      offers << QStringLiteral("recipe %1 (Training ▸ Start Training…)").arg(QString::fromStdString(r.name));
     log.append(MessageLevel::Info, QObject::tr("Plugin %1 %2 loaded from %3: %4")
                                        .arg(QString::fromStdString(p.name), QString::fromStdString(p.version),
                                             QString::fromStdString(p.file.string()),

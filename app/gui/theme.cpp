@@ -1,45 +1,89 @@
 #include "theme.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QStyleHints>
+#include <QTimer>
 
 namespace strata {
 namespace {
 
-struct StartupLook {
-  QString style;
-  QPalette palette;
-};
-
-/** The platform's style and palette, captured before the first theme change. */
-const StartupLook& startupLook() {
-  static const StartupLook look{QApplication::style()->name(), QApplication::palette()};
-  return look;
+/** The platform's style, captured before the first theme change (System goes back to it). */
+const QString& platformStyle() {
+  static const QString style = QApplication::style()->name();
+  return style;
 }
 
 ThemeChoice g_current = ThemeChoice::System;
+bool g_systemDark = false;
+bool g_applying = false;  ///< our own setPalette/setStyle: their change events are not the platform's
 
 void useStyle(const QString& name) {
   if (QApplication::style()->name().compare(name, Qt::CaseInsensitive) != 0)
     QApplication::setStyle(QStyleFactory::create(name));
 }
 
-/** System: the start-up look, made dark when the desktop asks for dark but the platform
- *  palette is light (Qt 6.5+ reports the desktop's scheme even without a platform theme). */
+/** System: the platform's style and its current palette, made dark when Qt ≥ 6.5 reports a
+ *  dark colour scheme that the platform palette does not show. */
 void applySystemTheme() {
-  const StartupLook& look = startupLook();
+  g_applying = true;
+  useStyle(platformStyle());
+  // A palette with no role set resolves every role against the platform theme's palette: this
+  // is the platform's palette as it is now, not as it was at start-up.
+  QApplication::setPalette(QPalette());
+  const bool paletteDark = isDark(QApplication::palette());
+  g_systemDark = paletteDark;
 #if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
-  if (QGuiApplication::styleHints()->colorScheme() == Qt::ColorScheme::Dark &&
-      !isDark(look.palette)) {
+  const Qt::ColorScheme scheme = QGuiApplication::styleHints()->colorScheme();
+  if (scheme != Qt::ColorScheme::Unknown) g_systemDark = scheme == Qt::ColorScheme::Dark;
+  if (g_systemDark && !paletteDark) {
     useStyle(QStringLiteral("Fusion"));
     QApplication::setPalette(darkPalette());
-    return;
   }
 #endif
-  useStyle(look.style);
-  QApplication::setPalette(look.palette);
+  g_applying = false;
+}
+
+/**
+ * Re-applies System when the platform reports a change: QEvent::ThemeChange (sent to each
+ * top-level window) or ApplicationPaletteChange to the application that we did not cause.
+ * Coalesced into one queued application, however many windows were told.
+ */
+class PlatformThemeFollower final : public QObject {
+ public:
+  using QObject::QObject;
+
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    const bool themeChanged = event->type() == QEvent::ThemeChange;
+    const bool paletteChanged =
+        event->type() == QEvent::ApplicationPaletteChange && watched == qApp && !g_applying;
+    if ((themeChanged || paletteChanged) && g_current == ThemeChoice::System && !m_queued) {
+      m_queued = true;
+      QTimer::singleShot(0, this, [this] {
+        m_queued = false;
+        if (g_current == ThemeChoice::System) applySystemTheme();
+      });
+    }
+    return false;
+  }
+
+ private:
+  bool m_queued = false;
+};
+
+void followPlatformOnce() {
+  static const bool following = [] {
+    qApp->installEventFilter(new PlatformThemeFollower(qApp));
+#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
+    QObject::connect(QGuiApplication::styleHints(), &QStyleHints::colorSchemeChanged, qApp, [] {
+      if (g_current == ThemeChoice::System) applySystemTheme();
+    });
+#endif
+    return true;
+  }();
+  (void)following;
 }
 
 }  // namespace
@@ -80,29 +124,27 @@ bool isDark(const QPalette& palette) {
 
 ThemeChoice currentTheme() { return g_current; }
 
+bool systemLooksDark() { return g_systemDark; }
+
 void applyTheme(ThemeChoice choice) {
-  startupLook();  // capture the platform look before anything changes it
-#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
-  static const bool following = [] {
-    QObject::connect(QGuiApplication::styleHints(), &QStyleHints::colorSchemeChanged, qApp, [] {
-      if (g_current == ThemeChoice::System) applySystemTheme();
-    });
-    return true;
-  }();
-  (void)following;
-#endif
+  platformStyle();  // capture the platform's style before anything changes it
+  followPlatformOnce();
   g_current = choice;
   switch (choice) {
     case ThemeChoice::System:
       applySystemTheme();
       break;
     case ThemeChoice::Light:
+      g_applying = true;
       useStyle(QStringLiteral("Fusion"));
       QApplication::setPalette(QApplication::style()->standardPalette());
+      g_applying = false;
       break;
     case ThemeChoice::Dark:
+      g_applying = true;
       useStyle(QStringLiteral("Fusion"));
       QApplication::setPalette(darkPalette());
+      g_applying = false;
       break;
   }
 }

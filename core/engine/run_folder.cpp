@@ -127,4 +127,10 @@ fs::path defaultRunsRoot() {
   return "runs";
 }
 
+void createRunFolder(const std::filesystem::path& folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw IoError(folder, "cannot create the run folder (" + error.message() + ")");
+}
+
 }  // namespace strata

@@ -49,6 +49,8 @@ void writeRunStatus(const std::filesystem::path& runFolder, const RunStatus& sta
 RunStatus readRunStatus(const std::filesystem::path& runFolder);
 /** True when the folder holds a run.json. */
 bool isRunFolder(const std::filesystem::path& folder);
+/** Creates `folder` and its parents; IoError naming it and the system's reason otherwise. */
+void createRunFolder(const std::filesystem::path& folder);
 /** Reads what the runs list shows. Throws FormatError for an unreadable run.json. */
 RunInfo readRunInfo(const std::filesystem::path& runFolder);
 /** Every run folder directly inside `root` (and `root` itself if it is one), newest first.

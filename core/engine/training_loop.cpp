@@ -46,7 +46,7 @@ class TrainingLoop {
     if (m_leader) {
       try {
         m_lock = WriterLock::forNewFile(m_in.folder / "run.lock", true);
-      } catch (const IoError&) {
+      } catch (const LockHeldError&) {
         throw IoError(m_in.folder, "another process is training in this run folder right now");
       }
     }

@@ -13,6 +13,7 @@
 #include "common/build_info.h"
 #include "common/error.h"
 #include "engine/engine_settings.h"
+#include "engine/plugin_training.h"
 #include "engine/run_folder.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
@@ -23,8 +24,6 @@
 namespace strata {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-namespace {
 
 std::string utcNow() {
   const std::time_t now = std::time(nullptr);
@@ -40,8 +39,6 @@ std::string hostName() {
   if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
   return name;
 }
-
-}  // namespace
 
 void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std::string>& facts,
                   const std::string& device) {
@@ -65,6 +62,8 @@ void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std:
 }
 
 TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
+  if (const plugin::RecipeEntry* recipe = findPluginRecipe(request.recipe))
+    return startPluginTraining(*recipe, request, job);
   TrainingLoopInputs in;
   in.schema = recipeSchema(request.recipe);
   validateConfig(in.schema, request.config, "the " + request.recipe + " run configuration");
@@ -72,7 +71,7 @@ TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
   if (leader && isRunFolder(request.runFolder))
     throw IoError(request.runFolder, "already holds a run (resume it with `strata-cli resume " +
                                          request.runFolder.string() + "`, or choose a new folder)");
-  fs::create_directories(request.runFolder);
+  createRunFolder(request.runFolder);
   in.recipe = request.recipe;
   in.config = request.config;
   in.folder = request.runFolder;
@@ -94,6 +93,8 @@ TrainingSummary resumeTraining(const fs::path& runFolder, JobContext& job,
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(runJson, std::string("is not valid JSON: ") + e.what());
   }
+  if (run.contains("plugin"))
+    return resumePluginTraining(nullptr, runFolder, job, distributed, control, overrides);
   TrainingLoopInputs in;
   in.recipe = run.value("recipe", std::string());
   in.schema = recipeSchema(in.recipe);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "common/error.h"
@@ -35,31 +36,42 @@ std::vector<MetricTerm> GeometryReport::pluginTerms(const std::vector<double>& w
   std::vector<MetricTerm> terms;
   for (size_t m = 0; m < pluginMetrics.size(); ++m)
     terms.push_back({pluginSeries(m), pluginMetrics[m].higherIsBetter,
-                     m < weights.size() ? weights[m] : 0.0});
+                     m < weights.size() ? weights[m] : 0.0, pluginMetrics[m].name});
   return terms;
 }
 
 namespace {
 
 /**
- * Runs every plugin metric on one layer; a failure becomes NaN and a warning naming the metric
- * and its source, never the end of the scan.
+ * Runs every plugin metric on one layer; a failure or an infinite value becomes kUndefined and a
+ * warning on the layer (a failure also through ctx) naming the metric, never the end of the scan.
+ * NaN is the plugin contract's "not defined for this layer" and stays undefined silently.
  */
-std::vector<double> pluginValues(const std::vector<LayerMetric*>& metrics, const HiddenStates& layer,
-                                 const HiddenStates* previous, int64_t index, JobContext& ctx) {
+std::vector<double> pluginValues(const std::vector<LayerMetric*>& metrics,
+                                 const HiddenStates& layer, const HiddenStates* previous,
+                                 LayerGeometry& out, JobContext& ctx) {
   std::vector<double> values;
+  const std::string where = " on layer " + std::to_string(out.layer);
   for (LayerMetric* metric : metrics) {
     ctx.checkCancelled();
-    double value = std::numeric_limits<double>::quiet_NaN();
+    const std::string& name = metric->info().name;
+    double value = kUndefined;
+    std::string failure;
     try {
       value = metric->compute(layer, previous);
     } catch (const std::exception& e) {
-      ctx.warning("plugin metric " + metric->info().name + " (" + metric->info().source +
-                  ") failed on layer " + std::to_string(index) + ": " + e.what() +
-                  "; its value there is left empty");
+      failure = std::string("failed: ") + e.what();
     } catch (...) {
-      ctx.warning("plugin metric " + metric->info().name + " (" + metric->info().source +
-                  ") failed on layer " + std::to_string(index) + " with an unknown exception");
+      failure = "failed with an unknown exception";
+    }
+    if (!failure.empty()) {
+      ctx.warning("plugin metric " + name + " (" + metric->info().source + ") " + failure + where +
+                  "; its value there is left empty");
+      out.warnings.push_back({out.layer, name, failure, true});
+    } else if (!isDefined(value) && !std::isnan(value)) {
+      // NaN is the plugin's own "not defined here" (e.g. no layer l−1): undefined, no warning.
+      out.warnings.push_back({out.layer, name, "the plugin returned an infinite value", true});
+      value = kUndefined;
     }
     values.push_back(value);
   }
@@ -123,23 +135,46 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
     LayerShareSink share(ctx, i, todo.size(), stage);
     JobContext layerCtx(share, ctx.token());
     report.layers.push_back(computeLayerGeometry(backend, states, todo[i], options, &layerCtx));
+    LayerGeometry& current = report.layers.back();
+    for (const ProxyWarning& w : current.warnings) ctx.warning(w.text());
     if (metrics.empty()) continue;
 
+    // A layer that cannot be normalised (non-finite or constant rows) gives no plugin values,
+    // and a plugin sees no layer l−1 when that one cannot be normalised.
+    const auto normalisable = [&](const HiddenStates& s, std::vector<float>& into) {
+      try {
+        into = normalisedStates(s);
+      } catch (const std::invalid_argument&) {
+        into.clear();
+      }
+    };
     const int64_t before = todo[i] - 1;
     if (normalisedLayer == before) {
       previousNormalised = std::move(normalised);
     } else if (before >= 0 && store.layerComplete(before)) {
       const std::vector<float> rowsBefore = store.readLayer(before);
-      previousNormalised = normalisedStates({rowsBefore.data(), shape.rows, shape.cols});
+      normalisable({rowsBefore.data(), shape.rows, shape.cols}, previousNormalised);
     } else {
       previousNormalised.clear();
     }
-    normalised = normalisedStates(states);
+    const bool undefinedLayer =
+        !current.warnings.empty() && current.warnings.front().proxy == "all";
+    if (undefinedLayer) normalised.clear();
+    else normalisable(states, normalised);
     normalisedLayer = todo[i];
-    const HiddenStates current{normalised.data(), shape.rows, shape.cols};
+    if (normalised.empty()) {
+      // An undefined layer's warning ("all") already says why; anything else is named per metric.
+      current.pluginValues.assign(metrics.size(), kUndefined);
+      if (!undefinedLayer)
+        for (const LayerMetric* metric : metrics)
+          current.warnings.push_back({todo[i], metric->info().name,
+                                      "the layer's rows cannot be normalised", true});
+      continue;
+    }
+    const HiddenStates currentRows{normalised.data(), shape.rows, shape.cols};
     const HiddenStates previous{previousNormalised.data(), shape.rows, shape.cols};
-    report.layers.back().pluginValues = pluginValues(
-        metrics, current, previousNormalised.empty() ? nullptr : &previous, todo[i], ctx);
+    current.pluginValues = pluginValues(
+        metrics, currentRows, previousNormalised.empty() ? nullptr : &previous, current, ctx);
   }
   ctx.progress(1.0, "done");
   return report;

@@ -45,7 +45,9 @@ struct GeometryReport {
  * at a time (two with plugin metrics: l and l−1), reporting progress per layer and per
  * bootstrap resample through `ctx`. Each of `metrics` is computed on every layer (a point
  * value, no bootstrap); a metric that throws is reported through ctx.warning by name, its value
- * for that layer is NaN, and the scan goes on.
+ * for that layer is kUndefined, and the scan goes on. A degenerate layer never ends the scan:
+ * its undefined proxies and the reasons are in LayerGeometry::warnings (each also sent to
+ * ctx.warning).
  */
 GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,

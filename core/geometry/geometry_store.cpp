@@ -13,6 +13,10 @@
 //                             failed); only when the scan had plugin metrics, which the
 //                             attribute plugin_metrics describes (JSON: [{name, description,
 //                             higher_is_better, source}], in column order)
+//   /geometry@warnings        JSON [{layer, proxy, reason, undefined}]: why a value above is
+//                             NaN (undefined) or needs care (docs/geometry.md, "Degenerate
+//                             layers"); absent when no layer has a warning (and in stores
+//                             written before warnings existed: those read as none)
 //
 // The group is written under a temporary name and renamed over the old one, so a reader
 // never sees a half-written /geometry.
@@ -137,6 +141,13 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
       for (size_t i = 0; i < n; ++i) rows[i * p + m] = values[m * n + i];
     out.doubles("plugin_values", rows, {n, p});
   }
+
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& l : report.layers)
+    for (const ProxyWarning& w : l.warnings)
+      warnings.push_back({{"layer", w.layer}, {"proxy", w.proxy}, {"reason", w.reason},
+                          {"undefined", w.undefined}});
+  if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
   // Plugin metrics weigh 0 by default, so the stored S is the proxies' alone.
   const LayerScores scores = scoreLayers(layers, report.values(), {}, defaultCandidates(report.numLayers));
@@ -274,6 +285,20 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
     l.localLambdaMax = unpad(local.data() + i * localWidth, localWidth);
     if (p) l.pluginValues.assign(pluginValues.begin() + i * p, pluginValues.begin() + (i + 1) * p);
     report.layers.push_back(std::move(l));
+  }
+  if (const auto text = hdf5::readStringAttribute(where, "warnings")) {
+    try {
+      for (const auto& w : nlohmann::json::parse(*text)) {
+        const int64_t layer = w.at("layer");
+        for (auto& l : report.layers)
+          if (l.layer == layer)
+            l.warnings.push_back(
+                {layer, w.at("proxy"), w.at("reason"), w.value("undefined", false)});
+      }
+    } catch (const std::exception& e) {
+      throw FormatError(storeFile, std::string("unreadable warnings: ") + e.what(),
+                        "geometry@warnings", "attribute");
+    }
   }
   return report;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "geometry/backend.h"
+#include "geometry/proxy_warning.h"
 
 namespace strata {
 class JobContext;
@@ -29,12 +30,20 @@ struct LayerGeometry {
   std::vector<double> localLambdaMax;  // one per anchor
   /** One value per GeometryReport::pluginMetrics entry (NaN: undefined here, or it failed). */
   std::vector<double> pluginValues;
+  /**
+   * Why a value above is undefined (kUndefined) or needs care, one entry per proxy and reason
+   * (docs/geometry.md, "Degenerate layers"). Empty for a well-behaved layer.
+   */
+  std::vector<ProxyWarning> warnings;
 };
 
 /**
  * Computes one layer: proxies on all rows with the sampling drawn from options.seed, then
  * options.bootstrapResamples resamples of the rows with replacement (each with its own
  * sampling). `ctx` (may be null) is checked for cancellation between resamples.
+ * Degenerate layers (non-finite values, all rows equal, fewer than k + 1 rows, zero-spread
+ * neighbourhoods, huge or tiny norms) never throw: the affected proxies are kUndefined with a
+ * warning in LayerGeometry::warnings (docs/geometry.md, "Degenerate layers").
  */
 LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates& states,
                                    int64_t layer, const ProxyOptions& options,

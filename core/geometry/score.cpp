@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace strata::geometry {
 namespace {
@@ -17,7 +18,14 @@ bool usable(const ProxyValues& v) {
 }
 
 /** z-scores of `x` at the entries where `use` holds; 0 everywhere for a constant series. */
-std::vector<double> zScores(const std::vector<double>& x, const std::vector<bool>& use) {
+std::vector<double> zScores(std::vector<double> x, const std::vector<bool>& use) {
+  // z is scale-invariant: divide by max|x| first, so that huge finite values (a plugin metric of
+  // 1e300) cannot overflow the sums into ∞ and NaN.
+  double largest = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (use[i]) largest = std::max(largest, std::abs(x[i]));
+  if (largest > 0)
+    for (double& v : x) v /= largest;
   double sum = 0;
   int64_t n = 0;
   for (size_t i = 0; i < x.size(); ++i)
@@ -29,10 +37,30 @@ std::vector<double> zScores(const std::vector<double>& x, const std::vector<bool
   const double sd = n ? std::sqrt(squares / double(n)) : 0;
   std::vector<double> z(x.size(), 0.0);
   // Relative threshold: a proxy equal over the candidates up to rounding carries no ranking.
-  if (sd <= 1e-12 * std::max(1.0, std::abs(mean))) return z;
+  // It is that of the unscaled series (sd·largest ≤ 1e-12·max(1, |mean|·largest)).
+  const double unit = largest > 0 ? 1.0 / largest : 1.0;
+  if (sd <= 1e-12 * std::max(unit, std::abs(mean))) return z;
   for (size_t i = 0; i < x.size(); ++i)
     if (use[i]) z[i] = (x[i] - mean) / sd;
   return z;
+}
+
+/** Names the undefined (or non-positive) proxies and weighted plugin metrics of entry i. */
+std::string exclusionReason(const ProxyValues& v, const std::vector<const MetricTerm*>& terms,
+                            size_t i) {
+  std::string out;
+  const auto add = [&](const std::string& name, double x, bool logged) {
+    if (std::isfinite(x) && (!logged || x > 0)) return;
+    out += (out.empty() ? "" : ", ") + name +
+           (std::isfinite(x) ? " is not positive" : " is undefined");
+  };
+  add("m_curv", v.curvature, true);
+  add("m_mono", v.monotonicity, true);
+  add("k_eff", v.effectiveRank, true);
+  for (size_t t = 0; t < terms.size(); ++t)
+    add("plugin metric " + (terms[t]->name.empty() ? std::to_string(t + 1) : terms[t]->name),
+        terms[t]->values[i], false);
+  return out;
 }
 
 }  // namespace
@@ -56,10 +84,17 @@ LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<Pr
   }
   std::vector<bool> use(n);
   std::vector<double> logCurv(n, 0), logMono(n, 0), logRank(n, 0);
+  LayerScores out;
   for (size_t i = 0; i < n; ++i) {
     use[i] = candidates.contains(layers[i]) && usable(values[i]);
     for (const MetricTerm* term : terms) use[i] = use[i] && std::isfinite(term->values[i]);
-    if (!use[i]) continue;
+    if (!use[i]) {
+      if (candidates.contains(layers[i])) {
+        const std::string why = exclusionReason(values[i], terms, i);
+        out.warnings.push_back({layers[i], "S", "left out of S and l*: " + why, true});
+      }
+      continue;
+    }
     logCurv[i] = std::log(values[i].curvature);
     logMono[i] = std::log(values[i].monotonicity);
     logRank[i] = std::log(values[i].effectiveRank);
@@ -73,7 +108,6 @@ LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<Pr
     zp.push_back(zScores(x, use));
   }
 
-  LayerScores out;
   out.score.assign(n, kNaN);
   out.rank.assign(n, 0);
   std::vector<size_t> order;

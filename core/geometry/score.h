@@ -5,9 +5,11 @@
 // move, with no recomputation of the proxies.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "geometry/backend.h"
+#include "geometry/proxy_warning.h"
 
 namespace strata::geometry {
 
@@ -34,6 +36,11 @@ struct LayerScores {
   std::vector<int> rank;
   /** Index into `layers` of l* (argmax of S over candidates); -1 when there is none. */
   int64_t bestIndex = -1;
+  /**
+   * One entry (proxy "S", undefined) per candidate layer left out of the z-scores and l*
+   * because a proxy (or a weighted plugin metric) is undefined there, naming which.
+   */
+  std::vector<ProxyWarning> warnings;
 };
 
 /**
@@ -45,12 +52,15 @@ struct MetricTerm {
   std::vector<double> values;
   bool higherIsBetter = true;
   double weight = 0;
+  /** For warnings ("plugin metric <name> is undefined"); may be empty. */
+  std::string name = {};
 };
 
 /**
  * Scores `values[i]` of layer `layers[i]`. z uses the population standard deviation over the
- * candidates; a proxy that is constant over them contributes 0. Non-positive or non-finite
- * proxy values make that layer's score NaN and exclude it from l*; so does a non-finite value of
+ * candidates with defined proxies (S is always finite there); a proxy that is constant over them
+ * contributes 0. Non-positive or non-finite (undefined) proxy values make that layer's score
+ * kUndefined and exclude it from l*, with a warning in LayerScores::warnings; so does a non-finite value of
  * a plugin metric whose weight is not 0 (a term of weight 0 is ignored entirely, so the default
  * weights leave S exactly as without plugins). Throws std::invalid_argument when a term has
  * not one value per layer.

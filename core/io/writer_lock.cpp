@@ -33,7 +33,7 @@ WriterLock::WriterLock(const std::filesystem::path& file, int openFlags) {
   if (::fcntl(m_fd, F_OFD_SETLK, &lock) < 0) {
     const std::string why = lastSystemError();
     release();
-    throw IoError(file, "another writer has this file open (" + why + ")");
+    throw LockHeldError(file, "another writer has this file open (" + why + ")");
   }
 }
 

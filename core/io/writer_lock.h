@@ -4,7 +4,15 @@
 
 #include <filesystem>
 
+#include "common/error.h"
+
 namespace strata {
+
+/** The lock is held by another writer (as opposed to the file not opening at all). */
+class LockHeldError : public IoError {
+ public:
+  using IoError::IoError;
+};
 
 /**
  * Holds an open-file-description lock (Linux F_OFD_SETLK) on one byte far past any data of
@@ -19,10 +27,12 @@ class WriterLock {
  public:
   /**
    * Creates `file` if needed and locks it. An existing file is refused (IoError "already
-   * exists") unless `overwrite`; it is never truncated here.
+   * exists") unless `overwrite`; it is never truncated here. LockHeldError when another
+   * writer holds it; IoError naming the system's reason when it cannot be opened at all.
    */
   static WriterLock forNewFile(const std::filesystem::path& file, bool overwrite);
-  /** Locks an existing file (IoError when it is missing or another writer holds it). */
+  /** Locks an existing file (IoError when it is missing, LockHeldError when another writer
+   *  holds it). */
   static WriterLock forExistingFile(const std::filesystem::path& file);
 
   WriterLock() = default;

@@ -64,9 +64,10 @@ void describe(const StrataPlugin& p, const std::filesystem::path& file, LoadedPl
   for (int32_t i = 0; i < p.recipe_count; ++i) {
     const StrataRecipe& r = p.recipes[i];
     checkName(r.name, "recipe " + std::to_string(i));
+    if (r.run == nullptr) throw Rejected{"recipe '" + std::string(r.name) + "' has no run function"};
     plugin.recipes.push_back({r.name, text(r.description),
                               copyOptions(r.settings, r.setting_count, "recipe '" + std::string(r.name) + "'"),
-                              file});
+                              file, plugin.name, plugin.version, r.run});
   }
   if (plugin.metrics.empty() && plugin.recipes.empty()) throw Rejected{"offers no metric and no recipe"};
 }
@@ -82,6 +83,13 @@ const MetricEntry* PluginSet::findMetric(const std::string& name) const {
   for (const auto& p : plugins)
     for (const auto& m : p.metrics)
       if (m.info.name == name) return &m;
+  return nullptr;
+}
+
+const RecipeEntry* PluginSet::findRecipe(const std::string& name) const {
+  for (const auto& p : plugins)
+    for (const auto& r : p.recipes)
+      if (r.name == name) return &r;
   return nullptr;
 }
 

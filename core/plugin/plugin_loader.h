@@ -35,6 +35,10 @@ struct RecipeEntry {
   std::string description;
   std::vector<OptionInfo> settings;
   std::filesystem::path file;
+  std::string pluginName;     // the plugin that provides it, and its version (run.json, errors)
+  std::string pluginVersion;
+  /** StrataRecipe::run; never null (a recipe without one is refused at loading). */
+  int (*run)(const char*, const char*, const StrataRecipeHost*, char*, size_t) = nullptr;
 };
 
 struct LoadedPlugin {
@@ -59,6 +63,8 @@ struct PluginSet {
 
   /** The metric called `name`, or nullptr. */
   const MetricEntry* findMetric(const std::string& name) const;
+  /** The recipe called `name`, or nullptr. */
+  const RecipeEntry* findRecipe(const std::string& name) const;
 };
 
 /**

@@ -1,46 +1,17 @@
 #include "plugin/plugin_metric.h"
 
 #include <cmath>
-#include <sstream>
 
 #include "common/error.h"
+#include "plugin/metric_options_text.h"
 
 namespace strata::plugin {
-namespace {
-
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
-
-/** The option names of "a=1; b=2" (newlines also separate). */
-std::vector<std::string> optionNames(const std::string& options) {
-  std::vector<std::string> names;
-  std::string item;
-  std::stringstream in(options);
-  while (std::getline(in, item, ';')) {
-    std::stringstream lines(item);
-    std::string line;
-    while (std::getline(lines, line)) {
-      line = trimmed(line);
-      if (line.empty()) continue;
-      const auto eq = line.find('=');
-      names.push_back(trimmed(line.substr(0, eq)));
-      if (eq == std::string::npos) names.back() = "\x01" + names.back();  // marks "no value"
-    }
-  }
-  return names;
-}
-
-}  // namespace
 
 PluginMetric::PluginMetric(const MetricEntry& metric, std::string options)
     : m_metric(metric), m_options(std::move(options)) {
   const std::string field = "plugin metric " + metric.info.name + " options";
-  for (const std::string& name : optionNames(m_options)) {
-    if (!name.empty() && name[0] == '\x01')
-      throw ConfigError({}, field, "'" + name.substr(1) + "' is not of the form name=value");
+  for (const auto& [name, value] : optionPairs(m_options)) {
+    if (!value) throw ConfigError({}, field, "'" + name + "' is not of the form name=value");
     bool known = false;
     std::string list;
     for (const auto& o : m_metric.options) {

@@ -15,7 +15,8 @@
  *    Strata additionally catches C++ exceptions that escape anyway, reports them by plugin
  *    name and skips the metric; but a crash (segfault, abort) takes the process down: a plugin
  *    runs in Strata's address space and cannot be isolated there.
- *  - Functions may be called from any thread, but never concurrently for the same metric.
+ *  - Functions may be called from any thread, but never concurrently for the same metric or
+ *    the same run folder.
  *
  * The ABI version changes whenever a struct's layout or a function's meaning changes; Strata
  * refuses (reports and skips) a plugin built against another version.
@@ -30,6 +31,8 @@
 extern "C" {
 #endif
 
+/* Version 1 since Strata 0.1. Running recipes (StrataRecipe::run, StrataRecipeHost) added no
+ * field and changed no meaning, so it stayed 1. */
 #define STRATA_PLUGIN_ABI_VERSION 1u
 #define STRATA_PLUGIN_ENTRY_SYMBOL "strata_plugin_entry"
 
@@ -78,7 +81,28 @@ typedef struct StrataMetric {
   StrataMetricCompute compute;
 } StrataMetric;
 
-/** What Strata offers a running recipe. */
+/**
+ * What Strata offers a running recipe (docs/plugins.md, "Recipe plugins"). Call these only
+ * from the thread that called run() (or threads it joins before returning), never after run()
+ * has returned. None of them throws or blocks for long, except cancelled() while the user has
+ * paused the run (it then waits until the run is resumed or stopped).
+ *
+ *  - progress(context, fraction, stage): fraction of the whole run done, in [0, 1] (a negative
+ *    or NaN fraction means "busy, amount unknown"); `stage` a short line ("step 40/500") or
+ *    NULL. Drives the CLI's progress line and the GUI's progress bar.
+ *  - metric(context, step, name, value): one scalar at optimizer step `step` (>= 1). Consecutive
+ *    calls with the same step form one line of the run's metrics.jsonl ({"step": n,
+ *    "wall_time": t, name: value, ...}; a name repeated within a step keeps its last value);
+ *    a call with another step, a progress() or cancelled() call, or run()'s return writes the
+ *    line. Names are [A-Za-z0-9_.-]; "step" and "wall_time" are reserved. Strata's plots know
+ *    "loss" (training loss), "lr" and "val_loss"; others are shown by name. Non-finite values
+ *    are recorded as null. On a resumed run the first step reported drops every line already
+ *    logged at that step or later, so a recipe that repeats steps after its checkpoint leaves
+ *    the log as an uninterrupted run would.
+ *  - cancelled(context): non-zero once the user stopped the run (Ctrl-C in strata-cli, Stop in
+ *    the GUI) or Strata cannot record it any more (e.g. the disk is full): save what resume
+ *    needs and return 0 promptly. Cheap; call it between steps.
+ */
 typedef struct StrataRecipeHost {
   void* context;
   void (*progress)(void* context, double fraction, const char* stage);
@@ -87,9 +111,26 @@ typedef struct StrataRecipeHost {
 } StrataRecipeHost;
 
 /**
- * A training recipe. run() trains with `settings` ("name=value" pairs as for metric options)
- * into `run_folder` (which exists), reporting through `host`. Strata 0.1 lists plugin recipes
- * (names, descriptions, settings) but does not run them yet; see docs/plugins.md.
+ * A training recipe: `strata-cli train <name> --set key=value`, the GUI's training launcher.
+ *
+ * run(settings, run_folder, host, error, error_size) trains into `run_folder`:
+ *  - `settings`: every declared setting, one "name=value" per line ('\n'), in declaration order,
+ *    defaults filled in; a value may be empty or hold ';', never a newline. The values are the
+ *    plugin's to validate (return an error naming the setting).
+ *  - `run_folder`: exists, and Strata owns run.json, status.json, run.lock and metrics.jsonl
+ *    in it; everything else there is the recipe's (checkpoints, outputs). Strata holds the
+ *    folder's lock for the whole call, so no other process runs a recipe in it meanwhile.
+ *  - Return 0 when the run finished, or when it stopped because cancelled() said so (Strata
+ *    then marks the run stopped, resumable). Return non-zero with a message in `error` when it
+ *    failed: Strata marks the run failed and reports "plugin recipe <name> (plugin <plugin>
+ *    <version>, <file>) failed: <message>". A C++ exception escaping run() is caught and
+ *    reported the same way (the ABI still forbids it); a crash cannot be caught.
+ *  - Resume (`strata-cli resume DIR`, the GUI's Resume) calls run() again with the same
+ *    settings on the same folder: the recipe finds its own state there and continues, or
+ *    starts over when it has none. Make state files atomic (write a temporary, then rename) so
+ *    that a run killed at any moment resumes from its last complete checkpoint. A run marked
+ *    finished is not run again.
+ *  - run() is called on a worker thread, never concurrently for the same run folder.
  */
 typedef struct StrataRecipe {
   const char* name;

@@ -1,10 +1,11 @@
 // The recipes Strata can train (see registry.h and recipe_factory.h), and those that plugins
-// declare (plugin/strata_plugin.h): listed with their settings, not trainable yet.
+// declare (plugin/strata_plugin.h), which run through engine/plugin_training.h.
 
 #include "recipes/registry.h"
 
 #include "common/error.h"
 #include "engine/engine_settings.h"
+#include "engine/plugin_training.h"
 #include "engine/recipe.h"
 #include "plugin/plugin_loader.h"
 #include "recipes/bridge.h"
@@ -45,29 +46,25 @@ bool isBuiltIn(const std::string& name) {
   return false;
 }
 
-/** A plugin's recipe called `name` (a built-in of the same name wins), or nullptr. */
-const plugin::RecipeEntry* pluginRecipe(const std::string& name) {
-  if (isBuiltIn(name)) return nullptr;
-  for (const auto& p : plugin::installedPlugins().plugins)
-    for (const auto& r : p.recipes)
-      if (r.name == name) return &r;
-  return nullptr;
-}
-
 const RecipeEntry& entry(const std::string& name) {
   for (const auto& e : entries())
     if (name == e.name) return e;
-  if (const auto* r = pluginRecipe(name))
+  if (const auto* r = findPluginRecipe(name))  // the training loop never asks for these
     throw ConfigError("recipe", name,
                       "comes from the plugin " + r->file.string() +
-                          "; Strata lists plugin recipes but cannot train them yet (the plugin ABI "
-                          "has no model or tensor interface)");
+                          " and runs as a plugin job (engine/plugin_training.h), not in the "
+                          "training loop");
   std::string known;
   for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + std::string(e.name);
   throw ConfigError("recipe", name, "is not a recipe Strata knows (known: " + known + ")");
 }
 
 }  // namespace
+
+const plugin::RecipeEntry* findPluginRecipe(const std::string& name) {
+  if (isBuiltIn(name)) return nullptr;
+  return plugin::installedPlugins().findRecipe(name);
+}
 
 std::vector<std::string> recipeNames() {
   std::vector<std::string> names;
@@ -79,13 +76,7 @@ std::vector<std::string> recipeNames() {
 }
 
 ConfigSchema recipeSchema(const std::string& recipe) {
-  if (const auto* r = pluginRecipe(recipe)) {
-    ConfigSchema schema{r->name, r->description + " (plugin " + r->file.filename().string() +
-                                     "; listed, not trainable yet)", {}};
-    for (const auto& s : r->settings)
-      schema.settings.push_back(makeSetting(s.name, SettingType::Text, s.defaultValue, s.description, "plugin"));
-    return schema;
-  }
+  if (const auto* r = findPluginRecipe(recipe)) return pluginRecipeSchema(*r);
   const RecipeEntry& e = entry(recipe);
   ConfigSchema schema{e.name, e.description, engineSettings()};
   for (auto& spec : e.settings()) schema.settings.push_back(std::move(spec));

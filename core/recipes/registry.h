@@ -9,9 +9,15 @@
 #include "engine/config_schema.h"
 
 namespace strata {
+namespace plugin {
+struct RecipeEntry;
+}
 
+/** Built-in recipes first, then those of the installed plugins. */
 std::vector<std::string> recipeNames();
 /** Throws ConfigError naming the recipe when there is no such recipe. */
 ConfigSchema recipeSchema(const std::string& recipe);
+/** The installed plugins' recipe called `name` (a built-in of the same name wins), or nullptr. */
+const plugin::RecipeEntry* findPluginRecipe(const std::string& name);
 
 }  // namespace strata

@@ -1,6 +1,9 @@
 #include "core/cli_runner.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -37,6 +40,22 @@ CommandOutput runCliSplit(const std::string& arguments) {
   err << std::ifstream(dir / "stderr").rdbuf();
   result.err = err.str();
   return result;
+}
+
+pid_t spawnCli(const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {STRATA_CLI_PATH};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, STRATA_CLI_PATH, &actions, nullptr, raw.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
 }
 
 }  // namespace strata::testing

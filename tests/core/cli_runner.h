@@ -1,7 +1,10 @@
 #pragma once
 // Runs the real strata-cli binary (STRATA_CLI_PATH) as a user would, for CLI tests.
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 namespace strata::testing {
 
@@ -16,5 +19,8 @@ CommandOutput runCli(const std::string& arguments);
 
 /** The same, keeping stdout (e.g. generated text) apart from stderr (progress, speed). */
 CommandOutput runCliSplit(const std::string& arguments);
+
+/** Starts `strata-cli <arguments>` without a shell, output discarded; its pid, or -1. */
+pid_t spawnCli(const std::vector<std::string>& arguments);
 
 }  // namespace strata::testing

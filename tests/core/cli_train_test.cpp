@@ -48,21 +48,7 @@ std::vector<std::string> words(const std::string& text) {
 }
 
 /** Starts strata-cli with `arguments` (split at spaces), output discarded. */
-pid_t spawnCli(const std::string& arguments) {
-  std::vector<std::string> argv = {STRATA_CLI_PATH};
-  for (auto& w : words(arguments)) argv.push_back(w);
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, STRATA_CLI_PATH, &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
-}
+pid_t spawnCli(const std::string& arguments) { return testing::spawnCli(words(arguments)); }
 
 /** Exit code, or 128 + signal; -1 after `seconds` (the process is then killed). */
 int waitExit(pid_t pid, double seconds) {

@@ -224,6 +224,19 @@ TEST(BackboneLoad, NamesATensorOfTheWrongShape) {
   }
 }
 
+TEST(BackboneLoad, NamesATensorOfAnUnsupportedDtype) {
+  TempDir dir;
+  try {
+    loadRandom(dir, {.dtype = at::kInt});  // integer weights: a quantised or corrupt export
+    FAIL() << "loaded a checkpoint of I32 weights";
+  } catch (const FormatError& error) {
+    EXPECT_FALSE(error.item().empty());
+    EXPECT_NE(std::string(error.what()).find("model.safetensors"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("must be F32, F16, BF16 or F64"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(BackboneLoad, WarnsAboutTensorsNoPassReads) {
   TempDir dir;
   const auto backbone =

@@ -37,14 +37,21 @@ const plugin::PluginFailure* failureNamed(const plugin::PluginSet& set, const st
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-TEST(PluginLoader, LoadsTheBuiltTwoNNAndCkaPlugins) {
+TEST(PluginLoader, LoadsTheBuiltTwoNNCkaAndTunedLensPlugins) {
   const auto& set = testing::builtPlugins();
   for (const auto& f : set.failures) ADD_FAILURE() << f.file << ": " << f.reason;
-  ASSERT_EQ(set.plugins.size(), 2u);
-  EXPECT_EQ(set.plugins[0].name, "cka");  // files sorted: libstrata_cka.so, libstrata_twonn.so
-  EXPECT_EQ(set.plugins[1].name, "twonn");
+  ASSERT_EQ(set.plugins.size(), 3u);
+  EXPECT_EQ(set.plugins[0].name, "cka");  // files sorted: libstrata_cka.so, ..._tuned_lens, ..._twonn
+  EXPECT_EQ(set.plugins[1].name, "tuned_lens");
+  EXPECT_EQ(set.plugins[2].name, "twonn");
   ASSERT_NE(set.findMetric("twonn_id"), nullptr);
-  EXPECT_EQ(set.findMetric("twonn_id")->info.source, set.plugins[1].file.string());
+  EXPECT_EQ(set.findMetric("twonn_id")->info.source, set.plugins[2].file.string());
+  const plugin::RecipeEntry* lens = set.findRecipe("tuned_lens");
+  ASSERT_NE(lens, nullptr);
+  EXPECT_EQ(lens->pluginName, "tuned_lens");
+  EXPECT_EQ(lens->file, set.plugins[1].file);
+  EXPECT_NE(lens->run, nullptr);
+  EXPECT_EQ(lens->settings.front().name, "store");
 }
 
 TEST(PluginLoader, ReportsEachBrokenPluginByNameAndSkipsIt) {
@@ -57,14 +64,15 @@ TEST(PluginLoader, ReportsEachBrokenPluginByNameAndSkipsIt) {
       {"wrong_abi", "ABI version 2"},
       {"entry_throws", "entry point exploded"},
       {"no_entry", "strata_plugin_entry"},
-      {"bad_name", "[A-Za-z0-9_.-]"}};
+      {"bad_name", "[A-Za-z0-9_.-]"},
+      {"no_run", "recipe 'idle' has no run function"}};
   for (const auto& [name, reason] : expected) {
     const auto* f = failureNamed(set, name);
     ASSERT_NE(f, nullptr) << name << " was not reported";
     EXPECT_TRUE(contains(f->reason, reason)) << name << ": " << f->reason;
     EXPECT_EQ(f->file.filename(), std::string(name) + ".so");
   }
-  EXPECT_EQ(set.failures.size(), 4u);
+  EXPECT_EQ(set.failures.size(), 5u);
 }
 
 TEST(PluginLoader, ReportsAFileThatIsNoSharedObject) {
@@ -79,10 +87,10 @@ TEST(PluginLoader, ReportsAFileThatIsNoSharedObject) {
 
 TEST(PluginLoader, KeepsTheFirstOfTwoPluginsWithTheSameName) {
   TempDir dir;
-  const auto original = testing::builtPlugins().plugins[1].file;
+  const auto original = testing::builtPlugins().plugins[2].file;
   std::filesystem::copy_file(original, dir / "copy_of_twonn.so");
   const auto set = plugin::loadPlugins({dir.path(), STRATA_PLUGIN_BUILD_DIR});
-  ASSERT_EQ(set.plugins.size(), 2u);
+  ASSERT_EQ(set.plugins.size(), 3u);
   EXPECT_EQ(set.findMetric("twonn_id")->info.source, (dir / "copy_of_twonn.so").string());
   ASSERT_EQ(set.failures.size(), 1u);
   EXPECT_EQ(set.failures[0].file, original);
@@ -256,8 +264,9 @@ TEST(CliPlugins, ListsPluginsAndNamesTheFailures) {
   std::vector<std::string> names, failed;
   for (const auto& p : doc["plugins"]) names.push_back(p["name"]);
   for (const auto& f : doc["failures"]) failed.push_back(f["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"compute_throws", "error_return", "good", "cka", "twonn"}));
-  EXPECT_EQ(failed, (std::vector<std::string>{"bad_name", "entry_throws", "no_entry", "wrong_abi"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"compute_throws", "error_return", "good", "cka", "tuned_lens",
+                                             "twonn"}));
+  EXPECT_EQ(failed, (std::vector<std::string>{"bad_name", "entry_throws", "no_entry", "no_run", "wrong_abi"}));
   EXPECT_EQ(doc["plugins"][2]["recipes"][0]["name"], "echo");
   EXPECT_EQ(doc["plugins"][2]["recipes"][0]["settings"][0]["name"], "greeting");
 }

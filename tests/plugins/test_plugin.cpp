@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +18,7 @@
 #define MODE_COMPUTE_THROWS 4 // compute lets a C++ exception escape (forbidden, still survived)
 #define MODE_NO_ENTRY 5       // no strata_plugin_entry symbol
 #define MODE_BAD_NAME 6       // a metric name with a space
+#define MODE_NO_RUN 7         // a recipe without a run function
 
 namespace {
 
@@ -36,8 +40,49 @@ int throwing(const StrataMatrix*, const StrataMatrix*, const char*, double*, cha
   throw std::runtime_error("deliberate exception from the test plugin");
 }
 
-const StrataOption kSettings[] = {{"greeting", "hello", "what the recipe echoes"}};
-const StrataRecipe kRecipes[] = {{"echo", "a test recipe that does nothing", kSettings, 1, nullptr}};
+// Recipe "echo": `steps` steps, each reporting loss = 1/step and lr = 0.1 and the progress,
+// checking cancelled() before each; its state (the last finished step) is echo_state.txt in the
+// run folder, written temp + rename, so a resumed run continues after it. mode=fail returns an
+// error at step 2, mode=throw lets an exception escape at step 2, mode=bad_metric reports a
+// metric named "step". On finishing it writes the greeting into echo.txt.
+std::string setting(const std::string& settings, const std::string& name) {
+  std::istringstream lines(settings);
+  for (std::string line; std::getline(lines, line);)
+    if (line.compare(0, name.size() + 1, name + "=") == 0) return line.substr(name.size() + 1);
+  return {};
+}
+
+int echoRun(const char* settings, const char* folder, const StrataRecipeHost* host, char* error,
+            size_t size) {
+  const std::string mode = setting(settings, "mode");
+  const long steps = std::stol(setting(settings, "steps"));
+  const std::filesystem::path dir(folder);
+  long done = 0;
+  if (std::ifstream in(dir / "echo_state.txt"); in) in >> done;
+  for (long step = done + 1; step <= steps; ++step) {
+    if (host->cancelled(host->context)) return 0;
+    if (step == 2 && mode == "fail") {
+      std::snprintf(error, size, "deliberate failure at step %ld", step);
+      return 7;
+    }
+    if (step == 2 && mode == "throw") throw std::runtime_error("deliberate exception from echo");
+    host->metric(host->context, step, mode == "bad_metric" ? "step" : "loss", 1.0 / double(step));
+    host->metric(host->context, step, "lr", 0.1);
+    {
+      std::ofstream out(dir / "echo_state.tmp");
+      out << step;
+    }
+    std::filesystem::rename(dir / "echo_state.tmp", dir / "echo_state.txt");
+    host->progress(host->context, double(step) / double(steps), "echo step");
+  }
+  std::ofstream(dir / "echo.txt") << setting(settings, "greeting");
+  return 0;
+}
+
+const StrataOption kSettings[] = {{"greeting", "hello", "what the recipe echoes"},
+                                  {"steps", "5", "steps to take"},
+                                  {"mode", "ok", "ok, fail, throw or bad_metric"}};
+const StrataRecipe kRecipes[] = {{"echo", "a test recipe that counts steps", kSettings, 3, echoRun}};
 
 #if TEST_PLUGIN_MODE == MODE_ERROR_RETURN
 const StrataMetric kMetrics[] = {{"fails_always", "returns an error", 1, nullptr, 0, failing}};
@@ -50,13 +95,23 @@ const StrataMetric kMetrics[] = {{"bad name", "a space in its name", 1, nullptr,
 const char* kName = "bad_name";
 #else
 const StrataMetric kMetrics[] = {{"first_mean", "mean of column 0", 1, nullptr, 0, firstMean}};
-const char* kName = TEST_PLUGIN_MODE == MODE_GOOD ? "good" : "broken";
+const char* kName = TEST_PLUGIN_MODE == MODE_GOOD     ? "good"
+                    : TEST_PLUGIN_MODE == MODE_NO_RUN ? "no_run"
+                                                      : "broken";
 #endif
+
+#if TEST_PLUGIN_MODE == MODE_NO_RUN
+const StrataRecipe kIdle[] = {{"idle", "declares no run function", nullptr, 0, nullptr}};
+const StrataRecipe* const kOffered = kIdle;
+#else
+const StrataRecipe* const kOffered = kRecipes;
+#endif
+constexpr bool kHasRecipe = TEST_PLUGIN_MODE == MODE_GOOD || TEST_PLUGIN_MODE == MODE_NO_RUN;
 
 const StrataPlugin kPlugin = {
     STRATA_PLUGIN_ABI_VERSION + (TEST_PLUGIN_MODE == MODE_WRONG_ABI ? 1u : 0u),
     kName, "0", "test plugin", kMetrics, 1,
-    TEST_PLUGIN_MODE == MODE_GOOD ? kRecipes : nullptr, TEST_PLUGIN_MODE == MODE_GOOD ? 1 : 0};
+    kHasRecipe ? kOffered : nullptr, kHasRecipe ? 1 : 0};
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
+#include <QToolButton>
 #include <QToolTip>
 #include <fstream>
 #include <map>
@@ -26,6 +27,7 @@
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "engine/training_run.h"
+#include "job_progress_widget.h"
 #include "main_window.h"
 #include "recipes/registry.h"
 #include "throw_away_settings.h"
@@ -214,6 +216,26 @@ class ChunkRoutingViewTest : public QObject {
     view.poll();
     for (int k = 0; k < 4; ++k) QCOMPARE(view.loadPlot()->graph(k)->dataCount(), 3);
     QCOMPARE(view.loadPlot()->graph(3)->data()->at(2)->key, 30.0);
+  }
+
+  void routingShowsABusyBarAndCanBeCancelled() {
+    ChunkRoutingView view(m_run);
+    QSignalSpy routed(&view, &ChunkRoutingView::routed);
+    QSignalSpy cancelled(&view, &ChunkRoutingView::routingCancelled);
+    QVERIFY(view.routingProgress()->isHidden());
+    view.setText(QStringLiteral("the cat sees the ball."));  // starts the job at once
+    QVERIFY(!view.routingProgress()->isHidden());
+    QVERIFY(view.routingProgress()->job());
+    QVERIFY(view.routingProgress()->cancelButton()->isEnabled());
+    QTest::mouseClick(view.routingProgress()->cancelButton(), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, kTimeoutMs);
+    QCOMPARE(routed.count(), 0);
+    QVERIFY(!view.report());  // the cancelled result is not shown
+    QVERIFY(view.routingProgress()->isHidden());
+
+    view.setText(QStringLiteral("a dog likes its shadow."));  // the next routing runs normally
+    QTRY_COMPARE_WITH_TIMEOUT(routed.count(), 1, kTimeoutMs);
+    QVERIFY(view.report());
   }
 
   void picksAParagraphOfTheCorpus() {

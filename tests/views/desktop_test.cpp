@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWindow>
 
 #include "about_dialog.h"
 #include "capture_dialog.h"
@@ -53,6 +54,14 @@ QMap<QString, QAction*> menuActions(QMenuBar* bar) {
     if (top->menu()) walk(top->menu());
   return actions;
 }
+
+/** Swallows the application's ApplicationPaletteChange (not the widgets'). */
+class PaletteChangeEater final : public QObject {
+ public:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    return watched == qApp && event->type() == QEvent::ApplicationPaletteChange;
+  }
+};
 
 PreferenceValues someValues() {
   PreferenceValues v;
@@ -138,6 +147,43 @@ class DesktopTest : public QObject {
     QVERIFY(!isDark(QApplication::palette()));
     applyTheme(ThemeChoice::System);  // back to the platform's look
     QVERIFY(!isDark(QApplication::palette()));
+  }
+
+  void systemIsThePlatformPaletteAsItIsNow() {
+    applyTheme(ThemeChoice::Dark);
+    applyTheme(ThemeChoice::System);
+    QVERIFY(!isDark(QApplication::palette()));  // offscreen's platform palette is light
+    QVERIFY(!systemLooksDark());
+  }
+
+  void systemIsReappliedOnAnApplicationPaletteChange() {
+    applyTheme(ThemeChoice::System);
+    QApplication::setPalette(darkPalette());  // not Strata's doing: System applies again
+    QTRY_VERIFY(!isDark(QApplication::palette()));
+    applyTheme(ThemeChoice::Light);  // a chosen theme is left alone
+    QApplication::setPalette(darkPalette());
+    QTest::qWait(50);
+    QVERIFY(isDark(QApplication::palette()));
+  }
+
+  void systemIsReappliedOnAPlatformThemeChange() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    applyTheme(ThemeChoice::System);
+    {
+      // A dark palette the follower does not hear about (its ApplicationPaletteChange eaten)...
+      PaletteChangeEater eater;
+      qApp->installEventFilter(&eater);
+      QApplication::setPalette(darkPalette());
+      qApp->removeEventFilter(&eater);
+    }
+    QTest::qWait(50);
+    QVERIFY(isDark(QApplication::palette()));
+    // ...until the platform reports a theme change to the window.
+    QEvent themeChange(QEvent::ThemeChange);
+    QCoreApplication::sendEvent(window.windowHandle(), &themeChange);
+    QTRY_VERIFY(!isDark(QApplication::palette()));
   }
 
   void aboutDialogNamesQtLibTorchCudaAndTheBlas() {

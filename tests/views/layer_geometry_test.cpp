@@ -224,8 +224,8 @@ class LayerGeometryTest : public QObject {
     QVERIFY(plot->bandGraph(GeometryPlot::CurvaturePanel, true)->channelFillGraph() ==
             plot->bandGraph(GeometryPlot::CurvaturePanel, false));
     QCPGraph* score = plot->valueGraph(GeometryPlot::ScorePanel);
-    QCOMPARE(score->dataCount(), 6);
-    QVERIFY(std::isnan(score->data()->at(0)->value));  // outside the candidates: a gap
+    QCOMPARE(score->dataCount(), 4);  // only the candidates 1..4 have a score: no NaN point
+    QCOMPARE(score->data()->at(0)->key, 1.0);
     QVERIFY(plot->bestLine(GeometryPlot::CurvaturePanel)->visible());
     QCOMPARE(plot->bestLabel()->text(), QStringLiteral("l* = 4"));
     view.logScaleBox()->setChecked(true);
@@ -260,7 +260,8 @@ class LayerGeometryTest : public QObject {
     GeometryPlot* plot = view.plot();
     QCOMPARE(plot->pluginPanelCount(), 2);
     QCOMPARE(plot->pluginGraph(0)->dataCount(), 6);
-    QCOMPARE(plot->pluginGraph(1)->data()->at(3)->value, 0.7);
+    QCOMPARE(plot->pluginGraph(1)->dataCount(), 5);  // layer 0's undefined value is left out
+    QCOMPARE(plot->pluginGraph(1)->data()->at(2)->value, 0.7);
     QCOMPARE(plot->pluginPanel(1)->axis(QCPAxis::atLeft)->label(), QStringLiteral("cka_prev"));
 
     ScoreControls* controls = view.controls();
@@ -310,6 +311,69 @@ class LayerGeometryTest : public QObject {
     QApplication::sendEvent(plot, &move);
     QCOMPARE(hovered.count(), 1);
     QCOMPARE(hovered.first().at(0).toLongLong(), 3);
+  }
+
+  // Degenerate layers (docs/geometry.md): layer 2's m_curv is undefined (zero-spread
+  // neighbourhoods) and layer 3 is constant (every proxy undefined). The table marks both rows
+  // and says why in the tooltip, no NaN is drawn, S skips them and l* comes from layers 1 and 4.
+  void undefinedProxiesAreMarkedExplainedAndNeverDrawn() {
+    auto report = std::make_shared<GeometryReport>(*sixLayerReport());
+    auto& two = report->layers[2];
+    two.values.curvature = geometry::kUndefined;
+    two.curvature = {geometry::kUndefined, geometry::kUndefined};
+    two.warnings = {{2, "m_curv", "60.0% of anchors have zero-spread neighbourhoods", true}};
+    auto& three = report->layers[3];
+    three.values = {geometry::kUndefined, geometry::kUndefined, geometry::kUndefined};
+    three.curvature = three.monotonicity = three.effectiveRank = {geometry::kUndefined,
+                                                                   geometry::kUndefined};
+    three.spectrum.clear();
+    three.localLambdaMax.clear();
+    three.warnings = {{3, "all", "all 1000 rows are equal", true}};
+    LayerGeometryView view("/data/acts.h5", report);
+
+    GeometryTableModel* model = view.tableModel();
+    QCOMPARE(cell(view, 2, GeometryTableModel::LayerColumn), QStringLiteral("2 ⚠"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::LayerColumn), QStringLiteral("1"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("— [—, —]"));
+    QVERIFY(!model->index(model->rowOf(2), 0).data(Qt::DecorationRole).isNull());
+    QVERIFY(model->index(model->rowOf(1), 0).data(Qt::DecorationRole).isNull());
+    const QString tip = model->index(model->rowOf(2), GeometryTableModel::ScoreColumn)
+                            .data(Qt::ToolTipRole)
+                            .toString();
+    QVERIFY2(tip.contains("layer 2, m_curv: undefined — 60.0% of anchors"), qPrintable(tip));
+    QVERIFY2(tip.contains("layer 2, S: undefined — left out of S and l*: m_curv is undefined"),
+             qPrintable(tip));
+    QVERIFY(view.toolTipText(3).contains("all 1000 rows are equal"));
+    QVERIFY(view.toolTipText(3).contains("left out"));
+    for (int row = 0; row < model->rowCount(); ++row)
+      for (int column = 0; column < model->columnCount(); ++column)
+        QVERIFY2(!model->index(row, column).data().toString().contains("nan", Qt::CaseInsensitive),
+                 qPrintable(model->index(row, column).data().toString()));
+    QVERIFY(!model->csv().contains("nan", Qt::CaseInsensitive));
+
+    // Over the defined candidates 1 and 4 alone: z = ±1 per proxy, S(4) = 1 + 1 + 1 = 3.
+    const geometry::LayerScores scores = view.scores();
+    QVERIFY(std::isnan(scores.score[2]) && std::isnan(scores.score[3]));
+    QCOMPARE(scores.score[4], 3.0);
+    QCOMPARE(scores.score[1], -3.0);
+    QCOMPARE(view.bestLayer(), 4);
+
+    GeometryPlot* plot = view.plot();
+    const auto finiteKeys = [](QCPGraph* graph) {
+      QVector<double> keys;
+      for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+        if (!std::isfinite(it->value)) return QVector<double>{-1};  // a NaN point was drawn
+        keys << it->key;
+      }
+      return keys;
+    };
+    QCOMPARE(finiteKeys(plot->valueGraph(GeometryPlot::CurvaturePanel)),
+             (QVector<double>{0, 1, 4, 5}));
+    QCOMPARE(finiteKeys(plot->bandGraph(GeometryPlot::CurvaturePanel, true)),
+             (QVector<double>{0, 1, 4, 5}));
+    QCOMPARE(finiteKeys(plot->valueGraph(GeometryPlot::MonotonicityPanel)),
+             (QVector<double>{0, 1, 2, 4, 5}));
+    QCOMPARE(finiteKeys(plot->valueGraph(GeometryPlot::ScorePanel)), (QVector<double>{1, 4}));
   }
 
   void exportWritesPngPdfAndCsv() {
@@ -586,14 +650,17 @@ class LayerGeometryTest : public QObject {
     window.setErrorReporter([&errors](const ErrorReport& report) { errors << report; });
     GeometryScanSettings settings;
     settings.device = geometry::DeviceChoice::Cpu;
-    settings.options.neighbours = 64;  // more neighbours than rows: the scan must refuse
+    // An invalid option makes the scan fail. (More neighbours than rows no longer does: m_curv is
+    // then undefined with a warning, docs/geometry.md "Degenerate layers".)
+    settings.options.neighbours = 1;
     QSignalSpy finished(&window, &MainWindow::geometryFinished);
     window.startGeometryScan(file, settings);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
     QVERIFY(errors.first().summary.contains("tiny.h5"));
-    QVERIFY(errors.first().details.contains("k = 64"));
+    QVERIFY2(errors.first().details.contains("neighbours must be at least 2"),
+             qPrintable(errors.first().details));
     QVERIFY(!window.geometryView(file));
   }
 

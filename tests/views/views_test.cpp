@@ -1,6 +1,7 @@
 // The widgets of strata_views, each on its own: summaries, docks, job progress, error dialog.
 
 #include <QAction>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPointer>
@@ -165,6 +166,37 @@ class ViewsTest : public QObject {
     QVERIFY(finished.wait(10000));
     QCOMPARE(finished.first().at(0).value<JobOutcome>(), JobOutcome::Cancelled);
     QCOMPARE(widget.job(), nullptr);  // forgets the job once it finished
+  }
+
+  void otherRunningJobsCanBeCancelledFromTheMoreMenu() {
+    const auto waitForCancel = [](JobContext& context) {
+      while (true) {
+        context.checkCancelled();
+        std::this_thread::sleep_for(2ms);
+      }
+    };
+    JobController older("Capture", waitForCancel), newer("Score", waitForCancel);
+    QSignalSpy olderFinished(&older, &JobController::finished);
+    older.start();
+    newer.start();
+    JobProgressWidget widget;
+    widget.show();
+    widget.setJob(&newer);
+    QVERIFY(widget.moreButton()->isHidden());
+    widget.setOtherJobs({&older});
+    QVERIFY(widget.moreButton()->isVisible());
+    QCOMPARE(widget.moreButton()->text(), QStringLiteral("+1 more"));
+    const QList<QAction*> actions = widget.moreButton()->menu()->actions();
+    QCOMPARE(actions.size(), 1);
+    QCOMPARE(actions.first()->text(), QStringLiteral("Cancel Capture"));
+    actions.first()->trigger();
+    QVERIFY(!actions.first()->isEnabled());
+    QVERIFY(olderFinished.wait(10000));
+    QCOMPARE(olderFinished.first().at(0).value<JobOutcome>(), JobOutcome::Cancelled);
+    QVERIFY(!newer.cancelRequested());  // only the chosen job
+    widget.setOtherJobs({});
+    QVERIFY(widget.moreButton()->isHidden());
+    newer.cancel();
   }
 
   void errorDialogShowsDetailsWithoutBlocking() {

@@ -56,7 +56,7 @@ class CpuBackend final : public GeometryBackend {
     options.validate();
     const cpu::RowNormalisation norm = cpu::normaliseRows(states, rowWeights);
     const int64_t k = options.neighbours;
-    if (static_cast<int64_t>(norm.rows.size()) < k + 1)
+    if (options.curvature && static_cast<int64_t>(norm.rows.size()) < k + 1)
       throw std::invalid_argument("m_curv with k = " + std::to_string(k) +
                                   " neighbours needs at least " + std::to_string(k + 1) +
                                   " rows of positive weight (got " +

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "geometry/cpu/nearest_neighbours.h"
+#include "geometry/median.h"
 
 namespace strata::geometry::cpu {
 
 /** The floor on λ_max(C_i): a neighbourhood of k identical points would otherwise give 1/0. */
-inline constexpr double kLambdaFloor = 1e-12;
+inline constexpr double kLambdaFloor = kLambdaMaxFloor;  // geometry/median.h
 
 /**
  * λ_max(C_i) for every anchor, in anchor order: C_i = Σ_j (y_j − ȳ)(y_j − ȳ)ᵀ/(k − 1) over the

@@ -51,7 +51,7 @@ using namespace cuda_detail;
 
 constexpr int64_t kAnchorBatch = 2048;  // anchors per GEMM against a candidate block
 constexpr int64_t kPairBlock = 4096;    // difference directions per triangular solve
-constexpr double kLambdaFloor = 1e-12;  // floor of λ_max(C_i), as on the CPU
+constexpr double kLambdaFloor = kLambdaMaxFloor;  // floor of λ_max(C_i), as on the CPU
 
 /** Whether a device is usable, decided once per process (the answer does not change). */
 struct Availability {
@@ -148,7 +148,7 @@ CheckedInputs checkInputs(const HiddenStates& states, std::span<const float> wei
     in.totalWeight += w;
     if (w > 0) in.active.push_back(int32_t(r));
   }
-  if (int64_t(in.active.size()) < options.neighbours + 1)
+  if (options.curvature && int64_t(in.active.size()) < options.neighbours + 1)
     throw std::invalid_argument(
         "local curvature needs at least k + 1 = " + std::to_string(options.neighbours + 1) +
         " rows of positive weight, got " + std::to_string(in.active.size()));
