@@ -72,6 +72,7 @@ class TrainingRunTest : public QObject {
     QVERIFY(m_root.isValid());
     test::useThrowAwaySettings(m_root);
     qputenv("STRATA_RUNS_DIR", QFile::encodeName(m_root.filePath("runs")));
+    qputenv("STRATA_PLUGIN_PATH", STRATA_TEST_PLUGIN_DIR);  // before the first plugin lookup
     m_corpus = m_root.filePath("words.txt");
     test::writeWordCorpus(m_corpus, 300);
   }
@@ -211,6 +212,35 @@ class TrainingRunTest : public QObject {
         view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
         QStringLiteral("finished"));
     QTRY_COMPARE(view->plots()->records().back().step, int64_t{400});
+  }
+
+  void trainsAPluginRecipeFromTheWindow() {
+    MainWindow window(MainWindow::Options{false});
+    QStringList errors;
+    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
+    window.show();
+    window.showTrainingView();
+    TrainingView* view = window.trainingView();
+    view->setRefreshIntervals(100, 50);
+
+    TrainingRequest request;
+    request.recipe = "echo";  // tests/plugins/test_plugin.cpp: loss = 1/step
+    const ConfigSchema schema = recipeSchema(request.recipe);
+    request.config = ResolvedConfig(schema);
+    applyOverride(schema, "steps=30", request.config);
+    const QString folder = QDir::cleanPath(m_root.filePath("runs/echo"));
+    request.runFolder = toFsPath(folder);
+    QSignalSpy finished(&window, &MainWindow::trainingFinished);
+    QVERIFY(window.startTrainingRun(request));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
+    QCOMPARE(readRunStatus(toFsPath(folder)).state, RunState::Finished);
+    QTRY_COMPARE(view->plots()->records().size(), size_t{30});
+    QCOMPARE(view->plots()->records().back().step, int64_t{30});
+    QTRY_COMPARE(
+        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
+        QStringLiteral("finished"));
   }
 
  private:
