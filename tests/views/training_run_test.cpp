@@ -62,6 +62,16 @@ class StallMeter final : public QObject {
   int m_ticks = 0;
 };
 
+/** Shows `window` with its Training tab polling fast; errors reported go into `errors`. */
+TrainingView* openTrainingTab(MainWindow& window, QStringList& errors) {
+  window.setErrorReporter([&errors](const ErrorReport& report) { errors << report.error; });
+  window.show();
+  window.showTrainingView();
+  TrainingView* view = window.trainingView();
+  view->setRefreshIntervals(100, 50);
+  return view;
+}
+
 }  // namespace
 
 class TrainingRunTest : public QObject {
@@ -157,11 +167,7 @@ class TrainingRunTest : public QObject {
   void pauseStopAndResume() {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
-    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.show();
-    window.showTrainingView();
-    TrainingView* view = window.trainingView();
-    view->setRefreshIntervals(100, 50);
+    TrainingView* view = openTrainingTab(window, errors);
 
     TrainingRequest request;
     request.recipe = "pretrain";
@@ -217,11 +223,7 @@ class TrainingRunTest : public QObject {
   void trainsAPluginRecipeFromTheWindow() {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
-    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.show();
-    window.showTrainingView();
-    TrainingView* view = window.trainingView();
-    view->setRefreshIntervals(100, 50);
+    TrainingView* view = openTrainingTab(window, errors);
 
     TrainingRequest request;
     request.recipe = "echo";  // tests/plugins/test_plugin.cpp: loss = 1/step
