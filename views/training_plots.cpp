@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/error.h"
 #include "display_text.h"
 #include "plot_export.h"
 #include "plot_palette.h"
@@ -85,6 +86,16 @@ void rescale(QCustomPlot* plot) {
   plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QVector<double> toQVector(const std::vector<double>& values) {
+  return QVector<double>(values.begin(), values.end());
+}
+
+void drawEnvelope(QCPGraph* graph, const DecimatedSeries& series) {
+  std::vector<double> steps, values;
+  series.envelope(steps, values);
+  graph->setData(toQVector(steps), toQVector(values), true);
+}
+
 }  // namespace
 
 QVector<double> smoothedSeries(const QVector<double>& values, double weight) {
@@ -128,7 +139,7 @@ TrainingPlots::TrainingPlots(QWidget* parent)
   connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
     m_smoothing = value / 100.0;
     m_sliderValue->setText(QString::number(m_smoothing, 'f', 2));
-    m_smoothed->setData(m_trainSteps, smoothedSeries(m_trainLoss, m_smoothing), true);
+    redrawSmoothed();
     rescale(m_lossPlot);
   });
 
@@ -204,42 +215,51 @@ QCustomPlot* TrainingPlots::plot(Plot which) const {
   }
 }
 
-void TrainingPlots::setRecords(std::vector<MetricsRecord> records) {
-  m_records = std::move(records);
-  m_trainSteps.clear();
-  m_trainLoss.clear();
-  for (QCPGraph* graph : {m_train, m_smoothed, m_eval, m_lr, m_throughput}) graph->data()->clear();
-  addToSeries(m_records);
+void TrainingPlots::setRecords(const std::vector<MetricsRecord>& records) {
+  m_recordCount = 0;
+  m_lastStep = -1;
+  for (DecimatedSeries* series : {&m_trainLoss, &m_evalLoss, &m_lrSeries, &m_throughputSeries})
+    series->clear();
+  addToSeries(records);
   refresh();
 }
 
 void TrainingPlots::appendRecords(const std::vector<MetricsRecord>& records) {
   if (records.empty()) return;
-  m_records.insert(m_records.end(), records.begin(), records.end());
   addToSeries(records);
   refresh();
 }
 
 void TrainingPlots::addToSeries(const std::vector<MetricsRecord>& records) {
-  // addData appends in O(1) while steps grow, as they do in a metrics log.
+  const std::pair<const char*, DecimatedSeries*> series[] = {{"loss", &m_trainLoss},
+                                                             {"val_loss", &m_evalLoss},
+                                                             {"lr", &m_lrSeries},
+                                                             {"tokens_per_s", &m_throughputSeries}};
   for (const MetricsRecord& record : records) {
-    const auto step = static_cast<double>(record.step);
-    if (const double loss = record.value("loss"); !std::isnan(loss)) {
-      m_trainSteps << step;
-      m_trainLoss << loss;
-      m_train->addData(step, loss);
-    }
-    if (const double value = record.value("val_loss"); !std::isnan(value))
-      m_eval->addData(step, value);
-    if (const double value = record.value("lr"); !std::isnan(value)) m_lr->addData(step, value);
-    if (const double value = record.value("tokens_per_s"); !std::isnan(value))
-      m_throughput->addData(step, value);
+    for (const auto& [name, points] : series)
+      if (const double value = record.value(name); !std::isnan(value))
+        points->append(static_cast<double>(record.step), value);
+    ++m_recordCount;
+    m_lastStep = record.step;
   }
 }
 
+void TrainingPlots::redrawSmoothed() {
+  // A bucket of `stride` points decays like `stride` single points would, so the curve keeps
+  // its shape as the series is decimated.
+  std::vector<double> steps, means;
+  m_trainLoss.means(steps, means);
+  const double weight = std::pow(m_smoothing, static_cast<double>(m_trainLoss.stride()));
+  m_smoothed->setData(toQVector(steps), smoothedSeries(toQVector(means), weight), true);
+}
+
 void TrainingPlots::refresh() {
-  // Recomputed whole: the debiased EMA of n points costs microseconds next to a replot.
-  m_smoothed->setData(m_trainSteps, smoothedSeries(m_trainLoss, m_smoothing), true);
+  // Redrawn whole from at most 2·kMaxBuckets points a series: microseconds next to a replot.
+  drawEnvelope(m_train, m_trainLoss);
+  drawEnvelope(m_eval, m_evalLoss);
+  drawEnvelope(m_lr, m_lrSeries);
+  drawEnvelope(m_throughput, m_throughputSeries);
+  redrawSmoothed();
   for (QCustomPlot* p : {m_lossPlot, m_lrPlot, m_throughputPlot}) rescale(p);
 }
 
@@ -262,7 +282,8 @@ void TrainingPlots::savePlot(Plot which, const QString& file) {
 }
 
 void TrainingPlots::saveCsv(const QString& file) const {
-  writeMetricsCsv(m_records, toFsPath(file));
+  if (m_metricsFile.isEmpty()) throw Error("there is no run shown to export metrics from");
+  writeMetricsCsv(readMetricsLog(toFsPath(m_metricsFile)), toFsPath(file));
 }
 
 }  // namespace strata

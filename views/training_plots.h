@@ -7,12 +7,16 @@
 //
 // Records arrive whole (setRecords: a run opened or replayed) or in pieces (appendRecords: a
 // live tail); refreshes are coalesced with rpQueuedReplot. Names: "loss", "val_loss", "lr",
-// "tokens_per_s" (every other metric is kept for the CSV). GUI thread only.
+// "tokens_per_s". Each is held as a DecimatedSeries, so a run followed for days costs bounded
+// memory: exact points up to kMaxBuckets, then min/max envelopes (smoothing runs on the bucket
+// means, its weight raised to the stride). The CSV export reads the run's metrics.jsonl, whole.
+// GUI thread only.
 
 #include <QVector>
 #include <QWidget>
 #include <vector>
 
+#include "engine/decimated_series.h"
 #include "engine/metrics_log.h"
 
 class QCheckBox;
@@ -34,12 +38,20 @@ class TrainingPlots final : public QWidget {
  public:
   enum Plot { LossPlot, LearningRatePlot, ThroughputPlot };
 
+  /** Buckets kept per series: up to twice as many points drawn per graph. */
+  static constexpr int64_t kMaxBuckets = 8192;
+
   explicit TrainingPlots(QWidget* parent = nullptr);
 
-  void setRecords(std::vector<MetricsRecord> records);
+  void setRecords(const std::vector<MetricsRecord>& records);
   void appendRecords(const std::vector<MetricsRecord>& records);
   void clear() { setRecords({}); }
-  const std::vector<MetricsRecord>& records() const { return m_records; }
+  /** Records plotted since the last setRecords, and the step of the newest (-1: none). */
+  int64_t recordCount() const { return m_recordCount; }
+  int64_t lastStep() const { return m_lastStep; }
+  const DecimatedSeries& trainLoss() const { return m_trainLoss; }
+  /** The metrics.jsonl the records come from: what "Save Metrics as CSV" converts. */
+  void setMetricsFile(const QString& file) { m_metricsFile = file; }
   /** A name for exported files ("<run>-loss.png"). */
   void setExportName(const QString& name) { m_exportName = name; }
 
@@ -50,7 +62,8 @@ class TrainingPlots final : public QWidget {
 
   /** Saves one plot (format from the suffix: .png or .pdf). Throws strata::Error. */
   void savePlot(Plot plot, const QString& file);
-  /** Writes every record as CSV (writeMetricsCsv). Throws strata::IoError. */
+  /** Writes every record of the metrics file as CSV (writeMetricsCsv). Throws strata::Error
+   *  when no file is set, strata::IoError when it cannot be written. */
   void saveCsv(const QString& file) const;
 
   QCustomPlot* plot(Plot which) const;
@@ -67,9 +80,13 @@ class TrainingPlots final : public QWidget {
   void addToSeries(const std::vector<MetricsRecord>& records);
   void refresh();
 
-  std::vector<MetricsRecord> m_records;
-  // Series kept beside the graphs, so smoothing can be recomputed from the raw losses.
-  QVector<double> m_trainSteps, m_trainLoss;
+  void redrawSmoothed();
+
+  int64_t m_recordCount = 0;
+  int64_t m_lastStep = -1;
+  QString m_metricsFile;
+  DecimatedSeries m_trainLoss{kMaxBuckets}, m_evalLoss{kMaxBuckets}, m_lrSeries{kMaxBuckets},
+      m_throughputSeries{kMaxBuckets};
   double m_smoothing = 0.6;
   QString m_exportName = QStringLiteral("training");
   QCheckBox* m_logScale;

@@ -22,8 +22,6 @@
 namespace strata {
 namespace {
 
-constexpr double kRateWindowSeconds = 60;
-
 QString cleanAbsolute(const QString& path) {
   return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
 }
@@ -185,7 +183,9 @@ void TrainingView::showRun(const QString& folder) {
   const RunInfo* info = m_runs->info(clean);
   m_shownCheckpoint = info ? info->lastCheckpoint : -1;
   m_plots->setExportName(QFileInfo(clean).fileName());
+  m_plots->setMetricsFile(QDir(clean).filePath(QStringLiteral("metrics.jsonl")));
   m_plots->clear();
+  m_rate.clear();
   m_runs->selectRun(clean);
   pollShownRun();
   emit runShown(clean);
@@ -196,10 +196,13 @@ void TrainingView::pollShownRun() {
   try {
     std::vector<MetricsRecord> records = m_tail->readNew();
     const int count = static_cast<int>(records.size());
-    if (m_tail->restarted())  // truncated by a resume: what was plotted is gone
-      m_plots->setRecords(std::move(records));
-    else
+    if (m_tail->restarted()) {  // truncated by a resume: what was plotted is gone
+      m_plots->setRecords(records);
+      m_rate.clear();
+    } else {
       m_plots->appendRecords(records);
+    }
+    for (const MetricsRecord& record : records) m_rate.add(record.step, record.wallTime);
     if (count > 0) emit recordsArrived(count);
     m_tailError.clear();
   } catch (const Error& error) {
@@ -213,9 +216,7 @@ void TrainingView::pollShownRun() {
 }
 
 void TrainingView::updateProgress() {
-  const std::vector<MetricsRecord>& records = m_plots->records();
-  const int64_t logged = records.empty() ? 0 : records.back().step;
-  const int64_t step = std::max(m_shownStatus.step, logged);
+  const int64_t step = std::max(m_shownStatus.step, m_plots->lastStep());
   const int64_t total = std::max(m_shownStatus.totalSteps, step);
   m_progress->setRange(0, static_cast<int>(std::max<int64_t>(total, 1)));
   m_progress->setValue(static_cast<int>(step));
@@ -224,7 +225,7 @@ void TrainingView::updateProgress() {
                     (m_shownStatus.error.empty()
                          ? QString()
                          : QStringLiteral(": ") + QString::fromStdString(m_shownStatus.error)));
-  const double rate = stepRate(records);
+  const double rate = m_rate.stepsPerSecond();
   QString eta;
   if (rate > 0) eta = tr("%1 steps/s").arg(rate, 0, 'g', 3);
   if (state == RunState::Running && rate > 0 && total > step)
@@ -266,7 +267,7 @@ void TrainingView::flushLog() {
 }
 
 void TrainingView::showJobProgress(double fraction, const QString& stage) {
-  if (m_plots->records().empty() && !stage.isEmpty())
+  if (m_plots->recordCount() == 0 && !stage.isEmpty())
     m_eta->setText(fraction >= 0 ? tr("%1 (%2 %)").arg(stage).arg(std::lround(fraction * 100))
                                  : stage);
 }
@@ -296,20 +297,6 @@ QString TrainingView::durationText(double seconds) {
   if (s < 60) return tr("%1 s").arg(s);
   if (s < 3600) return tr("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
   return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
-}
-
-double TrainingView::stepRate(const std::vector<MetricsRecord>& records) {
-  if (records.size() < 2) return 0;
-  const MetricsRecord& last = records.back();
-  // The oldest record of the last minute, but never across a resume (steps going back).
-  std::size_t first = records.size() - 1;
-  while (first > 0 && last.wallTime - records[first - 1].wallTime <= kRateWindowSeconds &&
-         records[first - 1].step < records[first].step)
-    --first;
-  if (first == records.size() - 1) --first;  // at least two records, however far apart
-  const double seconds = last.wallTime - records[first].wallTime;
-  const auto steps = static_cast<double>(last.step - records[first].step);
-  return seconds > 0 && steps > 0 ? steps / seconds : 0;
 }
 
 }  // namespace strata

@@ -18,6 +18,7 @@
 
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
+#include "engine/step_rate.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -58,8 +59,6 @@ class TrainingView final : public QWidget {
 
   /** "12 s", "4 min 05 s", "2 h 03 min". */
   static QString durationText(double seconds);
-  /** Steps per second over the last minute of `records` (by wall_time); 0 when unknown. */
-  static double stepRate(const std::vector<MetricsRecord>& records);
 
   RunsTable* runsTable() const { return m_runs; }
   TrainingPlots* plots() const { return m_plots; }
@@ -111,6 +110,7 @@ class TrainingView final : public QWidget {
   QStringList m_extraRuns;  ///< opened with Open Run Folder…
   QString m_shown;
   std::unique_ptr<MetricsTail> m_tail;
+  StepRate m_rate;  // of the shown run, for the ETA
   RunStatus m_shownStatus;
   int64_t m_shownCheckpoint = -1;
   QString m_activeFolder;

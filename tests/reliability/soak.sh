@@ -48,7 +48,7 @@ export STRATA_THREADS=1 OMP_NUM_THREADS=1 QT_QPA_PLATFORM=offscreen
 # Small model, frequent evaluations and checkpoints: many of each in any duration.
 "$cli" train pretrain --run-dir "$run" --set corpus="$corpus" --set steps=100000000 \
   --set dim=64 --set layers=2 --set heads=4 --set mlp=176 --set seq_len=64 --set batch=8 \
-  --set log_every=5 --set eval_every=25 --set eval_windows=16 --set checkpoint_every=50 \
+  --set log_every=1 --set eval_every=25 --set eval_windows=16 --set checkpoint_every=50 \
   --set keep_last=2 --set threads=1 --set device=cpu >"$work/train.log" 2>&1 &
 cli_pid=$!
 for _ in $(seq 1 120); do [[ -f $run/run.json ]] && break; sleep 1; done

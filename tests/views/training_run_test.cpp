@@ -184,7 +184,7 @@ class TrainingRunTest : public QObject {
     // Pause as soon as step 10 is logged: deterministic, however fast the steps are.
     QSignalSpy finished(&window, &MainWindow::trainingFinished);
     QVERIFY(window.startTrainingRun(request));
-    QTRY_VERIFY_WITH_TIMEOUT(view->plots()->records().size() >= 10, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(view->plots()->recordCount() >= 10, kTimeoutMs);
     view->pauseButton()->click();
     QCOMPARE(view->activeState(), TrainingView::ActiveState::Paused);
     QVERIFY(view->resumeButton()->isEnabled());
@@ -217,7 +217,7 @@ class TrainingRunTest : public QObject {
     QTRY_COMPARE(
         view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
         QStringLiteral("finished"));
-    QTRY_COMPARE(view->plots()->records().back().step, int64_t{400});
+    QTRY_COMPARE(view->plots()->lastStep(), int64_t{400});
   }
 
   void trainsAPluginRecipeFromTheWindow() {
@@ -238,8 +238,8 @@ class TrainingRunTest : public QObject {
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
     QCOMPARE(readRunStatus(toFsPath(folder)).state, RunState::Finished);
-    QTRY_COMPARE(view->plots()->records().size(), size_t{30});
-    QCOMPARE(view->plots()->records().back().step, int64_t{30});
+    QTRY_COMPARE(view->plots()->recordCount(), int64_t{30});
+    QCOMPARE(view->plots()->lastStep(), int64_t{30});
     QTRY_COMPARE(
         view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
         QStringLiteral("finished"));

@@ -186,7 +186,7 @@ class TrainingViewTest : public QObject {
     view.runsTable()->selectRow(0);
     QCOMPARE(shown.count(), 1);
     TrainingPlots* plots = view.plots();
-    QCOMPARE(plots->records().size(), std::size_t{30});
+    QCOMPARE(plots->recordCount(), int64_t{30});
     QCOMPARE(plots->trainLossGraph()->dataCount(), 30);
     QCOMPARE(plots->smoothedLossGraph()->dataCount(), 30);
     QCOMPARE(plots->evalLossGraph()->dataCount(), 3);
@@ -231,22 +231,22 @@ class TrainingViewTest : public QObject {
     view.setRefreshIntervals(50, 20);
     view.show();
     view.showRun(root + "/run-live");
-    QCOMPARE(view.plots()->records().size(), std::size_t{10});
+    QCOMPARE(view.plots()->recordCount(), int64_t{10});
     // Another process appends, the last line not yet finished.
     QByteArray more;
     for (int step = 11; step <= 15; ++step) more += metricsLine(step);
     writeText(root + "/run-live/metrics.jsonl", more + metricsLine(16).left(18), true);
-    QTRY_COMPARE(view.plots()->records().size(), std::size_t{15});
+    QTRY_COMPARE(view.plots()->recordCount(), int64_t{15});
     QCOMPARE(view.plots()->trainLossGraph()->dataCount(), 15);
     QCOMPARE(view.plots()->evalLossGraph()->dataCount(), 1);
     writeText(root + "/run-live/metrics.jsonl", metricsLine(16).mid(18), true);
-    QTRY_COMPARE(view.plots()->records().size(), std::size_t{16});
+    QTRY_COMPARE(view.plots()->recordCount(), int64_t{16});
     // A resume truncates the log (a new file): the plot starts over.
     QByteArray rewritten = metricsLine(1) + metricsLine(2);
     writeText(root + "/run-live/metrics.tmp", rewritten);
     QVERIFY(std::rename(qPrintable(root + "/run-live/metrics.tmp"),
                         qPrintable(root + "/run-live/metrics.jsonl")) == 0);
-    QTRY_COMPARE(view.plots()->records().size(), std::size_t{2});
+    QTRY_COMPARE(view.plots()->recordCount(), int64_t{2});
     // Without run.lock, a "running" status is a run whose process died.
     QTRY_COMPARE(view.runsTable()->item(0, RunsTable::StateColumn)->text(),
                  QStringLiteral("interrupted"));
@@ -258,17 +258,23 @@ class TrainingViewTest : public QObject {
     view.hide();
     writeText(root + "/run-live/metrics.jsonl", metricsLine(3), true);
     QTest::qWait(100);
-    QCOMPARE(view.plots()->records().size(), std::size_t{2});
+    QCOMPARE(view.plots()->recordCount(), int64_t{2});
     view.show();
-    QCOMPARE(view.plots()->records().size(), std::size_t{3});
+    QCOMPARE(view.plots()->recordCount(), int64_t{3});
   }
 
   void exportsPlotsAndCsv() {
     TrainingPlots plots;
+    QVERIFY_THROWS_EXCEPTION(Error, plots.saveCsv(m_root.filePath("none.csv")));  // no run shown
     std::vector<MetricsRecord> records;
-    for (int step = 1; step <= 10; ++step)
+    QByteArray log;
+    for (int step = 1; step <= 10; ++step) {
+      log += metricsLine(step);
       records.push_back(parseMetricsLine(metricsLine(step).trimmed().toStdString()));
+    }
+    writeText(m_root.filePath("export-metrics.jsonl"), log);
     plots.setRecords(records);
+    plots.setMetricsFile(m_root.filePath("export-metrics.jsonl"));
     const QString csv = m_root.filePath("metrics.csv");
     plots.saveCsv(csv);
     QFile file(csv);
@@ -300,11 +306,51 @@ class TrainingViewTest : public QObject {
     QCOMPARE(TrainingView::durationText(12), QStringLiteral("12 s"));
     QCOMPARE(TrainingView::durationText(245), QStringLiteral("4 min 05 s"));
     QCOMPARE(TrainingView::durationText(3723), QStringLiteral("1 h 02 min"));
-    std::vector<MetricsRecord> records;
-    for (int step = 0; step < 5; ++step) records.push_back({step * 10, 100.0 + step * 2, {}});
-    QCOMPARE(TrainingView::stepRate(records), 5.0);
-    records.push_back({3, 111, {}});  // resumed from an earlier step: no rate across it
-    QCOMPARE(TrainingView::stepRate(records), 0.0);
+  }
+
+  void aLongRunIsDrawnInBoundedMemory() {
+    // Three times more logged steps than buckets: the line is decimated, its spike kept, and
+    // the smoothed curve still follows the loss.
+    TrainingPlots plots;
+    constexpr int64_t kSteps = 3 * TrainingPlots::kMaxBuckets;
+    std::vector<MetricsRecord> batch;
+    for (int64_t step = 1; step <= kSteps; ++step) {
+      const double loss = step == 20000 ? 40.0 : 2.0 + 1.0 / std::sqrt(double(step));
+      batch.push_back({step, 1.7e9 + double(step), {{"loss", loss}, {"lr", 1e-3}}});
+      if (batch.size() == 1000 || step == kSteps) {  // as a live tail delivers them
+        plots.appendRecords(batch);
+        batch.clear();
+      }
+    }
+    QCOMPARE(plots.recordCount(), kSteps);
+    QCOMPARE(plots.lastStep(), kSteps);
+    QCOMPARE(plots.trainLoss().stride(), int64_t{4});
+    QCPGraph* train = plots.trainLossGraph();
+    QVERIFY(train->dataCount() <= 2 * TrainingPlots::kMaxBuckets);
+    QVERIFY(train->dataCount() >= TrainingPlots::kMaxBuckets / 2);
+    QCOMPARE(train->data()->findBegin(20000, false)->value, 40.0);  // the spike, at its step
+    QCOMPARE(plots.learningRateGraph()->dataCount(), int(kSteps / 4));  // flat: a point a bucket
+    QCOMPARE(train->data()->constBegin()->key, 1.0);
+    QCOMPARE((train->data()->constEnd() - 1)->key, double(kSteps));
+    plots.setSmoothing(0);  // no smoothing: the bucket means
+    QCPGraph* smoothed = plots.smoothedLossGraph();
+    QCOMPARE(smoothed->dataCount(), int(plots.trainLoss().buckets().size()));
+    QCOMPARE(smoothed->data()->at(0)->key, 2.5);  // steps 1..4
+    QVERIFY(std::abs(smoothed->data()->at(0)->value -
+                     (4 * 2.0 + 1 + 1 / std::sqrt(2.0) + 1 / std::sqrt(3.0) + 0.5) / 4) < 1e-12);
+    // The weight is per logged step: a bucket of 4 decays like 4 steps, so the spike's echo one
+    // bucket later is near the undecimated average's (a weight per bucket would give a third).
+    plots.setSmoothing(0.9);
+    QVector<double> raw;
+    for (int64_t step = 1; step <= 20004; ++step)
+      raw << (step == 20000 ? 40.0 : 2.0 + 1.0 / std::sqrt(double(step)));
+    const double exact = smoothedSeries(raw, 0.9).back() - raw.back();
+    const double echo = smoothed->data()->findBegin(20001, false)->value - raw.back();
+    QVERIFY2(std::abs(echo - exact) < 0.2 * exact,
+             qPrintable(QStringLiteral("%1 vs %2").arg(echo).arg(exact)));
+    const double late = (smoothed->data()->constEnd() - 1)->value;
+    QVERIFY2(std::abs(late - (2.0 + 1 / std::sqrt(double(kSteps)))) < 1e-3,
+             qPrintable(QString::number(late, 'g', 10)));
   }
 
  private:
