@@ -1,5 +1,7 @@
 #include "geometry/pca.h"
 
+#include <cblas.h>
+
 #include <Eigen/Dense>
 #include <stdexcept>
 
@@ -14,6 +16,24 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 constexpr int kBlock = 12;
 constexpr int kPasses = 6;
 
+/** Hc·B (N×b) and Hcᵀ·T (d×b), row-major, through the system BLAS (multithreaded): the two
+ *  products that cost anything here. */
+RowMatrix timesBasis(const RowMatrix& centred, const RowMatrix& basis) {
+  RowMatrix out(centred.rows(), basis.cols());
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(centred.rows()), int(basis.cols()),
+              int(centred.cols()), 1.0f, centred.data(), int(centred.cols()), basis.data(),
+              int(basis.cols()), 0.0f, out.data(), int(out.cols()));
+  return out;
+}
+
+RowMatrix transposedTimes(const RowMatrix& centred, const RowMatrix& t) {
+  RowMatrix out(centred.cols(), t.cols());
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(centred.cols()), int(t.cols()),
+              int(centred.rows()), 1.0f, centred.data(), int(centred.cols()), t.data(),
+              int(t.cols()), 0.0f, out.data(), int(out.cols()));
+  return out;
+}
+
 }  // namespace
 
 PrincipalPlane projectOnPrincipalPlane(const HiddenStates& states) {
@@ -26,18 +46,18 @@ PrincipalPlane projectOnPrincipalPlane(const HiddenStates& states) {
   const int block = int(std::min<int64_t>(kBlock, d));
 
   // Fixed start (a deterministic pseudo-random block) so a plot is the same on every open.
-  Eigen::MatrixXf basis(d, block);
+  RowMatrix basis(d, block);
   uint64_t state = 0x5EED;
   for (int64_t i = 0; i < basis.size(); ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     basis.data()[i] = float(int64_t(state >> 33) % 2001 - 1000) / 1000.0f;
   }
   for (int pass = 0; pass < kPasses; ++pass) {
-    const Eigen::MatrixXf image = centred.transpose() * (centred * basis);
+    const Eigen::MatrixXf image = transposedTimes(centred, timesBasis(centred, basis));
     basis = Eigen::HouseholderQR<Eigen::MatrixXf>(image).householderQ() * Eigen::MatrixXf::Identity(d, block);
   }
   // Rayleigh–Ritz on the block: the small projected covariance gives the axes and variances.
-  const Eigen::MatrixXf projected = centred * basis;
+  const RowMatrix projected = timesBasis(centred, basis);
   const Eigen::MatrixXd small = (projected.transpose() * projected).cast<double>() / double(states.rows - 1);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(small);
   double total = 0;
