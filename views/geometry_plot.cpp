@@ -112,8 +112,9 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   m_bestLabel = new QCPItemText(this);
   m_bestLabel->setClipAxisRect(score);
   m_bestLabel->position->setAxes(score->axis(QCPAxis::atBottom), score->axis(QCPAxis::atLeft));
-  m_bestLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-  m_bestLabel->setPadding(QMargins(4, 2, 4, 6));
+  // Beside the star, not above it: a short score panel has no room above its maximum.
+  m_bestLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  m_bestLabel->setPadding(QMargins(12, 2, 12, 2));
   m_bestLabel->setColor(kBestColour);
   QFont bold = font();
   bold.setBold(true);
@@ -231,6 +232,12 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
   }
   m_bestLabel->setVisible(hasBest);
   m_bestLabel->position->setCoords(bestKey, bestValue);
+  const double middle = n ? 0.5 * static_cast<double>(m_report->layers.front().layer +
+                                                      m_report->layers.back().layer)
+                          : 0;
+  // In the right half the label goes left of the star, so it never runs off the panel.
+  m_bestLabel->setPositionAlignment((bestKey > middle ? Qt::AlignRight : Qt::AlignLeft) |
+                                    Qt::AlignVCenter);
   m_bestLabel->setText(tr("l* = %1").arg(static_cast<qlonglong>(bestKey)));
 
   // Shade what lies outside first..last in every panel.
@@ -278,9 +285,9 @@ void GeometryPlot::rescaleValueAxes() {
     } else {
       const double pad =
           range.size() > 0 ? range.size() * 0.08 : std::max(1e-9, std::abs(range.center()) * 0.1);
-      // Room above S for the l* label.
+      // Room above S for half the l* label when the best layer is the highest point.
       range.lower -= pad;
-      range.upper += p == std::size_t(ScorePanel) ? 3 * pad : pad;
+      range.upper += p == std::size_t(ScorePanel) ? 2 * pad : pad;
     }
     y->setRange(range);
   }

@@ -228,6 +228,21 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(score->data()->at(0)->key, 1.0);
     QVERIFY(plot->bestLine(GeometryPlot::CurvaturePanel)->visible());
     QCOMPARE(plot->bestLabel()->text(), QStringLiteral("l* = 4"));
+    // Laid out, the label lies wholly inside the score panel (it was cut off above a short one).
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    plot->replot();
+    const QRect panel = plot->panel(GeometryPlot::ScorePanel)->rect();
+    for (QCPItemAnchor* corner : {plot->bestLabel()->topLeft, plot->bestLabel()->bottomRight})
+      QVERIFY2(panel.contains(corner->pixelPosition().toPoint()),
+               qPrintable(QStringLiteral("(%1, %2) outside (%3, %4, %5×%6)")
+                              .arg(corner->pixelPosition().x())
+                              .arg(corner->pixelPosition().y())
+                              .arg(panel.x())
+                              .arg(panel.y())
+                              .arg(panel.width())
+                              .arg(panel.height())));
     view.logScaleBox()->setChecked(true);
     QCOMPARE(plot->panel(GeometryPlot::CurvaturePanel)->axis(QCPAxis::atLeft)->scaleType(),
              QCPAxis::stLogarithmic);
