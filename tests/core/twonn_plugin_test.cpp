@@ -32,6 +32,9 @@ struct CubeCase {
   const char* estimator;
 };
 
+// Shown in CTest's test names ("# GetParam() = …"): readable, not the struct's bytes.
+void PrintTo(const CubeCase& c, std::ostream* out) { *out << c.estimator << ", k = " << c.k; }
+
 class TwoNNOnACube : public ::testing::TestWithParam<CubeCase> {};
 
 // Uniform points in [0,1]^k rotated into R^32: TwoNN must find k. The cube's boundary biases
