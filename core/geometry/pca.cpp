@@ -16,21 +16,14 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 constexpr int kBlock = 12;
 constexpr int kPasses = 6;
 
-/** Hc·B (N×b) and Hcᵀ·T (d×b), row-major, through the system BLAS (multithreaded): the two
- *  products that cost anything here. */
-RowMatrix timesBasis(const RowMatrix& centred, const RowMatrix& basis) {
-  RowMatrix out(centred.rows(), basis.cols());
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(centred.rows()), int(basis.cols()),
-              int(centred.cols()), 1.0f, centred.data(), int(centred.cols()), basis.data(),
-              int(basis.cols()), 0.0f, out.data(), int(out.cols()));
-  return out;
-}
-
-RowMatrix transposedTimes(const RowMatrix& centred, const RowMatrix& t) {
-  RowMatrix out(centred.cols(), t.cols());
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(centred.cols()), int(t.cols()),
-              int(centred.rows()), 1.0f, centred.data(), int(centred.cols()), t.data(),
-              int(t.cols()), 0.0f, out.data(), int(out.cols()));
+/** op(A)·B, op(A) = Aᵀ or A, through the system BLAS (multithreaded): Hc·B (N×b) and Hcᵀ·T
+ *  (d×b) are the two products that cost anything here. */
+RowMatrix product(const RowMatrix& a, bool transposeA, const RowMatrix& b) {
+  const auto rows = transposeA ? a.cols() : a.rows(), inner = transposeA ? a.rows() : a.cols();
+  RowMatrix out(rows, b.cols());
+  cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, CblasNoTrans, int(rows),
+              int(b.cols()), int(inner), 1.0f, a.data(), int(a.cols()), b.data(), int(b.cols()),
+              0.0f, out.data(), int(out.cols()));
   return out;
 }
 
@@ -53,11 +46,11 @@ PrincipalPlane projectOnPrincipalPlane(const HiddenStates& states) {
     basis.data()[i] = float(int64_t(state >> 33) % 2001 - 1000) / 1000.0f;
   }
   for (int pass = 0; pass < kPasses; ++pass) {
-    const Eigen::MatrixXf image = transposedTimes(centred, timesBasis(centred, basis));
+    const Eigen::MatrixXf image = product(centred, true, product(centred, false, basis));
     basis = Eigen::HouseholderQR<Eigen::MatrixXf>(image).householderQ() * Eigen::MatrixXf::Identity(d, block);
   }
   // Rayleigh–Ritz on the block: the small projected covariance gives the axes and variances.
-  const RowMatrix projected = timesBasis(centred, basis);
+  const RowMatrix projected = product(centred, false, basis);
   const Eigen::MatrixXd small = (projected.transpose() * projected).cast<double>() / double(states.rows - 1);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(small);
   double total = 0;
