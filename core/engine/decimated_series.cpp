@@ -12,33 +12,35 @@ DecimatedSeries::DecimatedSeries(int64_t capacity) : m_capacity(capacity) {
   m_buckets.reserve(static_cast<std::size_t>(capacity));
 }
 
+namespace {
+
+void absorb(DecimatedSeries::Bucket& into, const DecimatedSeries::Bucket& from) {
+  if (from.min < into.min) into.min = from.min, into.minStep = from.minStep;
+  if (from.max > into.max) into.max = from.max, into.maxStep = from.maxStep;
+  into.stepSum += from.stepSum;
+  into.valueSum += from.valueSum;
+  into.count += from.count;
+}
+
+}  // namespace
+
 void DecimatedSeries::append(double step, double value) {
   ++m_points;
+  const Bucket point{step, value, step, value, step, value, 1};
   if (!m_buckets.empty() && m_buckets.back().count < m_stride) {
-    Bucket& open = m_buckets.back();
-    if (value < open.min) open.min = value, open.minStep = step;
-    if (value > open.max) open.max = value, open.maxStep = step;
-    open.stepSum += step;
-    open.valueSum += value;
-    ++open.count;
+    absorb(m_buckets.back(), point);
     return;
   }
   if (static_cast<int64_t>(m_buckets.size()) == m_capacity) mergePairs();
-  m_buckets.push_back({step, value, step, value, step, value, 1});
+  m_buckets.push_back(point);
 }
 
 void DecimatedSeries::mergePairs() {
   // Every bucket is full here (the newest just filled), so each pair covers 2·stride points.
   const std::size_t half = m_buckets.size() / 2;
   for (std::size_t i = 0; i < half; ++i) {
-    const Bucket& a = m_buckets[2 * i];
-    const Bucket& b = m_buckets[2 * i + 1];
-    Bucket merged = a;
-    if (b.min < merged.min) merged.min = b.min, merged.minStep = b.minStep;
-    if (b.max > merged.max) merged.max = b.max, merged.maxStep = b.maxStep;
-    merged.stepSum += b.stepSum;
-    merged.valueSum += b.valueSum;
-    merged.count += b.count;
+    Bucket merged = m_buckets[2 * i];
+    absorb(merged, m_buckets[2 * i + 1]);
     m_buckets[i] = merged;
   }
   m_buckets.resize(half);
