@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace strata_plugins {
 
@@ -36,17 +38,29 @@ inline std::map<std::string, std::string> parseOptions(const char* text) {
   return out;
 }
 
+/** All of `text` as a number (std::stoll for integral T, std::stod otherwise); nullopt when it
+ *  is not one, or has anything after the number. */
+template <class T>
+std::optional<T> wholeNumber(const std::string& text) {
+  try {
+    size_t used = 0;
+    T value;
+    if constexpr (std::is_integral_v<T>)
+      value = static_cast<T>(std::stoll(text, &used));
+    else
+      value = static_cast<T>(std::stod(text, &used));
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 /** A number option, or `fallback` when absent. Throws std::invalid_argument naming it. */
 inline double numberOption(const std::map<std::string, std::string>& options, const std::string& name,
                            double fallback) {
   const auto it = options.find(name);
   if (it == options.end()) return fallback;
-  try {
-    size_t used = 0;
-    const double v = std::stod(it->second, &used);
-    if (used == it->second.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto value = wholeNumber<double>(it->second)) return *value;
   throw std::invalid_argument("option " + name + " must be a number, got '" + it->second + "'");
 }
 

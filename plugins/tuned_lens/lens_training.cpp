@@ -11,47 +11,32 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../common/plugin_options.h"
 #include "lens_store.h"
 
 namespace tuned_lens {
 namespace {
 
+using strata_plugins::trimmed;
+
 constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-8f;
 
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
-
 int64_t integerSetting(const std::string& name, const std::string& text, int64_t minimum) {
-  size_t used = 0;
-  int64_t value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < minimum)
+  const auto value = strata_plugins::wholeNumber<int64_t>(text);
+  if (!value || *value < minimum)
     throw std::invalid_argument("setting " + name + " must be an integer >= " +
                                 std::to_string(minimum) + ", got '" + text + "'");
-  return value;
+  return *value;
 }
 
 double realSetting(const std::string& name, const std::string& text, double minimum,
                    double maximum) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !(value >= minimum && value <= maximum))
+  const auto value = strata_plugins::wholeNumber<double>(text);
+  if (!value || !(*value >= minimum && *value <= maximum))
     throw std::invalid_argument("setting " + name + " must be a number in [" +
                                 std::to_string(minimum) + ", " + std::to_string(maximum) +
                                 "], got '" + text + "'");
-  return value;
+  return *value;
 }
 
 /** Columns `rows` of `m`. */
