@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "engine/job.h"
 #include "recipes/bridge_files.h"
+#include "recipes/sample_quality.h"
 
 namespace strata {
 
@@ -30,27 +31,6 @@ torch::Tensor hybridLogits(LoadedBridge& bridge, const std::vector<int32_t>& ids
       bridgeSample(bridge.denoiser, cond, bridge.source->hiddenSize(), bridge.diffusion, generator);
   const torch::Tensor logits = bridge.source->upperLogits(bridge.statistics.denormalise(x0));
   return logits[0][-1].to(torch::kCPU, torch::kFloat).contiguous();
-}
-
-/** Gen.PPL pieces: the original model's summed CE of `continuation` after `prompt`. */
-double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t>& prompt,
-                                const std::vector<int32_t>& continuation) {
-  if (continuation.empty()) return 0;
-  std::vector<int64_t> all(prompt.begin(), prompt.end());
-  all.insert(all.end(), continuation.begin(), continuation.end());
-  CaptureRequest request;
-  request.logits = true;
-  request.keepHidden = false;
-  const torch::Tensor logits =
-      model.capture(torch::tensor(all, torch::kInt64).unsqueeze(0), request).logits[0].to(torch::kFloat);
-  const auto first = static_cast<int64_t>(prompt.size()) - 1;
-  const auto count = static_cast<int64_t>(continuation.size());
-  const torch::Tensor predicted = logits.slice(0, first, first + count);
-  const torch::Tensor targets =
-      torch::tensor(std::vector<int64_t>(continuation.begin(), continuation.end()), torch::kInt64);
-  return torch::nn::functional::cross_entropy(
-             predicted, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-      .item<double>();
 }
 
 }  // namespace
