@@ -24,6 +24,8 @@ const std::vector<Command>& commands() {
        runSweepBridges},
       {"compare-dlm", "mdlm vs bdlm vs dcdm (and K / routing ablations) on the same budget",
        runCompareDlm},
+      {"mask", "the training attention mask of mdlm / bdlm / dcdm (2L×2L dual stream, chunk ids)",
+       runMask},
       {"compare-align", "REPR-ALIGN: λ = 0 vs 10, full vs frozen embeddings + MLPs, same budget",
        runCompareAlign},
       {"plugins", "metric and recipe plugins found at start-up, and those that failed to load",

@@ -27,6 +27,7 @@ int runResume(const Arguments& args);
 int runRuns(const Arguments& args);
 int runSweepBridges(const Arguments& args);
 int runCompareDlm(const Arguments& args);
+int runMask(const Arguments& args);
 int runCompareAlign(const Arguments& args);
 int runPlugins(const Arguments& args);
 

@@ -20,12 +20,17 @@ int runCompareDlm(const Arguments& original) {
                   "mdlm, bdlm (B = 8), dcdm (K = 8, h = 4), and the ablations dcdm K = 4 and 16 and\n"
                   "point routing h = 1 — each a resumable run in OUT/<name>, then write\n"
                   "OUT/compare.{md,csv,json}: best validation ELBO, perplexity bound, masked-token\n"
-                  "accuracy, chunk-load entropy and largest chunk share, throughput. Running it\n"
-                  "again continues an interrupted study.");
+                  "accuracy, chunk-load entropy and largest chunk share, throughput, and the\n"
+                  "sample quality of N samples per run: word and token diversity and, with\n"
+                  "--judge, Gen.PPL under that separate autoregressive model (named in the\n"
+                  "table). Running it again continues an interrupted study.");
   cli.option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "300")
       .option("out", "DIR", "the study folder", "compare-dlm")
-      .option("set", "KEY=VALUE", "a dcdm setting shared by every run (repeatable), e.g. dim=64");
+      .option("set", "KEY=VALUE", "a dcdm setting shared by every run (repeatable), e.g. dim=64")
+      .option("samples", "N", "samples per run for diversity and Gen.PPL (0 = none)", "8")
+      .option("judge", "MODEL_DIR", "an autoregressive Hugging Face model folder that scores the "
+                                    "samples (Gen.PPL); e.g. one pretrained on the same corpus");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -35,6 +40,9 @@ int runCompareDlm(const Arguments& original) {
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
   config.settings = sets;
+  config.samples = cli.integer("samples");
+  if (config.samples < 0) throw UsageError("--samples must be >= 0");
+  if (cli.has("judge")) config.judge = cli.value("judge");
   if (runWithTerminalProgress([&](JobContext& job) { runDlmComparison(config, job); }) ==
       JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";

@@ -1,15 +1,18 @@
 // `strata-cli generate --dlm RUN`: chunk-ordered parallel unmasking with a trained masked
 // diffusion LM (mdlm, bdlm or dcdm) or a converted model (repr_align), optionally showing
-// which chunk (block) each token fell in and at which step it was revealed.
+// which chunk (block) each token fell in and at which step it was revealed, and with --judge
+// the continuation's Gen.PPL under a separate autoregressive model and its diversity.
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "diffusion_generate.h"
 #include "common/error.h"
 #include "engine/run_folder.h"
 #include "recipes/dlm_sampler.h"
 #include "recipes/repr_align_files.h"
+#include "recipes/sample_quality.h"
 
 namespace strata::cli {
 
@@ -21,6 +24,8 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
   if (cli.has("steps")) config.stepsPerChunk = cli.integer("steps");
   const std::filesystem::path run = cli.value("dlm");
   if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
+  std::unique_ptr<GenerationJudge> judge;  // loaded first: a wrong folder fails before sampling
+  if (cli.has("judge")) judge = std::make_unique<GenerationJudge>(cli.value("judge"));
   DlmSample sample;
   if (readRunInfo(run).recipe == "repr_align") {
     LoadedConversion conversion = loadConversionRun(run);
@@ -42,6 +47,17 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
                     static_cast<long long>(sample.unmaskedAtStep[i]), sample.tokens[i]);
       std::cout << line;
     }
+  }
+  if (judge) {
+    // A separate judge scores the continuation (re-tokenised with its own tokenizer).
+    const GenPplResult judged = judge->judge({{cli.value("prompt"), sample.text}});
+    char quality[160];
+    std::snprintf(quality, sizeof quality, "Gen.PPL %.3f over %lld judge tokens; ", judged.genPpl,
+                  static_cast<long long>(judged.judgedTokens));
+    std::cout << quality << "judge " << judged.judge << "\n";
+    std::snprintf(quality, sizeof quality, "diversity: word %.4f, token %.4f\n",
+                  wordDiversity({sample.text}), tokenDiversity({sample.tokens}));
+    std::cout << quality;
   }
   char speed[128];
   std::snprintf(speed, sizeof speed, "%zu tokens in %lld unmasking steps, %.2f s\n",

@@ -63,6 +63,8 @@ int runGenerate(const Arguments& args) {
       .option("block", "B", "with --dlm on a repr_align run: positions per block, left to right "
                             "(0 = all at once; default: the run's sample_block)")
       .flag("show-chunks", "with --dlm: also print each token's chunk id and reveal step")
+      .option("judge", "MODEL_DIR", "with --dlm: Gen.PPL of the continuation under this separate "
+                                    "autoregressive model folder, plus word and token diversity")
       .option("prompt", "TEXT", "text to continue")
       .option("prompts", "FILE", "with --bridge: prompts, one per line")
       .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk or block "

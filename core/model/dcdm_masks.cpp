@@ -35,24 +35,19 @@ at::Tensor chunkCausalMask(const at::Tensor& ids) {
   return additiveMask(key.le(query).unsqueeze(1));
 }
 
-at::Tensor dualStreamMask(const at::Tensor& ids, const at::Tensor& noised) {
+at::Tensor blockDiffusionAllowed(const at::Tensor& ids) {
   requireIds(ids);
-  if (!noised.defined() || noised.sizes() != ids.sizes() || noised.scalar_type() != at::kBool)
-    throw std::invalid_argument("the noise mask must be a bool tensor shaped like the chunk ids");
-  const int64_t length = ids.size(1);
-  const at::Tensor query = ids.unsqueeze(2), key = ids.unsqueeze(1);
-  // Clean keys are readable only where the token was not masked: this is what keeps every
-  // masked clean token out of every prediction (see the header's invariant).
-  const at::Tensor cleanKey = noised.logical_not().unsqueeze(1);  // [B, 1, T]
-  const at::Tensor self = at::eye(length, ids.options().dtype(at::kBool)).unsqueeze(0);
-
+  const at::Tensor query = ids.unsqueeze(2), key = ids.unsqueeze(1);  // [B, T, 1], [B, 1, T]
   const at::Tensor noisyToNoisy = key.eq(query);
-  const at::Tensor noisyToClean = key.lt(query).logical_and(cleanKey);
+  const at::Tensor noisyToClean = key.lt(query);  // every clean token of every earlier chunk
   const at::Tensor cleanToNoisy = at::zeros_like(noisyToNoisy);
-  const at::Tensor cleanToClean = key.le(query).logical_and(cleanKey).logical_or(self);
-  const at::Tensor allowed = at::cat(
-      {at::cat({noisyToNoisy, noisyToClean}, 2), at::cat({cleanToNoisy, cleanToClean}, 2)}, 1);
-  return additiveMask(allowed.unsqueeze(1));
+  const at::Tensor cleanToClean = key.le(query);
+  return at::cat({at::cat({noisyToNoisy, noisyToClean}, 2), at::cat({cleanToNoisy, cleanToClean}, 2)},
+                 1);
+}
+
+at::Tensor blockDiffusionMask(const at::Tensor& ids) {
+  return additiveMask(blockDiffusionAllowed(ids).unsqueeze(1));
 }
 
 }  // namespace strata

@@ -4,20 +4,21 @@
 // generation decodes one chunk after another, so a token may look at its own chunk and at
 // earlier ones, never at later ones.
 //
-// Training runs two streams over the concatenated input [x_t ; x_0] (BD3-LM's x_t ⊕ x_0,
-// Arriola et al. 2025, with positional blocks generalised to arbitrary chunk ids). With
-// q = query position, k = key position (both in 0..T−1 inside their stream):
-//   noisy q → noisy k   iff c_k == c_q                       (own chunk, bidirectional)
-//   noisy q → clean k   iff c_k <  c_q and k is not masked   (earlier chunks, clean tokens only)
+// Training is block diffusion (BD3-LM, Arriola et al. 2025, `block_diff_mask` of the public
+// bd3lms code) with positional blocks generalised to arbitrary chunk ids. Two streams run over
+// the concatenated input [x_t ; x_0] (2T tokens, noisy first). With q = query position and
+// k = key position (both in 0..T−1 inside their stream):
+//   noisy q → noisy k   iff c_k == c_q   (own chunk, bidirectional: BD3-LM's block diagonal)
+//   noisy q → clean k   iff c_k <  c_q   (every clean token of every earlier chunk: BD3-LM's
+//                                         offset block-causal term)
 //   clean q → noisy k   never
-//   clean q → clean k   iff (c_k <= c_q and k is not masked) or k == q
-// Invariant (the "no leakage" test): nothing a masked position's prediction depends on carries
-// the clean token of any masked position — its own or another's, directly or through the clean
-// stream — because the only clean keys anyone reads are unmasked ones, and a masked clean
-// query (kept so that no row is empty) is read by nobody but itself.
-// This is stricter than BD3-LM, whose noisy block sees every clean token of earlier blocks:
-// here masked positions of earlier chunks are simply absent from the context, whereas at
-// sampling time earlier chunks are fully decoded.
+//   clean q → clean k   iff c_k <= c_q   (chunk-causal, own chunk included: block-causal)
+// Invariant (the "no leakage" tests): no noisy query reaches, through any number of layers, a
+// clean token of its own chunk or of a later one — a clean key of chunk c_k < c_q only ever
+// reads clean keys of chunks <= c_k. So the prediction of a masked token of chunk c depends on
+// x_t of chunk c and on x_0 of chunks < c: exactly the state the sampler decodes chunk c from.
+// There is one noise level per chunk (masked_diffusion.h, sampleChunkTimes), as BD3-LM has one
+// per block.
 //
 // Special cases: MDLM = all ids equal (the noisy stream sees every noisy token and no clean
 // one, so the clean stream is irrelevant); BDLM = positionalChunkIds(T, B).
@@ -35,13 +36,16 @@ namespace strata {
 /** Chunk ids position / blockSize, shaped [length] (int64, CPU): BDLM's positional blocks. */
 at::Tensor positionalChunkIds(int64_t length, int64_t blockSize);
 
-/** Single stream (sampling, and the clean stream's rule without the noise mask): query l
- *  attends key m iff c_m <= c_l. ids [B, T] integer → [B, 1, T, T]. */
+/** Single stream (sampling): query l attends key m iff c_m <= c_l. ids [B, T] integer →
+ *  [B, 1, T, T]. */
 at::Tensor chunkCausalMask(const at::Tensor& ids);
 
-/** The 2T×2T mask of the dual stream [x_t ; x_0] under the rules above. ids [B, T] integer,
- *  noised [B, T] bool (true = masked in x_t) → [B, 1, 2T, 2T]. */
-at::Tensor dualStreamMask(const at::Tensor& ids, const at::Tensor& noised);
+/** Which pairs of the dual stream [x_t ; x_0] may attend under the rules above: ids [B, T]
+ *  integer → bool [B, 2T, 2T] (row = query, column = key, true = may attend). */
+at::Tensor blockDiffusionAllowed(const at::Tensor& ids);
+
+/** blockDiffusionAllowed as an additive mask [B, 1, 2T, 2T]: what training attends with. */
+at::Tensor blockDiffusionMask(const at::Tensor& ids);
 
 /** 0 where `allowed` (bool) is true, −inf elsewhere, as float32. */
 at::Tensor additiveMask(const at::Tensor& allowed);

@@ -108,91 +108,76 @@ torch::Tensor DcdmTransformerImpl::embed(const torch::Tensor& ids) {
   return m_embedding(ids.to(torch::kLong)) + m_positions(positions).unsqueeze(0);
 }
 
-torch::Tensor DcdmTransformerImpl::chunkIds(const torch::Tensor& noisyEmbeddings) {
-  const int64_t batch = noisyEmbeddings.size(0), length = noisyEmbeddings.size(1);
-  const auto longOptions = noisyEmbeddings.options().dtype(torch::kLong);
-  if (m_config.variant == "dcdm") return m_router(noisyEmbeddings).ids;
-  if (m_config.variant == "bdlm")
-    return positionalChunkIds(length, m_config.blockSize)
-        .to(noisyEmbeddings.device())
-        .unsqueeze(0)
-        .expand({batch, length})
-        .contiguous();
-  return torch::zeros({batch, length}, longOptions);
+ChunkLayout DcdmTransformerImpl::chunkLayout(const torch::Tensor& x0, const torch::Tensor& pinned) {
+  requireTokens(x0, "x_0");
+  const int64_t batch = x0.size(0), length = x0.size(1);
+  if (pinned.defined() && pinned.sizes() != x0.sizes())
+    throw std::invalid_argument("pinned positions must be shaped like the tokens");
+  if (m_config.variant == "dcdm")
+    return routeChunkSequentially(
+        *m_router, [this](const torch::Tensor& ids) { return embed(ids); }, x0,
+        m_config.maskId(), pinned);
+  ChunkLayout layout = m_config.variant == "bdlm"
+                           ? positionalChunkLayout(batch, length, m_config.blockSize)
+                           : fixedChunkLayout(torch::zeros({batch, length}, torch::kLong), 1);
+  layout.ids = layout.ids.to(x0.device());
+  if (pinned.defined()) layout.ids = layout.ids.masked_fill(pinned.to(x0.device(), torch::kBool), 0);
+  return layout;
 }
 
-DcdmTrainingOutput DcdmTransformerImpl::forwardTraining(const torch::Tensor& xt,
-                                                        const torch::Tensor& x0,
-                                                        const torch::Tensor& noised,
-                                                        const DcdmForwardOptions& options) {
+torch::Tensor DcdmTransformerImpl::balanceLoss(const ChunkLayout& layout) {
+  if (!hasRouter() || !layout.affinity.defined())
+    return torch::zeros({}, m_head->weight.options());
+  return m_router->balanceLoss(layout.affinity);
+}
+
+torch::Tensor DcdmTransformerImpl::trainingMask(const ChunkLayout& layout) const {
+  return blockDiffusionMask(layout.ids.to(torch::kLong));
+}
+
+torch::Tensor DcdmTransformerImpl::forwardTraining(const torch::Tensor& xt, const torch::Tensor& x0,
+                                                   const ChunkLayout& layout,
+                                                   const DcdmForwardOptions& options) {
   requireTokens(xt, "x_t");
   requireTokens(x0, "x_0");
   if (xt.sizes() != x0.sizes()) throw std::invalid_argument("x_t and x_0 must have one shape");
-  return forwardEmbedded(embed(xt), embed(x0), noised, options);
+  return forwardEmbedded(embed(xt), embed(x0), layout, options);
 }
 
-DcdmTrainingOutput DcdmTransformerImpl::forwardEmbedded(const torch::Tensor& noisyEmbeddings,
-                                                        const torch::Tensor& cleanEmbeddings,
-                                                        const torch::Tensor& noised,
-                                                        const DcdmForwardOptions& options) {
+torch::Tensor DcdmTransformerImpl::forwardEmbedded(const torch::Tensor& noisyEmbeddings,
+                                                   const torch::Tensor& cleanEmbeddings,
+                                                   const ChunkLayout& layout,
+                                                   const DcdmForwardOptions& options) {
   if (noisyEmbeddings.dim() != 3 || noisyEmbeddings.size(2) != m_config.dim ||
       cleanEmbeddings.sizes() != noisyEmbeddings.sizes())
     throw std::invalid_argument("noisy and clean embeddings must both be [B, T, dim]");
   const int64_t batch = noisyEmbeddings.size(0), length = noisyEmbeddings.size(1);
-  if (!noised.defined() || noised.scalar_type() != torch::kBool ||
-      noised.sizes() != torch::IntArrayRef({batch, length}))
-    throw std::invalid_argument("the noise mask must be bool [B, T]");
-  DcdmTrainingOutput out;
-  out.balanceLoss = torch::zeros({}, noisyEmbeddings.options());
-  const bool dcdm = m_config.variant == "dcdm";
-
-  if (m_config.variant == "mdlm" && !options.chunkIds.defined()) {
+  if (!layout.ids.defined() || layout.ids.sizes() != torch::IntArrayRef({batch, length}))
+    throw std::invalid_argument("the chunk layout must be [B, T] like the tokens");
+  if (layout.chunks == 1 && !layout.orderBias.defined()) {
     // One chunk: the noisy stream sees all of x_t and no clean token, so the clean stream
     // could not change the logits; skipping it saves three quarters of the attention.
-    out.chunkIds = torch::zeros({batch, length}, noisyEmbeddings.options().dtype(torch::kLong));
-    out.logits = run(noisyEmbeddings, {}, {}, length);
-    return out;
+    return run(noisyEmbeddings, {}, {}, length);
   }
-
-  ChunkRouting routing;
-  if (dcdm) {
-    routing = m_router(noisyEmbeddings);  // x_t only: see the header
-    out.assignments = routing.assignments;
-    out.balanceLoss = m_router->balanceLoss(routing.affinity);
-  }
-  if (options.chunkIds.defined()) {
-    if (options.chunkIds.sizes() != noised.sizes())
-      throw std::invalid_argument("chunk id override must be [B, T]");
-    out.chunkIds = options.chunkIds.to(noisyEmbeddings.device(), torch::kLong);
-  } else {
-    out.chunkIds = dcdm ? routing.ids : chunkIds(noisyEmbeddings);
-  }
-
-  const torch::Tensor mask = dualStreamMask(out.chunkIds, noised.to(out.chunkIds.device()));
+  const torch::Tensor mask = trainingMask(layout).to(noisyEmbeddings.device());
   torch::Tensor bias;
-  if (dcdm && options.softOrderBias) {
+  if (options.softOrderBias && layout.orderBias.defined()) {
     // Both streams hold the same positions, so each of the four blocks gets the same
     // log P(c_m <= c_l); where a block's mask forbids a pair, the −inf wins.
-    bias = chunkRelationLogProbability(routing.assignments, ChunkRelation::AtMost)
-               .repeat({1, 2, 2})
-               .unsqueeze(1);
+    bias = layout.orderBias.repeat({1, 2, 2}).unsqueeze(1);
   }
-  out.logits = run(torch::cat({noisyEmbeddings, cleanEmbeddings}, 1), mask, bias, length);
-  return out;
+  return run(torch::cat({noisyEmbeddings, cleanEmbeddings}, 1), mask, bias, length);
 }
 
-torch::Tensor DcdmTransformerImpl::forwardSampling(const torch::Tensor& x, const torch::Tensor& ids,
+torch::Tensor DcdmTransformerImpl::forwardSampling(const torch::Tensor& x, const ChunkLayout& layout,
                                                    const DcdmForwardOptions& options) {
   requireTokens(x, "x");
-  if (!ids.defined() || ids.sizes() != x.sizes())
+  if (!layout.ids.defined() || layout.ids.sizes() != x.sizes())
     throw std::invalid_argument("sampling needs chunk ids shaped like x");
-  const torch::Tensor h = embed(x);
-  const torch::Tensor chunk = ids.to(x.device(), torch::kLong);
-  const torch::Tensor mask = chunkCausalMask(chunk);
+  const torch::Tensor mask = chunkCausalMask(layout.ids.to(x.device(), torch::kLong));
   torch::Tensor bias;
-  if (m_config.variant == "dcdm" && options.softOrderBias)
-    bias = chunkRelationLogProbability(m_router(h).assignments, ChunkRelation::AtMost).unsqueeze(1);
-  return run(h, mask, bias, x.size(1));
+  if (options.softOrderBias && layout.orderBias.defined()) bias = layout.orderBias.unsqueeze(1);
+  return run(embed(x), mask, bias, x.size(1));
 }
 
 torch::Tensor DcdmTransformerImpl::run(torch::Tensor h, const torch::Tensor& mask,

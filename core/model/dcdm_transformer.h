@@ -5,8 +5,10 @@
 //   mdlm — no chunks: every token sees every token (one stream; x_0 is not used);
 //   bdlm — positional blocks of blockSize (BD3-LM, Arriola et al. 2025);
 //   dcdm — K content-defined chunks from a ChunkRouter (chunk_router.h).
-// Training runs the dual stream [x_t ; x_0] under dualStreamMask (dcdm_masks.h); sampling runs
-// one stream under chunkCausalMask with the caller's ids.
+// Training is block diffusion (BD3-LM) over chunks: the dual stream [x_t ; x_0] under
+// blockDiffusionMask (dcdm_masks.h), with the chunk layout (chunk_layout.h) computed from x_0 by
+// the variant BEFORE the noise is drawn (one t per chunk, masked_diffusion.h). Sampling runs
+// one stream under chunkCausalMask with a layout of the sequence being decoded.
 //
 // Design choices:
 // * Positions are learned absolute embeddings added to the token embedding. The router reads
@@ -15,14 +17,15 @@
 // * Tokens: embedding of vocab + 1 ids, [MASK] = vocab. The LM head is untied and has vocab
 //   outputs: logits are [B, T, vocab] and never put probability on [MASK], which is what the
 //   SUBS parameterisation asks for (the recipe need not add a −inf column).
-// * The router reads the embedding of x_t (the noisy input): unmasked positions show their
-//   clean token, masked ones [MASK], so chunk ids never depend on a masked clean token.
-// * dcdm's soft path: every attention logit gets log P(c_m <= c_l) under the soft
-//   assignments p (chunkRelationLogProbability, AtMost) — the relaxation of the chunk-causal
-//   rule — in all four blocks of the dual stream and at sampling alike, so where the earlier
-//   chunks are clean, sampling gives exactly the logits training gave (a test checks this).
-//   Where the hard mask forbids a pair the −inf wins, so the bias only reweights what the
-//   hard ids allow; its gradient reaches μ and the router's W_q, W_k.
+// * dcdm routes chunk-sequentially (chunk_layout.h): the tokens of chunk c are chosen, and
+//   their routing quantities computed, from the clean tokens of chunks < c only — leak-free
+//   under the block-diffusion mask, and what the sampler reproduces.
+// * dcdm's soft path: every attention logit of row l gets log P(c_m <= c_l) under the soft
+//   assignments of the routing pass that assigned l (ChunkLayout::orderBias) — the relaxation
+//   of the chunk-causal rule — in all four blocks of the dual stream and at sampling alike, so
+//   where the earlier chunks are clean, sampling gives exactly the logits training gave (a test
+//   checks this). Where the hard mask forbids a pair the −inf wins, so the bias only reweights
+//   what the hard ids allow; its gradient reaches μ and the router's W_q, W_k.
 // * Blocks are pre-norm (RMSNorm), multi-head attention with an additive mask and an optional
 //   additive bias [B, 1, Tq, Tk], and a GELU MLP; a final RMSNorm precedes the head.
 //
@@ -35,6 +38,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/chunk_layout.h"
 #include "model/chunk_router.h"
 #include "model/trainable_llama.h"
 
@@ -57,17 +61,10 @@ struct DcdmTransformerConfig {
   int64_t maskId() const { return vocab; }
 };
 
-/** Overrides for one forward pass (tests, ablations, a sampler that fixes the ids). */
+/** Overrides for one forward pass (tests, ablations). A layout's own ids can be replaced by
+ *  passing fixedChunkLayout(ids, chunks) instead of the variant's chunkLayout. */
 struct DcdmForwardOptions {
-  torch::Tensor chunkIds;     ///< [B, T] ids to use instead of the variant's own (any variant)
-  bool softOrderBias = true;  ///< dcdm: add the router's soft relation bias to the logits
-};
-
-struct DcdmTrainingOutput {
-  torch::Tensor logits;       ///< [B, T, vocab], noisy stream
-  torch::Tensor chunkIds;     ///< [B, T] int64 (zeros for mdlm)
-  torch::Tensor assignments;  ///< [B, T, K] soft p; undefined for mdlm / bdlm
-  torch::Tensor balanceLoss;  ///< scalar; 0 for mdlm / bdlm
+  bool softOrderBias = true;  ///< add the layout's soft order bias (dcdm) to the logits
 };
 
 /** Multi-head attention with an additive mask and bias (either may be undefined). */
@@ -104,22 +101,30 @@ class DcdmTransformerImpl : public torch::nn::Module {
 
   /** Token + position embedding of ids [B, T] (values in [0, vocab]) → [B, T, d]. */
   torch::Tensor embed(const torch::Tensor& ids);
-  /** Chunk ids of the variant for noisy input embeddings [B, T, d] (routes for dcdm). */
-  torch::Tensor chunkIds(const torch::Tensor& noisyEmbeddings);
+  /** The variant's chunk layout of clean tokens x0 [B, T]: one chunk (mdlm), positional
+   *  blocks (bdlm) or chunk-sequential routing (dcdm). pinned [B, T] bool (optional): positions
+   *  forced into chunk 0 (the sampler's prompt). */
+  ChunkLayout chunkLayout(const torch::Tensor& x0, const torch::Tensor& pinned = {});
+  /** The per-sequence balance loss of a routed layout (draws Gumbel noise from torch's global
+   *  RNG); 0 when the layout has no affinities (mdlm, bdlm, fixed ids). */
+  torch::Tensor balanceLoss(const ChunkLayout& layout);
 
-  /** x_t, x_0 [B, T] ids; noised [B, T] bool (true where x_t is [MASK]). */
-  DcdmTrainingOutput forwardTraining(const torch::Tensor& xt, const torch::Tensor& x0,
-                                     const torch::Tensor& noised,
-                                     const DcdmForwardOptions& options = {});
+  /** The additive mask [B, 1, 2T, 2T] training attends with for this layout:
+   *  blockDiffusionMask(layout.ids) (dcdm_masks.h). */
+  torch::Tensor trainingMask(const ChunkLayout& layout) const;
+  /** Logits [B, T, vocab] of the noisy stream: x_t, x_0 [B, T] ids under the layout's
+   *  block-diffusion mask (with one chunk, the clean stream could not change them and is not
+   *  run). */
+  torch::Tensor forwardTraining(const torch::Tensor& xt, const torch::Tensor& x0,
+                                const ChunkLayout& layout, const DcdmForwardOptions& options = {});
   /** forwardTraining on embeddings (embed(x_t), embed(x_0)): lets a test differentiate with
    *  respect to the clean stream's input. */
-  DcdmTrainingOutput forwardEmbedded(const torch::Tensor& noisyEmbeddings,
-                                     const torch::Tensor& cleanEmbeddings,
-                                     const torch::Tensor& noised,
-                                     const DcdmForwardOptions& options = {});
-  /** One stream x [B, T] (with [MASK]s) under chunkCausalMask(ids) → logits [B, T, vocab];
-   *  dcdm adds the soft bias of the router's assignments on x (unless options say not to). */
-  torch::Tensor forwardSampling(const torch::Tensor& x, const torch::Tensor& ids,
+  torch::Tensor forwardEmbedded(const torch::Tensor& noisyEmbeddings,
+                                const torch::Tensor& cleanEmbeddings, const ChunkLayout& layout,
+                                const DcdmForwardOptions& options = {});
+  /** One stream x [B, T] (with [MASK]s) under chunkCausalMask(layout.ids) plus the layout's
+   *  order bias → logits [B, T, vocab]. */
+  torch::Tensor forwardSampling(const torch::Tensor& x, const ChunkLayout& layout,
                                 const DcdmForwardOptions& options = {});
 
   int64_t parameterCount() const;

@@ -3,6 +3,7 @@
 #include "model/masked_diffusion.h"
 
 #include <numbers>
+#include <stdexcept>
 
 namespace strata {
 
@@ -34,9 +35,26 @@ torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOpt
   return (1 - samplingEpsilon) * u + samplingEpsilon;
 }
 
+torch::Tensor MaskedDiffusion::sampleChunkTimes(const torch::Tensor& ids, int64_t chunks,
+                                                const torch::TensorOptions& options,
+                                                std::optional<at::Generator> generator) const {
+  if (!ids.defined() || ids.dim() != 2 || chunks < 1)
+    throw std::invalid_argument("per-chunk times need ids [B, T] and at least one chunk");
+  const int64_t batch = ids.size(0), slots = batch * chunks;
+  torch::Tensor u = generator ? torch::rand({batch, chunks}, *generator, options)
+                              : torch::rand({batch, chunks}, options);
+  if (antithetic) {  // bd3lms: offset_b = arange(B·nb) / (B·nb), viewed [B, nb]
+    const torch::Tensor offset =
+        (torch::arange(slots, options) / static_cast<double>(slots)).view({batch, chunks});
+    u = torch::remainder(u / static_cast<double>(slots) + offset, 1.0);
+  }
+  const torch::Tensor perChunk = (1 - samplingEpsilon) * u + samplingEpsilon;  // [B, chunks]
+  return perChunk.gather(1, ids.to(perChunk.device(), torch::kLong));           // [B, T]
+}
+
 torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
                                                std::optional<at::Generator> generator) const {
-  const torch::Tensor moveChance = (1 - alpha(t)).unsqueeze(1);  // [B, 1]
+  const torch::Tensor moveChance = t.dim() == 1 ? (1 - alpha(t)).unsqueeze(1) : 1 - alpha(t);
   const torch::Tensor u = generator ? torch::rand(x0.sizes(), *generator, t.options()) : torch::rand(x0.sizes(), t.options());
   return u < moveChance;
 }
@@ -55,7 +73,8 @@ MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion, const 
   const torch::Tensor logProbabilities = subsLogProbabilities(logits, vocab);
   const torch::Tensor nll = -logProbabilities.gather(-1, x0.unsqueeze(-1)).squeeze(-1);  // [B, T]
   const torch::Tensor masked = noised.to(nll.dtype());
-  const torch::Tensor weighted = nll * masked * diffusion.weight(t).unsqueeze(1);
+  const torch::Tensor weight = t.dim() == 1 ? diffusion.weight(t).unsqueeze(1) : diffusion.weight(t);
+  const torch::Tensor weighted = nll * masked * weight;  // each token weighted by its own t
   MaskedDiffusionLoss out;
   out.loss = weighted.sum() / static_cast<double>(x0.numel());
   out.maskedNll = (nll * masked).sum().detach();

@@ -9,7 +9,6 @@
 
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
-#include "model/dcdm_masks.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/pretrain_files.h"
 
@@ -41,22 +40,17 @@ ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
   const auto length = static_cast<int64_t>(report.tokenIds.size());
   const torch::Tensor x =
       torch::tensor(std::vector<int64_t>(report.tokenIds.begin(), report.tokenIds.end())).unsqueeze(0);
-  torch::Tensor ids;
+  // The layout training computes for this text as x_0 (dcdm: chunk-sequential routing).
+  const ChunkLayout layout = dlm.model->chunkLayout(x);
+  const torch::Tensor ids = layout.ids[0];
+  report.chunks = layout.chunks;
   if (shape.variant == "dcdm") {
-    const ChunkRouting routing = dlm.model->router()->forward(dlm.model->embed(x));
-    ids = routing.ids[0];
-    report.chunks = shape.chunks;
-    const torch::Tensor a = routing.affinity[0].to(torch::kFloat).contiguous();
-    const torch::Tensor p = routing.assignments[0].to(torch::kFloat).contiguous();
+    const torch::Tensor a = layout.affinity[0].to(torch::kFloat).contiguous();
+    const torch::Tensor p = layout.assignments[0].to(torch::kFloat).contiguous();
     for (int64_t l = 0; l < length; ++l) {
       report.affinities.emplace_back(a[l].data_ptr<float>(), a[l].data_ptr<float>() + shape.chunks);
       report.assignments.emplace_back(p[l].data_ptr<float>(), p[l].data_ptr<float>() + shape.chunks);
     }
-  } else if (shape.variant == "bdlm") {
-    ids = positionalChunkIds(length, shape.blockSize);
-    report.chunks = (length + shape.blockSize - 1) / shape.blockSize;
-  } else {
-    ids = torch::zeros({length}, torch::kInt64);
   }
   for (int64_t l = 0; l < length; ++l) report.chunkIds.push_back(ids[l].item<int64_t>());
   return report;

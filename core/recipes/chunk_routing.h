@@ -2,6 +2,8 @@
 // How a trained masked diffusion LM (dcdm run) routes a text: every token's chunk, its affinity
 // to each of the K chunks and the soft assignment, at the best checkpoint or at any checkpoint
 // (to watch routing change over training). The Chunk routing view and its CSV export read this.
+// The routing is the one training computes for the text as clean tokens: chunk-sequential
+// (model/chunk_layout.h), each token's affinities and assignments from the pass that assigned it.
 // bdlm runs report positional blocks, mdlm one chunk (no affinities). No torch here.
 
 #include <cstdint>
@@ -19,7 +21,7 @@ struct ChunkRoutingReport {
   std::vector<int32_t> tokenIds;
   std::vector<std::string> tokenTexts;  ///< each token decoded alone (bytes may be partial UTF-8)
   std::vector<int64_t> chunkIds;        ///< c_l (hard, with the balance bias)
-  std::vector<std::vector<float>> affinities;   ///< [T][K]; empty unless dcdm
+  std::vector<std::vector<float>> affinities;   ///< [T][K], from l's assigning pass; empty unless dcdm
   std::vector<std::vector<float>> assignments;  ///< [T][K] softmax; empty unless dcdm
 };
 

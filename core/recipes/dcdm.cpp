@@ -13,7 +13,7 @@
 #include "engine/job.h"
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"
-#include "model/dcdm_masks.h"
+#include "model/block_diffusion.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/pretrain_data.h"
 #include "recipes/pretrain_files.h"
@@ -69,22 +69,19 @@ class DcdmRecipe final : public Recipe {
     const torch::Tensor x0 = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
                                              slice.micro * m_batch + slice.firstRow, slice.rows)
                                  .to(m_device);
-    const torch::Tensor t = m_diffusion.sampleTimes(slice.rows, x0.options().dtype(torch::kFloat));
-    const torch::Tensor noised = m_diffusion.sampleNoiseMask(x0, t);
-    const torch::Tensor xt = applyMask(x0, noised, m_model->config().maskId());
-    const DcdmTrainingOutput out = m_model->forwardTraining(xt, x0, noised);
-    const MaskedDiffusionLoss loss = maskedDiffusionLoss(m_diffusion, out.logits, x0, noised, t,
-                                                         m_model->config().vocab);
+    const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0);
+    const MaskedDiffusionLoss& loss = batch.loss;
     MicroBatchResult result;
     result.loss = loss.loss;
     result.tokens = slice.rows * m_seqLen;
     result.metrics["masked_acc"] =
         loss.maskedCorrect.item<double>() / std::max(1.0, loss.maskedCount.item<double>());
     if (m_model->hasRouter()) {
-      result.loss = result.loss + m_balanceWeight * out.balanceLoss;
-      result.metrics["balance_loss"] = out.balanceLoss.item<double>();
+      const torch::Tensor balance = m_model->balanceLoss(batch.layout);
+      result.loss = result.loss + m_balanceWeight * balance;
+      result.metrics["balance_loss"] = balance.item<double>();
       const int64_t chunks = m_model->config().chunks;
-      const torch::Tensor loads = chunkLoads(out.chunkIds, chunks);
+      const torch::Tensor loads = chunkLoads(batch.layout.ids, chunks);
       result.metrics["load_entropy"] = normalisedEntropy(loads);
       torch::NoGradGuard noGrad;  // the bias is not trained: it follows the running loads
       m_model->router()->updateBalanceBias(loads, m_biasRate);
@@ -103,17 +100,13 @@ class DcdmRecipe final : public Recipe {
       const int64_t rows = std::min(m_batch, windows - first);
       torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
       x0 = x0.to(m_device);
-      const torch::Tensor t = m_diffusion.sampleTimes(rows, x0.options().dtype(torch::kFloat), generator);
-      const torch::Tensor noised = m_diffusion.sampleNoiseMask(x0, t, generator);
-      const DcdmTrainingOutput out =
-          m_model->forwardTraining(applyMask(x0, noised, m_model->config().maskId()), x0, noised);
-      const MaskedDiffusionLoss l = maskedDiffusionLoss(m_diffusion, out.logits, x0, noised, t,
-                                                        m_model->config().vocab);
+      const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0, generator);
+      const MaskedDiffusionLoss& l = batch.loss;
       loss += l.loss.item<double>() * static_cast<double>(rows);
       nll += l.maskedNll.item<double>();
       count += l.maskedCount.item<double>();
       correct += l.maskedCorrect.item<double>();
-      if (chunks > 0) loads += chunkLoads(out.chunkIds, chunks).to(torch::kCPU) * static_cast<double>(rows);
+      if (chunks > 0) loads += chunkLoads(batch.layout.ids, chunks).to(torch::kCPU) * static_cast<double>(rows);
     }
     const double n = static_cast<double>(std::max<int64_t>(1, windows));
     Metrics metrics = {{"loss", loss / n},

@@ -3,7 +3,9 @@
 #include "recipes/dlm_comparison.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -12,7 +14,9 @@
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
+#include "recipes/dcdm_files.h"
 #include "recipes/pretrain_files.h"
+#include "recipes/sample_quality.h"
 #include "recipes/study_runs.h"
 
 namespace strata {
@@ -65,13 +69,42 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   return row;
 }
 
-void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder) {
+/** N samples of the run (temperature 1, seeds 0..N−1, BOS prompt, seq_len − 1 tokens at most
+ *  64): their diversity and, with a judge, their Gen.PPL. */
+void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  row.genPpl = row.wordDiversity = row.tokenDiversity = nan;
+  if (samples < 1) return;
+  LoadedDlm dlm = loadDlmRun(row.run);
+  DlmSamplingConfig config;
+  config.newTokens = std::clamp<int64_t>(dlm.config.integer("seq_len") - 1, 1, 64);
+  config.temperature = 1.0;
+  std::vector<std::string> texts;
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<JudgedText> judged;
+  for (int64_t i = 0; i < samples; ++i) {
+    config.seed = static_cast<uint64_t>(i);
+    const DlmSample sample = sampleWithModel(dlm.model, *dlm.tokenizer, "", config,
+                                             dlm.config.integer("sample_steps"));
+    texts.push_back(sample.text);
+    tokens.push_back(sample.tokens);
+    judged.push_back({"", sample.text});
+  }
+  row.wordDiversity = wordDiversity(texts);
+  row.tokenDiversity = tokenDiversity(tokens);
+  if (judge) row.genPpl = judge->judge(judged).genPpl;
+}
+
+void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder,
+                  const std::string& judge) {
   Json list = Json::array();
   std::string csv = "name,variant,chunks,subspace_rank,block_size,val_loss,ppl_bound,masked_acc,"
-                    "load_entropy,max_chunk_share,tokens_per_s,parameters,router_parameters\n";
+                    "load_entropy,max_chunk_share,tokens_per_s,parameters,router_parameters,gen_ppl,"
+                    "word_diversity,token_diversity\n";
   std::string md = "| run | variant | K | h | B | best val ELBO | PPL bound | masked acc | load "
-                   "entropy | max chunk share | tokens/s | parameters (router) |\n"
-                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+                   "entropy | max chunk share | tokens/s | parameters (router) | Gen.PPL (judge) | word div | "
+                   "token div |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : rows) {
     list.push_back({{"name", r.name}, {"variant", r.variant}, {"chunks", r.chunks},
                     {"subspace_rank", r.rank}, {"block_size", r.blockSize}, {"val_loss", r.valLoss},
@@ -79,19 +112,28 @@ void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& fol
                     {"load_entropy", std::isfinite(r.loadEntropy) ? Json(r.loadEntropy) : Json(nullptr)},
                     {"max_chunk_share", std::isfinite(r.maxChunkShare) ? Json(r.maxChunkShare) : Json(nullptr)},
                     {"tokens_per_s", r.tokensPerSecond}, {"parameters", r.parameters},
-                    {"router_parameters", r.routerParameters}, {"run", r.run.string()}});
+                    {"router_parameters", r.routerParameters},
+                    {"gen_ppl", std::isfinite(r.genPpl) ? Json(r.genPpl) : Json(nullptr)},
+                    {"word_diversity", std::isfinite(r.wordDiversity) ? Json(r.wordDiversity) : Json(nullptr)},
+                    {"token_diversity", std::isfinite(r.tokenDiversity) ? Json(r.tokenDiversity) : Json(nullptr)},
+                    {"judge", judge}, {"run", r.run.string()}});
     csv += r.name + "," + r.variant + "," + std::to_string(r.chunks) + "," + std::to_string(r.rank) + "," +
            std::to_string(r.blockSize) + "," + formatFixed(r.valLoss, 6, "–") + "," + formatFixed(r.pplBound, 4, "–") + "," +
            formatFixed(r.maskedAcc, 6, "–") + "," + formatFixed(r.loadEntropy, 6, "–") + "," + formatFixed(r.maxChunkShare, 6, "–") +
            "," + formatFixed(r.tokensPerSecond, 1, "–") + "," + std::to_string(r.parameters) + "," +
-           std::to_string(r.routerParameters) + "\n";
+           std::to_string(r.routerParameters) + "," + formatFixed(r.genPpl, 4, "–") + "," +
+           formatFixed(r.wordDiversity, 6, "–") + "," + formatFixed(r.tokenDiversity, 6, "–") + "\n";
     md += "| " + r.name + " | " + r.variant + " | " + (r.chunks ? std::to_string(r.chunks) : "–") +
           " | " + (r.rank ? std::to_string(r.rank) : "–") + " | " +
           (r.blockSize ? std::to_string(r.blockSize) : "–") + " | " + formatFixed(r.valLoss, 4, "–") + " | " +
           formatFixed(r.pplBound, 2, "–") + " | " + formatFixed(r.maskedAcc, 4, "–") + " | " + formatFixed(r.loadEntropy, 3, "–") +
           " | " + formatFixed(r.maxChunkShare, 3, "–") + " | " + formatFixed(r.tokensPerSecond, 0, "–") + " | " +
-          std::to_string(r.parameters) + " (" + std::to_string(r.routerParameters) + ") |\n";
+          std::to_string(r.parameters) + " (" + std::to_string(r.routerParameters) + ") | " +
+          formatFixed(r.genPpl, 2, "–") + " | " + formatFixed(r.wordDiversity, 3, "–") + " | " +
+          formatFixed(r.tokenDiversity, 3, "–") + " |\n";
   }
+  md += judge.empty() ? "\nGen.PPL: no judge given (--judge MODEL_DIR).\n"
+                      : "\nGen.PPL judged by " + judge + " (re-tokenised with its tokenizer).\n";
   writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
   writeTextAtomically(folder / "compare.csv", csv);
   writeTextAtomically(folder / "compare.md", md);
@@ -102,6 +144,8 @@ void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& fol
 std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
   if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
   fs::create_directories(c.folder);
+  std::unique_ptr<GenerationJudge> judge;
+  if (!c.judge.empty()) judge = std::make_unique<GenerationJudge>(c.judge);  // fail before training
   std::vector<DlmComparisonRow> rows;
   std::vector<std::string> shared = c.settings;
   shared.push_back("corpus=" + c.corpus.string());
@@ -110,8 +154,10 @@ std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, Job
     const DlmVariantSpec& spec = c.variants[i];
     job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) + ")");
     rows.push_back(rowOf(spec, trainStudyRun("dcdm", c.folder, shared, spec, "strata-cli compare-dlm", job)));
+    job.checkCancelled();
+    addSampleQuality(rows.back(), c.samples, judge.get());
   }
-  writeReports(rows, c.folder);
+  writeReports(rows, c.folder, c.judge.string());
   return rows;
 }
 

@@ -3,7 +3,9 @@
 // with the same budget on the same corpus, plus the dcdm ablations — K (chunks) and point
 // (h = 1) versus subspace (h > 1) routing — each an ordinary resumable dcdm run in the study
 // folder; then one table of validation ELBO, perplexity bound, masked-token accuracy, chunk
-// balance and throughput. No torch here.
+// balance, throughput and sample quality: N samples per run (temperature 1, seeds 0..N−1, from
+// the BOS prompt), their word and token diversity and, with a judge, their Gen.PPL under that
+// separate autoregressive model (recipes/sample_quality.h). No torch here.
 
 #include <cstdint>
 #include <filesystem>
@@ -24,6 +26,8 @@ struct DlmComparisonConfig {
   std::filesystem::path folder;
   int64_t steps = 300;
   std::vector<std::string> settings;  ///< shared settings, "key=value"
+  int64_t samples = 8;                ///< samples per run for diversity and Gen.PPL (0 = none)
+  std::filesystem::path judge;        ///< a Hugging Face model folder; empty = no Gen.PPL
   std::vector<DlmVariantSpec> variants = defaultVariants();
   static std::vector<DlmVariantSpec> defaultVariants();
 };
@@ -37,6 +41,9 @@ struct DlmComparisonRow {
   double loadEntropy = 0;    ///< normalised; NaN for mdlm / bdlm
   double maxChunkShare = 0;  ///< NaN for mdlm / bdlm
   double tokensPerSecond = 0;
+  double genPpl = 0;          ///< Gen.PPL of the samples under the judge; NaN without one
+  double wordDiversity = 0;   ///< NaN without samples
+  double tokenDiversity = 0;  ///< NaN without samples
   int64_t parameters = 0, routerParameters = 0;
   std::filesystem::path run;
 };

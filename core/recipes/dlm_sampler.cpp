@@ -5,22 +5,10 @@
 #include <torch/torch.h>
 
 #include "common/error.h"
-#include "model/dcdm_masks.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/unmasking.h"
 
 namespace strata {
-
-namespace {
-
-torch::Tensor chunkIdsOf(DcdmTransformer& model, const torch::Tensor& x) {
-  const auto& c = model->config();
-  if (c.variant == "bdlm") return positionalChunkIds(x.size(1), c.blockSize).unsqueeze(0);
-  if (c.variant == "mdlm") return torch::zeros_like(x);
-  return model->chunkIds(model->embed(x));
-}
-
-}  // namespace
 
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
@@ -42,11 +30,21 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
   const int64_t stepsPerChunk = shape.variant == "mdlm"
                                     ? steps * ((config.newTokens + shape.blockSize - 1) / shape.blockSize)
                                     : steps;
+  // The prompt is pinned to chunk 0 (clean context for every chunk); the rest is laid out as in
+  // training — for dcdm, chunk-sequential routing of the current sequence: when chunk c is
+  // decoded, chunks < c are clean, which is all that pass c (and chunk c's membership) reads,
+  // so a decoded token keeps its chunk and chunk c starts from all-masked with clean context.
+  const torch::Tensor pinned = torch::arange(length).lt(static_cast<int64_t>(prompt.size())).unsqueeze(0);
+  ChunkLayout layout;  // of the sequence the last chunkIds call saw; logits reuse its order bias
   UnmaskingModel unmasking;
   unmasking.maskId = shape.maskId();
-  unmasking.chunkIds = [&](const torch::Tensor& x) { return chunkIdsOf(model, x); };
+  unmasking.chunkIds = [&](const torch::Tensor& x) {
+    layout = model->chunkLayout(x, pinned);
+    return layout.ids;
+  };
   unmasking.logits = [&](const torch::Tensor& x, const torch::Tensor& ids) {
-    return model->forwardSampling(x, ids)[0];
+    if (!torch::equal(ids, layout.ids)) layout = fixedChunkLayout(ids, layout.chunks);
+    return model->forwardSampling(x, layout)[0];
   };
   DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, stepsPerChunk, config);
   sample.text = tokenizer.decode(sample.tokens, true);

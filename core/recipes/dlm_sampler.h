@@ -1,11 +1,13 @@
 #pragma once
-// Sampling from a trained masked diffusion LM (dcdm runs, any variant): the continuation starts
-// fully masked after the prompt; chunk by chunk in chunk order (the lowest chunk id that still
-// has masked positions), the masked positions of that chunk are unmasked in parallel over S
-// steps, the most confident predictions first (MaskGIT-style confidence ordering). dcdm routes
-// the current sequence again before every step (ids follow the revealed content); bdlm uses
-// positional blocks; mdlm is one chunk, given S steps per block_size tokens so its budget
-// matches bdlm's. No torch in this header.
+// Sampling from a trained masked diffusion LM (dcdm runs, any variant): the prompt is pinned to
+// chunk 0 (clean); the continuation starts fully masked after it; chunk by chunk in chunk order
+// (the lowest chunk id that still has masked positions), the masked positions of that chunk are
+// unmasked in parallel over S steps, the most confident predictions first (MaskGIT-style
+// confidence ordering), with the clean earlier chunks in context. dcdm lays out chunks by
+// chunk-sequential routing exactly as in training (model/chunk_layout.h): pass c reads the
+// decoded chunks < c, so a decoded token keeps its chunk; bdlm uses positional blocks; mdlm is
+// one chunk, given S steps per block_size tokens so its budget matches bdlm's. No KV cache: the
+// clean earlier chunks are recomputed every step. No torch in this header.
 
 #include <cstdint>
 #include <filesystem>

@@ -1,14 +1,21 @@
 // The DCDM model as a specification: Chunking Attention's routing, balancing and parameter
-// budget; BDLM as DCDM with positional chunk ids; no leakage of masked clean tokens in any
-// variant; training logits equal to sampling logits where earlier chunks are clean.
+// budget; block diffusion over chunks — BDLM's training mask is BD3-LM's, one t per block,
+// BDLM = DCDM with positional chunk ids (logits and loss), no gradient from a chunk's loss to
+// the clean tokens of its own or later chunks; training logits equal to sampling logits where
+// earlier chunks are clean.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/bd3lm_reference.h"
+#include "model/block_diffusion.h"
+#include "model/chunk_layout.h"
 #include "model/chunk_router.h"
 #include "model/dcdm_masks.h"
 #include "model/dcdm_transformer.h"
@@ -53,36 +60,60 @@ Batch randomBatch(int64_t batch, double maskRate) {
   return b;
 }
 
-// Σ cross-entropy over masked positions: the MDLM loss without its time weight.
-torch::Tensor maskedLoss(const torch::Tensor& logits, const Batch& b) {
+// Σ cross-entropy over the flagged positions: the MDLM loss without its time weight.
+torch::Tensor maskedLoss(const torch::Tensor& logits, const torch::Tensor& x0, const torch::Tensor& flags) {
   const torch::Tensor nll = torch::nn::functional::cross_entropy(
-      logits.reshape({-1, kVocab}), b.x0.reshape({-1}),
+      logits.reshape({-1, kVocab}), x0.reshape({-1}),
       torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-  return (nll * b.noised.reshape({-1}).to(torch::kFloat)).sum();
+  return (nll * flags.reshape({-1}).to(torch::kFloat)).sum();
 }
 
 torch::Tensor positionalIds(int64_t batch, int64_t blockSize) {
   return positionalChunkIds(kLength, blockSize).unsqueeze(0).expand({batch, kLength}).contiguous();
 }
 
-TEST(DcdmTransformer, EveryVariantGivesVocabLogitsIdsAndItsBalanceLoss) {
+TEST(DcdmTransformer, EveryVariantGivesVocabLogitsAndItsChunkLayout) {
   for (const std::string variant : {"mdlm", "bdlm", "dcdm"}) {
     torch::manual_seed(0);
     DcdmTransformer model(tinyConfig(variant));
     const Batch b = randomBatch(2, 0.5);
-    const DcdmTrainingOutput out = model->forwardTraining(b.xt, b.x0, b.noised);
-    EXPECT_EQ(out.logits.sizes(), (std::vector<int64_t>{2, kLength, kVocab})) << variant;
-    EXPECT_EQ(out.chunkIds.sizes(), (std::vector<int64_t>{2, kLength})) << variant;
-    EXPECT_EQ(out.assignments.defined(), variant == "dcdm") << variant;
-    if (variant != "dcdm") {
-      EXPECT_EQ(out.balanceLoss.item<float>(), 0.0f) << variant;
-    }
+    const ChunkLayout layout = model->chunkLayout(b.x0);
+    const torch::Tensor logits = model->forwardTraining(b.xt, b.x0, layout);
+    EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{2, kLength, kVocab})) << variant;
+    EXPECT_EQ(layout.ids.sizes(), (std::vector<int64_t>{2, kLength})) << variant;
+    EXPECT_EQ(layout.orderBias.defined(), variant == "dcdm") << variant;
+    EXPECT_EQ(model->balanceLoss(layout).item<float>() != 0.0f, variant == "dcdm") << variant;
     if (variant == "bdlm") {
-      EXPECT_TRUE(torch::equal(out.chunkIds, positionalIds(2, 4)));
+      EXPECT_TRUE(torch::equal(layout.ids, positionalIds(2, 4)));
+      EXPECT_EQ(layout.chunks, 3);
     }
     if (variant == "mdlm") {
-      EXPECT_EQ(out.chunkIds.abs().sum().item<int64_t>(), 0);
+      EXPECT_EQ(layout.ids.abs().sum().item<int64_t>(), 0);
+      EXPECT_EQ(layout.chunks, 1);
     }
+    if (variant == "dcdm") {
+      EXPECT_EQ(layout.chunks, kChunks);
+      EXPECT_EQ(layout.orderBias.sizes(), (std::vector<int64_t>{2, kLength, kLength}));
+      EXPECT_LT(layout.ids.max().item<int64_t>(), kChunks);
+      EXPECT_GE(layout.ids.min().item<int64_t>(), 0);
+    }
+  }
+}
+
+TEST(DcdmTransformer, BdlmTrainsWithBd3lmsBlockDiffMask) {
+  for (const auto [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{{12, 4}, {11, 3}, {7, 8}}) {
+    DcdmTransformerConfig config = tinyConfig("bdlm");
+    config.blockSize = blockSize;
+    DcdmTransformer bdlm(config);
+    const torch::Tensor x0 = torch::randint(0, kVocab, {2, length}, torch::kLong);
+    const torch::Tensor mask = bdlm->trainingMask(bdlm->chunkLayout(x0));
+    ASSERT_EQ(mask.sizes(), (std::vector<int64_t>{2, 1, 2 * length, 2 * length}));
+    for (int64_t s = 0; s < 2; ++s)
+      for (int64_t q = 0; q < 2 * length; ++q)
+        for (int64_t kv = 0; kv < 2 * length; ++kv)
+          ASSERT_EQ(mask[s][0][q][kv].item<float>() == 0.0f,
+                    testing::bd3lmBlockDiffMask(q, kv, blockSize, length))
+              << "L " << length << " B " << blockSize << " q " << q << " kv " << kv;
   }
 }
 
@@ -94,49 +125,90 @@ TEST(DcdmTransformer, BdlmIsDcdmWithPositionalChunkIds) {
     auto target = dcdm->named_parameters();
     for (const auto& item : bdlm->named_parameters()) target[item.key()].copy_(item.value());
   }
-  const Batch b = randomBatch(3, 0.5);
-  DcdmForwardOptions positional;
-  positional.chunkIds = positionalIds(3, 4);
-  positional.softOrderBias = false;
-  const DcdmTrainingOutput expected = bdlm->forwardTraining(b.xt, b.x0, b.noised);
-  const DcdmTrainingOutput actual = dcdm->forwardTraining(b.xt, b.x0, b.noised, positional);
-  EXPECT_TRUE(torch::equal(dualStreamMask(actual.chunkIds, b.noised),
-                           dualStreamMask(expected.chunkIds, b.noised)));
+  const torch::Tensor x0 = torch::randint(0, kVocab, {3, kLength}, torch::kLong);
+  const MaskedDiffusion diffusion;
+  torch::manual_seed(7);
+  const BlockDiffusionBatch expected = blockDiffusionBatch(*bdlm, diffusion, x0);
+  torch::manual_seed(7);
+  const BlockDiffusionBatch actual =
+      blockDiffusionBatch(*dcdm, diffusion, x0, std::nullopt, fixedChunkLayout(positionalIds(3, 4), 3));
+  EXPECT_TRUE(torch::equal(actual.t, expected.t));
+  EXPECT_TRUE(torch::equal(actual.noised, expected.noised));
+  EXPECT_TRUE(torch::equal(dcdm->trainingMask(actual.layout), bdlm->trainingMask(expected.layout)));
   EXPECT_TRUE(torch::equal(actual.logits, expected.logits));
-  EXPECT_EQ(maskedLoss(actual.logits, b).item<float>(),
-            maskedLoss(expected.logits, b).item<float>());
-  EXPECT_TRUE(torch::equal(dcdm->forwardSampling(b.xt, positional.chunkIds, positional),
-                           bdlm->forwardSampling(b.xt, positional.chunkIds)));
+  EXPECT_EQ(actual.loss.loss.item<float>(), expected.loss.loss.item<float>());
+  EXPECT_GT(expected.loss.loss.item<float>(), 0.0f);
+  EXPECT_TRUE(torch::equal(dcdm->forwardSampling(expected.xt, actual.layout),
+                           bdlm->forwardSampling(expected.xt, expected.layout)));
 }
 
-TEST(DcdmTransformer, MaskedLossHasNoGradientToMaskedCleanTokens) {
-  for (const std::string variant : {"mdlm", "bdlm", "dcdm"}) {
+TEST(DcdmTransformer, EveryTokenOfABlockSharesOneTimeAntitheticOverBatchTimesBlocks) {
+  torch::manual_seed(8);
+  DcdmTransformer bdlm(tinyConfig("bdlm"));  // blocks of 4 over 12 tokens: 3 per sequence
+  const int64_t batch = 5, blocks = 3, slots = batch * blocks;
+  const torch::Tensor x0 = torch::randint(0, kVocab, {batch, kLength}, torch::kLong);
+  const MaskedDiffusion diffusion;
+  const BlockDiffusionBatch b = blockDiffusionBatch(*bdlm, diffusion, x0);
+  ASSERT_EQ(b.t.sizes(), (std::vector<int64_t>{batch, kLength}));
+  std::vector<double> perBlock;
+  for (int64_t s = 0; s < batch; ++s)
+    for (int64_t block = 0; block < blocks; ++block) {
+      const torch::Tensor times = b.t[s].slice(0, 4 * block, 4 * block + 4);
+      EXPECT_TRUE(times.eq(times[0]).all().item<bool>()) << s << " " << block;
+      perBlock.push_back(times[0].item<double>());
+    }
+  // Antithetic over batch × blocks: one u = (t − ε)/(1 − ε) in each stratum [j/15, (j+1)/15).
+  std::sort(perBlock.begin(), perBlock.end());
+  for (int64_t j = 0; j < slots; ++j) {
+    const double u = (perBlock[static_cast<size_t>(j)] - 1e-3) / (1 - 1e-3);
+    EXPECT_GE(u, j / static_cast<double>(slots) - 1e-6) << j;
+    EXPECT_LT(u, (j + 1) / static_cast<double>(slots) + 1e-6) << j;
+  }
+  // Exactly BD3-LM's _sample_t: rand [B, nb], (u/(B·nb) + arange(B·nb)/(B·nb)) mod 1, mapped to
+  // [ε, 1], repeated over each block's tokens.
+  torch::manual_seed(9);
+  const torch::Tensor drawn = diffusion.sampleChunkTimes(positionalIds(batch, 4), blocks, torch::kFloat);
+  torch::manual_seed(9);
+  const torch::Tensor eps = torch::rand({batch, blocks});
+  const torch::Tensor offset = (torch::arange(slots) / static_cast<double>(slots)).view({batch, blocks});
+  const torch::Tensor reference =
+      (torch::remainder(eps / static_cast<double>(slots) + offset, 1.0) * (1 - 1e-3) + 1e-3)
+          .repeat_interleave(4, 1);
+  EXPECT_TRUE(torch::allclose(drawn, reference, 1e-6, 1e-7));
+}
+
+TEST(DcdmTransformer, ChunkCLossHasNoGradientToCleanTokensOfChunkCOrLater) {
+  for (const std::string variant : {"bdlm", "dcdm"}) {
     torch::manual_seed(2);
     DcdmTransformer model(tinyConfig(variant));
-    const Batch b = randomBatch(2, 0.5);
+    const Batch b = randomBatch(3, 0.5);
+    const ChunkLayout layout = model->chunkLayout(b.x0);
     const torch::Tensor noisy = model->embed(b.xt).detach();
     const torch::Tensor clean = model->embed(b.x0).detach().requires_grad_(true);
-    const DcdmTrainingOutput out = model->forwardEmbedded(noisy, clean, b.noised);
-    maskedLoss(out.logits, b).backward();
-    const torch::Tensor grad = clean.grad();
-    if (variant == "mdlm") {  // the noisy stream sees no clean token at all
-      EXPECT_TRUE(!grad.defined() || grad.abs().max().item<float>() == 0.0f);
-      continue;
-    }
-    ASSERT_TRUE(grad.defined()) << variant;
-    const torch::Tensor perPosition = grad.abs().sum(-1);  // [B, T]
-    EXPECT_EQ(perPosition.masked_select(b.noised).max().item<float>(), 0.0f) << variant;
-    // Unmasked positions of a chunk before some masked position's chunk do inform the loss.
-    int readable = 0;
-    for (int64_t s = 0; s < 2; ++s)
-      for (int64_t m = 0; m < kLength; ++m) {
-        if (b.noised[s][m].item<bool>()) continue;
-        const torch::Tensor later = out.chunkIds[s].gt(out.chunkIds[s][m]) & b.noised[s];
-        if (!later.any().item<bool>()) continue;
-        ++readable;
-        EXPECT_GT(perPosition[s][m].item<float>(), 0.0f) << variant << " " << s << " " << m;
+    const torch::Tensor logits = model->forwardEmbedded(noisy, clean, layout);
+    int checked = 0, earlierRead = 0;
+    for (int64_t c = 0; c < layout.ids.max().item<int64_t>() + 1; ++c) {
+      const torch::Tensor inChunk = layout.ids.eq(c) & b.noised;
+      if (!inChunk.any().item<bool>()) continue;
+      const torch::Tensor grad =
+          torch::autograd::grad({maskedLoss(logits, b.x0, inChunk)}, {clean}, {}, true, false, true)[0];
+      ASSERT_TRUE(grad.defined()) << variant;
+      const torch::Tensor perPosition = grad.abs().sum(-1);  // [B, T]
+      EXPECT_EQ(perPosition.masked_select(layout.ids.ge(c)).max().item<float>(), 0.0f)
+          << variant << " chunk " << c;
+      ++checked;
+      // Every clean token of an earlier chunk, in a sequence with masked chunk-c tokens, is read.
+      for (int64_t s = 0; s < 3; ++s) {
+        if (!inChunk[s].any().item<bool>()) continue;
+        const torch::Tensor earlier = layout.ids[s].lt(c);
+        if (!earlier.any().item<bool>()) continue;
+        EXPECT_GT(perPosition[s].masked_select(earlier).min().item<float>(), 0.0f)
+            << variant << " chunk " << c << " sequence " << s;
+        ++earlierRead;
       }
-    EXPECT_GT(readable, 0) << variant;
+    }
+    EXPECT_GE(checked, 2) << variant;
+    EXPECT_GT(earlierRead, 0) << variant;
   }
 }
 
@@ -144,15 +216,19 @@ TEST(DcdmTransformer, TrainingLogitsEqualSamplingLogitsWhenEarlierChunksAreClean
   for (const std::string variant : {"bdlm", "dcdm"}) {
     torch::manual_seed(3);
     DcdmTransformer model(tinyConfig(variant));
-    Batch b = randomBatch(2, 0.0);
-    const torch::Tensor chunkIds = positionalIds(2, 6);  // two chunks; mask only the second
-    b.noised = chunkIds.eq(1) & (torch::rand({2, kLength}) < 0.7);
-    b.xt = b.x0.masked_fill(b.noised, kVocab);
-    DcdmForwardOptions options;
-    options.chunkIds = chunkIds;  // dcdm keeps its soft bias
-    const torch::Tensor training = model->forwardTraining(b.xt, b.x0, b.noised, options).logits;
-    const torch::Tensor sampling = model->forwardSampling(b.xt, chunkIds);
-    EXPECT_TRUE(torch::allclose(training, sampling, 1e-5, 1e-5)) << variant;
+    const torch::Tensor x0 = torch::randint(0, kVocab, {2, kLength}, torch::kLong);
+    const ChunkLayout layout = model->chunkLayout(x0);
+    const int64_t c = 1;  // decoding chunk 1: chunk 0 clean, chunk 1 partly masked, later all masked
+    const torch::Tensor noised = layout.ids.gt(c) | (layout.ids.eq(c) & (torch::rand({2, kLength}) < 0.7));
+    const torch::Tensor xt = x0.masked_fill(noised, kVocab);
+    const torch::Tensor training = model->forwardTraining(xt, x0, layout);
+    // The sampler lays out the sequence it is decoding; chunks <= c come out as in training.
+    const ChunkLayout sampled = model->chunkLayout(xt);
+    const torch::Tensor rows = layout.ids.le(c);
+    ASSERT_TRUE(rows.any().item<bool>()) << variant;
+    EXPECT_TRUE(torch::equal(sampled.ids.masked_select(rows), layout.ids.masked_select(rows))) << variant;
+    const torch::Tensor sampling = model->forwardSampling(xt, sampled);
+    EXPECT_TRUE(torch::allclose(training.index({rows}), sampling.index({rows}), 1e-5, 1e-5)) << variant;
   }
 }
 
@@ -160,7 +236,7 @@ TEST(DcdmTransformer, RouterLearnsFromTheDiffusionLossThroughTheSoftPath) {
   torch::manual_seed(4);
   DcdmTransformer model(tinyConfig("dcdm"));
   const Batch b = randomBatch(2, 0.5);
-  maskedLoss(model->forwardTraining(b.xt, b.x0, b.noised).logits, b).backward();
+  maskedLoss(model->forwardTraining(b.xt, b.x0, model->chunkLayout(b.x0)), b.x0, b.noised).backward();
   for (const auto& item : model->router()->named_parameters()) {
     ASSERT_TRUE(item.value().grad().defined()) << item.key();
     EXPECT_GT(item.value().grad().abs().sum().item<float>(), 0.0f) << item.key();

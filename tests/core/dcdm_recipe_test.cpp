@@ -9,13 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cli_runner.h"
+#include "core/model_test_folders.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
 #include "engine/job.h"
 #include "io/text_file.h"
 #include "recipes/chunk_routing.h"
+#include "recipes/dcdm_files.h"
 #include "recipes/dlm_comparison.h"
 #include "recipes/dlm_sampler.h"
+#include "recipes/pretrain_files.h"
 #include "recipes/registry.h"
 
 namespace strata {
@@ -46,6 +49,15 @@ ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& variant)
   c.set("seed", int64_t{11});
   c.set("threads", int64_t{1});
   return c;
+}
+
+/** A random Llama with the byte tokenizer's 258 ids and its tokenizer files: the test's judge. */
+fs::path judgeFolder(const fs::path& folder) {
+  testing::RandomBackboneSpec spec;
+  spec.vocab = 258;
+  testing::writeRandomBackbone(folder, spec);
+  writeTokenizerFiles("byte", folder);
+  return folder;
 }
 
 TrainingSummary train(const ResolvedConfig& config, const fs::path& run) {
@@ -141,12 +153,47 @@ TEST_F(DcdmRecipe, TheSamplerUnmasksBlockByBlock) {
     previousLast = steps.second;
   }
   EXPECT_EQ(sampleDlm(run("bdlm"), "the cat ", config).tokens, sample.tokens);  // deterministic
-  const DlmSample routed = sampleDlm(run("dcdm"), "the cat ", config);
-  for (const int64_t id : routed.chunkIds) EXPECT_LT(id, 4);
   const auto cli = testing::runCli("generate --dlm " + run("dcdm").string() +
                                    " --prompt 'a dog ' --max-new-tokens 8 --show-chunks");
   ASSERT_EQ(cli.exitCode, 0) << cli.out;
   EXPECT_NE(cli.out.find("position  chunk  step"), std::string::npos) << cli.out;
+}
+
+TEST_F(DcdmRecipe, TheDcdmSamplerPinsThePromptAndDecodesChunksInTheirTrainingLayout) {
+  DlmSamplingConfig config;
+  config.newTokens = 24;
+  const DlmSample routed = sampleDlm(run("dcdm"), "the cat ", config);
+  const size_t promptLength = routed.prompt.size();
+  ASSERT_EQ(routed.chunkIds.size(), promptLength + 24);
+  for (size_t i = 0; i < promptLength; ++i) EXPECT_EQ(routed.chunkIds[i], 0) << i;  // pinned
+  // Chunk by chunk: every token of chunk c is revealed before any token of a later chunk, in at
+  // most S = 2 steps per chunk (each chunk decoded from all-masked).
+  std::map<int64_t, std::pair<int64_t, int64_t>> stepsOfChunk;
+  for (size_t i = 0; i < routed.tokens.size(); ++i) {
+    const int64_t chunk = routed.chunkIds[promptLength + i];
+    EXPECT_LT(chunk, 4);
+    auto [it, added] = stepsOfChunk.try_emplace(chunk, routed.unmaskedAtStep[i], routed.unmaskedAtStep[i]);
+    it->second.first = std::min(it->second.first, routed.unmaskedAtStep[i]);
+    it->second.second = std::max(it->second.second, routed.unmaskedAtStep[i]);
+  }
+  int64_t previousLast = -1;
+  for (const auto& [chunk, steps] : stepsOfChunk) {
+    EXPECT_GT(steps.first, previousLast) << chunk;
+    EXPECT_LE(steps.second - steps.first, 1) << chunk;
+    previousLast = steps.second;
+  }
+  // The final chunks are those chunk-sequential routing gives the finished sequence, prompt
+  // pinned: a decoded token kept the chunk it was decoded in.
+  LoadedDlm dlm = loadDlmRun(run("dcdm"));
+  std::vector<int64_t> all(routed.prompt.begin(), routed.prompt.end());
+  all.insert(all.end(), routed.tokens.begin(), routed.tokens.end());
+  const torch::Tensor x = torch::tensor(all).unsqueeze(0);
+  const torch::Tensor pinned =
+      torch::arange(x.size(1)).lt(static_cast<int64_t>(promptLength)).unsqueeze(0);
+  torch::NoGradGuard noGrad;
+  const torch::Tensor ids = dlm.model->chunkLayout(x, pinned).ids[0];
+  for (size_t i = 0; i < all.size(); ++i)
+    EXPECT_EQ(ids[static_cast<int64_t>(i)].item<int64_t>(), routed.chunkIds[i]) << i;
 }
 
 TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
@@ -174,6 +221,30 @@ TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 18);
 }
 
+TEST_F(DcdmRecipe, TheMaskCommandShowsTheRoutedTrainingMaskOfARun) {
+  const auto result =
+      testing::runCliSplit("mask --variant dcdm --model " + run("dcdm").string() + " --text 'the old fox' --json");
+  ASSERT_EQ(result.exitCode, 0) << result.out << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  const ChunkRoutingReport routing = routeText(run("dcdm"), "the old fox");
+  ASSERT_EQ(json["chunk_ids"].get<std::vector<int64_t>>(), routing.chunkIds);
+  const size_t n = routing.chunkIds.size();
+  ASSERT_EQ(json["mask"].size(), 2 * n);
+  for (size_t q = 0; q < 2 * n; ++q)
+    for (size_t k = 0; k < 2 * n; ++k) {
+      const int64_t cq = routing.chunkIds[q % n], ck = routing.chunkIds[k % n];
+      const bool noisyQ = q < n, noisyK = k < n;
+      const bool expected = noisyQ ? (noisyK ? ck == cq : ck < cq) : (!noisyK && ck <= cq);
+      ASSERT_EQ(json["mask"][q][k].get<int>(), expected ? 1 : 0) << q << " " << k;
+    }
+  const auto mismatch = testing::runCli("mask --variant bdlm --model " + run("dcdm").string() + " --text 'the'");
+  EXPECT_EQ(mismatch.exitCode, 2) << mismatch.out;
+  EXPECT_NE(mismatch.out.find("trained dcdm"), std::string::npos) << mismatch.out;
+  const auto noText = testing::runCli("mask --variant dcdm --model " + run("dcdm").string());
+  EXPECT_EQ(noText.exitCode, 2) << noText.out;
+  EXPECT_NE(noText.out.find("--text"), std::string::npos) << noText.out;
+}
+
 TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
   TempDir dir;
   DlmComparisonConfig config;
@@ -183,6 +254,8 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
   config.settings = {"batch=4", "seq_len=16", "dim=16", "layers=1", "heads=2", "mlp=32", "chunks=4",
                      "eval_windows=2", "log_every=1", "threads=1"};
   config.variants = {{"mdlm", {"variant=mdlm"}}, {"dcdm-K4-h1", {"variant=dcdm", "subspace_rank=1"}}};
+  config.samples = 2;
+  config.judge = judgeFolder(dir / "judge");
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   const auto rows = runDlmComparison(config, job);
@@ -193,6 +266,32 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
   EXPECT_TRUE(std::isfinite(rows[1].loadEntropy));
   const std::string table = readWholeFile(dir / "study" / "compare.md");
   EXPECT_NE(table.find("| dcdm-K4-h1 | dcdm | 4 | 1 |"), std::string::npos) << table;
+  for (const auto& row : rows) {
+    EXPECT_TRUE(std::isfinite(row.genPpl) && row.genPpl > 1.0) << row.name << " " << row.genPpl;
+    EXPECT_GE(row.wordDiversity, 0.0) << row.name;
+    EXPECT_LE(row.wordDiversity, 1.0) << row.name;
+    EXPECT_GT(row.tokenDiversity, 0.0) << row.name;
+    EXPECT_LE(row.tokenDiversity, 1.0) << row.name;
+  }
+  EXPECT_NE(table.find("Gen.PPL (judge) | word div | token div"), std::string::npos) << table;
+  EXPECT_NE(table.find("Gen.PPL judged by " + (dir / "judge").string()), std::string::npos) << table;
+  const std::string csv = readWholeFile(dir / "study" / "compare.csv");
+  EXPECT_NE(csv.find(",gen_ppl,word_diversity,token_diversity\n"), std::string::npos) << csv;
+}
+
+TEST_F(DcdmRecipe, GenerateWithAJudgeReportsGenPplAndDiversity) {
+  TempDir dir;
+  const fs::path judge = judgeFolder(dir / "judge");
+  const auto cli = testing::runCliSplit("generate --dlm " + run("bdlm").string() +
+                                        " --prompt 'the cat ' --max-new-tokens 16 --judge " + judge.string());
+  ASSERT_EQ(cli.exitCode, 0) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("judge " + judge.string()), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("Gen.PPL "), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("diversity: word "), std::string::npos) << cli.out;
+  const auto missing = testing::runCli("generate --dlm " + run("bdlm").string() +
+                                       " --prompt 'a' --judge " + (dir / "nothing").string());
+  EXPECT_NE(missing.exitCode, 0) << missing.out;
+  EXPECT_NE(missing.out.find((dir / "nothing").string()), std::string::npos) << missing.out;
 }
 
 }  // namespace
