@@ -2,7 +2,9 @@
 
 #include "model/chunk_layout.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "model/dcdm_masks.h"

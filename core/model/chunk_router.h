@@ -2,9 +2,10 @@
 // Chunking Attention (DESIGN.md "dcdm"): assigns each token to one of K ordered chunks.
 //
 // Token representation. The router reads x [B, T, d] — in DCDM the input embedding (token +
-// position) of the NOISY sequence x_t, never x_0, so chunk ids cannot carry the clean token of
-// a masked position. A bare embedding would route every [MASK] of a sequence alike, so the
-// router first gives each token some context with one bidirectional attention head whose
+// position) of the sequence one pass of chunk-sequential routing sees (chunk_layout.h): the
+// clean tokens of the chunks already assigned, [MASK] everywhere else, so a chunk's ids never
+// carry a clean token of that chunk or a later one. A bare embedding would route every [MASK]
+// of a sequence alike, so the router first gives each token some context with one bidirectional attention head whose
 // query/key pair W_q, W_k ∈ R^{d×d} is the 2d² overhead (values are the normalised inputs
 // themselves, so no W_v / W_o is needed — the head only decides *where* to look):
 //   u = rms(x),  x̃_l = rms(u_l + Σ_m softmax_m(u_lᵀW_qᵀW_k u_m / √d) · u_m).

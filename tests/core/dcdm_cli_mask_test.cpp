@@ -16,7 +16,7 @@ namespace strata {
 namespace {
 
 TEST(CliMask, BdlmJsonIsBd3lmsBlockDiffMask) {
-  for (const auto [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{{8, 4}, {7, 3}, {5, 8}}) {
+  for (const auto& [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{{8, 4}, {7, 3}, {5, 8}}) {
     const auto result = testing::runCliSplit("mask --variant bdlm --seq-len " + std::to_string(length) +
                                              " --block-size " + std::to_string(blockSize) + " --json");
     ASSERT_EQ(result.exitCode, 0) << result.out << result.err;

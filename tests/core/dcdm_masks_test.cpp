@@ -79,7 +79,7 @@ TEST(DcdmMasks, BlockDiffusionRowsOfEachSequenceUseItsOwnIds) {
 }
 
 TEST(DcdmMasks, BdlmIdsGiveExactlyBd3lmsBlockDiffMask) {
-  for (const auto [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{
+  for (const auto& [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{
            {8, 2}, {7, 3}, {10, 4}, {5, 5}, {6, 1}, {9, 16}, {13, 5}}) {
     const torch::Tensor visible =
         pattern(blockDiffusionMask(positionalChunkIds(length, blockSize).unsqueeze(0)));

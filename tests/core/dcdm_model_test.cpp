@@ -101,7 +101,7 @@ TEST(DcdmTransformer, EveryVariantGivesVocabLogitsAndItsChunkLayout) {
 }
 
 TEST(DcdmTransformer, BdlmTrainsWithBd3lmsBlockDiffMask) {
-  for (const auto [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{{12, 4}, {11, 3}, {7, 8}}) {
+  for (const auto& [length, blockSize] : std::vector<std::pair<int64_t, int64_t>>{{12, 4}, {11, 3}, {7, 8}}) {
     DcdmTransformerConfig config = tinyConfig("bdlm");
     config.blockSize = blockSize;
     DcdmTransformer bdlm(config);

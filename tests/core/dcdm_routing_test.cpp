@@ -31,9 +31,11 @@ DcdmTransformer tinyDcdm(uint64_t seed) {
   config.chunks = kChunks;
   config.subspaceRank = 2;
   DcdmTransformer model(config);
-  {  // Larger token embeddings than GPT-2's 0.02, so that content visibly moves the routing.
+  {  // Larger embeddings than GPT-2's 0.02, so that position and content visibly move the
+     // routing (at 0.02 every token of pass 0 looks alike and all join chunk 0).
     torch::NoGradGuard noGrad;
     model->named_parameters()["embedding.weight"].normal_(0.0, 1.0);
+    model->named_parameters()["positions.weight"].normal_(0.0, 1.0);
   }
   return model;
 }

@@ -74,5 +74,24 @@ TEST(MaskedDiffusion, LossMatchesAHandComputedCase) {
   EXPECT_NEAR(maskedDiffusionLoss(plain, logits, x0, noised, t, 3).loss.item<double>(), nll / 2, 1e-6);
 }
 
+TEST(MaskedDiffusion, PerTokenTimesWeightAndMaskEachTokenByItsOwnT) {
+  // Block diffusion: each token carries its chunk's t. Two masked tokens at t = 0.5 and 0.25.
+  const torch::Tensor logits = torch::tensor({{{1.0, 2.0, 0.5}, {0.0, 1.0, 0.0}}});
+  const torch::Tensor x0 = torch::tensor({{1, 0}});
+  const torch::Tensor noised = torch::tensor({{true, true}});
+  const torch::Tensor t = torch::tensor({{0.5, 0.25}});
+  const MaskedDiffusion d;
+  const double nll0 = -(2.0 - std::log(std::exp(1.0) + std::exp(2.0) + std::exp(0.5)));
+  const double nll1 = -(0.0 - std::log(2.0 + std::exp(1.0)));
+  EXPECT_NEAR(maskedDiffusionLoss(d, logits, x0, noised, t, 3).loss.item<double>(),
+              (nll0 / 0.5 + nll1 / 0.25) / 2, 1e-6);
+  torch::manual_seed(4);
+  const torch::Tensor rates = torch::tensor({0.1, 0.9}).repeat({20000}).unsqueeze(0);  // [1, 40000]
+  const torch::Tensor flags = d.sampleNoiseMask(torch::zeros({1, 40000}, torch::kInt64), rates);
+  const torch::Tensor perToken = flags[0].view({20000, 2}).to(torch::kDouble).mean(0);
+  EXPECT_NEAR(perToken[0].item<double>(), 0.999 * 0.1, 0.01);
+  EXPECT_NEAR(perToken[1].item<double>(), 0.999 * 0.9, 0.01);
+}
+
 }  // namespace
 }  // namespace strata
