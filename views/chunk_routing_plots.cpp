@@ -65,14 +65,25 @@ void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report) {
 }
 
 void fillMaskMap(QCPColorMap& map, const ChunkRoutingReport& report) {
-  const int tokens = static_cast<int>(report.chunkIds.size());
-  resize(map, tokens, tokens);
-  for (int l = 0; l < tokens; ++l)
-    for (int m = 0; m < tokens; ++m)
-      map.data()->setCell(
-          m, l,
-          report.chunkIds[static_cast<size_t>(m)] <= report.chunkIds[static_cast<size_t>(l)] ? 1.0
-                                                                                             : 0.0);
+  const int size = static_cast<int>(report.trainingMask.size());
+  resize(map, size, size);
+  for (int row = 0; row < size; ++row) {
+    const auto& cells = report.trainingMask[static_cast<size_t>(row)];
+    for (int column = 0; column < size; ++column)
+      map.data()->setCell(column, row, cells[static_cast<size_t>(column)] ? 1.0 : 0.0);
+  }
+  // The stream boundary (noisy | clean) on both axes; earlier lines are replaced.
+  QCustomPlot& plot = *map.parentPlot();
+  for (int i = plot.itemCount() - 1; i >= 0; --i)
+    if (qobject_cast<QCPItemStraightLine*>(plot.item(i))) plot.removeItem(i);
+  const double boundary = size / 2 - 0.5;
+  QPen pen(plot.xAxis->basePen().color(), 1, Qt::DashLine);
+  for (const bool vertical : {true, false}) {
+    auto* line = new QCPItemStraightLine(&plot);
+    line->setPen(pen);
+    line->point1->setCoords(vertical ? boundary : 0, vertical ? 0 : boundary);
+    line->point2->setCoords(vertical ? boundary : 1, vertical ? 1 : boundary);
+  }
   finish(map, 0.0, 1.0);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The Chunk routing view's plots, filled from core's ChunkRoutingReport and metrics records:
-// the K×T assignment heatmap, the T×T chunk-causal attention mask and the per-chunk load over
-// training steps. Display logic only (the mask is the comparison c_m ≤ c_l). GUI thread only.
+// the K×T assignment heatmap, the 2T×2T attention mask the text trains with (block diffusion
+// over chunks, computed in core) and the per-chunk load over training steps. Display logic
+// only. GUI thread only.
 
 #include <QString>
 #include <vector>
@@ -21,7 +22,9 @@ QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QStr
 /** Key = position t (T columns), value = chunk k (K rows), cell = assignment (one-hot of the
  *  chunk ids when the run has no soft assignments). */
 void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report);
-/** Key = attended position m, value = query position l; 1 where chunkIds[m] ≤ chunkIds[l]. */
+/** The report's trainingMask: key = attended column (0..T−1 noisy x_t, T..2T−1 clean x_0),
+ *  value = query row in the same order; 1 where the row may attend the column. Dashed lines
+ *  separate the two streams. */
 void fillMaskMap(QCPColorMap& map, const ChunkRoutingReport& report);
 /** Appends val_chunk_share_<k> of `records` as graph k (graphs are added as chunks appear). */
 void appendChunkLoad(QCustomPlot& plot, const std::vector<MetricsRecord>& records);

@@ -115,7 +115,8 @@ QWidget* ChunkRoutingView::buildPlots() {
   auto* plots = new QSplitter(Qt::Vertical, this);
   m_assignmentPlot = makeColorMapPlot(plots, tr("position"), tr("chunk"), m_assignmentMap);
   m_maskPlot =
-      makeColorMapPlot(plots, tr("attended position m"), tr("query position l"), m_maskMap);
+      makeColorMapPlot(plots, tr("key: noisy x_t 0…T−1 | clean x_0 T…2T−1"),
+                       tr("query (same order)"), m_maskMap);
   m_loadPlot = new QCustomPlot(plots);
   followPalette(m_loadPlot);
   m_loadPlot->setMinimumHeight(160);

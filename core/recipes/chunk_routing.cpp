@@ -11,6 +11,7 @@
 #include "engine/checkpoint_store.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/pretrain_files.h"
+#include "recipes/training_mask.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -53,6 +54,7 @@ ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
     }
   }
   for (int64_t l = 0; l < length; ++l) report.chunkIds.push_back(ids[l].item<int64_t>());
+  report.trainingMask = trainingMaskRows(report.chunkIds);
   return report;
 }
 

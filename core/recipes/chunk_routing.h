@@ -23,6 +23,9 @@ struct ChunkRoutingReport {
   std::vector<int64_t> chunkIds;        ///< c_l (hard, with the balance bias)
   std::vector<std::vector<float>> affinities;   ///< [T][K], from l's assigning pass; empty unless dcdm
   std::vector<std::vector<float>> assignments;  ///< [T][K] softmax; empty unless dcdm
+  /** [2T][2T] 0/1, noisy rows/columns then clean: the attention mask training uses for this
+   *  text (row may attend column; training_mask.h), the same `strata-cli mask` prints. */
+  std::vector<std::vector<uint8_t>> trainingMask;
 };
 
 /** The steps of the run's valid checkpoints, ascending. */

@@ -9,6 +9,18 @@
 #include "recipes/chunk_routing.h"
 
 namespace strata {
+
+std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& chunkIds) {
+  const at::Tensor ids = at::tensor(chunkIds, at::kLong).unsqueeze(0);
+  const at::Tensor allowed = blockDiffusionAllowed(ids)[0].to(at::kByte).contiguous();
+  const int64_t n = allowed.size(0);
+  const uint8_t* data = allowed.data_ptr<uint8_t>();
+  std::vector<std::vector<uint8_t>> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t q = 0; q < n; ++q) rows.emplace_back(data + q * n, data + (q + 1) * n);
+  return rows;
+}
+
 namespace {
 
 TrainingMaskPicture pictureOf(const std::string& variant, const std::vector<int64_t>& chunkIds) {
@@ -16,11 +28,7 @@ TrainingMaskPicture pictureOf(const std::string& variant, const std::vector<int6
   picture.variant = variant;
   picture.length = static_cast<int64_t>(chunkIds.size());
   picture.chunkIds = chunkIds;
-  const at::Tensor ids = at::tensor(chunkIds, at::kLong).unsqueeze(0);
-  const at::Tensor allowed = blockDiffusionAllowed(ids)[0].to(at::kByte).contiguous();
-  const int64_t n = allowed.size(0);
-  const uint8_t* data = allowed.data_ptr<uint8_t>();
-  for (int64_t q = 0; q < n; ++q) picture.allowed.emplace_back(data + q * n, data + (q + 1) * n);
+  picture.allowed = trainingMaskRows(chunkIds);
   return picture;
 }
 
@@ -43,8 +51,12 @@ TrainingMaskPicture positionalTrainingMask(const std::string& variant, int64_t l
 
 TrainingMaskPicture runTrainingMask(const std::filesystem::path& runFolder, const std::string& text,
                                     std::optional<int64_t> checkpointStep) {
-  const ChunkRoutingReport routing = routeText(runFolder, text, checkpointStep);
-  TrainingMaskPicture picture = pictureOf(routing.variant, routing.chunkIds);
+  ChunkRoutingReport routing = routeText(runFolder, text, checkpointStep);
+  TrainingMaskPicture picture;
+  picture.variant = routing.variant;
+  picture.length = static_cast<int64_t>(routing.chunkIds.size());
+  picture.chunkIds = routing.chunkIds;
+  picture.allowed = std::move(routing.trainingMask);
   picture.tokenTexts = routing.tokenTexts;
   return picture;
 }

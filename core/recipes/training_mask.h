@@ -22,6 +22,10 @@ struct TrainingMaskPicture {
   std::vector<std::string> tokenTexts;       ///< a run's text, one entry per token; else empty
 };
 
+/** The 2L×2L 0/1 rows (noisy then clean; 1 = the row may attend the column) of the block
+ *  diffusion mask for these chunk ids (model/dcdm_masks.h's blockDiffusionAllowed). */
+std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& chunkIds);
+
 /** mdlm (one chunk) or bdlm (positional blocks of blockSize) of length L. Throws ConfigError
  *  for another variant, L < 1 or blockSize < 1. */
 TrainingMaskPicture positionalTrainingMask(const std::string& variant, int64_t length,

@@ -1,6 +1,6 @@
 // The Chunk routing view on a real tiny dcdm run (20 steps, K = 4, checkpoints at 10 and 20):
 // a typed text is routed in the background and shown as a coloured token strip with the K
-// affinities per token, a K×T heatmap, the chunk-causal T×T mask and the per-chunk load from
+// affinities per token, a K×T heatmap, the 2T×2T training mask and the per-chunk load from
 // metrics.jsonl; the checkpoint slider re-routes with older weights; the CSV export.
 
 #include "chunk_routing_view.h"
@@ -156,15 +156,19 @@ class ChunkRoutingViewTest : public QObject {
     QCOMPARE(view.assignmentMap()->data()->valueSize(), 4);
     QCOMPARE(view.assignmentMap()->data()->cell(1, 2),
              static_cast<double>(report->assignments[1][2]));
-    QCOMPARE(view.maskMap()->data()->keySize(), tokens);
-    QCOMPARE(view.maskMap()->data()->valueSize(), tokens);
-    for (int l = 0; l < tokens; ++l)
-      for (int m = 0; m < tokens; ++m)
-        QCOMPARE(
-            view.maskMap()->data()->cell(m, l),
-            report->chunkIds[static_cast<size_t>(m)] <= report->chunkIds[static_cast<size_t>(l)]
-                ? 1.0
-                : 0.0);
+    // The 2T×2T training mask, checked against BD3-LM's rule over the report's chunk ids
+    // written out here: noisy→noisy same chunk, noisy→clean earlier chunks, clean→clean
+    // chunks ≤ its own, clean→noisy never.
+    QCOMPARE(view.maskMap()->data()->keySize(), 2 * tokens);
+    QCOMPARE(view.maskMap()->data()->valueSize(), 2 * tokens);
+    for (int q = 0; q < 2 * tokens; ++q)
+      for (int k = 0; k < 2 * tokens; ++k) {
+        const bool cleanQuery = q >= tokens, cleanKey = k >= tokens;
+        const int64_t cq = report->chunkIds[static_cast<size_t>(q % tokens)];
+        const int64_t ck = report->chunkIds[static_cast<size_t>(k % tokens)];
+        const bool allowed = cleanQuery ? (cleanKey && ck <= cq) : (cleanKey ? ck < cq : ck == cq);
+        QCOMPARE(view.maskMap()->data()->cell(k, q), allowed ? 1.0 : 0.0);
+      }
 
     // Per-chunk load from metrics.jsonl: evaluations at steps 10 and 20.
     QCOMPARE(view.loadPlot()->graphCount(), 4);
