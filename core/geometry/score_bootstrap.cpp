@@ -1,0 +1,42 @@
+#include "geometry/score_bootstrap.h"
+
+#include <stdexcept>
+
+#include "geometry/bootstrap_interval.h"
+
+namespace strata::geometry {
+
+ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
+                               const std::vector<std::vector<ProxyValues>>& replicates,
+                               const ScoreWeights& weights, const LayerRange& candidates,
+                               double confidence, const std::vector<MetricTerm>& pluginTerms) {
+  if (replicates.size() != layers.size())
+    throw std::invalid_argument("bootstrapScores: one replicate list per layer is needed");
+  const size_t n = layers.size();
+  ScoreBootstrap out;
+  out.score.assign(n, {kUndefined, kUndefined});
+  out.bestFrequency.assign(n, kUndefined);
+  if (n == 0 || replicates.front().empty()) return out;
+  const size_t resamples = replicates.front().size();
+  for (const auto& r : replicates)
+    if (r.size() != resamples)
+      throw std::invalid_argument("bootstrapScores: the layers hold different numbers of resamples");
+  out.resamples = int64_t(resamples);
+  std::vector<std::vector<double>> scores(n);
+  std::vector<int64_t> best(n, 0);
+  for (size_t r = 0; r < resamples; ++r) {
+    std::vector<ProxyValues> values;
+    for (size_t i = 0; i < n; ++i) values.push_back(replicates[i][r]);
+    const LayerScores s = scoreLayers(layers, values, weights, candidates, pluginTerms);
+    for (size_t i = 0; i < n; ++i) scores[i].push_back(s.score[i]);
+    if (s.bestIndex >= 0) ++best[size_t(s.bestIndex)];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!candidates.contains(layers[i])) continue;
+    out.score[i] = percentileInterval(scores[i], confidence);
+    out.bestFrequency[i] = double(best[i]) / double(resamples);
+  }
+  return out;
+}
+
+}  // namespace strata::geometry
