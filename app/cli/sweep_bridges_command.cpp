@@ -1,7 +1,6 @@
 // `strata-cli sweep-bridges`: the bridgeability study — an equal-budget bridge at every layer
 // of a range, then Spearman ρ between the geometry score and −validation loss.
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -82,18 +81,7 @@ int runSweepBridges(const Arguments& original) {
                 static_cast<long long>(result.worstByScore));
   std::cout << line;
   // What S is up against: each proxy alone, depth alone, and S once depth is accounted for.
-  const auto shown = [](double v) {
-    if (!std::isfinite(v)) return std::string("n/a");
-    char text[32];
-    std::snprintf(text, sizeof text, "%+.3f", v);
-    return std::string(text);
-  };
-  std::cout << "rho(+m_curv) = " << shown(result.rhoCurvature)
-            << ", rho(+m_mono) = " << shown(result.rhoMonotonicity)
-            << ", rho(-k_eff) = " << shown(result.rhoEffectiveRank)
-            << ", rho(-depth) = " << shown(result.rhoDepth)
-            << "; partial rho(S, -val loss | depth) = " << shown(result.partialRho)
-            << " (normalisation " << result.normalisation << ")\n";
+  std::cout << "\n" << sweepStatisticsMarkdown(result) << "\n";
   std::cout << "Wrote " << (config.folder / "sweep.json").string() << ", sweep.csv and sweep.md\n";
   return 0;
 }

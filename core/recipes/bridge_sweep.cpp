@@ -132,22 +132,24 @@ void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
                        {"best_by_score", r.bestByScore}, {"best_by_loss", r.bestByLoss},
                        {"worst_by_score", r.worstByScore}, {"layers", rows},
                        {"baselines", baselines}};
-  // The statistics again as a small table for people (sweep.md).
-  std::string md = "# Bridgeability sweep\n\nStore: " + r.store.string() + " (normalisation " +
-                   r.normalisation + "), " + std::to_string(r.rows.size()) +
-                   " layers. Spearman ρ against −best val loss:\n\n| predictor | ρ |\n| --- | --- |\n" +
-                   "| S (score) | " + shown(r.rho) + " |\n| +m_curv | " + shown(r.rhoCurvature) +
-                   " |\n| +m_mono | " + shown(r.rhoMonotonicity) + " |\n| −k_eff | " +
-                   shown(r.rhoEffectiveRank) + " |\n| −depth | " + shown(r.rhoDepth) +
-                   " |\n| S given depth (partial) | " + shown(r.partialRho) + " |\n\n" +
-                   "Permutation p of ρ(S): " + Json(r.pValue).dump() +
-                   ". A partial ρ of n/a means S or the loss is ranked exactly like depth.\n";
   writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
   writeTextAtomically(folder / "sweep.csv", csv);
-  writeTextAtomically(folder / "sweep.md", md);
+  writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
 }
 
 }  // namespace
+
+std::string sweepStatisticsMarkdown(const BridgeSweepResult& r) {
+  return "# Bridgeability sweep\n\nStore: " + r.store.string() + " (normalisation " +
+         r.normalisation + "), " + std::to_string(r.rows.size()) +
+         " layers. Spearman ρ against −best val loss:\n\n| predictor | ρ |\n| --- | --- |\n" +
+         "| S (score) | " + shown(r.rho) + " |\n| +m_curv | " + shown(r.rhoCurvature) +
+         " |\n| +m_mono | " + shown(r.rhoMonotonicity) + " |\n| −k_eff | " +
+         shown(r.rhoEffectiveRank) + " |\n| −depth | " + shown(r.rhoDepth) +
+         " |\n| S given depth (partial) | " + shown(r.partialRho) + " |\n\n" +
+         "Permutation p of ρ(S): " + Json(r.pValue).dump() +
+         ". A partial ρ of n/a means S or the loss is ranked exactly like depth.\n";
+}
 
 void computeSweepStatistics(BridgeSweepResult& result) {
   std::vector<double> score, negativeLoss, depth, negativeDepth, curvature, monotonicity,

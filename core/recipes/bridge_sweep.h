@@ -61,6 +61,9 @@ struct BridgeSweepResult {
 /** ρ of each proxy alone, of −depth and the partial ρ of S given depth, from `rows`. */
 void computeSweepStatistics(BridgeSweepResult& result);
 
+/** The statistics as sweep.md holds them: a Markdown table of every ρ (n/a where undefined). */
+std::string sweepStatisticsMarkdown(const BridgeSweepResult& result);
+
 /** Runs (or continues) the sweep; writes sweep.json, sweep.csv and sweep.md into the folder. Throws
  *  CancelledError when cancelled (finished runs are kept; the current one is checkpointed). */
 BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& job);
