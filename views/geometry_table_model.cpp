@@ -94,6 +94,8 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
                                                : geometry::Interval{std::nan(""), std::nan("")};
   const double bestFrequency =
       row < m_bootstrap.bestFrequency.size() ? m_bootstrap.bestFrequency[row] : std::nan("");
+  const bool excludesPoint =
+      row < m_bootstrap.excludesPoint.size() && m_bootstrap.excludesPoint[row];
   const bool plugin = index.column() >= ColumnCount;
   const double pluginNumber = plugin ? pluginValue(row, index.column()) : 0.0;
   // A layer with warnings (undefined proxies, exclusion from S) says why in every cell's tooltip.
@@ -117,8 +119,9 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
         case ScoreColumn:
           return geometryNumberText(score);
         case ScoreIntervalColumn:
-          return QStringLiteral("[%1, %2]").arg(geometryNumberText(scoreInterval.low),
-                                                geometryNumberText(scoreInterval.high));
+          return QStringLiteral("[%1, %2]%3")
+              .arg(geometryNumberText(scoreInterval.low), geometryNumberText(scoreInterval.high),
+                   excludesPoint ? QStringLiteral(" *") : QString());
         case BestFrequencyColumn:
           return geometry::isDefined(bestFrequency) ? QString::number(bestFrequency, 'f', 2)
                                                     : QStringLiteral("—");
@@ -169,6 +172,9 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       if (rank == 0) return tr("Layer %1 is outside the candidate range").arg(layer.layer);
+      if (index.column() == ScoreIntervalColumn && excludesPoint)
+        return tr("* The interval does not contain S: on resamples the z-scores of the most "
+                  "extreme layers shrink toward 0 (docs/geometry.md, \"Intervals\")");
       return best ? tr("l*: the layer with the highest score S") : QVariant();
     default:
       return {};

@@ -182,7 +182,7 @@ void LayerGeometryView::rescore() {
   m_scores = geometry::scoreLayers(m_layers, m_values, m_controls->weights(),
                                    m_controls->candidates(), terms);
   m_model->setScores(m_scores);
-  m_model->setScoreBootstrap(geometry::bootstrapScores(m_layers, m_report->replicates(),
+  m_model->setScoreBootstrap(geometry::bootstrapScores(m_layers, m_values, m_report->replicates(),
                                                        m_controls->weights(),
                                                        m_controls->candidates(),
                                                        m_report->options.confidence, terms));

@@ -219,7 +219,7 @@ int runScore(const Arguments& args) {
   // S and l* on every token resample (the proxies' resamples), for their intervals.
   const auto pluginTerms = report.pluginTerms(metricWeights);
   ScoredReport scored{report, scores, weights, candidates, metricWeights};
-  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), report.replicates(), weights,
+  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), report.values(), report.replicates(), weights,
                                                candidates, options.confidence, pluginTerms);
   if (const std::string w = geometry::cancellingTermsWarning(options.normalisation,
                                                              options.monotonicity, weights);

@@ -60,6 +60,10 @@ geometry::Interval bootOf(const ScoredReport& s, size_t i) {
                                       : geometry::Interval{geometry::kUndefined, geometry::kUndefined};
 }
 
+bool excludesPoint(const ScoredReport& s, size_t i) {
+  return i < s.bootstrap.excludesPoint.size() && s.bootstrap.excludesPoint[i];
+}
+
 double frequencyOf(const ScoredReport& s, size_t i) {
   return i < s.bootstrap.bestFrequency.size() ? s.bootstrap.bestFrequency[i] : geometry::kUndefined;
 }
@@ -92,7 +96,8 @@ std::string formatScoreTable(const ScoredReport& s) {
     if (scoreBootstrapped) {
       const geometry::Interval& si = s.bootstrap.score[i];
       row.push_back(geometry::isDefined(si.low) || geometry::isDefined(si.high)
-                        ? "[" + number(si.low, "%+.2f") + ", " + number(si.high, "%+.2f") + "]"
+                        ? "[" + number(si.low, "%+.2f") + ", " + number(si.high, "%+.2f") + "]" +
+                              (excludesPoint(s, i) ? "*" : "")
                         : "");
       row.push_back(number(s.bootstrap.bestFrequency[i], "%.2f"));
     }
@@ -125,7 +130,8 @@ std::string formatScoreTable(const ScoredReport& s) {
                 ? "BCa (jackknife over " + std::to_string(s.report.options.jackknifeBlocks) +
                       " token blocks)"
                 : std::string("percentile"))
-        << " for the proxies, percentile for S; l* freq = share of resamples whose l* it is";
+        << " for the proxies, percentile for S (* = excludes the point S: extreme z-scores "
+           "shrink toward 0 on resamples); l* freq = share of resamples whose l* it is";
   out << "\n";
   for (const std::string& w : s.scoreWarnings) out << "\n! " << w << "\n";
   // Footnotes for the layers marked "!": n/a values and what else needs care, by proxy.
@@ -202,6 +208,7 @@ std::string formatScoreJson(const ScoredReport& s) {
                       {"k_eff_interval", jsonInterval(l.effectiveRank)},
                       {"score", jsonNumber(s.scores.score[i])},
                       {"score_interval", jsonInterval(bootOf(s, i))},
+                      {"score_interval_excludes_point", excludesPoint(s, i)},
                       {"l_star_frequency", jsonNumber(frequencyOf(s, i))},
                       {"rank", s.scores.rank[i]},
                       {"spectrum", spectrumJson(l.spectrum)},

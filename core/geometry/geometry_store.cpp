@@ -178,7 +178,8 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
         flat.insert(flat.end(), {v.curvature, v.monotonicity, v.effectiveRank});
     out.doubles("replicates", flat, {n, resamples, 3});
     const ScoreBootstrap boot =
-        bootstrapScores(layers, replicates, {}, candidates, report.options.confidence);
+        bootstrapScores(layers, report.values(), replicates, {}, candidates,
+                        report.options.confidence);
     std::vector<double> bounds;
     for (const Interval& i : boot.score) bounds.insert(bounds.end(), {i.low, i.high});
     out.doubles("score_interval", bounds, {n, 2});

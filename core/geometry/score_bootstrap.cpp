@@ -7,15 +7,17 @@
 namespace strata::geometry {
 
 ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
+                               const std::vector<ProxyValues>& values,
                                const std::vector<std::vector<ProxyValues>>& replicates,
                                const ScoreWeights& weights, const LayerRange& candidates,
                                double confidence, const std::vector<MetricTerm>& pluginTerms) {
-  if (replicates.size() != layers.size())
-    throw std::invalid_argument("bootstrapScores: one replicate list per layer is needed");
+  if (replicates.size() != layers.size() || values.size() != layers.size())
+    throw std::invalid_argument("bootstrapScores: one value and replicate list per layer is needed");
   const size_t n = layers.size();
   ScoreBootstrap out;
   out.score.assign(n, {kUndefined, kUndefined});
   out.bestFrequency.assign(n, kUndefined);
+  out.excludesPoint.assign(n, false);
   if (n == 0 || replicates.front().empty()) return out;
   const size_t resamples = replicates.front().size();
   for (const auto& r : replicates)
@@ -31,10 +33,15 @@ ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
     for (size_t i = 0; i < n; ++i) scores[i].push_back(s.score[i]);
     if (s.bestIndex >= 0) ++best[size_t(s.bestIndex)];
   }
+  const LayerScores point = scoreLayers(layers, values, weights, candidates, pluginTerms);
   for (size_t i = 0; i < n; ++i) {
     if (!candidates.contains(layers[i])) continue;
     out.score[i] = percentileInterval(scores[i], confidence);
     out.bestFrequency[i] = double(best[i]) / double(resamples);
+    const double s = point.score[i];
+    out.excludesPoint[i] = isDefined(s) && isDefined(out.score[i].low) &&
+                           isDefined(out.score[i].high) &&
+                           (s < out.score[i].low || s > out.score[i].high);
   }
   return out;
 }

@@ -19,17 +19,22 @@ struct ScoreBootstrap {
   /** Share of the resamples whose l* is this layer (the shares sum to ≤ 1: a resample with no
    *  candidate of defined proxies has no l*). */
   std::vector<double> bestFrequency;
+  /** The interval does not contain the point S (docs/geometry.md, "Intervals": extreme S
+   *  values shrink toward 0 on resamples); false where either is undefined. */
+  std::vector<bool> excludesPoint;
   int64_t resamples = 0;  // 0: no bootstrap (intervals and frequencies are undefined)
 };
 
 /**
- * Recomputes S and l* on every resample. `replicates[i]` are the resample proxies of layer
+ * Recomputes S and l* on every resample. `values[i]` are the point proxies of layer
+ * `layers[i]` (for excludesPoint), `replicates[i]` are the resample proxies of layer
  * `layers[i]` (LayerGeometry::replicates, one entry per resample, all of equal length; an
  * empty list on every layer means no bootstrap). Plugin metric terms enter each resample with
  * their point values (plugins are not bootstrapped). Throws std::invalid_argument when the
- * layers hold different numbers of resamples.
+ * lists do not have one entry per layer or the layers hold different numbers of resamples.
  */
 ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
+                               const std::vector<ProxyValues>& values,
                                const std::vector<std::vector<ProxyValues>>& replicates,
                                const ScoreWeights& weights, const LayerRange& candidates,
                                double confidence, const std::vector<MetricTerm>& pluginTerms = {});

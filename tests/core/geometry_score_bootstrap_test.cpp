@@ -24,6 +24,13 @@ std::vector<float> rowsWithDecay(int64_t n, int64_t d, double power, uint64_t se
   return rows;
 }
 
+/** The point values: each layer's first replicate. */
+std::vector<ProxyValues> pointOf(const std::vector<std::vector<ProxyValues>>& replicates) {
+  std::vector<ProxyValues> out;
+  for (const auto& r : replicates) out.push_back(r.empty() ? ProxyValues{1, 1, 1} : r.front());
+  return out;
+}
+
 // Layer 2 is better than 1 and 3 in every proxy on every resample: l* = 2 every time.
 TEST(GeometryScoreBootstrap, AClearlyBestLayerIsLStarOnEveryResample) {
   const std::vector<int64_t> layers{0, 1, 2, 3};
@@ -36,7 +43,7 @@ TEST(GeometryScoreBootstrap, AClearlyBestLayerIsLStarOnEveryResample) {
     replicates[2].push_back({4 * jitter(engine), 3 * jitter(engine), 2 * jitter(engine)});
     replicates[3].push_back({1.5 * jitter(engine), 1.2 * jitter(engine), 7 * jitter(engine)});
   }
-  const ScoreBootstrap b = bootstrapScores(layers, replicates, {}, {1, 3}, 0.9);
+  const ScoreBootstrap b = bootstrapScores(layers, pointOf(replicates), replicates, {}, {1, 3}, 0.9);
   EXPECT_EQ(b.resamples, 30);
   EXPECT_DOUBLE_EQ(b.bestFrequency[2], 1.0);
   EXPECT_DOUBLE_EQ(b.bestFrequency[1], 0.0);
@@ -44,12 +51,20 @@ TEST(GeometryScoreBootstrap, AClearlyBestLayerIsLStarOnEveryResample) {
   EXPECT_TRUE(std::isnan(b.bestFrequency[0]));  // outside the candidates: no entry
   EXPECT_TRUE(std::isnan(b.score[0].low));
   EXPECT_GT(b.score[2].low, b.score[1].high);
+  // A point S outside its interval is flagged: make layer 3's point far worse than any resample.
+  std::vector<ProxyValues> shifted = pointOf(replicates);
+  shifted[2] = {1, 1, 8};  // layer 2's point: as poor as layer 1
+  const ScoreBootstrap flagged = bootstrapScores(layers, shifted, replicates, {}, {1, 3}, 0.9);
+  EXPECT_TRUE(flagged.excludesPoint[2]);
+  EXPECT_FALSE(flagged.excludesPoint[0]);  // outside the candidates
+
   // Without resamples there is nothing to report.
-  const ScoreBootstrap none = bootstrapScores(layers, std::vector<std::vector<ProxyValues>>(4), {},
+  const ScoreBootstrap none = bootstrapScores(layers, pointOf(replicates), std::vector<std::vector<ProxyValues>>(4), {},
                                               {1, 3}, 0.9);
   EXPECT_EQ(none.resamples, 0);
   EXPECT_TRUE(std::isnan(none.bestFrequency[2]));
-  EXPECT_THROW(bootstrapScores(layers, {{}, {}, {}}, {}, {1, 3}, 0.9), std::invalid_argument);
+  EXPECT_THROW(bootstrapScores(layers, pointOf(replicates), {{}, {}, {}}, {}, {1, 3}, 0.9),
+               std::invalid_argument);
 }
 
 // Layers 1 and 2 are two draws of one distribution, layer 3 is isotropic (worse in all three
@@ -80,7 +95,7 @@ TEST(GeometryScoreBootstrap, TwoEquivalentLayersSplitTheLStarFrequency) {
     replicates.push_back(g.replicates);
     ASSERT_EQ(g.replicates.size(), 40u);
   }
-  const ScoreBootstrap b = bootstrapScores(layers, replicates, {}, {1, 3}, 0.95);
+  const ScoreBootstrap b = bootstrapScores(layers, values, replicates, {}, {1, 3}, 0.95);
   std::cout << "  l* frequencies: " << b.bestFrequency[0] << ", " << b.bestFrequency[1] << ", "
             << b.bestFrequency[2] << "\n";
   EXPECT_EQ(b.bestFrequency[2], 0.0);
