@@ -1,5 +1,6 @@
 #include "geometry/score_bootstrap.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "geometry/bootstrap_interval.h"
@@ -37,7 +38,10 @@ ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
   for (size_t i = 0; i < n; ++i) {
     if (!candidates.contains(layers[i])) continue;
     out.score[i] = percentileInterval(scores[i], confidence);
-    out.bestFrequency[i] = double(best[i]) / double(resamples);
+    // A layer that no resample could score (undefined proxies) has no frequency, not 0.
+    const bool scoredOnce =
+        std::any_of(scores[i].begin(), scores[i].end(), [](double v) { return isDefined(v); });
+    if (scoredOnce) out.bestFrequency[i] = double(best[i]) / double(resamples);
     const double s = point.score[i];
     out.excludesPoint[i] = isDefined(s) && isDefined(out.score[i].low) &&
                            isDefined(out.score[i].high) &&

@@ -17,7 +17,8 @@ struct ScoreBootstrap {
    *  resample scored the layer). */
   std::vector<Interval> score;
   /** Share of the resamples whose l* is this layer (the shares sum to ≤ 1: a resample with no
-   *  candidate of defined proxies has no l*). */
+   *  candidate of defined proxies has no l*); kUndefined outside the candidates and for a
+   *  layer that no resample could score. */
   std::vector<double> bestFrequency;
   /** The interval does not contain the point S (docs/geometry.md, "Intervals": extreme S
    *  values shrink toward 0 on resamples); false where either is undefined. */
