@@ -220,7 +220,8 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
       case CurvatureColumn:
         return tr(
             "Local curvature: median over anchors of 1/λ_max of the k-neighbourhood "
-            "covariance (higher = compact neighbourhoods), with its bootstrap interval");
+            "covariance (higher = compact neighbourhoods), with its bootstrap interval (the "
+            "token resamples reweight the anchors; neighbours are searched among all tokens)");
       case MonotonicityColumn:
         return tr(
             "Global monotonicity: mean Rayleigh quotient of (Σ + εI)⁻¹ over random "
