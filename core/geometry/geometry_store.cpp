@@ -31,6 +31,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -170,12 +171,16 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
   const LayerScores scores = scoreLayers(layers, report.values(), {}, candidates);
   out.doubles("score", scores.score, {n});
   const auto replicates = report.replicates();
-  const hsize_t resamples = n ? replicates.front().size() : 0;
+  hsize_t resamples = 0;
+  for (const auto& layer : replicates) resamples = std::max<hsize_t>(resamples, layer.size());
   if (resamples > 0) {
+    // An undefined layer has no replicates: NaN rows keep the dataset rectangular.
     std::vector<double> flat;
     for (const auto& layer : replicates)
-      for (const ProxyValues& v : layer)
+      for (hsize_t r = 0; r < resamples; ++r) {
+        const ProxyValues v = r < layer.size() ? layer[r] : ProxyValues{kNaN, kNaN, kNaN};
         flat.insert(flat.end(), {v.curvature, v.monotonicity, v.effectiveRank});
+      }
     out.doubles("replicates", flat, {n, resamples, 3});
     const ScoreBootstrap boot =
         bootstrapScores(layers, report.values(), replicates, {}, candidates,

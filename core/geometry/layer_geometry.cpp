@@ -200,9 +200,19 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     bool outside = false;
     const Interval i = bcaInterval(replicates, point, series(jackknife, member), options.confidence,
                                    &outside);
-    if (outside)
-      warn(proxy, "the point value lies outside the resamples' spread (BCa needs it inside), so "
-                  "the interval shown is the percentile one and does not contain it");
+    if (outside) {
+      // Every defined replicate on one side of the point: z₀ = ±∞, BCa has no interval.
+      const bool oneSide =
+          std::all_of(replicates.begin(), replicates.end(),
+                      [&](double v) { return std::isnan(v) || v > point; }) ||
+          std::all_of(replicates.begin(), replicates.end(),
+                      [&](double v) { return std::isnan(v) || v < point; });
+      warn(proxy, std::string("the point value lies outside its interval: the resampled values "
+                              "are biased relative to it") +
+                      (oneSide ? " (every resample lies on one side, so BCa has no interval and "
+                                 "the percentile one is shown)"
+                               : ""));
+    }
     return i;
   };
   if (curvature) {

@@ -19,17 +19,22 @@ ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
   out.score.assign(n, {kUndefined, kUndefined});
   out.bestFrequency.assign(n, kUndefined);
   out.excludesPoint.assign(n, false);
-  if (n == 0 || replicates.front().empty()) return out;
-  const size_t resamples = replicates.front().size();
+  // A layer without replicates (undefined: no proxy was computed) is undefined on every
+  // resample; the others must agree on the count.
+  size_t resamples = 0;
+  for (const auto& r : replicates) resamples = std::max(resamples, r.size());
+  if (resamples == 0) return out;
   for (const auto& r : replicates)
-    if (r.size() != resamples)
+    if (!r.empty() && r.size() != resamples)
       throw std::invalid_argument("bootstrapScores: the layers hold different numbers of resamples");
   out.resamples = int64_t(resamples);
   std::vector<std::vector<double>> scores(n);
   std::vector<int64_t> best(n, 0);
   for (size_t r = 0; r < resamples; ++r) {
     std::vector<ProxyValues> values;
-    for (size_t i = 0; i < n; ++i) values.push_back(replicates[i][r]);
+    for (size_t i = 0; i < n; ++i)
+      values.push_back(replicates[i].empty() ? ProxyValues{kUndefined, kUndefined, kUndefined}
+                                             : replicates[i][r]);
     const LayerScores s = scoreLayers(layers, values, weights, candidates, pluginTerms);
     for (size_t i = 0; i < n; ++i) scores[i].push_back(s.score[i]);
     if (s.bestIndex >= 0) ++best[size_t(s.bestIndex)];

@@ -39,21 +39,33 @@ TEST(GeometryBca, EqualsThePercentileIntervalWithoutBiasOrAcceleration) {
   EXPECT_NEAR(bca.high, plain.high, 1e-9);
 }
 
-// The percentile interval may exclude its point (a biased statistic); BCa recentres it.
-TEST(GeometryBca, CorrectsABiasThatMovesThePercentileIntervalOffThePoint) {
+// The point is flagged whenever the interval misses it. Without acceleration BCa moves the
+// levels by 2z₀ but contains the point exactly when the percentile interval does (α₂ > share
+// ⇔ z₀ > z_{α/2}), so a strongly biased replicate set still misses it, and is flagged.
+TEST(GeometryBca, FlagsAPointOutsideItsInterval) {
   std::vector<double> replicates;
   for (int i = 0; i < 200; ++i) replicates.push_back(1.0 + 0.01 * i);  // 1.00 … 2.99
-  const double point = 1.05;  // only 5 of 200 replicates below it
-  const Interval plain = percentileInterval(replicates, 0.8);
-  EXPECT_GT(plain.low, point);
-  bool outside = true;
-  const Interval bca = bcaInterval(replicates, point, {}, 0.8, &outside);
+  bool outside = false;
+  const Interval centred = bcaInterval(replicates, 2.0, {}, 0.8, &outside);
   EXPECT_FALSE(outside);
-  EXPECT_LE(bca.low, point);
-  EXPECT_GE(bca.high, point);
+  EXPECT_LE(centred.low, 2.0);
+  EXPECT_GE(centred.high, 2.0);
+  // 5 of 200 below the point and one equal to it (counted half): z₀ = Φ⁻¹(5.5/200) ≈ −1.92,
+  // α₂ = Φ(2z₀ + 1.28) ≈ 0.005, so [1.00, 1.01].
+  const Interval biased = bcaInterval(replicates, 1.05, {}, 0.8, &outside);
+  EXPECT_TRUE(outside);
+  EXPECT_NEAR(biased.high, percentile(replicates, normalCdf(2 * normalQuantile(5.5 / 200) +
+                                                             normalQuantile(0.9))),
+              1e-12);
+  // A positive acceleration stretches the upper level enough to reach the point.
+  const std::vector<double> skewedJackknife{0, 0, 0, 0, 0, 0, 0, 0, 0, -3};
+  EXPECT_GT(jackknifeAcceleration(skewedJackknife), 0.1);
+  const Interval accelerated = bcaInterval(replicates, 1.05, skewedJackknife, 0.8, &outside);
+  EXPECT_GT(accelerated.high, biased.high);
   // Every replicate above the point: z₀ = −∞, no BCa; the percentile interval, flagged.
   const Interval none = bcaInterval(replicates, 0.5, {}, 0.8, &outside);
   EXPECT_TRUE(outside);
+  const Interval plain = percentileInterval(replicates, 0.8);
   EXPECT_EQ(none.low, plain.low);
   EXPECT_EQ(none.high, plain.high);
 }
