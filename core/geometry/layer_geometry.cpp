@@ -104,6 +104,9 @@ std::string undefinedReason(const RowScreening& screening) {
   return {};
 }
 
+/** Below this many resamples a point outside its interval is not noted (chance is too likely). */
+constexpr int64_t kNoteResamples = 10;
+
 /** Proxies of the rows of weight > 0 (curvature off), NaN where a resample is degenerate. */
 ProxyValues reweightedProxies(GeometryBackend& backend, const HiddenStates& states,
                               const RowScreening& screening, std::span<const float> weights,
@@ -200,7 +203,9 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     bool outside = false;
     const Interval i = bcaInterval(replicates, point, series(jackknife, member), options.confidence,
                                    &outside);
-    if (outside) {
+    // With few resamples every replicate falls on one side of an unbiased point by chance
+    // (probability 2^(1−B)): the note is only worth reading from kNoteResamples on.
+    if (outside && resamples >= kNoteResamples) {
       // Every defined replicate on one side of the point: z₀ = ±∞, BCa has no interval.
       const bool oneSide =
           std::all_of(replicates.begin(), replicates.end(),
