@@ -45,6 +45,12 @@ void GeometryTableModel::setScores(const geometry::LayerScores& scores) {
   if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
+void GeometryTableModel::setScoreBootstrap(const geometry::ScoreBootstrap& bootstrap) {
+  m_bootstrap = bootstrap;
+  if (rowCount() > 0)
+    emit dataChanged(index(0, ScoreIntervalColumn), index(rowCount() - 1, BestFrequencyColumn));
+}
+
 std::vector<geometry::ProxyWarning> GeometryTableModel::warningsAt(int row) const {
   if (row < 0 || row >= rowCount()) return {};
   const geometry::LayerGeometry& layer = m_report->layers[static_cast<std::size_t>(row)];
@@ -83,6 +89,13 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
   const double score = scored ? m_scores.score[row] : std::nan("");
   const int rank = scored ? m_scores.rank[row] : 0;
   const bool best = index.row() == bestRow();
+  const geometry::Interval scoreInterval = row < m_bootstrap.score.size()
+                                               ? m_bootstrap.score[row]
+                                               : geometry::Interval{std::nan(""), std::nan("")};
+  const double bestFrequency =
+      row < m_bootstrap.bestFrequency.size() ? m_bootstrap.bestFrequency[row] : std::nan("");
+  const bool excludesPoint =
+      row < m_bootstrap.excludesPoint.size() && m_bootstrap.excludesPoint[row];
   const bool plugin = index.column() >= ColumnCount;
   const double pluginNumber = plugin ? pluginValue(row, index.column()) : 0.0;
   // A layer with warnings (undefined proxies, exclusion from S) says why in every cell's tooltip.
@@ -105,6 +118,13 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
           return proxyIntervalText(layer.values.effectiveRank, layer.effectiveRank);
         case ScoreColumn:
           return geometryNumberText(score);
+        case ScoreIntervalColumn:
+          return QStringLiteral("[%1, %2]%3")
+              .arg(geometryNumberText(scoreInterval.low), geometryNumberText(scoreInterval.high),
+                   excludesPoint ? QStringLiteral(" *") : QString());
+        case BestFrequencyColumn:
+          return geometry::isDefined(bestFrequency) ? QString::number(bestFrequency, 'f', 2)
+                                                    : QStringLiteral("—");
         case RankColumn:
           return rank > 0 ? QString::number(rank) : QStringLiteral("—");
         default:
@@ -122,6 +142,10 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
           return sortable(layer.values.effectiveRank);
         case ScoreColumn:  // layers without a score sort below every scored one
           return sortable(score);
+        case ScoreIntervalColumn:
+          return sortable(scoreInterval.low);
+        case BestFrequencyColumn:
+          return sortable(bestFrequency);
         case RankColumn:
           return rank > 0 ? rank : INT_MAX;
         default:
@@ -148,6 +172,9 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       if (rank == 0) return tr("Layer %1 is outside the candidate range").arg(layer.layer);
+      if (index.column() == ScoreIntervalColumn && excludesPoint)
+        return tr("* The interval does not contain S: on resamples the z-scores of the most "
+                  "extreme layers shrink toward 0 (docs/geometry.md, \"Intervals\")");
       return best ? tr("l*: the layer with the highest score S") : QVariant();
     default:
       return {};
@@ -178,6 +205,10 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
         return tr("k_eff [lo, hi]");
       case ScoreColumn:
         return tr("S");
+      case ScoreIntervalColumn:
+        return tr("S [lo, hi]");
+      case BestFrequencyColumn:
+        return tr("l* freq");
       case RankColumn:
         return tr("Rank");
       default:
@@ -189,7 +220,8 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
       case CurvatureColumn:
         return tr(
             "Local curvature: median over anchors of 1/λ_max of the k-neighbourhood "
-            "covariance (higher = compact neighbourhoods), with its bootstrap interval");
+            "covariance (higher = compact neighbourhoods), with its bootstrap interval (the "
+            "token resamples reweight the anchors; neighbours are searched among all tokens)");
       case MonotonicityColumn:
         return tr(
             "Global monotonicity: mean Rayleigh quotient of (Σ + εI)⁻¹ over random "
@@ -202,6 +234,11 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
         return tr(
             "S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff), z over the "
             "candidate layers");
+      case ScoreIntervalColumn:
+        return tr("Percentile interval of S over the token resamples (S and l* recomputed on "
+                  "each resample, the same tokens on every layer)");
+      case BestFrequencyColumn:
+        return tr("Share of the token resamples whose l* is this layer");
       case RankColumn:
         return tr("1 = l*, the best candidate layer");
       default:
@@ -225,7 +262,7 @@ QString GeometryTableModel::csv() const {
   QStringList lines;
   lines << QStringLiteral(
       "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
-      "k_eff_high,score,rank,best");
+      "k_eff_high,score,score_low,score_high,l_star_frequency,rank,best");
   for (int m = 0; m < pluginCount(); ++m)
     lines.back() += QLatin1Char(',') + QString::fromStdString(
                                            m_report->pluginMetrics[static_cast<std::size_t>(m)].name);
@@ -244,6 +281,10 @@ QString GeometryTableModel::csv() const {
                          exactText(layer.effectiveRank.low),
                          exactText(layer.effectiveRank.high),
                          scored ? exactText(m_scores.score[r]) : QString(),
+                         r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].low) : QString(),
+                         r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].high) : QString(),
+                         r < m_bootstrap.bestFrequency.size() ? exactText(m_bootstrap.bestFrequency[r])
+                                                              : QString(),
                          QString::number(scored ? m_scores.rank[r] : 0),
                          row == bestRow() ? QStringLiteral("1") : QStringLiteral("0")}
                  .join(QLatin1Char(','));

@@ -1,6 +1,7 @@
 #pragma once
 // GeometryTableModel: one row per layer of a GeometryReport — the three proxies with their
-// bootstrap intervals, the score S and the rank under the current weights and candidates, then
+// bootstrap intervals, the score S with its bootstrap interval, how often the layer is l* over
+// the resamples, and the rank under the current weights and candidates, then
 // one column per plugin metric of the report (point values; ColumnCount + i is metric i).
 // The report is an immutable snapshot; the scores are replaced (setScores) on every slider
 // move, which only changes the S, rank and highlight of the rows. GUI thread only.
@@ -12,6 +13,7 @@
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/score_bootstrap.h"
 
 namespace strata {
 
@@ -30,6 +32,8 @@ class GeometryTableModel final : public QAbstractTableModel {
     MonotonicityColumn,
     EffectiveRankColumn,
     ScoreColumn,
+    ScoreIntervalColumn,
+    BestFrequencyColumn,
     RankColumn,
     ColumnCount
   };
@@ -41,6 +45,8 @@ class GeometryTableModel final : public QAbstractTableModel {
   void setReport(std::shared_ptr<const geometry::GeometryReport> report);
   /** Scores of the report's layers, in report order (geometry::scoreLayers' output). */
   void setScores(const geometry::LayerScores& scores);
+  /** S intervals and l* frequencies under the same weights (geometry::bootstrapScores). */
+  void setScoreBootstrap(const geometry::ScoreBootstrap& bootstrap);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -67,8 +73,9 @@ class GeometryTableModel final : public QAbstractTableModel {
 
   /**
    * The table as CSV with a header line: layer, each proxy with its _low and _high bounds,
-   * score (empty outside the candidates), rank (0 outside them), best (1 on l*'s row), then each
-   * plugin metric by name.
+   * score (empty outside the candidates) with score_low, score_high and l_star_frequency
+   * (empty without resamples), rank (0 outside them), best (1 on l*'s row), then each plugin
+   * metric by name.
    * Numbers are written with 17 significant digits, so they read back exactly.
    */
   QString csv() const;
@@ -79,6 +86,7 @@ class GeometryTableModel final : public QAbstractTableModel {
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
   geometry::LayerScores m_scores;
+  geometry::ScoreBootstrap m_bootstrap;
 };
 
 }  // namespace strata

@@ -20,6 +20,8 @@
 #include "geometry_table_model.h"
 #include "plot_export.h"
 #include "score_controls.h"
+#include "geometry/score_bootstrap.h"
+#include "geometry/term_cancellation.h"
 
 namespace strata {
 namespace {
@@ -143,10 +145,19 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
 void LayerGeometryView::updateHeader() {
   const geometry::GeometryReport& r = *m_report;
   const geometry::ProxyOptions& o = r.options;
+  // The recorded normalisation and interval method (stores from before both read as `trace`
+  // and percentile), and a warning when the current weights make two terms of S cancel.
+  const QString intervals = o.bootstrapResamples == 0 ? tr("no intervals")
+                            : o.jackknifeBlocks > 0
+                                ? tr("BCa intervals, jackknife over %1 token blocks")
+                                      .arg(o.jackknifeBlocks)
+                                : tr("percentile intervals");
+  const std::string cancelling =
+      geometry::cancellingTermsWarning(o.normalisation, o.monotonicity, m_controls->weights());
   m_header->setText(
       tr("<b>%1</b> — %2, %3 tokens, layers 0–%4<br>"
          "<small>M = %5 anchors, k = %6, %7 directions, %8 bootstrap resamples (%9 %), seed %10"
-         " · %11</small>")
+         " · %11</small><br><small>normalisation: <b>%12</b> · m_mono: %13 · %14</small>%15")
           .arg(QFileInfo(m_storeFile).fileName().toHtmlEscaped(),
                QString::fromStdString(r.modelId).toHtmlEscaped(), countText(r.numTokens))
           .arg(r.numLayers)
@@ -156,15 +167,26 @@ void LayerGeometryView::updateHeader() {
           .arg(o.bootstrapResamples)
           .arg(o.confidence * 100, 0, 'g', 3)
           .arg(static_cast<qulonglong>(o.seed))
-          .arg(QString::fromStdString(r.backend).toHtmlEscaped()));
+          .arg(QString::fromStdString(r.backend).toHtmlEscaped())
+          .arg(QLatin1String(geometry::normalisationName(o.normalisation)),
+               QLatin1String(geometry::monotonicityModeName(o.monotonicity)), intervals,
+               cancelling.empty()
+                   ? QString()
+                   : QStringLiteral("<br><small>⚠ %1</small>")
+                         .arg(QString::fromStdString(cancelling).toHtmlEscaped())));
   m_header->setToolTip(m_storeFile);
 }
 
 void LayerGeometryView::rescore() {
+  const auto terms = m_report->pluginTerms(m_controls->pluginWeights());
   m_scores = geometry::scoreLayers(m_layers, m_values, m_controls->weights(),
-                                   m_controls->candidates(),
-                                   m_report->pluginTerms(m_controls->pluginWeights()));
+                                   m_controls->candidates(), terms);
   m_model->setScores(m_scores);
+  m_model->setScoreBootstrap(geometry::bootstrapScores(m_layers, m_values, m_report->replicates(),
+                                                       m_controls->weights(),
+                                                       m_controls->candidates(),
+                                                       m_report->options.confidence, terms));
+  updateHeader();  // the cancelling-terms warning depends on the weights
   m_plot->setScores(m_scores, m_controls->candidates());
   emit scoresChanged();
 }

@@ -69,6 +69,8 @@ class LayerGeometryView final : public QWidget {
   GeometryTableModel* tableModel() const { return m_model; }
   QCheckBox* logScaleBox() const { return m_logScale; }
   QToolButton* exportButton() const { return m_export; }
+  /** The header: store, options, the recorded normalisation and interval method, warnings. */
+  QLabel* headerLabel() const { return m_header; }
 
  signals:
   /** The user clicked `layer` in the plot or the table: show its detail. */

@@ -55,6 +55,19 @@ ScoreLayersDialog::ScoreLayersDialog(const QString& storeFile, int64_t numTokens
   }
   form->addRow(tr("Device"), m_device);
 
+  m_normalisation = new QComboBox(this);
+  m_normalisation->addItem(tr("trace (tr Σ = d)"),
+                           static_cast<int>(geometry::Normalisation::Trace));
+  m_normalisation->addItem(tr("none (raw scale)"), static_cast<int>(geometry::Normalisation::None));
+  m_normalisation->addItem(tr("standardise (unit variance per dimension)"),
+                           static_cast<int>(geometry::Normalisation::Standardise));
+  m_normalisation->setToolTip(
+      tr("How the centred rows are scaled before every proxy (docs/geometry.md, "
+         "\"Normalisation\"). none: m_curv and m_mono follow the residual stream's norm, "
+         "hence depth; trace (default): scale-free, shape kept; standardise: every dimension "
+         "at unit variance"));
+  form->addRow(tr("Normalisation"), m_normalisation);
+
   const int maxRows =
       numTokens > 0 ? static_cast<int>(std::min<int64_t>(numTokens, 1 << 24)) : 1 << 24;
   m_bootstrap = makeSpinBox(this, 0, 1000,
@@ -83,6 +96,8 @@ ScoreLayersDialog::ScoreLayersDialog(const QString& storeFile, int64_t numTokens
 GeometryScanSettings ScoreLayersDialog::settings() const {
   GeometryScanSettings s;
   s.device = static_cast<geometry::DeviceChoice>(m_device->currentData().toInt());
+  s.options.normalisation =
+      static_cast<geometry::Normalisation>(m_normalisation->currentData().toInt());
   s.options.bootstrapResamples = m_bootstrap->value();
   s.options.anchors = m_anchors->value();
   s.options.directions = m_anchors->value();  // one M for both, as in DESIGN.md
@@ -94,6 +109,8 @@ GeometryScanSettings ScoreLayersDialog::settings() const {
 
 void ScoreLayersDialog::setSettings(const GeometryScanSettings& settings) {
   m_device->setCurrentIndex(std::max(0, m_device->findData(static_cast<int>(settings.device))));
+  m_normalisation->setCurrentIndex(
+      std::max(0, m_normalisation->findData(static_cast<int>(settings.options.normalisation))));
   m_bootstrap->setValue(static_cast<int>(settings.options.bootstrapResamples));
   m_anchors->setValue(static_cast<int>(settings.options.anchors));
   m_neighbours->setValue(static_cast<int>(settings.options.neighbours));
@@ -122,6 +139,13 @@ void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
   } catch (const std::exception&) {
     // An unknown device name in an old settings file: keep the default.
   }
+  const QString normalisation = settings.value(QStringLiteral("geometry/normalisation")).toString();
+  try {
+    if (!normalisation.isEmpty())
+      s.options.normalisation = geometry::parseNormalisation(normalisation.toStdString());
+  } catch (const std::exception&) {
+    // An unknown name in an old settings file: keep the default.
+  }
   s.options.bootstrapResamples =
       settings.value(QStringLiteral("geometry/bootstrap"), int(s.options.bootstrapResamples))
           .toInt();
@@ -140,6 +164,8 @@ void ScoreLayersDialog::saveSettings(QSettings& settings) const {
                        : s.device == geometry::DeviceChoice::Cuda ? "cuda"
                                                                   : "auto";
   settings.setValue(QStringLiteral("geometry/device"), QLatin1String(device));
+  settings.setValue(QStringLiteral("geometry/normalisation"),
+                    QLatin1String(geometry::normalisationName(s.options.normalisation)));
   settings.setValue(QStringLiteral("geometry/bootstrap"), int(s.options.bootstrapResamples));
   settings.setValue(QStringLiteral("geometry/anchors"), int(s.options.anchors));
   settings.setValue(QStringLiteral("geometry/neighbours"), int(s.options.neighbours));

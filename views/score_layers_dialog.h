@@ -1,7 +1,7 @@
 #pragma once
 // ScoreLayersDialog: the form behind Geometry ▸ Score Layers… — where the proxies are computed
-// (auto / cpu / cuda) and with which sampling (bootstrap resamples, M anchors and difference
-// directions, k neighbours, seed) and, when plugin metrics with options are loaded, their
+// (auto / cpu / cuda), how the rows are normalised first (none / trace / standardise), and with
+// which sampling (bootstrap resamples, M anchors and difference directions, k neighbours, seed) and, when plugin metrics with options are loaded, their
 // options (a PluginOptionsForm). Defaults are DESIGN.md's. It only fills the settings; the
 // main window runs scanStore in a background job. Settings are read and written through a
 // QSettings the caller passes ("geometry/" keys; the plugin options as the options text in
@@ -52,6 +52,7 @@ class ScoreLayersDialog final : public QDialog {
   void saveSettings(QSettings& settings) const;
 
   QComboBox* deviceBox() const { return m_device; }
+  QComboBox* normalisationBox() const { return m_normalisation; }
   QSpinBox* bootstrapBox() const { return m_bootstrap; }
   QSpinBox* anchorsBox() const { return m_anchors; }
   QSpinBox* neighboursBox() const { return m_neighbours; }
@@ -62,6 +63,7 @@ class ScoreLayersDialog final : public QDialog {
  private:
   QString m_storeFile;
   QComboBox* m_device;
+  QComboBox* m_normalisation;
   QSpinBox* m_bootstrap;
   QSpinBox* m_anchors;
   QSpinBox* m_neighbours;

@@ -15,6 +15,8 @@
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/score_bootstrap.h"
+#include "geometry/term_cancellation.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
 #include "plugin/plugin_metric.h"
@@ -73,6 +75,8 @@ geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
   o.seed = static_cast<uint64_t>(cli.integer("seed"));
   try {
     o.monotonicity = geometry::parseMonotonicityMode(cli.value("monotonicity"));
+    o.normalisation = geometry::parseNormalisation(cli.value("normalise"));
+    o.jackknifeBlocks = cli.integer("jackknife-blocks");
     o.validate();
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
@@ -127,9 +131,13 @@ int runScore(const Arguments& args) {
       .option("directions", "M", "random difference directions for m_mono", "1024")
       .option("ridge", "R", "ε = R·tr(Σ)/d in m_mono", "0.001")
       .option("monotonicity", "MODE", "rayleigh or min-eig", "rayleigh")
+      .option("normalise", "MODE", "none (raw scale), trace (tr Σ = d) or standardise (unit "
+              "variance per dimension); docs/geometry.md", "trace")
       .option("spectrum", "S", "leading covariance eigenvalues kept", "64")
       .option("bootstrap", "B", "bootstrap resamples for the intervals (0 = none)", "20")
       .option("confidence", "C", "confidence of the intervals", "0.95")
+      .option("jackknife-blocks", "G", "token blocks of the jackknife behind BCa intervals "
+              "(0 = percentile intervals)", "10")
       .option("seed", "S", "seed of anchors, directions and resamples", "0")
       .option("layers", "A..B", "score only these layers (default: every stored layer)")
       .option("candidates", "A..B", "candidate layers for l* (default 1..L-1)")
@@ -208,7 +216,17 @@ int runScore(const Arguments& args) {
   const std::vector<double> metricWeights = orderedWeights(pluginWeights, report.pluginMetrics);
   const auto scores = geometry::scoreLayers(report.layerIndices(), report.values(), weights,
                                             candidates, report.pluginTerms(metricWeights));
-  const ScoredReport scored{report, scores, weights, candidates, metricWeights};
+  // S and l* on every token resample (the proxies' resamples), for their intervals.
+  const auto pluginTerms = report.pluginTerms(metricWeights);
+  ScoredReport scored{report, scores, weights, candidates, metricWeights};
+  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), report.values(), report.replicates(), weights,
+                                               candidates, options.confidence, pluginTerms);
+  if (const std::string w = geometry::cancellingTermsWarning(options.normalisation,
+                                                             options.monotonicity, weights);
+      !w.empty()) {
+    scored.scoreWarnings.push_back(w);
+    std::cerr << "warning: " << w << "\n";
+  }
 
   if (!cli.isSet("no-write") && temporary.path.empty()) {
     geometry::writeGeometry(storePath, report);

@@ -55,6 +55,19 @@ std::vector<geometry::ProxyWarning> warningsOf(const ScoredReport& s, size_t i) 
   return out;
 }
 
+geometry::Interval bootOf(const ScoredReport& s, size_t i) {
+  return i < s.bootstrap.score.size() ? s.bootstrap.score[i]
+                                      : geometry::Interval{geometry::kUndefined, geometry::kUndefined};
+}
+
+bool excludesPoint(const ScoredReport& s, size_t i) {
+  return i < s.bootstrap.excludesPoint.size() && s.bootstrap.excludesPoint[i];
+}
+
+double frequencyOf(const ScoredReport& s, size_t i) {
+  return i < s.bootstrap.bestFrequency.size() ? s.bootstrap.bestFrequency[i] : geometry::kUndefined;
+}
+
 nlohmann::json warningJson(const geometry::ProxyWarning& w) {
   return {{"layer", w.layer}, {"proxy", w.proxy}, {"reason", w.reason}, {"undefined", w.undefined}};
 }
@@ -64,9 +77,12 @@ nlohmann::json warningJson(const geometry::ProxyWarning& w) {
 std::string formatScoreTable(const ScoredReport& s) {
   const bool bootstrapped = s.report.options.bootstrapResamples > 0;
   const auto& metrics = s.report.pluginMetrics;
+  const bool scoreBootstrapped = s.bootstrap.resamples > 0;
   std::vector<std::string> header{"layer", "m_curv", "m_mono", "k_eff"};
   for (const auto& m : metrics) header.push_back(m.name);
-  for (const char* c : {"score", "rank", ""}) header.push_back(c);
+  header.push_back("score");
+  if (scoreBootstrapped) header.insert(header.end(), {"S interval", "l* freq"});
+  for (const char* c : {"rank", ""}) header.push_back(c);
   std::vector<std::vector<std::string>> rows{header};
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
@@ -77,6 +93,14 @@ std::string formatScoreTable(const ScoredReport& s) {
                                  withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped)};
     for (size_t m = 0; m < metrics.size(); ++m) row.push_back(number(pluginValue(l, m)));
     row.push_back(number(s.scores.score[i], "%+.3f"));
+    if (scoreBootstrapped) {
+      const geometry::Interval& si = s.bootstrap.score[i];
+      row.push_back(geometry::isDefined(si.low) || geometry::isDefined(si.high)
+                        ? "[" + number(si.low, "%+.2f") + ", " + number(si.high, "%+.2f") + "]" +
+                              (excludesPoint(s, i) ? "*" : "")
+                        : "");
+      row.push_back(number(s.bootstrap.bestFrequency[i], "%.2f"));
+    }
     row.push_back(s.scores.rank[i] ? std::to_string(s.scores.rank[i]) : "-");
     row.push_back(int64_t(i) == s.scores.bestIndex ? "<- l*" : "");
     rows.push_back(std::move(row));
@@ -98,10 +122,18 @@ std::string formatScoreTable(const ScoredReport& s) {
       << s.weights.curvature << " w_m=" << s.weights.monotonicity << " w_k=" << s.weights.effectiveRank;
   for (size_t m = 0; m < metrics.size(); ++m)
     out << " w_" << metrics[m].name << "=" << weightOf(s, m) << (metrics[m].higherIsBetter ? "(+)" : "(-)");
+  out << "; normalisation " << geometry::normalisationName(s.report.options.normalisation);
   if (bootstrapped)
-    out << "; intervals: " << s.report.options.bootstrapResamples << " bootstrap resamples, "
-        << number(100 * s.report.options.confidence) << "%";
+    out << "; intervals: " << s.report.options.bootstrapResamples << " token resamples, "
+        << number(100 * s.report.options.confidence) << "% "
+        << (s.report.options.jackknifeBlocks > 0
+                ? "BCa (jackknife over " + std::to_string(s.report.options.jackknifeBlocks) +
+                      " token blocks)"
+                : std::string("percentile"))
+        << " for the proxies, percentile for S (* = excludes the point S: extreme z-scores "
+           "shrink toward 0 on resamples); l* freq = share of resamples whose l* it is";
   out << "\n";
+  for (const std::string& w : s.scoreWarnings) out << "\n! " << w << "\n";
   // Footnotes for the layers marked "!": n/a values and what else needs care, by proxy.
   bool first = true;
   for (size_t i = 0; i < s.report.layers.size(); ++i)
@@ -117,7 +149,7 @@ std::string formatScoreTable(const ScoredReport& s) {
 std::string formatScoreCsv(const ScoredReport& s) {
   std::ostringstream out;
   out << "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
-         "k_eff_high,score,rank,is_l_star";
+         "k_eff_high,score,score_low,score_high,l_star_frequency,normalisation,rank,is_l_star";
   for (const auto& m : s.report.pluginMetrics) out << ',' << m.name;
   out << "\n";
   auto full = [](double v) { return std::isfinite(v) ? number(v, "%.17g") : std::string(); };
@@ -127,7 +159,10 @@ std::string formatScoreCsv(const ScoredReport& s) {
         << full(l.curvature.high) << ',' << full(l.values.monotonicity) << ',' << full(l.monotonicity.low)
         << ',' << full(l.monotonicity.high) << ',' << full(l.values.effectiveRank) << ','
         << full(l.effectiveRank.low) << ',' << full(l.effectiveRank.high) << ',' << full(s.scores.score[i])
-        << ',' << s.scores.rank[i] << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0);
+        << ',' << full(bootOf(s, i).low) << ',' << full(bootOf(s, i).high) << ','
+        << full(frequencyOf(s, i)) << ','
+        << geometry::normalisationName(s.report.options.normalisation) << ',' << s.scores.rank[i]
+        << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0);
     for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m) out << ',' << full(pluginValue(l, m));
     out << "\n";
   }
@@ -172,10 +207,16 @@ std::string formatScoreJson(const ScoredReport& s) {
                       {"k_eff", jsonNumber(l.values.effectiveRank)},
                       {"k_eff_interval", jsonInterval(l.effectiveRank)},
                       {"score", jsonNumber(s.scores.score[i])},
+                      {"score_interval", jsonInterval(bootOf(s, i))},
+                      {"score_interval_excludes_point", excludesPoint(s, i)},
+                      {"l_star_frequency", jsonNumber(frequencyOf(s, i))},
                       {"rank", s.scores.rank[i]},
                       {"spectrum", spectrumJson(l.spectrum)},
                       {"warnings", layerWarnings}});
   }
+  // Settings-level warnings (no layer): terms of S that cancel under these settings.
+  for (const std::string& w : s.scoreWarnings)
+    warnings.push_back({{"layer", nullptr}, {"proxy", "S"}, {"reason", w}, {"undefined", false}});
   nlohmann::json doc{
       {"model_id", s.report.modelId},
       {"num_layers", s.report.numLayers},
@@ -184,7 +225,12 @@ std::string formatScoreJson(const ScoredReport& s) {
       {"options",
        {{"anchors", o.anchors}, {"neighbours", o.neighbours}, {"directions", o.directions},
         {"ridge_factor", o.ridgeFactor}, {"monotonicity", geometry::monotonicityModeName(o.monotonicity)},
-        {"bootstrap_resamples", o.bootstrapResamples}, {"confidence", o.confidence}, {"seed", o.seed}}},
+        {"normalisation", geometry::normalisationName(o.normalisation)},
+        {"bootstrap_resamples", o.bootstrapResamples}, {"jackknife_blocks", o.jackknifeBlocks},
+        {"proxy_interval", o.bootstrapResamples == 0 ? "none"
+                           : o.jackknifeBlocks > 0   ? "bca"
+                                                     : "percentile"},
+        {"confidence", o.confidence}, {"seed", o.seed}}},
       {"weights", {{"curvature", s.weights.curvature}, {"monotonicity", s.weights.monotonicity},
                    {"effective_rank", s.weights.effectiveRank}}},
       {"plugin_metrics", pluginMetricsJson(s)},
@@ -192,7 +238,8 @@ std::string formatScoreJson(const ScoredReport& s) {
       {"l_star", s.scores.bestIndex >= 0 ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
                                          : nlohmann::json(nullptr)},
       {"layers", layers},
-      {"warnings", warnings}};
+      {"warnings", warnings},
+      {"score_warnings", s.scoreWarnings}};
   return doc.dump(2) + "\n";
 }
 

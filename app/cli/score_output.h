@@ -6,6 +6,7 @@
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/score_bootstrap.h"
 
 namespace strata::cli {
 
@@ -16,6 +17,10 @@ struct ScoredReport {
   const geometry::LayerRange& candidates;
   /** Weight of each of report.pluginMetrics in S (empty: all 0). */
   std::vector<double> pluginWeights = {};
+  /** S intervals and l* frequencies over the bootstrap resamples (resamples 0: none). */
+  geometry::ScoreBootstrap bootstrap = {};
+  /** Settings-level warnings (terms of S that cancel), beside the per-layer ones. */
+  std::vector<std::string> scoreWarnings = {};
 };
 
 /**

@@ -79,7 +79,10 @@ int runSweepBridges(const Arguments& original) {
                 "lowest loss at layer %lld, lowest score at layer %lld\n",
                 result.rho, result.pValue, result.rows.size(), static_cast<long long>(result.bestByLoss),
                 static_cast<long long>(result.worstByScore));
-  std::cout << line << "Wrote " << (config.folder / "sweep.json").string() << " and sweep.csv\n";
+  std::cout << line;
+  // What S is up against: each proxy alone, depth alone, and S once depth is accounted for.
+  std::cout << "\n" << sweepStatisticsMarkdown(result) << "\n";
+  std::cout << "Wrote " << (config.folder / "sweep.json").string() << ", sweep.csv and sweep.md\n";
   return 0;
 }
 

@@ -55,12 +55,14 @@ const char* deviceName(geometry::DeviceChoice device) {
 QString scanDetails(const QString& storeFile, const GeometryScanSettings& settings) {
   const geometry::ProxyOptions& o = settings.options;
   QString details =
-      MainWindow::tr("Store: %1\nDevice: %2\nBootstrap resamples %3, M = %4, k = %5, seed %6")
+      MainWindow::tr("Store: %1\nDevice: %2\nNormalisation: %7\nBootstrap resamples %3, M = %4, "
+                     "k = %5, seed %6")
           .arg(storeFile, QLatin1String(deviceName(settings.device)))
           .arg(o.bootstrapResamples)
           .arg(o.anchors)
           .arg(o.neighbours)
-          .arg(static_cast<qulonglong>(o.seed));
+          .arg(static_cast<qulonglong>(o.seed))
+          .arg(QLatin1String(geometry::normalisationName(o.normalisation)));
   if (!settings.pluginOptions.empty())
     details += MainWindow::tr("\nPlugin metric options: %1")
                    .arg(QString::fromStdString(settings.pluginOptions));
@@ -161,11 +163,13 @@ void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanS
   m_scanning << store;
   m_logDock->append(MessageLevel::Info,
                     tr("Scoring the layers of %1 (device %2, %3 bootstrap resamples, M = %4, "
-                       "k = %5)")
+                       "k = %5, normalisation %6)")
                         .arg(store, QLatin1String(deviceName(settings.device)))
                         .arg(settings.options.bootstrapResamples)
                         .arg(settings.options.anchors)
-                        .arg(settings.options.neighbours));
+                        .arg(settings.options.neighbours)
+                        .arg(QLatin1String(
+                            geometry::normalisationName(settings.options.normalisation))));
   if (!settings.pluginOptions.empty())
     m_logDock->append(MessageLevel::Info, tr("Plugin metric options: %1")
                                               .arg(QString::fromStdString(settings.pluginOptions)));

@@ -22,10 +22,12 @@ struct ProxyValues {
 /** One evaluation of the proxies, with the by-products the views plot. */
 struct ProxyResult {
   ProxyValues values;
-  /** Leading eigenvalues of the normalised Σ (tr Σ = d), descending. */
+  /** Leading eigenvalues of the normalised Σ (options.normalisation), descending. */
   std::vector<double> spectrum;
   /** λ_max(C_i) of every anchor's neighbourhood, in anchor order. */
   std::vector<double> localLambdaMax;
+  /** Under `standardise`: dimensions of zero variance, left at 0 (0 otherwise). */
+  int64_t constantDimensions = 0;
 };
 
 class GeometryBackend {

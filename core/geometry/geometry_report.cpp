@@ -24,6 +24,12 @@ std::vector<ProxyValues> GeometryReport::values() const {
   return out;
 }
 
+std::vector<std::vector<ProxyValues>> GeometryReport::replicates() const {
+  std::vector<std::vector<ProxyValues>> out;
+  for (const auto& layer : layers) out.push_back(layer.replicates);
+  return out;
+}
+
 std::vector<double> GeometryReport::pluginSeries(size_t index) const {
   std::vector<double> out;
   for (const auto& layer : layers)
@@ -143,7 +149,7 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
     // and a plugin sees no layer l−1 when that one cannot be normalised.
     const auto normalisable = [&](const HiddenStates& s, std::vector<float>& into) {
       try {
-        into = normalisedStates(s);
+        into = normalisedStates(s, options.normalisation);
       } catch (const std::invalid_argument&) {
         into.clear();
       }

@@ -31,6 +31,8 @@ struct GeometryReport {
 
   std::vector<int64_t> layerIndices() const;
   std::vector<ProxyValues> values() const;
+  /** LayerGeometry::replicates of every layer, in layer order (for bootstrapScores). */
+  std::vector<std::vector<ProxyValues>> replicates() const;
   /** Plugin metric `index` over the layers, in layer order. */
   std::vector<double> pluginSeries(size_t index) const;
   /**

@@ -13,6 +13,14 @@
 //                             failed); only when the scan had plugin metrics, which the
 //                             attribute plugin_metrics describes (JSON: [{name, description,
 //                             higher_is_better, source}], in column order)
+//   /geometry/replicates      float64 [n, B, 3] the proxies (m_curv, m_mono, k_eff) of each
+//                             bootstrap resample, the same tokens on every layer; only when
+//                             B > 0 (S and l* intervals are recomputed from them)
+//   /geometry/score_interval  float64 [n, 2] bootstrap interval of S (default weights); with
+//   /geometry/l_star_frequency float64 [n]   share of resamples whose l* is the layer (B > 0)
+//   /geometry@normalisation   "none" | "trace" | "standardise" (also in options); absent in
+//                             stores written before the choice existed: those read as "trace"
+//   /geometry@score_warnings  JSON [string]: settings under which terms of the stored S cancel
 //   /geometry@warnings        JSON [{layer, proxy, reason, undefined}]: why a value above is
 //                             NaN (undefined) or needs care (docs/geometry.md, "Degenerate
 //                             layers"); absent when no layer has a warning (and in stores
@@ -23,6 +31,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -31,6 +40,8 @@
 #include "common/error.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/score_bootstrap.h"
+#include "geometry/term_cancellation.h"
 #include "io/hdf5_handle.h"
 #include "io/writer_lock.h"
 
@@ -45,6 +56,8 @@ nlohmann::json optionsToJson(const ProxyOptions& o) {
   return {{"anchors", o.anchors},         {"neighbours", o.neighbours},
           {"directions", o.directions},   {"ridge_factor", o.ridgeFactor},
           {"monotonicity", monotonicityModeName(o.monotonicity)},
+          {"normalisation", normalisationName(o.normalisation)},
+          {"jackknife_blocks", o.jackknifeBlocks},
           {"spectrum_size", o.spectrumSize}, {"bootstrap_resamples", o.bootstrapResamples},
           {"confidence", o.confidence},   {"seed", o.seed}};
 }
@@ -56,6 +69,9 @@ ProxyOptions optionsFromJson(const nlohmann::json& j) {
   o.directions = j.at("directions");
   o.ridgeFactor = j.at("ridge_factor");
   o.monotonicity = parseMonotonicityMode(j.at("monotonicity"));
+  // Stores written before these options existed: `trace` and percentile intervals.
+  o.normalisation = parseNormalisation(j.value("normalisation", "trace"));
+  o.jackknifeBlocks = j.value("jackknife_blocks", int64_t(0));
   o.spectrumSize = j.at("spectrum_size");
   o.bootstrapResamples = j.at("bootstrap_resamples");
   o.confidence = j.at("confidence");
@@ -96,6 +112,7 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
 void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report) {
   const hdf5::Location where{group, file, kGroup};
   hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
+  hdf5::writeStringAttribute(where, "normalisation", normalisationName(report.options.normalisation));
   hdf5::writeStringAttribute(where, "backend", report.backend);
   hdf5::writeStringAttribute(where, "model_id", report.modelId);
   hdf5::writeStringAttribute(where, "strata_version", build::kVersion);
@@ -150,8 +167,33 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
   if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
   // Plugin metrics weigh 0 by default, so the stored S is the proxies' alone.
-  const LayerScores scores = scoreLayers(layers, report.values(), {}, defaultCandidates(report.numLayers));
+  const LayerRange candidates = defaultCandidates(report.numLayers);
+  const LayerScores scores = scoreLayers(layers, report.values(), {}, candidates);
   out.doubles("score", scores.score, {n});
+  const auto replicates = report.replicates();
+  hsize_t resamples = 0;
+  for (const auto& layer : replicates) resamples = std::max<hsize_t>(resamples, layer.size());
+  if (resamples > 0) {
+    // An undefined layer has no replicates: NaN rows keep the dataset rectangular.
+    std::vector<double> flat;
+    for (const auto& layer : replicates)
+      for (hsize_t r = 0; r < resamples; ++r) {
+        const ProxyValues v = r < layer.size() ? layer[r] : ProxyValues{kNaN, kNaN, kNaN};
+        flat.insert(flat.end(), {v.curvature, v.monotonicity, v.effectiveRank});
+      }
+    out.doubles("replicates", flat, {n, resamples, 3});
+    const ScoreBootstrap boot =
+        bootstrapScores(layers, report.values(), replicates, {}, candidates,
+                        report.options.confidence);
+    std::vector<double> bounds;
+    for (const Interval& i : boot.score) bounds.insert(bounds.end(), {i.low, i.high});
+    out.doubles("score_interval", bounds, {n, 2});
+    out.doubles("l_star_frequency", boot.bestFrequency, {n});
+  }
+  const std::string cancelling = cancellingTermsWarning(
+      report.options.normalisation, report.options.monotonicity, ScoreWeights{});
+  if (!cancelling.empty())
+    hdf5::writeStringAttribute(where, "score_warnings", nlohmann::json::array({cancelling}).dump());
 
   std::vector<std::vector<double>> spectra, local;
   for (const auto& l : report.layers) spectra.push_back(l.spectrum), local.push_back(l.localLambdaMax);
@@ -172,12 +214,15 @@ std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file, 
   hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
   if (!dataset) throw FormatError(file, "missing" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
   hdf5::Dataspace space(H5Dget_space(dataset.get()));
-  hsize_t dims[2] = {0, 1};
-  const int rank = H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  if (rank < 1 || rank > 2 || dims[0] != expected)
+  hsize_t dims[3] = {0, 1, 1};
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank ||
+      dims[0] != expected)
     throw FormatError(file, "has the wrong shape", "geometry/" + name, "dataset");
-  if (width) *width = rank == 2 ? dims[1] : 1;
-  std::vector<double> out(dims[0] * (rank == 2 ? dims[1] : 1));
+  // [n, a, b] reads as n rows of a·b values.
+  const hsize_t rowWidth = (rank >= 2 ? dims[1] : 1) * (rank == 3 ? dims[2] : 1);
+  if (width) *width = rowWidth;
+  std::vector<double> out(dims[0] * rowWidth);
   if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
     throw FormatError(file, "cannot be read" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
   return out;
@@ -273,6 +318,14 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
                         "geometry/plugin_values", "dataset");
   }
   const size_t p = report.pluginMetrics.size();
+  // Bootstrap replicates: absent without resamples and in stores written before they existed.
+  std::vector<double> replicates;
+  size_t replicateWidth = 0;
+  if (H5Lexists(group.get(), "replicates", H5P_DEFAULT) > 0) {
+    replicates = readDoubles(group.get(), storeFile, "replicates", n, &replicateWidth);
+    if (replicateWidth % 3 != 0)
+      throw FormatError(storeFile, "must be [n, B, 3]", "geometry/replicates", "dataset");
+  }
 
   for (size_t i = 0; i < n; ++i) {
     LayerGeometry l;
@@ -284,6 +337,10 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
     l.spectrum = unpad(spectrum.data() + i * spectrumWidth, spectrumWidth);
     l.localLambdaMax = unpad(local.data() + i * localWidth, localWidth);
     if (p) l.pluginValues.assign(pluginValues.begin() + i * p, pluginValues.begin() + (i + 1) * p);
+    for (size_t r = 0; r + 2 < replicateWidth; r += 3) {
+      const double* v = replicates.data() + i * replicateWidth + r;
+      l.replicates.push_back({v[0], v[1], v[2]});
+    }
     report.layers.push_back(std::move(l));
   }
   if (const auto text = hdf5::readStringAttribute(where, "warnings")) {

@@ -3,28 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <span>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "engine/job.h"
+#include "geometry/bootstrap_interval.h"
 #include "geometry/layer_screening.h"
 #include "geometry/median.h"
 
 namespace strata::geometry {
 
 namespace {
-
-/** numpy.percentile's default ("linear"): q·(n − 1) between the sorted values. */
-double percentile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  const double position = q * double(values.size() - 1);
-  const size_t below = static_cast<size_t>(std::floor(position));
-  const size_t above = std::min(below + 1, values.size() - 1);
-  const double fraction = position - double(below);
-  if (fraction == 0) return values[below];  // never 0·∞
-  return values[below] + fraction * (values[above] - values[below]);
-}
 
 /**
  * m_curv as reported from the per-anchor λ_max(C_i): the median of 1/λ_max, or +∞ when the median
@@ -40,40 +32,40 @@ double reportedCurvature(const std::vector<double>& lambdaMax) {
 }
 
 /**
- * m_curv of one bootstrap replicate: the median of 1/λ_max over a resample (with replacement)
- * of the point estimate's anchors. Resampling the anchors, not the neighbour candidates, keeps
- * the density of the neighbour search: a token resample holds only ~63% distinct rows, which
- * widens every neighbourhood and biases m_curv low. +∞ when the resample's median neighbourhood
- * has zero spread.
+ * m_curv of one resample: the median of 1/λ_max over the point estimate's anchors, each
+ * counted as often as the resample holds its token (`weights`, one per row). The token
+ * resample drives the anchors only: the neighbour candidates stay all N rows, because a
+ * resample holds only ~63% distinct rows, which widens every neighbourhood and biases m_curv
+ * low (docs/geometry.md, "Intervals"). +∞ when the median neighbourhood has zero spread; NaN
+ * when the resample holds none of the anchors.
  */
-double resampledCurvature(const std::vector<double>& localLambdaMax, uint64_t seed) {
-  const std::vector<float> counts = drawBootstrapWeights(int64_t(localLambdaMax.size()), seed);
+double weightedCurvature(const std::vector<double>& localLambdaMax,
+                         const std::vector<int64_t>& anchors, std::span<const float> weights) {
   std::vector<double> resampled;
-  resampled.reserve(localLambdaMax.size());
-  for (size_t i = 0; i < counts.size(); ++i)
-    for (int c = 0; c < int(counts[i]); ++c) resampled.push_back(localLambdaMax[i]);
+  for (size_t i = 0; i < anchors.size() && i < localLambdaMax.size(); ++i)
+    for (int c = 0; c < int(weights[anchors[i]]); ++c) resampled.push_back(localLambdaMax[i]);
+  if (resampled.empty()) return kUndefined;
   return reportedCurvature(resampled);
 }
 
-/**
- * The percentile interval of the defined (finite or +∞) replicates; NaN replicates (degenerate
- * resamples) are left out. A bound that is not finite (it touches a +∞ replicate) or that no
- * replicate supports is kUndefined.
- */
-Interval interval(std::vector<double> values, double confidence) {
-  std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return {kUndefined, kUndefined};
-  const double tail = (1.0 - confidence) / 2.0;
-  const auto bound = [](double v) { return isDefined(v) ? v : kUndefined; };
-  return {bound(percentile(values, tail)), bound(percentile(values, 1.0 - tail))};
+// Streams of options.seed: 0 is the point estimate's sampling (options.seed itself). Resample r
+// draws its row counts from stream 2r and its own sampling from stream 2r + 1 of
+// deriveSeed(options.seed, kBootstrapStream) — the same on every layer, so that the layers of
+// one resample hold the same tokens and S and l* can be recomputed per resample.
+constexpr uint64_t kBootstrapStream = 0x5eed;
+uint64_t resampleSeed(uint64_t seed, int64_t resample, bool sampling) {
+  return deriveSeed(deriveSeed(seed, kBootstrapStream),
+                    2 * static_cast<uint64_t>(resample) + (sampling ? 1 : 0));
 }
 
-// Streams of options.seed: 0 is the point estimate's sampling (options.seed itself); resample r
-// of layer l draws its row counts from stream 2·(r+1) and its own sampling from stream
-// 2·(r+1) + 1 of deriveSeed(options.seed, l).
-uint64_t resampleSeed(uint64_t seed, int64_t layer, int64_t resample, bool sampling) {
-  const uint64_t layerSeed = deriveSeed(seed, static_cast<uint64_t>(layer));
-  return deriveSeed(layerSeed, 2 * static_cast<uint64_t>(resample + 1) + (sampling ? 1 : 0));
+/** Multiplies m_curv and m_mono (values, intervals, replicates) by f and λs by 1/f. */
+void scaleUnits(LayerGeometry& g, double f) {
+  const auto times = [f](double& v) { v *= f; };
+  for (ProxyValues* v : {&g.values}) times(v->curvature), times(v->monotonicity);
+  for (ProxyValues& v : g.replicates) times(v.curvature), times(v.monotonicity);
+  for (Interval* i : {&g.curvature, &g.monotonicity}) times(i->low), times(i->high);
+  for (double& l : g.spectrum) l /= f;
+  for (double& l : g.localLambdaMax) l /= f;
 }
 
 std::string percentText(int64_t part, int64_t whole) {
@@ -112,13 +104,155 @@ std::string undefinedReason(const RowScreening& screening) {
   return {};
 }
 
+/** Below this many resamples a point outside its interval is not noted (chance is too likely). */
+constexpr int64_t kNoteResamples = 10;
+
+/** Proxies of the rows of weight > 0 (curvature off), NaN where a resample is degenerate. */
+ProxyValues reweightedProxies(GeometryBackend& backend, const HiddenStates& states,
+                              const RowScreening& screening, std::span<const float> weights,
+                              TokenSampling sampling, const ProxyOptions& options,
+                              int64_t& zeroDirections) {
+  if (distinctRowsOfPositiveWeight(screening, weights) < 2)
+    return {kUndefined, kUndefined, kUndefined};  // copies of one row: tr(Σ) = 0
+  ProxyOptions own = options;
+  const bool rayleigh = options.monotonicity == MonotonicityMode::Rayleigh;
+  const bool directions = !rayleigh || !everyPairIsZero(screening, sampling.pairs);
+  if (!directions) {
+    own.monotonicity = MonotonicityMode::MinEigenvalue;
+    ++zeroDirections;
+  }
+  const ProxyResult r = backend.computeProxies(states, weights, sampling, own);
+  return {kUndefined, directions ? r.values.monotonicity : kUndefined, r.values.effectiveRank};
+}
+
+/**
+ * The bootstrap of one layer (docs/geometry.md, "Intervals"): `resamples` token resamples (the
+ * same rows on every layer, see resampleSeed) give the replicates of every proxy; with
+ * jackknifeBlocks = G > 0, G delete-one-block jackknife values (contiguous token blocks, so
+ * the tokens of one sequence mostly leave together) give BCa's acceleration, else the
+ * intervals are percentile ones. Fills out.replicates, the intervals and their warnings.
+ */
+void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowScreening& screening,
+               const TokenSampling& pointSampling, const ProxyOptions& pointOptions,
+               const ProxyOptions& options, LayerGeometry& out,
+               const std::function<void(int64_t)>& report) {
+  const int64_t layer = out.layer, resamples = options.bootstrapResamples;
+  const auto warn = [&](const char* proxy, std::string reason) {
+    out.warnings.push_back({layer, proxy, std::move(reason), false});
+  };
+  ProxyOptions resampleOptions = pointOptions;
+  resampleOptions.spectrumSize = 1;   // k_eff needs λ_max only
+  resampleOptions.curvature = false;  // m_curv reweights the point estimate's anchors instead
+  const bool curvature = pointOptions.curvature && isDefined(out.values.curvature);
+  int64_t degenerate = 0, zeroDirections = 0;
+  for (int64_t r = 0; r < resamples; ++r) {
+    report(r + 1);
+    const std::vector<float> weights =
+        drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
+    ProxyValues replicate{kUndefined, kUndefined, kUndefined};
+    try {
+      if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
+        ++degenerate;
+      } else {
+        replicate = reweightedProxies(
+            backend, states, screening, weights,
+            drawTokenSampling(states.rows, weights, resampleOptions,
+                              resampleSeed(options.seed, r, true)),
+            resampleOptions, zeroDirections);
+      }
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
+                                  std::to_string(layer) + ": " + e.what());
+    }
+    if (curvature) replicate.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
+    out.replicates.push_back(replicate);
+  }
+
+  // Delete-one-block jackknife: block g = rows [g·N/G, (g+1)·N/G), with the point estimate's
+  // anchors and pairs that avoid it (no new randomness enters the acceleration).
+  const int64_t blocks = options.jackknifeBlocks;
+  std::vector<ProxyValues> jackknife;
+  for (int64_t g = 0; g < blocks && states.rows >= 2 * blocks; ++g) {
+    const int64_t begin = states.rows * g / blocks, end = states.rows * (g + 1) / blocks;
+    std::vector<float> weights(states.rows, 1.0f);
+    std::fill(weights.begin() + begin, weights.begin() + end, 0.0f);
+    const auto kept = [&](int64_t row) { return row < begin || row >= end; };
+    TokenSampling own;
+    for (int64_t a : pointSampling.anchors)
+      if (kept(a)) own.anchors.push_back(a);
+    for (const auto& pair : pointSampling.pairs)
+      if (kept(pair.first) && kept(pair.second)) own.pairs.push_back(pair);
+    if (own.anchors.empty()) own.anchors.push_back(begin == 0 ? end : 0);
+    int64_t ignored = 0;
+    ProxyValues value{kUndefined, kUndefined, kUndefined};
+    if (!own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue)
+      value = reweightedProxies(backend, states, screening, weights, own, resampleOptions, ignored);
+    if (curvature) value.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
+    jackknife.push_back(value);
+  }
+
+  const auto series = [](const std::vector<ProxyValues>& v, double ProxyValues::*member) {
+    std::vector<double> out;
+    for (const ProxyValues& p : v) out.push_back(p.*member);
+    return out;
+  };
+  const bool bca = !jackknife.empty();
+  const auto intervalOf = [&](double ProxyValues::*member, double point, const char* proxy) {
+    const std::vector<double> replicates = series(out.replicates, member);
+    if (!bca) return percentileInterval(replicates, options.confidence);
+    bool outside = false;
+    const Interval i = bcaInterval(replicates, point, series(jackknife, member), options.confidence,
+                                   &outside);
+    // With few resamples every replicate falls on one side of an unbiased point by chance
+    // (probability 2^(1−B)): the note is only worth reading from kNoteResamples on.
+    if (outside && resamples >= kNoteResamples) {
+      // Every defined replicate on one side of the point: z₀ = ±∞, BCa has no interval.
+      const bool oneSide =
+          std::all_of(replicates.begin(), replicates.end(),
+                      [&](double v) { return std::isnan(v) || v > point; }) ||
+          std::all_of(replicates.begin(), replicates.end(),
+                      [&](double v) { return std::isnan(v) || v < point; });
+      warn(proxy, std::string("the point value lies outside its interval: the resampled values "
+                              "are biased relative to it") +
+                      (oneSide ? " (every resample lies on one side, so BCa has no interval and "
+                                 "the percentile one is shown)"
+                               : ""));
+    }
+    return i;
+  };
+  if (curvature) {
+    out.curvature = intervalOf(&ProxyValues::curvature, out.values.curvature, "m_curv");
+    const auto replicates = series(out.replicates, &ProxyValues::curvature);
+    const auto infinite =
+        std::count_if(replicates.begin(), replicates.end(), [](double v) { return std::isinf(v); });
+    if (!isDefined(out.curvature.low) || !isDefined(out.curvature.high))
+      warn("m_curv", "an interval bound is undefined (n/a): " +
+                         countText(infinite, resamples, "resamples") +
+                         " of the anchors have a zero-spread median neighbourhood (1/λ_max = +∞)");
+  }
+  if (isDefined(out.values.monotonicity))
+    out.monotonicity = intervalOf(&ProxyValues::monotonicity, out.values.monotonicity, "m_mono");
+  if (isDefined(out.values.effectiveRank))
+    out.effectiveRank = intervalOf(&ProxyValues::effectiveRank, out.values.effectiveRank, "k_eff");
+  if (degenerate > 0)
+    warn("k_eff", "interval from " + std::to_string(resamples - degenerate) + " of " +
+                      std::to_string(resamples) + " resamples; " +
+                      countText(degenerate, resamples, "resamples") +
+                      " drew copies of a single row (tr(Σ) = 0) and were left out");
+  if (degenerate + zeroDirections > 0 && isDefined(out.values.monotonicity))
+    warn("m_mono",
+         "interval from " + std::to_string(resamples - degenerate - zeroDirections) + " of " +
+             std::to_string(resamples) +
+             " resamples; the others drew a single distinct row or only identical pairs (u = 0)");
+}
+
 }  // namespace
 
 LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates& input,
                                    int64_t layer, const ProxyOptions& options, JobContext* ctx) {
   options.validate();
   const int64_t resamples = options.bootstrapResamples;
-  const auto report = [&](int64_t done) {
+  const std::function<void(int64_t)> report = [&](int64_t done) {
     if (ctx == nullptr) return;
     ctx->checkCancelled();
     ctx->progress(double(done) / double(resamples + 1),
@@ -135,10 +269,12 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
     if (ctx) ctx->progress(1.0, "done");
     return undefinedLayer(layer, why);
   }
-  // Huge or tiny entries: an exact power-of-two rescale (the proxies are scale-invariant).
+  // Huge or tiny entries: an exact power-of-two rescale. The proxies are scale-invariant under
+  // `trace` and `standardise`; under `none` m_curv and m_mono scale as 1/factor², undone at the end.
   std::vector<float> rescaled;
   HiddenStates states = input;
-  if (const double factor = rescaleFactor(screening.maxAbs); factor != 1.0) {
+  const double factor = rescaleFactor(screening.maxAbs);
+  if (factor != 1.0) {
     const size_t count = size_t(input.rows) * size_t(input.cols);
     rescaled.resize(count);
     for (size_t i = 0; i < count; ++i) rescaled[i] = float(double(input.data[i]) * factor);
@@ -173,6 +309,11 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
   }
 
   ProxyResult point = backend.computeProxies(states, {}, sampling, pointOptions);
+  if (point.constantDimensions > 0)
+    warn("normalisation",
+         std::to_string(point.constantDimensions) + " of " + std::to_string(states.cols) +
+             " dimensions have zero variance; `standardise` leaves them at 0",
+         false);
   out.values = point.values;
   out.spectrum = std::move(point.spectrum);
   out.localLambdaMax = std::move(point.localLambdaMax);
@@ -210,76 +351,9 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
   out.curvature = {out.values.curvature, out.values.curvature};
   out.monotonicity = {out.values.monotonicity, out.values.monotonicity};
   out.effectiveRank = {out.values.effectiveRank, out.values.effectiveRank};
-  if (resamples == 0) {
-    if (ctx) ctx->progress(1.0, "done");
-    return out;
-  }
-
-  ProxyOptions resampleOptions = options;
-  resampleOptions.spectrumSize = 1;  // k_eff needs λ_max only
-  resampleOptions.curvature = false;  // m_curv resamples the anchors below, not the tokens
-  std::vector<double> curvature, monotonicity, effectiveRank;
-  int64_t degenerate = 0, zeroDirections = 0;
-  for (int64_t r = 0; r < resamples; ++r) {
-    report(r + 1);
-    if (pointOptions.curvature)
-      curvature.push_back(
-          resampledCurvature(out.localLambdaMax, resampleSeed(options.seed, layer, r, true) + 1));
-    const std::vector<float> weights =
-        drawBootstrapWeights(states.rows, resampleSeed(options.seed, layer, r, false));
-    if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
-      // The resample drew copies of one row only: tr(Σ) = 0, no replicate of m_mono or k_eff.
-      ++degenerate;
-      monotonicity.push_back(kUndefined);
-      effectiveRank.push_back(kUndefined);
-      continue;
-    }
-    ProxyResult replicate;
-    bool replicateMonotonicity = true;
-    try {
-      const TokenSampling own = drawTokenSampling(states.rows, weights, resampleOptions,
-                                                  resampleSeed(options.seed, layer, r, true));
-      ProxyOptions replicateOptions = resampleOptions;
-      if (rayleigh && everyPairIsZero(screening, own.pairs)) {
-        replicateOptions.monotonicity = MonotonicityMode::MinEigenvalue;
-        replicateMonotonicity = false;
-        ++zeroDirections;
-      }
-      replicate = backend.computeProxies(states, weights, own, replicateOptions);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
-                                  std::to_string(layer) + ": " + e.what());
-    }
-    monotonicity.push_back(replicateMonotonicity ? replicate.values.monotonicity : kUndefined);
-    effectiveRank.push_back(replicate.values.effectiveRank);
-  }
-  if (isDefined(out.values.curvature)) {
-    out.curvature = interval(curvature, options.confidence);
-    const auto infinite = std::count_if(curvature.begin(), curvature.end(),
-                                        [](double v) { return std::isinf(v); });
-    if (!isDefined(out.curvature.low) || !isDefined(out.curvature.high))
-      warn("m_curv",
-           "an interval bound is undefined (n/a): " + countText(infinite, resamples, "resamples") +
-               " of the anchors have a zero-spread median neighbourhood (1/λ_max = +∞)",
-           false);
-  }
-  if (isDefined(out.values.monotonicity))
-    out.monotonicity = interval(monotonicity, options.confidence);
-  if (isDefined(out.values.effectiveRank))
-    out.effectiveRank = interval(effectiveRank, options.confidence);
-  if (degenerate > 0)
-    warn("k_eff",
-         "interval from " + std::to_string(resamples - degenerate) + " of " +
-             std::to_string(resamples) + " resamples; " +
-             countText(degenerate, resamples, "resamples") +
-             " drew copies of a single row (tr(Σ) = 0) and were left out",
-         false);
-  if (degenerate + zeroDirections > 0 && isDefined(out.values.monotonicity))
-    warn("m_mono",
-         "interval from " + std::to_string(resamples - degenerate - zeroDirections) + " of " +
-             std::to_string(resamples) +
-             " resamples; the others drew a single distinct row or only identical pairs (u = 0)",
-         false);
+  if (resamples > 0) bootstrap(backend, states, screening, sampling, pointOptions, options, out, report);
+  if (options.normalisation == Normalisation::None && factor != 1.0)
+    scaleUnits(out, factor * factor);
   if (ctx) {
     ctx->checkCancelled();
     ctx->progress(1.0, "done");

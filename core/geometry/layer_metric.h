@@ -32,10 +32,11 @@ class LayerMetric {
 };
 
 /**
- * The rows of `states` normalised as DESIGN.md prescribes before any proxy: each column
- * centred, the whole scaled so that tr(Σ) = d. Throws std::invalid_argument for non-finite or
+ * The rows of `states` normalised as the proxies see them: each column centred, then scaled
+ * per `mode` (DESIGN.md; `trace`: tr(Σ) = d). Throws std::invalid_argument for non-finite or
  * constant rows (as the proxies do).
  */
-std::vector<float> normalisedStates(const HiddenStates& states);
+std::vector<float> normalisedStates(const HiddenStates& states,
+                                    Normalisation mode = Normalisation::Trace);
 
 }  // namespace strata::geometry

@@ -24,6 +24,26 @@ MonotonicityMode parseMonotonicityMode(const std::string& text) {
                               "' (expected rayleigh or min-eig)");
 }
 
+const char* normalisationName(Normalisation mode) {
+  switch (mode) {
+    case Normalisation::None:
+      return "none";
+    case Normalisation::Trace:
+      return "trace";
+    case Normalisation::Standardise:
+      return "standardise";
+  }
+  return "trace";
+}
+
+Normalisation parseNormalisation(const std::string& text) {
+  if (text == "none") return Normalisation::None;
+  if (text == "trace") return Normalisation::Trace;
+  if (text == "standardise") return Normalisation::Standardise;
+  throw std::invalid_argument("unknown normalisation '" + text +
+                              "' (expected none, trace or standardise)");
+}
+
 namespace {
 
 [[noreturn]] void reject(const std::string& field, const std::string& rule,
@@ -44,9 +64,16 @@ void ProxyOptions::validate() const {
            std::to_string(ridgeFactor));
   if (monotonicity != MonotonicityMode::Rayleigh && monotonicity != MonotonicityMode::MinEigenvalue)
     reject("monotonicity", "rayleigh or min-eig", std::to_string(static_cast<int>(monotonicity)));
+  if (normalisation != Normalisation::None && normalisation != Normalisation::Trace &&
+      normalisation != Normalisation::Standardise)
+    reject("normalisation", "none, trace or standardise",
+           std::to_string(static_cast<int>(normalisation)));
   if (spectrumSize < 1) reject("spectrumSize", "at least 1", std::to_string(spectrumSize));
   if (bootstrapResamples < 0)
     reject("bootstrapResamples", "0 or more", std::to_string(bootstrapResamples));
+  if (jackknifeBlocks != 0 && jackknifeBlocks < 2)
+    reject("jackknifeBlocks", "0 (percentile intervals) or at least 2",
+           std::to_string(jackknifeBlocks));
   if (!(confidence > 0 && confidence < 1))
     reject("confidence", "strictly between 0 and 1", std::to_string(confidence));
 }

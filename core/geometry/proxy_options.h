@@ -28,18 +28,33 @@ const char* monotonicityModeName(MonotonicityMode mode);  // "rayleigh" / "min-e
 /** Parses "rayleigh" or "min-eig"; throws std::invalid_argument naming the accepted values. */
 MonotonicityMode parseMonotonicityMode(const std::string& text);
 
+/**
+ * How the centred rows are scaled before any proxy (DESIGN.md, docs/geometry.md
+ * "Normalisation"): `none` keeps the raw scale, `trace` scales so that tr(Σ) = d (the default),
+ * `standardise` gives every dimension unit variance (zero-variance dimensions stay 0).
+ */
+enum class Normalisation { None, Trace, Standardise };
+
+const char* normalisationName(Normalisation mode);  // "none" / "trace" / "standardise"
+/** Parses "none", "trace" or "standardise"; throws std::invalid_argument naming them. */
+Normalisation parseNormalisation(const std::string& text);
+
 struct ProxyOptions {
   int64_t anchors = 1024;      // M: anchors for m_curv
   int64_t neighbours = 32;     // k: nearest neighbours per anchor (anchor excluded)
   int64_t directions = 1024;   // M: random difference directions u = x_a − x_b for m_mono
   double ridgeFactor = 1e-3;   // ε = ridgeFactor · tr(Σ)/d
   MonotonicityMode monotonicity = MonotonicityMode::Rayleigh;
+  Normalisation normalisation = Normalisation::Trace;
   int64_t spectrumSize = 64;   // leading eigenvalues of Σ kept for plots (clipped to d)
   int64_t bootstrapResamples = 20;  // 0: no intervals
   // false: skip m_curv's k-NN search (curvature NaN, localLambdaMax empty). The bootstrap's
   // replicates do: they resample the point estimate's anchors instead. Not a user setting.
   bool curvature = true;
-  double confidence = 0.95;    // percentile bootstrap interval
+  double confidence = 0.95;    // bootstrap interval
+  // G contiguous token blocks for the delete-one-block jackknife that gives BCa its
+  // acceleration (docs/geometry.md, "Intervals"); 0: percentile intervals.
+  int64_t jackknifeBlocks = 10;
   uint64_t seed = 0;
 
   /** Throws std::invalid_argument naming the first setting out of range. */

@@ -61,6 +61,19 @@ double spearmanRho(std::span<const double> a, std::span<const double> b) {
   return pearson(averageRanks(a), averageRanks(b));
 }
 
+double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
+                          std::span<const double> z) {
+  checkPair(x, y);
+  checkPair(x, z);
+  if (x.size() < 3) throw std::invalid_argument("a partial Spearman's rho needs at least three values");
+  const auto rx = averageRanks(x), ry = averageRanks(y), rz = averageRanks(z);
+  const double xy = pearson(rx, ry), xz = pearson(rx, rz), yz = pearson(ry, rz);
+  const double denominator = std::sqrt((1 - xz * xz) * (1 - yz * yz));
+  // 1e-12: rounding can leave |r| a hair below 1 for series ranked identically.
+  if (!std::isfinite(denominator) || denominator < 1e-12) return std::nan("");
+  return (xy - xz * yz) / denominator;
+}
+
 double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
                                  int64_t permutations, uint64_t seed) {
   checkPair(a, b);

@@ -14,6 +14,15 @@ std::vector<double> averageRanks(std::span<const double> values);
 double spearmanRho(std::span<const double> a, std::span<const double> b);
 
 /**
+ * Partial Spearman ρ of x and y given z: the Pearson correlations of the average ranks,
+ * r_xy, r_xz, r_yz, then (r_xy − r_xz·r_yz) / sqrt((1 − r_xz²)(1 − r_yz²)). NaN when it is
+ * undefined: a constant series, or z ranked exactly like x or y (|r_xz| = 1 or |r_yz| = 1, e.g.
+ * a score monotone in depth, which then carries nothing beyond z). Needs n ≥ 3 equal lengths.
+ */
+double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
+                          std::span<const double> z);
+
+/**
  * Two-sided permutation p-value of ρ: the share of `permutations` random reorderings of b
  * whose |ρ| reaches the observed |ρ| (with the +1 correction, so never 0).
  */

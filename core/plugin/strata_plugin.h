@@ -61,8 +61,8 @@ typedef struct StrataOption {
  * A per-layer metric of the hidden states.
  *
  * compute(): `layer` holds the N×d hidden states of layer l, *normalised as for the built-in
- * proxies* (DESIGN.md: columns centred, scaled so that tr(Σ) = d, the same rows the proxies
- * see). `previous` holds layer l−1 normalised the same way (same N rows, same tokens), or is
+ * proxies* (DESIGN.md: columns centred, then scaled per the scan's normalisation — by default
+ * so that tr(Σ) = d — the same rows the proxies see). `previous` holds layer l−1 normalised the same way (same N rows, same tokens), or is
  * NULL when layer l−1 is not in the store (l = 0). `options` is the metric's options as
  * "name=value" pairs separated by ';' or newlines (never NULL; empty for the defaults).
  * On success: write the value to `*value` and return 0 (a NaN value means "not defined for this

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -93,29 +94,90 @@ BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
   return row;
 }
 
+/** A statistic as JSON: null when undefined. */
+Json statistic(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+/** A statistic for the Markdown report: "n/a" when undefined. */
+std::string shown(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.3f", v);
+  return text;
+}
+
 void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
   Json rows = Json::array();
-  std::string csv = "layer,score,val_loss,val_cosine,val_ce_gap,run\n";
+  std::string csv = "layer,score,m_curv,m_mono,k_eff,val_loss,val_cosine,val_ce_gap,run\n";
   for (const auto& row : r.rows) {
-    rows.push_back({{"layer", row.layer}, {"score", row.score}, {"val_loss", row.valLoss},
-                    {"val_cosine", row.valCosine}, {"val_ce_gap", row.ceGap},
-                    {"run", row.run.string()}});
-    csv += std::to_string(row.layer) + "," + Json(row.score).dump() + "," + Json(row.valLoss).dump() +
-           "," + Json(row.valCosine).dump() + "," + Json(row.ceGap).dump() + "," + row.run.string() + "\n";
+    rows.push_back({{"layer", row.layer}, {"score", row.score}, {"m_curv", statistic(row.curvature)},
+                    {"m_mono", statistic(row.monotonicity)}, {"k_eff", statistic(row.effectiveRank)},
+                    {"val_loss", row.valLoss}, {"val_cosine", row.valCosine},
+                    {"val_ce_gap", row.ceGap}, {"run", row.run.string()}});
+    csv += std::to_string(row.layer) + "," + Json(row.score).dump() + "," +
+           statistic(row.curvature).dump() + "," + statistic(row.monotonicity).dump() + "," +
+           statistic(row.effectiveRank).dump() + "," + Json(row.valLoss).dump() + "," +
+           Json(row.valCosine).dump() + "," + Json(row.ceGap).dump() + "," + row.run.string() + "\n";
   }
   Json baselines = Json::array();
   for (const auto& row : r.baselines)
     baselines.push_back({{"layer", row.layer}, {"val_loss", row.valLoss}, {"val_cosine", row.valCosine},
                          {"val_ce_gap", row.ceGap}, {"run", row.run.string()}});
-  const Json report = {{"store", r.store.string()}, {"rho", r.rho}, {"p_value", r.pValue},
+  const Json report = {{"store", r.store.string()}, {"normalisation", r.normalisation},
+                       {"rho", r.rho}, {"p_value", r.pValue},
+                       {"rho_m_curv", statistic(r.rhoCurvature)},
+                       {"rho_m_mono", statistic(r.rhoMonotonicity)},
+                       {"rho_neg_k_eff", statistic(r.rhoEffectiveRank)},
+                       {"rho_neg_depth", statistic(r.rhoDepth)},
+                       {"partial_rho_given_depth", statistic(r.partialRho)},
                        {"best_by_score", r.bestByScore}, {"best_by_loss", r.bestByLoss},
                        {"worst_by_score", r.worstByScore}, {"layers", rows},
                        {"baselines", baselines}};
   writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
   writeTextAtomically(folder / "sweep.csv", csv);
+  writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
 }
 
 }  // namespace
+
+std::string sweepStatisticsMarkdown(const BridgeSweepResult& r) {
+  return "# Bridgeability sweep\n\nStore: " + r.store.string() + " (normalisation " +
+         r.normalisation + "), " + std::to_string(r.rows.size()) +
+         " layers. Spearman ρ against −best val loss:\n\n| predictor | ρ |\n| --- | --- |\n" +
+         "| S (score) | " + shown(r.rho) + " |\n| +m_curv | " + shown(r.rhoCurvature) +
+         " |\n| +m_mono | " + shown(r.rhoMonotonicity) + " |\n| −k_eff | " +
+         shown(r.rhoEffectiveRank) + " |\n| −depth | " + shown(r.rhoDepth) +
+         " |\n| S given depth (partial) | " + shown(r.partialRho) + " |\n\n" +
+         "Permutation p of ρ(S): " + Json(r.pValue).dump() +
+         ". A partial ρ of n/a means S or the loss is ranked exactly like depth.\n";
+}
+
+void computeSweepStatistics(BridgeSweepResult& result) {
+  std::vector<double> score, negativeLoss, depth, negativeDepth, curvature, monotonicity,
+      negativeRank;
+  for (const auto& row : result.rows) {
+    score.push_back(row.score);
+    negativeLoss.push_back(-row.valLoss);
+    depth.push_back(double(row.layer));
+    negativeDepth.push_back(-double(row.layer));
+    curvature.push_back(row.curvature);
+    monotonicity.push_back(row.monotonicity);
+    negativeRank.push_back(-row.effectiveRank);
+  }
+  // A proxy undefined on a layer has no ρ (NaN) rather than ending the report.
+  const auto rho = [&](const std::vector<double>& predictor) {
+    for (double v : predictor)
+      if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+    return geometry::spearmanRho(predictor, negativeLoss);
+  };
+  result.rho = geometry::spearmanRho(score, negativeLoss);
+  result.rhoCurvature = rho(curvature);
+  result.rhoMonotonicity = rho(monotonicity);
+  result.rhoEffectiveRank = rho(negativeRank);
+  result.rhoDepth = rho(negativeDepth);
+  result.partialRho = result.rows.size() >= 3
+                          ? geometry::partialSpearmanRho(score, negativeLoss, depth)
+                          : std::numeric_limits<double>::quiet_NaN();
+}
 
 BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
   if (c.firstLayer < 0 || c.lastLayer < c.firstLayer)
@@ -136,15 +198,20 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
              std::to_string(layer - c.firstLayer + 1) + " of " +
              std::to_string(c.lastLayer - c.firstLayer + 1) + ")");
     BridgeSweepRow row = rowOf(layer, trainBridgeAt(c, result.store, layer, job));
-    row.score = scores.score[static_cast<size_t>(it - layers.begin())];
+    const auto index = static_cast<size_t>(it - layers.begin());
+    row.score = scores.score[index];
+    row.curvature = report.layers[index].values.curvature;
+    row.monotonicity = report.layers[index].values.monotonicity;
+    row.effectiveRank = report.layers[index].values.effectiveRank;
     result.rows.push_back(row);
   }
+  result.normalisation = geometry::normalisationName(report.options.normalisation);
+  computeSweepStatistics(result);
   std::vector<double> score, negativeLoss;
   for (const auto& row : result.rows) {
     score.push_back(row.score);
     negativeLoss.push_back(-row.valLoss);
   }
-  result.rho = geometry::spearmanRho(score, negativeLoss);
   result.pValue = geometry::spearmanPermutationPValue(score, negativeLoss, c.permutations, 0);
   result.bestByScore = layers[static_cast<size_t>(scores.bestIndex)];
   result.worstByScore = std::min_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
@@ -174,6 +241,18 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
     result.bestByScore = json.at("best_by_score").get<int64_t>();
     result.bestByLoss = json.at("best_by_loss").get<int64_t>();
     result.worstByScore = json.value("worst_by_score", int64_t{-1});
+    // Reports written before these statistics existed read them as undefined.
+    const auto optional = [&](const char* key) {
+      const auto it = json.find(key);
+      return it == json.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                               : it->get<double>();
+    };
+    result.rhoCurvature = optional("rho_m_curv");
+    result.rhoMonotonicity = optional("rho_m_mono");
+    result.rhoEffectiveRank = optional("rho_neg_k_eff");
+    result.rhoDepth = optional("rho_neg_depth");
+    result.partialRho = optional("partial_rho_given_depth");
+    result.normalisation = json.value("normalisation", std::string("trace"));
     for (const Json& row : json.value("baselines", Json::array())) {
       BridgeSweepRow r;
       r.layer = row.at("layer").get<int64_t>();
@@ -188,6 +267,14 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
       BridgeSweepRow r;
       r.layer = row.at("layer").get<int64_t>();
       r.score = row.at("score").get<double>();
+      const auto value = [&](const char* key) {
+        const auto it = row.find(key);
+        return it == row.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                                : it->get<double>();
+      };
+      r.curvature = value("m_curv");
+      r.monotonicity = value("m_mono");
+      r.effectiveRank = value("k_eff");
       r.valLoss = row.at("val_loss").get<double>();
       r.valCosine = row.at("val_cosine").get<double>();
       r.ceGap = row.at("val_ce_gap").get<double>();

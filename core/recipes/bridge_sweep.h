@@ -31,6 +31,9 @@ struct BridgeSweepConfig {
 struct BridgeSweepRow {
   int64_t layer = 0;
   double score = 0;          ///< S(l), z-scored over the sweep's layers
+  double curvature = 0;      ///< m_curv of the layer (the store's)
+  double monotonicity = 0;   ///< m_mono
+  double effectiveRank = 0;  ///< k_eff
   double valLoss = 0;        ///< best (lowest) validation diffusion loss of the run
   double valCosine = 0;      ///< at the last evaluation
   double ceGap = 0;          ///< CE(upper stack fed ĥ) − CE(fed true h), last evaluation
@@ -41,6 +44,13 @@ struct BridgeSweepResult {
   std::vector<BridgeSweepRow> rows;
   double rho = 0;            ///< Spearman ρ(S, −val loss)
   double pValue = 1;         ///< two-sided permutation p-value
+  // What S is up against (docs/bridge.md, "Reading a sweep"); NaN where undefined.
+  double rhoCurvature = 0;      ///< ρ(+m_curv, −val loss)
+  double rhoMonotonicity = 0;   ///< ρ(+m_mono, −val loss)
+  double rhoEffectiveRank = 0;  ///< ρ(−k_eff, −val loss)
+  double rhoDepth = 0;          ///< ρ(−layer, −val loss): "shallower is better"
+  double partialRho = 0;        ///< partial Spearman ρ(S, −val loss | layer); needs ≥ 3 layers
+  std::string normalisation;    ///< of the store's geometry
   int64_t bestByScore = -1;  ///< l* over the sweep's layers
   int64_t bestByLoss = -1;   ///< the layer whose bridge reached the lowest val loss
   int64_t worstByScore = -1; ///< the lowest-scored layer (the other baseline)
@@ -48,7 +58,13 @@ struct BridgeSweepResult {
   std::filesystem::path store;
 };
 
-/** Runs (or continues) the sweep; writes sweep.json and sweep.csv into the folder. Throws
+/** ρ of each proxy alone, of −depth and the partial ρ of S given depth, from `rows`. */
+void computeSweepStatistics(BridgeSweepResult& result);
+
+/** The statistics as sweep.md holds them: a Markdown table of every ρ (n/a where undefined). */
+std::string sweepStatisticsMarkdown(const BridgeSweepResult& result);
+
+/** Runs (or continues) the sweep; writes sweep.json, sweep.csv and sweep.md into the folder. Throws
  *  CancelledError when cancelled (finished runs are kept; the current one is checkpointed). */
 BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& job);
 

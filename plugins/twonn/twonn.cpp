@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 namespace strata_plugins {
@@ -23,10 +26,32 @@ double squaredDistance(const float* a, const float* b, int64_t d) {
   return s;
 }
 
+/** One copy of each distinct row (bitwise), in order of first occurrence. */
+std::vector<float> distinctRows(const float* rows, int64_t n, int64_t d) {
+  std::unordered_set<std::string_view> seen;
+  std::vector<float> out;
+  const size_t bytes = size_t(d) * sizeof(float);
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view row(reinterpret_cast<const char*>(rows + i * d), bytes);
+    if (seen.insert(row).second) out.insert(out.end(), rows + i * d, rows + (i + 1) * d);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<double> twoNNRatios(const float* rows, int64_t n, int64_t d) {
-  if (n < 3) throw std::invalid_argument("TwoNN needs at least 3 points, got " + std::to_string(n));
+TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
+  if (total < 3)
+    throw std::invalid_argument("TwoNN needs at least 3 points, got " + std::to_string(total));
+  const std::vector<float> distinct = distinctRows(input, total, d);
+  const int64_t n = int64_t(distinct.size()) / std::max<int64_t>(d, 1);
+  TwoNNRatios out;
+  out.duplicates = total - n;
+  if (n < 3)
+    throw std::invalid_argument("TwoNN needs at least 3 distinct points, got " + std::to_string(n) +
+                                " (" + std::to_string(out.duplicates) + " of " +
+                                std::to_string(total) + " rows are copies of another row)");
+  const float* rows = distinct.data();
   std::vector<float> norms(static_cast<size_t>(n), 0.0f);
   for (int64_t i = 0; i < n; ++i) {
     double s = 0;
@@ -38,7 +63,7 @@ std::vector<double> twoNNRatios(const float* rows, int64_t n, int64_t d) {
   // wrong neighbours unless more than kCandidates points tie within float precision.
   const int64_t block = std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(32) << 20) / (4 * n)));
   std::vector<float> gram(size_t(block * n));
-  std::vector<double> ratios;
+  std::vector<double>& ratios = out.ratios;
   ratios.reserve(size_t(n));
   for (int64_t begin = 0; begin < n; begin += block) {
     const int64_t rowsHere = std::min(block, n - begin);
@@ -63,11 +88,11 @@ std::vector<double> twoNNRatios(const float* rows, int64_t n, int64_t d) {
         if (b.second >= 0) exact[found++] = squaredDistance(rows + i * d, rows + b.second * d, d);
       for (int a = 1; a < found; ++a)  // insertion sort of at most kCandidates values
         for (int b = a; b > 0 && exact[b - 1] > exact[b]; --b) std::swap(exact[b - 1], exact[b]);
-      if (found < 2 || exact[0] <= 0) continue;  // a duplicate point: r1 = 0
+      if (found < 2 || exact[0] <= 0) continue;  // r1 = 0 (rows equal in value, e.g. ±0)
       ratios.push_back(std::sqrt(exact[1] / exact[0]));
     }
   }
-  return ratios;
+  return out;
 }
 
 double twoNNDimension(std::vector<double> ratios, TwoNNEstimator estimator, double discard) {

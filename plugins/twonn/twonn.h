@@ -9,7 +9,10 @@
 //    −log(1 − F_emp) = d·log μ by least squares through the origin over the smallest
 //    (1 − discard)·N ratios (the paper discards the largest 10%, which are the noisiest);
 //  * mle: the maximum-likelihood estimate d = N / Σ_i log μ_i.
-// Points with r1 = 0 (exact duplicates) are left out, as the paper prescribes.
+// Coincident points (duplicate tokens, e.g. every occurrence of one token id in an embedding
+// layer) are merged first, keeping one copy of each distinct row, as the paper prescribes and
+// DADApy does (`remove_identical_points`). Dropping only the points with r1 = 0 is not enough:
+// a point whose nearest neighbour has copies sees r2 = r1 (μ = 1), which drives d up.
 
 #include <cstdint>
 #include <vector>
@@ -18,8 +21,17 @@ namespace strata_plugins {
 
 enum class TwoNNEstimator { Fit, MaximumLikelihood };
 
-/** μ_i = r2/r1 of every row of the N×d row-major `rows` that has r1 > 0 (Euclidean). */
-std::vector<double> twoNNRatios(const float* rows, int64_t n, int64_t d);
+struct TwoNNRatios {
+  std::vector<double> ratios;  // μ_i = r2/r1 of every distinct row
+  int64_t duplicates = 0;      // rows left out as copies of an earlier row
+};
+
+/**
+ * μ_i = r2/r1 (Euclidean) of every distinct row of the N×d row-major `rows`, the neighbours
+ * searched among the distinct rows. Throws std::invalid_argument naming how many rows were
+ * duplicates when fewer than 3 distinct rows remain.
+ */
+TwoNNRatios twoNNRatios(const float* rows, int64_t n, int64_t d);
 
 /** d from the ratios; `discard` ∈ [0, 1) is the share of the largest μ the fit leaves out. */
 double twoNNDimension(std::vector<double> ratios, TwoNNEstimator estimator, double discard);

@@ -31,7 +31,9 @@ int compute(const StrataMatrix* layer, const StrataMatrix*, const char* options,
         throw std::invalid_argument("estimator must be fit or mle, got '" + it->second + "'");
     }
     const double discard = numberOption(parsed, "discard", 0.1);
-    *value = twoNNDimension(twoNNRatios(layer->data, layer->rows, layer->cols), estimator, discard);
+    // Duplicate rows are merged first (twonn.h); too few distinct rows fail naming the count.
+    *value = twoNNDimension(twoNNRatios(layer->data, layer->rows, layer->cols).ratios, estimator,
+                            discard);
     return 0;
   } catch (const std::exception& e) {
     reportError(error, errorSize, e.what());

@@ -200,6 +200,11 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   ASSERT_EQ(read.baselines.size(), 1u);
   EXPECT_EQ(read.worstByScore, result.worstByScore);
   EXPECT_DOUBLE_EQ(read.rho, result.rho);
+  EXPECT_DOUBLE_EQ(read.rhoDepth, result.rhoDepth);
+  EXPECT_EQ(read.normalisation, "trace");
+  EXPECT_TRUE(report.contains("partial_rho_given_depth"));
+  EXPECT_TRUE(report.contains("rho_neg_k_eff"));
+  EXPECT_NE(readWholeFile(dir / "sweep" / "sweep.md").find("S given depth"), std::string::npos);
   EXPECT_EQ(read.rows[1].layer, 2);
   EXPECT_DOUBLE_EQ(read.rows[1].valLoss, result.rows[1].valLoss);
   // Running it again continues: every run is finished, nothing is retrained.

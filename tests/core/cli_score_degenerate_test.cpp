@@ -122,7 +122,8 @@ TEST(CliScoreDegenerate, TableMarksLayersAndExplainsThemAndCsvLeavesCellsEmpty) 
   EXPECT_FALSE(mentionsNaN(text.str())) << text.str();
   const auto rows = lines(text.str());
   ASSERT_EQ(rows.size(), 7u);
-  EXPECT_EQ(rows[3].rfind("2,,,,,,,,,,,0,0", 0), 0u) << rows[3];  // constant: every value empty
+  // constant: every value (and the S interval and l* frequency) empty
+  EXPECT_EQ(rows[3].rfind("2,,,,,,,,,,,,,,trace,0,0", 0), 0u) << rows[3];
 }
 
 }  // namespace

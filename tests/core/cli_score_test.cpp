@@ -71,6 +71,51 @@ TEST(CliScore, TableMarksLStarAndCsvHasOneRowPerLayer) {
   EXPECT_EQ(starred, 1);
 }
 
+// --normalise is recorded in the JSON, the CSV and the store; S has an interval and every
+// candidate an l* frequency (they sum to 1 here); min-eig under trace warns that two terms
+// cancel, on stderr and in the JSON warnings, and `none` does not.
+TEST(CliScore, NormalisationIntervalsOfSAndTheCancellationWarning) {
+  TempDir dir;
+  const auto store = dir / "acts.h5";
+  testing::writeGeometryFixtureStore(store);
+  auto run = testing::runCliSplit("score --store " + store.string() + kSmall +
+                                  " --normalise none --monotonicity min-eig --json --device cpu");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  auto doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["options"]["normalisation"], "none");
+  EXPECT_EQ(doc["options"]["proxy_interval"], "bca");
+  EXPECT_TRUE(doc["score_warnings"].empty());
+  EXPECT_EQ(run.err.find("cancel"), std::string::npos) << run.err;
+  EXPECT_EQ(geometry::readGeometry(store)->options.normalisation, geometry::Normalisation::None);
+  double frequencies = 0;
+  for (const auto& layer : doc["layers"]) {
+    if (layer["score"].is_null()) continue;
+    EXPECT_LE(layer["score_interval"][0].get<double>(), layer["score_interval"][1].get<double>());
+    frequencies += layer["l_star_frequency"].get<double>();
+  }
+  EXPECT_NEAR(frequencies, 1.0, 1e-12);
+
+  run = testing::runCliSplit("score --store " + store.string() + kSmall +
+                             " --monotonicity min-eig --json --no-write --device cpu");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["options"]["normalisation"], "trace");
+  ASSERT_EQ(doc["score_warnings"].size(), 1u);
+  EXPECT_NE(run.err.find("terms of S cancel"), std::string::npos) << run.err;
+  bool inWarnings = false;
+  for (const auto& w : doc["warnings"]) inWarnings = inWarnings || (w["proxy"] == "S" && w["layer"].is_null());
+  EXPECT_TRUE(inWarnings) << doc["warnings"].dump();
+
+  run = testing::runCliSplit("score --store " + store.string() + kSmall +
+                             " --normalise standardise --no-write --device cpu --csv -");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("l_star_frequency,normalisation,rank,is_l_star"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(",standardise,"), std::string::npos) << run.out;
+  run = testing::runCliSplit("score --store " + store.string() + " --normalise unit");
+  EXPECT_NE(run.exitCode, 0);
+  EXPECT_NE(run.err.find("none, trace or standardise"), std::string::npos) << run.err;
+}
+
 TEST(CliScore, CapturesFirstFromAModelAndCorpus) {
   TempDir dir;
   testing::writeRandomBackbone(dir / "model");

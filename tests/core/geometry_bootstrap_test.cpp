@@ -104,7 +104,8 @@ TEST(GeometryBootstrap, DeterministicForASeed) {
   options.seed = 4;
   const LayerGeometry c = computeLayerGeometry(*backend, states, 2, options);
   EXPECT_NE(a.effectiveRank.low, c.effectiveRank.low);
-  // Another layer of the same states draws other resamples (the point estimate is the same).
+  // Another layer of the same states: the same point estimate (the resamples are shared by all
+  // layers, geometry_score_bootstrap_test.cpp).
   const LayerGeometry d = computeLayerGeometry(*backend, states, 3, bootstrapOptions());
   EXPECT_EQ(d.values.effectiveRank,
             computeLayerGeometry(*backend, states, 2, bootstrapOptions()).values.effectiveRank);

@@ -107,6 +107,7 @@ struct ComparisonCase {
   int64_t neighbours, anchors, directions;
   bool weighted;
   MonotonicityMode mode;
+  Normalisation normalisation = Normalisation::Trace;
 };
 
 void PrintTo(const ComparisonCase& c, std::ostream* os) { *os << c.name; }
@@ -126,6 +127,7 @@ TEST_P(GeometryCudaMatchesCpu, ProxiesSpectrumAndLocalLambdaMax) {
   options.anchors = c.anchors;
   options.directions = c.directions;
   options.monotonicity = c.mode;
+  options.normalisation = c.normalisation;
   options.spectrumSize = 64;
   const TokenSampling sampling = drawTokenSampling(c.rows, weights, options, 17);
 
@@ -171,7 +173,14 @@ INSTANTIATE_TEST_SUITE_P(
         ComparisonCase{"many_blocks_weighted", 9000, 24, 9, 200, 300, true,
                        MonotonicityMode::Rayleigh},
         // The largest k the kernels take.
-        ComparisonCase{"k64", 1200, 40, 64, 100, 200, false, MonotonicityMode::Rayleigh}),
+        ComparisonCase{"k64", 1200, 40, 64, 100, 200, false, MonotonicityMode::Rayleigh},
+        // The other normalisations (per-dimension scales on the device).
+        ComparisonCase{"none_weighted", 1500, 48, 16, 128, 256, true, MonotonicityMode::Rayleigh,
+                       Normalisation::None},
+        ComparisonCase{"none_min_eig", 1500, 48, 16, 128, 256, false,
+                       MonotonicityMode::MinEigenvalue, Normalisation::None},
+        ComparisonCase{"standardise_weighted", 1500, 48, 16, 128, 256, true,
+                       MonotonicityMode::Rayleigh, Normalisation::Standardise}),
     [](const testing::TestParamInfo<ComparisonCase>& info) { return info.param.name; });
 
 TEST(GeometryCuda, RefusesMoreNeighboursThanItsKernelsHold) {

@@ -28,6 +28,26 @@ TEST(GeometryRankCorrelation, MonotoneSeriesGiveOneOrMinusOne) {
   EXPECT_DOUBLE_EQ(spearmanRho(a, down), -1.0);
 }
 
+// Hand values: ranks are the values; Σd² = 4, 4, 14 give r_xy = r_xz = 0.8 and r_yz = 0.3
+// (1 − 6Σd²/(n(n² − 1))), so the partial ρ is (0.8 − 0.24)/sqrt(0.36 · 0.91). It equals the
+// correlation of the residuals of x and y regressed on z (checked with NumPy: 0.97839918…).
+TEST(GeometryRankCorrelation, PartialSpearmanMatchesTheClosedForm) {
+  const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 1, 4, 3, 5}, z{1, 3, 2, 5, 4};
+  EXPECT_NEAR(partialSpearmanRho(x, y, z), 0.56 / std::sqrt(0.36 * 0.91), 1e-12);
+  EXPECT_NEAR(partialSpearmanRho(x, y, z), 0.9783991809404567, 1e-12);
+  // Only ranks matter: any monotone transform of each series gives the same value.
+  const std::vector<double> x2{-3, 0.1, 7, 8, 100}, z2{10, 30, 20, 50, 40};
+  EXPECT_NEAR(partialSpearmanRho(x2, y, z2), 0.9783991809404567, 1e-12);
+}
+
+TEST(GeometryRankCorrelation, PartialSpearmanIsUndefinedWhenAScoreIsRankedLikeDepth) {
+  // A score monotone in depth carries nothing beyond it: r_xz = 1 and the partial ρ is NaN.
+  const std::vector<double> score{4, 3, 2, 1}, loss{1, 3, 2, 4}, depth{1, 2, 3, 4};
+  EXPECT_TRUE(std::isnan(partialSpearmanRho(score, loss, depth)));
+  const std::vector<double> two{1, 2};
+  EXPECT_THROW(partialSpearmanRho(two, two, two), std::invalid_argument);
+}
+
 TEST(GeometryRankCorrelation, ConstantSeriesIsUndefined) {
   const std::vector<double> a{1, 2, 3}, flat{7, 7, 7};
   EXPECT_TRUE(std::isnan(spearmanRho(a, flat)));

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "core/geometry_store_fixture.h"
@@ -11,6 +13,7 @@
 #include "engine/job.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
+#include "io/hdf5_handle.h"
 #include "io/writer_lock.h"
 
 namespace strata::geometry {
@@ -88,6 +91,58 @@ TEST(GeometryReport, StoreRoundTripAndReplacement) {
   // The store itself is untouched.
   const auto store = ActivationStore::open(file);
   EXPECT_EQ(store.completedLayers().size(), 5u);
+}
+
+// The normalisation is recorded (options and its own attribute), the replicates travel with
+// the report, a store from before the choice reads as `trace` with percentile intervals, and
+// the settings whose terms cancel leave a warning beside the stored S.
+TEST(GeometryReport, StoreRecordsTheNormalisationAndTheReplicates) {
+  TempDir dir;
+  const auto file = dir / "acts.h5";
+  testing::writeGeometryFixtureStore(file);
+  GeometryReport report = handReport();  // min-eig
+  report.options.normalisation = Normalisation::Standardise;
+  report.options.jackknifeBlocks = 7;
+  for (auto& l : report.layers)
+    for (int r = 0; r < 3; ++r)
+      l.replicates.push_back({l.values.curvature + r, l.values.monotonicity, 1.0 + r});
+  writeGeometry(file, report);
+  const GeometryReport back = *readGeometry(file);
+  EXPECT_EQ(back.options.normalisation, Normalisation::Standardise);
+  EXPECT_EQ(back.options.jackknifeBlocks, 7);
+  for (size_t i = 0; i < report.layers.size(); ++i) {
+    ASSERT_EQ(back.layers[i].replicates.size(), 3u);
+    for (size_t r = 0; r < 3; ++r) {
+      EXPECT_EQ(back.layers[i].replicates[r].curvature, report.layers[i].replicates[r].curvature);
+      EXPECT_EQ(back.layers[i].replicates[r].effectiveRank,
+                report.layers[i].replicates[r].effectiveRank);
+    }
+  }
+
+  hdf5::quietErrors();
+  hdf5::File h5(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  ASSERT_TRUE(h5);
+  hdf5::Group group(H5Gopen2(h5.get(), "geometry", H5P_DEFAULT));
+  const hdf5::Location where{group.get(), file, "geometry"};
+  EXPECT_EQ(hdf5::readStringAttribute(where, "normalisation").value_or(""), "standardise");
+  const auto warnings = hdf5::readStringAttribute(where, "score_warnings");
+  ASSERT_TRUE(warnings.has_value());  // standardise + min-eig: m_mono and k_eff cancel
+  EXPECT_NE(warnings->find("cancel"), std::string::npos) << *warnings;
+  EXPECT_TRUE(H5Lexists(group.get(), "score_interval", H5P_DEFAULT) > 0);
+  EXPECT_TRUE(H5Lexists(group.get(), "l_star_frequency", H5P_DEFAULT) > 0);
+
+  // An older /geometry: no attribute, options without normalisation and jackknife_blocks.
+  auto options = nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value());
+  options.erase("normalisation");
+  options.erase("jackknife_blocks");
+  ASSERT_GE(H5Adelete(group.get(), "normalisation"), 0);
+  ASSERT_GE(H5Adelete(group.get(), "options"), 0);
+  hdf5::writeStringAttribute(where, "options", options.dump());
+  group.reset();
+  h5.reset();
+  const GeometryReport old = *readGeometry(file);
+  EXPECT_EQ(old.options.normalisation, Normalisation::Trace);
+  EXPECT_EQ(old.options.jackknifeBlocks, 0);
 }
 
 TEST(GeometryReport, WritingIsRefusedWhileAWriterHoldsTheStore) {

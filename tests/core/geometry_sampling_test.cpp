@@ -158,7 +158,7 @@ TEST(GeometryNeighbours, TiesGoToTheLowerRowIndex) {
   const std::vector<float> x = {-1, -1, 0, 1, 1};
   const HiddenStates states{x.data(), 5, 1};
   const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
-  ASSERT_EQ(norm.scale, 1.0);
+  ASSERT_EQ(norm.scale, std::vector<double>{1.0});
   const std::vector<int64_t> anchors = {2, 3};
   std::vector<float> normalised(5);
   cpu::normalisedRows(states, norm, normalised.data());

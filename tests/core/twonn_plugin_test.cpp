@@ -73,6 +73,34 @@ TEST(TwoNNPlugin, LeavesOutDuplicatePoints) {
   EXPECT_NEAR(withDuplicates, clean, 0.3);
 }
 
+// Every row present two or three times, as the tokens of an embedding layer are: the copies are
+// merged first, so the estimate is that of the distinct rows. (Dropping only points with r1 = 0
+// leaves no point at all here, and with fewer copies the neighbours' copies give μ = 1.)
+TEST(TwoNNPlugin, MergesCoincidentPointsBeforeEstimating) {
+  const int64_t n = 600, d = 8;
+  const auto x = uniformCubeInSubspace(n, 3, d, 11);
+  const double clean = runBuiltMetric("twonn_id", x, n, d);
+  std::vector<float> copies = x;
+  copies.insert(copies.end(), x.begin(), x.end());            // every row twice
+  copies.insert(copies.end(), x.begin(), x.begin() + 300 * d);  // half of them three times
+  const int64_t m = int64_t(copies.size()) / d;
+  EXPECT_NEAR(runBuiltMetric("twonn_id", copies, m, d), clean, 1e-9);
+  EXPECT_NEAR(runBuiltMetric("twonn_id", copies, m, d, nullptr, 0, "estimator=mle"),
+              runBuiltMetric("twonn_id", x, n, d, nullptr, 0, "estimator=mle"), 1e-9);
+}
+
+TEST(TwoNNPlugin, NamesTheDuplicatesWhenTooFewDistinctPointsRemain) {
+  const auto one = uniformCubeInSubspace(2, 1, 4, 3);
+  std::vector<float> x;
+  for (int c = 0; c < 10; ++c) x.insert(x.end(), one.begin(), one.end());  // 2 distinct of 20
+  try {
+    runBuiltMetric("twonn_id", x, 20, 4);
+    FAIL() << "two distinct points were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("18 of 20 rows are copies"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TwoNNPlugin, RefusesBadOptionsAndTooFewPointsByName) {
   const auto x = uniformCubeInSubspace(2, 1, 4, 1);
   try {

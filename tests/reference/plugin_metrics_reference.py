@@ -17,7 +17,8 @@ from sklearn.neighbors import NearestNeighbors
 
 
 def twonn(x, discard):
-    x = x.astype(np.float64)
+    # Coincident points merged first (one copy of each distinct row), as DADApy does.
+    x = np.unique(x, axis=0).astype(np.float64)
     nn = NearestNeighbors(n_neighbors=3, algorithm="brute").fit(x)
     dist, _ = nn.kneighbors(x)  # column 0 is the point itself (distance 0)
     r1, r2 = dist[:, 1], dist[:, 2]

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -25,6 +26,7 @@
 #include "display_text.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/term_cancellation.h"
 #include "geometry_plot.h"
 #include "geometry_table_model.h"
 #include "histogram_bins.h"
@@ -157,6 +159,55 @@ class LayerGeometryTest : public QObject {
     QVERIFY(model->index(model->rowOf(4), 0).data(Qt::BackgroundRole).isValid());
     QVERIFY(!model->index(model->rowOf(2), 0).data(Qt::BackgroundRole).isValid());
     QVERIFY(model->index(model->rowOf(4), 0).data(Qt::FontRole).value<QFont>().bold());
+  }
+
+  // With replicates, S has an interval and each candidate an l* frequency (here every resample
+  // equals the point but for layer 2, which wins on a quarter of them), and they follow the
+  // weights like S does.
+  void scoreIntervalAndLStarFrequencyFollowTheWeights() {
+    auto report = std::make_shared<GeometryReport>(*sixLayerReport());
+    for (auto& g : report->layers)
+      for (int r = 0; r < 4; ++r) {
+        geometry::ProxyValues v = g.values;
+        if (g.layer == 2 && r == 0) v = {40, 10, 1};  // layer 2 far ahead on resample 0
+        g.replicates.push_back(v);
+      }
+    LayerGeometryView view("/data/acts.h5", report);
+    QCOMPARE(cell(view, 4, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.75"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.25"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.00"));
+    QCOMPARE(cell(view, 0, GeometryTableModel::BestFrequencyColumn), QStringLiteral("—"));
+    QVERIFY(cell(view, 4, GeometryTableModel::ScoreIntervalColumn).startsWith('['));
+    QCOMPARE(view.tableModel()->headerData(GeometryTableModel::BestFrequencyColumn, Qt::Horizontal)
+                 .toString(),
+             QStringLiteral("l* freq"));
+    // Only m_mono counts: layer 3 (m_mono 4) wins but on resample 0 (layer 2's m_mono 10).
+    view.controls()->setWeights({0, 1, 0});
+    QCOMPARE(cell(view, 3, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.75"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.25"));
+  }
+
+  // The header shows the recorded normalisation and interval method, and warns while the
+  // settings make the m_mono and k_eff terms cancel (min-eig under trace, both weights on).
+  void headerShowsTheNormalisationAndTheCancellingTerms() {
+    auto report = std::make_shared<GeometryReport>(*sixLayerReport());
+    report->options.normalisation = geometry::Normalisation::None;
+    LayerGeometryView raw("/data/acts.h5", report);
+    QVERIFY2(raw.headerLabel()->text().contains(QStringLiteral("normalisation: <b>none</b>")),
+             qPrintable(raw.headerLabel()->text()));
+    QVERIFY(raw.headerLabel()->text().contains(QStringLiteral("BCa")));
+    QVERIFY(!raw.headerLabel()->text().contains(QStringLiteral("cancel")));
+
+    report = std::make_shared<GeometryReport>(*sixLayerReport());
+    report->options.monotonicity = geometry::MonotonicityMode::MinEigenvalue;
+    report->options.jackknifeBlocks = 0;  // as read from a store of before BCa
+    LayerGeometryView cancelling("/data/acts.h5", report);
+    const QString text = cancelling.headerLabel()->text();
+    QVERIFY2(text.contains(QStringLiteral("normalisation: <b>trace</b>")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("percentile intervals")));
+    QVERIFY(text.contains(QStringLiteral("cancel")));
+    cancelling.controls()->setWeights({1, 0, 1});
+    QVERIFY(!cancelling.headerLabel()->text().contains(QStringLiteral("cancel")));
   }
 
   void movingAWeightSliderReRanks() {
@@ -416,11 +467,12 @@ class LayerGeometryTest : public QObject {
     const QStringList lines = QString::fromUtf8(csvFile.readAll()).trimmed().split('\n');
     QCOMPARE(lines.size(), 7);
     QCOMPARE(lines[0], QStringLiteral("layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,"
-                                      "m_mono_high,k_eff,k_eff_low,k_eff_high,score,rank,best"));
+                                      "m_mono_high,k_eff,k_eff_low,k_eff_high,score,score_low,"
+                                      "score_high,l_star_frequency,rank,best"));
     const GeometryReport& report = view.report();
     for (int row = 0; row < 6; ++row) {
       const QStringList f = lines[row + 1].split(',');
-      QCOMPARE(f.size(), 13);
+      QCOMPARE(f.size(), 16);
       const geometry::LayerGeometry& g = report.layers[static_cast<std::size_t>(row)];
       QCOMPARE(f[0].toLongLong(), g.layer);
       QCOMPARE(f[1].toDouble(), g.values.curvature);
@@ -435,8 +487,9 @@ class LayerGeometryTest : public QObject {
         QVERIFY(f[10].isEmpty());
       else
         QCOMPARE(f[10].toDouble(), score);  // exact: 17 significant digits
-      QCOMPARE(f[11].toInt(), view.scores().rank[static_cast<std::size_t>(row)]);
-      QCOMPARE(f[12], g.layer == view.bestLayer() ? QStringLiteral("1") : QStringLiteral("0"));
+      QVERIFY(f[11].isEmpty() && f[13].isEmpty());  // no replicates in this report
+      QCOMPARE(f[14].toInt(), view.scores().rank[static_cast<std::size_t>(row)]);
+      QCOMPARE(f[15], g.layer == view.bestLayer() ? QStringLiteral("1") : QStringLiteral("0"));
     }
   }
 
@@ -567,7 +620,10 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(defaults.options.neighbours, 32);
     QCOMPARE(dialog.neighboursBox()->maximum(), 299);  // k + 1 ≤ N
 
+    QCOMPARE(defaults.options.normalisation, geometry::Normalisation::Trace);
     dialog.deviceBox()->setCurrentIndex(1);
+    dialog.normalisationBox()->setCurrentIndex(
+        dialog.normalisationBox()->findData(static_cast<int>(geometry::Normalisation::Standardise)));
     dialog.bootstrapBox()->setValue(2);
     dialog.anchorsBox()->setValue(64);
     dialog.neighboursBox()->setValue(8);
@@ -578,6 +634,7 @@ class LayerGeometryTest : public QObject {
     reread.restoreSettings(settings);
     const GeometryScanSettings s = reread.settings();
     QCOMPARE(s.device, geometry::DeviceChoice::Cpu);
+    QCOMPARE(s.options.normalisation, geometry::Normalisation::Standardise);
     QCOMPARE(s.options.bootstrapResamples, 2);
     QCOMPARE(s.options.anchors, 64);
     QCOMPARE(s.options.directions, 64);

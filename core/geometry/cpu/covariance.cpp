@@ -129,7 +129,7 @@ double meanRayleighQuotient(const double* choleskyLower, const HiddenStates& sta
     double* u = U + p * d;
     double s = 0;
     for (int64_t j = 0; j < d; ++j) {
-      u[j] = norm.scale * (double(xa[j]) - double(xb[j]));
+      u[j] = norm.scale[j] * (double(xa[j]) - double(xb[j]));
       s += u[j] * u[j];
     }
     squared[p] = s;

@@ -39,7 +39,7 @@ void choleskyInPlace(double* A, int64_t n);
 /**
  * m_mono's Rayleigh form: the mean over the pairs with u = x̃_a − x̃_b ≠ 0 of uᵀ(LLᵀ)⁻¹u / uᵀu
  * = ‖L⁻¹u‖² / ‖u‖², all directions solved at once (one cblas_dtrsm). u is formed in double
- * from the raw rows, u = s·(x_a − x_b) (the mean cancels). Throws std::invalid_argument when
+ * from the raw rows, u = s∘(x_a − x_b) (the mean cancels). Throws std::invalid_argument when
  * every pair is a zero direction.
  */
 double meanRayleighQuotient(const double* choleskyLower, const HiddenStates& states,

@@ -54,7 +54,8 @@ class CpuBackend final : public GeometryBackend {
   ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
                              const TokenSampling& sampling, const ProxyOptions& options) override {
     options.validate();
-    const cpu::RowNormalisation norm = cpu::normaliseRows(states, rowWeights);
+    const cpu::RowNormalisation norm =
+        cpu::normaliseRows(states, rowWeights, options.normalisation);
     const int64_t k = options.neighbours;
     if (options.curvature && static_cast<int64_t>(norm.rows.size()) < k + 1)
       throw std::invalid_argument("m_curv with k = " + std::to_string(k) +
@@ -64,11 +65,13 @@ class CpuBackend final : public GeometryBackend {
     checkSampling(states, rowWeights, sampling, options);
 
     ProxyResult result;
+    result.constantDimensions = norm.constantDimensions;
     const int64_t d = norm.dims;
     // One float32 copy of the normalised rows of positive weight serves every product below.
     float* normalised = m_workspace.normalised.take<float>(norm.rows.size() * d);
     cpu::normalisedRows(states, norm, normalised);
-    // Σ (tr Σ = d up to float32 rounding; k_eff and ε use the trace of the Σ computed).
+    // Σ (under `trace`, tr Σ = d up to float32 rounding; k_eff and ε use the trace of the Σ
+    // computed).
     double* sigma = m_workspace.sigma.take<double>(d * d);
     cpu::normalisedCovariance(normalised, norm, m_workspace, sigma);
     double trace = 0;

@@ -39,7 +39,8 @@ std::vector<double> reduceRows(const RowNormalisation& norm, std::span<const flo
 
 }  // namespace
 
-RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights) {
+RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights,
+                               Normalisation mode) {
   if (states.data == nullptr || states.rows < 1 || states.cols < 1)
     throw std::invalid_argument("hidden states are empty (" + std::to_string(states.rows) + "×" +
                                 std::to_string(states.cols) + ")");
@@ -78,25 +79,39 @@ RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float
     if (!std::isfinite(m))
       throw std::invalid_argument("the hidden states hold NaN or infinite values");
 
-  // tr(Σ_raw) = Σ w_i ‖x_i − μ‖² / (W − 1), in a second pass (no cancellation when |μ| ≫ spread).
+  // Column variances Σ_raw,jj = Σ w_i (x_ij − μ_j)² / (W − 1), in a second pass (no
+  // cancellation when |μ| ≫ spread); tr(Σ_raw) is their sum.
   const double* mu = norm.mean.data();
   const std::vector<double> squares =
-      reduceRows(norm, weights, 1, [&](int64_t row, double w, double* acc) {
+      reduceRows(norm, weights, d, [&](int64_t row, double w, double* acc) {
         const float* x = states.data + row * d;
-        double s = 0;
         for (int64_t j = 0; j < d; ++j) {
           const double c = double(x[j]) - mu[j];
-          s += c * c;
+          acc[j] += w * c * c;
         }
-        acc[0] += w * s;
       });
-  const double trace = squares[0] / (norm.weightSum - 1);
+  double trace = 0;
+  for (double s : squares) trace += s / (norm.weightSum - 1);
   if (!std::isfinite(trace))
     throw std::invalid_argument("the hidden states hold NaN or infinite values");
   if (!(trace > 0))
     throw std::invalid_argument(
         "the hidden states have zero variance (every row of positive weight is the same)");
-  norm.scale = std::sqrt(double(d) / trace);
+  norm.scale.assign(d, 1.0);
+  if (mode == Normalisation::Trace) {
+    norm.scale.assign(d, std::sqrt(double(d) / trace));
+  } else if (mode == Normalisation::Standardise) {
+    for (int64_t j = 0; j < d; ++j) {
+      const double variance = squares[j] / (norm.weightSum - 1);
+      // A constant dimension has no unit to scale to: it stays 0 (and the caller warns).
+      if (variance > 0) {
+        norm.scale[j] = 1.0 / std::sqrt(variance);
+      } else {
+        norm.scale[j] = 0.0;
+        ++norm.constantDimensions;
+      }
+    }
+  }
   return norm;
 }
 
@@ -105,11 +120,13 @@ void writeNormalisedRows(const HiddenStates& states, const RowNormalisation& nor
                          bool parallel) {
   const int64_t d = norm.dims;
   const double* mu = norm.mean.data();
+  const double* scale = norm.scale.data();
   const auto one = [&](int64_t r) {
     const float* x = states.data + rows[r] * d;
     float* y = out + r * d;
-    const double s = norm.scale * (factors ? double(factors[r]) : 1.0);
-    for (int64_t j = 0; j < d; ++j) y[j] = static_cast<float>((double(x[j]) - mu[j]) * s);
+    const double f = factors ? double(factors[r]) : 1.0;
+    for (int64_t j = 0; j < d; ++j)
+      y[j] = static_cast<float>((double(x[j]) - mu[j]) * scale[j] * f);
   };
   if (parallel && count * d >= (1 << 16)) {
 #pragma omp parallel for schedule(static)

@@ -1,7 +1,8 @@
 #pragma once
 // Step one of every proxy (docs/geometry.md, "Normalisation"): the weighted mean μ and the scale
-// s = sqrt(d / tr(Σ_raw)) that make tr(Σ) = d, and one float32 copy of the normalised rows of
-// positive weight that every later stage reads (4·N·d bytes on top of the caller's input).
+// s_j of each dimension (1 for `none`, sqrt(d / tr(Σ_raw)) for `trace`, 1/σ_j for
+// `standardise`), and one float32 copy of the normalised rows of positive weight that every
+// later stage reads (4·N·d bytes on top of the caller's input).
 
 #include <cstdint>
 #include <span>
@@ -14,7 +15,9 @@ namespace strata::geometry::cpu {
 struct RowNormalisation {
   int64_t dims = 0;
   std::vector<double> mean;   // μ = Σ w_i x_i / W
-  double scale = 1;           // s = sqrt(d / tr(Σ_raw))
+  std::vector<double> scale;  // s_j per dimension (see Normalisation)
+  /** Dimensions of zero variance under `standardise`: their scale is 0 (they stay 0). */
+  int64_t constantDimensions = 0;
   double weightSum = 0;       // W = Σ w_i
   std::vector<int64_t> rows;  // the rows of positive weight, ascending
   /** sqrt(w) of each entry of `rows`; empty when every positive weight is 1. */
@@ -22,15 +25,16 @@ struct RowNormalisation {
 };
 
 /**
- * μ, s and the rows of positive weight. Throws std::invalid_argument for non-finite values, a
+ * μ, s_j (per `mode`) and the rows of positive weight. Throws std::invalid_argument for non-finite values, a
  * weight vector of the wrong length or with a negative or non-finite entry, W ≤ 1, or rows
  * that are all equal (tr(Σ_raw) = 0). Accumulates in double; parallel with OpenMP, with a
  * fixed reduction order (the result does not depend on thread timing).
  */
-RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights);
+RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights,
+                               Normalisation mode = Normalisation::Trace);
 
 /**
- * out[r, :] = (x_{rows[r]} − μ)·s·(factors ? factors[r] : 1) as float32, row-major with
+ * out[r, j] = (x_{rows[r], j} − μ_j)·s_j·(factors ? factors[r] : 1) as float32, row-major with
  * stride d. `parallel`: split the rows over OpenMP threads (callers already inside a parallel
  * region pass false).
  */
@@ -39,7 +43,7 @@ void writeNormalisedRows(const HiddenStates& states, const RowNormalisation& nor
                          bool parallel);
 
 /**
- * The normalised rows of positive weight, compacted: row r of the result is (x_{rows[r]} − μ)·s,
+ * The normalised rows of positive weight, compacted: row r of the result is (x_{rows[r]} − μ)∘s,
  * r = 0 … |rows|−1 (float32, row-major, stride d), written to `out`. Parallel over rows.
  */
 void normalisedRows(const HiddenStates& states, const RowNormalisation& norm, float* out);

@@ -6,7 +6,8 @@
 //    weighted mean μ (kernel, double sums), S = Σ_i w_i (x_i − μ)(x_i − μ)ᵀ by cublasSsyrk over
 //    blocks of rows, each block's float result added into a double d×d matrix (so the float
 //    accumulation runs over at most a few thousand rows), tr S by cublasDasum, then
-//    Σ = S·d/tr S (tr Σ = d) and x_i ← s(x_i − μ) with s = sqrt(d(W − 1)/tr S).
+//    Σ_ij = s_i s_j S_ij/(W − 1) and x_ij ← s_j(x_ij − μ_j), the scales s_j per the
+//    normalisation (`trace`: s = sqrt(d(W − 1)/tr S) for all j; `standardise`: 1/σ_j).
 //  * Spectrum and λ_max(Σ): cusolverDnDsyevd (double, eigenvalues only). m_mono (Rayleigh):
 //    cusolverDnDpotrf of Σ + εI, then per block of pairs the directions u (double),
 //    cublasDtrsm for L⁻¹u and column norms: uᵀPu/uᵀu = ‖L⁻¹u‖²/‖u‖²; the mean is taken on the
@@ -184,15 +185,16 @@ class CudaBackend final : public GeometryBackend {
                              const TokenSampling& sampling, const ProxyOptions& options) override;
 
  private:
-  /** The normalised rows on the device and Σ (lower triangle, column-major, tr Σ = d). */
+  /** The normalised rows on the device and Σ (lower triangle, column-major). */
   struct Normalised {
-    DeviceBuffer<float> rows;      // N×d, x_i = s(x_i − μ)
+    DeviceBuffer<float> rows;      // N×d, x_ij = s_j(x_ij − μ_j)
     DeviceBuffer<float> rowNorm2;  // ‖x_i‖²
     DeviceBuffer<double> sigma;    // d×d
     double trace = 0;              // tr Σ
+    int64_t constantDimensions = 0;  // `standardise`: zero-variance dimensions (s_j = 0)
   };
   Normalised normalise(const HiddenStates& states, std::span<const float> weights,
-                       const CheckedInputs& in);
+                       const CheckedInputs& in, Normalisation mode);
   /** Eigenvalues of Σ, ascending (destroys sigma). */
   std::vector<double> eigenvalues(DeviceBuffer<double>& sigma, int64_t d);
   /** Mean Rayleigh quotient of (Σ + εI)^{-1} over the pairs' directions. */
@@ -234,7 +236,7 @@ CudaBackend::CudaBackend() {
 
 CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
                                                std::span<const float> weights,
-                                               const CheckedInputs& in) {
+                                               const CheckedInputs& in, Normalisation mode) {
   const int64_t n = in.rows, d = in.cols;
   Normalised out;
   out.rows = DeviceBuffer<float>(n * d);
@@ -282,12 +284,32 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
   if (!(traceS > 0) || !std::isfinite(traceS))
     throw std::invalid_argument("the hidden states have no variance (or are not finite): tr Σ = " +
                                 std::to_string(traceS));
-  // Σ_raw = S/(W − 1); s² = d/tr Σ_raw; Σ = s²·Σ_raw = S·d/tr S.
-  const double toSigma = double(d) / traceS;
-  out.trace = toSigma * traceS;
-  const double scale = std::sqrt(double(d) * (in.totalWeight - 1) / traceS);
-  checkCuda(launchScale(out.sigma.data(), d * d, toSigma, stream()), "scale kernel");
-  checkCuda(launchNormaliseRows(out.rows.data(), mean.data(), n, d, scale, stream()),
+  // Σ_raw = S/(W − 1). The scale s_j of each dimension follows `mode` (as the CPU backend's
+  // normaliseRows): 1, sqrt(d/tr Σ_raw), or 1/σ_j (0 for a constant dimension); then
+  // Σ_ij = s_i s_j Σ_raw,ij and the rows x_ij ← s_j (x_ij − μ_j).
+  DeviceBuffer<double> diagonal(d);
+  checkCublas(cublasDcopy(m_cublas.get(), int(d), out.sigma.data(), int(d + 1), diagonal.data(), 1),
+              "cublasDcopy");
+  std::vector<double> variance(d);
+  diagonal.download(variance, stream());
+  for (double& v : variance) v /= in.totalWeight - 1;
+  std::vector<double> scale(d, 1.0);
+  if (mode == Normalisation::Trace) {
+    scale.assign(d, std::sqrt(double(d) * (in.totalWeight - 1) / traceS));
+  } else if (mode == Normalisation::Standardise) {
+    for (int64_t j = 0; j < d; ++j) {
+      scale[j] = variance[j] > 0 ? 1.0 / std::sqrt(variance[j]) : 0.0;
+      if (!(variance[j] > 0)) ++out.constantDimensions;
+    }
+  }
+  out.trace = 0;
+  for (int64_t j = 0; j < d; ++j) out.trace += scale[j] * scale[j] * variance[j];
+  DeviceBuffer<double> deviceScale(d);
+  deviceScale.upload(scale, stream());
+  checkCuda(launchScaleSymmetric(out.sigma.data(), deviceScale.data(), d, 1.0 / (in.totalWeight - 1),
+                                 stream()),
+            "scale kernel");
+  checkCuda(launchNormaliseRows(out.rows.data(), mean.data(), n, d, deviceScale.data(), stream()),
             "normalise kernel");
   out.rowNorm2 = DeviceBuffer<float>(n);
   checkCuda(launchRowSquaredNorms(out.rows.data(), n, d, out.rowNorm2.data(), stream()),
@@ -448,11 +470,12 @@ ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
                                         const ProxyOptions& options) {
   const CheckedInputs in = checkInputs(states, rowWeights, sampling, options);
   checkCuda(cudaSetDevice(m_device), "cudaSetDevice");  // the caller's thread may be new
-  Normalised x = normalise(states, rowWeights, in);
+  Normalised x = normalise(states, rowWeights, in, options.normalisation);
   const int64_t d = in.cols;
   const double epsilon = options.ridgeFactor * x.trace / double(d);
 
   ProxyResult result;
+  result.constantDimensions = x.constantDimensions;
   if (options.curvature) {
     result.localLambdaMax = neighbourhoodLambdaMax(x, in);
     for (double& lambda : result.localLambdaMax) lambda = std::max(lambda, kLambdaFloor);

@@ -35,13 +35,14 @@ cudaError_t launchWeightedCentredRows(const float* x, const float* weights, cons
                                       cudaStream_t stream);
 /** sum(i, j) += part(i, j) on the lower triangle (i ≥ j) of column-major n×n matrices. */
 cudaError_t launchAccumulateLower(const float* part, double* sum, int64_t n, cudaStream_t stream);
-/** a[i] *= factor for i in [0, count). */
-cudaError_t launchScale(double* a, int64_t count, double factor, cudaStream_t stream);
 /** a(i, i) += value on the n×n matrix a. */
 cudaError_t launchAddToDiagonal(double* a, int64_t n, double value, cudaStream_t stream);
-/** x(r, c) ← scale·(x(r, c) − mean[c]) in place, every row. */
+/** a(i, j) *= factor·s[i]·s[j] on the n×n column-major matrix a. */
+cudaError_t launchScaleSymmetric(double* a, const double* s, int64_t n, double factor,
+                                 cudaStream_t stream);
+/** x(r, c) ← scale[c]·(x(r, c) − mean[c]) in place, every row. */
 cudaError_t launchNormaliseRows(float* x, const double* mean, int64_t rows, int64_t cols,
-                                double scale, cudaStream_t stream);
+                                const double* scale, cudaStream_t stream);
 /** norm2[r] = ‖x(r, ·)‖² (summed in double, stored as float). */
 cudaError_t launchRowSquaredNorms(const float* x, int64_t rows, int64_t cols, float* norm2,
                                   cudaStream_t stream);

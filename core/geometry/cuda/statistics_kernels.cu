@@ -64,19 +64,21 @@ __global__ void accumulateLowerKernel(const float* part, double* sum, int64_t n)
   }
 }
 
-__global__ void scaleKernel(double* a, int64_t count, double factor) {
-  for (int64_t i = globalThread(); i < count; i += gridThreads()) a[i] *= factor;
-}
-
 __global__ void addToDiagonalKernel(double* a, int64_t n, double value) {
   for (int64_t i = globalThread(); i < n; i += gridThreads()) a[i * n + i] += value;
 }
 
+__global__ void scaleSymmetricKernel(double* a, const double* s, int64_t n, double factor) {
+  const int64_t count = n * n;
+  for (int64_t i = globalThread(); i < count; i += gridThreads())
+    a[i] *= factor * s[i / n] * s[i % n];
+}
+
 __global__ void normaliseRowsKernel(float* x, const double* mean, int64_t rows, int64_t cols,
-                                    double scale) {
+                                    const double* scale) {
   const int64_t count = rows * cols;
   for (int64_t i = globalThread(); i < count; i += gridThreads())
-    x[i] = float(scale * (double(x[i]) - mean[i % cols]));
+    x[i] = float(scale[i % cols] * (double(x[i]) - mean[i % cols]));
 }
 
 /** One warp per row (or per column of a column-major matrix): strided sum, shuffle reduce. */
@@ -126,7 +128,7 @@ __global__ void gatherDifferencesKernel(const float* x, int64_t cols, const int3
 
 cudaError_t probeKernelImage() {
   cudaFuncAttributes attributes;
-  return cudaFuncGetAttributes(&attributes, scaleKernel);
+  return cudaFuncGetAttributes(&attributes, scaleSymmetricKernel);
 }
 
 cudaError_t launchWeightedColumnSums(const float* x, const float* weights, int64_t rows,
@@ -159,8 +161,9 @@ cudaError_t launchAccumulateLower(const float* part, double* sum, int64_t n, cud
   return cudaGetLastError();
 }
 
-cudaError_t launchScale(double* a, int64_t count, double factor, cudaStream_t stream) {
-  scaleKernel<<<gridFor(count), kThreads, 0, stream>>>(a, count, factor);
+cudaError_t launchScaleSymmetric(double* a, const double* s, int64_t n, double factor,
+                                 cudaStream_t stream) {
+  scaleSymmetricKernel<<<gridFor(n * n), kThreads, 0, stream>>>(a, s, n, factor);
   return cudaGetLastError();
 }
 
@@ -170,7 +173,7 @@ cudaError_t launchAddToDiagonal(double* a, int64_t n, double value, cudaStream_t
 }
 
 cudaError_t launchNormaliseRows(float* x, const double* mean, int64_t rows, int64_t cols,
-                                double scale, cudaStream_t stream) {
+                                const double* scale, cudaStream_t stream) {
   normaliseRowsKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(x, mean, rows, cols, scale);
   return cudaGetLastError();
 }
