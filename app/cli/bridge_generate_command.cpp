@@ -44,6 +44,10 @@ int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling
                 static_cast<long long>(result.layer), static_cast<long long>(result.sampleSteps),
                 sampling.temperature, sampling.topP, static_cast<unsigned long long>(sampling.seed));
   std::cout << line;
+  if (result.embeddingDiffusion)
+    std::cout << "This run is unconditional embedding diffusion (the layer-0 baseline): \"hybrid\" "
+                 "tokens are its sampled\nembeddings rounded to the nearest embedding row, the "
+                 "prompt imposed by replacement (no temperature).\n";
   for (const auto& p : result.prompts) {
     std::cout << "\nprompt:   " << p.prompt << "\n";
     if (config.original) std::cout << "original: " << p.original.text << "\n";

@@ -6,10 +6,12 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <optional>
 
 #include "common/error.h"
 #include "engine/job.h"
 #include "recipes/bridge_files.h"
+#include "recipes/embedding_diffusion.h"
 #include "recipes/sample_quality.h"
 
 namespace strata {
@@ -67,8 +69,13 @@ HybridComparison compareHybridGeneration(
   job.progress(-1, "loading the judge");
   const GenerationJudge judge(config.judge.empty() ? sourceFolder : config.judge);
 
+  // The layer-0 baseline has no LM logits of its own: it generates by rounding embeddings.
+  std::optional<EmbeddingRounding> rounding;
+  if (isEmbeddingDiffusion(bridge)) rounding.emplace(model);
+
   HybridComparison result;
   result.layer = bridge.source->layer();
+  result.embeddingDiffusion = rounding.has_value();
   result.sampleSteps = bridge.diffusion.sampleSteps;
   result.judge = judge.folder().string();
   result.selfJudged = config.judge.empty() || config.judge == sourceFolder;
@@ -98,9 +105,15 @@ HybridComparison compareHybridGeneration(
     for (int i = 0; i < config.sampling.maxNewTokens; ++i) {
       if (static_cast<int64_t>(context.size()) >= maxPositions) break;
       job.checkCancelled();
-      const torch::Tensor logits = hybridLogits(bridge, context, config.sampling.seed + static_cast<uint64_t>(i));
-      const int32_t id = chooseToken(std::span<const float>(logits.data_ptr<float>(), static_cast<size_t>(logits.numel())),
-                                     config.sampling.temperature, config.sampling.topP, rng);
+      const uint64_t seed = config.sampling.seed + static_cast<uint64_t>(i);
+      int32_t id = 0;
+      if (rounding) {
+        id = embeddingDiffusionToken(bridge, *rounding, context, seed);
+      } else {
+        const torch::Tensor logits = hybridLogits(bridge, context, seed);
+        id = chooseToken(std::span<const float>(logits.data_ptr<float>(), static_cast<size_t>(logits.numel())),
+                         config.sampling.temperature, config.sampling.topP, rng);
+      }
       context.push_back(id);
       comparison.hybrid.tokens.push_back(id);
       if (onToken) onToken(p, GenerationSide::Hybrid, tokenizer.decode(std::span<const int32_t>(&id, 1), true));

@@ -45,6 +45,9 @@ struct PromptComparison {
 struct HybridComparison {
   int64_t layer = 0;           ///< l* of the bridge
   int64_t sampleSteps = 0;
+  /// The run is the unconditional layer-0 baseline: its "hybrid" side is embedding diffusion,
+  /// tokens by rounding (recipes/embedding_diffusion.h; temperature and top-p do not apply).
+  bool embeddingDiffusion = false;
   std::vector<PromptComparison> prompts;
   std::string judge;           ///< the judge's model folder
   bool selfJudged = true;      ///< the judge is the source model (it favours its own text)

@@ -165,6 +165,30 @@ TEST(EmbeddingBaseline, TheDenoiserNeverSeesTheCleanEmbeddings) {
   }
 }
 
+TEST(EmbeddingBaseline, GeneratesByRoundingItsSampledEmbeddings) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  ResolvedConfig config = testing::tinyBridgeConfig(dir / "corpus.txt", 0);
+  config.set("condition", std::string("none"));
+  config.set("steps", int64_t{20});
+  const TrainingSummary summary = testing::trainRecipe("bridge", config, dir / "run");
+  const double accuracy = summary.lastMetrics.at("val_rounding_accuracy");
+  EXPECT_GE(accuracy, 0.0);
+  EXPECT_LE(accuracy, 1.0);
+  HybridComparisonConfig generation;
+  generation.bridgeRun = dir / "run";
+  generation.prompts = {"the cat "};
+  generation.sampling.maxNewTokens = 3;
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  const HybridComparison result = compareHybridGeneration(generation, job);
+  EXPECT_TRUE(result.embeddingDiffusion);
+  ASSERT_EQ(result.prompts[0].hybrid.tokens.size(), 3u);
+  // Same seed, same text: the noise comes from the sampling seed.
+  EXPECT_EQ(compareHybridGeneration(generation, job).prompts[0].hybrid.tokens,
+            result.prompts[0].hybrid.tokens);
+}
+
 TEST(EmbeddingRounding, ExactEmbeddingsRoundToTheirTokens) {
   const auto model = Backbone::load(testing::defaultModelFolder());
   const torch::Tensor ids = torch::randint(0, 258, {3, 20}, torch::kInt64);
