@@ -2,6 +2,12 @@
 
 #include "core/bridge_fixture.h"
 
+#include <gtest/gtest.h>
+
+#include "core/temp_dir.h"
+#include "core/training_fixture.h"
+#include "engine/job.h"
+#include "engine/training_run.h"
 #include "recipes/registry.h"
 
 namespace strata::testing {
@@ -30,6 +36,29 @@ ResolvedConfig tinyBridgeConfig(const std::filesystem::path& corpus, int64_t lay
   c.set("sample_steps", int64_t{5});
   c.set("seed", int64_t{5});
   return c;
+}
+
+void expectLossFalls(const std::filesystem::path& run) {
+  const auto losses = loggedLosses(run);
+  ASSERT_EQ(losses.size(), 40u);
+  double first = 0, last = 0;
+  for (int64_t i = 0; i < 5; ++i) {
+    first += losses.at(1 + i) / 5;
+    last += losses.at(40 - i) / 5;
+  }
+  EXPECT_LT(last, 0.8 * first) << first << " → " << last;
+}
+
+void expectResumesExactly(ResolvedConfig config, const std::filesystem::path& reference,
+                          int64_t stopAfter) {
+  TempDir dir;
+  config.set("stop_after", stopAfter);
+  trainRecipe("bridge", config, dir / "run");
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
+  EXPECT_EQ(loggedLosses(dir / "run"), loggedLosses(reference));
+  EXPECT_EQ(loggedValLosses(dir / "run"), loggedValLosses(reference));
 }
 
 }  // namespace strata::testing
