@@ -1,6 +1,6 @@
 // `strata-cli generate --bridge RUN`: hybrid generation with a trained DiHAL bridge, side by
-// side with the original model: continuations, Gen.PPL (judged by the original model),
-// diversity and latency per token.
+// side with the original model: continuations, Gen.PPL under the judge (--judge, else the
+// source model, said to be self-judged), SimCTG word and token diversity, latency per token.
 
 #include <cstdio>
 #include <fstream>
@@ -32,26 +32,41 @@ int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling
   config.sampling = sampling;
   if (cli.has("steps")) config.sampleSteps = cli.integer("steps");
   config.original = !cli.isSet("hybrid-only");
+  if (cli.has("judge")) config.judge = cli.value("judge");
   HybridComparison result;
   if (runWithTerminalProgress([&](JobContext& job) { result = compareHybridGeneration(config, job); }) ==
       JobOutcome::Cancelled)
     return 130;
-  std::cout << "Bridge at layer " << result.layer << ", " << result.sampleSteps << " DDIM steps\n";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "Bridge at layer %lld, %lld sampler steps; tokens sampled at temperature %g, "
+                "top-p %g, seed %llu\n",
+                static_cast<long long>(result.layer), static_cast<long long>(result.sampleSteps),
+                sampling.temperature, sampling.topP, static_cast<unsigned long long>(sampling.seed));
+  std::cout << line;
+  if (result.embeddingDiffusion)
+    std::cout << "This run is unconditional embedding diffusion (the layer-0 baseline): \"hybrid\" "
+                 "tokens are its sampled\nembeddings rounded to the nearest embedding row, the "
+                 "prompt imposed by replacement (no temperature).\n";
   for (const auto& p : result.prompts) {
     std::cout << "\nprompt:   " << p.prompt << "\n";
     if (config.original) std::cout << "original: " << p.original.text << "\n";
     std::cout << "hybrid:   " << p.hybrid.text << "\n";
   }
-  char line[256];
-  std::cout << "\n                 Gen.PPL  diversity  ms/token\n";
+  std::cout << "\n                 Gen.PPL  word div.  token div.  ms/token\n";
   if (config.original) {
-    std::snprintf(line, sizeof line, "original    %12.3f %10.4f %9.2f\n", result.originalGenPpl,
-                  result.originalDiversity, result.originalMsPerToken);
+    std::snprintf(line, sizeof line, "original    %12.3f %10.4f %11.4f %9.2f\n", result.originalGenPpl,
+                  result.originalDiversity, result.originalTokenDiversity, result.originalMsPerToken);
     std::cout << line;
   }
-  std::snprintf(line, sizeof line, "hybrid      %12.3f %10.4f %9.2f\n", result.hybridGenPpl,
-                result.hybridDiversity, result.hybridMsPerToken);
+  std::snprintf(line, sizeof line, "hybrid      %12.3f %10.4f %11.4f %9.2f\n", result.hybridGenPpl,
+                result.hybridDiversity, result.hybridTokenDiversity, result.hybridMsPerToken);
   std::cout << line;
+  std::cout << "Gen.PPL judged by " << result.judge
+            << (result.selfJudged ? " (self-judged: the source model scores text it or its bridge "
+                                    "wrote, which favours the original; pass --judge DIR)"
+                                  : "")
+            << ". Diversity: SimCTG, per text, product of distinct-2..4 over words and over tokens.\n";
   if (config.original) {
     std::snprintf(line, sizeof line, "The hybrid is %.1f× slower per token than the original model.\n",
                   result.slowdown());

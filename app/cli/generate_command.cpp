@@ -54,8 +54,9 @@ int runGenerate(const Arguments& args) {
                   "default; --temperature > 0 samples (with --top-p and --seed). The prompt is\n"
                   "encoded with the tokenizer's special tokens (Llama: a leading <s>).\n"
                   "With --bridge RUN: hybrid generation with a trained DiHAL bridge (bridge +\n"
-                  "upper layers + LM head) beside the original model, with Gen.PPL, diversity\n"
-                  "and latency per token.");
+                  "upper layers + LM head) beside the original model, with Gen.PPL under a judge\n"
+                  "model (--judge; default the source model itself), word and token diversity\n"
+                  "and latency per token; it samples by default (temperature 1, top-p 0.95).");
   cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
       .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
       .option("dlm", "RUN", "a masked diffusion LM run (dcdm recipe) or a converted model "
@@ -70,9 +71,13 @@ int runGenerate(const Arguments& args) {
       .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk or block "
                             "(default: the run's sample_steps)")
       .flag("hybrid-only", "with --bridge: skip the original model")
+      .option("judge", "DIR", "with --bridge: the model folder that judges Gen.PPL (default: the "
+                              "bridge's source model, reported as self-judged)")
       .option("max-new-tokens", "N", "tokens to generate at most", "64")
-      .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T)", "0")
-      .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P", "1")
+      .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T) (default 0; "
+                                  "1 with --bridge)")
+      .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P (default "
+                            "1; 0.95 with --bridge)")
       .option("seed", "S", "seed of the sampler (same seed, same text)", "0");
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -83,14 +88,17 @@ int runGenerate(const Arguments& args) {
   if (maxNewTokens < 0 || maxNewTokens > 1'000'000)
     throw UsageError("--max-new-tokens must be in 0..1000000");
   config.maxNewTokens = static_cast<int>(maxNewTokens);
-  config.temperature = cli.number("temperature");
+  // Gen.PPL is only comparable at matched sampling and diversity, and greedy decoding of the
+  // original collapses into repetition: the bridge comparison samples unless told otherwise.
+  const bool bridge = cli.has("bridge");
+  config.temperature = cli.has("temperature") ? cli.number("temperature") : (bridge ? 1.0 : 0.0);
   if (!(config.temperature >= 0)) throw UsageError("--temperature must be >= 0");
-  config.topP = cli.number("top-p");
+  config.topP = cli.has("top-p") ? cli.number("top-p") : (bridge ? 0.95 : 1.0);
   if (!(config.topP > 0 && config.topP <= 1)) throw UsageError("--top-p must be in (0, 1]");
   const int64_t seed = cli.integer("seed");
   if (seed < 0) throw UsageError("--seed must be >= 0");
   config.seed = static_cast<uint64_t>(seed);
-  if (cli.has("bridge")) return runBridgeGeneration(cli, config);
+  if (bridge) return runBridgeGeneration(cli, config);
   if (cli.has("dlm")) return runDlmGeneration(cli, config);
   const std::string folder = cli.value("model");
   const std::string prompt = cli.value("prompt");

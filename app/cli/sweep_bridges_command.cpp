@@ -31,7 +31,7 @@ int runSweepBridges(const Arguments& original) {
       .option("tokens", "N", "tokens to capture when there is no --store", "8192")
       .option("permutations", "N", "permutations for the p-value", "10000")
       .option("set", "KEY=VALUE", "any other bridge setting (repeatable), e.g. width=64")
-      .flag("no-baseline", "skip the layer-0 baseline (embedding-space diffusion)");
+      .flag("no-baseline", "skip the layer-0 baseline (unconditional embedding-space diffusion)");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -70,10 +70,17 @@ int runSweepBridges(const Arguments& original) {
     std::cout << line;
   }
   for (const auto& row : result.baselines) {
-    std::snprintf(line, sizeof line, "%5lld %12s %15.5f %12.4f %8.4f   (baseline, not in rho)\n",
-                  static_cast<long long>(row.layer), "-", row.valLoss, row.valCosine, row.ceGap);
+    std::snprintf(line, sizeof line,
+                  "%5lld %12s %15.5f %12.4f %8.4f   (baseline, not in rho: embedding diffusion, "
+                  "rounding accuracy %.4f)\n",
+                  static_cast<long long>(row.layer), "-", row.valLoss, row.valCosine, row.ceGap,
+                  row.roundingAccuracy);
     std::cout << line;
   }
+  if (!result.baselines.empty())
+    std::cout << "The baseline generates h_0 from noise with no condition (Diffusion-LM style); "
+                 "its loss is on h_0\nand unconditional: a reference, not a number to rank with "
+                 "the bridges' conditional losses.\n";
   std::snprintf(line, sizeof line,
                 "Spearman rho(score, -val loss) = %.3f, permutation p = %.4f (%zu layers); "
                 "lowest loss at layer %lld, lowest score at layer %lld\n",

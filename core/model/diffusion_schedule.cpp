@@ -31,12 +31,6 @@ Coefficients coefficients(const torch::Tensor& alphaBar, const torch::Tensor& li
   return {a.sqrt().to(like.scalar_type()), (1.0 - a).clamp_min(0.0).sqrt().to(like.scalar_type())};
 }
 
-torch::Tensor standardNormal(const torch::Tensor& like,
-                             const std::optional<at::Generator>& generator) {
-  // LibTorch 1.13 takes c10::optional; *generator converts to it.
-  return generator ? torch::randn(like.sizes(), *generator, like.options())
-                   : torch::randn_like(like);
-}
 
 }  // namespace
 
@@ -124,6 +118,13 @@ torch::Tensor epsilonFromOutput(const torch::Tensor& xt, const torch::Tensor& ou
   const Coefficients c = coefficients(alphaBar, xt);
   if (prediction == Prediction::X0) return (xt - c.signal * output) / c.noise;
   return c.noise * xt + c.signal * output;
+}
+
+torch::Tensor standardNormal(const torch::Tensor& like,
+                             const std::optional<at::Generator>& generator) {
+  // LibTorch 1.13 takes c10::optional; *generator converts to it.
+  return generator ? torch::randn(like.sizes(), *generator, like.options())
+                   : torch::randn_like(like);
 }
 
 torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noise, int64_t steps,

@@ -85,6 +85,10 @@ torch::Tensor x0FromOutput(const torch::Tensor& xt, const torch::Tensor& output,
 torch::Tensor epsilonFromOutput(const torch::Tensor& xt, const torch::Tensor& output,
                                 const torch::Tensor& alphaBar, Prediction prediction);
 
+/** N(0, I) noise shaped like `like`: from `generator` when given, else torch's global RNG. */
+torch::Tensor standardNormal(const torch::Tensor& like,
+                             const std::optional<at::Generator>& generator);
+
 /** The denoiser as the sampler sees it: (x_t [B, ...], t [B] float32) → output like x_t. */
 using DenoiserFunction = std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)>;
 

@@ -82,10 +82,11 @@ class BridgeRecipe final : public Recipe {
     const int64_t firstRow = slice.micro * m_batch + slice.firstRow;
     const BridgeWindows windows =
         m_storeData ? m_storeData->training(m_seed, slice.step, firstRow, slice.rows)
-                    : modelWindows(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
-                                                   firstRow, slice.rows));
+                    : m_source->windows(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed,
+                                                        slice.step, firstRow, slice.rows));
     MicroBatchResult result;
-    result.loss = bridgeLoss(m_denoiser, m_statistics.normalise(windows.target), windows.condition,
+    result.loss = bridgeLoss(m_denoiser, m_statistics.target.normalise(windows.modelledTarget()),
+                             m_statistics.conditionInput(windows.modelledCondition(), m_diffusion.conditioned),
                              m_diffusion);
     result.tokens = slice.rows * m_seqLen;
     return result;
@@ -104,7 +105,7 @@ class BridgeRecipe final : public Recipe {
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t t = 0; t < m_seqLen; ++t)
             acc[r][t] = m_tokens.val[static_cast<size_t>((first + r) * m_seqLen + t)];
-        return modelWindows(ids);
+        return m_source->windows(ids);
       };
     }
     return evaluateBridge(m_denoiser, m_diffusion, data);
@@ -121,19 +122,13 @@ class BridgeRecipe final : public Recipe {
       facts["corpus_hash"] = m_corpusHash;
       facts["train_tokens"] = std::to_string(m_tokens.train.size());
       facts["val_tokens"] = std::to_string(m_tokens.val.size());
-      facts["statistics"] = m_statistics.source;
+      facts["statistics"] = m_statistics.target.source;
       facts["parameters"] = std::to_string(parameters);
     }
     return facts;
   }
 
  private:
-  /** Condition and target of `ids` computed by the frozen source model. */
-  BridgeWindows modelWindows(const torch::Tensor& ids) const {
-    const torch::Tensor cond = m_source->condition(ids);
-    return {ids, cond, m_source->target(cond)};
-  }
-
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0, m_layer = 0;
   uint64_t m_seed = 0;
   BridgeDiffusion m_diffusion;
@@ -141,7 +136,7 @@ class BridgeRecipe final : public Recipe {
   std::unique_ptr<BridgeStoreData> m_storeData;
   std::string m_corpusHash;
   TokenSplit m_tokens;
-  HiddenStatistics m_statistics;
+  BridgeStatistics m_statistics;
   BridgeDenoiser m_denoiser{nullptr};
 };
 
@@ -176,13 +171,26 @@ std::vector<SettingSpec> bridgeSettings() {
       makeChoice("conditioning", "concat", {"concat", "cross"},
                  "how the embeddings enter: concatenated with x_t, or by cross-attention",
                  "denoiser"),
+      makeChoice("condition", "embeddings", {"embeddings", "none"},
+                 "what the denoiser is conditioned on: the (standardised) input embeddings h_0 of "
+                 "the same tokens, or nothing (unconditional embedding diffusion, Diffusion-LM "
+                 "style: the sweep's layer-0 baseline)", "denoiser"),
+      makeChoice("process", "gaussian", {"gaussian", "bridge"},
+                 "gaussian: generation starts from N(0, I), the condition is a side input; "
+                 "bridge: a Brownian bridge from h_{l*} to the standardised condition, so "
+                 "generation starts from the condition (I2SB; needs prediction=x0)", "diffusion"),
       makeChoice("prediction", "x0", {"x0", "eps", "v"},
                  "what the denoiser predicts: x0, the noise, or v", "diffusion"),
       makeSetting("cosine_weight", SettingType::Real, 0.0,
                   "weight of the extra (1 − cos(x̂0, x0)) loss term", "diffusion", 0, 100),
+      makeSetting("bridge_noise", SettingType::Real, 1.0,
+                  "σ of the Brownian bridge (process=bridge): x_t's noise is σ·√(t(1−t))",
+                  "diffusion", 0, 10),
       makeSetting("sample_steps", SettingType::Integer, int64_t{20},
-                  "DDIM steps S when sampling (evaluation, generation)", "diffusion", 1, 1000),
-      makeSetting("eta", SettingType::Real, 0.0, "DDIM η (0 = deterministic)", "diffusion", 0, 1),
+                  "sampler steps S (evaluation, generation)", "diffusion", 1, 1000),
+      makeSetting("eta", SettingType::Real, 0.0,
+                  "sampler η: DDIM's, or the share of the bridge posterior's noise drawn fresh "
+                  "(0 = deterministic after the bridge's first step)", "diffusion", 0, 1),
   };
   // Only targets = model reads the corpus; build() asks for it then.
   std::vector<SettingSpec> corpus = corpusSettings(false);

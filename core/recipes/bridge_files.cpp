@@ -17,10 +17,22 @@ using Json = nlohmann::ordered_json;
 
 BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& c) {
   BridgeDiffusion diffusion;
-  diffusion.prediction = *parsePrediction(c.text("prediction"));  // the schema allows only valid names
+  // The schema allows only valid names.
+  diffusion.process = c.text("process") == "bridge" ? DiffusionProcess::Bridge : DiffusionProcess::Gaussian;
+  diffusion.prediction = *parsePrediction(c.text("prediction"));
   diffusion.cosineWeight = c.real("cosine_weight");
   diffusion.sampleSteps = c.integer("sample_steps");
   diffusion.eta = c.real("eta");
+  diffusion.bridgeNoise = c.real("bridge_noise");
+  diffusion.conditioned = c.text("condition") == "embeddings";
+  if (diffusion.process == DiffusionProcess::Bridge) {
+    if (diffusion.prediction != Prediction::X0)
+      throw ConfigError("the bridge run configuration", "prediction",
+                        "must be x0 with process=bridge (the bridge's denoiser predicts h_{l*})");
+    if (!diffusion.conditioned)
+      throw ConfigError("the bridge run configuration", "condition",
+                        "must be embeddings with process=bridge (the bridge starts from it)");
+  }
   return diffusion;
 }
 
@@ -50,23 +62,35 @@ int64_t resolveBridgeLayer(const ResolvedConfig& c) {
   return bestLayerOfStore(c.text("store"));
 }
 
-void writeBridgeStatistics(const fs::path& runFolder, const HiddenStatistics& stats) {
+namespace {
+
+// Tensor names in bridge_statistics.safetensors.
+constexpr const char* kTargetMean = "mean";
+constexpr const char* kTargetStd = "std";
+constexpr const char* kConditionMean = "condition_mean";
+constexpr const char* kConditionStd = "condition_std";
+
+}  // namespace
+
+void writeBridgeStatistics(const fs::path& runFolder, const BridgeStatistics& stats) {
   writeSafetensors(runFolder / "bridge_statistics.safetensors",
-                   {{"mean", stats.mean.to(torch::kCPU).contiguous()},
-                    {"std", stats.std.to(torch::kCPU).contiguous()}});
+                   {{kTargetMean, stats.target.mean},
+                    {kTargetStd, stats.target.std},
+                    {kConditionMean, stats.condition.mean},
+                    {kConditionStd, stats.condition.std}});
 }
 
-HiddenStatistics readBridgeStatistics(const fs::path& runFolder, const torch::Device& device) {
+BridgeStatistics readBridgeStatistics(const fs::path& runFolder, const torch::Device& device) {
   const fs::path file = runFolder / "bridge_statistics.safetensors";
   const auto reader = SafetensorsFile::open(file);
-  HiddenStatistics stats;
-  for (const char* name : {"mean", "std"}) {
+  const auto tensor = [&](const char* name) {
     const TensorEntry* entry = reader->find(name);
     if (!entry) throw FormatError(file, "has no tensor", name);
-    (std::string(name) == "mean" ? stats.mean : stats.std) =
-        tensorView(reader, *entry).to(device, torch::kFloat).clone();
-  }
-  stats.source = file.string();
+    return tensorView(reader, *entry).to(device, torch::kFloat).clone();
+  };
+  BridgeStatistics stats;
+  stats.target = {tensor(kTargetMean), tensor(kTargetStd), file.string()};
+  stats.condition = {tensor(kConditionMean), tensor(kConditionStd), file.string()};
   return stats;
 }
 

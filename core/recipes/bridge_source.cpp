@@ -2,6 +2,9 @@
 
 #include "recipes/bridge_source.h"
 
+#include <algorithm>
+#include <string>
+
 #include "common/error.h"
 #include "io/activation_store.h"
 
@@ -32,51 +35,79 @@ torch::Tensor BridgeSource::target(const torch::Tensor& condition) const {
   return m_backbone->runLayers(condition, 0, m_layer).to(torch::kFloat);
 }
 
+BridgeWindows BridgeSource::windows(const torch::Tensor& ids) const {
+  const torch::Tensor h0 = condition(ids);
+  return {ids, h0, target(h0), 1};
+}
+
 torch::Tensor BridgeSource::upperLogits(const torch::Tensor& hidden) const {
   const torch::Tensor top = m_backbone->runLayers(hidden, m_layer, m_backbone->numLayers());
   return m_backbone->logits(m_backbone->finalNorm(top)).to(torch::kFloat);
 }
 
-HiddenStatistics BridgeSource::statistics(const std::optional<fs::path>& store,
-                                          const std::vector<int32_t>& tokens, int64_t seqLen,
-                                          uint64_t seed, int64_t windows) const {
-  const int64_t d = hiddenSize();
-  HiddenStatistics stats;
-  torch::Tensor sum = torch::zeros({d}, torch::kDouble), squares = torch::zeros({d}, torch::kDouble);
-  int64_t count = 0;
-  const auto add = [&](const torch::Tensor& rows) {
-    const torch::Tensor x = rows.reshape({-1, d}).to(torch::kCPU, torch::kDouble);
+torch::Tensor statisticsWindows(const std::vector<int32_t>& tokens, int64_t seqLen, uint64_t seed,
+                                int64_t first, int64_t rows) {
+  return trainingWindows(tokens, seqLen - 1, seed ^ 0x5747A75ULL, 0, first, rows);
+}
+
+namespace {
+
+/** Running per-dimension sums of rows [N, d] (float64), turned into mean and std at the end. */
+struct Moments {
+  explicit Moments(int64_t d)
+      : sum(torch::zeros({d}, torch::kDouble)), squares(torch::zeros({d}, torch::kDouble)) {}
+  void add(const torch::Tensor& rows) {
+    const torch::Tensor x = rows.reshape({-1, sum.size(0)}).to(torch::kCPU, torch::kDouble);
     sum += x.sum(0);
     squares += (x * x).sum(0);
     count += x.size(0);
-  };
+  }
+  HiddenStatistics finish(const torch::Device& device, std::string source) const {
+    const torch::Tensor mean = sum / static_cast<double>(count);
+    const torch::Tensor variance = (squares / static_cast<double>(count) - mean * mean).clamp_min(0);
+    // A dimension that never varies would divide by zero: give it unit scale.
+    const torch::Tensor deviation = variance.sqrt();
+    const torch::Tensor std = torch::where(deviation < 1e-6, torch::ones_like(deviation), deviation);
+    return {mean.to(torch::kFloat).to(device), std.to(torch::kFloat).to(device), std::move(source)};
+  }
+  torch::Tensor sum, squares;
+  int64_t count = 0;
+};
+
+}  // namespace
+
+BridgeStatistics BridgeSource::statistics(const std::optional<fs::path>& store,
+                                          const std::vector<int32_t>& tokens, int64_t seqLen,
+                                          uint64_t seed, int64_t windows) const {
+  const int64_t d = hiddenSize();
+  Moments target(d), condition(d);
+  std::string source;
   if (store) {
     const ActivationStore reader = ActivationStore::open(*store);
     if (reader.meta().hiddenSize != d)
       throw FormatError(*store, "holds hidden size " + std::to_string(reader.meta().hiddenSize) +
                                     ", the model has " + std::to_string(d));
-    if (!reader.layerComplete(m_layer))
-      throw FormatError(*store, "has no complete layer " + std::to_string(m_layer));
-    std::vector<float> rows = reader.readLayer(m_layer);
-    add(torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size()) / d, d}, torch::kFloat));
-    stats.source = "store:" + store->string();
+    for (const int64_t layer : {m_layer, int64_t{0}}) {
+      if (!reader.layerComplete(layer))
+        throw FormatError(*store, "has no complete layer " + std::to_string(layer) +
+                                      " (the bridge normalises layers 0 and l*)");
+      std::vector<float> rows = reader.readLayer(layer);
+      (layer == m_layer ? target : condition)
+          .add(torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size()) / d, d}, torch::kFloat));
+    }
+    source = "store:" + store->string();
   } else {
     const int64_t batch = 8;
     for (int64_t first = 0; first < windows; first += batch) {
-      const torch::Tensor ids = trainingWindows(tokens, seqLen - 1, seed ^ 0x5747A75ULL, 0, first,
-                                                std::min(batch, windows - first));
-      add(target(condition(ids)));
+      const BridgeWindows cut =
+          this->windows(statisticsWindows(tokens, seqLen, seed, first, std::min(batch, windows - first)));
+      // Only the positions the bridge models: position 0 is the attention sink.
+      target.add(cut.modelledTarget());
+      condition.add(cut.modelledCondition());
     }
-    stats.source = "windows:" + std::to_string(windows);
+    source = "windows:" + std::to_string(windows);
   }
-  const torch::Tensor mean = sum / static_cast<double>(count);
-  const torch::Tensor variance = (squares / static_cast<double>(count) - mean * mean).clamp_min(0);
-  // A dimension that never varies would divide by zero: give it unit scale.
-  const torch::Tensor deviation = variance.sqrt();
-  const torch::Tensor std = torch::where(deviation < 1e-6, torch::ones_like(deviation), deviation);
-  stats.mean = mean.to(torch::kFloat).to(m_device);
-  stats.std = std.to(torch::kFloat).to(m_device);
-  return stats;
+  return {target.finish(m_device, source), condition.finish(m_device, source)};
 }
 
 }  // namespace strata

@@ -17,6 +17,13 @@ struct BridgeWindows {
   torch::Tensor ids;        ///< [B, T] int64
   torch::Tensor condition;  ///< [B, T, d] h_0
   torch::Tensor target;     ///< [B, T, d] h_{l*}
+  /// Leading positions the bridge does not model. 1 for windows cut from a token stream: their
+  /// position 0 starts a context, so it is the source model's attention sink (a huge-norm state
+  /// that depends on token 0 alone; the capture's geometry and store skip it too), and the
+  /// source model computes it itself. 0 for store windows: they start after the skipped BOS.
+  int64_t exactPositions = 0;
+  torch::Tensor modelledCondition() const { return condition.slice(1, exactPositions); }
+  torch::Tensor modelledTarget() const { return target.slice(1, exactPositions); }
 };
 
 class BridgeStoreData {

@@ -73,6 +73,12 @@ fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_
   request.config.set("store", store.string());
   request.config.set("layer", layer);
   request.config.set("steps", c.steps);
+  if (layer == 0) {
+    // The baseline is embedding-space diffusion (Diffusion-LM): it generates h_0 from noise
+    // without seeing h_0. Conditioned on h_0 it would only learn to copy its condition.
+    request.config.set("condition", std::string("none"));
+    request.config.set("process", std::string("gaussian"));
+  }
   request.runFolder = run;
   request.command = "strata-cli sweep-bridges (layer " + std::to_string(layer) + ")";
   startTraining(request, job);
@@ -89,6 +95,7 @@ BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
     row.valLoss = std::min(row.valLoss, record.value("val_loss"));
     row.valCosine = record.value("val_cosine");
     row.ceGap = record.value("val_ce_gap");
+    if (record.has("val_rounding_accuracy")) row.roundingAccuracy = record.value("val_rounding_accuracy");
   }
   if (!std::isfinite(row.valLoss)) throw FormatError(run / "metrics.jsonl", "has no validation loss");
   return row;
@@ -120,8 +127,10 @@ void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
   }
   Json baselines = Json::array();
   for (const auto& row : r.baselines)
-    baselines.push_back({{"layer", row.layer}, {"val_loss", row.valLoss}, {"val_cosine", row.valCosine},
-                         {"val_ce_gap", row.ceGap}, {"run", row.run.string()}});
+    baselines.push_back({{"layer", row.layer}, {"kind", "embedding diffusion (unconditional)"},
+                         {"val_loss", row.valLoss}, {"val_cosine", row.valCosine},
+                         {"val_ce_gap", row.ceGap}, {"val_rounding_accuracy", row.roundingAccuracy},
+                         {"run", row.run.string()}});
   const Json report = {{"store", r.store.string()}, {"normalisation", r.normalisation},
                        {"rho", r.rho}, {"p_value", r.pValue},
                        {"rho_m_curv", statistic(r.rhoCurvature)},
@@ -218,7 +227,7 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
                           return a.score < b.score;
                         })->layer;
   if (c.layerZeroBaseline && c.firstLayer > 0) {
-    job.info("baseline: bridge at layer 0 (embedding-space diffusion)");
+    job.info("baseline: embedding-space diffusion of h_0 (layer 0, unconditional)");
     BridgeSweepRow row = rowOf(0, trainBridgeAt(c, result.store, 0, job));
     row.score = std::numeric_limits<double>::quiet_NaN();
     result.baselines.push_back(row);
@@ -260,6 +269,8 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
       r.valLoss = row.at("val_loss").get<double>();
       r.valCosine = row.at("val_cosine").get<double>();
       r.ceGap = row.at("val_ce_gap").get<double>();
+      if (row.contains("val_rounding_accuracy") && row["val_rounding_accuracy"].is_number())
+        r.roundingAccuracy = row["val_rounding_accuracy"].get<double>();
       r.run = row.at("run").get<std::string>();
       result.baselines.push_back(r);
     }

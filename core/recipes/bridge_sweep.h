@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ struct BridgeSweepConfig {
   std::vector<std::string> settings;  ///< further bridge settings, "key=value"
   int64_t captureTokens = 8192;   ///< when capturing the store
   int64_t permutations = 10000;
-  /** Also train the layer-0 baseline (pure embedding-space diffusion) on the same budget,
-   *  reported beside the range but not in ρ. */
+  /** Also train the layer-0 baseline on the same budget, reported beside the range but not in
+   *  ρ: embedding-space diffusion (Diffusion-LM style), an unconditional denoiser of h_0 that
+   *  never sees the clean h_0 (condition=none), scored by its loss and rounding accuracy. */
   bool layerZeroBaseline = true;
 };
 
@@ -37,6 +39,9 @@ struct BridgeSweepRow {
   double valLoss = 0;        ///< best (lowest) validation diffusion loss of the run
   double valCosine = 0;      ///< at the last evaluation
   double ceGap = 0;          ///< CE(upper stack fed ĥ) − CE(fed true h), last evaluation
+  /// Layer-0 baseline: fraction of tokens whose nearest embedding row of x̂0 is the true token
+  /// (last evaluation); NaN for bridges.
+  double roundingAccuracy = std::numeric_limits<double>::quiet_NaN();
   std::filesystem::path run;
 };
 

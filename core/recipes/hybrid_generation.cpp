@@ -6,12 +6,12 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <cmath>
-#include <set>
+#include <optional>
 
 #include "common/error.h"
 #include "engine/job.h"
 #include "recipes/bridge_files.h"
+#include "recipes/embedding_diffusion.h"
 #include "recipes/sample_quality.h"
 
 namespace strata {
@@ -20,38 +20,40 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/** One hybrid token: the bridge rebuilds h_{l*} of the whole context, the upper stack reads it. */
+/** One hybrid token: the bridge rebuilds h_{l*} of the whole context but position 0, which the
+ *  source model computes (the attention sink; BridgeWindows::exactPositions), and the upper
+ *  stack reads it. */
 torch::Tensor hybridLogits(LoadedBridge& bridge, const std::vector<int32_t>& ids, uint64_t seed) {
   torch::NoGradGuard noGrad;
   const torch::Tensor input =
       torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kInt64).unsqueeze(0);
-  const torch::Tensor cond = bridge.source->condition(input);
-  at::Generator generator = at::detail::createCPUGenerator(seed);
-  const torch::Tensor x0 =
-      bridgeSample(bridge.denoiser, cond, bridge.source->hiddenSize(), bridge.diffusion, generator);
-  const torch::Tensor logits = bridge.source->upperLogits(bridge.statistics.denormalise(x0));
+  const torch::Tensor h0 = bridge.source->condition(input);
+  torch::Tensor hidden = bridge.source->target(h0.slice(1, 0, 1));
+  if (h0.size(1) > 1) {
+    const torch::Tensor cond =
+        bridge.statistics.conditionInput(h0.slice(1, 1), bridge.diffusion.conditioned);
+    at::Generator generator = at::detail::createCPUGenerator(seed);
+    const torch::Tensor x0 =
+        bridgeSample(bridge.denoiser, cond, bridge.source->hiddenSize(), bridge.diffusion, generator);
+    hidden = torch::cat({hidden, bridge.statistics.target.denormalise(x0)}, 1);
+  }
+  const torch::Tensor logits = bridge.source->upperLogits(hidden);
   return logits[0][-1].to(torch::kCPU, torch::kFloat).contiguous();
 }
 
+/** One side's continuations, gathered for the pooled sample-quality numbers. */
+struct SideSamples {
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<std::string> texts;
+  std::vector<JudgedText> judged;
+  void add(const std::string& prompt, const Continuation& continuation) {
+    tokens.push_back(continuation.tokens);
+    texts.push_back(continuation.text);
+    judged.push_back({prompt, continuation.text});
+  }
+};
+
 }  // namespace
-
-double distinctN(const std::vector<std::vector<int32_t>>& sequences, int n) {
-  std::set<std::vector<int32_t>> distinct;
-  int64_t total = 0;
-  for (const auto& sequence : sequences)
-    for (size_t i = 0; i + static_cast<size_t>(n) <= sequence.size(); ++i) {
-      distinct.emplace(sequence.begin() + static_cast<std::ptrdiff_t>(i),
-                       sequence.begin() + static_cast<std::ptrdiff_t>(i) + n);
-      ++total;
-    }
-  return total == 0 ? 0.0 : static_cast<double>(distinct.size()) / static_cast<double>(total);
-}
-
-double generationDiversity(const std::vector<std::vector<int32_t>>& sequences) {
-  double product = 1;
-  for (int n = 2; n <= 4; ++n) product *= distinctN(sequences, n);
-  return product;
-}
 
 HybridComparison compareHybridGeneration(
     const HybridComparisonConfig& config, JobContext& job,
@@ -63,13 +65,23 @@ HybridComparison compareHybridGeneration(
   const Tokenizer& tokenizer = bridge.source->tokenizer();
   const auto eos = tokenizer.eosId();
   const int64_t maxPositions = model.config().maxPositions;
+  const std::filesystem::path sourceFolder = bridge.config.text("model");
+  job.progress(-1, "loading the judge");
+  const GenerationJudge judge(config.judge.empty() ? sourceFolder : config.judge);
+
+  // The layer-0 baseline has no LM logits of its own: it generates by rounding embeddings.
+  std::optional<EmbeddingRounding> rounding;
+  if (isEmbeddingDiffusion(bridge)) rounding.emplace(model);
 
   HybridComparison result;
   result.layer = bridge.source->layer();
+  result.embeddingDiffusion = rounding.has_value();
   result.sampleSteps = bridge.diffusion.sampleSteps;
-  double ceOriginal = 0, ceHybrid = 0, secondsOriginal = 0, secondsHybrid = 0;
+  result.judge = judge.folder().string();
+  result.selfJudged = config.judge.empty() || config.judge == sourceFolder;
+  double secondsOriginal = 0, secondsHybrid = 0;
   int64_t tokensOriginal = 0, tokensHybrid = 0;
-  std::vector<std::vector<int32_t>> originals, hybrids;
+  SideSamples originals, hybrids;
   for (size_t p = 0; p < config.prompts.size(); ++p) {
     PromptComparison comparison;
     comparison.prompt = config.prompts[p];
@@ -93,9 +105,15 @@ HybridComparison compareHybridGeneration(
     for (int i = 0; i < config.sampling.maxNewTokens; ++i) {
       if (static_cast<int64_t>(context.size()) >= maxPositions) break;
       job.checkCancelled();
-      const torch::Tensor logits = hybridLogits(bridge, context, config.sampling.seed + static_cast<uint64_t>(i));
-      const int32_t id = chooseToken(std::span<const float>(logits.data_ptr<float>(), static_cast<size_t>(logits.numel())),
-                                     config.sampling.temperature, config.sampling.topP, rng);
+      const uint64_t seed = config.sampling.seed + static_cast<uint64_t>(i);
+      int32_t id = 0;
+      if (rounding) {
+        id = embeddingDiffusionToken(bridge, *rounding, context, seed);
+      } else {
+        const torch::Tensor logits = hybridLogits(bridge, context, seed);
+        id = chooseToken(std::span<const float>(logits.data_ptr<float>(), static_cast<size_t>(logits.numel())),
+                         config.sampling.temperature, config.sampling.topP, rng);
+      }
       context.push_back(id);
       comparison.hybrid.tokens.push_back(id);
       if (onToken) onToken(p, GenerationSide::Hybrid, tokenizer.decode(std::span<const int32_t>(&id, 1), true));
@@ -106,12 +124,10 @@ HybridComparison compareHybridGeneration(
 
     for (Continuation* c : {&comparison.original, &comparison.hybrid}) {
       c->text = tokenizer.decode(c->tokens, true);
-      const double ce = continuationCrossEntropy(model, prompt, c->tokens);
-      c->genPpl = c->tokens.empty() ? 0 : std::exp(ce / static_cast<double>(c->tokens.size()));
-      (c == &comparison.original ? ceOriginal : ceHybrid) += ce;
+      c->genPpl = judge.judge({{comparison.prompt, c->text}}).genPpl;
     }
-    originals.push_back(comparison.original.tokens);
-    hybrids.push_back(comparison.hybrid.tokens);
+    if (config.original) originals.add(comparison.prompt, comparison.original);
+    hybrids.add(comparison.prompt, comparison.hybrid);
     job.progress(static_cast<double>(p + 1) / static_cast<double>(config.prompts.size()), "generating");
     result.prompts.push_back(std::move(comparison));
   }
@@ -124,10 +140,12 @@ HybridComparison compareHybridGeneration(
     c.original.secondsPerToken = result.originalMsPerToken / 1000.0;
     c.hybrid.secondsPerToken = result.hybridMsPerToken / 1000.0;
   }
-  result.originalGenPpl = tokensOriginal > 0 ? std::exp(ceOriginal / static_cast<double>(tokensOriginal)) : 0;
-  result.hybridGenPpl = tokensHybrid > 0 ? std::exp(ceHybrid / static_cast<double>(tokensHybrid)) : 0;
-  result.originalDiversity = generationDiversity(originals);
-  result.hybridDiversity = generationDiversity(hybrids);
+  result.originalGenPpl = judge.judge(originals.judged).genPpl;
+  result.hybridGenPpl = judge.judge(hybrids.judged).genPpl;
+  result.originalDiversity = wordDiversity(originals.texts);
+  result.hybridDiversity = wordDiversity(hybrids.texts);
+  result.originalTokenDiversity = tokenDiversity(originals.tokens);
+  result.hybridTokenDiversity = tokenDiversity(hybrids.tokens);
   return result;
 }
 

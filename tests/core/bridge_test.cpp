@@ -10,57 +10,33 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "core/bridge_fixture.h"
 #include "core/cli_runner.h"
+#include "core/model_test_folders.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
 #include "engine/capture.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
+#include "model/backbone.h"
 #include "recipes/bridge_files.h"
 #include "recipes/bridge_source.h"
 #include "recipes/bridge_sweep.h"
 #include "recipes/hybrid_generation.h"
+#include "recipes/sample_quality.h"
 #include "recipes/registry.h"
+#include "tokenizer/tokenizer.h"
 
 namespace strata {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path kModel = STRATA_SOURCE_DIR "/resources/models/default";
-
-ResolvedConfig tinyBridgeConfig(const fs::path& corpus, int64_t layer) {
-  ResolvedConfig c(recipeSchema("bridge"));
-  c.set("model", kModel.string());
-  c.set("corpus", corpus.string());
-  c.set("layer", layer);
-  c.set("steps", int64_t{40});
-  c.set("batch", int64_t{4});
-  c.set("seq_len", int64_t{32});
-  c.set("lr", 3e-3);
-  c.set("warmup", int64_t{4});
-  c.set("width", int64_t{32});
-  c.set("depth", int64_t{1});
-  c.set("heads", int64_t{2});
-  c.set("mlp_ratio", int64_t{2});
-  c.set("log_every", int64_t{1});
-  c.set("eval_every", int64_t{20});
-  c.set("checkpoint_every", int64_t{20});
-  c.set("eval_windows", int64_t{4});
-  c.set("stats_windows", int64_t{8});
-  c.set("sample_steps", int64_t{5});
-  c.set("seed", int64_t{5});
-  return c;
-}
+const fs::path kModel = testing::defaultModelFolder();
+using testing::tinyBridgeConfig;
 
 TrainingSummary train(const ResolvedConfig& config, const fs::path& run) {
-  NullProgressSink sink;
-  JobContext job(sink, CancellationToken());
-  TrainingRequest request;
-  request.recipe = "bridge";
-  request.config = config;
-  request.runFolder = run;
-  return startTraining(request, job);
+  return testing::trainRecipe("bridge", config, run);
 }
 
 class Bridge : public ::testing::Test {
@@ -94,14 +70,7 @@ TEST_F(Bridge, TheUpperStackFedTheTrueHiddenStateIsTheWholeModel) {
 }
 
 TEST_F(Bridge, ABridgeLearnsAndReportsItsEvaluation) {
-  const auto losses = testing::loggedLosses(run());
-  ASSERT_EQ(losses.size(), 40u);
-  double first = 0, last = 0;
-  for (int64_t i = 0; i < 5; ++i) {
-    first += losses.at(1 + i) / 5;
-    last += losses.at(40 - i) / 5;
-  }
-  EXPECT_LT(last, 0.8 * first) << first << " → " << last;
+  testing::expectLossFalls(run());
   const auto& m = s_summary.lastMetrics;
   for (const char* key : {"val_loss", "val_mse", "val_cosine", "val_ce_bridge", "val_ce_true",
                           "val_ce_gap", "val_ppl_bridge", "val_ppl_true", "val_top1_agreement"})
@@ -110,24 +79,19 @@ TEST_F(Bridge, ABridgeLearnsAndReportsItsEvaluation) {
   EXPECT_GE(m.at("val_top1_agreement"), 0.0);
   EXPECT_LE(m.at("val_top1_agreement"), 1.0);
   EXPECT_NEAR(m.at("val_ppl_true"), std::exp(m.at("val_ce_true")), 1e-6 * m.at("val_ppl_true"));
-  // The statistics normalise h_2 to zero mean, unit variance per dimension.
-  const HiddenStatistics stats = readBridgeStatistics(run(), torch::kCPU);
-  EXPECT_EQ(stats.mean.size(0), 128);
-  EXPECT_GT(stats.std.min().item<double>(), 0);
+  // The statistics normalise h_2 and the condition h_0 to zero mean, unit variance per dimension.
+  const BridgeStatistics stats = readBridgeStatistics(run(), torch::kCPU);
+  for (const HiddenStatistics* s : {&stats.target, &stats.condition}) {
+    EXPECT_EQ(s->mean.size(0), 128);
+    EXPECT_GT(s->std.min().item<double>(), 0);
+  }
+  EXPECT_FALSE(torch::equal(stats.target.mean, stats.condition.mean));
   const auto description = nlohmann::json::parse(readWholeFile(run() / "run.json"))["description"];
   EXPECT_EQ(description["layer"], "2");
 }
 
 TEST_F(Bridge, AStoppedBridgeResumesExactly) {
-  TempDir dir;
-  ResolvedConfig config = tinyBridgeConfig(corpus(), 2);
-  config.set("stop_after", int64_t{20});
-  train(config, dir / "run");
-  NullProgressSink sink;
-  JobContext job(sink, CancellationToken());
-  resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
-  EXPECT_EQ(testing::loggedLosses(dir / "run"), testing::loggedLosses(run()));
-  EXPECT_EQ(testing::loggedValLosses(dir / "run"), testing::loggedValLosses(run()));
+  testing::expectResumesExactly(tinyBridgeConfig(corpus(), 2), run());
 }
 
 TEST_F(Bridge, HybridGenerationRunsBesideTheOriginalModel) {
@@ -140,6 +104,8 @@ TEST_F(Bridge, HybridGenerationRunsBesideTheOriginalModel) {
   const HybridComparison result = compareHybridGeneration(config, job);
   ASSERT_EQ(result.prompts.size(), 2u);
   EXPECT_EQ(result.layer, 2);
+  EXPECT_TRUE(result.selfJudged);
+  EXPECT_EQ(result.judge, kModel.string());
   for (const auto& p : result.prompts) {
     EXPECT_EQ(p.hybrid.tokens.size(), 6u);
     EXPECT_GT(p.hybrid.genPpl, 1.0);
@@ -147,24 +113,100 @@ TEST_F(Bridge, HybridGenerationRunsBesideTheOriginalModel) {
   }
   EXPECT_GT(result.hybridMsPerToken, 0);
   EXPECT_GT(result.originalMsPerToken, 0);
-  EXPECT_GE(result.hybridDiversity, 0);
-  EXPECT_LE(result.hybridDiversity, 1);
+  // The per-text SimCTG numbers of sample_quality.h, over words and over tokens.
+  std::vector<std::string> hybridTexts;
+  std::vector<std::vector<int32_t>> hybridTokens;
+  for (const auto& p : result.prompts) {
+    hybridTexts.push_back(p.hybrid.text);
+    hybridTokens.push_back(p.hybrid.tokens);
+  }
+  EXPECT_DOUBLE_EQ(result.hybridDiversity, wordDiversity(hybridTexts));
+  EXPECT_DOUBLE_EQ(result.hybridTokenDiversity, tokenDiversity(hybridTokens));
   const auto cli = testing::runCli("generate --bridge " + run().string() +
                                    " --prompt 'the dog ' --max-new-tokens 4");
   ASSERT_EQ(cli.exitCode, 0) << cli.out;
   EXPECT_NE(cli.out.find("hybrid:"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("slower per token"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("temperature 1, top-p 0.95"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("self-judged"), std::string::npos) << cli.out;
 }
 
-TEST(GenerationDiversity, DistinctNOnHandCountedCases) {
-  EXPECT_DOUBLE_EQ(distinctN({{1, 2, 3, 4}}, 2), 1.0);
-  EXPECT_DOUBLE_EQ(distinctN({{1, 1, 1, 1}}, 2), 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(distinctN({{1, 2, 1, 2}}, 2), 2.0 / 3.0);  // 12, 21, 12
-  EXPECT_DOUBLE_EQ(distinctN({{1, 2}, {1, 2}}, 2), 0.5);     // pooled over sequences
-  EXPECT_DOUBLE_EQ(distinctN({{1}}, 2), 0.0);
-  EXPECT_DOUBLE_EQ(generationDiversity({{1, 2, 3, 4, 5}}), 1.0);
+/** Σ CE of `continuation` after `prompt` under `folder`'s model, from its logits. */
+double judgeCrossEntropy(const fs::path& folder, const std::string& prompt,
+                         const std::string& continuation, int64_t& tokens) {
+  const auto tokenizer = loadTokenizer(folder);
+  const auto model = Backbone::load(folder);
+  std::vector<int32_t> ids = tokenizer->encode(prompt, true);
+  const size_t promptLength = ids.size();
+  const std::vector<int32_t> text = tokenizer->encode(continuation, false);
+  ids.insert(ids.end(), text.begin(), text.end());
+  CaptureRequest request;
+  request.logits = true;
+  const torch::Tensor logits =
+      model->capture(torch::tensor(std::vector<int64_t>(ids.begin(), ids.end())).unsqueeze(0), request)
+          .logits[0]
+          .to(torch::kDouble);
+  const torch::Tensor logProbabilities = torch::log_softmax(logits, -1);
+  double sum = 0;
+  for (size_t i = promptLength; i < ids.size(); ++i)
+    sum -= logProbabilities[static_cast<int64_t>(i) - 1][ids[i]].item<double>();
+  tokens = static_cast<int64_t>(text.size());
+  return sum;
+}
+
+TEST_F(Bridge, GenPplIsTheJudgesExpMeanCrossEntropy) {
+  TempDir dir;
+  const fs::path judge = dir / "judge";  // another model of the same byte tokenizer
+  testing::RandomBackboneSpec spec;
+  spec.vocab = 258;
+  testing::writeRandomBackbone(judge, spec);
+  for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
+    fs::copy_file(kModel / file, judge / file);
+
+  HybridComparisonConfig config;
+  config.bridgeRun = run();
+  config.prompts = {"the cat ", "my friend "};
+  config.sampling.maxNewTokens = 6;
+  config.sampling.temperature = 1;
+  config.judge = judge;
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  const HybridComparison result = compareHybridGeneration(config, job);
+  EXPECT_FALSE(result.selfJudged);
+  EXPECT_EQ(result.judge, judge.string());
+  double hybridSum = 0, originalSum = 0;
+  int64_t hybridTokens = 0, originalTokens = 0;
+  for (const auto& p : result.prompts) {
+    int64_t n = 0;
+    const double ce = judgeCrossEntropy(judge, p.prompt, p.hybrid.text, n);
+    ASSERT_GT(n, 0);
+    EXPECT_NEAR(p.hybrid.genPpl, std::exp(ce / static_cast<double>(n)), 1e-4 * p.hybrid.genPpl);
+    hybridSum += ce;
+    hybridTokens += n;
+    originalSum += judgeCrossEntropy(judge, p.prompt, p.original.text, n);
+    originalTokens += n;
+  }
+  EXPECT_NEAR(result.hybridGenPpl, std::exp(hybridSum / static_cast<double>(hybridTokens)),
+              1e-4 * result.hybridGenPpl);
+  EXPECT_NEAR(result.originalGenPpl, std::exp(originalSum / static_cast<double>(originalTokens)),
+              1e-4 * result.originalGenPpl);
+  const auto cli = testing::runCli("generate --bridge " + run().string() +
+                                   " --prompt 'the dog ' --max-new-tokens 4 --judge " + judge.string());
+  ASSERT_EQ(cli.exitCode, 0) << cli.out;
+  EXPECT_NE(cli.out.find("judged by " + judge.string()), std::string::npos) << cli.out;
+  EXPECT_EQ(cli.out.find("self-judged"), std::string::npos) << cli.out;
+}
+
+TEST(GenerationDiversity, IsCountedPerTextNotPooledOverPrompts) {
+  // Two identical texts 1 2 3 4 5: per text every 2-, 3- and 4-gram is new → 1. The old pooled
+  // count gave 4/8 · 3/6 · 2/4 = 1/8.
+  EXPECT_DOUBLE_EQ(tokenDiversity({{1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}}), 1.0);
   // 1 1 1 1 1: distinct-2 = 1/4, distinct-3 = 1/3, distinct-4 = 1/2.
-  EXPECT_DOUBLE_EQ(generationDiversity({{1, 1, 1, 1, 1}}), 1.0 / 24.0);
+  EXPECT_DOUBLE_EQ(tokenDiversity({{1, 1, 1, 1, 1}}), 1.0 / 24.0);
+  // Counts summed over texts before dividing: {1 1 1 1 1, 1 2 3 4 5} → 5/8 · 4/6 · 3/4.
+  EXPECT_DOUBLE_EQ(tokenDiversity({{1, 1, 1, 1, 1}, {1, 2, 3, 4, 5}}), (5.0 / 8) * (4.0 / 6) * (3.0 / 4));
+  // Over words: "a a a a a" is the same count as 1 1 1 1 1, whatever each word's length.
+  EXPECT_DOUBLE_EQ(wordDiversity({"a a  a\na a"}), 1.0 / 24.0);
 }
 
 TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
@@ -193,11 +235,18 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   ASSERT_EQ(result.baselines.size(), 1u);  // layer 0, same budget
   EXPECT_EQ(result.baselines[0].layer, 0);
   EXPECT_EQ(testing::loggedLosses(result.baselines[0].run).size(), 6u);
+  // The baseline is unconditional embedding diffusion, scored by its rounding accuracy.
+  const auto baselineRun = nlohmann::json::parse(readWholeFile(result.baselines[0].run / "run.json"));
+  EXPECT_EQ(baselineRun["config"]["condition"], "none");
+  EXPECT_GE(result.baselines[0].roundingAccuracy, 0.0);
+  EXPECT_LE(result.baselines[0].roundingAccuracy, 1.0);
+  EXPECT_TRUE(std::isnan(result.rows[0].roundingAccuracy));
   const auto report = nlohmann::json::parse(readWholeFile(dir / "sweep" / "sweep.json"));
   EXPECT_EQ(report["layers"].size(), 3u);
   const BridgeSweepResult read = readBridgeSweep(dir / "sweep");
   ASSERT_EQ(read.rows.size(), 3u);
   ASSERT_EQ(read.baselines.size(), 1u);
+  EXPECT_DOUBLE_EQ(read.baselines[0].roundingAccuracy, result.baselines[0].roundingAccuracy);
   EXPECT_EQ(read.worstByScore, result.worstByScore);
   EXPECT_DOUBLE_EQ(read.rho, result.rho);
   EXPECT_DOUBLE_EQ(read.rhoDepth, result.rhoDepth);
@@ -242,7 +291,7 @@ TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   const auto losses = testing::loggedLosses(dir / "run");
   EXPECT_LT(losses.rbegin()->second, losses.begin()->second);
   EXPECT_TRUE(std::isfinite(summary.lastMetrics.at("val_ce_gap")));
-  EXPECT_EQ(readBridgeStatistics(dir / "run", torch::kCPU).source.empty(), false);
+  EXPECT_EQ(readBridgeStatistics(dir / "run", torch::kCPU).target.source.empty(), false);
 
   // Another checkpoint of the same model (one weight nudged by its last bit) is refused: the
   // store holds the original's hidden states.
