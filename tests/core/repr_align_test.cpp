@@ -22,6 +22,7 @@
 #include "recipes/pretrain_files.h"
 #include "recipes/registry.h"
 #include "recipes/repr_align_files.h"
+#include "recipes/align_sample_quality.h"
 #include "recipes/sample_quality.h"
 #include "model/backbone.h"
 #include "engine/job.h"
@@ -263,8 +264,10 @@ TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
     if (line.empty()) continue;
     const nlohmann::json sample = nlohmann::json::parse(line);
     const std::vector<int32_t> prompt = tokenizer->encode(sample.at("prompt").get<std::string>(), true);
-    const std::vector<int32_t> text = tokenizer->encode(sample.at("continuation").get<std::string>(), false);
-    continuations.push_back(sample.at("continuation"));
+    // The text from the recorded ids: the JSON line replaces bytes that are not UTF-8.
+    const std::string continuation = tokenizer->decode(sample.at("tokens").get<std::vector<int32_t>>(), true);
+    const std::vector<int32_t> text = tokenizer->encode(continuation, false);
+    continuations.push_back(continuation);
     std::vector<int64_t> ids(prompt.begin(), prompt.end());
     ids.insert(ids.end(), text.begin(), text.end());
     CaptureRequest request;
