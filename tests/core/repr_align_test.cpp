@@ -62,6 +62,16 @@ ResolvedConfig tinyConversion(const fs::path& model, const fs::path& corpus, dou
   return c;
 }
 
+/** The toy corpus and a random Llama written into `dir`, and a tiny conversion of them with
+ *  `steps` steps and an evaluation every `evalEvery`. */
+ResolvedConfig toyLlamaConversion(const TempDir& dir, int64_t steps, int64_t evalEvery, double lambda = 10) {
+  testing::writeToyCorpus(dir / "corpus.txt");
+  ResolvedConfig config = tinyConversion(randomModel(dir / "model", Architecture::Llama), dir / "corpus.txt", lambda);
+  config.set("steps", steps);
+  config.set("eval_every", evalEvery);
+  return config;
+}
+
 std::vector<MetricsRecord> evalRecords(const fs::path& run) {
   std::vector<MetricsRecord> out;
   for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl"))
@@ -159,10 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Architectures, ReprAlign,
 
 TEST(ReprAlignRecipe, PlainAdaptationRunsNoTeacherButStillMeasuresTheCurves) {
   TempDir dir;
-  testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
-  ResolvedConfig config = tinyConversion(model, dir / "corpus.txt", /*lambda=*/0);
-  config.set("steps", int64_t{12});
+  ResolvedConfig config = toyLlamaConversion(dir, 12, 12, /*lambda=*/0);
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "run").finished);
   for (const MetricsRecord& r : readMetricsLog(dir / "run" / "metrics.jsonl")) {
     if (r.has("val_loss")) {
@@ -176,11 +183,7 @@ TEST(ReprAlignRecipe, PlainAdaptationRunsNoTeacherButStillMeasuresTheCurves) {
 
 TEST(ReprAlignRecipe, MetricsAreNamedForWhatTheyMeasure) {
   TempDir dir;
-  testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
-  ResolvedConfig config = tinyConversion(model, dir / "corpus.txt", /*lambda=*/0);
-  config.set("steps", int64_t{4});
-  config.set("eval_every", int64_t{4});
+  ResolvedConfig config = toyLlamaConversion(dir, 4, 4, /*lambda=*/0);
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "uniform").finished);
   const MetricsRecord uniform = evalRecords(dir / "uniform").back();
   EXPECT_EQ(uniform.value("val_loss"), uniform.value("val_masked_ce"));
@@ -234,11 +237,8 @@ TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTra
 
 TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
   TempDir dir;
-  testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
-  ResolvedConfig config = tinyConversion(model, dir / "corpus.txt");
-  config.set("steps", int64_t{2});
-  config.set("eval_every", int64_t{2});
+  ResolvedConfig config = toyLlamaConversion(dir, 2, 2);
+  const fs::path model = config.text("model");
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "run").finished);
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
@@ -287,10 +287,7 @@ TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
 
 TEST(ReprAlignRecipe, AStoppedRunResumesExactly) {
   TempDir dir;
-  testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
-  ResolvedConfig config = tinyConversion(model, dir / "corpus.txt");
-  config.set("steps", int64_t{16});
+  ResolvedConfig config = toyLlamaConversion(dir, 16, 12);
   config.set("checkpoint_every", int64_t{5});
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "whole").finished);
   config.set("stop_after", int64_t{7});
