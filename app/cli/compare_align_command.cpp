@@ -29,7 +29,8 @@ int runCompareAlign(const Arguments& original) {
       .option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "200")
       .option("out", "DIR", "the study folder", "compare-align")
-      .option("samples", "N", "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
+      .option("samples", "N",
+              "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
       .option("sample-tokens", "N", "tokens per sampled continuation", "32")
       .option("set", "KEY=VALUE", "a repr_align setting shared by every run (repeatable), e.g. lr=3e-4");
   if (!cli.parse(args)) {
