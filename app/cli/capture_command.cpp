@@ -57,7 +57,8 @@ int runCapture(const Arguments& args) {
       .option("corpus", "PATH", "a text file, a folder of .txt files, or a .jsonl file")
       .option("out", "FILE", "the activation store to write (.h5)")
       .option("tokens", "N", "number of token positions to store", "8192")
-      .option("seq-len", "T", "tokens per sequence, BOS included", "128")
+      .option("seq-len", "T",
+              "tokens per sequence, a BOS included where the model's convention has one", "128")
       .option("skip-first", "K", "positions skipped at the start of each sequence (attention sinks)", "1")
       .option("seed", "S", "seed of the token sampling", "0")
       .option("max-documents", "N", "read only the first N documents (0 = all)", "0")

@@ -1,5 +1,6 @@
-// `strata-cli compare-align`: one model converted into a masked diffusion LM four ways with the
-// same budget (λ = 0 vs 10, full vs frozen embeddings + MLPs), then one comparison table.
+// `strata-cli compare-align`: one model converted into a masked diffusion LM five ways with the
+// same budget (λ = 0 vs 10, full vs frozen embeddings + MLPs, and a random-init student from
+// scratch), then one comparison table with the quality of each student's samples.
 
 #include <iostream>
 
@@ -16,16 +17,21 @@ int runCompareAlign(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
   CommandLine cli("compare-align",
-                  "Convert MODEL into a masked diffusion LM with the repr_align recipe four ways\n"
+                  "Convert MODEL into a masked diffusion LM with the repr_align recipe five ways\n"
                   "with the same budget — λ = 0 (plain adaptation) and λ = 10 (alignment), each\n"
-                  "with everything trainable and with embeddings + LM head + MLPs frozen — each a\n"
-                  "resumable run in OUT/<name>, then write OUT/compare.{md,csv,json}: validation\n"
-                  "loss at every evaluation, masked-token accuracy, mean alignment cosine and\n"
-                  "throughput. Running it again continues an interrupted study.");
+                  "with everything trainable and with embeddings + LM head + MLPs frozen, and a\n"
+                  "random-init student trained from scratch (λ = 0) — each a resumable run in\n"
+                  "OUT/<name>, then write OUT/compare.{md,csv,json}: validation loss at every\n"
+                  "evaluation, masked-token accuracy, mean alignment cosine, throughput, and for\n"
+                  "N samples of each student Gen.PPL under MODEL (the judge) and word/token\n"
+                  "diversity. Running it again continues an interrupted study.");
   cli.option("model", "DIR", "the autoregressive model: a Hugging Face folder with its tokenizer")
       .option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "200")
       .option("out", "DIR", "the study folder", "compare-align")
+      .option("samples", "N",
+              "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
+      .option("sample-tokens", "N", "tokens per sampled continuation", "32")
       .option("set", "KEY=VALUE", "a repr_align setting shared by every run (repeatable), e.g. lr=3e-4");
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -37,6 +43,10 @@ int runCompareAlign(const Arguments& original) {
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
   config.settings = sets;
+  config.samples = cli.integer("samples");
+  config.sampleTokens = cli.integer("sample-tokens");
+  if (config.samples < 0) throw UsageError("--samples must be 0 or more");
+  if (config.sampleTokens < 1) throw UsageError("--sample-tokens must be at least 1");
   if (runWithTerminalProgress([&](JobContext& job) { runAlignComparison(config, job); }) ==
       JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";

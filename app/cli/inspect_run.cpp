@@ -48,6 +48,8 @@ int inspectRun(const std::filesystem::path& folder, bool json) {
               << "Alignment    λ = " << config.value("lambda", 0.0) << ", " << config.value("align_distance", std::string())
               << " over " << config.value("align_layers", std::string()) << " of "
               << facts.value("hidden_states", std::string("?")) << " hidden states\n"
+              << "Diffusion    CE weighting " << config.value("ce_weighting", std::string("uniform"))
+              << "; student from " << facts.value("student_init", std::string("pretrained")) << " weights\n"
               << "Trainable    " << facts.value("trainable_parameters", std::string("?")) << " parameters"
               << (config.value("freeze_embeddings", false) ? "; embeddings + LM head frozen" : "")
               << (config.value("freeze_mlp", false) ? "; MLPs frozen" : "") << "\n"

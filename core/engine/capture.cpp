@@ -10,6 +10,7 @@
 #include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
 #include "model/backbone.h"
+#include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
@@ -55,7 +56,7 @@ at::Tensor storedRowIndex(const TokenSample& sample) {
 }
 
 StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
-                       const TokenSample& sample) {
+                       const TokenSample& sample, const BosConvention& bos) {
   StoreMeta meta;
   meta.modelId = std::filesystem::absolute(config.modelFolder).lexically_normal().string();
   meta.modelFingerprint = modelFingerprint(config.modelFolder);
@@ -65,6 +66,8 @@ StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
   meta.dtype = config.dtype;
   meta.corpusHash = corpusHash(config.corpus, config.corpusOptions);
   meta.samplingPolicy = sample.policy;
+  meta.extra["bos_prepended"] = sample.bos ? "true" : "false";
+  meta.extra["bos_rule"] = bos.rule;
   return meta;
 }
 
@@ -120,9 +123,9 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
 
 /** The writer for this run: a new store, or the interrupted one when resuming. */
 ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig& model,
-                                 const TokenSample& sample) {
+                                 const TokenSample& sample, const BosConvention& bos) {
   if (!config.resume || !std::filesystem::exists(config.output))
-    return ActivationStoreWriter::create(config.output, storeMetaFor(config, model, sample),
+    return ActivationStoreWriter::create(config.output, storeMetaFor(config, model, sample, bos),
                                          sample.tokens, config.overwrite);
   {
     // The stored rows must be exactly the ones this run will compute.
@@ -152,12 +155,19 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
   const auto tokenizer = loadTokenizer(config.modelFolder);
   job.checkCancelled();
 
+  // BOS only where the model's convention has one: a model trained without BOS (Strata's
+  // pretrain, GPT-2) never saw it as input.
+  const BosConvention bos = config.sampling.addBos
+                                ? BosConvention{*config.sampling.addBos, "set by the caller"}
+                                : bosConvention(config.modelFolder, *tokenizer);
+  TokenSamplerConfig sampling = config.sampling;
+  sampling.addBos = bos.prepend;
   job.progress(-1.0, "sampling tokens");
   const TokenSample sample =
-      TokenSampler(*tokenizer, config.sampling).sample(config.corpus, config.corpusOptions, &job);
+      TokenSampler(*tokenizer, sampling).sample(config.corpus, config.corpusOptions, &job);
   if (sample.tokens.size() == 0) throw FormatError(config.corpus, "yields no tokens to capture");
 
-  ActivationStoreWriter writer = openWriter(config, backbone->config(), sample);
+  ActivationStoreWriter writer = openWriter(config, backbone->config(), sample, bos);
   const std::vector<int64_t> missing = writer.missingLayers();
   const int64_t L = backbone->numLayers();
 

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "engine/job.h"
+#include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
@@ -49,7 +50,7 @@ uint64_t portableUniformBelow(std::mt19937_64& rng, uint64_t bound) {
 
 TokenSampler::TokenSampler(const Tokenizer& tokenizer, TokenSamplerConfig config)
     : m_tokenizer(tokenizer), m_config(config) {
-  const bool bos = m_config.addBos.value_or(tokenizer.bosId().has_value());
+  const bool bos = m_config.addBos.value_or(templateStartsWithBos(tokenizer));
   if (bos && !tokenizer.bosId())
     throw ConfigError({}, "add_bos", "the tokenizer has no BOS token to add");
   if (bos) m_bosId = tokenizer.bosId();

@@ -45,7 +45,9 @@ struct TokenSamplerConfig {
   int64_t sequenceLength = 128;    ///< T, BOS included
   int64_t tokenBudget = 8192;      ///< N: rows (token positions) stored, exactly
   int64_t skipFirstPositions = 1;  ///< positions 0..skip−1 of each sequence are not stored
-  std::optional<bool> addBos;      ///< unset: true when the tokenizer has a BOS token
+  /** unset: the tokenizer's template decides (tokenizer/bos_convention.h); capture sets it
+   *  from the model folder's convention first. */
+  std::optional<bool> addBos;
   uint64_t seed = 0;
   int64_t maxDocuments = 0;  ///< only the first documents of the corpus; 0 = all
   ShortPieces shortPieces = ShortPieces::Pad;

@@ -5,7 +5,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/masked_diffusion.h"
+
 namespace strata {
+
+std::string alignmentStateName(int64_t state, int64_t numLayers) {
+  return state == preNormState(numLayers) ? "pre_norm" : std::to_string(state);
+}
 
 std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers) {
   const int64_t count = numLayers + 1;  // hidden states 0..L
@@ -18,6 +24,11 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
   const int64_t lowerEnd = third + (extra > 0 ? 1 : 0);
   const int64_t middleEnd = lowerEnd + third + (extra > 1 ? 1 : 0);
   if (spec == "all") return range(0, count);
+  if (spec == "blocks") {  // h_1..h_L: block outputs only, h_L taken before the final norm
+    std::vector<int64_t> blocks = range(1, numLayers);
+    blocks.push_back(preNormState(numLayers));
+    return blocks;
+  }
   if (spec == "lower") return range(0, lowerEnd);
   if (spec == "middle") return range(lowerEnd, middleEnd);
   if (spec == "upper") return range(middleEnd, count);
@@ -33,7 +44,7 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
     }
     if (used != part.size() || layer < 0 || layer >= count)
       throw std::invalid_argument("alignment layers: \"" + part + "\" is not a layer in 0.." +
-                                  std::to_string(numLayers) + " (or all, lower, middle, upper)");
+                                  std::to_string(numLayers) + " (or all, blocks, lower, middle, upper)");
     layers.push_back(layer);
   }
   if (layers.empty()) throw std::invalid_argument("alignment layers: none given");
@@ -44,7 +55,8 @@ torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& option
                                    std::optional<at::Generator> generator) {
   const torch::Tensor u = generator ? torch::rand({batch}, *generator, torch::kDouble)
                                     : torch::rand({batch}, torch::kDouble);
-  return options.minTime + (1 - 2 * options.minTime) * u;
+  const double top = options.ceWeighting == CeWeighting::Elbo ? 1.0 : 1 - options.minTime;
+  return options.minTime + (top - options.minTime) * u;
 }
 
 AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0,
@@ -55,16 +67,25 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
   // Shift: position i (0..T−2) predicts token i + 1 and is trained when token i + 1 is masked.
   const torch::Tensor targets = x0.slice(1, 1);
   const torch::Tensor trained = noised.slice(1, 1);  // [B, T−1]
-  const torch::Tensor weights = options.inverseTimeWeighting
-                                    ? trained.to(torch::kFloat) / t.to(torch::kFloat).unsqueeze(1)
-                                    : trained.to(torch::kFloat);
   const torch::Tensor logProbabilities = torch::log_softmax(logits.slice(1, 0, -1).to(torch::kFloat), -1);
   const torch::Tensor nll = -logProbabilities.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+  const torch::Tensor maskedNll = (nll * trained.to(torch::kFloat)).sum();
+  // MDLM's weight −α'_t/(1 − α_t) of the log-linear schedule with ε = 0 (masking probability t):
+  // 1/t, from the one place that defines it.
+  MaskedDiffusion schedule;
+  schedule.epsilon = 0;
+  const torch::Tensor weight = schedule.weight(t.to(torch::kFloat)).unsqueeze(1);
+  const torch::Tensor elbo = (nll * trained.to(torch::kFloat) * weight).sum();
   AlignmentLoss out;
   out.targets = trained.sum().item<int64_t>();
+  out.positions = trained.numel();
   out.correct = ((logProbabilities.argmax(-1) == targets) & trained).sum().item<int64_t>();
+  out.maskedNllSum = maskedNll.item<double>();
+  out.elboSum = elbo.item<double>();
   const double denominator = static_cast<double>(std::max<int64_t>(1, out.targets));
-  out.diffusion = (nll * weights).sum() / denominator;
+  out.diffusion = options.ceWeighting == CeWeighting::Elbo
+                      ? elbo / static_cast<double>(std::max<int64_t>(1, out.positions))
+                      : maskedNll / denominator;
 
   torch::Tensor align = torch::zeros({}, logits.options().dtype(torch::kFloat));
   const torch::Tensor aligned = trained.to(torch::kFloat);

@@ -2,6 +2,8 @@
 
 #include "model/trainable_backbone.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -98,6 +100,7 @@ TrainableForward TrainableBackboneImpl::forward(const torch::Tensor& ids,
     h = runBlock(m_blocks[layer], h, context);
     if (keepHidden && layer + 1 < m_blocks.size()) out.hidden.push_back(h);
   }
+  if (keepHidden) out.preNorm = h;
   h = finalNorm(h);
   if (keepHidden) out.hidden.push_back(h);
   out.logits = torch::nn::functional::linear(h, m_outer.head);
@@ -107,6 +110,22 @@ TrainableForward TrainableBackboneImpl::forward(const torch::Tensor& ids,
 void TrainableBackboneImpl::freezeEmbeddings() {
   for (torch::Tensor* tensor : {&m_outer.tokens, &m_outer.positions, &m_outer.head})
     if (tensor->defined()) tensor->set_requires_grad(false);
+}
+
+void TrainableBackboneImpl::reinitialise(uint64_t seed) {
+  torch::NoGradGuard noGrad;
+  at::Generator generator = at::detail::createCPUGenerator(seed);
+  constexpr double kInitializerRange = 0.02;
+  // m_named lists each tensor once (a tied head is the embedding itself), in a fixed order.
+  for (auto& [name, parameter] : m_named) {
+    if (name.ends_with("bias"))
+      parameter.zero_();
+    else if (parameter.dim() == 1)
+      parameter.fill_(1.0);  // norm scales
+    else
+      parameter.copy_(torch::randn(parameter.sizes(), generator, torch::kFloat) * kInitializerRange);
+  }
+  if (m_maskEmbedding.defined()) m_maskEmbedding.copy_(m_outer.tokens.mean(0, true));
 }
 
 void TrainableBackboneImpl::freezeMlps() {

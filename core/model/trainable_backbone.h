@@ -28,6 +28,9 @@ struct TrainableForward {
   /** The L + 1 hidden states Hugging Face returns: [0] the embedding output, [l] block l's
    *  output for l < L, [L] the last block's output after the final norm. Empty unless asked. */
   std::vector<torch::Tensor> hidden;
+  /** The last block's output before the final norm (h_L of the residual stream, as capture
+   *  stores it); undefined unless the hidden states were asked for. */
+  torch::Tensor preNorm;
   torch::Tensor logits;  ///< [B, T, vocab()]
 };
 
@@ -54,6 +57,14 @@ class TrainableBackboneImpl : public torch::nn::Module {
   void freezeEmbeddings();
   /** The MLP projections of every block (gate/up/down or fc/proj, with biases). */
   void freezeMlps();
+  /**
+   * Forgets the pretrained weights (the random-init "from scratch" student): every matrix
+   * (embeddings, projections, LM head) ~ N(0, 0.02²) (Hugging Face's default
+   * initializer_range), every bias 0, every norm scale 1; an added [MASK] row becomes the mean
+   * of the new embeddings. Deterministic for a seed (its own generator, not torch's global one).
+   * Call before moving the module to another device.
+   */
+  void reinitialise(uint64_t seed);
   /** The parameters that still train, split into matrices (weight decay) and the rest. */
   std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> trainableParameters() const;
   int64_t parameterCount(bool trainableOnly) const;

@@ -12,6 +12,7 @@
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
 #include "recipes/pretrain_files.h"
+#include "recipes/sample_quality.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -20,6 +21,8 @@ using Json = nlohmann::ordered_json;
 std::vector<StudyVariant> AlignComparisonConfig::defaultVariants() {
   const std::vector<std::string> full = {"freeze_embeddings=false", "freeze_mlp=false"};
   const std::vector<std::string> frozen = {"freeze_embeddings=true", "freeze_mlp=true"};
+  std::vector<std::string> scratch = full;
+  scratch.push_back("student_init=random");
   const auto with = [](std::vector<std::string> settings, const std::string& lambda) {
     settings.push_back("lambda=" + lambda);
     return settings;
@@ -27,10 +30,19 @@ std::vector<StudyVariant> AlignComparisonConfig::defaultVariants() {
   return {{"lambda0-full", with(full, "0")},
           {"lambda10-full", with(full, "10")},
           {"lambda0-frozen", with(frozen, "0")},
-          {"lambda10-frozen", with(frozen, "10")}};
+          {"lambda10-frozen", with(frozen, "10")},
+          // From scratch: the same architecture and budget without the AR weights.
+          {"scratch-full", with(scratch, "0")}};
 }
 
 namespace {
+
+/** "val_align_cos_<l>" with a number l: one of the L + 1 HF states (not "…_pre_norm"). */
+bool isHuggingFaceStateCosine(const std::string& key) {
+  static const std::string prefix = "val_align_cos_";
+  return key.size() > prefix.size() && key.starts_with(prefix) &&
+         key.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
 
 AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
   const Json runJson = Json::parse(readWholeFile(run / "run.json"));
@@ -40,6 +52,8 @@ AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
   row.run = run;
   row.lambda = config.at("lambda").get<double>();
   row.frozen = config.at("freeze_embeddings").get<bool>() && config.at("freeze_mlp").get<bool>();
+  row.randomInit = config.value("student_init", std::string("pretrained")) == "random";
+  row.lossName = config.value("ce_weighting", std::string("uniform")) == "uniform" ? "masked CE" : "ELBO";
   const Json& facts = runJson.value("description", Json::object());
   row.trainableParameters = std::stoll(facts.value("trainable_parameters", std::string("0")));
   row.bestValLoss = std::numeric_limits<double>::infinity();
@@ -57,7 +71,7 @@ AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
     double sum = 0;
     int layers = 0;
     for (const auto& [key, value] : r.values)
-      if (key.starts_with("val_align_cos_")) sum += value, ++layers;
+      if (isHuggingFaceStateCosine(key)) sum += value, ++layers;
     row.meanCosine = layers > 0 ? sum / layers : std::nan("");
   }
   if (row.valLoss.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss");
@@ -73,42 +87,69 @@ double lossAt(const AlignComparisonRow& row, int64_t step) {
   return std::nan("");
 }
 
+constexpr int64_t kPromptTokens = 8;  // held-out tokens before each sampled continuation
+
+/** Gen.PPL and the diversities, or empty cells when no samples were drawn. */
+std::string qualityCells(const StudentSampleQuality& q, const std::string& separator, int digits,
+                         const std::string& empty) {
+  if (q.samples == 0) return empty + separator + empty + separator + empty;
+  return formatFixed(q.genPpl, digits) + separator + formatFixed(q.wordDiversity, digits) + separator +
+         formatFixed(q.tokenDiversity, digits);
+}
+
 void writeReports(const std::vector<AlignComparisonRow>& rows, const fs::path& folder) {
   // The loss columns: the evaluations of the first run (every run has the same schedule).
   std::vector<int64_t> steps;
   for (const auto& [step, loss] : rows.front().valLoss) steps.push_back(step);
+  const std::string lossName = rows.front().lossName;
+  const StudentSampleQuality& sampled = rows.front().quality;
   Json list = Json::array();
-  std::string csv = "name,lambda,frozen,trainable_parameters";
-  std::string md = "| run | λ | frozen | trainable |";
-  std::string rule = "| --- | --- | --- | --- |";
+  std::string csv = "name,lambda,frozen,student_init,trainable_parameters";
+  std::string md = "| run | λ | frozen | init | trainable |";
+  std::string rule = "| --- | --- | --- | --- | --- |";
   for (const int64_t s : steps) {
     csv += ",val_loss_" + std::to_string(s);
-    md += " val loss @" + std::to_string(s) + " |";
+    md += " val " + lossName + " @" + std::to_string(s) + " |";
     rule += " --- |";
   }
-  csv += ",best_val_loss,masked_acc,mean_cosine,tokens_per_s\n";
-  md += " best | masked acc | mean cos | tokens/s |\n" + rule + " --- | --- | --- | --- |\n";
+  csv += ",best_val_loss,masked_acc,mean_cosine,tokens_per_s,gen_ppl,word_diversity,token_diversity\n";
+  md += " best | masked acc | mean cos | tokens/s | Gen.PPL | word div | token div |\n" + rule +
+        " --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : rows) {
     Json curve = Json::array();
     for (const auto& [s, loss] : r.valLoss) curve.push_back({s, loss});
-    list.push_back({{"name", r.name}, {"lambda", r.lambda}, {"frozen", r.frozen},
-                    {"trainable_parameters", r.trainableParameters}, {"val_loss", curve},
-                    {"best_val_loss", r.bestValLoss}, {"masked_acc", r.maskedAcc},
-                    {"mean_cosine", std::isfinite(r.meanCosine) ? Json(r.meanCosine) : Json(nullptr)},
-                    {"tokens_per_s", r.tokensPerSecond}, {"run", r.run.string()}});
-    csv += r.name + "," + formatFixed(r.lambda, 1) + "," + (r.frozen ? "true" : "false") + "," +
+    Json row = {{"name", r.name}, {"lambda", r.lambda}, {"frozen", r.frozen},
+                {"student_init", r.randomInit ? "random" : "pretrained"},
+                {"trainable_parameters", r.trainableParameters}, {"val_loss_kind", r.lossName},
+                {"val_loss", curve}, {"best_val_loss", r.bestValLoss}, {"masked_acc", r.maskedAcc},
+                {"mean_cosine", std::isfinite(r.meanCosine) ? Json(r.meanCosine) : Json(nullptr)},
+                {"tokens_per_s", r.tokensPerSecond}, {"run", r.run.string()}};
+    if (r.quality.samples > 0)
+      row["samples"] = {{"count", r.quality.samples}, {"judge", r.quality.judge},
+                        {"gen_ppl", r.quality.genPpl}, {"judged_tokens", r.quality.judgedTokens},
+                        {"mean_cross_entropy", r.quality.meanCrossEntropy},
+                        {"word_diversity", r.quality.wordDiversity},
+                        {"token_diversity", r.quality.tokenDiversity}};
+    list.push_back(row);
+    const std::string init = r.randomInit ? "random" : "pretrained";
+    csv += r.name + "," + formatFixed(r.lambda, 1) + "," + (r.frozen ? "true" : "false") + "," + init + "," +
            std::to_string(r.trainableParameters);
-    md += "| " + r.name + " | " + formatFixed(r.lambda, 0) + " | " + (r.frozen ? "yes" : "no") + " | " +
-          formatCount(r.trainableParameters) + " |";
+    md += "| " + r.name + " | " + formatFixed(r.lambda, 0) + " | " + (r.frozen ? "yes" : "no") + " | " + init +
+          " | " + formatCount(r.trainableParameters) + " |";
     for (const int64_t s : steps) {
       csv += "," + formatFixed(lossAt(r, s), 6);
       md += " " + formatFixed(lossAt(r, s), 4, "–") + " |";
     }
     csv += "," + formatFixed(r.bestValLoss, 6) + "," + formatFixed(r.maskedAcc, 6) + "," +
-           formatFixed(r.meanCosine, 6) + "," + formatFixed(r.tokensPerSecond, 1) + "\n";
+           formatFixed(r.meanCosine, 6) + "," + formatFixed(r.tokensPerSecond, 1) + "," +
+           qualityCells(r.quality, ",", 6, "") + "\n";
     md += " " + formatFixed(r.bestValLoss, 4) + " | " + formatFixed(r.maskedAcc, 4) + " | " +
-          formatFixed(r.meanCosine, 3, "–") + " | " + formatFixed(r.tokensPerSecond, 0) + " |\n";
+          formatFixed(r.meanCosine, 3, "–") + " | " + formatFixed(r.tokensPerSecond, 0) + " | " +
+          qualityCells(r.quality, " | ", 4, "–") + " |\n";
   }
+  if (sampled.samples > 0)
+    md += "\nGen.PPL: " + std::to_string(sampled.samples) + " samples per student, judged by the teacher " +
+          sampled.judge + " (the original autoregressive model); diversity per text (SimCTG).\n";
   writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
   writeTextAtomically(folder / "compare.csv", csv);
   writeTextAtomically(folder / "compare.md", md);
@@ -128,6 +169,19 @@ std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& 
     job.info(variant.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) + ")");
     rows.push_back(rowOf(variant.name, trainStudyRun("repr_align", c.folder, shared, variant,
                                                      "strata-cli compare-align", job)));
+  }
+  if (c.samples > 0) {
+    // One judge for every arm: the teacher, i.e. the model every student was converted from.
+    job.info("sampling " + std::to_string(c.samples) + " continuations per student");
+    const GenerationJudge judge(c.model);
+    const std::vector<std::string> prompts = heldOutPrompts(rows.front().run, c.samples, kPromptTokens, job);
+    StudentSampling sampling;
+    sampling.samples = c.samples;
+    sampling.newTokens = c.sampleTokens;
+    for (AlignComparisonRow& row : rows) {
+      job.checkCancelled();
+      row.quality = judgeStudentSamples(row.run, prompts, sampling, judge);
+    }
   }
   writeReports(rows, c.folder);
   return rows;

@@ -51,6 +51,12 @@ class ReprAlignRecipe final : public Recipe {
                                     : std::vector<int64_t>{};
     m_tokenizer = setUpRunTokenizer(modelFolder.string(), setup.runFolder, setup.rank);
     m_student = TrainableBackbone(modelFolder, maskTokenFor(*m_tokenizer, model.vocabSize, modelFolder));
+    m_randomStudent = c.text("student_init") == "random";
+    if (m_randomStudent && c.boolean("freeze_embeddings"))
+      throw ConfigError("run configuration", "student_init",
+                        "is random: set freeze_embeddings=false too (frozen random embeddings and LM "
+                        "head would never learn)");
+    if (m_randomStudent) m_student->reinitialise(m_seed);  // same architecture, no AR weights
     if (c.boolean("freeze_embeddings")) m_student->freezeEmbeddings();
     if (c.boolean("freeze_mlp")) m_student->freezeMlps();
     m_student->to(m_device);
@@ -83,18 +89,20 @@ class ReprAlignRecipe final : public Recipe {
     result.metrics["align_loss"] = loss.align.item<double>();
     result.metrics["masked_acc"] = static_cast<double>(loss.correct) / std::max<int64_t>(1, loss.targets);
     for (size_t l = 0; l < loss.layerCosine.size(); ++l)
-      result.metrics["align_cos_" + std::to_string(l)] = loss.layerCosine[l];
+      result.metrics["align_cos_" + stateName(l)] = loss.layerCosine[l];
     return result;
   }
 
-  /** On held-out windows with a fixed generator (the same masks for every run of one corpus,
-   *  so λ = 0 and λ = 10 compare): "loss" is the diffusion CE alone, so runs with different λ
-   *  compare; the teacher always runs here, so every run has its curves. */
+  /** On held-out windows with a fixed generator (the same masks for every run of one corpus and
+   *  weighting, so λ = 0 and λ = 10 compare): "loss" is the diffusion term alone, so runs with
+   *  different λ compare; the teacher always runs here, so every run has its curves. Names say
+   *  what a number is: masked_ce always (mean CE over masked targets, not an ELBO, so no "ppl");
+   *  under the ELBO weighting also elbo and ppl_bound = exp(elbo). */
   Metrics evaluate(int64_t step) override {
     at::Generator generator = at::detail::createCPUGenerator(m_seed ^ 0xA11CULL);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
-    double diffusion = 0, align = 0, targets = 0, correct = 0;
+    double maskedNll = 0, elbo = 0, align = 0, targets = 0, positions = 0, correct = 0;
     std::vector<double> cosines;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
@@ -102,9 +110,11 @@ class ReprAlignRecipe final : public Recipe {
       const torch::Tensor t = sampleAlignmentTimes(rows, m_options, generator);
       const torch::Tensor noised = torch::rand({rows, m_seqLen}, generator, torch::kDouble) < t.unsqueeze(1);
       const AlignmentLoss l = batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device), true);
-      // Weighted by masked targets, so the mean is over every held-out target alike.
+      // Sums over the batches, so the means are over every held-out target alike.
       const auto n = static_cast<double>(l.targets);
-      diffusion += l.diffusion.item<double>() * n;
+      maskedNll += l.maskedNllSum;
+      elbo += l.elboSum;
+      positions += static_cast<double>(l.positions);
       align += l.align.item<double>() * n;
       targets += n;
       correct += static_cast<double>(l.correct);
@@ -112,12 +122,18 @@ class ReprAlignRecipe final : public Recipe {
       for (size_t k = 0; k < l.layerCosine.size(); ++k) cosines[k] += l.layerCosine[k] * n;
     }
     const double n = std::max(1.0, targets);
-    Metrics metrics = {{"loss", diffusion / n},
-                       {"diff_loss", diffusion / n},
-                       {"ppl", std::exp(diffusion / n)},
-                       {"masked_acc", correct / n}};
+    const double maskedCe = maskedNll / n;
+    Metrics metrics = {{"masked_ce", maskedCe}, {"masked_acc", correct / n}};
+    if (m_options.ceWeighting == CeWeighting::Elbo) {
+      const double bound = elbo / std::max(1.0, positions);
+      metrics["loss"] = bound;
+      metrics["elbo"] = bound;
+      metrics["ppl_bound"] = std::exp(bound);
+    } else {
+      metrics["loss"] = maskedCe;
+    }
     if (!m_layers.empty()) metrics["align_loss"] = align / n;
-    for (size_t k = 0; k < cosines.size(); ++k) metrics["align_cos_" + std::to_string(k)] = cosines[k] / n;
+    for (size_t k = 0; k < cosines.size(); ++k) metrics["align_cos_" + stateName(k)] = cosines[k] / n;
     if (m_leader) writeSample(step);
     return metrics;
   }
@@ -132,6 +148,7 @@ class ReprAlignRecipe final : public Recipe {
       facts["mask_token_id"] = std::to_string(m_student->maskId());
       facts["mask_token_added"] = m_student->addedMaskToken() ? "true" : "false";
       facts["hidden_states"] = std::to_string(m_student->config().numLayers + 1);
+      facts["student_init"] = m_randomStudent ? "random" : "pretrained";
     }
     return facts;
   }
@@ -143,20 +160,30 @@ class ReprAlignRecipe final : public Recipe {
     const torch::Tensor xt = torch::where(noised, torch::full_like(x0, m_student->maskId()), x0);
     AttentionOptions bidirectional;
     bidirectional.causal = false;
-    const TrainableForward student = m_student->forward(xt, bidirectional, withTeacher);
+    TrainableForward student = m_student->forward(xt, bidirectional, withTeacher);
     std::vector<torch::Tensor> teacher;
-    if (withTeacher) teacher = teacherHidden(x0);
+    if (withTeacher) {
+      teacher = teacherHidden(x0);
+      student.hidden.push_back(student.preNorm);
+    }
     return alignmentLoss(student.logits, x0, noised, t, student.hidden, teacher, m_layers, m_options);
   }
 
-  /** The teacher's L + 1 Hugging Face hidden states of the clean windows. */
+  std::string stateName(size_t state) const {
+    return alignmentStateName(static_cast<int64_t>(state), m_teacher->numLayers());
+  }
+
+  /** The teacher's L + 2 states of the clean windows (model/alignment_loss.h): the L + 1 of
+   *  Hugging Face, then the last block's output before the final norm. */
   std::vector<torch::Tensor> teacherHidden(const torch::Tensor& x0) const {
     torch::NoGradGuard noGrad;  // not inference mode: the states enter an autograd graph
     const PreparedAttention causal = m_teacher->prepare({}, x0.size(0), x0.size(1));
     std::vector<torch::Tensor> states = {m_teacher->embed(x0)};
     const int64_t layers = m_teacher->numLayers();
     for (int64_t l = 0; l < layers; ++l) states.push_back(m_teacher->runLayers(states.back(), l, l + 1, causal));
-    states.back() = m_teacher->finalNorm(states.back());
+    const torch::Tensor preNorm = states.back();
+    states.back() = m_teacher->finalNorm(preNorm);
+    states.push_back(preNorm);
     return states;
   }
 
@@ -176,6 +203,7 @@ class ReprAlignRecipe final : public Recipe {
 
   fs::path m_runFolder;
   bool m_leader = true;
+  bool m_randomStudent = false;
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0, m_sampleSteps = 16, m_sampleBlock = 0;
   uint64_t m_seed = 0;
   AlignmentOptions m_options;
@@ -206,16 +234,23 @@ std::vector<SettingSpec> reprAlignSettings() {
                   "λ, the weight of the alignment loss (0 = plain adaptation, no teacher in training)",
                   "alignment", 0, 1e6),
       makeSetting("align_layers", SettingType::Text, std::string("all"),
-                  "hidden states aligned: all (the L+1 of Hugging Face: embeddings .. final norm), "
-                  "lower, middle, upper (thirds), or a list such as 0,4,8", "alignment"),
+                  "hidden states aligned: all (the L+1 of Hugging Face: embedding output .. final-norm "
+                  "output, the public code), blocks (the L block outputs h_1..h_L, the last before "
+                  "the final norm), lower, middle, upper (thirds of the L+1), or a list such as 0,4,8",
+                  "alignment"),
       makeChoice("align_distance", "cosine", {"cosine", "l2"},
                  "1 − mean cosine (the paper) or mean squared L2 distance", "alignment"),
-      makeChoice("ce_weighting", "uniform", {"uniform", "inverse_t"},
-                 "masked CE averaged uniformly over masked targets (the public code) or weighted 1/t",
-                 "alignment"),
+      makeChoice("ce_weighting", "uniform", {"uniform", "elbo", "inverse_t"},
+                 "uniform: mean CE over masked targets (the public code; logged as masked_ce); elbo: "
+                 "MDLM's 1/t-weighted ELBO, t ~ U(min_time, 1) (logged as elbo and ppl_bound); "
+                 "inverse_t: the former name of elbo", "alignment"),
       makeSetting("min_time", SettingType::Real, 1.0 / 500,
                   "t ~ U(min_time, 1 − min_time), one per sequence; each token masked with probability t",
                   "alignment", 1e-6, 0.49),
+      makeChoice("student_init", "pretrained", {"pretrained", "random"},
+                 "the student starts from the model's weights, or from random weights of the same "
+                 "architecture (the from-scratch baseline; the teacher stays the pretrained model)",
+                 "source"),
       makeSetting("freeze_embeddings", SettingType::Boolean, true,
                   "keep token embeddings and LM head frozen (the public recipe; an added [MASK] row "
                   "still trains)", "freezing"),

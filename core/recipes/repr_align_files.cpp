@@ -19,7 +19,8 @@ AlignmentOptions alignmentOptionsFrom(const ResolvedConfig& c) {
   AlignmentOptions options;
   options.lambda = c.real("lambda");
   options.distance = c.text("align_distance") == "l2" ? AlignmentDistance::L2 : AlignmentDistance::Cosine;
-  options.inverseTimeWeighting = c.text("ce_weighting") == "inverse_t";
+  const std::string weighting = c.text("ce_weighting");
+  options.ceWeighting = weighting == "uniform" ? CeWeighting::Uniform : CeWeighting::Elbo;
   options.minTime = c.real("min_time");
   return options;
 }

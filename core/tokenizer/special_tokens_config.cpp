@@ -55,6 +55,9 @@ void readRoles(const std::filesystem::path& file, TokenizerConfig& config) {
     if (slot || it == root.end()) continue;
     slot = roleName(fields, *it, role.key);
   }
+  if (const auto addBos = root.find("add_bos_token");
+      !config.addBosToken && addBos != root.end() && addBos->is_boolean())
+    config.addBosToken = addBos->get<bool>();
   const auto decoder = root.find("added_tokens_decoder");
   if (decoder == root.end() || !config.addedTokens.empty()) return;
   if (!decoder->is_object()) throw fields.error("added_tokens_decoder", "expected an object");

@@ -19,6 +19,9 @@ namespace strata {
 struct TokenizerConfig {
   /** Per role: absent = not mentioned; present but empty optional = explicitly null. */
   std::optional<std::optional<std::string>> bos, eos, pad, unk, mask;
+  /** tokenizer_config.json "add_bos_token" when it is a boolean (HF's switch for whether
+   *  encoding starts with BOS); absent otherwise. */
+  std::optional<bool> addBosToken;
   /** tokenizer_config.json "added_tokens_decoder" (used for vocab.json + merges.txt folders). */
   std::vector<AddedToken> addedTokens;
 };

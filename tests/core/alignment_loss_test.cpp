@@ -1,5 +1,5 @@
-// The REPR-ALIGN objective against values computed by hand: shift convention, uniform or 1/t
-// weighting, cosine or L2 alignment, layer sets.
+// The REPR-ALIGN objective against values computed by hand: shift convention, uniform or ELBO
+// weighting, cosine or L2 alignment, which states each layer set aligns.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -43,12 +43,14 @@ TEST(AlignmentLoss, MatchesTheHandComputedCase) {
 TEST(AlignmentLoss, TheAlternativesChangeWhatTheyShould) {
   TinyCase c;
   AlignmentOptions options;
-  options.inverseTimeWeighting = true;
+  options.ceWeighting = CeWeighting::Elbo;
   options.distance = AlignmentDistance::L2;
   options.lambda = 2;
+  c.t = torch::tensor({0.25});
   const AlignmentLoss loss = alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, c.teacher, {0}, options);
-  EXPECT_NEAR(loss.diffusion.item<double>(), std::log(4.0 / 3.0) / 0.5, 1e-6);  // 1/t
-  EXPECT_NEAR(loss.align.item<double>(), 1.0, 1e-6);                            // ‖[1,0]−[1,1]‖²
+  // 1/t over the T − 1 = 2 target positions: log(4/3) / 0.25 / 2.
+  EXPECT_NEAR(loss.diffusion.item<double>(), 2 * std::log(4.0 / 3.0), 1e-6);
+  EXPECT_NEAR(loss.align.item<double>(), 1.0, 1e-6);  // ‖[1,0]−[1,1]‖²
   EXPECT_NEAR(loss.total.item<double>(), 2 * std::log(4.0 / 3.0) + 2.0, 1e-5);
   const torch::Tensor none = torch::zeros({1, 3}, torch::kBool);
   EXPECT_EQ(alignmentLoss(c.logits, c.x0, none, c.t, c.student, c.teacher, {0}, options).total.item<double>(), 0);
@@ -83,6 +85,86 @@ TEST(AlignmentLoss, LayerSetsSplitTheHiddenStatesIntoThirds) {
   const torch::Tensor t = sampleAlignmentTimes(1000, {});
   EXPECT_GE(t.min().item<double>(), 1.0 / 500);
   EXPECT_LE(t.max().item<double>(), 1 - 1.0 / 500);
+  // The ELBO integrates over (0, 1]: its times reach above 1 − min_time.
+  AlignmentOptions elbo;
+  elbo.ceWeighting = CeWeighting::Elbo;
+  elbo.minTime = 0.4;
+  const torch::Tensor te = sampleAlignmentTimes(1000, elbo);
+  EXPECT_GE(te.min().item<double>(), 0.4);
+  EXPECT_GT(te.max().item<double>(), 0.9);
+  EXPECT_LE(te.max().item<double>(), 1.0);
+}
+
+TEST(AlignmentLoss, ElboEqualsAnIndependentSumOfCrossEntropyOverT) {
+  // A fixed batch: B = 2, T = 6, V = 5, with masks and times chosen by hand.
+  torch::manual_seed(3);
+  const int64_t B = 2, T = 6, V = 5;
+  const torch::Tensor logits = torch::randn({B, T, V});
+  const torch::Tensor x0 = torch::randint(0, V, {B, T});
+  const torch::Tensor noised = torch::tensor({{true, true, false, true, false, true},
+                                              {false, false, true, true, true, false}});
+  const torch::Tensor t = torch::tensor({0.3, 0.8});
+  // Σ over masked targets (position i predicts token i + 1) of CE / t, by plain loops.
+  double elboSum = 0, ceSum = 0;
+  int64_t masked = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i + 1 < T; ++i) {
+      if (!noised[b][i + 1].item<bool>()) continue;
+      double normaliser = 0;
+      for (int64_t v = 0; v < V; ++v) normaliser += std::exp(logits[b][i][v].item<double>());
+      const double ce = std::log(normaliser) - logits[b][i][x0[b][i + 1].item<int64_t>()].item<double>();
+      elboSum += ce / t[b].item<double>();
+      ceSum += ce;
+      ++masked;
+    }
+  AlignmentOptions options;
+  options.ceWeighting = CeWeighting::Elbo;
+  const AlignmentLoss elbo = alignmentLoss(logits, x0, noised, t, {}, {}, {}, options);
+  // Divided as masked_diffusion divides: by every target position, B·(T − 1).
+  EXPECT_NEAR(elbo.diffusion.item<double>(), elboSum / (B * (T - 1)), 1e-5);
+  EXPECT_NEAR(elbo.elboSum, elboSum, 1e-4);
+  EXPECT_EQ(elbo.positions, B * (T - 1));
+  EXPECT_EQ(elbo.targets, masked);
+  const AlignmentLoss uniform = alignmentLoss(logits, x0, noised, t, {}, {}, {}, {});
+  EXPECT_NEAR(uniform.diffusion.item<double>(), ceSum / static_cast<double>(masked), 1e-5);
+  EXPECT_NEAR(uniform.maskedNllSum, ceSum, 1e-4);
+}
+
+TEST(AlignmentLoss, EachLayerSetAlignsItsStatesAndNoOthers) {
+  // L = 2: states 0 (embedding output), 1 (block 1), 2 (final-norm output), 3 (block 2 before
+  // the final norm). The student is [1, 0] everywhere; the teacher's state k is at angle θ_k,
+  // so state k contributes exactly cos θ_k and the loss names which states entered it.
+  const int64_t L = 2;
+  EXPECT_EQ(alignmentLayers("all", L), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(alignmentLayers("blocks", L), (std::vector<int64_t>{1, preNormState(L)}));
+  EXPECT_EQ(alignmentLayers("blocks", 4), (std::vector<int64_t>{1, 2, 3, 5}));
+  EXPECT_EQ(alignmentStateName(preNormState(L), L), "pre_norm");
+  EXPECT_EQ(alignmentStateName(2, L), "2");
+  TinyCase c;
+  const std::vector<double> angles = {0.1, 0.7, 1.3, 2.2};
+  std::vector<torch::Tensor> student, teacher;
+  for (const double angle : angles) {
+    student.push_back(torch::tensor({{{1.0, 0.0}, {1.0, 0.0}, {1.0, 0.0}}}));
+    teacher.push_back(torch::tensor({{{std::cos(angle), std::sin(angle)}, {1.0, 0.0}, {1.0, 0.0}}}));
+  }
+  const auto alignOf = [&](const std::string& spec) {
+    return alignmentLoss(c.logits, c.x0, c.noised, c.t, student, teacher, alignmentLayers(spec, L), {})
+        .align.item<double>();
+  };
+  const auto expected = [&](std::vector<int> states) {
+    double sum = 0;
+    for (const int k : states) sum += 1 - std::cos(angles[static_cast<size_t>(k)]);
+    return sum / static_cast<double>(states.size());
+  };
+  EXPECT_NEAR(alignOf("all"), expected({0, 1, 2}), 1e-6);
+  EXPECT_NEAR(alignOf("blocks"), expected({1, 3}), 1e-6);
+  EXPECT_NEAR(alignOf("lower"), expected({0}), 1e-6);
+  EXPECT_NEAR(alignOf("upper"), expected({2}), 1e-6);
+  EXPECT_NEAR(alignOf("0,2"), expected({0, 2}), 1e-6);
+  // The curves cover all four states, the pre-norm one included.
+  const AlignmentLoss loss = alignmentLoss(c.logits, c.x0, c.noised, c.t, student, teacher, {1}, {});
+  ASSERT_EQ(loss.layerCosine.size(), 4u);
+  EXPECT_NEAR(loss.layerCosine[3], std::cos(angles[3]), 1e-6);
 }
 
 }  // namespace

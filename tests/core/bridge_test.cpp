@@ -277,7 +277,7 @@ TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   capture.corpus = dir / "corpus.txt";
   capture.output = dir / "acts.h5";
   capture.sampling.tokenBudget = 1024;
-  capture.sampling.sequenceLength = 33;  // 32 stored positions per sequence after the BOS
+  capture.sampling.sequenceLength = 33;  // 32 stored positions per sequence after position 0
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   runCapture(capture, job);

@@ -45,6 +45,7 @@ class CaptureTest : public ::testing::Test {
 };
 
 TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
+  config.sampling.addBos = true;  // asked for explicitly: the rebuild below starts with BOS
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   const CaptureSummary summary = runCapture(config, job);
@@ -56,6 +57,8 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
   EXPECT_EQ(store.meta().numLayers, testing::kRandomLayers);
   EXPECT_EQ(store.meta().architecture, "LlamaForCausalLM");
   EXPECT_EQ(static_cast<int64_t>(store.completedLayers().size()), testing::kRandomLayers + 1);
+  EXPECT_EQ(store.meta().extra.at("bos_prepended"), "true");
+  EXPECT_EQ(store.meta().extra.at("bos_rule"), "set by the caller");
 
   // Independent of the capture job: rebuild each stored token's sequence from the token table
   // (BOS + the document ids before it) and run the backbone on that prefix alone.

@@ -54,6 +54,7 @@ TokenSamplerConfig smallConfig(int64_t budget = 300, uint64_t seed = 7) {
   config.sequenceLength = 16;
   config.tokenBudget = budget;
   config.seed = seed;
+  config.addBos = true;  // GPT-2's <|endoftext|> as BOS: these tests exercise the BOS slot
   return config;
 }
 
@@ -129,6 +130,17 @@ TEST(TokenSampler, NeverStoresTheSkippedFirstPositions) {
     row += static_cast<size_t>(plain.lengths[s] - 3);
   }
   EXPECT_EQ(row, plain.tokens.size());
+}
+
+TEST(TokenSampler, LeavesTheBosToTheTokenizersTemplateWhenNotTold) {
+  // GPT-2's template adds no BOS (HF: add_bos_token false), although <|endoftext|> can serve
+  // as one: unset, the sampler follows the template.
+  TokenSamplerConfig config = smallConfig();
+  config.addBos.reset();
+  config.skipFirstPositions = 0;
+  const TokenSample sample = sampleSynthetic(config);
+  EXPECT_FALSE(sample.bos);
+  for (const int32_t position : sample.tokens.position) EXPECT_GE(position, 0);
 }
 
 TEST(TokenSampler, StoresTheBosWithPositionMinusOneWhenNothingIsSkipped) {
