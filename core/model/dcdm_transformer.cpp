@@ -55,6 +55,28 @@ torch::Tensor DcdmAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   return m_o(attended.transpose(1, 2).reshape({batch, length, dim}));
 }
 
+torch::Tensor DcdmAttentionImpl::forwardCached(const torch::Tensor& x, const torch::Tensor& bias,
+                                               LayerKvCache& cache, bool commit) {
+  const int64_t batch = x.size(0), rows = x.size(1), dim = x.size(2), hd = dim / m_heads;
+  auto split = [&](const torch::Tensor& t) {
+    return t.view({batch, rows, m_heads, hd}).transpose(1, 2);  // [B, H, R, hd]
+  };
+  const torch::Tensor q = split(m_q(x));
+  torch::Tensor k = split(m_k(x)), v = split(m_v(x));
+  if (cache.keys.defined()) {
+    k = torch::cat({cache.keys, k}, 2);
+    v = torch::cat({cache.values, v}, 2);
+  }
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
+  if (bias.defined()) scores = scores + bias;
+  const torch::Tensor attended = torch::matmul(torch::softmax(scores, -1), v);
+  if (commit) {
+    cache.keys = k;
+    cache.values = v;
+  }
+  return m_o(attended.transpose(1, 2).reshape({batch, rows, dim}));
+}
+
 DcdmBlockImpl::DcdmBlockImpl(const DcdmTransformerConfig& config) {
   m_attentionNorm = register_module("attention_norm", RmsNorm(config.dim, config.normEps));
   m_attention = register_module("attention", DcdmAttention(config.dim, config.heads));
@@ -67,6 +89,12 @@ DcdmBlockImpl::DcdmBlockImpl(const DcdmTransformerConfig& config) {
 torch::Tensor DcdmBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
                                      const torch::Tensor& bias) {
   const torch::Tensor h = x + m_attention(m_attentionNorm(x), mask, bias);
+  return h + m_mlp->forward(m_mlpNorm(h));
+}
+
+torch::Tensor DcdmBlockImpl::forwardCached(const torch::Tensor& x, const torch::Tensor& bias,
+                                           LayerKvCache& cache, bool commit) {
+  const torch::Tensor h = x + m_attention->forwardCached(m_attentionNorm(x), bias, cache, commit);
   return h + m_mlp->forward(m_mlpNorm(h));
 }
 
@@ -178,6 +206,29 @@ torch::Tensor DcdmTransformerImpl::forwardSampling(const torch::Tensor& x, const
   torch::Tensor bias;
   if (options.softOrderBias && layout.orderBias.defined()) bias = layout.orderBias.unsqueeze(1);
   return run(embed(x), mask, bias, x.size(1));
+}
+
+torch::Tensor DcdmTransformerImpl::forwardSamplingCached(const torch::Tensor& x,
+                                                         const ChunkLayout& layout,
+                                                         const torch::Tensor& rows, DcdmKvCache& cache,
+                                                         bool commit, const DcdmForwardOptions& options) {
+  requireTokens(x, "x");
+  if (!layout.ids.defined() || layout.ids.sizes() != x.sizes())
+    throw std::invalid_argument("sampling needs chunk ids shaped like x");
+  if (!rows.defined() || rows.dim() != 1 || rows.numel() == 0)
+    throw std::invalid_argument("cached sampling needs the positions of one chunk");
+  const torch::Tensor positions = rows.to(x.device(), torch::kLong);
+  const torch::Tensor keys =
+      cache.positions.defined() ? torch::cat({cache.positions, positions}) : positions;
+  torch::Tensor bias;
+  if (options.softOrderBias && layout.orderBias.defined())
+    bias = layout.orderBias.index_select(1, positions).index_select(2, keys).unsqueeze(1);
+  if (cache.layers.empty()) cache.layers.resize(m_blocks->size());
+  torch::Tensor h = embed(x).index_select(1, positions);
+  for (size_t i = 0; i < m_blocks->size(); ++i)
+    h = (*m_blocks)[i]->as<DcdmBlock>()->forwardCached(h, bias, cache.layers[i], commit);
+  if (commit) cache.positions = keys;
+  return m_head(m_finalNorm(h));
 }
 
 torch::Tensor DcdmTransformerImpl::run(torch::Tensor h, const torch::Tensor& mask,

@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/chunk_layout.h"
 #include "model/chunk_router.h"
@@ -67,6 +68,19 @@ struct DcdmForwardOptions {
   bool softOrderBias = true;  ///< add the layout's soft order bias (dcdm) to the logits
 };
 
+/** One block's cached keys and values of the positions already decoded (earlier chunks). */
+struct LayerKvCache {
+  torch::Tensor keys, values;  ///< [B, H, C, head dim]; undefined while empty
+};
+
+/** The sampler's KV cache: the clean earlier chunks, computed once when their chunk is done.
+ *  Valid because a decoded chunk never changes again and, under the chunk-causal rule, its
+ *  rows attend only chunks <= their own (dcdm_masks.h), all of which are already final. */
+struct DcdmKvCache {
+  std::vector<LayerKvCache> layers;  ///< one per block
+  torch::Tensor positions;           ///< [C] int64: the cached positions, in cache order
+};
+
 /** Multi-head attention with an additive mask and bias (either may be undefined). */
 class DcdmAttentionImpl : public torch::nn::Module {
  public:
@@ -74,6 +88,11 @@ class DcdmAttentionImpl : public torch::nn::Module {
   /** x [B, T, d]; mask, bias [B, 1, T, T] (broadcast over heads). */
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask,
                         const torch::Tensor& bias);
+  /** Rows x [B, R, d] of one chunk attending the cached keys/values and each other (no mask:
+   *  every cached position is in an earlier chunk); bias [B, 1, R, C + R] or undefined. With
+   *  `commit` the rows' keys and values are appended to `cache`. */
+  torch::Tensor forwardCached(const torch::Tensor& x, const torch::Tensor& bias,
+                              LayerKvCache& cache, bool commit);
 
  private:
   int64_t m_heads;
@@ -86,6 +105,9 @@ class DcdmBlockImpl : public torch::nn::Module {
   explicit DcdmBlockImpl(const DcdmTransformerConfig& config);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask,
                         const torch::Tensor& bias);
+  /** forward() of one chunk's rows against the cache (DcdmAttentionImpl::forwardCached). */
+  torch::Tensor forwardCached(const torch::Tensor& x, const torch::Tensor& bias,
+                              LayerKvCache& cache, bool commit);
 
  private:
   RmsNorm m_attentionNorm{nullptr}, m_mlpNorm{nullptr};
@@ -126,6 +148,13 @@ class DcdmTransformerImpl : public torch::nn::Module {
    *  order bias → logits [B, T, vocab]. */
   torch::Tensor forwardSampling(const torch::Tensor& x, const ChunkLayout& layout,
                                 const DcdmForwardOptions& options = {});
+  /** forwardSampling's logits [B, R, vocab] of the positions `rows` ([R] int64, all of one
+   *  chunk c) with every chunk < c already in `cache` and nothing else there: the same numbers
+   *  (up to summation order) at the cost of R rows instead of T. With `commit` (call once chunk
+   *  c is fully decoded) the rows' keys and values join the cache. */
+  torch::Tensor forwardSamplingCached(const torch::Tensor& x, const ChunkLayout& layout,
+                                      const torch::Tensor& rows, DcdmKvCache& cache, bool commit,
+                                      const DcdmForwardOptions& options = {});
 
   int64_t parameterCount() const;
   int64_t routerParameterCount() const;  ///< K·d·h + 2d² for dcdm, 0 otherwise

@@ -42,9 +42,23 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
     layout = model->chunkLayout(x, pinned);
     return layout.ids;
   };
+  // The KV cache holds chunks 0 … cachedChunks−1 (their membership and tokens are final once
+  // the sampler has moved past them); each step computes the current chunk's rows only.
+  DcdmKvCache cache;
+  int64_t cachedChunks = 0;
+  const bool useCache = config.kvCache && shape.variant != "mdlm";
   unmasking.logits = [&](const torch::Tensor& x, const torch::Tensor& ids) {
     if (!torch::equal(ids, layout.ids)) layout = fixedChunkLayout(ids, layout.chunks);
-    return model->forwardSampling(x, layout)[0];
+    if (!useCache) return model->forwardSampling(x, layout)[0];
+    const torch::Tensor chunkOf = ids[0];
+    const int64_t chunk = chunkOf.masked_select(x[0] == shape.maskId()).min().item<int64_t>();
+    for (; cachedChunks < chunk; ++cachedChunks) {
+      const torch::Tensor done = (chunkOf == cachedChunks).nonzero().squeeze(1);
+      if (done.numel() > 0) model->forwardSamplingCached(x, layout, done, cache, true);
+    }
+    const torch::Tensor rows = (chunkOf == chunk).nonzero().squeeze(1);
+    const torch::Tensor logits = model->forwardSamplingCached(x, layout, rows, cache, false)[0];
+    return torch::zeros({x.size(1), logits.size(1)}, logits.options()).index_copy_(0, rows, logits);
   };
   DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, stepsPerChunk, config);
   sample.text = tokenizer.decode(sample.tokens, true);

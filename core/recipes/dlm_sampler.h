@@ -6,8 +6,10 @@
 // confidence ordering), with the clean earlier chunks in context. dcdm lays out chunks by
 // chunk-sequential routing exactly as in training (model/chunk_layout.h): pass c reads the
 // decoded chunks < c, so a decoded token keeps its chunk; bdlm uses positional blocks; mdlm is
-// one chunk, given S steps per block_size tokens so its budget matches bdlm's. No KV cache: the
-// clean earlier chunks are recomputed every step. No torch in this header.
+// one chunk, given S steps per block_size tokens so its budget matches bdlm's. bdlm and dcdm keep
+// a KV cache of the decoded earlier chunks (block diffusion's cache, DcdmKvCache): each step
+// computes only the current chunk's rows; a chunk joins the cache once it is fully decoded.
+// mdlm (one chunk) has nothing to cache. No torch in this header.
 
 #include <cstdint>
 #include <filesystem>
@@ -21,6 +23,7 @@ struct DlmSamplingConfig {
   int64_t stepsPerChunk = 0;  ///< 0 = the run's sample_steps
   double temperature = 0;     ///< 0 = argmax; > 0 samples from softmax(logits / T)
   uint64_t seed = 0;
+  bool kvCache = true;        ///< false: recompute the whole sequence every step (same tokens)
 };
 
 struct DlmSample {

@@ -196,6 +196,47 @@ TEST_F(DcdmRecipe, TheDcdmSamplerPinsThePromptAndDecodesChunksInTheirTrainingLay
     EXPECT_EQ(ids[static_cast<int64_t>(i)].item<int64_t>(), routed.chunkIds[i]) << i;
 }
 
+TEST_F(DcdmRecipe, CachedRowsGiveTheLogitsOfTheFullSamplingPass) {
+  // A partly decoded sequence: chunk c's rows against a cache of chunks < c equal the rows of
+  // the full chunk-causal pass (the cache holds exactly what those rows may attend).
+  for (const char* variant : {"bdlm", "dcdm"}) {
+    LoadedDlm dlm = loadDlmRun(run(variant));
+    torch::NoGradGuard noGrad;
+    const std::vector<int32_t> ids = dlm.tokenizer->encode("the old fox finds the cat", true);
+    const torch::Tensor x = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end())).unsqueeze(0);
+    const ChunkLayout layout = dlm.model->chunkLayout(x);
+    const torch::Tensor full = dlm.model->forwardSampling(x, layout)[0];
+    DcdmKvCache cache;
+    const int64_t last = layout.ids.max().item<int64_t>();
+    int64_t compared = 0;
+    for (int64_t c = 0; c <= last; ++c) {
+      const torch::Tensor rows = (layout.ids[0] == c).nonzero().squeeze(1);
+      if (rows.numel() == 0) continue;
+      const torch::Tensor cached = dlm.model->forwardSamplingCached(x, layout, rows, cache, false)[0];
+      EXPECT_TRUE(torch::allclose(cached, full.index_select(0, rows), 1e-5, 1e-5)) << variant << " chunk " << c;
+      dlm.model->forwardSamplingCached(x, layout, rows, cache, true);
+      compared += rows.numel();
+    }
+    EXPECT_EQ(compared, x.size(1)) << variant;
+    EXPECT_EQ(cache.positions.numel(), x.size(1)) << variant;
+  }
+}
+
+TEST_F(DcdmRecipe, TheKvCacheSamplesTheSameTokensAsRecomputingEveryStep) {
+  for (const char* variant : {"bdlm", "dcdm"}) {
+    DlmSamplingConfig config;
+    config.newTokens = 20;
+    config.temperature = 1.0;
+    config.seed = 7;
+    const DlmSample cached = sampleDlm(run(variant), "the cat ", config);
+    config.kvCache = false;
+    const DlmSample recomputed = sampleDlm(run(variant), "the cat ", config);
+    EXPECT_EQ(cached.tokens, recomputed.tokens) << variant;
+    EXPECT_EQ(cached.chunkIds, recomputed.chunkIds) << variant;
+    EXPECT_EQ(cached.unmaskedAtStep, recomputed.unmaskedAtStep) << variant;
+  }
+}
+
 TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
   const std::vector<int64_t> steps = dlmCheckpointSteps(run("dcdm"));
   ASSERT_EQ(steps, (std::vector<int64_t>{10, 20}));
