@@ -70,7 +70,8 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
 }
 
 /** N samples of the run (temperature 1, seeds 0..N−1, BOS prompt, seq_len − 1 tokens at most
- *  64): their diversity and, with a judge, their Gen.PPL. */
+ *  64): their diversity and, with a judge, their Gen.PPL; the samples go to the run's
+ *  judged_samples.jsonl. */
 void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   row.genPpl = row.wordDiversity = row.tokenDiversity = nan;
@@ -82,6 +83,7 @@ void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJu
   std::vector<std::string> texts;
   std::vector<std::vector<int32_t>> tokens;
   std::vector<JudgedText> judged;
+  std::string lines;
   for (int64_t i = 0; i < samples; ++i) {
     config.seed = static_cast<uint64_t>(i);
     const DlmSample sample = sampleWithModel(dlm.model, *dlm.tokenizer, "", config,
@@ -89,7 +91,12 @@ void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJu
     texts.push_back(sample.text);
     tokens.push_back(sample.tokens);
     judged.push_back({"", sample.text});
+    lines += Json({{"seed", i}, {"text", sample.text}, {"tokens", sample.tokens}})
+                 .dump(-1, ' ', false, Json::error_handler_t::replace) +
+             "\n";
   }
+  // What was judged stays inspectable beside the numbers (as compare-align's arms keep theirs).
+  writeTextAtomically(row.run / "judged_samples.jsonl", lines);
   row.wordDiversity = wordDiversity(texts);
   row.tokenDiversity = tokenDiversity(tokens);
   if (judge) row.genPpl = judge->judge(judged).genPpl;

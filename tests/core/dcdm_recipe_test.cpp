@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "core/cli_runner.h"
@@ -20,6 +21,7 @@
 #include "recipes/dlm_sampler.h"
 #include "recipes/pretrain_files.h"
 #include "recipes/registry.h"
+#include "recipes/sample_quality.h"
 
 namespace strata {
 namespace {
@@ -313,6 +315,13 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
     EXPECT_LE(row.wordDiversity, 1.0) << row.name;
     EXPECT_GT(row.tokenDiversity, 0.0) << row.name;
     EXPECT_LE(row.tokenDiversity, 1.0) << row.name;
+    // The judged samples are kept: two lines whose tokens give the reported token diversity.
+    std::vector<std::vector<int32_t>> kept;
+    std::istringstream lines(readWholeFile(row.run / "judged_samples.jsonl"));
+    for (std::string line; std::getline(lines, line);)
+      kept.push_back(nlohmann::json::parse(line).at("tokens").get<std::vector<int32_t>>());
+    EXPECT_EQ(kept.size(), 2u) << row.name;
+    EXPECT_DOUBLE_EQ(tokenDiversity(kept), row.tokenDiversity) << row.name;
   }
   EXPECT_NE(table.find("Gen.PPL (judge) | word div | token div"), std::string::npos) << table;
   EXPECT_NE(table.find("Gen.PPL judged by " + (dir / "judge").string()), std::string::npos) << table;
