@@ -41,40 +41,43 @@ DcdmAttentionImpl::DcdmAttentionImpl(int64_t dim, int64_t heads) : m_heads(heads
 
 torch::Tensor DcdmAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
                                          const torch::Tensor& bias) {
-  const int64_t batch = x.size(0), length = x.size(1), dim = x.size(2), hd = dim / m_heads;
+  return attend(m_q(x), m_k(x), m_v(x), mask, bias, x.size(1));
+}
+
+torch::Tensor DcdmAttentionImpl::attend(const torch::Tensor& queries, torch::Tensor keys,
+                                        torch::Tensor values, const torch::Tensor& mask,
+                                        const torch::Tensor& bias, int64_t rows,
+                                        LayerKvCache* cache) {
+  const int64_t batch = queries.size(0), dim = queries.size(2), hd = dim / m_heads;
   auto split = [&](const torch::Tensor& t) {
-    return t.view({batch, length, m_heads, hd}).transpose(1, 2);  // [B, H, T, hd]
+    return t.view({batch, -1, m_heads, hd}).transpose(1, 2);  // [B, H, T, hd]
   };
-  const torch::Tensor q = split(m_q(x)), k = split(m_k(x)), v = split(m_v(x));
+  const torch::Tensor q = split(queries);
+  torch::Tensor k = split(keys), v = split(values);
+  if (cache != nullptr && cache->keys.defined()) {
+    k = torch::cat({cache->keys, k}, 2);
+    v = torch::cat({cache->values, v}, 2);
+  }
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
   // A −inf mask entry gives softmax weight exactly 0 and a zero gradient to that key: this is
   // what makes the no-leakage property exact rather than approximate.
   if (mask.defined()) scores = scores + mask;
   if (bias.defined()) scores = scores + bias;
   const torch::Tensor attended = torch::matmul(torch::softmax(scores, -1), v);
-  return m_o(attended.transpose(1, 2).reshape({batch, length, dim}));
+  if (cache != nullptr) {
+    cache->keys = k;
+    cache->values = v;
+  }
+  return m_o(attended.transpose(1, 2).reshape({batch, rows, dim}));
 }
 
 torch::Tensor DcdmAttentionImpl::forwardCached(const torch::Tensor& x, const torch::Tensor& bias,
                                                LayerKvCache& cache, bool commit) {
-  const int64_t batch = x.size(0), rows = x.size(1), dim = x.size(2), hd = dim / m_heads;
-  auto split = [&](const torch::Tensor& t) {
-    return t.view({batch, rows, m_heads, hd}).transpose(1, 2);  // [B, H, R, hd]
-  };
-  const torch::Tensor q = split(m_q(x));
-  torch::Tensor k = split(m_k(x)), v = split(m_v(x));
-  if (cache.keys.defined()) {
-    k = torch::cat({cache.keys, k}, 2);
-    v = torch::cat({cache.values, v}, 2);
-  }
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
-  if (bias.defined()) scores = scores + bias;
-  const torch::Tensor attended = torch::matmul(torch::softmax(scores, -1), v);
-  if (commit) {
-    cache.keys = k;
-    cache.values = v;
-  }
-  return m_o(attended.transpose(1, 2).reshape({batch, rows, dim}));
+  // Without commit the cache is read but left as it was.
+  LayerKvCache extended = cache;
+  const torch::Tensor out = attend(m_q(x), m_k(x), m_v(x), {}, bias, x.size(1), &extended);
+  if (commit) cache = extended;
+  return out;
 }
 
 DcdmBlockImpl::DcdmBlockImpl(const DcdmTransformerConfig& config) {

@@ -95,6 +95,12 @@ class DcdmAttentionImpl : public torch::nn::Module {
                               LayerKvCache& cache, bool commit);
 
  private:
+  /** Scaled dot-product attention of projected queries [B, R, d] to projected keys/values
+   *  [B, T, d], after the cached ones when `cache` is given (which then holds all of them). */
+  torch::Tensor attend(const torch::Tensor& queries, torch::Tensor keys, torch::Tensor values,
+                       const torch::Tensor& mask, const torch::Tensor& bias, int64_t rows,
+                       LayerKvCache* cache = nullptr);
+
   int64_t m_heads;
   torch::nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_o{nullptr};
 };

@@ -30,6 +30,14 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
+/** object[key] as a number, NaN when the key is absent or null (statistics that are undefined,
+ *  or reports written before they existed). */
+double numberOrNaN(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                             : it->get<double>();
+}
+
 /** A store with scores for every layer of the sweep: the given one, or captured and scored. */
 geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& storePath, JobContext& job) {
   storePath = c.store.empty() ? c.folder / "acts.h5" : c.store;
@@ -251,16 +259,11 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
     result.bestByLoss = json.at("best_by_loss").get<int64_t>();
     result.worstByScore = json.value("worst_by_score", int64_t{-1});
     // Reports written before these statistics existed read them as undefined.
-    const auto optional = [&](const char* key) {
-      const auto it = json.find(key);
-      return it == json.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
-                                               : it->get<double>();
-    };
-    result.rhoCurvature = optional("rho_m_curv");
-    result.rhoMonotonicity = optional("rho_m_mono");
-    result.rhoEffectiveRank = optional("rho_neg_k_eff");
-    result.rhoDepth = optional("rho_neg_depth");
-    result.partialRho = optional("partial_rho_given_depth");
+    result.rhoCurvature = numberOrNaN(json, "rho_m_curv");
+    result.rhoMonotonicity = numberOrNaN(json, "rho_m_mono");
+    result.rhoEffectiveRank = numberOrNaN(json, "rho_neg_k_eff");
+    result.rhoDepth = numberOrNaN(json, "rho_neg_depth");
+    result.partialRho = numberOrNaN(json, "partial_rho_given_depth");
     result.normalisation = json.value("normalisation", std::string("trace"));
     for (const Json& row : json.value("baselines", Json::array())) {
       BridgeSweepRow r;
@@ -278,14 +281,9 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
       BridgeSweepRow r;
       r.layer = row.at("layer").get<int64_t>();
       r.score = row.at("score").get<double>();
-      const auto value = [&](const char* key) {
-        const auto it = row.find(key);
-        return it == row.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
-                                                : it->get<double>();
-      };
-      r.curvature = value("m_curv");
-      r.monotonicity = value("m_mono");
-      r.effectiveRank = value("k_eff");
+      r.curvature = numberOrNaN(row, "m_curv");
+      r.monotonicity = numberOrNaN(row, "m_mono");
+      r.effectiveRank = numberOrNaN(row, "k_eff");
       r.valLoss = row.at("val_loss").get<double>();
       r.valCosine = row.at("val_cosine").get<double>();
       r.ceGap = row.at("val_ce_gap").get<double>();
