@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything Strata needs to build and test on Debian 12 (run as root), then
-# configures and builds into build/. Idempotent: packages already present are not touched,
-# and a configured build tree is only rebuilt.
+# configures and builds into build/. Idempotent: packages already present are not touched, the
+# Python environment is only completed, and a configured build tree is only rebuilt.
+#
+# LibTorch is the C++ part of the pinned PyPI `torch` wheel (CUDA 13.0 build), installed with the
+# tests' references (transformers, tokenizers, ...) into a Python environment OUTSIDE the checkout,
+# ${STRATA_VENV:-~/.local/share/strata/venv}, so fresh clones and CI reuse it. Building needs the
+# CUDA toolkit (/usr/local/cuda) because the wheel's CMake package does; running needs no GPU.
 #
 #   scripts/setup.sh             # packages + configure + build (GUI on)
 #   scripts/setup.sh --deps-only # packages only
@@ -14,10 +19,10 @@ gui="${STRATA_GUI:-ON}"
 
 core_packages=(
   build-essential cmake ninja-build ccache pkg-config
-  libtorch-dev libopenblas0-pthread libblas-dev libgloo-dev
+  libopenblas0-pthread libblas-dev libgloo-dev
   libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  python3 python3-numpy python3-h5py python3-torch python3-scipy python3-sklearn
+  python3 python3-venv python3-pip
 )
 gui_packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth fonts-dejavu-core
@@ -44,12 +49,26 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+venv="${STRATA_VENV:-$HOME/.local/share/strata/venv}"
+requirements="$here/scripts/python-requirements.txt"
+stamp="$venv/.strata-requirements"
+if ! cmp -s "$requirements" "$stamp" 2>/dev/null; then
+  echo "setup: Python environment $venv (torch wheel with LibTorch, test references; ~5 GB)"
+  [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --progress-bar off -r "$requirements"
+  cp "$requirements" "$stamp"
+fi
+
 [[ "${1:-}" == "--deps-only" ]] && exit 0
 
 jobs="$(nproc)"
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the cache.
 export CCACHE_BASEDIR="$here"
-if [[ ! -f "$build_dir/build.ninja" ]]; then
-  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_GUI="$gui" >/dev/null
+# Configured every time (seconds). A tree configured against another LibTorch (Debian's, before
+# Strata moved to the wheel) starts its cache afresh: torch's library paths are cached there.
+if [[ -f "$build_dir/CMakeCache.txt" ]] && ! grep -q "^Torch_DIR:PATH=$venv/" "$build_dir/CMakeCache.txt"; then
+  rm -f "$build_dir/CMakeCache.txt"
 fi
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_GUI="$gui" \
+  -DSTRATA_PYTHON="$venv/bin/python" >/dev/null
 cmake --build "$build_dir" -j "$jobs"

@@ -27,17 +27,11 @@ bool useBf16(const std::string& precision, const torch::Device& device) {
 AutocastScope::AutocastScope(bool enabled, const torch::Device& device)
     : m_enabled(enabled), m_cuda(device.is_cuda()) {
   if (!m_enabled) return;
-  if (m_cuda) {
-    m_previous = at::autocast::is_enabled();
-    m_previousType = at::autocast::get_autocast_gpu_dtype();
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
-  } else {
-    m_previous = at::autocast::is_cpu_enabled();
-    m_previousType = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(true);
-  }
+  const at::DeviceType type = m_cuda ? at::kCUDA : at::kCPU;
+  m_previous = at::autocast::is_autocast_enabled(type);
+  m_previousType = at::autocast::get_autocast_dtype(type);
+  at::autocast::set_autocast_dtype(type, at::kBFloat16);
+  at::autocast::set_autocast_enabled(type, true);
   at::autocast::increment_nesting();
 }
 
@@ -45,13 +39,9 @@ AutocastScope::~AutocastScope() {
   if (!m_enabled) return;
   // The cast weights are cached per autocast region; drop them when the outermost one ends.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  if (m_cuda) {
-    at::autocast::set_enabled(m_previous);
-    at::autocast::set_autocast_gpu_dtype(m_previousType);
-  } else {
-    at::autocast::set_cpu_enabled(m_previous);
-    at::autocast::set_autocast_cpu_dtype(m_previousType);
-  }
+  const at::DeviceType type = m_cuda ? at::kCUDA : at::kCPU;
+  at::autocast::set_autocast_enabled(type, m_previous);
+  at::autocast::set_autocast_dtype(type, m_previousType);
 }
 
 }  // namespace strata

@@ -466,7 +466,7 @@ TEST(ActivationStore, IsReadableByH5py) {
   std::string why;
   const std::string python = testing::findPython(
       {"numpy", "h5py"},
-      "install python3-h5py and python3-numpy, or set STRATA_PYTHON", why);
+      "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
   ASSERT_FALSE(python.empty()) << "cannot check the store with h5py: " << why;
   TempDir dir;
   for (const StoreDType dtype : {StoreDType::Float16, StoreDType::Float32}) {

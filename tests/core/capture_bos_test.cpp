@@ -85,7 +85,7 @@ TEST(CaptureBos, BosAtPositionZeroWhenTheFolderDeclaresAddBosTokenTrue) {
 TEST(CaptureBos, TheStoresBosFlagIsReadableByH5py) {
   std::string why;
   const std::string python =
-      testing::findPython({"h5py"}, "install python3-h5py, or set STRATA_PYTHON", why);
+      testing::findPython({"h5py"}, "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
   ASSERT_FALSE(python.empty()) << why;
   TempDir dir;
   captureWithPositionZero(byteModel(dir / "model", false), dir.path());

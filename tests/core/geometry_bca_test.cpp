@@ -90,7 +90,7 @@ double logMeanSquare(const std::vector<double>& x, const std::vector<float>& wei
 TEST(GeometryBca, MatchesScipyOnTheSameReplicates) {
   std::string why;
   const std::string python = testing::findPython(
-      {"numpy", "scipy.stats"}, "install python3-numpy and python3-scipy or set STRATA_PYTHON",
+      {"numpy", "scipy.stats"}, "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON",
       why);
   if (python.empty()) GTEST_SKIP() << "cannot run the SciPy reference: " << why;
   // A skewed sample and a non-linear statistic, so that both z₀ and a are far from 0.

@@ -75,7 +75,7 @@ TEST_P(GeometryReference, MatchesTheNumPyReference) {
   std::string why;
   const std::string python = testing::findPython(
       {"numpy", "scipy.linalg"},
-      "install python3-numpy and python3-scipy or set STRATA_PYTHON", why);
+      "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
   if (python.empty()) GTEST_SKIP() << "cannot run the NumPy reference: " << why;
   const Case& c = GetParam();
 

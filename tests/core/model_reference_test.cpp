@@ -37,7 +37,7 @@ class ReferenceModels : public ::testing::TestWithParam<std::string> {
     std::string why;
     const std::string python = testing::findPython(
         {"torch"},
-        "install python3-torch (Debian) or set STRATA_PYTHON to a Python with torch", why);
+        "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
     if (python.empty()) {
       s_failure = "cannot run the reference: " + why;
       return;

@@ -83,7 +83,7 @@ std::vector<float> rotatedScaled(const std::vector<float>& x, int64_t n, int64_t
 std::string pluginReference(const std::string& folder, const std::vector<float>& x, int64_t n,
                             int64_t d, const std::vector<float>* y, int64_t dy, std::string& why) {
   const std::string python = findPython({"numpy", "sklearn.neighbors"},
-                                        "install python3-numpy and python3-sklearn or set STRATA_PYTHON", why);
+                                        "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
   if (python.empty()) return {};
   nlohmann::json fixture{{"n", n}, {"d", d}, {"dy", dy}, {"discard", 0.1}};
   std::ofstream(folder + "/fixture.json") << fixture.dump();

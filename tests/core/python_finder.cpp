@@ -8,6 +8,10 @@ std::string findPython(const std::vector<std::string>& modules, const std::strin
                        std::string& why) {
   std::vector<std::string> candidates;
   if (const char* chosen = std::getenv("STRATA_PYTHON")) candidates.emplace_back(chosen);
+#ifdef STRATA_REFERENCE_PYTHON
+  // Strata's own environment (scripts/setup.sh): the torch wheel, transformers, numpy, scipy, h5py.
+  candidates.emplace_back(STRATA_REFERENCE_PYTHON);
+#endif
   candidates.insert(candidates.end(), {"/usr/bin/python3", "python3"});
   for (const std::string& python : candidates) {
     const auto runs = [&](const std::string& code) {
