@@ -177,8 +177,15 @@ void readGptNeoX(const ConfigFields& f, ModelConfig& c) {
   c.intermediateSize = f.positiveInt("intermediate_size");
   c.maxPositions = f.integerOr("max_position_embeddings", 2048);
   c.normEps = f.numberOr("layer_norm_eps", 1e-5);
+  // Pythia's configs say rotary_emb_base / rotary_pct; transformers 5 writes them into
+  // rope_parameters as rope_theta / partial_rotary_factor. 0.25 is GPTNeoXConfig's default.
   c.ropeTheta = f.numberOr("rotary_emb_base", 10000.0);
-  c.rotaryFraction = f.numberOr("rotary_pct", 1.0);
+  c.rotaryFraction = f.numberOr("rotary_pct", 0.25);
+  if (f.has("rope_parameters") && f.root()["rope_parameters"].is_object()) {
+    const ConfigFields rope(f.root()["rope_parameters"], f.file());
+    c.ropeTheta = rope.numberOr("rope_theta", c.ropeTheta);
+    c.rotaryFraction = rope.numberOr("partial_rotary_factor", c.rotaryFraction);
+  }
   c.ropeScaling = ropeScalingOf(f);
   c.hiddenAct = f.stringOr("hidden_act", "gelu");
   c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", false);

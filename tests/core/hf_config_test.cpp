@@ -107,6 +107,21 @@ TEST(ModelConfig, ReadsGptNeoXPartialRotaryAndParallelResidual) {
   EXPECT_FALSE(c.tieWordEmbeddings);
 }
 
+// transformers 5 saves GPT-NeoX's rotary settings only inside rope_parameters; without a
+// rotary share at all, GPTNeoXConfig's default (0.25) applies, not a full rotation.
+TEST(ModelConfig, ReadsGptNeoXRotaryFromTransformers5RopeParameters) {
+  const std::string fields = R"("architectures": ["GPTNeoXForCausalLM"], "vocab_size": 72,
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128)";
+  const ModelConfig saved = parseModelConfig("{" + fields + R"(, "rope_parameters":
+    {"partial_rotary_factor": 0.5, "rope_theta": 500, "rope_type": "default"}})", "config.json");
+  EXPECT_DOUBLE_EQ(saved.rotaryFraction, 0.5);
+  EXPECT_DOUBLE_EQ(saved.ropeTheta, 500.0);
+  EXPECT_FALSE(saved.ropeScaling.has_value());
+  const ModelConfig bare = parseModelConfig("{" + fields + "}", "config.json");
+  EXPECT_DOUBLE_EQ(bare.rotaryFraction, 0.25);
+  EXPECT_DOUBLE_EQ(bare.ropeTheta, 10000.0);
+}
+
 TEST(ModelConfig, UnknownArchitectureListsTheSupportedOnes) {
   const std::string message = errorOf<ConfigError>(R"({"architectures": ["MambaForCausalLM"]})");
   EXPECT_NE(message.find("/models/x/config.json"), std::string::npos) << message;

@@ -1,7 +1,7 @@
 #pragma once
 // Tiny random Hugging Face folders (config.json + safetensors) of each supported architecture,
 // written by C++ alone, for Backbone tests that check behaviour rather than numbers (the
-// numbers are checked against tests/python/model_reference.py).
+// numbers are checked against tests/python/hf_model_reference.py, i.e. transformers itself).
 
 #include <ATen/core/Tensor.h>
 

@@ -1,0 +1,152 @@
+// Strata's tokenizers against Hugging Face `tokenizers` itself: tests/python/
+// hf_tokenizer_reference.py builds each tokenizer of ../shared/data the way transformers does
+// (GPT-2's vocab.json + merges.txt through GPT2Tokenizer, Meta's Llama-3 tiktoken file through
+// TikTokenConverter, the tokenizer.json Strata's llama2.c import writes for stories260K),
+// encodes a few hundred corpus lines and hard Unicode cases (combining marks, ZWJ emoji, CJK,
+// RTL, NFC/NFD pairs, control characters, whitespace and digit runs, contractions, special
+// tokens written in the text) and records the ids. Strata must give identical ids, from every
+// form it reads the tokenizer in, and decode HF's ids back to the text wherever HF's own decode
+// is lossless. Skips, saying why, when Strata's Python environment has no tokenizers.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/python_finder.h"
+#include "core/temp_dir.h"
+#include "model/llama2c_tokenizer_json.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer_test_support.h"
+
+namespace strata {
+namespace {
+
+using testing::quoted;
+using testing::sharedData;
+
+/** A text the comparison leaves out on purpose, and why (each one a documented divergence). */
+using KnownDivergence = std::function<const char*(const std::string& text)>;
+
+std::string idsAround(const Tokenizer& tokenizer, const std::vector<int32_t>& ids, size_t at) {
+  std::string out;
+  for (size_t i = at; i < std::min(ids.size(), at + 4); ++i)
+    out += std::to_string(ids[i]) + " " + quoted(tokenizer.tokenText(ids[i])) + "  ";
+  return out.empty() ? "(end)" : out;
+}
+
+/**
+ * Encodes every text of `reference` with `tokenizer` and expects the ids of reference
+ * `referenceName`; reports the first few differing texts with the token position (and the
+ * byte offset in the text) where they part, and the count. Where the reference's own decode
+ * gives the text back, Strata's decode of the reference ids must too.
+ */
+void expectSameIds(const Tokenizer& tokenizer, const std::string& form,
+                   const nlohmann::json& reference, const std::string& referenceName,
+                   const KnownDivergence& known = {}) {
+  const auto texts = reference.at("texts").get<std::vector<std::string>>();
+  const nlohmann::json& expected = reference.at("references").at(referenceName);
+  const auto allIds = expected.at("ids").get<std::vector<std::vector<int32_t>>>();
+  const auto lossless = expected.at("lossless").get<std::vector<bool>>();
+  ASSERT_EQ(allIds.size(), texts.size());
+  size_t differing = 0, skipped = 0, roundTrips = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (known && known(texts[i]) != nullptr) {
+      ++skipped;
+      continue;
+    }
+    const std::vector<int32_t> ours = tokenizer.encode(texts[i]);
+    const std::vector<int32_t>& want = allIds[i];
+    if (ours != want) {
+      const auto part = std::mismatch(ours.begin(), ours.end(), want.begin(), want.end());
+      const auto at = static_cast<size_t>(part.first - ours.begin());
+      if (++differing <= 5)
+        ADD_FAILURE() << form << " vs " << referenceName << " (" << expected.at("file").get<std::string>()
+                      << "): text #" << i << " " << quoted(texts[i].substr(0, 120))
+                      << " differs at token " << at << " (byte "
+                      << tokenizer.decode(std::vector<int32_t>(want.begin(), want.begin() + at)).size()
+                      << " of the text)\n  Strata: " << idsAround(tokenizer, ours, at)
+                      << "\n  HF:     " << idsAround(tokenizer, want, at);
+    }
+    if (lossless[i]) {
+      ++roundTrips;
+      EXPECT_EQ(tokenizer.decode(want), texts[i])
+          << form << ": decoding the reference ids of text #" << i << " " << quoted(texts[i]);
+    }
+  }
+  EXPECT_EQ(differing, 0u) << form << " vs " << referenceName << ": " << differing << " of "
+                           << texts.size() << " texts differ";
+  std::cout << "  " << form << " vs " << referenceName << ": " << texts.size() - skipped - differing
+            << "/" << texts.size() - skipped << " texts identical (" << skipped
+            << " known divergences left out), " << roundTrips << " decode round trips\n";
+}
+
+class HfTokenizerReference : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    m_python = testing::findPython(
+        {"tokenizers", "transformers"},
+        "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
+    if (m_python.empty()) GTEST_SKIP() << "no Python with HF tokenizers to compare against: " << why;
+  }
+
+  /** Runs the reference script for tokenizer `name`; null (and a failure) when it fails. */
+  nlohmann::json reference(const std::string& name) {
+    const std::string command = "STRATA_SHARED_DATA_DIR='" STRATA_SHARED_DATA_DIR "' " + m_python +
+                                " '" STRATA_SOURCE_DIR "/tests/python/hf_tokenizer_reference.py' '" +
+                                m_dir.path().string() + "' " + name;
+    if (std::system(command.c_str()) != 0) {
+      ADD_FAILURE() << command << " failed";
+      return nullptr;
+    }
+    return nlohmann::json::parse(std::ifstream(m_dir / name / "reference.json"));
+  }
+
+  std::filesystem::path referenceFile(const nlohmann::json& reference, const std::string& name) {
+    return reference.at("references").at(name).at("file").get<std::string>();
+  }
+
+  TempDir m_dir;
+  std::string m_python;
+};
+
+TEST_F(HfTokenizerReference, Gpt2MatchesHuggingFaceFromVocabMergesAndTokenizerJson) {
+  const nlohmann::json ref = reference("gpt2");
+  ASSERT_FALSE(ref.is_null());
+  expectSameIds(*loadVocabAndMerges(sharedData("tokenizers/gpt2/vocab.json"),
+                                    sharedData("tokenizers/gpt2/merges.txt")),
+                "vocab.json + merges.txt", ref, "gpt2");
+  expectSameIds(*loadTokenizerJson(referenceFile(ref, "gpt2")), "HF's tokenizer.json", ref, "gpt2");
+}
+
+TEST_F(HfTokenizerReference, Llama3MatchesHuggingFaceFromTiktokenAndTokenizerJson) {
+  const nlohmann::json ref = reference("llama3");
+  ASSERT_FALSE(ref.is_null());
+  expectSameIds(*loadTiktoken(sharedData("tokenizers/llama3/tokenizer.model")),
+                "tiktoken tokenizer.model", ref, "llama3");
+  expectSameIds(*loadTokenizerJson(referenceFile(ref, "llama3")), "HF's tokenizer.json", ref,
+                "llama3");
+}
+
+TEST_F(HfTokenizerReference, Stories260KMatchesHuggingFaceOnTheImportedTokenizerJson) {
+  const std::filesystem::path bin = sharedData("models/stories260K/tok512.bin");
+  ASSERT_TRUE(std::filesystem::exists(bin)) << "missing test data file: " << bin;
+  const std::filesystem::path folder = m_dir / "stories260K";
+  std::filesystem::create_directories(folder);
+  testing::writeBinary(folder / "tokenizer.json",
+                       llama2cTokenizerJson(readLlama2cVocabulary(bin), bin));
+  testing::writeBinary(folder / "tokenizer_config.json", llama2cTokenizerConfigJson(512));
+  const nlohmann::json ref = reference("stories260K");
+  ASSERT_FALSE(ref.is_null());
+  expectSameIds(*loadTokenizerJson(folder / "tokenizer.json"), "imported tokenizer.json", ref,
+                "stories260K");
+}
+
+}  // namespace
+}  // namespace strata
