@@ -106,8 +106,9 @@ double scaledError(const at::Tensor& actual, const at::Tensor& expected) {
 
 // Both sides compute in float32 from the same stored values; they differ only in the order of
 // summation (GEMM blocking, softmax, norms), ~1e-7 relative per operation. Over three layers
-// the worst scaled error measured is ~1e-6 (printed below), so 1e-5 leaves a 10x margin while
-// a wrong RoPE frequency, norm eps, bias or attention scale costs 1e-3 or more.
+// the worst scaled error measured is 7e-7 (printed below), so 1e-5 leaves a 10x margin, while
+// an rms_norm_eps of 1e-6 read for 1e-5 costs 3e-4 (the small embeddings make eps matter) and
+// linear RoPE scaling left out costs 1.3: 1e-4 would have let the first through.
 constexpr double kTolerance = 1e-5;
 
 void expectMatches(const Backbone& backbone, const CaptureResult& result,
