@@ -26,7 +26,7 @@
 namespace strata {
 namespace {
 
-// Keep in step with cases() in hf_model_reference.py (the script rejects unknown names).
+// Keep in step with cases() in hf_model_reference.py (the suite checks that they agree).
 const std::vector<std::string> kCases = {
     "llama_gqa_llama3_tied", "llama_linear_biases_legacy_config",
     "qwen2_bias",            "qwen3_qk_norm",
@@ -63,6 +63,8 @@ class ReferenceModels : public ::testing::TestWithParam<std::string> {
     const auto listed = nlohmann::json::parse(std::ifstream(*s_dir / "cases.json"));
     s_transformersVersion = listed.at("transformers").get<std::string>();
     s_storages = listed.at("cases").get<std::map<std::string, std::vector<std::string>>>();
+    if (listed.at("known").get<std::vector<std::string>>() != kCases)
+      s_failure = "hf_model_reference.py's cases() and kCases list different cases";
   }
   static void TearDownTestSuite() { s_dir.reset(); }
 

@@ -14,7 +14,8 @@ model.safetensors.index.json; some variants float16 too), loads each folder back
                   output BEFORE the final norm (Strata's convention, core/model/backbone.h)
   final_norm      [B, T, d] the final norm's output (HF's last hidden_states entry)
   logits          [B, T, vocab]
-and, at the top, `cases.json`: {"transformers": version, "cases": {name: [storage, ...]}}.
+and, at the top, `cases.json`: {"transformers": version, "known": [every case name],
+"cases": {name: [storage, ...]} for the cases written}.
 
 Usage: hf_model_reference.py OUTPUT_FOLDER [CASE ...]   (no CASE: every case)
 
@@ -310,7 +311,8 @@ def main():
         write_case(root, name, model_class, config, storages, edits)
         written[name] = storages
     with open(os.path.join(root, "cases.json"), "w") as out:
-        json.dump({"transformers": transformers.__version__, "cases": written}, out, indent=2)
+        json.dump({"transformers": transformers.__version__, "known": known, "cases": written},
+                  out, indent=2)
 
 
 if __name__ == "__main__":
