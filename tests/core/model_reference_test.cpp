@@ -27,11 +27,14 @@ namespace strata {
 namespace {
 
 // Keep in step with cases() in hf_model_reference.py (the suite checks that they agree).
-const std::vector<std::string> kCases = {
-    "llama_gqa_llama3_tied", "llama_linear_biases_legacy_config",
-    "qwen2_bias",            "qwen3_qk_norm",
-    "gpt2_prefixed",         "gpt2_bare",
-    "neox_parallel",         "neox_sequential_legacy"};
+const std::vector<std::string> kCases = {"llama_gqa_llama3_tied",
+                                         "llama_linear_biases_legacy_config",
+                                         "qwen2_bias",
+                                         "qwen3_qk_norm",
+                                         "gpt2_prefixed",
+                                         "gpt2_bare",
+                                         "neox_parallel",
+                                         "neox_sequential_legacy"};
 
 /** The checkpoints and transformers' outputs, made once per process for the cases it runs. */
 class ReferenceModels : public ::testing::TestWithParam<std::string> {
@@ -167,12 +170,15 @@ TEST_P(ReferenceModels, TrainableCopyMatchesTheReferenceAndTrainsWhatIsNotFrozen
     const int64_t layers = copy->config().numLayers;
     ASSERT_EQ(causal.hidden.size(), static_cast<std::size_t>(layers + 1));
     for (int64_t l = 0; l < layers; ++l)
-      EXPECT_LE(scaledError(causal.hidden[l].detach(), expectedIn(dir, "hidden." + std::to_string(l))),
-                kTolerance)
+      EXPECT_LE(
+          scaledError(causal.hidden[l].detach(), expectedIn(dir, "hidden." + std::to_string(l))),
+          kTolerance)
           << storage << ": h_" << l;
-    EXPECT_LE(scaledError(causal.hidden[layers].detach(), expectedIn(dir, "final_norm")), kTolerance)
+    EXPECT_LE(scaledError(causal.hidden[layers].detach(), expectedIn(dir, "final_norm")),
+              kTolerance)
         << storage;
-    EXPECT_LE(scaledError(causal.logits.detach(), expectedIn(dir, "logits")), kTolerance) << storage;
+    EXPECT_LE(scaledError(causal.logits.detach(), expectedIn(dir, "logits")), kTolerance)
+        << storage;
   }
 
   const std::filesystem::path dir = folder("float32");
@@ -205,14 +211,16 @@ TEST_P(ReferenceModels, TrainableCopyMatchesTheReferenceAndTrainsWhatIsNotFrozen
   out.logits.logsumexp(-1).sum().backward();
   int64_t trained = 0;
   for (const auto& [name, tensor] : student->huggingFaceTensors()) {
-    const bool frozenName = name.find("mlp.") != std::string::npos || name.find("embed") != std::string::npos ||
-                            name.find("wte") != std::string::npos || name.find("wpe") != std::string::npos ||
-                            name.find("lm_head") != std::string::npos;
+    const bool frozenName =
+        name.find("mlp.") != std::string::npos || name.find("embed") != std::string::npos ||
+        name.find("wte") != std::string::npos || name.find("wpe") != std::string::npos ||
+        name.find("lm_head") != std::string::npos;
     (void)tensor;
     if (!frozenName) ++trained;
   }
   const auto [matrices, rest] = student->trainableParameters();
-  EXPECT_EQ(static_cast<int64_t>(matrices.size() + rest.size()), trained + 1) << "+1: the [MASK] row";
+  EXPECT_EQ(static_cast<int64_t>(matrices.size() + rest.size()), trained + 1)
+      << "+1: the [MASK] row";
   for (const auto& group : {matrices, rest})
     for (const at::Tensor& p : group) {
       ASSERT_TRUE(p.grad().defined());

@@ -66,12 +66,13 @@ void expectSameIds(const Tokenizer& tokenizer, const std::string& form,
       const auto part = std::mismatch(ours.begin(), ours.end(), want.begin(), want.end());
       const auto at = static_cast<size_t>(part.first - ours.begin());
       if (++differing <= 5)
-        ADD_FAILURE() << form << " vs " << referenceName << " (" << expected.at("file").get<std::string>()
-                      << "): text #" << i << " " << quoted(texts[i].substr(0, 120))
-                      << " differs at token " << at << " (byte "
-                      << tokenizer.decode(std::vector<int32_t>(want.begin(), want.begin() + at)).size()
-                      << " of the text)\n  Strata: " << idsAround(tokenizer, ours, at)
-                      << "\n  HF:     " << idsAround(tokenizer, want, at);
+        ADD_FAILURE()
+            << form << " vs " << referenceName << " (" << expected.at("file").get<std::string>()
+            << "): text #" << i << " " << quoted(texts[i].substr(0, 120)) << " differs at token "
+            << at << " (byte "
+            << tokenizer.decode(std::vector<int32_t>(want.begin(), want.begin() + at)).size()
+            << " of the text)\n  Strata: " << idsAround(tokenizer, ours, at)
+            << "\n  HF:     " << idsAround(tokenizer, want, at);
     }
     if (lossless[i]) {
       ++roundTrips;
@@ -112,13 +113,15 @@ class HfTokenizerReference : public ::testing::Test {
     m_python = testing::findPython(
         {"tokenizers", "transformers"},
         "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", why);
-    if (m_python.empty()) GTEST_SKIP() << "no Python with HF tokenizers to compare against: " << why;
+    if (m_python.empty())
+      GTEST_SKIP() << "no Python with HF tokenizers to compare against: " << why;
   }
 
   /** Runs the reference script for tokenizer `name`; null (and a failure) when it fails. */
   nlohmann::json reference(const std::string& name) {
     const std::string command = "STRATA_SHARED_DATA_DIR='" STRATA_SHARED_DATA_DIR "' " + m_python +
-                                " '" STRATA_SOURCE_DIR "/tests/python/hf_tokenizer_reference.py' '" +
+                                " '" STRATA_SOURCE_DIR
+                                "/tests/python/hf_tokenizer_reference.py' '" +
                                 m_dir.path().string() + "' " + name;
     if (std::system(command.c_str()) != 0) {
       ADD_FAILURE() << command << " failed";
