@@ -9,6 +9,7 @@ resamples of the statistic; scipy.stats' BCa step (_bca_interval, Efron & Tibshi
 delete-one jackknife of `data`. Writes FOLDER/reference.json with low, high, a_hat and the
 jackknife values.
 """
+import inspect
 import json
 import pathlib
 import sys
@@ -29,8 +30,12 @@ def main():
     statistic = STATISTICS[fixture["statistic"]]
     replicates = np.asarray(fixture["replicates"], dtype=np.float64)
     alpha = (1 - fixture["confidence"]) / 2
+    extra = {}
+    if "xp" in inspect.signature(_bca_interval).parameters:  # scipy ≥ 1.15: the array namespace
+        from scipy._lib._array_api import array_namespace
+        extra["xp"] = array_namespace(data)
     alpha_1, alpha_2, a_hat = _bca_interval((data,), statistic, axis=-1, alpha=alpha,
-                                            theta_hat_b=replicates, batch=None)
+                                            theta_hat_b=replicates, batch=None, **extra)
     # scipy.stats.bootstrap then reads the percentiles of the replicates at α₁, α₂ (linear).
     low = np.percentile(replicates, float(alpha_1) * 100)
     high = np.percentile(replicates, float(alpha_2) * 100)
