@@ -1,15 +1,17 @@
-#!/usr/bin/python3
-"""Capture throughput: strata-cli capture against the same model in PyTorch eager, in one run.
+#!/usr/bin/env python3
+"""Capture throughput: strata-cli capture against Hugging Face transformers, in one run.
 
 Both sides run the same random Llama-shaped checkpoint (HF layout) over the same number of
 sequences of the same length (the corpus is one long document, so every sequence is full and
 the Python side runs as many sequences as Strata reports), with the same thread count and the
-same BLAS (Debian's python3-torch and Strata's LibTorch both use the system BLAS, OpenBLAS once
-installed), and write every layer's hidden states for the stored positions to HDF5 with
-shuffle + deflate 4.
+same LibTorch (Strata links the C++ part of the very torch wheel this Python imports), and
+write every layer's hidden states for the stored positions to HDF5 with shuffle + deflate 4.
+The reference is `transformers`' LlamaModel (`--reference transformers`, SDPA attention,
+output_hidden_states) or a plain eager re-implementation (`--reference eager`).
 Timed: forward passes + writing (model loading and corpus sampling excluded on both sides).
 
-usage: bench/capture_throughput.py BUILD_DIR [--tokens N] [--threads T] [--out results.json]
+usage: ~/.local/share/strata/venv/bin/python bench/capture_throughput.py BUILD_DIR
+       [--tokens N] [--threads T] [--reference transformers|eager] [--out results.json]
 """
 import argparse, json, os, re, struct, subprocess, sys, tempfile, time
 
@@ -102,11 +104,28 @@ def forward_all_layers(w, ids):
     return hidden
 
 
-def python_capture(w, sequences, batch, out):
+def transformers_forward(folder):
+    """transformers' own LlamaModel from the same folder: h_0 … h_L as Strata stores them (the
+    last block's output before the final norm, taken by a hook; HF's last hidden_states entry is
+    after the norm)."""
+    import transformers
+    model = transformers.LlamaModel.from_pretrained(folder, dtype=torch.float32,
+                                                    attn_implementation="sdpa").eval()
+    last = {}
+    model.layers[-1].register_forward_hook(
+        lambda module, inputs, output: last.__setitem__("h", output[0] if isinstance(output, tuple) else output))
+
+    def forward(ids):
+        out = model(input_ids=ids, output_hidden_states=True, use_cache=False)
+        return list(out.hidden_states[:-1]) + [last["h"]]
+    return forward, transformers.__version__
+
+
+def python_capture(forward, sequences, batch, out):
     """Layer-major like Strata: keep one layer's states, write it, go on."""
     started = time.perf_counter()
     with torch.inference_mode(), h5py.File(out, "w") as f:
-        per_batch = [forward_all_layers(w, sequences[i:i + batch]) for i in range(0, len(sequences), batch)]
+        per_batch = [forward(sequences[i:i + batch]) for i in range(0, len(sequences), batch)]
         for l in range(LAYERS + 1):
             rows = torch.cat([hs[l][:, 1:, :].reshape(-1, HIDDEN) for hs in per_batch]).numpy()
             f.create_dataset(f"layers/{l}", data=rows, chunks=(min(256, len(rows)), HIDDEN),
@@ -120,6 +139,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=16 * 1016)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--reference", choices=["transformers", "eager"], default="transformers")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -145,11 +165,16 @@ def main():
         stored = f["tokens/ids"].shape[0]
     strata_sequences = int(re.search(r"from ([0-9,]+) sequences", run.stdout).group(1).replace(",", ""))
     sequences = torch.randint(0, 30, (strata_sequences, SEQ), generator=torch.Generator().manual_seed(1))
-    python_seconds = python_capture(weights, sequences, args.batch, os.path.join(work, "python.h5"))
+    if args.reference == "transformers":
+        forward, reference = transformers_forward(model)
+        reference = f"transformers {reference} LlamaModel (sdpa)"
+    else:
+        forward, reference = (lambda ids: forward_all_layers(weights, ids)), "plain eager PyTorch"
+    python_seconds = python_capture(forward, sequences, args.batch, os.path.join(work, "python.h5"))
     python_tokens = sequences.shape[0] * (SEQ - 1)
 
     result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB}",
-              "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
+              "torch": torch.__version__, "reference": reference, "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
               "strata_tokens": stored, "strata_seconds": strata_seconds,
               "strata_tokens_per_s": stored / strata_seconds,
               "python_tokens": python_tokens, "python_seconds": python_seconds,

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Geometry proxies at scale: peak memory of computeProxies on N = 65,536 × d = 4,096.
 
 Writes float32 hidden states (1 GiB: a rank-256 signal plus isotropic noise, non-zero mean),

@@ -1,17 +1,18 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Geometry proxies: Strata's CPU backend against the GEMM floor and against NumPy/SciPy.
 
 Generates float32 hidden states with a decaying spectrum (N×d, default 16384×1024, random
 rotation, non-zero mean), runs `strata-geometry-bench` on them (computeProxies, no bootstrap,
 M = 1024 anchors and directions, k = 32, 64 eigenvalues; median of --runs) and the vectorised
 float32 NumPy/SciPy/scikit-learn implementation `fast()` of tests/reference/geometry_reference.py
-on the same data, the same anchors and pairs, the same thread count and the same BLAS.
+on the same data, the same anchors and pairs and the same thread count (NumPy calls the
+OpenBLAS bundled with its wheel, Strata Debian's OpenBLAS).
 
 Prints (and with --out writes) JSON with the two ratios the issue asks for:
   over_floor   = Strata seconds / (FLOPs of the required products / sgemm rate of this run)
   numpy_over_strata = NumPy seconds / Strata seconds
 
-usage: bench/geometry_throughput.py BUILD_DIR [--rows N] [--dims d] [--threads T] [--runs R]
+usage: ~/.local/share/strata/venv/bin/python bench/geometry_throughput.py BUILD_DIR [--rows N] [--dims d] [--threads T] [--runs R]
                                     [--out results.json]
 """
 import argparse
@@ -77,7 +78,7 @@ def main():
         if run.returncode != 0:
             sys.exit(f"{exe} failed:\n{run.stderr}")
         strata = json.loads(run.stdout)
-        run = subprocess.run(["/usr/bin/python3", "-c", NUMPY_TIMER, REFERENCE, data, drawn, str(args.runs)],
+        run = subprocess.run([sys.executable, "-c", NUMPY_TIMER, REFERENCE, data, drawn, str(args.runs)],
                              env=env, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f"the NumPy reference failed:\n{run.stderr}")

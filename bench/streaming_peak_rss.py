@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Layer streaming: capture a checkpoint at least twice as large as the memory the run may use.
 
 Writes a random Llama checkpoint (default 12 layers × 2048, MLP 5632, vocabulary 32000, F32:

@@ -27,6 +27,8 @@ int runAbout(const Arguments& args) {
     out["build_type"] = build::kBuildType;
     out["compiler"] = build::kCompiler;
     out["libtorch"] = versions.libtorch;
+    out["libtorch_cuda"] = versions.libtorchCuda;
+    out["libtorch_built_with_cuda"] = versions.libtorchCuda != "none";
     out["hdf5"] = versions.hdf5;
     out["eigen"] = versions.eigen;
     out["blas"] = versions.blas;
@@ -41,7 +43,10 @@ int runAbout(const Arguments& args) {
   }
   std::cout << "Strata " << build::kVersion << " (" << build::kBuildType << ", " << build::kCompiler
             << ")\n"
-            << "LibTorch  " << versions.libtorch << "\n"
+            << "LibTorch  " << versions.libtorch
+            << (versions.libtorchCuda != "none" ? " (CUDA " + versions.libtorchCuda + ")"
+                                                : std::string(" (CPU only)"))
+            << "\n"
             << "HDF5      " << versions.hdf5 << "\n"
             << "Eigen     " << versions.eigen << "\n"
             << "BLAS      " << versions.blas << "\n"

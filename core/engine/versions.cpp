@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <hdf5.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
 
 #include <Eigen/Core>
@@ -15,12 +16,22 @@
 namespace strata {
 namespace {
 
-#ifdef STRATA_WITH_CUDA
 /** CUDA encodes versions as 1000 * major + 10 * minor. */
-std::string cudaVersionText(int version) {
+std::string cudaVersionText(long version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
-#endif
+
+/** The CUDA version LibTorch itself was built against ("none" for a CPU-only LibTorch): its CUDA
+ *  hooks are registered only when libtorch_cuda is part of the process. */
+std::string libtorchCudaVersion() {
+  const at::CUDAHooksInterface& hooks = at::detail::getCUDAHooks();
+  if (!hooks.hasCUDART()) return "none";
+  try {
+    return cudaVersionText(hooks.versionCUDART());
+  } catch (const std::exception&) {
+    return "none";
+  }
+}
 
 std::string cudaVersions() {
 #ifdef STRATA_WITH_CUDA
@@ -73,6 +84,7 @@ LibraryVersions libraryVersions() {
           std::to_string(EIGEN_MINOR_VERSION),
       cudaVersions(),
       blasInUse(),
+      libtorchCudaVersion(),
   };
 }
 

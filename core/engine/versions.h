@@ -16,6 +16,9 @@ struct LibraryVersions {
    *  at run time), e.g. "OpenBLAS (openblas-pthread) /usr/lib/…/libblas.so.3"; "unknown" when it
    *  cannot be told. */
   std::string blas;
+  /** The CUDA version LibTorch was built with ("13.0" for the pinned wheel), "none" when it is a
+   *  CPU-only LibTorch. Independent of Strata's own CUDA geometry backend (`cuda` above). */
+  std::string libtorchCuda;
 };
 
 LibraryVersions libraryVersions();

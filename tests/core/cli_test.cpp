@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "core/cli_runner.h"
+#include "core/python_finder.h"
 #include "core/temp_dir.h"
 #include "core/tiny_model_folder.h"
 #include <torch/version.h>
@@ -95,9 +96,30 @@ TEST(CliAbout, NamesTheDeviceAndLibraries) {
   EXPECT_EQ(json["libtorch"], TORCH_VERSION);
   EXPECT_GE(json["threads"].get<int>(), 1);
   EXPECT_FALSE(json["device"].get<std::string>().empty());
-  // setup installs OpenBLAS, and Debian's alternatives route LibTorch's BLAS calls to it.
+  // setup installs OpenBLAS, and Debian's alternatives route the geometry backend's BLAS calls
+  // to it (LibTorch's own products use the MKL inside the wheel).
   EXPECT_NE(json["blas"].get<std::string>().find("OpenBLAS"), std::string::npos) << json["blas"];
   EXPECT_FALSE(json["cuda_libraries"].get<std::string>().empty());
+}
+
+TEST(CliAbout, SaysWhichCudaLibTorchWasBuiltWith) {
+  const CommandOutput result = runCli("about --json");
+  ASSERT_EQ(result.exitCode, 0) << result.out;
+  const auto json = nlohmann::json::parse(result.out);
+  // The reference: the same wheel's Python side (torch.version.cuda is None for a CPU build).
+  std::string why;
+  const std::string python = testing::findPython({"torch"}, "run scripts/setup.sh", why);
+  if (python.empty()) GTEST_SKIP() << why;
+  FILE* pipe = popen((python + " -c 'import torch; print(torch.version.cuda or \"none\")'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 64> line{};
+  const bool read = fgets(line.data(), line.size(), pipe) != nullptr;
+  pclose(pipe);
+  ASSERT_TRUE(read);
+  std::string expected(line.data());
+  expected.erase(expected.find_last_not_of("\n") + 1);
+  EXPECT_EQ(json["libtorch_cuda"], expected);
+  EXPECT_EQ(json["libtorch_built_with_cuda"], expected != "none");
 }
 
 }  // namespace

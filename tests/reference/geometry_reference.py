@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Independent reference for Strata's geometry proxies (docs/geometry.md), in plain NumPy/SciPy.
 
 Written from the definitions, the straightforward way, sharing no code with the C++ backend:

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Independent reader of TensorBoard event files, to check Strata's TensorBoardWriter.
 
 Written from the format descriptions, sharing no code with the C++ writer and using only the
