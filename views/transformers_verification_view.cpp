@@ -1,9 +1,11 @@
 #include "transformers_verification_view.h"
 
+#include <QColor>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace strata {
 namespace {

@@ -17,7 +17,7 @@ struct ChildProcessOptions {
   /** The child is killed (SIGTERM, then SIGKILL) after this long; the result says so. */
   std::chrono::seconds timeout{600};
   /** Called on the calling thread with each line the child writes to stdout (no newline). */
-  std::function<void(const std::string& line)> onStdoutLine;
+  std::function<void(const std::string& line)> onStdoutLine{};
   /** Checked ~10 times a second: a cancelled job kills the child and throws CancelledError. */
   const JobContext* job = nullptr;
   /** How many bytes of the end of stderr to keep. */

@@ -84,9 +84,12 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
     std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
     const at::Tensor input =
         at::tensor(ids, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
+    CaptureRequest request;
+    request.finalNorm = true;
+    request.logits = true;
     CaptureResult strata;
     try {
-      strata = backbone->capture(input, {.keepHidden = true, .finalNorm = true, .logits = true});
+      strata = backbone->capture(input, request);
     } catch (const Error& error) {
       throw Error("Strata cannot run " + inFolder(strataFolder) + " on transformers' ids: " +
                   error.what());

@@ -65,9 +65,9 @@ struct TransformersVerification {
 struct VerificationConfig {
   std::filesystem::path modelFolder;
   /** The Python to run transformers with; empty: choosePython() (python_environment.h). */
-  std::string python;
+  std::string python{};
   /** The prompts; empty: verificationPrompts(). */
-  std::vector<std::string> prompts;
+  std::vector<std::string> prompts{};
   /** The transformers side is stopped after this long (loading a large model is slow). */
   int64_t timeoutSeconds = 1800;
 };
