@@ -107,10 +107,10 @@ def main():
                 raise RuntimeError(f"expected {num_layers + 1} hidden states, got {len(hidden)}")
             tensors[f"p{i}.ids"] = input_ids[0].clone()
             for layer in range(num_layers):  # h_0 ... h_{L-1}: HF's raw block outputs
-                tensors[f"p{i}.hidden.{layer}"] = hidden[layer][0].float().contiguous()
-            tensors[f"p{i}.hidden.{num_layers}"] = last_block["h"][0].float().contiguous()
-            tensors[f"p{i}.final_norm"] = hidden[num_layers][0].float().contiguous()
-            tensors[f"p{i}.logits"] = out.logits[0].float().contiguous()
+                tensors[f"p{i}.hidden.{layer}"] = hidden[layer][0].float().clone()
+            tensors[f"p{i}.hidden.{num_layers}"] = last_block["h"][0].float().clone()
+            tensors[f"p{i}.final_norm"] = hidden[num_layers][0].float().clone()
+            tensors[f"p{i}.logits"] = out.logits[0].float().clone()
 
     progress(0.95, "writing the reference")
     save_file(tensors, os.path.join(output_dir, "reference.safetensors"))
