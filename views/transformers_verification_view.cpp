@@ -26,8 +26,9 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment alignment = Qt::AlignR
 QString verificationBadge(const TransformersVerification* result) {
   if (!result) return TransformersVerificationView::tr("not verified");
   const QString version = qs(result->transformersVersion);
-  return result->agrees() ? TransformersVerificationView::tr("✓ matches transformers %1").arg(version)
-                          : TransformersVerificationView::tr("✗ differs from transformers %1").arg(version);
+  return result->agrees()
+             ? TransformersVerificationView::tr("✓ matches transformers %1").arg(version)
+             : TransformersVerificationView::tr("✗ differs from transformers %1").arg(version);
 }
 
 TransformersVerificationView::TransformersVerificationView(
@@ -49,7 +50,8 @@ TransformersVerificationView::TransformersVerificationView(
   bold.setBold(true);
   m_verdict->setFont(bold);
   QPalette palette = m_verdict->palette();
-  palette.setColor(QPalette::WindowText, agrees ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
+  palette.setColor(QPalette::WindowText,
+                   agrees ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
   m_verdict->setPalette(palette);
 
   int differing = 0;
@@ -59,8 +61,9 @@ TransformersVerificationView::TransformersVerificationView(
          "transformers %4, torch %5 (%6), %7")
           .arg(100.0 * r.top1Agreement, 0, 'f', 1)
           .arg(r.positions)
-          .arg(differing == 0 ? tr("identical ids on all %1 prompts").arg(r.prompts.size())
-                              : tr("ids differ on %1 of %2 prompts").arg(differing).arg(r.prompts.size()))
+          .arg(differing == 0
+                   ? tr("identical ids on all %1 prompts").arg(r.prompts.size())
+                   : tr("ids differ on %1 of %2 prompts").arg(differing).arg(r.prompts.size()))
           .arg(qs(r.transformersVersion), qs(r.torchVersion), qs(r.python), qs(r.architecture)));
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

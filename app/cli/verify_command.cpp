@@ -20,7 +20,8 @@ namespace {
 constexpr int kExitNoTransformers = 2;
 
 nlohmann::ordered_json differenceJson(const TensorDifference& difference) {
-  return {{"max_abs", difference.maxAbs}, {"max_rel", difference.maxRel},
+  return {{"max_abs", difference.maxAbs},
+          {"max_rel", difference.maxRel},
           {"max_ref", difference.maxRef}};
 }
 

@@ -20,8 +20,8 @@
 namespace strata {
 
 void MainWindow::createVerifyAction(QMenu* modelMenu) {
-  m_verifyAction = modelMenu->addAction(tr("&Verify against Transformers"), this,
-                                        [this] { verifyModel(); });
+  m_verifyAction =
+      modelMenu->addAction(tr("&Verify against Transformers"), this, [this] { verifyModel(); });
   m_verifyAction->setStatusTip(
       tr("Run the selected model with Strata and with Hugging Face transformers on a few prompts "
          "and compare every layer's hidden states, the logits and the tokenization"));

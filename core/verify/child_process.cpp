@@ -106,8 +106,8 @@ ChildProcessResult runChildProcess(const std::vector<std::string>& argv,
   const auto take = [&](int fd, bool isStdout) {
     char buffer[4096];
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) return false;                                  // end of file
-    if (n < 0) return errno == EINTR || errno == EAGAIN;       // retry, or give up on it
+    if (n == 0) return false;                             // end of file
+    if (n < 0) return errno == EINTR || errno == EAGAIN;  // retry, or give up on it
     if (!isStdout) {
       result.stderrTail.append(buffer, static_cast<std::size_t>(n));
       if (result.stderrTail.size() > options.stderrTailBytes)

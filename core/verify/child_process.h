@@ -25,8 +25,8 @@ struct ChildProcessOptions {
 };
 
 struct ChildProcessResult {
-  int exitCode = -1;    ///< the exit status when it exited; -1 when a signal ended it
-  int signal = 0;       ///< the signal that ended it, else 0
+  int exitCode = -1;  ///< the exit status when it exited; -1 when a signal ended it
+  int signal = 0;     ///< the signal that ended it, else 0
   bool timedOut = false;
   std::string stderrTail;  ///< the last stderrTailBytes of stderr
 };

@@ -58,9 +58,8 @@ void requireTransformers(const std::string& python, const JobContext* job) {
                               .onStdoutLine = [&](const std::string& line) { missing += line; },
                               .job = job});
   } catch (const IoError& error) {
-    throw TransformersUnavailableError(
-        python, "transformers is not installed for " + python + " (" + error.what() + ")" +
-                    kRemedy);
+    throw TransformersUnavailableError(python, "transformers is not installed for " + python +
+                                                   " (" + error.what() + ")" + kRemedy);
   }
   if (result.exitCode == 0) return;
   // A Python that fails before printing anything (or a program that is not Python at all) is

@@ -23,15 +23,15 @@ double largest(double a, double b) { return std::isnan(b) ? INFINITY : std::max(
 void accumulate(TensorDifference& into, const at::Tensor& strata, const at::Tensor& reference,
                 const std::string& what) {
   if (strata.sizes() != reference.sizes())
-    throw Error("Strata's " + what + " has shape " + c10::str(strata.sizes()) +
-                ", transformers' " + c10::str(reference.sizes()));
+    throw Error("Strata's " + what + " has shape " + c10::str(strata.sizes()) + ", transformers' " +
+                c10::str(reference.sizes()));
   into.maxAbs = largest(into.maxAbs, (strata - reference).abs().max().item<double>());
   into.maxRef = largest(into.maxRef, reference.abs().max().item<double>());
 }
 
 void finish(TensorDifference& difference) {
   const double rel = difference.maxRef > 0 ? difference.maxAbs / difference.maxRef
-                                            : (difference.maxAbs > 0 ? INFINITY : 0.0);
+                                           : (difference.maxAbs > 0 ? INFINITY : 0.0);
   difference.maxRel = std::isnan(rel) ? INFINITY : rel;  // inf / inf: both sides blew up
 }
 
@@ -77,13 +77,12 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
     result.tokensEqual = result.tokensEqual && tokens.equal();
     result.prompts.push_back(std::move(tokens));
     if (static_cast<int64_t>(prompt.hidden.size()) != L + 1)
-      throw Error("transformers ran " + std::to_string(prompt.hidden.size() - 1) +
-                  " layers of " + inFolder(strataFolder) + ", Strata has " + std::to_string(L));
+      throw Error("transformers ran " + std::to_string(prompt.hidden.size() - 1) + " layers of " +
+                  inFolder(strataFolder) + ", Strata has " + std::to_string(L));
     if (prompt.ids.empty()) continue;  // nothing to run (a tokenizer that drops the whole text)
 
     std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
-    const at::Tensor input =
-        at::tensor(ids, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
+    const at::Tensor input = at::tensor(ids, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
     CaptureRequest request;
     request.finalNorm = true;
     request.logits = true;
@@ -91,8 +90,8 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
     try {
       strata = backbone->capture(input, request);
     } catch (const Error& error) {
-      throw Error("Strata cannot run " + inFolder(strataFolder) + " on transformers' ids: " +
-                  error.what());
+      throw Error("Strata cannot run " + inFolder(strataFolder) +
+                  " on transformers' ids: " + error.what());
     }
     // Invariant: layers[l] holds the maxima over prompts 0..p of h_l.
     for (int64_t l = 0; l <= L; ++l)

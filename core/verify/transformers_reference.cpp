@@ -1,8 +1,7 @@
 #include "verify/transformers_reference.h"
 
-#include <stdlib.h>
-
 #include <ATen/ATen.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -61,7 +60,8 @@ std::string lastLines(const std::string& text, int count) {
     line.clear();
   }
   std::string tail;
-  const std::size_t first = lines.size() > static_cast<std::size_t>(count) ? lines.size() - count : 0;
+  const std::size_t first =
+      lines.size() > static_cast<std::size_t>(count) ? lines.size() - count : 0;
   for (std::size_t i = first; i < lines.size(); ++i) tail += (tail.empty() ? "" : "\n") + lines[i];
   return tail;
 }
@@ -80,7 +80,8 @@ void forwardProgress(const std::string& line, JobContext& job) {
 std::vector<int32_t> idsOf(const at::Tensor& ids) {
   const at::Tensor flat = ids.to(at::kLong).contiguous();
   std::vector<int32_t> out(flat.numel());
-  for (int64_t i = 0; i < flat.numel(); ++i) out[i] = static_cast<int32_t>(flat.data_ptr<int64_t>()[i]);
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    out[i] = static_cast<int32_t>(flat.data_ptr<int64_t>()[i]);
   return out;
 }
 
@@ -143,15 +144,16 @@ TransformersReference runTransformersReference(const std::filesystem::path& mode
     throw Error("transformers did not finish with " + folder + " within " +
                 std::to_string(timeout.count()) + " s");
   if (result.exitCode == kExitMissingModule)
-    throw TransformersUnavailableError(
-        python, "transformers is not installed for " + python + " (" +
-                    lastLines(result.stderrTail, 1) + "): run scripts/setup.sh or pass --python");
+    throw TransformersUnavailableError(python, "transformers is not installed for " + python +
+                                                   " (" + lastLines(result.stderrTail, 1) +
+                                                   "): run scripts/setup.sh or pass --python");
   if (result.exitCode == kExitLoadFailed) {
     const std::string& err = result.stderrTail;
     const std::size_t at = err.rfind("transformers cannot load");
     const std::size_t reason = at == std::string::npos ? std::string::npos : err.find(": ", at);
-    throw Error("transformers cannot load " + folder + ": " +
-                (reason == std::string::npos ? lastLines(err, 3) : lastLines(err.substr(reason + 2), 3)));
+    throw Error(
+        "transformers cannot load " + folder + ": " +
+        (reason == std::string::npos ? lastLines(err, 3) : lastLines(err.substr(reason + 2), 3)));
   }
   if (result.exitCode != 0)
     throw Error("the transformers side of verify failed on " + folder + " (" +

@@ -33,7 +33,8 @@ TransformersVerification::Worst TransformersVerification::worst() const {
   const auto consider = [&](const std::string& name, const TensorDifference& difference) {
     if (difference.maxRel > worst.difference.maxRel) worst = {name, difference};
   };
-  for (const LayerDifference& layer : layers) consider("h_" + std::to_string(layer.layer), layer.difference);
+  for (const LayerDifference& layer : layers)
+    consider("h_" + std::to_string(layer.layer), layer.difference);
   consider("final norm", finalNorm);
   return worst;
 }
@@ -77,9 +78,8 @@ TransformersVerification verifyAgainstTransformers(const VerificationConfig& con
   requireTransformers(python, &job);
   const std::vector<std::string>& prompts =
       config.prompts.empty() ? verificationPrompts() : config.prompts;
-  const TransformersReference reference =
-      runTransformersReference(config.modelFolder, prompts, python,
-                               std::chrono::seconds(config.timeoutSeconds), job);
+  const TransformersReference reference = runTransformersReference(
+      config.modelFolder, prompts, python, std::chrono::seconds(config.timeoutSeconds), job);
   job.checkCancelled();
   return compareWithStrata(reference, config.modelFolder, job);
 }

@@ -36,10 +36,10 @@ struct PromptTokens {
 
 struct TransformersVerification {
   std::filesystem::path model;
-  std::string python;               ///< the interpreter that ran transformers
-  std::string transformersVersion;  ///< e.g. "5.25.0"
-  std::string torchVersion;         ///< the Python side's torch
-  std::string architecture;         ///< the class transformers loaded, e.g. "LlamaForCausalLM"
+  std::string python;                   ///< the interpreter that ran transformers
+  std::string transformersVersion;      ///< e.g. "5.25.0"
+  std::string torchVersion;             ///< the Python side's torch
+  std::string architecture;             ///< the class transformers loaded, e.g. "LlamaForCausalLM"
   std::vector<LayerDifference> layers;  ///< h_0 … h_L
   TensorDifference finalNorm;           ///< the final norm's output
   TensorDifference logits;

@@ -1,5 +1,7 @@
 // runChildProcess (core/verify/child_process.h): how verify runs its Python side.
 
+#include "verify/child_process.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,16 +9,15 @@
 
 #include "common/error.h"
 #include "engine/job.h"
-#include "verify/child_process.h"
 
 namespace strata {
 namespace {
 
 TEST(ChildProcess, ReportsStdoutLinesStderrAndExitCode) {
   std::vector<std::string> lines;
-  const ChildProcessResult result = runChildProcess(
-      {"sh", "-c", "echo one; echo problem >&2; printf 'two'; exit 3"},
-      {.onStdoutLine = [&](const std::string& line) { lines.push_back(line); }});
+  const ChildProcessResult result =
+      runChildProcess({"sh", "-c", "echo one; echo problem >&2; printf 'two'; exit 3"},
+                      {.onStdoutLine = [&](const std::string& line) { lines.push_back(line); }});
   EXPECT_EQ(result.exitCode, 3);
   EXPECT_FALSE(result.timedOut);
   EXPECT_EQ(result.stderrTail, "problem\n");
@@ -25,7 +26,8 @@ TEST(ChildProcess, ReportsStdoutLinesStderrAndExitCode) {
 
 TEST(ChildProcess, KeepsOnlyTheEndOfALongStderr) {
   const ChildProcessResult result = runChildProcess(
-      {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i >&2; i=$((i+1)); done; echo last >&2"},
+      {"sh", "-c",
+       "i=0; while [ $i -lt 2000 ]; do echo line$i >&2; i=$((i+1)); done; echo last >&2"},
       {.stderrTailBytes = 64});
   EXPECT_EQ(result.exitCode, 0);
   EXPECT_EQ(result.stderrTail.size(), 64u);

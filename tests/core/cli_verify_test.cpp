@@ -48,8 +48,8 @@ TEST(CliVerify, WithoutTransformersExitsTwoNamingThePython) {
   std::ofstream(fake) << "#!/bin/sh\nexit 1\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_exec,
                                std::filesystem::perm_options::add);
-  const CommandOutput result = testing::runCli(
-      "verify --python " + fake.string() + " " STRATA_SOURCE_DIR "/resources/models/default");
+  const CommandOutput result = testing::runCli("verify --python " + fake.string() +
+                                               " " STRATA_SOURCE_DIR "/resources/models/default");
   EXPECT_EQ(result.exitCode, 2) << result.out;
   EXPECT_NE(result.out.find("transformers is not installed for " + fake.string() +
                             ": run scripts/setup.sh or pass --python"),

@@ -17,8 +17,8 @@ std::string saveRandomCheckpoint(const std::string& python, const std::filesyste
                                     ? std::string(STRATA_SHARED_DATA_DIR "/tokenizers/gpt2")
                                     : std::string(STRATA_SOURCE_DIR "/resources/models/default");
   if (!std::filesystem::exists(tokenizer)) return "missing tokenizer folder " + tokenizer;
-  const std::string command = python + " '" STRATA_SOURCE_DIR
-                              "/tests/python/save_random_checkpoint.py' '" +
+  const std::string command = python +
+                              " '" STRATA_SOURCE_DIR "/tests/python/save_random_checkpoint.py' '" +
                               folder.string() + "' " + arch + " '" + tokenizer + "'";
   if (std::system(command.c_str()) != 0) return command + " failed";
   return {};

@@ -1,9 +1,10 @@
 // verify (core/verify/): Strata against transformers itself on checkpoints transformers wrote.
 // A faithful copy agrees; a copy with one damaged block differs from that block's output on.
 
-#include <gtest/gtest.h>
+#include "verify/transformers_verification.h"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <mutex>
@@ -18,7 +19,6 @@
 #include "io/safetensors_torch.h"
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
-#include "verify/transformers_verification.h"
 
 namespace strata {
 namespace {
@@ -159,7 +159,8 @@ TEST(VerifyPython, OneWithoutTransformersIsReportedByName) {
                                              ": run scripts/setup.sh or pass --python");
     EXPECT_EQ(error.python(), fake.string());
   }
-  EXPECT_THROW(requireTransformers((dir / "no-such-python").string()), TransformersUnavailableError);
+  EXPECT_THROW(requireTransformers((dir / "no-such-python").string()),
+               TransformersUnavailableError);
 }
 
 TEST(VerifyPython, ExplicitChoiceWinsOverTheEnvironment) {

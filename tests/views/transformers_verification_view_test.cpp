@@ -2,6 +2,8 @@
 // the model tab that embeds it, the project dock's badge, and the menu action's job end to end —
 // without transformers (an error dialog, "not verified") and with it (table and "✓" badge).
 
+#include "transformers_verification_view.h"
+
 #include <QAction>
 #include <QDir>
 #include <QFile>
@@ -19,7 +21,6 @@
 #include "model_summary_view.h"
 #include "project_dock.h"
 #include "throw_away_settings.h"
-#include "transformers_verification_view.h"
 
 using namespace strata;
 
@@ -36,8 +37,7 @@ std::shared_ptr<TransformersVerification> differingResult() {
   result->python = "/venv/bin/python";
   result->architecture = "LlamaForCausalLM";
   const double maxAbs[] = {0.0, 1.5e-7, 0.25, 0.5};
-  for (int64_t l = 0; l < 4; ++l)
-    result->layers.push_back({l, {maxAbs[l], 2.0, maxAbs[l] / 2.0}});
+  for (int64_t l = 0; l < 4; ++l) result->layers.push_back({l, {maxAbs[l], 2.0, maxAbs[l] / 2.0}});
   result->finalNorm = {0.125, 4.0, 0.03125};
   result->logits = {1.0, 8.0, 0.125};
   result->top1Agreement = 0.75;
@@ -79,7 +79,7 @@ class TransformersVerificationViewTest : public QObject {
     QCOMPARE(table->item(2, 1)->text(), QStringLiteral("2.50e-01"));  // max |Δ| of h_2
     QCOMPARE(table->item(2, 2)->text(), QStringLiteral("2.00e+00"));  // max |h|
     QCOMPARE(table->item(2, 3)->text(), QStringLiteral("1.25e-01"));  // relative
-    QVERIFY(table->item(3, 0)->font().bold());   // the worst row (h_3, relative 0.25)
+    QVERIFY(table->item(3, 0)->font().bold());  // the worst row (h_3, relative 0.25)
     QVERIFY(!table->item(2, 0)->font().bold());
     QVERIFY(view.verdictText().startsWith("DIFFERS from transformers 5.25.0"));
     QVERIFY(view.verdictText().contains("h_3"));
@@ -92,7 +92,8 @@ class TransformersVerificationViewTest : public QObject {
     const auto agreeing = agreeingResult();
     QCOMPARE(verificationBadge(agreeing.get()), QStringLiteral("✓ matches transformers 5.25.0"));
     const auto differing = differingResult();
-    QCOMPARE(verificationBadge(differing.get()), QStringLiteral("✗ differs from transformers 5.25.0"));
+    QCOMPARE(verificationBadge(differing.get()),
+             QStringLiteral("✗ differs from transformers 5.25.0"));
   }
 
   void modelTabEmbedsTheTableAndReplacesIt() {
@@ -138,7 +139,8 @@ class TransformersVerificationViewTest : public QObject {
     QVERIFY(finished.wait(kJobTimeoutMs));
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
-    QVERIFY2(errors.first().startsWith("transformers is not installed for " + fake), qPrintable(errors.first()));
+    QVERIFY2(errors.first().startsWith("transformers is not installed for " + fake),
+             qPrintable(errors.first()));
     QCOMPARE(window.projectDock()->entryBadge(ProjectCategory::Models, model),
              QStringLiteral("not verified"));
     qunsetenv("STRATA_PYTHON");
@@ -157,7 +159,9 @@ class TransformersVerificationViewTest : public QObject {
     QVERIFY(finished.wait(kJobTimeoutMs));
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
-    QVERIFY(window.projectDock()->entryBadge(ProjectCategory::Models, model).startsWith("✓ matches transformers "));
+    QVERIFY(window.projectDock()
+                ->entryBadge(ProjectCategory::Models, model)
+                .startsWith("✓ matches transformers "));
     auto* tab = qobject_cast<ModelSummaryView*>(window.tabs()->currentWidget());
     QVERIFY(tab);
     QVERIFY(tab->verificationView());
@@ -169,7 +173,8 @@ class TransformersVerificationViewTest : public QObject {
  private:
   /** Opens the built-in default model (resources/models/default) and returns its path. */
   QString openDefaultModel(MainWindow& window) {
-    const QString model = QDir::cleanPath(QStringLiteral(STRATA_SOURCE_DIR "/resources/models/default"));
+    const QString model =
+        QDir::cleanPath(QStringLiteral(STRATA_SOURCE_DIR "/resources/models/default"));
     QSignalSpy opened(&window, &MainWindow::pathOpened);
     window.openModelFolder(model);
     if (!opened.wait(20000)) qFatal("the default model did not open");
