@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QGroupBox>
+#include <QVBoxLayout>
 #include <QStringList>
 
 #include "display_text.h"
@@ -109,6 +111,16 @@ ModelSummaryView::ModelSummaryView(std::shared_ptr<const ModelSummary> summary, 
     addSection(tr("Warnings"), 1);
     addRow(tr("Warnings"), warnings.join(QLatin1Char('\n')));
   }
+}
+
+void ModelSummaryView::showVerification(std::shared_ptr<const TransformersVerification> result) {
+  delete m_verificationBox;  // and the view inside it
+  auto* box = new QGroupBox(tr("Verified against transformers"));
+  auto* layout = new QVBoxLayout(box);
+  m_verification = new TransformersVerificationView(std::move(result), box);
+  layout->addWidget(m_verification);
+  addWideWidget(box);
+  m_verificationBox = box;
 }
 
 QString ModelSummaryView::path() const { return toQString(m_summary->folder); }

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QMenu>
 #include <QStyle>
 #include <QTreeWidget>
@@ -44,7 +45,9 @@ ProjectDock::ProjectDock(QWidget* parent)
     : QDockWidget(tr("Project"), parent), m_tree(new QTreeWidget(this)) {
   setObjectName(QStringLiteral("ProjectDock"));  // saveState() keys docks by object name
   m_tree->setHeaderHidden(true);
-  m_tree->setColumnCount(1);
+  m_tree->setColumnCount(2);  // the name, then an optional badge
+  m_tree->header()->setStretchLastSection(true);
+  m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   m_tree->setRootIsDecorated(true);
   m_tree->setUniformRowHeights(true);
   for (ProjectCategory category : kCategories) {
@@ -68,6 +71,20 @@ ProjectDock::ProjectDock(QWidget* parent)
 
 void ProjectDock::addEntryAction(ProjectCategory category, QAction* action) {
   m_entryActions[category].append(action);
+}
+
+void ProjectDock::setEntryBadge(ProjectCategory category, const QString& path,
+                                const QString& badge, const QString& toolTip) {
+  QTreeWidgetItem* item = findEntry(category, path);
+  if (!item) return;
+  item->setText(1, badge);
+  item->setToolTip(1, toolTip.isEmpty() ? badge : toolTip);
+  item->setForeground(1, m_tree->palette().brush(QPalette::PlaceholderText));
+}
+
+QString ProjectDock::entryBadge(ProjectCategory category, const QString& path) const {
+  const QTreeWidgetItem* item = findEntry(category, path);
+  return item ? item->text(1) : QString();
 }
 
 QString ProjectDock::selectedEntry(ProjectCategory category) const {

@@ -39,6 +39,12 @@ class ProjectDock final : public QDockWidget {
    * selected first, so the action can read selectedEntry()). The dock does not own it.
    */
   void addEntryAction(ProjectCategory category, QAction* action);
+  /** A short status shown beside the entry (e.g. "✓ matches transformers 5.25.0"); empty
+   *  text removes it. Ignored when `path` is not listed under `category`. */
+  void setEntryBadge(ProjectCategory category, const QString& path, const QString& badge,
+                     const QString& toolTip = {});
+  /** The badge shown beside the entry; empty when none (or no such entry). */
+  QString entryBadge(ProjectCategory category, const QString& path) const;
 
   QTreeWidget* tree() const { return m_tree; }
 

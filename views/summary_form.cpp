@@ -11,7 +11,7 @@ namespace strata {
 SummaryForm::SummaryForm(QWidget* parent)
     : QScrollArea(parent), m_title(new QLabel), m_subtitle(new QLabel) {
   auto* page = new QWidget;
-  auto* layout = new QVBoxLayout(page);
+  auto* layout = m_page = new QVBoxLayout(page);
   QFont big = m_title->font();
   big.setPointSizeF(big.pointSizeF() * 1.4);
   big.setBold(true);
@@ -61,6 +61,10 @@ void SummaryForm::addRow(const QString& label, const QString& value, const QStri
   field->setToolTip(toolTip);
   m_current->addRow(label + QLatin1Char(':'), field);
   m_values.insert(label, field);
+}
+
+void SummaryForm::addWideWidget(QWidget* widget) {
+  m_page->insertWidget(m_page->count() - 1, widget);  // above the closing stretch
 }
 
 QString SummaryForm::value(const QString& label) const {

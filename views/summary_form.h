@@ -27,10 +27,13 @@ class SummaryForm : public QScrollArea {
   /** The value shown for `label`, or a null QString when there is no such row. */
   QString value(const QString& label) const;
   QStringList labels() const { return m_values.keys(); }
+  /** A widget across both columns, below the sections (e.g. a table). The form owns it. */
+  void addWideWidget(QWidget* widget);
 
  private:
   QLabel* m_title;
   QLabel* m_subtitle;
+  QVBoxLayout* m_page;
   QVBoxLayout* m_columns[2] = {nullptr, nullptr};
   QFormLayout* m_current = nullptr;
   QMap<QString, QLabel*> m_values;

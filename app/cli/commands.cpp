@@ -6,6 +6,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list{
       {"inspect", "describe a Hugging Face model folder (architecture, sizes, dtypes, tokenizer)",
        runInspect},
+      {"verify", "compare a model folder's hidden states, logits and tokens with HF transformers",
+       runVerify},
       {"capture", "hidden states of every layer over a corpus, into an HDF5 activation store",
        runCapture},
       {"import-llama2c", "convert a llama2.c model.bin + tokenizer.bin into a Hugging Face folder",

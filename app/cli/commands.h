@@ -30,6 +30,7 @@ int runCompareDlm(const Arguments& args);
 int runMask(const Arguments& args);
 int runCompareAlign(const Arguments& args);
 int runPlugins(const Arguments& args);
+int runVerify(const Arguments& args);
 
 /** Every subcommand, in the order `strata-cli --help` lists them. */
 const std::vector<Command>& commands();

@@ -140,6 +140,7 @@ void MainWindow::createMenus() {
   m_captureAction->setStatusTip(
       tr("Run the selected model over a corpus and store every layer's hidden states"));
   m_projectDock->addEntryAction(ProjectCategory::Models, m_captureAction);
+  createVerifyAction(model);
   updateActions();
 
   createGeometryMenu();

@@ -10,7 +10,7 @@
 // main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
 // (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab),
 // main_window_alignment.cpp (the Alignment tab), main_window_preferences.cpp (Preferences…,
-// About, the default model).
+// About, the default model), main_window_verify.cpp (Verify against Transformers).
 
 #include <QMainWindow>
 #include <QMap>
@@ -53,6 +53,7 @@ class LayerDetailView;
 class LayerGeometryView;
 class LogDock;
 struct ModelSummary;
+struct TransformersVerification;
 struct StoreSummary;
 
 class MainWindow final : public QMainWindow {
@@ -95,6 +96,12 @@ class MainWindow final : public QMainWindow {
   /** The model Capture… uses: the one selected in the project dock, else the current tab's,
    *  else the last opened; empty when no model is open. */
   QString currentModel() const;
+  /** Model ▸ Verify against Transformers: enabled while a model is open. */
+  QAction* verifyAction() const { return m_verifyAction; }
+  /** The last verification of `modelFolder` this session, or nullptr. */
+  std::shared_ptr<const TransformersVerification> verification(const QString& modelFolder) const {
+    return m_verifications.value(modelFolder);
+  }
   /** Geometry ▸ Score Layers… (Ctrl+Shift+G): enabled while an activation store is open. */
   QAction* scoreLayersAction() const { return m_scoreLayersAction; }
   /** The store Score Layers… uses: the one selected in the project dock, else the current
@@ -153,6 +160,13 @@ class MainWindow final : public QMainWindow {
    * the finished layers (a later capture with resume completes the store).
    */
   void startCapture(const strata::CaptureConfig& config);
+  /**
+   * Verifies `modelFolder` (empty: currentModel()) against Hugging Face transformers in a
+   * background job (core's verifyAgainstTransformers, the Python from $STRATA_PYTHON or Strata's
+   * environment). The result table goes into the model's tab, the badge into the project dock;
+   * a missing transformers or a model that does not load is an error dialog.
+   */
+  void verifyModel(const QString& modelFolder = {});
   /** Opens the (non-modal) Score Layers dialog for currentStore(); OK starts the scan. */
   void showScoreLayersDialog();
   /** Opens the Training tab (creating it when closed). */
@@ -204,6 +218,8 @@ class MainWindow final : public QMainWindow {
   void jobsFinished();
   /** A capture into `output` ended (Succeeded: the store is being opened). */
   void captureFinished(const QString& output, strata::JobOutcome outcome);
+  /** A verification of `modelFolder` ended (Succeeded: its table and badge are shown). */
+  void verificationFinished(const QString& modelFolder, strata::JobOutcome outcome);
   /** A geometry scan of `storeFile` ended (Succeeded: /geometry is written, the tab shown). */
   void geometryFinished(const QString& storeFile, strata::JobOutcome outcome);
   /** The Layer Geometry tab of `storeFile` was opened or given a new report. */
@@ -256,6 +272,15 @@ class MainWindow final : public QMainWindow {
   bool focusTab(const QString& path);
   void addTab(QWidget* view, const QString& path, const QString& title);
 
+  // main_window_verify.cpp
+  void createVerifyAction(QMenu* modelMenu);
+  /** The model's tab: its summary, and its verification table when it was verified. */
+  QWidget* modelView(const QString& modelFolder, std::shared_ptr<const ModelSummary> summary) const;
+  /** The project dock's badge of `modelFolder` from its last verification ("not verified"). */
+  void showVerificationBadge(const QString& modelFolder);
+  void showVerification(const QString& modelFolder,
+                        std::shared_ptr<const TransformersVerification> result);
+
   // main_window_geometry.cpp
   void createGeometryMenu();
   void updateGeometryActions();
@@ -298,6 +323,7 @@ class MainWindow final : public QMainWindow {
   QAction* m_aboutAction = nullptr;
   QAction* m_openDefaultModelAction = nullptr;
   QAction* m_captureAction = nullptr;
+  QAction* m_verifyAction = nullptr;
   QAction* m_scoreLayersAction = nullptr;
   QAction* m_startTrainingAction = nullptr;
   QPointer<TrainingView> m_trainingView;
@@ -317,6 +343,8 @@ class MainWindow final : public QMainWindow {
   QStringList m_loadingDetails;  ///< detail tab keys whose PCA job is running
   QMap<QString, std::shared_ptr<const ModelSummary>> m_models;
   QMap<QString, std::shared_ptr<const StoreSummary>> m_stores;
+  QMap<QString, std::shared_ptr<const TransformersVerification>> m_verifications;
+  QStringList m_verifying;  ///< model folders whose verification job is running
 };
 
 }  // namespace strata

@@ -34,7 +34,10 @@ QString captureDetails(const CaptureConfig& config) {
 
 }  // namespace
 
-void MainWindow::updateActions() { m_captureAction->setEnabled(!m_models.isEmpty()); }
+void MainWindow::updateActions() {
+  m_captureAction->setEnabled(!m_models.isEmpty());
+  if (m_verifyAction) m_verifyAction->setEnabled(!m_models.isEmpty());
+}
 
 QString MainWindow::currentModel() const {
   const QString selected = m_projectDock->selectedEntry(ProjectCategory::Models);

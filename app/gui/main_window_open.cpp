@@ -135,7 +135,8 @@ void MainWindow::showModel(std::shared_ptr<const ModelSummary> summary) {
                         .arg(countText(summary->parameterCount)));
   for (const std::string& warning : summary->warnings)
     m_logDock->append(MessageLevel::Warning, QString::fromStdString(warning));
-  if (!focusTab(path)) addTab(new ModelSummaryView(summary), path, displayName(path));
+  if (!focusTab(path)) addTab(modelView(path, summary), path, displayName(path));
+  showVerificationBadge(path);
   statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
   emit pathOpened(path);
 }
@@ -158,7 +159,7 @@ void MainWindow::showStore(std::shared_ptr<const StoreSummary> summary) {
 void MainWindow::activateEntry(ProjectCategory category, const QString& path) {
   if (focusTab(path)) return;
   if (category == ProjectCategory::Models && m_models.contains(path))
-    addTab(new ModelSummaryView(m_models.value(path)), path, displayName(path));
+    addTab(modelView(path, m_models.value(path)), path, displayName(path));
   else if (category == ProjectCategory::ActivationStores && m_stores.contains(path))
     addTab(new StoreSummaryView(m_stores.value(path)), path, displayName(path));
   else

@@ -46,4 +46,17 @@ std::filesystem::path defaultModelFolder() {
   return {};
 }
 
+std::filesystem::path bundledPythonScript(const std::string& name) {
+  std::error_code error;
+  const std::filesystem::path data = installedDataFolder();
+  if (!data.empty() && std::filesystem::is_regular_file(data / "python" / name, error))
+    return data / "python" / name;
+#ifdef STRATA_SOURCE_DIR
+  const std::filesystem::path source =
+      std::filesystem::path(STRATA_SOURCE_DIR) / "resources" / "python" / name;
+  if (std::filesystem::is_regular_file(source, error)) return source;
+#endif
+  return {};
+}
+
 }  // namespace strata

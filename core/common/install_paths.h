@@ -5,11 +5,14 @@
 //
 //   <prefix>/bin/strata, <prefix>/bin/strata-cli
 //   <prefix>/share/strata/models/default     the built-in default model
+//   <prefix>/share/strata/python             Python scripts Strata runs (verify's transformers side)
 //   <prefix>/lib/strata/plugins              metric and recipe plugins
 //
-// In a build tree (not installed) the default model is read from the source tree instead.
+// In a build tree (not installed) the default model and the Python scripts are read from the
+// source tree instead (resources/).
 
 #include <filesystem>
+#include <string>
 
 namespace strata {
 
@@ -31,5 +34,11 @@ std::filesystem::path installedPluginFolder();
  * build tree that still has it; empty when neither exists.
  */
 std::filesystem::path defaultModelFolder();
+
+/**
+ * A Python script shipped with Strata: <prefix>/share/strata/python/`name` when it exists, else
+ * the source tree's resources/python/`name` in a build tree; empty when neither exists.
+ */
+std::filesystem::path bundledPythonScript(const std::string& name);
 
 }  // namespace strata

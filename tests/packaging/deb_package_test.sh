@@ -42,6 +42,7 @@ model="$usr/share/strata/models/default"
 for file in config.json model.safetensors tokenizer.json; do
   [[ -f "$model/$file" ]] || fail "default model lacks $file"
 done
+[[ -f "$usr/share/strata/python/verify_transformers.py" ]] || fail "no share/strata/python/verify_transformers.py (verify)"
 
 # The unpacked binaries run: system libraries only, data found next to them.
 out="$("$usr/bin/strata-cli" --version)"

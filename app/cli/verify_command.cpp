@@ -1,0 +1,155 @@
+// `strata-cli verify MODEL_DIR [--json] [--python PATH]`: Strata's backbone and tokenizer against
+// Hugging Face transformers on a few fixed prompts (core/verify/, docs/verify.md). Exit codes:
+// 0 with results (agreeing or not), 1 when either side cannot load the model, 2 when no Python
+// with transformers is found, 130 when interrupted.
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "command_line.h"
+#include "commands.h"
+#include "terminal_progress.h"
+#include "verify/python_environment.h"
+#include "verify/transformers_verification.h"
+
+namespace strata::cli {
+namespace {
+
+constexpr int kExitNoTransformers = 2;
+
+nlohmann::ordered_json differenceJson(const TensorDifference& difference) {
+  return {{"max_abs", difference.maxAbs},
+          {"max_rel", difference.maxRel},
+          {"max_ref", difference.maxRef}};
+}
+
+nlohmann::ordered_json toJson(const TransformersVerification& result) {
+  nlohmann::ordered_json out;
+  out["layers"] = nlohmann::ordered_json::array();
+  for (const LayerDifference& layer : result.layers)
+    out["layers"].push_back({{"layer", layer.layer},
+                             {"max_abs", layer.difference.maxAbs},
+                             {"max_rel", layer.difference.maxRel},
+                             {"max_ref", layer.difference.maxRef}});
+  out["top1_agreement"] = result.top1Agreement;
+  out["tokens_equal"] = result.tokensEqual;
+  out["transformers_version"] = result.transformersVersion;
+  out["final_norm"] = differenceJson(result.finalNorm);
+  out["logits"] = differenceJson(result.logits);
+  out["positions"] = result.positions;
+  out["agrees"] = result.agrees();
+  out["tolerance"] = TransformersVerification::kTolerance;
+  out["verdict"] = result.verdict();
+  out["model"] = result.model.string();
+  out["architecture"] = result.architecture;
+  out["python"] = result.python;
+  out["torch_version"] = result.torchVersion;
+  out["prompts"] = nlohmann::ordered_json::array();
+  for (const PromptTokens& prompt : result.prompts)
+    out["prompts"].push_back({{"text", prompt.text},
+                              {"tokens_equal", prompt.equal()},
+                              {"strata_ids", prompt.strataIds},
+                              {"transformers_ids", prompt.transformersIds}});
+  return out;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%10.2e", value);
+  return text;
+}
+
+void printRow(const std::string& name, const TensorDifference& difference) {
+  std::cout << name << std::string(name.size() < 12 ? 12 - name.size() : 1, ' ')
+            << number(difference.maxAbs) << "  " << number(difference.maxRef) << "  "
+            << number(difference.maxRel) << "\n";
+}
+
+/** Where two id lists first part, for the table. */
+std::size_t firstDifference(const PromptTokens& prompt) {
+  std::size_t i = 0;
+  while (i < prompt.strataIds.size() && i < prompt.transformersIds.size() &&
+         prompt.strataIds[i] == prompt.transformersIds[i])
+    ++i;
+  return i;
+}
+
+void printTable(const TransformersVerification& result) {
+  std::cout << "Model         " << result.model.string() << "\n"
+            << "transformers  " << result.transformersVersion << " (torch " << result.torchVersion
+            << ", " << result.python << ")\n"
+            << "Architecture  " << result.architecture << "\n"
+            << "Prompts       " << result.prompts.size() << ", " << result.positions
+            << " positions; tokens " << (result.tokensEqual ? "equal" : "DIFFER") << "\n";
+  for (std::size_t p = 0; p < result.prompts.size(); ++p) {
+    const PromptTokens& prompt = result.prompts[p];
+    if (prompt.equal()) continue;
+    std::cout << "  prompt " << p + 1 << ": Strata " << prompt.strataIds.size()
+              << " ids, transformers " << prompt.transformersIds.size()
+              << ", first difference at position " << firstDifference(prompt) << "\n";
+  }
+  std::cout << "\nlayer          max |Δ|   max |ref|    relative\n";
+  for (const LayerDifference& layer : result.layers)
+    printRow("h_" + std::to_string(layer.layer), layer.difference);
+  printRow("final norm", result.finalNorm);
+  printRow("logits", result.logits);
+  char top1[64];
+  std::snprintf(top1, sizeof top1, "%.1f%%", 100.0 * result.top1Agreement);
+  std::cout << "\ntop-1 agreement " << top1 << " of " << result.positions << " positions\n\n"
+            << result.verdict() << "\n";
+}
+
+}  // namespace
+
+int runVerify(const Arguments& args) {
+  CommandLine cli(
+      "verify",
+      "Run a model folder with Strata and with Hugging Face transformers on a few fixed prompts\n"
+      "and compare: per-layer max |Δ| of the hidden states h_0 … h_L (absolute, and relative to\n"
+      "that layer's max |h| under transformers), the final norm, the logits' top-1 agreement and\n"
+      "whether both tokenizers give the same ids. Strata runs on the ids transformers' tokenizer\n"
+      "produced. Needs a Python with torch and transformers (scripts/setup.sh makes one). Exit\n"
+      "code 0 with results, 1 when either side cannot load the model, 2 without transformers.");
+  cli.positional("model-dir", "Hugging Face model folder (config.json, safetensors, tokenizer)")
+      .flag("json", "print one JSON object instead of the table")
+      .option("python", "PATH",
+              "the Python with transformers (default: $STRATA_PYTHON, else Strata's environment, "
+              "else python3)")
+      .option("timeout", "S", "stop the transformers side after S seconds", "1800");
+  if (!cli.parse(args)) {
+    std::cout << cli.help();
+    return 0;
+  }
+  VerificationConfig config;
+  config.modelFolder = cli.value("model-dir");
+  config.python = cli.optionalValue("python").value_or("");
+  config.timeoutSeconds = cli.integer("timeout");
+  if (config.timeoutSeconds < 1) throw UsageError("--timeout must be at least 1 second");
+
+  TransformersVerification result;
+  std::optional<std::string> unavailable;
+  const JobOutcome outcome = runWithTerminalProgress([&](JobContext& job) {
+    try {
+      result = verifyAgainstTransformers(config, job);
+    } catch (const TransformersUnavailableError& error) {
+      unavailable = error.what();  // its own exit code, not a failure of the model
+    }
+  });
+  if (outcome == JobOutcome::Cancelled) {
+    std::cerr << "strata-cli verify: interrupted\n";
+    return 130;
+  }
+  if (unavailable) {
+    std::cerr << "strata-cli verify: " << *unavailable << "\n";
+    return kExitNoTransformers;
+  }
+  if (cli.isSet("json"))
+    std::cout << toJson(result).dump(2) << "\n";
+  else
+    printTable(result);
+  return 0;
+}
+
+}  // namespace strata::cli

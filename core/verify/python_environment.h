@@ -1,0 +1,40 @@
+#pragma once
+// Which Python runs the Hugging Face side of `verify`, and whether it can: a Python with torch,
+// transformers and safetensors (Strata's environment from scripts/setup.sh has all three).
+
+#include <string>
+
+#include "common/error.h"
+
+namespace strata {
+
+class JobContext;
+
+/** No usable Python with transformers: the CLI exits with 2, the GUI shows "not verified". */
+class TransformersUnavailableError : public Error {
+ public:
+  TransformersUnavailableError(std::string python, const std::string& message)
+      : Error(message), m_python(std::move(python)) {}
+  const std::string& python() const { return m_python; }
+
+ private:
+  std::string m_python;
+};
+
+/**
+ * The Python to use: `explicitPython` when not empty (--python); else $STRATA_PYTHON; else the
+ * Python Strata was configured with (CMake's STRATA_PYTHON) when it still exists; else
+ * $STRATA_VENV/bin/python or ~/.local/share/strata/venv/bin/python when it exists; else
+ * "python3" (looked up in PATH).
+ */
+std::string choosePython(const std::string& explicitPython = {});
+
+/**
+ * Checks, without importing them (importlib.util.find_spec, well under a second), that `python`
+ * runs and finds torch, transformers and safetensors. Returns nothing; throws
+ * TransformersUnavailableError ("transformers is not installed for <python>: run
+ * scripts/setup.sh or pass --python") otherwise, and CancelledError when `job` is cancelled.
+ */
+void requireTransformers(const std::string& python, const JobContext* job = nullptr);
+
+}  // namespace strata

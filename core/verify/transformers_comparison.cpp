@@ -1,0 +1,116 @@
+// compareWithStrata (transformers_reference.h): Strata's half of verify.
+
+#include <ATen/ATen.h>
+#include <c10/util/StringUtil.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "common/error.h"
+#include "engine/job.h"
+#include "model/backbone.h"
+#include "tokenizer/tokenizer.h"
+#include "verify/transformers_reference.h"
+
+namespace strata {
+namespace {
+
+/** max(a, b) where a NaN counts as infinitely large (std::max would drop it). */
+double largest(double a, double b) { return std::isnan(b) ? INFINITY : std::max(a, b); }
+
+/** Running maxima of |Strata − transformers| and |transformers| over prompts. */
+void accumulate(TensorDifference& into, const at::Tensor& strata, const at::Tensor& reference,
+                const std::string& what) {
+  if (strata.sizes() != reference.sizes())
+    throw Error("Strata's " + what + " has shape " + c10::str(strata.sizes()) + ", transformers' " +
+                c10::str(reference.sizes()));
+  into.maxAbs = largest(into.maxAbs, (strata - reference).abs().max().item<double>());
+  into.maxRef = largest(into.maxRef, reference.abs().max().item<double>());
+}
+
+void finish(TensorDifference& difference) {
+  const double rel = difference.maxRef > 0 ? difference.maxAbs / difference.maxRef
+                                           : (difference.maxAbs > 0 ? INFINITY : 0.0);
+  difference.maxRel = std::isnan(rel) ? INFINITY : rel;  // inf / inf: both sides blew up
+}
+
+std::string inFolder(const std::filesystem::path& folder) {
+  return "the model folder '" + folder.string() + "'";
+}
+
+}  // namespace
+
+TransformersVerification compareWithStrata(const TransformersReference& reference,
+                                           const std::filesystem::path& strataFolder,
+                                           JobContext& job) {
+  TransformersVerification result;
+  result.model = reference.model;
+  result.python = reference.python;
+  result.transformersVersion = reference.transformersVersion;
+  result.torchVersion = reference.torchVersion;
+  result.architecture = reference.architecture;
+
+  job.progress(0.7, "loading the model with Strata");
+  // The loading path capture uses: float32 weights on the CPU, the folder's tokenizer.
+  std::unique_ptr<Backbone> backbone;
+  std::unique_ptr<Tokenizer> tokenizer;
+  try {
+    backbone = Backbone::load(strataFolder);
+    tokenizer = loadTokenizer(strataFolder);
+  } catch (const std::exception& error) {
+    throw Error("Strata cannot load " + inFolder(strataFolder) + ": " + error.what());
+  }
+  const int64_t L = backbone->numLayers();
+  for (int64_t l = 0; l <= L; ++l) result.layers.push_back({l, {}});
+
+  at::InferenceMode inference;
+  int64_t agreeing = 0;
+  result.tokensEqual = true;
+  for (std::size_t p = 0; p < reference.prompts.size(); ++p) {
+    job.checkCancelled();
+    job.progress(0.75 + 0.25 * p / reference.prompts.size(),
+                 "Strata: prompt " + std::to_string(p + 1) + " of " +
+                     std::to_string(reference.prompts.size()));
+    const TransformersReference::Prompt& prompt = reference.prompts[p];
+    PromptTokens tokens{prompt.text, tokenizer->encode(prompt.text, true), prompt.ids};
+    result.tokensEqual = result.tokensEqual && tokens.equal();
+    result.prompts.push_back(std::move(tokens));
+    if (static_cast<int64_t>(prompt.hidden.size()) != L + 1)
+      throw Error("transformers ran " + std::to_string(prompt.hidden.size() - 1) + " layers of " +
+                  inFolder(strataFolder) + ", Strata has " + std::to_string(L));
+    if (prompt.ids.empty()) continue;  // nothing to run (a tokenizer that drops the whole text)
+
+    std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+    const at::Tensor input = at::tensor(ids, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
+    CaptureRequest request;
+    request.finalNorm = true;
+    request.logits = true;
+    CaptureResult strata;
+    try {
+      strata = backbone->capture(input, request);
+    } catch (const Error& error) {
+      throw Error("Strata cannot run " + inFolder(strataFolder) +
+                  " on transformers' ids: " + error.what());
+    }
+    // Invariant: layers[l] holds the maxima over prompts 0..p of h_l.
+    for (int64_t l = 0; l <= L; ++l)
+      accumulate(result.layers[l].difference, strata.hidden[l][0].to(at::kFloat), prompt.hidden[l],
+                 "h_" + std::to_string(l));
+    accumulate(result.finalNorm, strata.finalNorm[0].to(at::kFloat), prompt.finalNorm,
+               "final norm");
+    const at::Tensor logits = strata.logits[0].to(at::kFloat);
+    accumulate(result.logits, logits, prompt.logits, "logits");
+    agreeing += logits.argmax(-1).eq(prompt.logits.argmax(-1)).sum().item<int64_t>();
+    result.positions += logits.size(0);
+  }
+  for (LayerDifference& layer : result.layers) finish(layer.difference);
+  finish(result.finalNorm);
+  finish(result.logits);
+  result.top1Agreement =
+      result.positions > 0 ? static_cast<double>(agreeing) / result.positions : 0.0;
+  job.progress(1.0, "done");
+  return result;
+}
+
+}  // namespace strata

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The Hugging Face side of `strata-cli verify` (core/verify/, docs/verify.md).
+
+Usage: verify_transformers.py MODEL_DIR PROMPTS_JSON OUTPUT_DIR
+
+Loads MODEL_DIR with transformers (AutoTokenizer, AutoModelForCausalLM; float32, eager
+attention, on the CPU), tokenizes every prompt of PROMPTS_JSON (a JSON list of strings) with
+special tokens, as `tokenizer(text)` does, runs the model on each prompt alone and writes
+
+  OUTPUT_DIR/reference.safetensors
+    p<i>.ids          [T] int64       the ids HF's tokenizer produced for prompt i
+    p<i>.hidden.<l>   [T, d] float32  h_0 (embedding output) ... h_L (last block's output,
+                                      BEFORE the final norm: taken with a forward hook)
+    p<i>.final_norm   [T, d] float32  the final norm's output (HF's hidden_states[L])
+    p<i>.logits       [T, vocab] float32
+  OUTPUT_DIR/reference.json
+    {"transformers_version", "torch_version", "python", "architecture", "num_layers",
+     "prompts"}
+
+Lines "progress <fraction> <stage>" on stdout report progress; errors go to stderr.
+Exit codes: 0 done; 3 torch, transformers or safetensors cannot be imported; 4 transformers
+cannot load the model folder; anything else is an unexpected failure.
+"""
+
+import json
+import os
+import sys
+
+# A local folder never needs the Hub; without this transformers may try to reach it.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+EXIT_MISSING_MODULE = 3
+EXIT_LOAD_FAILED = 4
+
+
+def progress(fraction, stage):
+    print(f"progress {fraction:.4f} {stage}", flush=True)
+
+
+try:
+    import torch
+    import transformers
+    from safetensors.torch import save_file
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+except ImportError as error:
+    print(f"cannot import {error.name or error}: {error}", file=sys.stderr)
+    sys.exit(EXIT_MISSING_MODULE)
+
+
+def decoder_layers(model):
+    """The list of decoder blocks (Llama/Qwen `layers`, GPT-2 `h`, NeoX `layers`)."""
+    base = model.base_model
+    for name in ("layers", "h", "blocks"):
+        layers = getattr(base, name, None)
+        if isinstance(layers, torch.nn.ModuleList):
+            return layers
+    raise RuntimeError(f"cannot find the decoder layers of {type(model).__name__}")
+
+
+def load(model_dir):
+    # transformers 5 names the argument `dtype`; 4.x called it `torch_dtype`.
+    major = int(transformers.__version__.split(".")[0])
+    dtype_argument = "dtype" if major >= 5 else "torch_dtype"
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(
+        model_dir, attn_implementation="eager", **{dtype_argument: torch.float32})
+    model.eval()
+    return tokenizer, model
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    model_dir, prompts_file, output_dir = sys.argv[1:]
+    with open(prompts_file, encoding="utf-8") as f:
+        prompts = json.load(f)
+
+    progress(0.05, "loading the model with transformers")
+    try:
+        tokenizer, model = load(model_dir)
+    except Exception as error:  # noqa: BLE001 - any failure to load is reported the same way
+        print(f"transformers cannot load {model_dir}: {type(error).__name__}: {error}",
+              file=sys.stderr)
+        return EXIT_LOAD_FAILED
+
+    layers = decoder_layers(model)
+    num_layers = len(layers)
+    last_block = {}
+
+    def keep_last_block_output(_module, _inputs, output):
+        # Decoder layers return a tensor (transformers 5) or a tuple whose first item it is.
+        last_block["h"] = output[0] if isinstance(output, (tuple, list)) else output
+
+    layers[-1].register_forward_hook(keep_last_block_output)
+
+    tensors = {}
+    with torch.no_grad():
+        for i, text in enumerate(prompts):
+            progress(0.3 + 0.6 * i / len(prompts), f"transformers: prompt {i + 1} of {len(prompts)}")
+            ids = tokenizer(text, add_special_tokens=True)["input_ids"]
+            input_ids = torch.tensor([ids], dtype=torch.long)
+            out = model(input_ids=input_ids, output_hidden_states=True, use_cache=False)
+            hidden = out.hidden_states
+            if len(hidden) != num_layers + 1:
+                raise RuntimeError(f"expected {num_layers + 1} hidden states, got {len(hidden)}")
+            tensors[f"p{i}.ids"] = input_ids[0].clone()
+            for layer in range(num_layers):  # h_0 ... h_{L-1}: HF's raw block outputs
+                tensors[f"p{i}.hidden.{layer}"] = hidden[layer][0].float().clone()
+            tensors[f"p{i}.hidden.{num_layers}"] = last_block["h"][0].float().clone()
+            tensors[f"p{i}.final_norm"] = hidden[num_layers][0].float().clone()
+            tensors[f"p{i}.logits"] = out.logits[0].float().clone()
+
+    progress(0.95, "writing the reference")
+    save_file(tensors, os.path.join(output_dir, "reference.safetensors"))
+    info = {
+        "transformers_version": transformers.__version__,
+        "torch_version": torch.__version__,
+        "python": sys.executable,
+        "architecture": type(model).__name__,
+        "num_layers": num_layers,
+        "prompts": len(prompts),
+    }
+    with open(os.path.join(output_dir, "reference.json"), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=1)
+    progress(1.0, "transformers done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
