@@ -1,6 +1,6 @@
 // `strata-cli verify MODEL_DIR [--json] [--python PATH]`: Strata's backbone and tokenizer against
 // Hugging Face transformers on a few fixed prompts (core/verify/, docs/verify.md). Exit codes:
-// 0 with results (agreeing or not), 1 when either side cannot load the model, 2 when no Python
+// 0 with results (agreeing or not), 1 when either side cannot load the model, 3 when no Python
 // with transformers is found, 130 when interrupted.
 
 #include <cstdio>
@@ -17,7 +17,7 @@
 namespace strata::cli {
 namespace {
 
-constexpr int kExitNoTransformers = 2;
+constexpr int kExitNoTransformers = 3;
 
 nlohmann::ordered_json differenceJson(const TensorDifference& difference) {
   return {{"max_abs", difference.maxAbs},
@@ -111,7 +111,7 @@ int runVerify(const Arguments& args) {
       "that layer's max |h| under transformers), the final norm, the logits' top-1 agreement and\n"
       "whether both tokenizers give the same ids. Strata runs on the ids transformers' tokenizer\n"
       "produced. Needs a Python with torch and transformers (scripts/setup.sh makes one). Exit\n"
-      "code 0 with results, 1 when either side cannot load the model, 2 without transformers.");
+      "code 0 with results, 1 when either side cannot load the model, 3 without transformers.");
   cli.positional("model-dir", "Hugging Face model folder (config.json, safetensors, tokenizer)")
       .flag("json", "print one JSON object instead of the table")
       .option("python", "PATH",

@@ -42,7 +42,7 @@ TEST(CliVerify, JsonHasTheDocumentedShape) {
   EXPECT_EQ(json["agrees"], true);
 }
 
-TEST(CliVerify, WithoutTransformersExitsTwoNamingThePython) {
+TEST(CliVerify, WithoutTransformersExitsThreeNamingThePython) {
   TempDir dir;
   const std::filesystem::path fake = dir / "python-without-transformers";
   std::ofstream(fake) << "#!/bin/sh\nexit 1\n";
@@ -50,7 +50,7 @@ TEST(CliVerify, WithoutTransformersExitsTwoNamingThePython) {
                                std::filesystem::perm_options::add);
   const CommandOutput result = testing::runCli("verify --python " + fake.string() +
                                                " " STRATA_SOURCE_DIR "/resources/models/default");
-  EXPECT_EQ(result.exitCode, 2) << result.out;
+  EXPECT_EQ(result.exitCode, 3) << result.out;
   EXPECT_NE(result.out.find("transformers is not installed for " + fake.string() +
                             ": run scripts/setup.sh or pass --python"),
             std::string::npos)
