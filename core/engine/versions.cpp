@@ -48,10 +48,12 @@ std::string cudaVersions() {
 #endif
 }
 
-/** Names the library `sgemm_` resolves to in this process. Debian routes libblas.so.3 through
- *  update-alternatives, so the link-time name says nothing: follow the loaded file's symlinks. */
+/** Names the library `cblas_sgemm` (what the geometry backend calls) resolves to in this
+ *  process. Debian routes libblas.so.3 through update-alternatives, so the link-time name says
+ *  nothing: follow the loaded file's symlinks. (Not `sgemm_`: LibTorch's wheel exports its own
+ *  MKL `sgemm_`, which only LibTorch calls.) */
 std::string blasInUse() {
-  void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+  void* sgemm = dlsym(RTLD_DEFAULT, "cblas_sgemm");
   Dl_info info{};
   if (sgemm == nullptr || dladdr(sgemm, &info) == 0 || info.dli_fname == nullptr) return "unknown";
   std::error_code error;

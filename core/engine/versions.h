@@ -12,7 +12,7 @@ struct LibraryVersions {
   /** "none" when Strata was built without CUDA; else the CUDA runtime's version and the
    *  driver's ("runtime 12.4, driver 12.8"; "runtime 13.0, no driver" on a machine without one). */
   std::string cuda;
-  /** The BLAS library the process actually resolved `sgemm_` to (Debian's alternatives decide
+  /** The BLAS library the process actually resolved `cblas_sgemm` to (Debian's alternatives decide
    *  at run time), e.g. "OpenBLAS (openblas-pthread) /usr/lib/…/libblas.so.3"; "unknown" when it
    *  cannot be told. */
   std::string blas;
