@@ -24,10 +24,9 @@ bool cudaUsable(std::string* reason) {
     // would only say "not available".
     std::string runtimeReason;
     const bool runtimeSeesDevice = !listCudaDevices(&runtimeReason).empty();
-    if (!at::hasCUDA())
-      *reason = "LibTorch's CUDA library is not loaded (a CPU-only LibTorch)";
-    else if (runtimeSeesDevice)
-      *reason = "the CUDA runtime lists a device, but LibTorch cannot use it";
+    // (at::hasCUDA() is false without a device too: it cannot tell a CPU-only LibTorch.)
+    if (runtimeSeesDevice)
+      *reason = "the CUDA runtime lists a device, but LibTorch cannot use it (a CPU-only LibTorch?)";
     else
       *reason = runtimeReason.empty() ? "no CUDA device found" : withoutPrefix(runtimeReason);
   }

@@ -56,7 +56,8 @@ struct CudaBlockStager::State {
       // Pinned memory lets the copy run asynchronously (pageable memory would be staged
       // synchronously by the driver); LibTorch's host allocator keeps the pinned buffer until
       // the copy's event completes, even after `source` is dropped here.
-      staged->weights.get()->*slot.field = source.pin_memory().to(device, /*non_blocking=*/true);
+      staged->weights.get()->*slot.field = source.pin_memory().to(device, source.scalar_type(),
+                                                                   /*non_blocking=*/true);
 #else
       staged->weights.get()->*slot.field = source.to(device);
 #endif

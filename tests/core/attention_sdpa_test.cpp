@@ -7,6 +7,8 @@
 
 #include <ATen/ATen.h>
 
+#include <vector>
+
 #include "model/attention.h"
 #include "model/dcdm_masks.h"
 
@@ -44,7 +46,9 @@ TEST(AttentionSdpa, CausalWithoutAMaskEqualsTheCausalMaskByHand) {
 TEST(AttentionSdpa, PaddedMaskEqualsByHand) {
   const Heads h = randomHeads(2, 4, 4, 7, 8);
   AttentionOptions padded;
-  padded.paddingMask = at::tensor({0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, at::kLong).view({2, 7});
+  // Left padding in the first sequence, right padding in the second.
+  const std::vector<int64_t> real = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+  padded.paddingMask = at::tensor(real, at::kLong).view({2, 7});
   for (const bool causal : {true, false}) {
     padded.causal = causal;
     const at::Tensor mask = attentionMask(padded, 2, 7, at::kCPU, at::kFloat);
@@ -57,7 +61,8 @@ TEST(AttentionSdpa, PaddedMaskEqualsByHand) {
 
 TEST(AttentionSdpa, BlockDiffusionMaskWithOrderBiasEqualsByHand) {
   // The dual stream [x_t ; x_0] of 2 × 6 tokens in chunks 0 0 1 1 2 2 (and a routed layout).
-  const at::Tensor chunkIds = at::tensor({0, 0, 1, 1, 2, 2, 0, 1, 0, 2, 1, 2}, at::kLong).view({2, 6});
+  const std::vector<int64_t> chunks = {0, 0, 1, 1, 2, 2, 0, 1, 0, 2, 1, 2};
+  const at::Tensor chunkIds = at::tensor(chunks, at::kLong).view({2, 6});
   const at::Tensor mask = blockDiffusionMask(chunkIds);  // [B, 1, 12, 12]
   const Heads h = randomHeads(2, 3, 3, 12, 8);
   EXPECT_LT(maxDifference(scaledDotProductAttention(h.q, h.k, h.v, mask),

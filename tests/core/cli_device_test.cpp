@@ -24,8 +24,9 @@ const char* kNoCudaMessage = "--device cuda: this build of LibTorch sees no CUDA
 /** A tiny model folder with the letter tokenizer, and a letter corpus beside it. */
 struct TinyModel {
   TempDir dir;
-  TinyModel() {
-    testing::writeRandomBackbone(dir / "model");
+  /** `vocab` 30: exactly the letter tokenizer's ids, so that generated ids decode. */
+  explicit TinyModel(int64_t vocab = testing::kRandomVocab) {
+    testing::writeRandomBackbone(dir / "model", {.vocab = vocab});
     testing::writeLetterTokenizer(dir / "model");
     testing::writeLetterCorpus(dir / "corpus.txt");
   }
@@ -71,7 +72,7 @@ TEST(CliDevice, AutoIsTheCpuWhereLibTorchSeesNoCuda) {
 }
 
 TEST(CliDevice, GenerateOnTheCpuContinuesAsTheModelDoes) {
-  const TinyModel tiny;
+  const TinyModel tiny(30);
   GenerationConfig config;
   config.maxNewTokens = 12;
   const auto tokenizer = loadTokenizer(tiny.model());
