@@ -25,8 +25,10 @@ std::vector<std::string> promptsFrom(const CommandLine& cli) {
   return prompts;
 }
 
-int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
+int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+                        const std::string& device) {
   HybridComparisonConfig config;
+  config.device = device;
   config.bridgeRun = cli.value("bridge");
   config.prompts = promptsFrom(cli);
   config.sampling = sampling;

@@ -6,6 +6,7 @@
 
 #include "command_line.h"
 #include "corpus_arguments.h"
+#include "device_arguments.h"
 #include "commands.h"
 #include "common/human_format.h"
 #include "engine/capture.h"
@@ -42,6 +43,7 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
       computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
 
   config.corpusOptions = corpusOptionsFrom(cli);
+  config.device = deviceFrom(cli);
   return config;
 }
 
@@ -70,6 +72,7 @@ int runCapture(const Arguments& args) {
       .flag("resume", "finish an interrupted store at --out (same corpus and sampling options)")
       .flag("overwrite", "replace an existing store at --out");
   addCorpusOptions(cli);
+  addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -87,7 +90,7 @@ int runCapture(const Arguments& args) {
 
   std::cout << "Wrote " << config.output.string() << ": " << formatWithSeparators(summary.tokens)
             << " tokens from " << summary.sequences << " sequences, " << summary.layersWritten
-            << " layers";
+            << " layers on " << (config.device == "cuda" ? "CUDA" : "the CPU");
   if (summary.layersKept > 0) std::cout << " (" << summary.layersKept << " already complete)";
   if (summary.seconds > 0)
     std::cout << " in " << static_cast<int64_t>(summary.seconds * 10) / 10.0 << " s ("

@@ -6,6 +6,7 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "device_arguments.h"
 #include "io/text_file.h"
 #include "recipes/align_comparison.h"
 #include "terminal_progress.h"
@@ -33,6 +34,7 @@ int runCompareAlign(const Arguments& original) {
               "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
       .option("sample-tokens", "N", "tokens per sampled continuation", "32")
       .option("set", "KEY=VALUE", "a repr_align setting shared by every run (repeatable), e.g. lr=3e-4");
+  addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -43,6 +45,7 @@ int runCompareAlign(const Arguments& original) {
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
   config.settings = sets;
+  config.device = deviceFrom(cli);
   config.samples = cli.integer("samples");
   config.sampleTokens = cli.integer("sample-tokens");
   if (config.samples < 0) throw UsageError("--samples must be 0 or more");

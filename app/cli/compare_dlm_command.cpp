@@ -5,6 +5,7 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "device_arguments.h"
 #include "io/text_file.h"
 #include "recipes/dlm_comparison.h"
 #include "terminal_progress.h"
@@ -31,6 +32,7 @@ int runCompareDlm(const Arguments& original) {
       .option("samples", "N", "samples per run for diversity and Gen.PPL (0 = none)", "8")
       .option("judge", "MODEL_DIR", "an autoregressive Hugging Face model folder that scores the "
                                     "samples (Gen.PPL); e.g. one pretrained on the same corpus");
+  addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -40,6 +42,7 @@ int runCompareDlm(const Arguments& original) {
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
   config.settings = sets;
+  config.device = deviceFrom(cli);
   config.samples = cli.integer("samples");
   if (config.samples < 0) throw UsageError("--samples must be >= 0");
   if (cli.has("judge")) config.judge = cli.value("judge");

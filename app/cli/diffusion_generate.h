@@ -12,8 +12,11 @@ namespace strata::cli {
 
 /** --prompt and the lines of --prompts FILE. UsageError when there is none. */
 std::vector<std::string> promptsFrom(const CommandLine& cli);
-int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling);
-/** `generate --dlm RUN`: sampling from a masked diffusion LM run. */
-int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling);
+/** `generate --bridge RUN` on `device` ("cpu" or "cuda", from --device). */
+int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+                        const std::string& device);
+/** `generate --dlm RUN`: sampling from a masked diffusion LM run, on `device`. */
+int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+                     const std::string& device);
 
 }  // namespace strata::cli

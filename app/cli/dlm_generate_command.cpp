@@ -16,8 +16,10 @@
 
 namespace strata::cli {
 
-int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
+int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+                     const std::string& device) {
   DlmSamplingConfig config;
+  config.device = device;
   config.newTokens = sampling.maxNewTokens;
   config.temperature = sampling.temperature;
   config.seed = sampling.seed;
@@ -25,10 +27,10 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling) {
   const std::filesystem::path run = cli.value("dlm");
   if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
   std::unique_ptr<GenerationJudge> judge;  // loaded first: a wrong folder fails before sampling
-  if (cli.has("judge")) judge = std::make_unique<GenerationJudge>(cli.value("judge"));
+  if (cli.has("judge")) judge = std::make_unique<GenerationJudge>(cli.value("judge"), device);
   DlmSample sample;
   if (readRunInfo(run).recipe == "repr_align") {
-    LoadedConversion conversion = loadConversionRun(run);
+    LoadedConversion conversion = loadConversionRun(run, std::nullopt, device);
     const int64_t block = cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");
     if (block < 0) throw UsageError("--block must be >= 0");
     sample = sampleConverted(conversion.model, *conversion.tokenizer, cli.value("prompt"), config,

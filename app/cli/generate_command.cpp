@@ -8,6 +8,8 @@
 #include "diffusion_generate.h"
 #include "command_line.h"
 #include "commands.h"
+#include "device_arguments.h"
+#include "engine/device_choice.h"
 #include "model/backbone.h"
 #include "model/generation.h"
 #include "tokenizer/tokenizer.h"
@@ -79,6 +81,7 @@ int runGenerate(const Arguments& args) {
       .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P (default "
                             "1; 0.95 with --bridge)")
       .option("seed", "S", "seed of the sampler (same seed, same text)", "0");
+  addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -98,13 +101,15 @@ int runGenerate(const Arguments& args) {
   const int64_t seed = cli.integer("seed");
   if (seed < 0) throw UsageError("--seed must be >= 0");
   config.seed = static_cast<uint64_t>(seed);
-  if (bridge) return runBridgeGeneration(cli, config);
-  if (cli.has("dlm")) return runDlmGeneration(cli, config);
+  const std::string device = deviceFrom(cli);
+  if (bridge) return runBridgeGeneration(cli, config, device);
+  if (cli.has("dlm")) return runDlmGeneration(cli, config, device);
   const std::string folder = cli.value("model");
   const std::string prompt = cli.value("prompt");
 
   const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
-  const std::unique_ptr<Backbone> model = Backbone::load(folder);
+  const std::unique_ptr<Backbone> model =
+      Backbone::load(folder, {.device = computeDevice(device, "--device")});
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
 
   std::cout << prompt << std::flush;

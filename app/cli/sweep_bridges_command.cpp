@@ -6,6 +6,7 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "device_arguments.h"
 #include "corpus_arguments.h"
 #include "recipes/bridge_sweep.h"
 #include "terminal_progress.h"
@@ -32,6 +33,7 @@ int runSweepBridges(const Arguments& original) {
       .option("permutations", "N", "permutations for the p-value", "10000")
       .option("set", "KEY=VALUE", "any other bridge setting (repeatable), e.g. width=64")
       .flag("no-baseline", "skip the layer-0 baseline (unconditional embedding-space diffusion)");
+  addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -54,6 +56,7 @@ int runSweepBridges(const Arguments& original) {
   config.captureTokens = cli.integer("tokens");
   config.permutations = cli.integer("permutations");
   config.settings = sets;
+  config.device = deviceFrom(cli);
   config.layerZeroBaseline = !cli.isSet("no-baseline");
   BridgeSweepResult result;
   if (runWithTerminalProgress([&](JobContext& job) { result = runBridgeSweep(config, job); }) ==

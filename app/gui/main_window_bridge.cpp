@@ -22,6 +22,7 @@
 #include "layer_geometry_view.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "preferences.h"
 #include "recipes/bridge_layer.h"
 #include "recipes/hybrid_generation.h"
 #include "store_summary_view.h"
@@ -217,6 +218,7 @@ void MainWindow::startHybridGeneration(GeneratePanel* panel) {
   HybridComparisonConfig config;
   try {
     config = panel->config();
+    if (m_options.persistSettings) config.device = jobDevice();  // the Preferences' device
   } catch (const Error& error) {
     reportError({tr("Cannot generate."), QString::fromStdString(error.what()), {}});
     return;

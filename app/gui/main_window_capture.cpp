@@ -14,6 +14,7 @@
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "preferences.h"
 
 namespace strata {
 namespace {
@@ -66,7 +67,9 @@ void MainWindow::showCaptureDialog() {
   dialog->open();  // window-modal without a nested event loop, like every dialog here
 }
 
-void MainWindow::startCapture(const CaptureConfig& config) {
+void MainWindow::startCapture(const CaptureConfig& dialogConfig) {
+  CaptureConfig config = dialogConfig;
+  if (m_options.persistSettings) config.device = jobDevice();  // the Preferences' device
   const QString output = QDir::cleanPath(QFileInfo(toQString(config.output)).absoluteFilePath());
   const QString model = QFileInfo(toQString(config.modelFolder)).fileName();
   m_logDock->append(

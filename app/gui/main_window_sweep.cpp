@@ -15,6 +15,7 @@
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "main_window.h"
+#include "preferences.h"
 #include "recipes/bridge_sweep.h"
 #include "store_summary_view.h"
 
@@ -88,6 +89,7 @@ bool MainWindow::startBridgeSweep(const BridgeSweepConfig& config) {
     return false;
   }
   BridgeSweepConfig request = config;
+  if (m_options.persistSettings) request.device = jobDevice();  // the Preferences' device
   request.folder = toFsPath(folder);
   const QString details = sweepDetails(request);
   m_logDock->append(MessageLevel::Info, tr("Bridgeability sweep of layers %1..%2 into %3")

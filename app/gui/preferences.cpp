@@ -54,6 +54,8 @@ void savePreferences(const PreferenceValues& values) {
 
 QStringList pluginFolders() { return loadPreferences().pluginFolders; }
 
+std::string jobDevice() { return loadPreferences().device.toStdString(); }
+
 void applyPreferences(const PreferenceValues& values) {
   applyTheme(values.theme);
   setComputeThreads(values.threads > 0 ? values.threads : defaultThreadCount());

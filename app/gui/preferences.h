@@ -11,6 +11,8 @@
 
 #include <QStringList>
 
+#include <string>
+
 #include "preferences_dialog.h"  // PreferenceValues, ThemeChoice
 
 namespace strata {
@@ -20,6 +22,10 @@ PreferenceValues loadPreferences();
 
 /** Saves `values`; the device is also written as Score Layers…'s device (geometry/device). */
 void savePreferences(const PreferenceValues& values);
+
+/** The Preferences' device ("auto", "cpu" or "cuda") that every job the workbench starts
+ *  runs on: capture, scoring, training, generation and the sweeps. */
+std::string jobDevice();
 
 /** The extra plugin folders the user listed, in order (absolute paths; may not exist). */
 QStringList pluginFolders();

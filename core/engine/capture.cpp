@@ -6,6 +6,7 @@
 #include <future>
 
 #include "common/error.h"
+#include "engine/device_choice.h"
 #include "engine/job.h"
 #include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
@@ -117,7 +118,9 @@ class BackgroundLayerWriter {
 /** The stored rows of one layer's states: [N, d] float32, contiguous, on the CPU. */
 at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& rows) {
   const at::Tensor all = at::cat(hidden);
-  return all.reshape({-1, all.size(-1)}).index_select(0, rows).to(at::kCPU, at::kFloat)
+  // Picked on the compute device, so that only the stored rows travel back to the CPU.
+  return all.reshape({-1, all.size(-1)}).index_select(0, rows.to(all.device()))
+      .to(at::kCPU, at::kFloat)
       .contiguous();
 }
 
@@ -149,7 +152,8 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
   job.progress(-1.0, "loading the model");
   const auto backbone = Backbone::load(
       config.modelFolder,
-      {.streamLayers = config.streamLayers,
+      {.device = computeDevice(config.device, "device"),
+       .streamLayers = config.streamLayers,
        .computeDType =
            config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   const auto tokenizer = loadTokenizer(config.modelFolder);

@@ -13,6 +13,9 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef STRATA_WITH_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include "common/error.h"
 
@@ -95,7 +98,8 @@ torch::ScalarType reductionType(torch::ScalarType type) {
 struct DataParallelGroup::State {
   DistributedSetup setup;
   c10::intrusive_ptr<c10d::TCPStore> store;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  c10::intrusive_ptr<c10d::Backend> group;  // Gloo on the CPU, NCCL on CUDA
+  torch::Device bufferDevice = torch::kCPU;  // where collectives' buffers live (NCCL: the GPU)
 
   // Runs one collective and waits for it; failures name the group so a log line is enough.
   template <typename Start>
@@ -109,7 +113,7 @@ struct DataParallelGroup::State {
     }
   }
 
-  // Flattens `tensors` (same reduction dtype) into one CPU buffer, lets `collective` work on it
+  // Flattens `tensors` (same reduction dtype) into one buffer, lets `collective` work on it
   // in place, and copies each slice back into its tensor.
   template <typename Collective>
   void throughFlatBuffer(const std::vector<torch::Tensor>& tensors, Collective collective) {
@@ -118,7 +122,7 @@ struct DataParallelGroup::State {
     pieces.reserve(tensors.size());
     for (const auto& tensor : tensors) {
       pieces.push_back(
-          tensor.detach().reshape(-1).to(torch::kCPU, reductionType(tensor.scalar_type())));
+          tensor.detach().reshape(-1).to(bufferDevice, reductionType(tensor.scalar_type())));
     }
     std::vector<torch::Tensor> buffer{torch::cat(pieces)};
     collective(buffer);
@@ -131,9 +135,16 @@ struct DataParallelGroup::State {
   }
 };
 
-DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds)
+DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds,
+                                     const torch::Device& device)
     : m_state(std::make_unique<State>()) {
   m_state->setup = setup;
+#ifndef STRATA_WITH_NCCL
+  if (device.is_cuda())
+    throw Error("distributed training on CUDA needs NCCL, and this build of Strata found no NCCL "
+                "header or library (rebuild with the wheel's nvidia-nccl package or the CUDA "
+                "toolkit's NCCL), or train on the CPU with device=cpu");
+#endif
   if (setup.worldSize < 1 || setup.rank < 0 || setup.rank >= setup.worldSize) {
     throw Error("distributed setup: rank " + std::to_string(setup.rank) +
                 " is outside a world of size " + std::to_string(setup.worldSize));
@@ -151,8 +162,10 @@ DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutS
                  std::to_string(seconds) + " s timeout): " + problem);
   };
   try {
-    // Resolving the master first makes a bad address fail at once rather than at the timeout.
-    auto device = makeDevice(setup);
+    // Resolving the master first makes a bad address fail at once rather than at the timeout
+    // (NCCL finds its own interfaces, as PyTorch's does: NCCL_SOCKET_IFNAME).
+    std::shared_ptr<::gloo::transport::Device> glooDevice;
+    if (!device.is_cuda()) glooDevice = makeDevice(setup);
     // Rank 0 serves the store; the others retry connecting to it until the timeout.
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(setup.masterPort);
@@ -175,11 +188,22 @@ DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutS
       joined = m_state->store->add(joinedKey, 0);
     }
 
+#ifdef STRATA_WITH_NCCL
+    if (device.is_cuda()) {
+      // Each rank reduces on its own GPU; NCCL's communicator is made at the first collective.
+      auto ncclOptions = c10d::ProcessGroupNCCL::Options::create();
+      ncclOptions->timeout = std::max(timeout, kCollectiveTimeout);
+      m_state->bufferDevice = device;
+      m_state->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
+          m_state->store, setup.rank, setup.worldSize, ncclOptions);
+      return;
+    }
+#endif
     // A rank that dies between counting in and gloo's own rendezvous below is noticed only at
     // the collective timeout: gloo has one timeout for both, and collectives need the long one.
     auto groupOptions =
         c10d::ProcessGroupGloo::Options::create(std::max(timeout, kCollectiveTimeout));
-    groupOptions->devices.push_back(std::move(device));
+    groupOptions->devices.push_back(std::move(glooDevice));
     // Every collective is waited for at once, so one worker thread is enough.
     groupOptions->threads = 1;
     m_state->group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_state->store, setup.rank,
@@ -231,7 +255,8 @@ void DataParallelGroup::averageGradients(const std::vector<torch::Tensor>& param
 }
 
 double DataParallelGroup::average(double value) {
-  std::vector<torch::Tensor> buffer{torch::full({1}, value, torch::kDouble)};
+  std::vector<torch::Tensor> buffer{torch::full(
+      {1}, value, torch::TensorOptions().dtype(torch::kDouble).device(m_state->bufferDevice))};
   m_state->run("all-reduce", [&] { return m_state->group->allreduce(buffer); });
   return buffer[0].item<double>() / m_state->setup.worldSize;
 }

@@ -1,8 +1,8 @@
 #pragma once
-// Data parallelism across processes: c10d's ProcessGroupGloo over a TCPStore rendezvous (there
-// is no C++ DDP in LibTorch, so gradients are all-reduced here, by hand). Rank 0 hosts the
-// store at masterAddress:masterPort; every rank connects to it. Used by the training loop only
-// when DistributedSetup::active().
+// Data parallelism across processes: c10d's ProcessGroupGloo (CPU training) or ProcessGroupNCCL
+// (CUDA training) over a TCPStore rendezvous (there is no C++ DDP in LibTorch, so gradients are
+// all-reduced here, by hand). Rank 0 hosts the store at masterAddress:masterPort; every rank
+// connects to it. Used by the training loop only when DistributedSetup::active().
 
 #include <torch/torch.h>
 
@@ -16,8 +16,11 @@ namespace strata {
 class DataParallelGroup {
  public:
   /** Joins the group (blocks until all worldSize ranks have joined, at most `timeoutSeconds`).
-   *  Throws strata::Error naming the address and the problem when the rendezvous fails. */
-  explicit DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds = 300);
+   *  `device`: where the ranks train — the CPU reduces over Gloo, a CUDA device over NCCL with
+   *  the buffers on that device. Throws strata::Error naming the address and the problem when
+   *  the rendezvous fails, or for CUDA in a build without NCCL. */
+  explicit DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds = 300,
+                             const torch::Device& device = torch::kCPU);
   ~DataParallelGroup();
   DataParallelGroup(const DataParallelGroup&) = delete;
   DataParallelGroup& operator=(const DataParallelGroup&) = delete;

@@ -4,18 +4,12 @@
 
 #include <ATen/autocast_mode.h>
 
-#include "common/error.h"
+#include "engine/device_choice.h"
 
 namespace strata {
 
 torch::Device trainingDevice(const std::string& choice) {
-  const bool cuda = torch::cuda::is_available();
-  if (choice == "cpu" || (choice == "auto" && !cuda)) return torch::kCPU;
-  if (!cuda)
-    throw ConfigError("run configuration", "device",
-                      "is cuda, but this LibTorch build has no CUDA support or no CUDA device is "
-                      "visible (use cpu or auto)");
-  return torch::Device(torch::kCUDA, 0);
+  return computeDevice(choice, "device");
 }
 
 bool useBf16(const std::string& precision, const torch::Device& device) {

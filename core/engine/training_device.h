@@ -7,8 +7,8 @@
 
 namespace strata {
 
-/** "cpu", "cuda" or "auto" (CUDA when this LibTorch has it and a device is present). "cuda"
- *  without CUDA throws ConfigError saying why. */
+/** "cpu", "cuda" or "auto" (CUDA when this LibTorch has it and a device is present), resolved
+ *  by resolveDevice (engine/device_choice.h): "cuda" without CUDA throws saying why. */
 torch::Device trainingDevice(const std::string& choice);
 
 /** "fp32", "bf16" or "auto" (bf16 on a CUDA device that supports it, else fp32). */

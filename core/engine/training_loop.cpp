@@ -5,6 +5,7 @@
 #include "engine/training_loop.h"
 
 #include <ATen/autocast_mode.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -74,7 +75,16 @@ class TrainingLoop {
       throw ConfigError("run configuration", "batch",
                         "must be a multiple of the number of processes (" +
                             std::to_string(dist.worldSize) + ")");
-    if (dist.active()) m_group = std::make_unique<DataParallelGroup>(dist);
+    if (dist.active()) {
+      // One GPU per rank (ranks of one machine numbered from 0): NCCL reduces on each rank's own.
+      if (m_device.is_cuda()) {
+        m_device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
+                                                   dist.rank % torch::cuda::device_count()));
+        // Kernels and allocations that name no index go to this rank's GPU too.
+        c10::impl::getDeviceGuardImpl(m_device.type())->setDevice(m_device);
+      }
+      m_group = std::make_unique<DataParallelGroup>(dist, 300, m_device);
+    }
 
     if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
     torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));

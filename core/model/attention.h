@@ -35,13 +35,27 @@ PreparedAttention prepareAttention(const AttentionOptions& options, int64_t batc
                                    at::ScalarType dtype);
 
 /**
- * softmax(q·kᵀ/√headDim + mask)·v. q [B, H, T, hd]; k, v [B, KV, T, hd] with KV dividing H:
- * query head h uses key/value head h / (H/KV), as transformers' repeat_kv (GQA, Ainslie et
- * al. 2023) — here by broadcasting, without copying k and v. The softmax runs in float32
- * whatever the dtype of q (as transformers' eager attention does for bfloat16). Returns the
- * heads merged back: [B, T, H·hd].
+ * softmax(q·kᵀ/√headDim + mask)·v per head, by LibTorch's scaled_dot_product_attention (its
+ * flash / memory-efficient kernels where the inputs allow). q [B, H, Tq, hd]; k, v
+ * [B, KV, Tk, hd] with KV dividing H: query head h uses key/value head h / (H/KV), as
+ * transformers' repeat_kv (GQA, Ainslie et al. 2023). `mask`: additive (0 / −inf) or boolean
+ * (true = may attend), broadcastable to [B, H, Tq, Tk], or undefined; `causal` (Tq == Tk,
+ * mask undefined): key ≤ query. A mask that needs a gradient goes by hand
+ * (referenceAttention): the fused kernels give none. Returns [B, H, Tq, hd] in q's dtype.
  */
+at::Tensor scaledDotProductAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                     const at::Tensor& mask, bool causal = false);
+
+/**
+ * The same, written out: grouped heads by broadcasting (no copy of k and v), the softmax in
+ * float32 whatever q's dtype (as transformers' eager attention does for bfloat16). The
+ * reference scaledDotProductAttention is tested against.
+ */
+at::Tensor referenceAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                              const at::Tensor& mask, bool causal = false);
+
+/** scaledDotProductAttention with the heads merged back: [B, Tq, H·hd]. */
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                  const at::Tensor& mask);
+                  const at::Tensor& mask, bool causal = false);
 
 }  // namespace strata

@@ -36,8 +36,12 @@ struct PreparedAttention {
   int64_t batch = 0;
   int64_t length = 0;
   /** Added to the scores: 0 where a query may see a key, −inf where not, [B|1, 1, T, T] in
-   *  the compute dtype; undefined when every pair may attend (bidirectional, no padding). */
+   *  the compute dtype; undefined when every pair may attend (bidirectional, no padding) and
+   *  when `causal` says it all. */
   at::Tensor mask;
+  /** Causal over unpadded sequences: no mask tensor, and scaled-dot-product attention's
+   *  is_causal instead, so that the flash / memory-efficient kernels may run. */
+  bool causal = false;
   RopeTables rope;  ///< in the compute dtype; undefined for GPT-2 (learned positions)
 };
 

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "engine/job.h"
 #include "model/attention.h"
+#include "model/block_staging.h"
 #include "model/blocks.h"
 #include "model/norms.h"
 #include "model/rope.h"
@@ -22,7 +23,8 @@ struct Backbone::State {
   BackboneOptions options;
   Activation activation = Activation::Silu;
   at::Tensor inverseFrequencies;  // undefined for GPT-2
-  std::optional<WeightLoader> loader;
+  std::optional<WeightLoader> loader;  // streaming: always on the CPU (see load())
+  std::unique_ptr<CudaBlockStager> stager;  // streaming to a CUDA device only
   std::vector<BlockWeights> blocks;  // resident mode only
   OuterWeights outer;                // resident: all; streaming: final norm only
 
@@ -31,11 +33,13 @@ struct Backbone::State {
   /** Block `layer`'s weights: resident, or streamed in and owned by the result. */
   std::shared_ptr<const BlockWeights> block(int64_t layer) const {
     if (!streaming()) return {std::shared_ptr<void>(), &blocks[static_cast<std::size_t>(layer)]};
+    if (stager) return stager->block(layer);
     return std::make_shared<const BlockWeights>(loader->block(layer));
   }
 
   at::Tensor rows(at::Tensor OuterWeights::*field, const at::Tensor& indices) const {
-    if (streaming()) return loader->rows(loader->layout().outerName(field), indices);
+    if (streaming())
+      return loader->rows(loader->layout().outerName(field), indices).to(options.device);
     const at::Tensor& table = outer.*field;
     const at::Tensor picked = at::index_select(table, 0, indices.reshape({-1}).to(table.device()));
     std::vector<int64_t> shape = indices.sizes().vec();
@@ -82,18 +86,24 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   state->options = options;
   state->activation = blockActivation(state->config, configFile);
   state->inverseFrequencies = rotaryInverseFrequencies(state->config, configFile);
-  state->loader.emplace(folder, state->config, options.device, options.computeDType,
-                        /*borrowMapped=*/options.streamLayers);
+  // Streaming reads every tensor on the CPU (mapped, converted there) and moves what a pass
+  // needs to the device: blocks through the stager's pinned, overlapped copies.
+  state->loader.emplace(folder, state->config,
+                        options.streamLayers ? at::Device(at::kCPU) : options.device,
+                        options.computeDType, /*borrowMapped=*/options.streamLayers);
   const WeightLoader& loader = *state->loader;
   if (options.streamLayers) {
     // The final norm is a few kilobytes: keep an owned copy (not a view that would keep its
     // shard mapped); everything large is read on use.
     const auto owned = [&](at::Tensor OuterWeights::*field) {
       const std::string name = loader.layout().outerName(field);
-      return name.empty() ? at::Tensor() : loader.tensor(name).clone();
+      return name.empty() ? at::Tensor() : loader.tensor(name).clone().to(options.device);
     };
     state->outer.finalNorm = owned(&OuterWeights::finalNorm);
     state->outer.finalNormBias = owned(&OuterWeights::finalNormBias);
+    if (options.device.is_cuda())
+      state->stager = std::make_unique<CudaBlockStager>(loader, options.device,
+                                                        state->config.numLayers);
   } else {
     state->outer = loader.outer();
     state->blocks.reserve(static_cast<std::size_t>(state->config.numLayers));
@@ -183,7 +193,8 @@ at::Tensor Backbone::logits(const at::Tensor& normed) const {
   checkHidden(normed, s.config.hiddenSize, "logits");
   const at::Tensor h = s.computable(normed);
   if (!s.streaming()) return at::linear(h, s.outer.head);
-  return at::linear(h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head)));
+  return at::linear(
+      h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head)).to(s.options.device));
 }
 
 CaptureResult Backbone::capture(const at::Tensor& ids, const CaptureRequest& request) const {

@@ -1,9 +1,9 @@
 #include "model/dcdm_transformer.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "model/attention.h"
 #include "model/dcdm_masks.h"
 
 namespace strata {
@@ -58,12 +58,12 @@ torch::Tensor DcdmAttentionImpl::attend(const torch::Tensor& queries, torch::Ten
     k = torch::cat({cache->keys, k}, 2);
     v = torch::cat({cache->values, v}, 2);
   }
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
   // A −inf mask entry gives softmax weight exactly 0 and a zero gradient to that key: this is
-  // what makes the no-leakage property exact rather than approximate.
-  if (mask.defined()) scores = scores + mask;
-  if (bias.defined()) scores = scores + bias;
-  const torch::Tensor attended = torch::matmul(torch::softmax(scores, -1), v);
+  // what makes the no-leakage property exact rather than approximate. Mask and bias add into
+  // one additive mask (−inf + bias is −inf), which scaled-dot-product attention takes as is.
+  torch::Tensor additive = mask;
+  if (bias.defined()) additive = additive.defined() ? additive + bias : bias;
+  const torch::Tensor attended = scaledDotProductAttention(q, k, v, additive);
   if (cache != nullptr) {
     cache->keys = k;
     cache->values = v;

@@ -28,7 +28,8 @@ at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const Bloc
         .reshape({batch, length, c.numHeads, c.headDim})
         .transpose(1, 2);
   };
-  const at::Tensor attended = attend(heads(0), heads(1), heads(2), context.attention.mask);
+  const at::Tensor attended = attend(heads(0), heads(1), heads(2), context.attention.mask,
+                                      context.attention.causal);
   const at::Tensor afterAttention = hidden + conv1d(attended, w.out, w.outBias);
 
   const at::Tensor y = layerNorm(afterAttention, w.mlpNorm, w.mlpNormBias, c.normEps);

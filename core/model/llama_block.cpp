@@ -23,7 +23,8 @@ at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden,
   }
   q = applyRope(q.transpose(1, 2), context.attention.rope);
   k = applyRope(k.transpose(1, 2), context.attention.rope);
-  const at::Tensor attended = attend(q, k, v.transpose(1, 2), context.attention.mask);
+  const at::Tensor attended = attend(q, k, v.transpose(1, 2), context.attention.mask,
+                                      context.attention.causal);
   const at::Tensor afterAttention = hidden + at::linear(attended, w.out, w.outBias);
 
   // SwiGLU (Shazeer 2020): down(act(gate(x)) · up(x)).

@@ -20,8 +20,8 @@ at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const Bloc
   const RopeTables& rope = context.attention.rope;  // rotates the first rotary_ndims only
   const at::Tensor q = applyRope(part(0), rope);
   const at::Tensor k = applyRope(part(1), rope);
-  const at::Tensor attention =
-      at::linear(attend(q, k, part(2), context.attention.mask), w.out, w.outBias);
+  const at::Tensor attention = at::linear(
+      attend(q, k, part(2), context.attention.mask, context.attention.causal), w.out, w.outBias);
 
   const auto mlp = [&](const at::Tensor& input) {
     const at::Tensor y = layerNorm(input, w.mlpNorm, w.mlpNormBias, c.normEps);

@@ -159,7 +159,8 @@ void writeReports(const std::vector<AlignComparisonRow>& rows, const fs::path& f
 
 std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& c, JobContext& job) {
   if (c.variants.empty()) throw ConfigError("compare-align", "variants", "is empty");
-  std::vector<std::string> shared = c.settings;
+  std::vector<std::string> shared = {"device=" + c.device};  // c.settings may override it
+  shared.insert(shared.end(), c.settings.begin(), c.settings.end());
   shared.push_back("model=" + c.model.string());
   shared.push_back("corpus=" + c.corpus.string());
   shared.push_back("steps=" + std::to_string(c.steps));
@@ -173,11 +174,12 @@ std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& 
   if (c.samples > 0) {
     // One judge for every arm: the teacher, i.e. the model every student was converted from.
     job.info("sampling " + std::to_string(c.samples) + " continuations per student");
-    const GenerationJudge judge(c.model);
+    const GenerationJudge judge(c.model, c.device);
     const std::vector<std::string> prompts = heldOutPrompts(rows.front().run, c.samples, kPromptTokens, job);
     StudentSampling sampling;
     sampling.samples = c.samples;
     sampling.newTokens = c.sampleTokens;
+    sampling.device = c.device;
     for (AlignComparisonRow& row : rows) {
       job.checkCancelled();
       row.quality = judgeStudentSamples(row.run, prompts, sampling, judge);

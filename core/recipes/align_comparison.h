@@ -26,6 +26,9 @@ struct AlignComparisonConfig {
   std::filesystem::path folder;
   int64_t steps = 200;
   std::vector<std::string> settings;  ///< shared repr_align settings, "key=value"
+  /// Where the runs train ("device" setting; an explicit device= in settings wins), sample
+  /// and are judged: "cpu", "cuda" or "auto" (engine/device_choice.h).
+  std::string device = "auto";
   int64_t samples = 8;                ///< continuations per student for the quality columns (0: none)
   int64_t sampleTokens = 32;          ///< tokens per continuation
   std::vector<StudyVariant> variants = defaultVariants();

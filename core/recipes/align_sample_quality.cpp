@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> heldOutPrompts(const fs::path& runFolder, int64_t count, int64_t promptTokens,
                                         JobContext& job) {
-  const LoadedConversion run = loadConversionRun(runFolder);
+  const LoadedConversion run = loadConversionRun(runFolder, std::nullopt, "cpu");  // its text only
   const fs::path corpus = run.config.text("corpus");
   const int64_t seqLen = run.config.integer("seq_len");
   const TokenSplit tokens = tokeniseCorpus(corpus, pretrainCorpusOptions(run.config), *run.tokenizer,
@@ -37,7 +37,7 @@ std::vector<std::string> heldOutPrompts(const fs::path& runFolder, int64_t count
 
 StudentSampleQuality judgeStudentSamples(const fs::path& runFolder, const std::vector<std::string>& prompts,
                                          const StudentSampling& sampling, const GenerationJudge& judge) {
-  LoadedConversion run = loadConversionRun(runFolder);
+  LoadedConversion run = loadConversionRun(runFolder, std::nullopt, sampling.device);
   std::vector<JudgedText> texts;
   std::vector<std::string> continuations;
   std::vector<std::vector<int32_t>> tokens;

@@ -18,6 +18,7 @@ struct StudentSampling {
   int64_t samples = 8;        ///< continuations, one per prompt
   int64_t promptTokens = 8;   ///< tokens of held-out text each prompt holds
   int64_t newTokens = 32;     ///< tokens each continuation holds
+  std::string device = "auto";  ///< where the students sample (engine/device_choice.h)
   double temperature = 1.0;   ///< not greedy: Gen.PPL of argmax text rewards repetition
   uint64_t seed = 0;          ///< sample k uses seed + k
 };

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "engine/capture.h"
+#include "engine/device_choice.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
@@ -48,10 +49,12 @@ geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& store
     capture.output = storePath;
     capture.overwrite = true;
     capture.sampling.tokenBudget = c.captureTokens;
+    capture.device = c.device;
     job.info("capturing " + c.model.string() + " into " + storePath.string());
     runCapture(capture, job);
     job.info("scoring the layers of " + storePath.string());
-    auto backend = geometry::makeGeometryBackend(geometry::DeviceChoice::Auto);
+    auto backend =
+        geometry::makeGeometryBackend(geometry::parseDeviceChoice(resolveDevice(c.device, "device")));
     geometry::GeometryReport report;
     {  // the reader must be closed before the geometry is written into the same file
       const ActivationStore store = ActivationStore::open(storePath);
@@ -75,6 +78,7 @@ fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_
   TrainingRequest request;
   request.recipe = "bridge";
   request.config = ResolvedConfig(schema);
+  request.config.set("device", c.device);  // an explicit `device=` setting still wins
   for (const std::string& setting : c.settings) applyOverride(schema, setting, request.config);
   request.config.set("model", c.model.string());
   request.config.set("corpus", c.corpus.string());

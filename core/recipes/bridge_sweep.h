@@ -22,6 +22,9 @@ struct BridgeSweepConfig {
   int64_t firstLayer = 1, lastLayer = 1;
   int64_t steps = 300;            ///< the budget of every bridge
   std::vector<std::string> settings;  ///< further bridge settings, "key=value"
+  /// Where the runs train ("device" setting; an explicit device= in settings wins), capture
+  /// and score: "cpu", "cuda" or "auto" (engine/device_choice.h).
+  std::string device = "auto";
   int64_t captureTokens = 8192;   ///< when capturing the store
   int64_t permutations = 10000;
   /** Also train the layer-0 baseline on the same budget, reported beside the range but not in

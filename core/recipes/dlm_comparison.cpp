@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/human_format.h"
+#include "engine/device_choice.h"
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
@@ -72,11 +73,12 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
 /** N samples of the run (temperature 1, seeds 0..N−1, BOS prompt, seq_len − 1 tokens at most
  *  64): their diversity and, with a judge, their Gen.PPL; the samples go to the run's
  *  judged_samples.jsonl. */
-void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge) {
+void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge,
+                      const std::string& device) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   row.genPpl = row.wordDiversity = row.tokenDiversity = nan;
   if (samples < 1) return;
-  LoadedDlm dlm = loadDlmRun(row.run);
+  LoadedDlm dlm = loadDlmRun(row.run, computeDevice(device, "device"));
   DlmSamplingConfig config;
   config.newTokens = std::clamp<int64_t>(dlm.config.integer("seq_len") - 1, 1, 64);
   config.temperature = 1.0;
@@ -152,9 +154,11 @@ std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, Job
   if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
   fs::create_directories(c.folder);
   std::unique_ptr<GenerationJudge> judge;
-  if (!c.judge.empty()) judge = std::make_unique<GenerationJudge>(c.judge);  // fail before training
+  if (!c.judge.empty())
+    judge = std::make_unique<GenerationJudge>(c.judge, c.device);  // fail before training
   std::vector<DlmComparisonRow> rows;
-  std::vector<std::string> shared = c.settings;
+  std::vector<std::string> shared = {"device=" + c.device};  // c.settings may override it
+  shared.insert(shared.end(), c.settings.begin(), c.settings.end());
   shared.push_back("corpus=" + c.corpus.string());
   shared.push_back("steps=" + std::to_string(c.steps));
   for (size_t i = 0; i < c.variants.size(); ++i) {
@@ -162,7 +166,7 @@ std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, Job
     job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) + ")");
     rows.push_back(rowOf(spec, trainStudyRun("dcdm", c.folder, shared, spec, "strata-cli compare-dlm", job)));
     job.checkCancelled();
-    addSampleQuality(rows.back(), c.samples, judge.get());
+    addSampleQuality(rows.back(), c.samples, judge.get(), c.device);
   }
   writeReports(rows, c.folder, c.judge.string());
   return rows;

@@ -26,6 +26,9 @@ struct DlmComparisonConfig {
   std::filesystem::path folder;
   int64_t steps = 300;
   std::vector<std::string> settings;  ///< shared settings, "key=value"
+  /// Where the runs train ("device" setting; an explicit device= in settings wins), sample
+  /// and are judged: "cpu", "cuda" or "auto" (engine/device_choice.h).
+  std::string device = "auto";
   int64_t samples = 8;                ///< samples per run for diversity and Gen.PPL (0 = none)
   std::filesystem::path judge;        ///< a Hugging Face model folder; empty = no Gen.PPL
   std::vector<DlmVariantSpec> variants = defaultVariants();

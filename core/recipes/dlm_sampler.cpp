@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "common/error.h"
+#include "engine/device_choice.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/unmasking.h"
 
@@ -12,7 +13,7 @@ namespace strata {
 
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
-  LoadedDlm dlm = loadDlmRun(runFolder);
+  LoadedDlm dlm = loadDlmRun(runFolder, computeDevice(config.device, "device"));
   return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config, dlm.config.integer("sample_steps"));
 }
 
@@ -34,22 +35,26 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
   // training — for dcdm, chunk-sequential routing of the current sequence: when chunk c is
   // decoded, chunks < c are clean, which is all that pass c (and chunk c's membership) reads,
   // so a decoded token keeps its chunk and chunk c starts from all-masked with clean context.
-  const torch::Tensor pinned = torch::arange(length).lt(static_cast<int64_t>(prompt.size())).unsqueeze(0);
+  // The sampler keeps x and the chunk ids on the CPU; passes run on the model's device.
+  const torch::Device device = model->parameters().front().device();
+  const torch::Tensor pinned =
+      torch::arange(length).lt(static_cast<int64_t>(prompt.size())).unsqueeze(0).to(device);
   ChunkLayout layout;  // of the sequence the last chunkIds call saw; logits reuse its order bias
   UnmaskingModel unmasking;
   unmasking.maskId = shape.maskId();
   unmasking.chunkIds = [&](const torch::Tensor& x) {
-    layout = model->chunkLayout(x, pinned);
-    return layout.ids;
+    layout = model->chunkLayout(x.to(device), pinned);
+    return layout.ids.to(torch::kCPU);
   };
   // The KV cache holds chunks 0 … cachedChunks−1 (their membership and tokens are final once
   // the sampler has moved past them); each step computes the current chunk's rows only.
   DcdmKvCache cache;
   int64_t cachedChunks = 0;
   const bool useCache = config.kvCache && shape.variant != "mdlm";
-  unmasking.logits = [&](const torch::Tensor& x, const torch::Tensor& ids) {
+  unmasking.logits = [&](const torch::Tensor& hostX, const torch::Tensor& hostIds) {
+    const torch::Tensor x = hostX.to(device), ids = hostIds.to(device);
     if (!torch::equal(ids, layout.ids)) layout = fixedChunkLayout(ids, layout.chunks);
-    if (!useCache) return model->forwardSampling(x, layout)[0];
+    if (!useCache) return model->forwardSampling(x, layout)[0].to(torch::kCPU);
     const torch::Tensor chunkOf = ids[0];
     const int64_t chunk = chunkOf.masked_select(x[0] == shape.maskId()).min().item<int64_t>();
     for (; cachedChunks < chunk; ++cachedChunks) {
@@ -58,7 +63,9 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
     }
     const torch::Tensor rows = (chunkOf == chunk).nonzero().squeeze(1);
     const torch::Tensor logits = model->forwardSamplingCached(x, layout, rows, cache, false)[0];
-    return torch::zeros({x.size(1), logits.size(1)}, logits.options()).index_copy_(0, rows, logits);
+    return torch::zeros({x.size(1), logits.size(1)}, logits.options())
+        .index_copy_(0, rows, logits)
+        .to(torch::kCPU);
   };
   DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, stepsPerChunk, config);
   sample.text = tokenizer.decode(sample.tokens, true);

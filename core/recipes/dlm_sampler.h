@@ -24,6 +24,9 @@ struct DlmSamplingConfig {
   double temperature = 0;     ///< 0 = argmax; > 0 samples from softmax(logits / T)
   uint64_t seed = 0;
   bool kvCache = true;        ///< false: recompute the whole sequence every step (same tokens)
+  /// Where sampleDlm loads the model: "cpu", "cuda" or "auto" (engine/device_choice.h). The
+  /// unmasking bookkeeping stays on the CPU; each pass's input goes to the model's device.
+  std::string device = "auto";
 };
 
 struct DlmSample {

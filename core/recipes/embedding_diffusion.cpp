@@ -2,9 +2,9 @@
 
 #include "recipes/embedding_diffusion.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <cmath>
+
+#include "engine/seeded_generator.h"
 
 namespace strata {
 
@@ -20,7 +20,7 @@ int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& r
   const HiddenStatistics& stats = bridge.statistics.target;
   const torch::Tensor known = stats.normalise(bridge.source->condition(input).slice(1, 1));  // [1, n−1, d]
   const int64_t length = known.size(1) + 1;
-  at::Generator generator = at::detail::createCPUGenerator(seed);
+  at::Generator generator = seededGenerator(seed, known.device());
   const auto options = known.options();
   const torch::Tensor knownNoise = torch::randn(known.sizes(), generator, options);
   const torch::Tensor noise = torch::randn({1, length, known.size(2)}, generator, options);

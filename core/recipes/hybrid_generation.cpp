@@ -2,14 +2,15 @@
 
 #include "recipes/hybrid_generation.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <optional>
 
 #include "common/error.h"
+#include "engine/device_choice.h"
 #include "engine/job.h"
+#include "engine/seeded_generator.h"
 #include "recipes/bridge_files.h"
 #include "recipes/embedding_diffusion.h"
 #include "recipes/sample_quality.h"
@@ -32,7 +33,7 @@ torch::Tensor hybridLogits(LoadedBridge& bridge, const std::vector<int32_t>& ids
   if (h0.size(1) > 1) {
     const torch::Tensor cond =
         bridge.statistics.conditionInput(h0.slice(1, 1), bridge.diffusion.conditioned);
-    at::Generator generator = at::detail::createCPUGenerator(seed);
+    at::Generator generator = seededGenerator(seed, h0.device());
     const torch::Tensor x0 =
         bridgeSample(bridge.denoiser, cond, bridge.source->hiddenSize(), bridge.diffusion, generator);
     hidden = torch::cat({hidden, bridge.statistics.target.denormalise(x0)}, 1);
@@ -59,7 +60,7 @@ HybridComparison compareHybridGeneration(
     const HybridComparisonConfig& config, JobContext& job,
     const std::function<void(size_t, GenerationSide, const std::string&)>& onToken) {
   if (config.prompts.empty()) throw Error("hybrid generation: give at least one prompt");
-  LoadedBridge bridge = loadBridgeRun(config.bridgeRun);
+  LoadedBridge bridge = loadBridgeRun(config.bridgeRun, computeDevice(config.device, "device"));
   if (config.sampleSteps > 0) bridge.diffusion.sampleSteps = config.sampleSteps;
   const Backbone& model = bridge.source->backbone();
   const Tokenizer& tokenizer = bridge.source->tokenizer();
@@ -67,7 +68,7 @@ HybridComparison compareHybridGeneration(
   const int64_t maxPositions = model.config().maxPositions;
   const std::filesystem::path sourceFolder = bridge.config.text("model");
   job.progress(-1, "loading the judge");
-  const GenerationJudge judge(config.judge.empty() ? sourceFolder : config.judge);
+  const GenerationJudge judge(config.judge.empty() ? sourceFolder : config.judge, config.device);
 
   // The layer-0 baseline has no LM logits of its own: it generates by rounding embeddings.
   std::optional<EmbeddingRounding> rounding;

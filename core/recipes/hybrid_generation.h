@@ -28,6 +28,9 @@ struct HybridComparisonConfig {
   std::filesystem::path judge;
   int64_t sampleSteps = 0;     ///< DDIM steps; 0 = the run's sample_steps
   bool original = true;        ///< also generate with the original model
+  /// Where the bridge, the models and the judge run: "cpu", "cuda" or "auto"
+  /// (engine/device_choice.h).
+  std::string device = "auto";
 };
 
 struct Continuation {

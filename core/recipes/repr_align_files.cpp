@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
+#include "engine/device_choice.h"
 #include "io/text_file.h"
 #include "model/dcdm_masks.h"
 #include "recipes/registry.h"
@@ -34,7 +35,8 @@ int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab, const fs::p
   return -1;
 }
 
-LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int64_t> step) {
+LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int64_t> step,
+                                   const std::string& device) {
   const fs::path runJson = runFolder / "run.json";
   if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
   const Json run = Json::parse(readWholeFile(runJson));
@@ -57,6 +59,7 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
   torch::serialize::InputArchive archive;
   archive.load_from((checkpointFolder / "model.pt").string());
   loaded.model->load(archive);
+  loaded.model->to(computeDevice(device, "device"));
   loaded.model->eval();
   loaded.checkpointStep = checkpointStep;
   return loaded;
@@ -100,7 +103,7 @@ DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer, 
 
 DlmSample sampleConversionRun(const fs::path& runFolder, const std::string& prompt,
                               const DlmSamplingConfig& config) {
-  LoadedConversion run = loadConversionRun(runFolder);
+  LoadedConversion run = loadConversionRun(runFolder, std::nullopt, config.device);
   return sampleConverted(run.model, *run.tokenizer, prompt, config, run.config.integer("sample_steps"),
                          run.config.integer("sample_block"));
 }

@@ -33,9 +33,11 @@ struct LoadedConversion {
 };
 
 /** FormatError / IoError naming the folder when it is not a repr_align run, its source model
- *  is gone, or no checkpoint verifies. `step`: that checkpoint instead of the best/newest. */
+ *  is gone, or no checkpoint verifies. `step`: that checkpoint instead of the best/newest.
+ *  `device`: where the model goes ("cpu", "cuda" or "auto", engine/device_choice.h). */
 LoadedConversion loadConversionRun(const std::filesystem::path& runFolder,
-                                   std::optional<int64_t> step = std::nullopt);
+                                   std::optional<int64_t> step = std::nullopt,
+                                   const std::string& device = "auto");
 
 /** Iterative confidence-ordered unmasking with the converted model (bidirectional, shift:
  *  position i's logits predict token i + 1). blockSize 0: the whole continuation is one block

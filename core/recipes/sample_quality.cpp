@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "engine/device_choice.h"
 #include "model/backbone.h"
 #include "tokenizer/tokenizer.h"
 
@@ -85,7 +86,9 @@ double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t
   request.logits = true;
   request.keepHidden = false;
   const torch::Tensor logits =
-      model.capture(torch::tensor(all, torch::kInt64).unsqueeze(0), request).logits[0].to(torch::kFloat);
+      model.capture(torch::tensor(all, torch::kInt64).unsqueeze(0), request)
+          .logits[0]
+          .to(torch::kCPU, torch::kFloat);
   const auto first = static_cast<int64_t>(prompt.size() + skipped) - 1;  // predicts all[first + 1]
   const auto count = static_cast<int64_t>(continuation.size() - skipped);
   const torch::Tensor predicted = logits.slice(0, first, first + count);
@@ -97,8 +100,10 @@ double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t
       .item<double>();
 }
 
-GenerationJudge::GenerationJudge(const std::filesystem::path& folder)
-    : m_folder(folder), m_model(Backbone::load(folder)), m_tokenizer(loadTokenizer(folder)) {}
+GenerationJudge::GenerationJudge(const std::filesystem::path& folder, const std::string& device)
+    : m_folder(folder),
+      m_model(Backbone::load(folder, {.device = computeDevice(device, "device")})),
+      m_tokenizer(loadTokenizer(folder)) {}
 
 GenerationJudge::~GenerationJudge() = default;
 

@@ -58,8 +58,9 @@ struct GenPplResult {
 /** An autoregressive model (any supported Hugging Face folder) that scores continuations. */
 class GenerationJudge {
  public:
-  /** Loads the model and its tokenizer from `folder` (Backbone::load, loadTokenizer). */
-  explicit GenerationJudge(const std::filesystem::path& folder);
+  /** Loads the model and its tokenizer from `folder` (Backbone::load, loadTokenizer); the
+   *  model on `device` ("cpu", "cuda" or "auto", engine/device_choice.h). */
+  explicit GenerationJudge(const std::filesystem::path& folder, const std::string& device = "auto");
   ~GenerationJudge();
   GenerationJudge(const GenerationJudge&) = delete;
   GenerationJudge& operator=(const GenerationJudge&) = delete;

@@ -253,6 +253,27 @@ TEST(DataParallelGroup, TwoRanksOnHalfBatchesTrainLikeOneProcessOnTheWholeBatch)
   EXPECT_GT((single - initial).abs().max().item<double>(), 1e-3) << "training did not move";
 }
 
+TEST(DataParallelGroup, AveragesCudaGradientsOverNccl) {
+  // NCCL needs one GPU per rank; the build machines have none.
+  if (torch::cuda::device_count() < 2) GTEST_SKIP() << "NCCL needs two CUDA devices, found "
+                                                    << torch::cuda::device_count();
+  const int port = freePort();
+  const auto outcomes = runRanks(2, [port](int rank) {
+    const torch::Device gpu(torch::kCUDA, static_cast<c10::DeviceIndex>(rank));
+    DataParallelGroup group(loopback(rank, 2, port), 30, gpu);
+    auto weights = torch::zeros({2, 3}, torch::dtype(torch::kFloat).device(gpu).requires_grad(true));
+    weights.mutable_grad() = (torch::arange(6, torch::kFloat).reshape({2, 3}) * (rank + 1)).to(gpu);
+    group.averageGradients({weights});
+    require(weights.grad().device() == gpu, "the gradient stays on the rank's GPU");
+    return encode(weights.grad().cpu());
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    ASSERT_TRUE(outcomes[rank].ok) << "rank " << rank << ": " << outcomes[rank].output;
+    EXPECT_TRUE(torch::equal(decode(outcomes[rank].output), torch::arange(6, torch::kDouble) * 1.5))
+        << outcomes[rank].output;
+  }
+}
+
 /** Joins alone a world of two with a short timeout; returns the error text, or "joined". */
 std::string joinAlone(const DistributedSetup& setup) {
   try {
