@@ -165,7 +165,10 @@ std::string huggingFaceLlamaConfigJson(const Llama2cConfig& c) {
   config["pretraining_tp"] = 1;
   config["tie_word_embeddings"] = c.sharedClassifier;
   config["bos_token_id"] = 1;
-  config["eos_token_id"] = 2;
+  // run.c stops generating at BOS: llama2.c's training data separates stories with BOS and the
+  // models never emit EOS. Listing BOS as a second end-of-sequence id makes Strata and
+  // transformers stop where run.c does.
+  config["eos_token_id"] = {2, 1};
   config["torch_dtype"] = "float32";
   config["use_cache"] = true;
   return config.dump(2) + "\n";
@@ -194,7 +197,7 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
   const fs::path& dir = temporary.path();
   writeText(dir / "config.json", huggingFaceLlamaConfigJson(c));
   writeText(dir / "generation_config.json",
-            "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": 2\n}\n");
+            "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": [2, 1]\n}\n");
   writeSafetensors(dir / "model.safetensors", tensors,
                    {{"source", "llama2.c v" + std::to_string(c.version)}});
   writeText(dir / "tokenizer.json", tokenizerJson);

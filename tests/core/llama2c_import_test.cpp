@@ -292,7 +292,7 @@ TEST(Llama2cImport, WritesAHuggingFaceLlamaFolderForStories260K) {
   EXPECT_DOUBLE_EQ(c.normEps, 1e-5);
   EXPECT_DOUBLE_EQ(c.ropeTheta, 10000.0);
   EXPECT_EQ(c.bosTokenIds, std::vector<int64_t>{1});
-  EXPECT_EQ(c.eosTokenIds, std::vector<int64_t>{2});
+  EXPECT_EQ(c.eosTokenIds, (std::vector<int64_t>{2, 1}));  // run.c stops at BOS
   EXPECT_EQ(readBytes(folder / "tokenizer.bin"), readBytes(storiesTokenizer()));
   const auto weights = SafetensorsFile::open(folder / "model.safetensors");
   EXPECT_EQ(weights->find("lm_head.weight"), nullptr) << "a shared classifier is not written";
@@ -336,6 +336,31 @@ TEST(Llama2cImport, LogitsEqualAnIndependentLlama2cForwardPass) {
   const double difference = (actual - expected).abs().max().item<double>();
   EXPECT_LT(difference, 1e-4) << "max |logit difference| over " << tokens.size() << " positions";
   EXPECT_GT(expected.abs().max().item<double>(), 1.0) << "logits should not be trivially small";
+}
+
+TEST(Llama2cImport, GenerationStopsAtBosAsRunCDoes) {
+  REQUIRE_STORIES();
+  const auto model = Backbone::load(importedStories());
+  const auto tokenizer = loadTokenizer(importedStories());
+  const std::vector<int32_t> prompt = tokenizer->encode("Once upon a time", true);
+  GenerationConfig config;
+  config.maxNewTokens = 480;  // the greedy story ends (BOS) after ~340 tokens, inside the context
+  const std::vector<int32_t> story = generate(*model, prompt, config);
+  ASSERT_FALSE(story.empty());
+  ASSERT_LT(story.size(), 480u) << "the story never ended";
+  EXPECT_EQ(story.back(), 1) << "generation stops on BOS, as run.c's `if (next == 1) break;`";
+  EXPECT_EQ(std::count(story.begin(), story.end(), 1), 1);
+  // run.c's own choice at that position, from the reference forward pass on the original weights.
+  std::vector<int32_t> context = prompt;
+  context.insert(context.end(), story.begin(), story.end() - 1);
+  EXPECT_EQ(referenceLogits(legacyStories(), context)[-1].argmax().item<int64_t>(), 1);
+
+  // Without the stop, decoding runs past the story's end.
+  config.stopAtEos = false;
+  config.maxNewTokens = static_cast<int>(story.size()) + 8;
+  const std::vector<int32_t> unstopped = generate(*model, prompt, config);
+  ASSERT_EQ(unstopped.size(), story.size() + 8);
+  EXPECT_TRUE(std::equal(story.begin(), story.end(), unstopped.begin()));
 }
 
 TEST(Llama2cImport, GreedyStoryIsFluentAndEqualsTheReferenceForwardPass) {
