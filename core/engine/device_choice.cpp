@@ -40,7 +40,9 @@ std::string resolveDevice(const std::string& choice, const std::string& origin) 
   std::string reason;
   if (cudaUsable(&reason)) return "cuda";
   if (choice == "auto") return "cpu";
-  throw Error(origin + " cuda: this build of LibTorch sees no CUDA device (" + reason + ")");
+  // A configuration the machine cannot honour: a ConfigError, worded whole (no field prefix) so
+  // that the CLI's and the run configuration's messages read alike.
+  throw ConfigError({}, "", origin + " cuda: this build of LibTorch sees no CUDA device (" + reason + ")");
 }
 
 at::Device computeDevice(const std::string& choice, const std::string& origin) {

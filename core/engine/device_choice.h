@@ -14,7 +14,7 @@ namespace strata {
 bool cudaUsable(std::string* reason = nullptr);
 
 /**
- * "cpu" → "cpu"; "cuda" → "cuda" when cudaUsable(), else Error("<origin> cuda: this build of
+ * "cpu" → "cpu"; "cuda" → "cuda" when cudaUsable(), else ConfigError("<origin> cuda: this build of
  * LibTorch sees no CUDA device (<reason>)"); "auto" → "cuda" when usable, else "cpu". Anything
  * else: ConfigError naming `origin` (e.g. "--device", or "device" in a run configuration).
  */

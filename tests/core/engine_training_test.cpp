@@ -243,7 +243,7 @@ TEST_F(TrainingLoop, ExistingAndLockedRunsAreRefusedAndTrajectorySettingsCannotC
     try {
       testing::trainTiny(cuda, dir / "cuda");
       ADD_FAILURE() << "trained on a CUDA device that does not exist";
-    } catch (const Error& e) {  // the shared device resolver's refusal, naming the setting
+    } catch (const ConfigError& e) {  // the shared device resolver's refusal, naming the setting
       EXPECT_NE(std::string(e.what()).find("device cuda: this build of LibTorch sees no CUDA"),
                 std::string::npos)
           << e.what();
