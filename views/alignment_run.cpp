@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <cmath>
 
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
@@ -42,7 +43,7 @@ QString AlignmentRunInfo::label() const {
 }
 
 AlignmentRunInfo readAlignmentRun(const QString& folder) {
-  const QString clean = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());
+  const QString clean = cleanAbsolute(folder);
   const std::filesystem::path path = toFsPath(clean);
   requireRun(path, kRecipe);
   return infoOf(clean);
@@ -52,7 +53,7 @@ QList<AlignmentRunInfo> alignmentRunsIn(const QString& root) {
   QList<AlignmentRunInfo> runs;
   for (const RunInfo& run : listRuns(toFsPath(root)))
     if (run.recipe == kRecipe)
-      runs << infoOf(QDir::cleanPath(QFileInfo(toQString(run.folder)).absoluteFilePath()));
+      runs << infoOf(cleanAbsolute(toQString(run.folder)));
   return runs;
 }
 

@@ -13,6 +13,7 @@
 #include <QTabWidget>
 
 #include "bridgeability_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
@@ -36,9 +37,6 @@ const QString kBridgeCorpusKey = QStringLiteral("bridge/corpus");
 
 QString sweepKey(const QString& folder) { return folder + QStringLiteral("#bridgeability"); }
 QString generateKey(const QString& run) { return run + QStringLiteral("#generate"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 template <class View>

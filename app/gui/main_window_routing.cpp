@@ -8,6 +8,7 @@
 #include <QTabWidget>
 
 #include "chunk_routing_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
@@ -20,9 +21,6 @@ namespace strata {
 namespace {
 
 QString routingKey(const QString& run) { return run + QStringLiteral("#routing"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 bool isDcdmRun(const QString& folder) {
   try {
