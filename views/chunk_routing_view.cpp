@@ -25,6 +25,7 @@
 #include "job_progress_widget.h"
 #include "plot_export.h"
 #include "plot_palette.h"
+#include "model/dlm_variant.h"
 #include "token_strip.h"
 
 namespace strata {
@@ -200,7 +201,7 @@ void ChunkRoutingView::showReport(std::shared_ptr<const ChunkRoutingReport> repo
   fillAssignmentMap(*m_assignmentMap, *m_report);
   fillMaskMap(*m_maskMap, *m_report);
   m_status->setText(tr("%1 run, K = %2, checkpoint step %3, %4 tokens")
-                        .arg(QString::fromStdString(m_report->variant))
+                        .arg(QLatin1String(dlmVariantName(m_report->variant)))
                         .arg(m_report->chunks)
                         .arg(m_report->checkpointStep)
                         .arg(m_report->tokenIds.size()));

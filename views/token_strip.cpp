@@ -50,7 +50,7 @@ QString TokenStrip::tokenToolTip(const ChunkRoutingReport& report, size_t positi
                    .arg(static_cast<double>(share), 0, 'f', 3);
     }
   } else {
-    lines << QObject::tr("(%1 run: no affinities)").arg(QString::fromStdString(report.variant));
+    lines << QObject::tr("(%1 run: no affinities)").arg(QLatin1String(dlmVariantName(report.variant)));
   }
   return lines.join(QLatin1Char('\n'));
 }

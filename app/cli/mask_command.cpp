@@ -16,7 +16,7 @@ namespace {
 
 void printJson(const TrainingMaskPicture& picture) {
   nlohmann::ordered_json out;
-  out["variant"] = picture.variant;
+  out["variant"] = dlmVariantName(picture.variant);
   out["length"] = picture.length;
   out["order"] = {"noisy", "clean"};
   out["chunk_ids"] = picture.chunkIds;
@@ -29,7 +29,7 @@ void printJson(const TrainingMaskPicture& picture) {
  *  clean halves, each row labelled with its stream, position and chunk. */
 void printPicture(const TrainingMaskPicture& picture) {
   const auto length = static_cast<size_t>(picture.length);
-  std::cout << picture.variant << " training mask, L = " << length
+  std::cout << dlmVariantName(picture.variant) << " training mask, L = " << length
             << " (rows attend columns; noisy x_t first, then clean x_0)\n";
   std::cout << "chunk ids:";
   for (const int64_t id : picture.chunkIds) std::cout << " " << id;
@@ -71,16 +71,21 @@ int runMask(const Arguments& args) {
   }
   if (!cli.has("variant")) throw UsageError("mask needs --variant mdlm|bdlm|dcdm");
   const std::string variant = cli.value("variant");
-  if (variant != "mdlm" && variant != "bdlm" && variant != "dcdm")
+  DlmVariant chosen = DlmVariant::Mdlm;
+  try {
+    chosen = parseDlmVariant(variant);
+  } catch (const ConfigError&) {
     throw UsageError("--variant must be mdlm, bdlm or dcdm, not '" + variant + "'");
+  }
   TrainingMaskPicture picture;
   if (cli.has("model")) {
     if (!cli.has("text")) throw UsageError("--model needs --text: the sequence whose chunks are routed");
     const std::filesystem::path run = cli.value("model");
     if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
     picture = runTrainingMask(run, cli.value("text"));
-    if (picture.variant != variant)
-      throw UsageError("--variant " + variant + " does not match the run, which trained " + picture.variant);
+    if (picture.variant != chosen)
+      throw UsageError("--variant " + variant + " does not match the run, which trained " +
+                       dlmVariantName(picture.variant));
     if (cli.has("seq-len")) {
       const int64_t limit = cli.integer("seq-len");
       if (limit < 1) throw UsageError("--seq-len must be at least 1");
@@ -89,10 +94,10 @@ int runMask(const Arguments& args) {
                          std::to_string(limit) + ": shorten the text or raise --seq-len");
     }
   } else {
-    if (variant == "dcdm")
+    if (chosen == DlmVariant::Dcdm)
       throw UsageError("dcdm's chunks depend on the content: give --model RUN (a trained dcdm run) and --text T");
     if (!cli.has("seq-len")) throw UsageError("mask --variant " + variant + " needs --seq-len L");
-    picture = positionalTrainingMask(variant, cli.integer("seq-len"), cli.integer("block-size"));
+    picture = positionalTrainingMask(chosen, cli.integer("seq-len"), cli.integer("block-size"));
   }
   if (cli.isSet("json"))
     printJson(picture);

@@ -20,9 +20,7 @@ void validate(const DcdmTransformerConfig& c) {
   if (c.vocab < 1 || c.dim < 1 || c.layers < 1 || c.heads < 1 || c.mlp < 1 || c.maxPositions < 1)
     fail("vocab, dim, layers, heads, mlp and maxPositions must be positive");
   if (c.dim % c.heads != 0) fail("heads must divide dim");
-  if (c.variant != "mdlm" && c.variant != "bdlm" && c.variant != "dcdm")
-    fail("unknown variant '" + c.variant + "' (mdlm, bdlm or dcdm)");
-  if (c.variant == "bdlm" && c.blockSize < 1) fail("blockSize must be positive");
+  if (c.variant == DlmVariant::Bdlm && c.blockSize < 1) fail("blockSize must be positive");
 }
 
 void requireTokens(const torch::Tensor& ids, const char* name) {
@@ -114,7 +112,7 @@ DcdmTransformerImpl::DcdmTransformerImpl(const DcdmTransformerConfig& config) : 
   for (int64_t i = 0; i < config.layers; ++i) m_blocks->push_back(DcdmBlock(config));
   m_finalNorm = register_module("final_norm", RmsNorm(config.dim, config.normEps));
   m_head = register_module("head", projection(config.dim, config.vocab));
-  if (config.variant == "dcdm") {
+  if (config.variant == DlmVariant::Dcdm) {
     ChunkRouterConfig routerConfig;
     routerConfig.dim = config.dim;
     routerConfig.chunks = config.chunks;
@@ -144,11 +142,11 @@ ChunkLayout DcdmTransformerImpl::chunkLayout(const torch::Tensor& x0, const torc
   const int64_t batch = x0.size(0), length = x0.size(1);
   if (pinned.defined() && pinned.sizes() != x0.sizes())
     throw std::invalid_argument("pinned positions must be shaped like the tokens");
-  if (m_config.variant == "dcdm")
+  if (m_config.variant == DlmVariant::Dcdm)
     return routeChunkSequentially(
         *m_router, [this](const torch::Tensor& ids) { return embed(ids); }, x0,
         m_config.maskId(), pinned);
-  ChunkLayout layout = m_config.variant == "bdlm"
+  ChunkLayout layout = m_config.variant == DlmVariant::Bdlm
                            ? positionalChunkLayout(batch, length, m_config.blockSize)
                            : fixedChunkLayout(torch::zeros({batch, length}, torch::kLong), 1);
   layout.ids = layout.ids.to(x0.device());

@@ -41,6 +41,7 @@
 
 #include "model/chunk_layout.h"
 #include "model/chunk_router.h"
+#include "model/dlm_variant.h"
 #include "model/trainable_llama.h"
 
 namespace strata {
@@ -52,7 +53,7 @@ struct DcdmTransformerConfig {
   int64_t heads = 4;  ///< divides dim
   int64_t mlp = 512;  ///< MLP hidden width
   int64_t maxPositions = 1024;
-  std::string variant = "dcdm";  ///< "mdlm" | "bdlm" | "dcdm"
+  DlmVariant variant = DlmVariant::Dcdm;
   int64_t blockSize = 8;         ///< bdlm: B
   int64_t chunks = 8;            ///< dcdm: K
   int64_t subspaceRank = 4;      ///< dcdm: h (1 = point routing)

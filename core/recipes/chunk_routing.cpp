@@ -45,7 +45,7 @@ ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
   const ChunkLayout layout = dlm.model->chunkLayout(x);
   const torch::Tensor ids = layout.ids[0];
   report.chunks = layout.chunks;
-  if (shape.variant == "dcdm") {
+  if (shape.variant == DlmVariant::Dcdm) {
     const torch::Tensor a = layout.affinity[0].to(torch::kFloat).contiguous();
     const torch::Tensor p = layout.assignments[0].to(torch::kFloat).contiguous();
     for (int64_t l = 0; l < length; ++l) {

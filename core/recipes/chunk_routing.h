@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "model/dlm_variant.h"
+
 namespace strata {
 
 struct ChunkRoutingReport {
-  std::string variant;                ///< "mdlm" | "bdlm" | "dcdm"
+  DlmVariant variant = DlmVariant::Dcdm;
   int64_t chunks = 1;                 ///< K (bdlm: number of blocks in the text; mdlm: 1)
   int64_t checkpointStep = 0;
   std::vector<int32_t> tokenIds;

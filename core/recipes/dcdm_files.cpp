@@ -30,7 +30,7 @@ DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
   config.heads = c.integer("heads");
   config.mlp = c.integer("mlp");
   config.maxPositions = std::max<int64_t>(c.integer("seq_len"), 1024);
-  config.variant = c.text("variant");
+  config.variant = parseDlmVariant(c.text("variant"), "the dcdm run configuration");
   config.blockSize = c.integer("block_size");
   config.chunks = c.integer("chunks");
   config.subspaceRank = c.integer("subspace_rank");

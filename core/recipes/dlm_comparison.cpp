@@ -19,6 +19,7 @@
 #include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
 #include "recipes/study_runs.h"
+#include "model/dlm_variant.h"
 #include "recipes/run_config.h"
 
 namespace strata {
@@ -43,9 +44,10 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   row.name = spec.name;
   row.run = run;
   row.variant = config.text("variant");
-  row.chunks = row.variant == "dcdm" ? config.integer("chunks") : 0;
-  row.rank = row.variant == "dcdm" ? config.integer("subspace_rank") : 0;
-  row.blockSize = row.variant == "bdlm" ? config.integer("block_size") : 0;
+  const DlmVariant variant = parseDlmVariant(row.variant, manifest.file);
+  row.chunks = variant == DlmVariant::Dcdm ? config.integer("chunks") : 0;
+  row.rank = variant == DlmVariant::Dcdm ? config.integer("subspace_rank") : 0;
+  row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
   const auto fact = [&](const std::string& key) {
     const auto found = manifest.description.find(key);
     return found == manifest.description.end() ? int64_t(0) : std::stoll(found->second);

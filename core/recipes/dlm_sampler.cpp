@@ -28,7 +28,7 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
     throw Error("sampling: prompt + new tokens (" + std::to_string(length) + ") exceed the model's " +
                 std::to_string(shape.maxPositions) + " positions");
   // mdlm has a single chunk: give it S steps per block_size tokens, as bdlm gets.
-  const int64_t stepsPerChunk = shape.variant == "mdlm"
+  const int64_t stepsPerChunk = shape.variant == DlmVariant::Mdlm
                                     ? steps * ((config.newTokens + shape.blockSize - 1) / shape.blockSize)
                                     : steps;
   // The prompt is pinned to chunk 0 (clean context for every chunk); the rest is laid out as in
@@ -50,7 +50,7 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, co
   // the sampler has moved past them); each step computes the current chunk's rows only.
   DcdmKvCache cache;
   int64_t cachedChunks = 0;
-  const bool useCache = config.kvCache && shape.variant != "mdlm";
+  const bool useCache = config.kvCache && shape.variant != DlmVariant::Mdlm;
   unmasking.logits = [&](const torch::Tensor& hostX, const torch::Tensor& hostIds) {
     const torch::Tensor x = hostX.to(device), ids = hostIds.to(device);
     if (!torch::equal(ids, layout.ids)) layout = fixedChunkLayout(ids, layout.chunks);

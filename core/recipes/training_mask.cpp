@@ -23,7 +23,7 @@ std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& c
 
 namespace {
 
-TrainingMaskPicture pictureOf(const std::string& variant, const std::vector<int64_t>& chunkIds) {
+TrainingMaskPicture pictureOf(DlmVariant variant, const std::vector<int64_t>& chunkIds) {
   TrainingMaskPicture picture;
   picture.variant = variant;
   picture.length = static_cast<int64_t>(chunkIds.size());
@@ -34,17 +34,15 @@ TrainingMaskPicture pictureOf(const std::string& variant, const std::vector<int6
 
 }  // namespace
 
-TrainingMaskPicture positionalTrainingMask(const std::string& variant, int64_t length,
+TrainingMaskPicture positionalTrainingMask(DlmVariant variant, int64_t length,
                                            int64_t blockSize) {
   const std::filesystem::path source = "the mask request";
-  if (variant != "mdlm" && variant != "bdlm")
-    throw ConfigError(source, "variant",
-                      variant == "dcdm" ? "dcdm's chunks depend on the text: give a trained run and a text"
-                                        : "must be mdlm, bdlm or dcdm, not '" + variant + "'");
+  if (variant == DlmVariant::Dcdm)
+    throw ConfigError(source, "variant", "dcdm's chunks depend on the text: give a trained run and a text");
   if (length < 1) throw ConfigError(source, "seq_len", "must be at least 1");
   if (blockSize < 1) throw ConfigError(source, "block_size", "must be at least 1");
   // The ids training uses: positionalChunkIds for bdlm, one chunk for mdlm.
-  const at::Tensor ids = variant == "bdlm" ? positionalChunkIds(length, blockSize).contiguous()
+  const at::Tensor ids = variant == DlmVariant::Bdlm ? positionalChunkIds(length, blockSize).contiguous()
                                            : at::zeros({length}, at::kLong);
   return pictureOf(variant, std::vector<int64_t>(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + length));
 }

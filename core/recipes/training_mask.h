@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "model/dlm_variant.h"
+
 namespace strata {
 
 struct TrainingMaskPicture {
-  std::string variant;                       ///< "mdlm" | "bdlm" | "dcdm"
+  DlmVariant variant = DlmVariant::Mdlm;
   int64_t length = 0;                        ///< L
   std::vector<int64_t> chunkIds;             ///< [L]
   std::vector<std::vector<uint8_t>> allowed; ///< [2L][2L], order noisy then clean
@@ -28,7 +30,7 @@ std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& c
 
 /** mdlm (one chunk) or bdlm (positional blocks of blockSize) of length L. Throws ConfigError
  *  for another variant, L < 1 or blockSize < 1. */
-TrainingMaskPicture positionalTrainingMask(const std::string& variant, int64_t length,
+TrainingMaskPicture positionalTrainingMask(DlmVariant variant, int64_t length,
                                            int64_t blockSize);
 
 /** The mask of `text` (encoded with the run's tokenizer, specials added, cut to the model's

@@ -33,7 +33,7 @@ DcdmTransformerConfig tinyConfig(const std::string& variant) {
   config.heads = 2;
   config.mlp = 32;
   config.maxPositions = 32;
-  config.variant = variant;
+  config.variant = parseDlmVariant(variant);
   config.blockSize = 4;
   config.chunks = kChunks;
   config.subspaceRank = kRank;

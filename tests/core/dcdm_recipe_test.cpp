@@ -243,7 +243,7 @@ TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
   const std::vector<int64_t> steps = dlmCheckpointSteps(run("dcdm"));
   ASSERT_EQ(steps, (std::vector<int64_t>{10, 20}));
   const ChunkRoutingReport report = routeText(run("dcdm"), "the old fox finds");
-  EXPECT_EQ(report.variant, "dcdm");
+  EXPECT_EQ(report.variant, DlmVariant::Dcdm);
   EXPECT_EQ(report.chunks, 4);
   ASSERT_EQ(report.tokenIds.size(), 17u);  // one byte per token
   ASSERT_EQ(report.affinities.size(), 17u);

@@ -27,7 +27,7 @@ DcdmTransformer tinyDcdm(uint64_t seed) {
   config.heads = 2;
   config.mlp = 32;
   config.maxPositions = 32;
-  config.variant = "dcdm";
+  config.variant = DlmVariant::Dcdm;
   config.chunks = kChunks;
   config.subspaceRank = 2;
   DcdmTransformer model(config);
