@@ -127,12 +127,21 @@ CachedGeometryRequest defaultGeometryRequest() {
   return r;
 }
 
-std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
+namespace {
+
+/** cachedStorePath; hashing the corpus reports progress to and checks cancellation of `job`. */
+std::filesystem::path storePathFor(const CachedGeometryRequest& request, JobContext* job) {
   requireInputs(request);
-  const std::string key = sha256Hex(storeIdentity(request, nullptr)).substr(0, 16);
+  const std::string key = sha256Hex(storeIdentity(request, job)).substr(0, 16);
   std::string model = std::filesystem::absolute(request.modelFolder).lexically_normal().filename().string();
   if (model.empty()) model = "model";
   return request.cacheFolder / (model + "-" + key + ".h5");
+}
+
+}  // namespace
+
+std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
+  return storePathFor(request, nullptr);
 }
 
 CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& job,
@@ -147,7 +156,7 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& 
   }
   job.progress(-1.0, "fingerprinting the model and the corpus");
   CachedGeometry result;
-  result.store = cachedStorePath(request);
+  result.store = storePathFor(request, &job);  // a large corpus: progress and Cancel
   std::error_code error;
   std::filesystem::create_directories(request.cacheFolder, error);
   if (error)
