@@ -29,6 +29,8 @@
 namespace strata {
 namespace {
 
+constexpr int kControlsHeightCap = 330;  // pixels: the three weights, the range and 4 plugins
+
 QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index, int64_t layer) {
   const bool excluded =
       std::any_of(scores.warnings.begin(), scores.warnings.end(),
@@ -100,14 +102,14 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
   auto* sideLayout = new QVBoxLayout(side);
   sideLayout->setContentsMargins(0, 0, 0, 0);
   // One weight per plugin metric: with many, the controls scroll instead of pushing the window.
-  auto* controlsArea = new QScrollArea(side);
-  controlsArea->setWidget(scoreBox);
-  controlsArea->setWidgetResizable(true);
-  controlsArea->setFrameShape(QFrame::NoFrame);
-  controlsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  controlsArea->setMinimumWidth(scoreBox->minimumSizeHint().width() +
-                                controlsArea->verticalScrollBar()->sizeHint().width());
-  sideLayout->addWidget(controlsArea);
+  m_controlsArea = new QScrollArea(side);
+  m_controlsArea->setWidget(scoreBox);
+  m_controlsArea->setWidgetResizable(true);
+  m_controlsArea->setFrameShape(QFrame::NoFrame);
+  m_controlsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_controlsArea->setMinimumWidth(scoreBox->minimumSizeHint().width() +
+                                  m_controlsArea->verticalScrollBar()->sizeHint().width());
+  sideLayout->addWidget(m_controlsArea);
   sideLayout->addWidget(m_table, 1);
 
   // Many metric panels scroll vertically rather than being squeezed below a readable height.
@@ -159,6 +161,15 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
       m_controls->setCandidates(previous);
   }
   rescore();
+  // The new weight rows reach the controls' size hint once their layout requests (posted) are
+  // handled: measure after them.
+  QMetaObject::invokeMethod(this, &LayerGeometryView::fitControlsHeight, Qt::QueuedConnection);
+}
+
+void LayerGeometryView::fitControlsHeight() {
+  // All the controls in view up to a cap; beyond it (many plugin weights) they scroll.
+  m_controlsArea->setMinimumHeight(
+      std::min(m_controlsArea->widget()->sizeHint().height(), kControlsHeightCap));
 }
 
 void LayerGeometryView::updateHeader() {

@@ -26,6 +26,7 @@
 
 class QCheckBox;
 class QLabel;
+class QScrollArea;
 class QSortFilterProxyModel;
 class QToolButton;
 
@@ -85,6 +86,7 @@ class LayerGeometryView final : public QWidget {
  private:
   void rescore();
   void updateHeader();
+  void fitControlsHeight();
   void showHoverText(qint64 layer, const QPoint& globalPosition);
   void tableClicked(const QModelIndex& index);
 
@@ -98,6 +100,7 @@ class LayerGeometryView final : public QWidget {
   QToolButton* m_export;
   GeometryPlot* m_plot;
   ScoreControls* m_controls;
+  QScrollArea* m_controlsArea = nullptr;
   GeometryTableModel* m_model;
   QSortFilterProxyModel* m_sorted;
   GeometryTableView* m_table;
