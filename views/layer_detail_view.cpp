@@ -352,7 +352,7 @@ QString LayerDetailView::tokenToolTip(int64_t row) const {
 
 void LayerDetailView::selectToken(int64_t row) {
   const auto tokens = static_cast<int64_t>(m_detail->plane.coordinates.size() / 2);
-  if (row >= tokens) row = -1;
+  if (row < 0 || row >= tokens) row = -1;
   if (row == m_selected) return;
   m_selected = row;
   m_selectionMark->data()->clear();
