@@ -135,6 +135,7 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWid
   right->setStretchFactor(0, 1);
   right->setStretchFactor(1, 0);
   right->setChildrenCollapsible(false);
+  connect(m_context, &TokenContextStrip::tokenClicked, this, &LayerDetailView::selectToken);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(left);
   splitter->addWidget(right);

@@ -7,7 +7,8 @@
 //
 // The scatter reads like Google's LIT: hovering a point shows its token's text, document and
 // position; a click selects it (a ring on the point) and the context strip under the scatter
-// shows the text around it with the token highlighted; a click on empty space clears both.
+// shows the text around it with the token highlighted (a click on another token there selects
+// that one); a click on empty space clears both.
 
 #include <QPointF>
 #include <QString>

@@ -1,5 +1,6 @@
 #include "token_context_strip.h"
 
+#include <QMouseEvent>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -94,6 +95,34 @@ int64_t TokenContextStrip::highlightedRow() const {
     row = fragment.charFormat().property(kRowProperty).toLongLong();
   });
   return row;
+}
+
+int64_t TokenContextStrip::rowAt(const QPoint& point) const {
+  // cursorForPosition gives the nearest boundary; the token is the character whose box holds
+  // the point: the one after that boundary or the one before it (as TokenStrip::toolTipAt).
+  const int boundary = cursorForPosition(point).position();
+  for (const int position : {boundary, boundary - 1}) {
+    if (position < 0 || position + 1 >= document()->characterCount()) continue;
+    QTextCursor before(document());
+    before.setPosition(position);
+    QTextCursor after(document());
+    after.setPosition(position + 1);  // its charFormat is the character at `position`'s
+    const QRect left = cursorRect(before);
+    const QRect right = cursorRect(after);
+    if (left.top() == right.top() && point.x() >= left.left() && point.x() < right.left() &&
+        point.y() >= left.top() && point.y() <= left.bottom()) {
+      const QVariant row = after.charFormat().property(kRowProperty);
+      return row.isValid() ? row.toLongLong() : -1;
+    }
+  }
+  return -1;
+}
+
+void TokenContextStrip::mouseReleaseEvent(QMouseEvent* event) {
+  QTextBrowser::mouseReleaseEvent(event);
+  if (event->button() != Qt::LeftButton || textCursor().hasSelection()) return;  // not a drag
+  const int64_t row = rowAt(event->pos());
+  if (row >= 0 && row != highlightedRow()) emit tokenClicked(row);
 }
 
 }  // namespace strata

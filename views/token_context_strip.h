@@ -1,8 +1,9 @@
 #pragma once
 // TokenContextStrip: the text around the token selected in the layer detail scatter (LIT's
 // "context" view): ~10 tokens either side from the same document, the selected one highlighted,
-// "…" where the store has no row for a position. Display only: it is handed a LayerDetail and
-// a row and shows what tokenContext() finds. GUI thread only.
+// "…" where the store has no row for a position. Clicking another token of the strip asks for
+// it to be selected (tokenClicked), so one can walk along the text. Display only: it is handed
+// a LayerDetail and a row and shows what tokenContext() finds. GUI thread only.
 
 #include <QTextBrowser>
 #include <cstdint>
@@ -31,10 +32,20 @@ class TokenContextStrip final : public QTextBrowser {
   QString highlightedText() const;
   int64_t highlightedRow() const;
 
+  /** The store row of the token drawn at `point` (viewport coordinates); −1 if none. */
+  int64_t rowAt(const QPoint& point) const;
+
   /** A token as the strip and tooltips show it: its text made visible, else "⟨id⟩". */
   static QString tokenLabel(const LayerDetail& detail, int64_t row);
 
   QSize sizeHint() const override;
+
+ signals:
+  /** The user clicked the token of store row `row` (not the highlighted one). */
+  void tokenClicked(qint64 row);
+
+ protected:
+  void mouseReleaseEvent(QMouseEvent* event) override;
 };
 
 }  // namespace strata

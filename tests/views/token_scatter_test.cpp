@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QToolTip>
 
 #include "bridge_fixture.h"
@@ -144,6 +146,33 @@ class TokenScatterTest : public QObject {
     QString context = QStringLiteral("document 0, position 13:  ");
     for (int t = 2; t <= 22; ++t) context += (t % 2 ? " w" : "w") + QString::number(t);
     QCOMPARE(strip->toPlainText().remove(QChar(0x200A)), context);
+  }
+
+  void clickInTheStripSelectsThatToken() {
+    LayerDetailView view(spiralDetail());
+    show(view);
+    view.selectToken(12);
+    TokenContextStrip* strip = view.contextStrip();
+    // The first character of row 15's token (" w15") in the strip's text.
+    int start = -1;
+    for (QTextBlock block = strip->document()->begin(); block.isValid(); block = block.next())
+      for (auto it = block.begin(); !it.atEnd(); ++it)
+        if (it.fragment().charFormat().property(TokenContextStrip::kRowProperty).toLongLong() ==
+                15 &&
+            start < 0)
+          start = it.fragment().position() + 1;  // the "w", not the space before it
+    QVERIFY(start > 0);
+    QTextCursor before(strip->document()), after(strip->document());
+    before.setPosition(start);
+    after.setPosition(start + 1);
+    const QPoint at((strip->cursorRect(before).left() + strip->cursorRect(after).left()) / 2,
+                    strip->cursorRect(before).center().y());
+    QCOMPARE(strip->rowAt(at), 15);
+    QTest::mouseClick(strip->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(view.selectedRow(), 15);
+    QCOMPARE(strip->highlightedText(), QStringLiteral(" w15"));
+    QCPGraph* mark = view.scatterPlot()->graph(view.scatterPlot()->graphCount() - 1);
+    QCOMPARE(mark->data()->at(0)->key, double(spiralDetail()->plane.coordinates[30]));
   }
 
   void clickOnEmptySpaceClearsTheSelection() {
