@@ -101,7 +101,7 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   followPalette(this);
   setMinimumWidth(kMinimumWidth);
   setMouseTracking(true);
-  // Titles are chosen for the panel heights of each layout, before anything is drawn.
+  // Tick counts and titles follow the panel heights of each layout, before anything is drawn.
   connect(this, &QCustomPlot::beforeReplot, this, &GeometryPlot::fitTickCounts);
   connect(this, &QCustomPlot::afterLayout, this, &GeometryPlot::fitAxisTitles);
   plotLayout()->clear();
