@@ -13,6 +13,17 @@ const QColor kPanelColours[GeometryPlot::PanelCount] = {QColor(31, 119, 180), QC
                                                         QColor(44, 160, 44), QColor(148, 103, 189)};
 const QColor kBestColour(214, 39, 40);
 constexpr int kClickSlopPixels = 4;
+// Above and below each panel: room for half a tick label, not for a hidden axis's ticks.
+const QMargins kPanelGap(0, 8, 0, 4);
+// Panels shorter than this get fewer value ticks, so their labels never crowd.
+constexpr int kFewTicksBelow = 130;
+
+/** Fixed gaps above and below `rect`; the left and right margins follow the axes. */
+void stackPanel(QCPAxisRect* rect, bool carriesLayerAxis) {
+  rect->setAutoMargins(carriesLayerAxis ? QCP::msLeft | QCP::msRight | QCP::msBottom
+                                        : QCP::msLeft | QCP::msRight);
+  rect->setMargins(kPanelGap);
+}
 
 const char* panelLabel(int panel) {
   switch (panel) {
@@ -25,6 +36,44 @@ const char* panelLabel(int panel) {
     default:
       return "score S";
   }
+}
+
+/** The symbol alone: the title a short panel shows. */
+const char* panelSymbol(int panel) {
+  switch (panel) {
+    case GeometryPlot::CurvaturePanel:
+      return "m_curv";
+    case GeometryPlot::MonotonicityPanel:
+      return "m_mono";
+    case GeometryPlot::EffectiveRankPanel:
+      return "k_eff";
+    default:
+      return "S";
+  }
+}
+
+QString panelToolTip(int panel) {
+  switch (panel) {
+    case GeometryPlot::CurvaturePanel:
+      return GeometryPlot::tr(
+          "Local curvature m_curv: median over anchors of 1/λ_max of the "
+          "k-neighbourhood covariance (higher = compact neighbourhoods)");
+    case GeometryPlot::MonotonicityPanel:
+      return GeometryPlot::tr(
+          "Global monotonicity m_mono: mean Rayleigh quotient of (Σ + εI)⁻¹ "
+          "over random difference directions (higher = globally stiff)");
+    case GeometryPlot::EffectiveRankPanel:
+      return GeometryPlot::tr("Effective rank k_eff = tr(Σ)/λ_max(Σ) (lower = low-dimensional)");
+    default:
+      return GeometryPlot::tr(
+          "Score S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff) "
+          "(+ the weighted plugin metrics), over the candidate layers");
+  }
+}
+
+/** The width `text` takes as an axis title (QCustomPlot measures it the same way). */
+int titleLength(const QFontMetrics& metrics, const QString& text) {
+  return metrics.boundingRect(QRect(), Qt::TextDontClip, text).width();
 }
 
 QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
@@ -50,18 +99,24 @@ QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
 
 GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   followPalette(this);
-  setMinimumSize(360, 420);
+  setMinimumWidth(kMinimumWidth);
   setMouseTracking(true);
+  // Tick counts and titles follow the panel heights of each layout, before anything is drawn.
+  connect(this, &QCustomPlot::beforeReplot, this, &GeometryPlot::fitTickCounts);
+  connect(this, &QCustomPlot::afterLayout, this, &GeometryPlot::fitAxisTitles);
   plotLayout()->clear();
   auto* margins = m_margins = new QCPMarginGroup(this);
   for (int p = 0; p < PanelCount; ++p) {
     auto* rect = new QCPAxisRect(this);
     plotLayout()->addElement(p, 0, rect);
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    stackPanel(rect, p == ScorePanel);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    y->setLabel(QString::fromLatin1(panelLabel(p)));
+    y->setLabel(QString::fromLatin1(panelSymbol(p)));
     y->setLabelColor(kPanelColours[p].darker(120));
+    m_titles.push_back({y, QString::fromLatin1(panelLabel(p)), QString::fromLatin1(panelSymbol(p)),
+                        panelToolTip(p)});
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // 1, 2, 5, 10… for deep models
@@ -120,9 +175,53 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   bold.setBold(true);
   m_bestLabel->setFont(bold);
   m_bestLabel->setVisible(false);
+  updateMinimumHeight();
+}
+
+void GeometryPlot::updateMinimumHeight() {
+  const int panels = PanelCount + pluginPanelCount();
+  setMinimumHeight(panels * kMinimumPanelHeight + kLayerAxisHeight);
+}
+
+void GeometryPlot::fitTickCounts() {
+  // Before the layout, so the margins are computed for the tick labels that will be drawn.
+  const int panels = PanelCount + pluginPanelCount();
+  const int panelHeight = (height() - kLayerAxisHeight) / std::max(panels, 1);
+  for (const AxisTitle& title : m_titles)
+    if (title.axis->scaleType() == QCPAxis::stLinear)
+      title.axis->ticker()->setTickCount(panelHeight < kFewTicksBelow ? 3 : 5);
+}
+
+void GeometryPlot::fitAxisTitles() {
+  // QCustomPlot centres a title on its axis and lets a longer one run over the neighbouring
+  // panels (or off the widget). Every panel shows its full name when all of them fit, else
+  // its symbol (one style for all panels), elided where even that is too long.
+  const auto room = [](const AxisTitle& title) { return title.axis->axisRect()->height() - 2; };
+  const bool full = std::all_of(m_titles.begin(), m_titles.end(), [&](const AxisTitle& title) {
+    return titleLength(QFontMetrics(title.axis->labelFont()), title.full) <= room(title);
+  });
+  for (const AxisTitle& title : m_titles) {
+    const QFontMetrics metrics(title.axis->labelFont());
+    QString text = full ? title.full : title.brief;
+    if (titleLength(metrics, text) > room(title))
+      text = metrics.elidedText(title.brief, Qt::ElideRight, std::max(room(title), 0));
+    if (text.isEmpty()) text = QStringLiteral("…");  // never empty: that would change the margins
+    title.axis->setLabel(text);
+  }
+}
+
+QString GeometryPlot::titleToolTip(const QPoint& pixel) const {
+  for (const AxisTitle& title : m_titles) {
+    const QCPAxis::SelectablePart part = title.axis->getPartAt(pixel);
+    if (part == QCPAxis::spAxisLabel || part == QCPAxis::spTickLabels)
+      return title.toolTip.isEmpty() ? title.full
+                                     : title.full + QStringLiteral("\n") + title.toolTip;
+  }
+  return {};
 }
 
 void GeometryPlot::rebuildPluginPanels() {
+  m_titles.resize(PanelCount);  // the plugin panels' titles go with them
   for (const PluginPanel& panel : m_pluginPanels) {
     removeGraph(panel.values);
     removeItem(panel.bestLine);
@@ -139,10 +238,16 @@ void GeometryPlot::rebuildPluginPanels() {
     panel.rect = new QCPAxisRect(this);
     plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(m), 0, panel.rect);
     panel.rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_margins);
+    stackPanel(panel.rect, false);
     QCPAxis* x = panel.rect->axis(QCPAxis::atBottom);
     QCPAxis* y = panel.rect->axis(QCPAxis::atLeft);
-    y->setLabel(QString::fromStdString(metrics[m].name));
+    const QString name = QString::fromStdString(metrics[m].name);
+    y->setLabel(name);
     y->setLabelColor(colour.darker(120));
+    m_titles.push_back({y, name, name,
+                        tr("%1 (plugin; %2 is better)")
+                            .arg(QString::fromStdString(metrics[m].description),
+                                 metrics[m].higherIsBetter ? tr("higher") : tr("lower"))});
     x->setTicker(layerAxis->ticker());
     x->setTickLabels(false);
     x->setRange(layerAxis->range());
@@ -161,7 +266,7 @@ void GeometryPlot::rebuildPluginPanels() {
   }
   plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(metrics.size()), 0,
                            m_panels[ScorePanel]);
-  setMinimumHeight(420 + 90 * static_cast<int>(metrics.size()));
+  updateMinimumHeight();
 }
 
 void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> report) {

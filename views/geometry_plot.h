@@ -7,6 +7,12 @@
 // of the report gets one more panel (its values as a line; no band: plugins give point values),
 // stacked between k_eff and S.
 //
+// Axis titles never run past their panel: all show their full names ("curvature m_curv") when
+// the panels are tall enough, else their symbols ("m_curv"), elided where even that is too
+// long; the full name and definition are the title's tooltip (titleToolTip). Each panel keeps a
+// minimum height (minimumHeight grows with the panels), so a view with many metrics scrolls
+// rather than squeezing them unreadable.
+//
 // Hovering emits layerHovered, a click (press and release on the same spot) layerClicked.
 // Replots are queued (rpQueuedReplot), so many score updates in one event-loop turn draw once.
 // GUI thread only.
@@ -57,6 +63,15 @@ class GeometryPlot final : public QCustomPlot {
   int64_t layerAt(const QPoint& pixel) const;
   /** The horizontal pixel position of `layer` on the shared layer axis. */
   double pixelOf(int64_t layer) const;
+  /** The full name and definition of the panel whose axis title or tick labels are under
+   *  `pixel`; empty elsewhere. */
+  QString titleToolTip(const QPoint& pixel) const;
+
+  /** Below this a panel's values are unreadable: the plot asks for panels × this (+ the layer
+   *  axis) as its minimum height. */
+  static constexpr int kMinimumPanelHeight = 60;
+  static constexpr int kLayerAxisHeight = 40;
+  static constexpr int kMinimumWidth = 360;
 
  signals:
   void layerHovered(qint64 layer, const QPoint& globalPosition);
@@ -71,6 +86,19 @@ class GeometryPlot final : public QCustomPlot {
   void rescaleValueAxes();
   /** Replaces the plugin panels by one per metric of the report, S staying last. */
   void rebuildPluginPanels();
+  void updateMinimumHeight();
+  /** Sets each value axis's title to the longest form its panel has room for (afterLayout). */
+  void fitAxisTitles();
+  /** Fewer value ticks on short panels (beforeReplot). */
+  void fitTickCounts();
+
+  /** A value axis's title in its long and short forms, and what it means. */
+  struct AxisTitle {
+    QCPAxis* axis = nullptr;
+    QString full;
+    QString brief;
+    QString toolTip;
+  };
 
   struct PluginPanel {
     QCPAxisRect* rect = nullptr;
@@ -92,6 +120,7 @@ class GeometryPlot final : public QCustomPlot {
   QPoint m_pressPosition{-1000, -1000};
   QCPMarginGroup* m_margins = nullptr;
   std::vector<PluginPanel> m_pluginPanels;
+  std::vector<AxisTitle> m_titles;  // the four panels', then the plugin panels'
 };
 
 }  // namespace strata

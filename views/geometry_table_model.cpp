@@ -31,6 +31,12 @@ QString proxyIntervalText(double value, const geometry::Interval& interval) {
            geometryNumberText(interval.high));
 }
 
+QString proxyIntervalLines(double value, const geometry::Interval& interval) {
+  return QStringLiteral("%1\n[%2, %3]")
+      .arg(geometryNumberText(value), geometryNumberText(interval.low),
+           geometryNumberText(interval.high));
+}
+
 GeometryTableModel::GeometryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void GeometryTableModel::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
@@ -111,11 +117,11 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
           return (best ? QStringLiteral("%1  (l*)").arg(layer.layer) : QString::number(layer.layer)) +
                  (warnings.isEmpty() ? QString() : QStringLiteral(" ⚠"));
         case CurvatureColumn:
-          return proxyIntervalText(layer.values.curvature, layer.curvature);
+          return proxyIntervalLines(layer.values.curvature, layer.curvature);
         case MonotonicityColumn:
-          return proxyIntervalText(layer.values.monotonicity, layer.monotonicity);
+          return proxyIntervalLines(layer.values.monotonicity, layer.monotonicity);
         case EffectiveRankColumn:
-          return proxyIntervalText(layer.values.effectiveRank, layer.effectiveRank);
+          return proxyIntervalLines(layer.values.effectiveRank, layer.effectiveRank);
         case ScoreColumn:
           return geometryNumberText(score);
         case ScoreIntervalColumn:
@@ -198,11 +204,11 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
       case LayerColumn:
         return tr("Layer");
       case CurvatureColumn:
-        return tr("m_curv [lo, hi]");
+        return tr("m_curv\n[lo, hi]");
       case MonotonicityColumn:
-        return tr("m_mono [lo, hi]");
+        return tr("m_mono\n[lo, hi]");
       case EffectiveRankColumn:
-        return tr("k_eff [lo, hi]");
+        return tr("k_eff\n[lo, hi]");
       case ScoreColumn:
         return tr("S");
       case ScoreIntervalColumn:

@@ -1,8 +1,10 @@
 #pragma once
 // GeometryTableModel: one row per layer of a GeometryReport — the three proxies with their
-// bootstrap intervals, the score S with its bootstrap interval, how often the layer is l* over
-// the resamples, and the rank under the current weights and candidates, then
-// one column per plugin metric of the report (point values; ColumnCount + i is metric i).
+// bootstrap intervals, the score S and the rank under the current weights and candidates (the
+// main columns, kMainColumns, which the table keeps in view), S's bootstrap interval, how often
+// the layer is l* over the resamples, then one column per plugin metric of the report (point
+// values; ColumnCount + i is metric i). A proxy cell shows its value over its interval, on two
+// lines, so the main columns stay narrow enough to be seen side by side.
 // The report is an immutable snapshot; the scores are replaced (setScores) on every slider
 // move, which only changes the S, rank and highlight of the rows. GUI thread only.
 
@@ -21,6 +23,8 @@ namespace strata {
 QString geometryNumberText(double value);
 /** "0.1234 [0.1100, 0.1350]": a proxy with its bootstrap interval. */
 QString proxyIntervalText(double value, const geometry::Interval& interval);
+/** "0.1234\n[0.1100, 0.1350]": the same on two lines (the table's proxy cells). */
+QString proxyIntervalLines(double value, const geometry::Interval& interval);
 
 class GeometryTableModel final : public QAbstractTableModel {
   Q_OBJECT
@@ -32,11 +36,13 @@ class GeometryTableModel final : public QAbstractTableModel {
     MonotonicityColumn,
     EffectiveRankColumn,
     ScoreColumn,
+    RankColumn,
     ScoreIntervalColumn,
     BestFrequencyColumn,
-    RankColumn,
     ColumnCount
   };
+  /** Layer, the three proxies, S and rank: the columns the table shows without scrolling. */
+  static constexpr int kMainColumns = ScoreIntervalColumn;
   /** The raw number behind a cell (layer, value, S, rank), for sorting. */
   static constexpr int SortRole = Qt::UserRole + 1;
 

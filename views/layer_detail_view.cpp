@@ -9,15 +9,17 @@
 #include <QMenu>
 #include <QSplitter>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "display_text.h"
 #include "geometry_table_model.h"
-#include "io/activation_store.h"
 #include "plot_export.h"
 #include "plot_palette.h"
+#include "token_context_strip.h"
 
 namespace strata {
 namespace {
@@ -25,6 +27,7 @@ namespace {
 constexpr int kColourGroups = 16;  // one scatter graph per colour band
 const QColor kLineColour(31, 119, 180);
 const QColor kMarkColour(214, 39, 40);
+constexpr int kClickSlopPixels = 4;
 
 QCustomPlot* makePlot(QWidget* parent, const QString& title) {
   auto* plot = new QCustomPlot(parent);
@@ -65,28 +68,14 @@ QString percentText(double share) { return QString::number(share * 100, 'f', 1);
 
 }  // namespace
 
-LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
-                            const geometry::LayerGeometry& geometry) {
-  const ActivationStore store = ActivationStore::open(storeFile);
-  const std::vector<float> rows = store.readLayer(geometry.layer);
-  LayerDetail detail;
-  detail.storeFile = toQString(storeFile);
-  detail.hiddenSize = store.meta().hiddenSize;
-  detail.geometry = geometry;
-  const geometry::HiddenStates states{rows.data(), store.numTokens(), detail.hiddenSize};
-  detail.plane = geometry::projectOnPrincipalPlane(states);
-  detail.tokenIds = store.tokens().ids;
-  detail.positions = store.tokens().position;
-  return detail;
-}
-
 LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWidget* parent)
     : QWidget(parent),
       m_detail(std::move(detail)),
       m_histogram(makeHistogram(m_detail->geometry.localLambdaMax)),
       m_header(new QLabel(this)),
       m_colourBy(new QComboBox(this)),
-      m_export(new QToolButton(this)) {
+      m_export(new QToolButton(this)),
+      m_context(new TokenContextStrip(this)) {
   const geometry::LayerGeometry& g = m_detail->geometry;
   const int64_t tokens = static_cast<int64_t>(m_detail->plane.coordinates.size() / 2);
   m_header->setText(
@@ -98,6 +87,10 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWid
           .arg(proxyIntervalText(g.values.curvature, g.curvature),
                proxyIntervalText(g.values.monotonicity, g.monotonicity),
                proxyIntervalText(g.values.effectiveRank, g.effectiveRank)));
+  if (!m_detail->tokenTextNote.isEmpty())  // why hovering shows ids only
+    m_header->setText(
+        m_header->text() +
+        QStringLiteral("<br><small>⚠ %1</small>").arg(m_detail->tokenTextNote.toHtmlEscaped()));
   m_header->setToolTip(m_detail->storeFile);
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -136,9 +129,16 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWid
   auto* left = new QSplitter(Qt::Vertical, this);
   left->addWidget(m_spectrum);
   left->addWidget(m_histogramPlot);
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(m_scatter);
+  right->addWidget(m_context);
+  right->setStretchFactor(0, 1);
+  right->setStretchFactor(1, 0);
+  right->setChildrenCollapsible(false);
+  connect(m_context, &TokenContextStrip::tokenClicked, this, &LayerDetailView::selectToken);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(left);
-  splitter->addWidget(m_scatter);
+  splitter->addWidget(right);
   splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 3);
 
@@ -243,6 +243,17 @@ void LayerDetailView::buildScatter() {
   auto* margins = new QCPMarginGroup(m_scatter);
   m_scatter->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
   m_colourScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+  // The selected token: a ring over its point, drawn above the colour groups.
+  m_selectionMark = m_scatter->addGraph();
+  m_selectionMark->setName(tr("selected token"));
+  m_selectionMark->setLineStyle(QCPGraph::lsNone);
+  m_selectionMark->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 12));
+  m_scatter->setMouseTracking(true);
+  connect(m_scatter, &QCustomPlot::mouseMove, this, &LayerDetailView::scatterMouseMove);
+  connect(m_scatter, &QCustomPlot::mousePress, this,
+          [this](QMouseEvent* event) { m_pressPosition = event->pos(); });
+  connect(m_scatter, &QCustomPlot::mouseRelease, this, &LayerDetailView::scatterMouseRelease);
   colourScatter();
 }
 
@@ -271,7 +282,9 @@ void LayerDetailView::colourScatter() {
   // An even stride keeps the scatter responsive for big stores; every token when few.
   const int64_t stride = std::max<int64_t>(1, (tokens + kMaxScatterPoints - 1) / kMaxScatterPoints);
   QVector<double> keys[kColourGroups], values[kColourGroups];
+  m_drawnRows.clear();
   for (int64_t t = 0; t < tokens; t += stride) {
+    m_drawnRows.push_back(t);
     const double c = haveColours ? colourValues[static_cast<std::size_t>(t)] : low;
     const int group = std::clamp(static_cast<int>((c - low) / (high - low) * kColourGroups), 0,
                                  kColourGroups - 1);
@@ -298,6 +311,79 @@ int LayerDetailView::scatterPointCount() const {
   int count = 0;
   for (int i = 0; i < kColourGroups; ++i) count += m_scatter->graph(i)->dataCount();
   return count;
+}
+
+QPointF LayerDetailView::pixelOf(int64_t row) const {
+  const std::vector<float>& xy = m_detail->plane.coordinates;
+  const auto r = static_cast<std::size_t>(row);
+  if (row < 0 || 2 * r + 1 >= xy.size()) return {-1, -1};
+  return {m_scatter->xAxis->coordToPixel(xy[2 * r]), m_scatter->yAxis->coordToPixel(xy[2 * r + 1])};
+}
+
+int64_t LayerDetailView::rowAt(const QPoint& pixel) const {
+  if (!m_scatter->axisRect()->rect().contains(pixel)) return -1;
+  // A linear pass over at most kMaxScatterPoints points: well under a millisecond per move.
+  int64_t nearest = -1;
+  double best = kPickRadius * kPickRadius;
+  for (const int64_t row : m_drawnRows) {
+    const QPointF d = pixelOf(row) - QPointF(pixel);
+    const double squared = d.x() * d.x() + d.y() * d.y();
+    if (squared <= best) best = squared, nearest = row;
+  }
+  return nearest;
+}
+
+QString LayerDetailView::tokenToolTip(int64_t row) const {
+  const auto r = static_cast<std::size_t>(row);
+  if (row < 0 || r >= m_detail->tokenIds.size()) return {};
+  QStringList lines;
+  const QString id = QString::number(m_detail->tokenIds[r]);
+  lines << (r < m_detail->tokenTexts.size()
+                ? tr("“%1” (id %2)").arg(TokenContextStrip::tokenLabel(*m_detail, row), id)
+                : tr("token id %1").arg(id));
+  const QString position = r < m_detail->positions.size() ? QString::number(m_detail->positions[r])
+                                                          : QStringLiteral("?");
+  lines << (r < m_detail->documents.size()
+                ? tr("document %1, position %2").arg(m_detail->documents[r]).arg(position)
+                : tr("position %1").arg(position));
+  if (r >= m_detail->tokenTexts.size() && !m_detail->tokenTextNote.isEmpty())
+    lines << m_detail->tokenTextNote;
+  return lines.join(QLatin1Char('\n'));
+}
+
+void LayerDetailView::selectToken(int64_t row) {
+  const auto tokens = static_cast<int64_t>(m_detail->plane.coordinates.size() / 2);
+  if (row < 0 || row >= tokens) row = -1;
+  if (row == m_selected) return;
+  m_selected = row;
+  m_selectionMark->data()->clear();
+  if (row >= 0) {
+    const auto r = static_cast<std::size_t>(row);
+    m_selectionMark->addData(m_detail->plane.coordinates[2 * r],
+                             m_detail->plane.coordinates[2 * r + 1]);
+    m_context->showContext(*m_detail, row);
+  } else {
+    m_context->clearContext();
+  }
+  m_scatter->replot(QCustomPlot::rpQueuedReplot);
+  emit tokenSelected(row);
+}
+
+void LayerDetailView::scatterMouseMove(QMouseEvent* event) {
+  const int64_t row = rowAt(event->pos());
+  if (row == m_hovered && (row < 0 || QToolTip::isVisible())) return;
+  m_hovered = row;
+  if (row < 0)
+    QToolTip::hideText();
+  else
+    QToolTip::showText(event->globalPosition().toPoint(), tokenToolTip(row), m_scatter);
+}
+
+void LayerDetailView::scatterMouseRelease(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton ||
+      (event->pos() - m_pressPosition).manhattanLength() > kClickSlopPixels)
+    return;
+  selectToken(rowAt(event->pos()));  // empty space: −1, the selection is cleared
 }
 
 }  // namespace strata

@@ -7,6 +7,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -16,15 +18,18 @@
 #include <cmath>
 
 #include "display_text.h"
-#include "geometry_plot.h"
-#include "geometry_table_model.h"
-#include "plot_export.h"
-#include "score_controls.h"
 #include "geometry/score_bootstrap.h"
 #include "geometry/term_cancellation.h"
+#include "geometry_plot.h"
+#include "geometry_table_model.h"
+#include "geometry_table_view.h"
+#include "plot_export.h"
+#include "score_controls.h"
 
 namespace strata {
 namespace {
+
+constexpr int kControlsHeightCap = 330;  // pixels: the three weights, the range and 4 plugins
 
 QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index, int64_t layer) {
   const bool excluded =
@@ -55,7 +60,7 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
       m_controls(new ScoreControls(this)),
       m_model(new GeometryTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)),
-      m_table(new QTableView(this)) {
+      m_table(new GeometryTableView(this)) {
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_header->setWordWrap(true);
   m_logScale->setToolTip(tr("Logarithmic y axes for the three proxies (S is a z-score sum)"));
@@ -87,10 +92,6 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  // Its size hint covers every column, so S and rank are in view from the start; its minimum
-  // stays small, so a narrow window scrolls the table instead of squeezing the docks.
-  m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   m_table->setToolTip(tr("Click a layer to open its spectrum, λ_max histogram and PCA scatter"));
   connect(m_table, &QTableView::clicked, this, &LayerGeometryView::tableClicked);
 
@@ -100,14 +101,34 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
   auto* side = new QWidget(this);
   auto* sideLayout = new QVBoxLayout(side);
   sideLayout->setContentsMargins(0, 0, 0, 0);
-  sideLayout->addWidget(scoreBox);
+  // One weight per plugin metric: with many, the controls scroll instead of pushing the window.
+  m_controlsArea = new QScrollArea(side);
+  m_controlsArea->setWidget(scoreBox);
+  m_controlsArea->setWidgetResizable(true);
+  m_controlsArea->setFrameShape(QFrame::NoFrame);
+  m_controlsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_controlsArea->setMinimumWidth(scoreBox->minimumSizeHint().width() +
+                                  m_controlsArea->verticalScrollBar()->sizeHint().width());
+  sideLayout->addWidget(m_controlsArea);
   sideLayout->addWidget(m_table, 1);
 
+  // Many metric panels scroll vertically rather than being squeezed below a readable height.
+  auto* plotArea = new QScrollArea(this);
+  plotArea->setWidget(m_plot);
+  plotArea->setWidgetResizable(true);
+  plotArea->setFrameShape(QFrame::NoFrame);
+  plotArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  plotArea->setMinimumWidth(GeometryPlot::kMinimumWidth +
+                            plotArea->verticalScrollBar()->sizeHint().width());
+
   auto* splitter = new QSplitter(Qt::Horizontal, this);
-  splitter->addWidget(m_plot);
+  splitter->addWidget(plotArea);
   splitter->addWidget(side);
-  splitter->setStretchFactor(0, 1);  // the table starts at its full width, the plot grows
+  // The side keeps the table's main columns in view (GeometryTableView's minimum); the plot
+  // takes the rest. Neither can be collapsed away by dragging the handle.
+  splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 0);
+  splitter->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
@@ -140,6 +161,15 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
       m_controls->setCandidates(previous);
   }
   rescore();
+  // The new weight rows reach the controls' size hint once their layout requests (posted) are
+  // handled: measure after them.
+  QMetaObject::invokeMethod(this, &LayerGeometryView::fitControlsHeight, Qt::QueuedConnection);
+}
+
+void LayerGeometryView::fitControlsHeight() {
+  // All the controls in view up to a cap; beyond it (many plugin weights) they scroll.
+  m_controlsArea->setMinimumHeight(
+      std::min(m_controlsArea->widget()->sizeHint().height(), kControlsHeightCap));
 }
 
 void LayerGeometryView::updateHeader() {
@@ -217,12 +247,18 @@ QString LayerGeometryView::toolTipText(int64_t layer) const {
 }
 
 void LayerGeometryView::showHoverText(qint64 layer, const QPoint& globalPosition) {
+  if (layer < 0) {  // off the layers: an axis title says what its panel shows
+    m_hovered = -1;
+    const QString title = m_plot->titleToolTip(m_plot->mapFromGlobal(globalPosition));
+    if (title.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(globalPosition, title, m_plot);
+    return;
+  }
   if (layer == m_hovered && QToolTip::isVisible()) return;
   m_hovered = layer;
-  if (layer < 0)
-    QToolTip::hideText();
-  else
-    QToolTip::showText(globalPosition, toolTipText(layer), m_plot);
+  QToolTip::showText(globalPosition, toolTipText(layer), m_plot);
 }
 
 void LayerGeometryView::tableClicked(const QModelIndex& index) {

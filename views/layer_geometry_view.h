@@ -5,6 +5,10 @@
 // w_m, w_k, one per plugin metric, and candidates first..last) over a table of every layer
 // (proxies with intervals, S, rank, plugin metrics; the l* row highlighted).
 //
+// Layout: the plot scrolls vertically when its panels would fall below a readable height; the
+// table always has room for its main columns (layer, proxies, S, rank) and the plot takes the
+// rest of the width (issue 22: readable at 1280×800 and 1920×1080 with any number of metrics).
+//
 // Moving a control re-ranks at once through geometry::scoreLayers on the report's stored
 // values: nothing is recomputed and no file is read. Hovering the plot shows the layer's values
 // and intervals; clicking a layer (plot or table) emits layerDetailRequested. Export saves the
@@ -18,11 +22,12 @@
 
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry_table_view.h"
 
 class QCheckBox;
 class QLabel;
+class QScrollArea;
 class QSortFilterProxyModel;
-class QTableView;
 class QToolButton;
 
 namespace strata {
@@ -81,6 +86,7 @@ class LayerGeometryView final : public QWidget {
  private:
   void rescore();
   void updateHeader();
+  void fitControlsHeight();
   void showHoverText(qint64 layer, const QPoint& globalPosition);
   void tableClicked(const QModelIndex& index);
 
@@ -94,9 +100,10 @@ class LayerGeometryView final : public QWidget {
   QToolButton* m_export;
   GeometryPlot* m_plot;
   ScoreControls* m_controls;
+  QScrollArea* m_controlsArea = nullptr;
   GeometryTableModel* m_model;
   QSortFilterProxyModel* m_sorted;
-  QTableView* m_table;
+  GeometryTableView* m_table;
   qint64 m_hovered = -1;
 };
 

@@ -9,6 +9,8 @@
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
+#include "plugin/plugin_loader.h"
+#include "plugin/plugin_metric.h"
 #include "recipes/registry.h"
 
 namespace strata::test {
@@ -33,7 +35,8 @@ void writeCodeCorpus(const QString& file) {
                   .toUtf8());
 }
 
-void writeScoredStore(const QString& store, const QString& corpus, int64_t tokens) {
+void writeScoredStore(const QString& store, const QString& corpus, int64_t tokens,
+                      const ScoredStoreExtras& extras) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   CaptureConfig capture;
@@ -48,12 +51,16 @@ void writeScoredStore(const QString& store, const QString& corpus, int64_t token
   options.anchors = 64;
   options.neighbours = 8;
   options.directions = 64;
-  options.bootstrapResamples = 0;
+  options.bootstrapResamples = extras.bootstrapResamples;
+  // The installed plugins include the build tree's (twonn_id, cka_prev), as in the workbench.
+  const auto metrics = extras.pluginMetrics ? plugin::makePluginMetrics(plugin::installedPlugins())
+                                            : std::vector<std::unique_ptr<geometry::LayerMetric>>{};
   const auto backend = geometry::makeGeometryBackend(geometry::DeviceChoice::Cpu);
   geometry::GeometryReport report;
   {  // closed before /geometry is written into the same file
     const ActivationStore activations = ActivationStore::open(capture.output);
-    report = geometry::scanStore(activations, *backend, options, job);
+    report =
+        geometry::scanStore(activations, *backend, options, job, {}, plugin::pointers(metrics));
   }
   geometry::writeGeometry(capture.output, report);
 }

@@ -14,9 +14,16 @@ QString defaultModelFolder();
 /** A few KB of short Python functions, one blank line apart. */
 void writeCodeCorpus(const QString& file);
 
+/** What writeScoredStore computes beyond the three proxies. */
+struct ScoredStoreExtras {
+  int64_t bootstrapResamples = 0;  ///< 0: no intervals
+  bool pluginMetrics = false;      ///< also every metric of the plugins built in this tree
+};
+
 /** Captures `tokens` tokens of the default model over `corpus` into `store`, scores every layer
- *  (small proxy settings, no bootstrap) and writes /geometry. */
-void writeScoredStore(const QString& store, const QString& corpus, int64_t tokens = 512);
+ *  (small proxy settings) and writes /geometry. */
+void writeScoredStore(const QString& store, const QString& corpus, int64_t tokens = 512,
+                      const ScoredStoreExtras& extras = {});
 
 /** Trains a 10-step bridge at `layer` of the default model into `run`. */
 void trainTinyBridge(const QString& run, const QString& corpus, int64_t layer);

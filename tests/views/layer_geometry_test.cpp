@@ -138,10 +138,12 @@ class LayerGeometryTest : public QObject {
     LayerGeometryView view("/data/acts.h5", sixLayerReport());
     QCOMPARE(view.tableModel()->rowCount(), 6);
     QCOMPARE(view.tableModel()->columnCount(), int(GeometryTableModel::ColumnCount));
-    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("4 [3.6, 4.4]"));
-    QCOMPARE(cell(view, 3, GeometryTableModel::MonotonicityColumn), QStringLiteral("4 [3.6, 4.4]"));
+    // A proxy cell: the value over its interval (two lines keep the main columns narrow).
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("4\n[3.6, 4.4]"));
+    QCOMPARE(cell(view, 3, GeometryTableModel::MonotonicityColumn),
+             QStringLiteral("4\n[3.6, 4.4]"));
     QCOMPARE(cell(view, 1, GeometryTableModel::EffectiveRankColumn),
-             QStringLiteral("8 [7.2, 8.8]"));
+             QStringLiteral("8\n[7.2, 8.8]"));
     // Default weights and candidates 1..4: l* = 4, ranks by S as in sixLayerReport's table.
     QCOMPARE(view.controls()->candidates().first, 1);
     QCOMPARE(view.controls()->candidates().last, 4);
@@ -400,7 +402,7 @@ class LayerGeometryTest : public QObject {
     GeometryTableModel* model = view.tableModel();
     QCOMPARE(cell(view, 2, GeometryTableModel::LayerColumn), QStringLiteral("2 ⚠"));
     QCOMPARE(cell(view, 1, GeometryTableModel::LayerColumn), QStringLiteral("1"));
-    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("— [—, —]"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("—\n[—, —]"));
     QVERIFY(!model->index(model->rowOf(2), 0).data(Qt::DecorationRole).isNull());
     QVERIFY(model->index(model->rowOf(1), 0).data(Qt::DecorationRole).isNull());
     const QString tip = model->index(model->rowOf(2), GeometryTableModel::ScoreColumn)

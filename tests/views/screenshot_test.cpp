@@ -22,6 +22,7 @@
 #include "chunk_routing_view.h"
 #include "engine/job.h"
 #include "engine/training_run.h"
+#include "layer_detail_view.h"
 #include "main_window.h"
 #include "recipes/registry.h"
 #include "throw_away_settings.h"
@@ -117,7 +118,10 @@ class ScreenshotTest : public QObject {
     m_runs = m_dir.filePath("runs");
     QVERIFY(QDir().mkpath(m_runs));
     test::writeCodeCorpus(m_corpus);
-    test::writeScoredStore(m_store, m_corpus, 1024);
+    // Scored as the workbench does with this tree's plugins on (twonn_id, cka_prev), with
+    // bootstrap intervals: the Layer Geometry tab with all its panels and columns.
+    test::writeScoredStore(m_store, m_corpus, 1024,
+                           {.bootstrapResamples = 8, .pluginMetrics = true});
     test::trainTinyBridge(m_runs + "/bridge-l2", m_corpus, 2);
     trainTinyDcdm(m_runs + "/dcdm", m_corpus);
     trainTinyReprAlign(m_runs + "/repr-align", m_corpus);
@@ -153,6 +157,17 @@ class ScreenshotTest : public QObject {
     m_window->showLayerDetail(QDir::cleanPath(m_store), 2);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kTimeoutMs);
     QTRY_VERIFY(!m_window->busy());
+    // A token selected in the scatter, its context in the strip (the "=" of "total = …").
+    LayerDetailView* view = m_window->layerDetailView(QDir::cleanPath(m_store), 2);
+    QVERIFY(view);
+    const LayerDetail& detail = view->detail();
+    int64_t row = static_cast<int64_t>(detail.tokenIds.size() / 2);
+    for (std::size_t r = 0; r < detail.tokenTexts.size(); ++r)
+      if (detail.tokenTexts[r].find('=') != std::string::npos && detail.positions[r] >= 8) {
+        row = static_cast<int64_t>(r);
+        break;
+      }
+    view->selectToken(row);
     save("layer-detail");
   }
 

@@ -1,0 +1,73 @@
+#include "layer_detail.h"
+
+#include <QCoreApplication>
+#include <exception>
+#include <memory>
+#include <span>
+#include <unordered_map>
+
+#include "display_text.h"
+#include "io/activation_store.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("LayerDetail", text); }
+
+/** Every row's token text, decoded once per distinct id; `note` says why when there are none. */
+std::vector<std::string> decodeRows(const StoreMeta& meta, const std::vector<int32_t>& ids,
+                                    QString& note) {
+  const std::filesystem::path folder(meta.modelId);
+  std::error_code error;
+  if (meta.modelId.empty() || !std::filesystem::is_directory(folder, error)) {
+    note = tr("token text unavailable: the store's model folder “%1” is not there")
+               .arg(QString::fromStdString(meta.modelId));
+    return {};
+  }
+  std::unique_ptr<Tokenizer> tokenizer;
+  try {
+    tokenizer = loadTokenizer(folder);
+  } catch (const std::exception& e) {
+    note = tr("token text unavailable: %1").arg(QString::fromUtf8(e.what()));
+    return {};
+  }
+  std::unordered_map<int32_t, std::string> decoded;
+  std::vector<std::string> texts;
+  texts.reserve(ids.size());
+  for (const int32_t id : ids) {
+    auto found = decoded.find(id);
+    if (found == decoded.end()) {
+      std::string text;
+      try {
+        text = tokenizer->decode(std::span<const int32_t>(&id, 1), false);
+      } catch (const std::out_of_range&) {  // an id the tokenizer does not know
+        text = "⟨" + std::to_string(id) + "⟩";
+      }
+      found = decoded.emplace(id, std::move(text)).first;
+    }
+    texts.push_back(found->second);
+  }
+  return texts;
+}
+
+}  // namespace
+
+LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
+                            const geometry::LayerGeometry& geometry) {
+  const ActivationStore store = ActivationStore::open(storeFile);
+  const std::vector<float> rows = store.readLayer(geometry.layer);
+  LayerDetail detail;
+  detail.storeFile = toQString(storeFile);
+  detail.hiddenSize = store.meta().hiddenSize;
+  detail.geometry = geometry;
+  const geometry::HiddenStates states{rows.data(), store.numTokens(), detail.hiddenSize};
+  detail.plane = geometry::projectOnPrincipalPlane(states);
+  detail.tokenIds = store.tokens().ids;
+  detail.positions = store.tokens().position;
+  detail.documents = store.tokens().doc;
+  detail.tokenTexts = decodeRows(store.meta(), detail.tokenIds, detail.tokenTextNote);
+  return detail;
+}
+
+}  // namespace strata
