@@ -1,10 +1,14 @@
 #include "io/activation_store_layout.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <system_error>
 
 #include "common/error.h"
+#include "io/hdf5_open_error.h"
 
 namespace strata::store_layout {
 namespace {
@@ -79,10 +83,14 @@ void requireHdf5File(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file, error)) {
     throw IoError(file, "no such file (or not a regular file)");
   }
+  // Checked first, so that the message does not depend on how HDF5 words it.
+  if (::access(file.c_str(), R_OK) != 0 && errno == EACCES)
+    hdf5::throwOpenFailure(file, lastSystemError(), "read the store");
   const htri_t isHdf5 = H5Fis_hdf5(file.c_str());
-  if (isHdf5 < 0) throw IoError(file, "cannot read the file" + hdf5::detailSuffix());
+  if (isHdf5 < 0) hdf5::throwOpenFailure(file, hdf5::takeErrorDetail(), "read the store");
   if (isHdf5 == 0) {
-    throw FormatError(file, "not an HDF5 file, so not a Strata activation store");
+    throw FormatError(file, "not an HDF5 file, so not a Strata activation store; give the .h5 "
+                            "file that `strata-cli capture --out` wrote");
   }
 }
 
