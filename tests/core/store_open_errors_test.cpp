@@ -209,13 +209,49 @@ TEST(StoreOpenErrors, AStoreLeftMarkedOpenByAKilledProgramSaysHowToClearTheMark)
   expectMentions(message, "h5clear -s " + file.string());
 }
 
+// Run as another user: root reads every file, so as root the check runs in a forked child
+// that becomes "nobody" first (and reports the message through a pipe).
 TEST(StoreOpenErrors, AnUnreadableStoreIsPermissionDeniedWithTheRemedy) {
-  if (geteuid() == 0) GTEST_SKIP() << "running as root, which reads any file: no EACCES here";
   TempDir dir;
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_exec |
+                                  fs::perms::group_exec);
   const fs::path file = dir / "acts.h5";
   writeSmallStore(file);
-  fs::permissions(file, fs::perms::none);
-  const std::string message = messageOf<IoError>([&] { ActivationStore::open(file); });
+  fs::permissions(file, fs::perms::owner_write);  // write-only: nobody else, not even reads
+  const auto openAndDescribe = [&]() -> std::string {
+    try {
+      ActivationStore::open(file);
+    } catch (const IoError& error) {
+      return error.what();
+    } catch (const std::exception& error) {
+      return std::string("not an IoError: ") + error.what();
+    }
+    return "no error";
+  };
+  std::string message;
+  if (geteuid() != 0) {
+    message = openAndDescribe();
+  } else {
+    int out[2];
+    ASSERT_EQ(pipe(out), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(out[0]);
+      if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);  // nobody
+      const std::string text = openAndDescribe();
+      const bool written = write(out[1], text.data(), text.size()) == ssize_t(text.size());
+      _exit(written ? 0 : 3);
+    }
+    close(out[1]);
+    char buffer[4096];
+    ssize_t got = 0;
+    while ((got = read(out[0], buffer, sizeof buffer)) > 0) message.append(buffer, size_t(got));
+    close(out[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "the child that drops to user nobody failed: " << status;
+  }
   expectMentions(message, file.string());
   expectMentions(message, "permission denied");
   expectMentions(message, "ls -l");
