@@ -44,6 +44,7 @@
 #include "geometry/score_bootstrap.h"
 #include "geometry/term_cancellation.h"
 #include "io/hdf5_handle.h"
+#include "io/hdf5_open_error.h"
 #include "io/writer_lock.h"
 
 namespace strata::geometry {
@@ -217,8 +218,7 @@ void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport&
   hdf5::PropertyList access = hdf5::latestFormatAccess();
   hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDWR, access.get()));
   if (!file)
-    throw IoError(storeFile, "cannot open the store to write its geometry (is it open in another "
-                             "program, or was its capture interrupted?)" + hdf5::detailSuffix());
+    hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "write the geometry into the store");
   removeIfPresent(file.get(), kPendingGroup, storeFile);
   {
     hdf5::Group group(H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -238,7 +238,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
   hdf5::quietErrors();
   hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
   if (!file) file.reset(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file) throw FormatError(storeFile, "cannot be opened as an HDF5 file" + hdf5::detailSuffix());
+  if (!file) hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "read the geometry of the store");
   if (!hdf5::exists(file.get(), kGroup)) return std::nullopt;
   hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
   const hdf5::Location where{group.get(), storeFile, kGroup};

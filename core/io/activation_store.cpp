@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "io/activation_store_layout.h"
 #include "io/hdf5_handle.h"
+#include "io/hdf5_open_error.h"
 
 namespace strata {
 
@@ -46,8 +47,7 @@ hdf5::File openFile(const std::filesystem::path& path, bool& swmr) {
   file.reset(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file) {
     const std::string plainDetail = hdf5::takeErrorDetail();
-    throw FormatError(path, "cannot open the HDF5 file (HDF5: " + swmrDetail +
-                                "; without SWMR: " + plainDetail + ")");
+    hdf5::throwOpenFailure(path, plainDetail + "; in SWMR mode: " + swmrDetail, "open the store");
   }
   return file;
 }

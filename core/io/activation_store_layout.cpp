@@ -1,10 +1,14 @@
 #include "io/activation_store_layout.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <system_error>
 
 #include "common/error.h"
+#include "io/hdf5_open_error.h"
 
 namespace strata::store_layout {
 namespace {
@@ -75,14 +79,19 @@ int64_t transferRowsFor(int64_t hiddenSize, int64_t chunkRows) {
 }
 
 void requireHdf5File(const std::filesystem::path& file) {
+  // Permission is checked first (a folder this user may not enter included), so that the
+  // message neither says "no such file" nor depends on how HDF5 words it.
+  if (::access(file.c_str(), R_OK) != 0 && errno == EACCES)
+    hdf5::throwOpenFailure(file, lastSystemError(), "read the store");
   std::error_code error;
   if (!std::filesystem::is_regular_file(file, error)) {
     throw IoError(file, "no such file (or not a regular file)");
   }
   const htri_t isHdf5 = H5Fis_hdf5(file.c_str());
-  if (isHdf5 < 0) throw IoError(file, "cannot read the file" + hdf5::detailSuffix());
+  if (isHdf5 < 0) hdf5::throwOpenFailure(file, hdf5::takeErrorDetail(), "read the store");
   if (isHdf5 == 0) {
-    throw FormatError(file, "not an HDF5 file, so not a Strata activation store");
+    throw FormatError(file, "not an HDF5 file, so not a Strata activation store; give the .h5 "
+                            "file that `strata-cli capture --out` wrote");
   }
 }
 

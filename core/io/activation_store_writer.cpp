@@ -22,6 +22,7 @@
 #include "io/activation_store.h"
 #include "io/activation_store_layout.h"
 #include "io/hdf5_handle.h"
+#include "io/hdf5_open_error.h"
 #include "io/writer_lock.h"
 
 namespace strata {
@@ -197,7 +198,11 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
   try {
     const hdf5::PropertyList fapl = hdf5::latestFormatAccess();
     state->h5.reset(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
-    if (!state->h5) throw IoError(file, "cannot create the HDF5 file" + hdf5::detailSuffix());
+    if (!state->h5) {
+      const std::string detail = hdf5::takeErrorDetail();
+      if (hdf5::isLockConflict(detail)) hdf5::throwOpenFailure(file, detail, "create the store");
+      throw IoError(file, "cannot create the HDF5 file (HDF5: " + detail + ")");
+    }
     truncated = true;
     createLayout(state->h5.get(), file, state->meta, tokens);
     if (H5Fstart_swmr_write(state->h5.get()) < 0) {
@@ -233,7 +238,7 @@ ActivationStoreWriter ActivationStoreWriter::resume(const std::filesystem::path&
     hbool_t clear = true;
     if (H5Pset(fapl.get(), "clear_status_flags", &clear) < 0) hdf5::takeErrorDetail();
     hdf5::File repair(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
-    if (!repair) throw FormatError(file, "cannot open the HDF5 file" + hdf5::detailSuffix());
+    if (!repair) hdf5::throwOpenFailure(file, hdf5::takeErrorDetail(), "resume the store");
     if (H5Fincrement_filesize(repair.get(), 0) < 0) {
       throw IoError(file, "cannot extend the end of allocation" + hdf5::detailSuffix());
     }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "io/file_lock_holders.h"
 
 namespace strata {
 
@@ -24,6 +25,10 @@ WriterLock::WriterLock(const std::filesystem::path& file, int openFlags) {
   if (m_fd < 0 && errno == EEXIST) {
     throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
   }
+  if (m_fd < 0 && errno == EACCES) {
+    throw IoError(file, "permission denied: cannot write it; check its owner and mode (ls -l) "
+                        "or write to another file");
+  }
   if (m_fd < 0) throw IoError(file, "cannot open for writing: " + lastSystemError());
   struct flock lock = {};
   lock.l_type = F_WRLCK;
@@ -31,9 +36,11 @@ WriterLock::WriterLock(const std::filesystem::path& file, int openFlags) {
   lock.l_start = off_t{1} << 62;  // far past any real data: never a byte anyone else locks
   lock.l_len = 1;
   if (::fcntl(m_fd, F_OFD_SETLK, &lock) < 0) {
-    const std::string why = lastSystemError();
     release();
-    throw LockHeldError(file, "another writer has this file open (" + why + ")");
+    const std::string holder = describeLockHolders(file);
+    throw LockHeldError(file, "another writer has this file open" +
+                                  (holder.empty() ? std::string() : ": " + holder) +
+                                  "; wait for it to finish or stop it, then try again");
   }
 }
 

@@ -5,17 +5,16 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "tokenizer/sentencepiece_tokenizer.h"
 
 namespace strata {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A tiktoken file starts with "<base64> <rank>"; a SentencePiece tokenizer.model is a protobuf
-// whose first byte is 0x0A (field 1, length-delimited).
-enum class ModelFileKind { Tiktoken, SentencePiece, Unknown };
-
-ModelFileKind sniffModelFile(const fs::path& file) {
+// A tiktoken file starts with "<base64> <rank>"; anything else named .model is handed to
+// libsentencepiece, whose parser decides (and names the problem) when it is not a model.
+bool startsLikeTiktoken(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw IoError(file, "cannot open: " + lastSystemError());
   std::string head(256, '\0');
@@ -29,28 +28,14 @@ ModelFileKind sniffModelFile(const fs::path& file) {
   const auto isDigitOrCr = [](char c) {
     return std::isdigit(static_cast<unsigned char>(c)) || c == '\r';
   };
-  if (space != std::string::npos && space > 0 && space + 1 < line.size() &&
-      std::all_of(line.begin(), line.begin() + static_cast<ptrdiff_t>(space), isBase64) &&
-      std::all_of(line.begin() + static_cast<ptrdiff_t>(space) + 1, line.end(), isDigitOrCr))
-    return ModelFileKind::Tiktoken;
-  if (!head.empty() && head[0] == '\x0A') return ModelFileKind::SentencePiece;
-  return ModelFileKind::Unknown;
+  return space != std::string::npos && space > 0 && space + 1 < line.size() &&
+         std::all_of(line.begin(), line.begin() + static_cast<ptrdiff_t>(space), isBase64) &&
+         std::all_of(line.begin() + static_cast<ptrdiff_t>(space) + 1, line.end(), isDigitOrCr);
 }
 
 std::unique_ptr<Tokenizer> loadModelFile(const fs::path& file) {
-  switch (sniffModelFile(file)) {
-    case ModelFileKind::Tiktoken:
-      return loadTiktoken(file);
-    case ModelFileKind::SentencePiece:
-      throw FormatError(file,
-                        "is a SentencePiece model protobuf, which is not supported; use "
-                        "the model's tokenizer.json (HF) instead");
-    case ModelFileKind::Unknown:
-      break;
-  }
-  throw FormatError(file,
-                    "is neither a tiktoken rank file (\"<base64> <rank>\" lines) nor a "
-                    "SentencePiece model");
+  if (startsLikeTiktoken(file)) return loadTiktoken(file);
+  return loadSentencePiece(file);  // its error also says that the file is not tiktoken
 }
 
 std::unique_ptr<Tokenizer> loadFile(const fs::path& file) {
@@ -65,12 +50,12 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file) {
   if (extension == ".bin") return loadLlama2cTokenizer(file);
   throw FormatError(file,
                     "unrecognised tokenizer file; expected tokenizer.json, vocab.json + "
-                    "merges.txt, a tiktoken .model or a llama2.c .bin");
+                    "merges.txt, a tiktoken or SentencePiece .model or a llama2.c .bin");
 }
 
 }  // namespace
 
-bool isTiktokenRankFile(const fs::path& file) { return sniffModelFile(file) == ModelFileKind::Tiktoken; }
+bool isTiktokenRankFile(const fs::path& file) { return startsLikeTiktoken(file); }
 
 std::unique_ptr<Tokenizer> loadTokenizer(const fs::path& path) {
   std::error_code error;
@@ -85,7 +70,7 @@ std::unique_ptr<Tokenizer> loadTokenizer(const fs::path& path) {
   if (fs::exists(path / "tokenizer.bin")) return loadLlama2cTokenizer(path / "tokenizer.bin");
   throw FormatError(path,
                     "no tokenizer found: expected tokenizer.json, vocab.json + merges.txt, "
-                    "tokenizer.model (tiktoken) or tokenizer.bin (llama2.c)");
+                    "tokenizer.model (tiktoken or SentencePiece) or tokenizer.bin (llama2.c)");
 }
 
 }  // namespace strata

@@ -1,9 +1,9 @@
 #pragma once
 // The tokenizer interface every backbone and corpus reader uses, and the loaders that build
 // one from a model folder. Supported: HF tokenizer.json with a BPE model (byte-level GPT-2 /
-// Llama-3 / Qwen / NeoX, and SentencePiece-style Llama-2 / Mistral with byte fallback), GPT-2's
-// vocab.json + merges.txt, tiktoken rank files (Llama-3 tokenizer.model) and llama2.c's
-// tokenizer.bin. No LibTorch here: ids are plain int32 vectors.
+// Llama-3 / Qwen / NeoX, SentencePiece-style Llama-2 / Mistral with byte fallback), GPT-2's
+// vocab.json + merges.txt, tiktoken rank files (Llama-3), SentencePiece tokenizer.model files
+// (sentencepiece_tokenizer.h) and llama2.c's tokenizer.bin. No LibTorch: ids are int32 vectors.
 
 #include <cstdint>
 #include <filesystem>
@@ -73,8 +73,8 @@ class Tokenizer {
 };
 
 /** Loads the tokenizer of a model folder, trying in order: tokenizer.json; vocab.json +
- *  merges.txt; tokenizer.model (a tiktoken rank file, recognised by its content); tokenizer.bin
- *  (llama2.c). `path` may also name one of those files directly. Throws IoError when the path
+ *  merges.txt; tokenizer.model (tiktoken ranks, recognised by content, else SentencePiece);
+ *  tokenizer.bin (llama2.c). `path` may also name one of those files directly. Throws IoError when the path
  *  cannot be read and FormatError when no supported tokenizer is there or a file is malformed. */
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& path);
 

@@ -6,7 +6,10 @@
 // RTL, NFC/NFD pairs, control characters, whitespace and digit runs, contractions, special
 // tokens written in the text) and records the ids. Strata must give identical ids, from every
 // form it reads the tokenizer in, and decode HF's ids back to the text wherever HF's own decode
-// is lossless. Skips, saying why, when Strata's Python environment has no tokenizers.
+// is lossless. SentencePiece tokenizer.model files (stories260K's tok512.model and tiny models
+// the script trains with byte fallback, Llama-2 / Gemma / unigram-NFKC style) are compared with
+// Python's sentencepiece itself and with the tokenizer.json transformers converts them into.
+// Skips, saying why, when Strata's Python environment has no tokenizers.
 
 #include <gtest/gtest.h>
 
@@ -106,6 +109,22 @@ const char* sentencePieceCollapsesSpaces(const std::string& text) {
   return nullptr;
 }
 
+// transformers 5.25's conversion of a SentencePiece model (AutoTokenizer) departs from
+// SentencePiece itself on these, which Strata's tokenizer.model loading (libsentencepiece) does
+// not: a text that starts with a space gets one "▁" too many (its normalizer doubles a leading
+// "▁" and Metaspace prepends another); "<s>", "</s>", "<unk>" written in the text become special
+// tokens; and its Precompiled normalizer does not compose NFD input as SentencePiece's NFKC
+// rule does (checked only where the model normalises, `nfkc`).
+KnownDivergence transformersSentencePieceConversion(bool nfkc) {
+  return [nfkc](const std::string& text) -> const char* {
+    if (const char* why = spellsLlama2SpecialToken(text)) return why;
+    if (text.starts_with(' ')) return "a leading space, doubled by transformers' conversion";
+    if (nfkc && std::any_of(text.begin(), text.end(), [](char c) { return c & 0x80; }))
+      return "non-ASCII text under the converted NFKC (Precompiled) normalizer";
+    return nullptr;
+  };
+}
+
 class HfTokenizerReference : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -171,11 +190,50 @@ TEST_F(HfTokenizerReference, Stories260KMatchesHuggingFaceOnTheImportedTokenizer
   expectSameIds(*loadLlama2cTokenizer(bin), "llama2.c tokenizer.bin", ref, "stories260K",
                 spellsLlama2SpecialToken);
   // The merges the import derives from the scores must also be SentencePiece's own BPE.
-  if (ref.at("references").contains("sentencepiece"))
-    expectSameIds(*imported, "imported tokenizer.json", ref, "sentencepiece",
-                  sentencePieceCollapsesSpaces);
-  else
+  if (!ref.at("references").contains("sentencepiece")) {
     std::cout << "  (no sentencepiece module: tok512.model not compared)\n";
+    return;
+  }
+  expectSameIds(*imported, "imported tokenizer.json", ref, "sentencepiece",
+                sentencePieceCollapsesSpaces);
+  // tok512.model itself, read by libsentencepiece: SentencePiece's ids on every text.
+  const auto model = loadTokenizer(sharedData("models/stories260K/tok512.model"));
+  expectSameIds(*model, "tok512.model", ref, "sentencepiece");
+  if (!ref.at("references").contains("transformers")) {
+    std::cout << "  (no protobuf module: transformers could not convert tok512.model)\n";
+    return;
+  }
+  expectSameIds(*loadTokenizerJson(referenceFile(ref, "transformers")),
+                "transformers' tokenizer.json of tok512.model", ref, "transformers");
+  expectSameIds(*model, "tok512.model", ref, "transformers",
+                transformersSentencePieceConversion(false));
+}
+
+// Tiny SentencePiece models trained by the reference script with byte fallback: Llama-2 /
+// Mistral settings (BPE, digits split, dummy prefix, spaces kept), Gemma's (BPE, no dummy
+// prefix, user-defined pieces) and a unigram model with NFKC and whitespace clean-up; the texts
+// add characters their 512 pieces lack, space and digit runs, emoji and chat markers.
+TEST_F(HfTokenizerReference, TrainedSentencePieceModelsMatchSentencePieceAndTransformers) {
+  const nlohmann::json ref = reference("spm_trained");
+  ASSERT_FALSE(ref.is_null());
+  for (const std::string name : {"llama2_bpe", "gemma_bpe", "nfkc_unigram"}) {
+    SCOPED_TRACE(name);
+    const std::filesystem::path folder = m_dir / "spm_trained" / name;
+    const auto model = loadTokenizer(folder);  // the folder holds tokenizer.model only
+    EXPECT_EQ(model->kind(), "SentencePiece tokenizer.model (byte fallback)");
+    expectSameIds(*model, name + " tokenizer.model", ref, name);
+    const std::string converted = name + ".transformers";
+    if (!ref.at("references").contains(converted)) {
+      std::cout << "  (no protobuf module: transformers could not convert " << name << ")\n";
+      continue;
+    }
+    // Strata reads tokenizer.json with a BPE model only; the unigram conversion is left out.
+    if (name != "nfkc_unigram")
+      expectSameIds(*loadTokenizerJson(referenceFile(ref, converted)),
+                    "transformers' tokenizer.json of " + name, ref, converted);
+    expectSameIds(*model, name + " tokenizer.model", ref, converted,
+                  transformersSentencePieceConversion(name == "nfkc_unigram"));
+  }
 }
 
 }  // namespace

@@ -14,11 +14,19 @@ from are saved next to it (HF's exact definition), for Strata to load too.
   llama3       Meta's tiktoken tokenizer.model through transformers' TikTokenConverter, with
                Meta's 256 special tokens (ids 128000+)
   stories260K  OUTPUT_FOLDER/stories260K/tokenizer.json, the file Strata's llama2.c import
-               writes (the caller writes it first), loaded by HF tokenizers; and, as a second
-               reference, SentencePiece itself on tok512.model (the same vocabulary; HF cannot
-               convert a .model without protobuf)
+               writes (the caller writes it first), loaded by HF tokenizers; as a second
+               reference, SentencePiece itself on tok512.model (the same vocabulary); as a third,
+               the tokenizer.json transformers converts tok512.model into (AutoTokenizer, which
+               needs the protobuf package), saved as OUTPUT_FOLDER/stories260K/converted/
+  spm_trained  tiny SentencePiece models trained here (SentencePieceTrainer, byte fallback) on
+               tinyshakespeare, written to OUTPUT_FOLDER/spm_trained/<model>/tokenizer.model:
+               llama2_bpe (Llama-2 / Mistral settings), gemma_bpe (Gemma's: no dummy prefix,
+               user-defined pieces), nfkc_unigram (unigram, NFKC, extra whitespace removed).
+               References: SentencePiece's own ids ("<model>") and transformers' conversion
+               ("<model>.transformers", its tokenizer.json next to the model), when it converts
 
-Usage: hf_tokenizer_reference.py OUTPUT_FOLDER NAME...   (NAME: gpt2, llama3, stories260K)
+Usage: hf_tokenizer_reference.py OUTPUT_FOLDER NAME...   (NAME: gpt2, llama3, stories260K,
+       spm_trained)
 """
 
 import base64
@@ -160,26 +168,106 @@ def stories260k(folder, lines):
         sys.exit(f"{file}: the caller must write Strata's llama2.c import of tok512.bin here first")
     out = {"stories260K": hf_reference(tokenizers.Tokenizer.from_file(file), file, lines)}
     try:
-        import sentencepiece
+        import sentencepiece  # noqa: F401  (its reference below needs it)
     except ImportError:
         return out
     model = shared("models/stories260K/tok512.model")
-    sp = sentencepiece.SentencePieceProcessor(model_file=model)
-    ids = [sp.encode(text) for text in lines]
-    out["sentencepiece"] = {"file": model, "ids": ids,
-                            "lossless": [sp.decode(i) == text for i, text in zip(ids, lines)]}
+    out["sentencepiece"] = sentencepiece_reference(model, lines)
+    converted = transformers_conversion(model, os.path.join(folder, "converted"), lines)
+    if converted:
+        out["transformers"] = converted
     return out
 
 
-BUILDERS = {"gpt2": gpt2, "llama3": llama3, "stories260K": stories260k}
+def sentencepiece_reference(model, lines):
+    import sentencepiece
+    sp = sentencepiece.SentencePieceProcessor(model_file=model)
+    ids = [sp.encode(text) for text in lines]
+    return {"file": model, "ids": ids,
+            "lossless": [sp.decode(i) == text for i, text in zip(ids, lines)]}
+
+
+def transformers_conversion(model, folder, lines):
+    """The tokenizer.json transformers builds from a SentencePiece model (AutoTokenizer on a
+    folder holding only tokenizer.model), saved in `folder`; None when transformers cannot
+    convert it here (no protobuf package), with the reason on stderr."""
+    try:
+        import google.protobuf  # noqa: F401  (transformers' SentencePieceExtractor needs it)
+    except ImportError:
+        print("hf_tokenizer_reference: no protobuf package, so no transformers conversion of "
+              f"{model}", file=sys.stderr)
+        return None
+    from transformers import AutoTokenizer
+    os.makedirs(folder, exist_ok=True)
+    link = os.path.join(folder, "tokenizer.model")
+    if not os.path.exists(link):
+        os.symlink(os.path.abspath(model), link)
+    file = os.path.join(folder, "tokenizer.json")
+    AutoTokenizer.from_pretrained(folder).backend_tokenizer.save(file)
+    return hf_reference(tokenizers.Tokenizer.from_file(file), file, lines)
+
+
+# Texts for the trained models besides the usual ones: characters the tiny vocabularies lack
+# (byte fallback), space runs, digit runs (split_digits), emoji, user-defined pieces.
+TRAINED_MODEL_CASES = [
+    "Ünïcödé ünknown çhäracters ßẞ", "zebra-quokka xylophone: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "日本語 and 中文 mixed in",
+    "two  spaces,   three,    four", "  leading and trailing  ", "tab\tand\nnewline\n",
+    "digits 0123456789 and 3.14159 and 1,000,000", "year 2024, room 101, 007",
+    "emoji 🙂🙃 👩‍💻 🇫🇷 ❤️", "<start_of_turn>user\nhi<end_of_turn>", "<s> and </s> spelt out",
+    "▁ a literal lower one eighth block ▁▁", "mixed\u00a0nbsp and\u3000ideographic space",
+]
+
+# name: SentencePieceTrainer options besides the shared ones.
+TRAINED_MODELS = {
+    # Llama-2's (and Mistral's) tokenizer.model: BPE, byte fallback, digits split, no
+    # normalisation, a dummy prefix, spaces kept as they are.
+    "llama2_bpe": dict(model_type="bpe", normalization_rule_name="identity",
+                       add_dummy_prefix=True, remove_extra_whitespaces=False,
+                       allow_whitespace_only_pieces=True, unk_id=0, bos_id=1, eos_id=2, pad_id=-1),
+    # Gemma's: no dummy prefix, pad/eos/bos/unk at 0..3, user-defined chat pieces.
+    "gemma_bpe": dict(model_type="bpe", normalization_rule_name="identity",
+                      add_dummy_prefix=False, remove_extra_whitespaces=False,
+                      allow_whitespace_only_pieces=True, pad_id=0, eos_id=1, bos_id=2, unk_id=3,
+                      user_defined_symbols=["<start_of_turn>", "<end_of_turn>", "<mask>"]),
+    # T5-like: unigram with SentencePiece's default NFKC rule and whitespace clean-up.
+    "nfkc_unigram": dict(model_type="unigram", normalization_rule_name="nmt_nfkc",
+                         add_dummy_prefix=True, remove_extra_whitespaces=True,
+                         unk_id=0, bos_id=1, eos_id=2, pad_id=-1),
+}
+
+
+def spm_trained(folder, lines):
+    import sentencepiece
+    corpus = os.path.join(folder, "train.txt")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write(corpus_chunk("corpora/tinyshakespeare.txt", 0, 200000))
+    out = {}
+    for name, options in TRAINED_MODELS.items():
+        model_folder = os.path.join(folder, name)
+        os.makedirs(model_folder, exist_ok=True)
+        prefix = os.path.join(model_folder, "tokenizer")
+        sentencepiece.SentencePieceTrainer.train(
+            input=corpus, model_prefix=prefix, vocab_size=512, byte_fallback=True,
+            split_digits=True, character_coverage=1.0, num_threads=1, minloglevel=2,
+            **options)
+        os.replace(prefix + ".model", os.path.join(model_folder, "tokenizer.model"))
+        model = os.path.join(model_folder, "tokenizer.model")
+        out[name] = sentencepiece_reference(model, lines)
+        converted = transformers_conversion(model, os.path.join(model_folder, "converted"), lines)
+        if converted:
+            out[name + ".transformers"] = converted
+    return out
+
+
+BUILDERS = {"gpt2": gpt2, "llama3": llama3, "stories260K": stories260k, "spm_trained": spm_trained}
 
 
 def main():
     if len(sys.argv) < 3 or any(name not in BUILDERS for name in sys.argv[2:]):
         sys.exit(f"usage: hf_tokenizer_reference.py OUTPUT_FOLDER NAME... (NAME: {', '.join(BUILDERS)})")
     root = sys.argv[1]
-    lines = texts()
     for name in sys.argv[2:]:
+        lines = texts() + (TRAINED_MODEL_CASES if name == "spm_trained" else [])
         folder = os.path.join(root, name)
         os.makedirs(folder, exist_ok=True)
         result = {"tokenizers": tokenizers.__version__, "texts": lines,
