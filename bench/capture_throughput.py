@@ -168,6 +168,7 @@ def python_capture(forward, sequences, batch, out, device="cpu", storage=torch.f
 
 
 def main():
+    global SEQ
     ap = argparse.ArgumentParser()
     ap.add_argument("build_dir")
     ap.add_argument("--tokens", type=int, default=16 * 1016)
@@ -182,7 +183,6 @@ def main():
     ap.add_argument("--storage", choices=["float32", "float16"], default="float32")
     ap.add_argument("--work", default=None, help="folder for the checkpoint and stores (default: a new temporary one)")
     args = ap.parse_args()
-    global SEQ
     SEQ = args.seq_len
     torch.set_num_threads(args.threads)
     work = args.work or tempfile.mkdtemp(prefix="strata-bench-")
