@@ -211,6 +211,13 @@ if [[ -x $build/tests/strata_device_tests ]]; then
     echo "device-check: $skipped CUDA tests were SKIPPED on a machine with a GPU (their reasons are above)" >&2
     printf 'failed\tskipped\t0\n' >"$state/tests.txt"
   fi
+  if [[ $mode == rehearse ]]; then
+    # No GPU here: the backbone and training comparisons run on the CPU instead, so that their
+    # code has run before the device run (the geometry comparison needs the CUDA backend).
+    phase tests_on_cpu "$(within "$budget_tests" 60)" env OMP_WAIT_POLICY=PASSIVE STRATA_PYTHON="$python" \
+      STRATA_CUDA_TESTS_ON_CPU=1 "$build/tests/strata_device_tests" --gtest_color=no \
+      --gtest_filter='Cuda/CudaTraining.*:Cuda/CudaReferenceModels.*' --gtest_output="json:$state/tests-on-cpu.json"
+  fi
 else
   echo "device-check: no $build/tests/strata_device_tests: the CUDA tests did not run" >&2
 fi
@@ -234,8 +241,10 @@ fi
 import json, os, platform, socket, subprocess, sys, time
 state, out, mode, gpu, started, jobs = sys.argv[1:7]
 phases = {}
-for name in ("configure", "build", "tests", "bench"):
+for name in ("configure", "build", "tests", "tests_on_cpu", "bench"):
     path = os.path.join(state, name + ".txt")
+    if name == "tests_on_cpu" and mode != "rehearse":
+        continue
     if os.path.exists(path):
         verdict, code, seconds = open(path).read().strip().split("\t")
         phases[name] = {"result": verdict, "exit": code, "seconds": int(seconds)}
@@ -247,14 +256,15 @@ def load(name):
         return json.load(open(path))
     except Exception as e:
         return {"missing": f"{path}: {e}"}
-tests = load("tests-gtest.json")
-summary = {}
-if "testsuites" in tests:
+def summary(name):
+    tests = load(name)
+    if "testsuites" not in tests:
+        return tests
     cases = [t for s in tests["testsuites"] for t in s.get("testsuite", [])]
-    summary = {"total": len(cases),
-               "failed": [t["classname"] + "." + t["name"] for t in cases if t.get("failures")],
-               "skipped": [t["classname"] + "." + t["name"] for t in cases if t.get("result") == "SKIPPED"],
-               "seconds": {t["classname"] + "." + t["name"]: t.get("time") for t in cases}}
+    return {"total": len(cases),
+            "failed": [t["classname"] + "." + t["name"] for t in cases if t.get("failures")],
+            "skipped": [t["classname"] + "." + t["name"] for t in cases if t.get("result") == "SKIPPED"],
+            "seconds": {t["classname"] + "." + t["name"]: t.get("time") for t in cases}}
 try:
     import torch
     versions = {"torch": torch.__version__, "cuda": torch.version.cuda}
@@ -266,14 +276,18 @@ report = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": mo
           "host": socket.gethostname(), "cpu_cores": os.cpu_count(), "jobs": int(jobs),
           "python": sys.executable, "python_version": platform.python_version(),
           "versions": versions, "wall_seconds": int(time.time()) - int(started),
-          "phases": phases, "tests": summary, "benchmarks": load("bench.json")}
+          "phases": phases, "tests": summary("tests-gtest.json"), "benchmarks": load("bench.json")}
+if mode == "rehearse":
+    report["tests_on_cpu"] = summary("tests-on-cpu.json")
 report["passed"] = all(p["result"] == "passed" for p in phases.values())
 json.dump(report, open(out, "w"), indent=2)
 print(json.dumps({k: report[k] for k in ("date", "mode", "gpu", "wall_seconds", "phases", "passed")}, indent=2))
 EOF
 
 status=0
-for name in configure build tests bench; do
+phases=(configure build tests bench)
+[[ $mode == rehearse ]] && phases+=(tests_on_cpu)
+for name in "${phases[@]}"; do
   [[ -f $state/$name.txt && $(cut -f1 "$state/$name.txt") == passed ]] || status=1
 done
 echo

@@ -4,7 +4,8 @@
 // saved form (float32, bfloat16, sharded, ...) onto the GPU, resident and streamed; every
 // layer, the final norm and the logits must match. Skips, saying why, where no CUDA device is
 // usable or Strata's Python has no transformers (scripts/device-check.sh fails on a GPU machine
-// when these skip).
+// when these skip). With STRATA_CUDA_TESTS_ON_CPU=1 both sides run on the CPU instead (the
+// rehearsal of the device check runs them so, so the GPU run is not their first).
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -32,9 +33,12 @@ namespace {
 /** The checkpoints and transformers' CUDA outputs, made once per process for the cases it runs. */
 class CudaReferenceModels : public ::testing::TestWithParam<std::string> {
  protected:
+  static bool onCpu() { return std::getenv("STRATA_CUDA_TESTS_ON_CPU") != nullptr; }
+  static at::Device device() { return onCpu() ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0); }
+
   static void SetUpTestSuite() {
     std::string why;
-    if (!cudaUsable(&why)) {
+    if (!onCpu() && !cudaUsable(&why)) {
       s_skip = "no usable CUDA device: " + why;
       return;
     }
@@ -46,7 +50,8 @@ class CudaReferenceModels : public ::testing::TestWithParam<std::string> {
       return;
     }
     s_dir = std::make_unique<TempDir>();
-    std::string command = python + " '" STRATA_SOURCE_DIR "/tests/python/hf_model_reference.py' --device cuda '" +
+    std::string command = python + " '" STRATA_SOURCE_DIR "/tests/python/hf_model_reference.py' --device " +
+                          (onCpu() ? "cpu" : "cuda") + " '" +
                           s_dir->path().string() + "'";
     const auto* suite = ::testing::UnitTest::GetInstance()->current_test_suite();
     for (int i = 0; i < suite->total_test_count(); ++i) {
@@ -95,7 +100,7 @@ double scaledError(const at::Tensor& actual, const at::Tensor& expected) {
 constexpr double kTolerance = 1e-4;
 
 TEST_P(CudaReferenceModels, MatchesEveryLayerResidentAndStreamedOnTheGpu) {
-  const at::Device gpu(at::kCUDA, 0);
+  const at::Device gpu = device();
   for (const std::string& storage : s_storages.at(GetParam())) {
     const std::filesystem::path dir = *s_dir / GetParam() / storage;
     const at::Tensor ids = expectedIn(dir, "ids");
