@@ -83,7 +83,7 @@ def main():
     for part in args.parts:
         print(f"== benchmark {part}", flush=True)
         if part == "proxies":
-            rows, dims, runs = (65536, 4096, 3) if full else (2048, 64, 1)
+            rows, dims, runs = (65536, 4096, 3) if full else (4096, 128, 1)
             base = [bench, "--random", str(rows), str(dims)]
             entry = {"rows": rows, "dims": dims}
             if gpu:

@@ -111,7 +111,15 @@ if [[ $mode == rehearse ]]; then
 else
   python=${STRATA_PYTHON:-$(command -v python3)}
 fi
-nvcc=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+# nvcc: CUDACXX, PATH, the usual toolkit folder, or the pip `cuda-toolkit` wheel beside torch.
+nvcc=${CUDACXX:-$(command -v nvcc || true)}
+if [[ -z $nvcc ]]; then
+  for candidate in /usr/local/cuda/bin/nvcc $("$python" -c 'import glob, site
+print(" ".join(p for d in site.getsitepackages() for p in glob.glob(d + "/nvidia/cu*/bin/nvcc")))' 2>/dev/null); do
+    if [[ -x $candidate ]]; then nvcc=$candidate; break; fi
+  done
+fi
+nvcc=${nvcc:-/usr/local/cuda/bin/nvcc}
 compiler=${CXX:-$(command -v c++ || command -v g++)}
 echo "== python: $python ($("$python" -c 'import sys, torch, transformers; print(sys.version.split()[0], "torch", torch.__version__, "transformers", transformers.__version__, "cuda available", torch.cuda.is_available())' 2>&1))"
 echo "== nvcc: $nvcc ($("$nvcc" --version 2>&1 | tail -n 1))"
