@@ -128,7 +128,7 @@ echo "== c++: $compiler ($("$compiler" --version 2>&1 | head -n 1)); cmake $(cma
 # --- The carried packages ----------------------------------------------------------------------
 prefix=$root/$deps/prefix
 if [[ ! -d $prefix/usr || $deps/debs -nt $prefix ]]; then
-  scripts/unpack-device-deps.sh "$deps" || { echo "device-check: cannot unpack $deps/debs" >&2; exit 2; }
+  bash scripts/unpack-device-deps.sh "$deps" || { echo "device-check: cannot unpack $deps/debs" >&2; exit 2; }
 fi
 lib=$prefix/usr/lib/x86_64-linux-gnu
 # The loader sees the carried runtime libraries whose soname this machine lacks (all of them when

@@ -31,6 +31,6 @@ if ! (cd "$deps/debs" && apt-get download "${packages[@]}"); then
   apt-get update -qq
   (cd "$deps/debs" && apt-get download "${packages[@]}")
 fi
-scripts/unpack-device-deps.sh "$deps"
+bash scripts/unpack-device-deps.sh "$deps"
 echo "fetch-device-deps: $(ls "$deps"/debs/*.deb | wc -l) packages, $(du -sh "$deps/debs" | cut -f1) of .deb files" \
      "(what travels: carry \"$deps/debs\"; the prefix is rebuilt from them there)"
