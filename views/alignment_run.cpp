@@ -1,32 +1,30 @@
 #include "alignment_run.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <cmath>
 
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 
 namespace strata {
 namespace {
 
 constexpr const char* kRecipe = "repr_align";
 
-/** run.json's config "lambda". Core reads a run's config only through its recipe's schema,
- *  which a display label does not need (nor should a view fail on a schema change for it). */
+/** run.json's setting "lambda" as recorded (a display label needs no schema); NaN when absent. */
 double lambdaOf(const QString& folder) {
-  QFile file(folder + QStringLiteral("/run.json"));
-  if (!file.open(QIODevice::ReadOnly)) return std::nan("");
-  const QJsonValue lambda = QJsonDocument::fromJson(file.readAll())
-                                .object()
-                                .value(QStringLiteral("config"))
-                                .toObject()
-                                .value(QStringLiteral("lambda"));
-  return lambda.isDouble() ? lambda.toDouble() : std::nan("");
+  try {
+    const std::optional<std::string> lambda = readRunManifest(toFsPath(folder)).setting("lambda");
+    bool ok = false;
+    const double value = lambda ? QString::fromStdString(*lambda).toDouble(&ok) : 0.0;
+    return ok ? value : std::nan("");
+  } catch (const Error&) {
+    return std::nan("");
+  }
 }
 
 AlignmentRunInfo infoOf(const QString& folder) {
@@ -45,14 +43,9 @@ QString AlignmentRunInfo::label() const {
 }
 
 AlignmentRunInfo readAlignmentRun(const QString& folder) {
-  const QString clean = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());
+  const QString clean = cleanAbsolute(folder);
   const std::filesystem::path path = toFsPath(clean);
-  if (!isRunFolder(path)) throw IoError(path, "is not a run folder (it has no run.json)");
-  const std::string recipe = readRunInfo(path).recipe;  // throws FormatError for bad JSON
-  if (recipe != kRecipe)
-    throw FormatError(path / "run.json",
-                      "is a " + (recipe.empty() ? std::string("recipe-less") : recipe) +
-                          " run, not a repr_align run");
+  requireRun(path, kRecipe);
   return infoOf(clean);
 }
 
@@ -60,7 +53,7 @@ QList<AlignmentRunInfo> alignmentRunsIn(const QString& root) {
   QList<AlignmentRunInfo> runs;
   for (const RunInfo& run : listRuns(toFsPath(root)))
     if (run.recipe == kRecipe)
-      runs << infoOf(QDir::cleanPath(QFileInfo(toQString(run.folder)).absoluteFilePath()));
+      runs << infoOf(cleanAbsolute(toQString(run.folder)));
   return runs;
 }
 

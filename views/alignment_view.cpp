@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "alignment_plots.h"
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "error_dialog.h"
@@ -27,10 +28,6 @@ namespace {
 
 // The comparison box's last item: pick a run folder anywhere.
 const QString kOtherFolder = QStringLiteral("strata:other-folder");
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 QString sourceName(CosineSource source) {
   return source == CosineSource::Training ? AlignmentView::tr("training")

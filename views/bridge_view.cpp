@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "bridge_metrics_plot.h"
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
@@ -22,10 +23,6 @@
 
 namespace strata {
 namespace {
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 QLineEdit* makePathEdit(QWidget* parent, const char* name, const QString& tip) {
   auto* edit = new QLineEdit(parent);

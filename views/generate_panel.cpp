@@ -1,12 +1,9 @@
 #include "generate_panel.h"
 
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -19,6 +16,7 @@
 
 #include "common/error.h"
 #include "display_text.h"
+#include "engine/run_manifest.h"
 
 namespace strata {
 namespace {
@@ -149,17 +147,17 @@ void GeneratePanel::setLayer(qint64 layer) {
 }
 
 qint64 GeneratePanel::layerOfRun(const QString& bridgeRun) {
-  QFile file(bridgeRun + QStringLiteral("/run.json"));
-  if (!file.open(QIODevice::ReadOnly)) return -1;
-  const QJsonObject run = QJsonDocument::fromJson(file.readAll()).object();
   // The description holds the layer the recipe resolved (config.layer may be -1 = "from store").
-  bool ok = false;
-  const qint64 layer = run.value(QStringLiteral("description"))
-                           .toObject()
-                           .value(QStringLiteral("layer"))
-                           .toString()
-                           .toLongLong(&ok);
-  return ok ? layer : -1;
+  try {
+    const RunManifest run = readRunManifest(toFsPath(bridgeRun));
+    const auto layer = run.description.find("layer");
+    bool ok = false;
+    const qint64 value =
+        layer == run.description.end() ? -1 : QString::fromStdString(layer->second).toLongLong(&ok);
+    return ok ? value : -1;
+  } catch (const Error&) {
+    return -1;
+  }
 }
 
 HybridComparisonConfig GeneratePanel::config() const {

@@ -5,17 +5,11 @@
 #include <QFileInfo>
 #include <QHeaderView>
 
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 
 namespace strata {
-namespace {
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
-
-}  // namespace
 
 RunsTable::RunsTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
   setHorizontalHeaderLabels({tr("Run"), tr("Recipe"), tr("State"), tr("Step"), tr("Updated")});

@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
@@ -179,7 +180,7 @@ TrainingRequest TrainingLaunchDialog::request() const {
   TrainingRequest request;
   request.recipe = schema().recipe;
   request.config = config();
-  request.runFolder = toFsPath(QDir::cleanPath(QFileInfo(runFolder()).absoluteFilePath()));
+  request.runFolder = toFsPath(cleanAbsolute(runFolder()));
   request.command = "strata (Training > Start Training)";
   return request;
 }

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/job.h"
@@ -21,10 +22,6 @@
 
 namespace strata {
 namespace {
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 QString stateText(RunState state) { return QString::fromLatin1(runStateName(state)); }
 

@@ -6,18 +6,19 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/run_folder.h"
-#include "io/text_file.h"
+#include "engine/run_manifest.h"
 
 namespace strata::cli {
 
 int inspectRun(const std::filesystem::path& folder, bool json) {
   using Json = nlohmann::ordered_json;
-  const Json run = Json::parse(readWholeFile(folder / "run.json"));
+  const RunManifest run = readRunManifest(folder);
   const RunStatus status = readRunStatus(folder);
-  const Json& config = run.value("config", Json::object());
-  const Json& facts = run.value("description", Json::object());
+  const Json config = run.configJson.empty() ? Json::object() : Json::parse(run.configJson);
+  Json facts = Json::object();
+  for (const auto& [key, value] : run.description) facts[key] = value;
   if (json) {
-    std::cout << Json{{"run", folder.string()}, {"recipe", run.value("recipe", std::string())},
+    std::cout << Json{{"run", folder.string()}, {"recipe", run.recipe},
                       {"state", runStateName(status.state)}, {"step", status.step},
                       {"total_steps", status.totalSteps}, {"config", config}, {"facts", facts}}
                      .dump(2)
@@ -25,7 +26,7 @@ int inspectRun(const std::filesystem::path& folder, bool json) {
     return 0;
   }
   std::cout << "Run          " << folder.string() << "\n"
-            << "Recipe       " << run.value("recipe", std::string()) << "\n"
+            << "Recipe       " << run.recipe << "\n"
             << "State        " << runStateName(status.state) << ", step " << status.step << " of "
             << status.totalSteps << "\n";
   if (config.contains("variant")) {
@@ -43,7 +44,7 @@ int inspectRun(const std::filesystem::path& folder, bool json) {
               << " parameters = K·d·h + 2d² = " << k << "·" << d << "·" << h << " + 2·" << d << "²\n";
   }
   if (facts.contains("layer")) std::cout << "Bridge layer " << facts["layer"].get<std::string>() << "\n";
-  if (run.value("recipe", std::string()) == "repr_align") {
+  if (run.recipe == "repr_align") {
     std::cout << "Source       " << config.value("model", std::string()) << "\n"
               << "Alignment    λ = " << config.value("lambda", 0.0) << ", " << config.value("align_distance", std::string())
               << " over " << config.value("align_layers", std::string()) << " of "

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "corpus_arguments.h"
 #include "common/error.h"
+#include "engine/cached_geometry.h"
 #include "engine/capture.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
@@ -101,6 +102,22 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
     throw CancelledError();
 }
 
+/** --default: the report of the default model's cached store (engine/cached_geometry.h). */
+void scoreDefault(const std::string& device, const geometry::ProxyOptions& options,
+                  const std::vector<geometry::LayerMetric*>& metrics,
+                  geometry::GeometryReport& report) {
+  CachedGeometryRequest request = defaultGeometryRequest();
+  request.options = options;
+  request.device = device;
+  CachedGeometry result;
+  const auto work = [&](JobContext& job) { result = cachedGeometry(request, job, metrics); };
+  if (runWithTerminalProgress(work) == JobOutcome::Cancelled)
+    throw CancelledError();
+  std::cerr << (result.captured ? "captured " : "cached store ") << result.store.string()
+            << (result.scored ? " (scored now)" : " (scores read from it)") << "\n";
+  report = std::move(result.report);
+}
+
 /** Removes a temporary store when the command ends, however it ends. */
 struct TemporaryFile {
   std::filesystem::path path;
@@ -118,10 +135,14 @@ int runScore(const Arguments& args) {
                   "curvature m_curv, global monotonicity m_mono, effective rank k_eff, each with a\n"
                   "bootstrap interval), the selection score S(l) and l*. The results are written\n"
                   "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
-                  "--corpus to capture first (into --out, or a temporary store).");
+                  "--corpus to capture first (into --out, or a temporary store), or --default.");
   cli.option("store", "FILE", "an activation store (.h5) written by `capture`")
       .option("model", "DIR", "a Hugging Face model folder to capture first")
       .option("corpus", "PATH", "the corpus to capture (with --model)")
+      .flag("default", "the built-in default model over the default corpus (argparse.py, or "
+            "$STRATA_DEFAULT_CORPUS), 4096 tokens of 128: captured and scored once, then read "
+            "from the store cached in the user's data folder (as the workbench's Open Default "
+            "Model)")
       .option("out", "FILE", "keep the store captured with --model here (replaced if present)")
       .option("tokens", "N", "tokens to capture (with --model)", "8192")
       .option("seq-len", "T", "tokens per sequence (with --model)", "128")
@@ -153,9 +174,17 @@ int runScore(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
+  const bool fromDefault = cli.isSet("default");
   const bool fromStore = cli.has("store");
-  if (fromStore == cli.has("model")) throw UsageError("give either --store or --model (with --corpus)");
-  if (!fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
+  if (fromDefault) {
+    for (const char* other : {"store", "model", "corpus", "out", "layers"})
+      if (cli.has(other))
+        throw UsageError(std::string("--default chooses the store itself: drop --") + other);
+    if (cli.isSet("no-write")) throw UsageError("--default keeps its scores in its store: drop --no-write");
+  } else if (fromStore == cli.has("model")) {
+    throw UsageError("give either --store or --model (with --corpus), or --default");
+  }
+  if (!fromDefault && !fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
   const geometry::ProxyOptions options = proxyOptionsFrom(cli);
   const geometry::ScoreWeights weights = parseWeights(cli.value("weights"));
   // Plugin metrics: every loaded one is computed (weight 0 unless given), failures are named.
@@ -179,36 +208,44 @@ int runScore(const Arguments& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  auto backend = geometry::makeGeometryBackend(device);
 
-  TemporaryFile temporary;
-  std::filesystem::path storePath;
-  if (fromStore) {
-    storePath = cli.value("store");
-  } else if (cli.has("out")) {
-    storePath = cli.value("out");
-  } else {
-    storePath = temporary.path = std::filesystem::temp_directory_path() /
-                                 ("strata-score-" + std::to_string(::getpid()) + ".h5");
-  }
-  if (!fromStore) captureFirst(cli, storePath);
-
-  std::vector<int64_t> layers;
-  if (cli.has("layers")) {
-    const auto range = parseRange(cli, "layers");
-    for (int64_t l = range.first; l <= range.last; ++l) layers.push_back(l);
-  }
-  std::cerr << "scoring on " << backend->description() << "\n";
   geometry::GeometryReport report;
-  {
-    const ActivationStore store = ActivationStore::open(storePath);
-    const auto outcome = runWithTerminalProgress(
-        [&](JobContext& job) { report = geometry::scanStore(store, *backend, options, job, layers,
-                                                       plugin::pointers(pluginMetrics));
-        });
-    if (outcome == JobOutcome::Cancelled) {
-      std::cerr << "score cancelled: nothing was written\n";
-      return 130;
+  if (fromDefault) {
+    scoreDefault(cli.value("device"), options, plugin::pointers(pluginMetrics), report);
+  } else {
+    auto backend = geometry::makeGeometryBackend(device);
+    TemporaryFile temporary;
+    std::filesystem::path storePath;
+    if (fromStore) {
+      storePath = cli.value("store");
+    } else if (cli.has("out")) {
+      storePath = cli.value("out");
+    } else {
+      storePath = temporary.path = std::filesystem::temp_directory_path() /
+                                   ("strata-score-" + std::to_string(::getpid()) + ".h5");
+    }
+    if (!fromStore) captureFirst(cli, storePath);
+
+    std::vector<int64_t> layers;
+    if (cli.has("layers")) {
+      const auto range = parseRange(cli, "layers");
+      for (int64_t l = range.first; l <= range.last; ++l) layers.push_back(l);
+    }
+    std::cerr << "scoring on " << backend->description() << "\n";
+    {
+      const ActivationStore store = ActivationStore::open(storePath);
+      const auto outcome = runWithTerminalProgress([&](JobContext& job) {
+        report = geometry::scanStore(store, *backend, options, job, layers,
+                                     plugin::pointers(pluginMetrics));
+      });
+      if (outcome == JobOutcome::Cancelled) {
+        std::cerr << "score cancelled: nothing was written\n";
+        return 130;
+      }
+    }
+    if (!cli.isSet("no-write") && temporary.path.empty()) {
+      geometry::writeGeometry(storePath, report);
+      std::cerr << "wrote the geometry into " << storePath.string() << " (/geometry)\n";
     }
   }
   const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
@@ -228,10 +265,6 @@ int runScore(const Arguments& args) {
     std::cerr << "warning: " << w << "\n";
   }
 
-  if (!cli.isSet("no-write") && temporary.path.empty()) {
-    geometry::writeGeometry(storePath, report);
-    std::cerr << "wrote the geometry into " << storePath.string() << " (/geometry)\n";
-  }
   if (cli.has("csv")) {
     const std::string target = cli.value("csv");
     if (target == "-") {

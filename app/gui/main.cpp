@@ -1,7 +1,9 @@
 // strata: the workbench. `strata [PATH]` opens a model folder, a training run (followed live)
 // or an activation store at start;
-// `strata --screenshot OUT.png [PATH]` opens PATH, waits for loading to finish, saves the
-// window as OUT.png and exits (0 on success; 1 when opening or saving failed).
+// `strata --default` opens the built-in default model on its Layer Geometry (File ▸ Open
+// Default Model); `strata --screenshot OUT.png [--default | PATH]` opens PATH (or the default),
+// waits for loading to finish, saves the window as OUT.png and exits (0 on success; 1 when
+// opening or saving failed).
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -25,7 +27,7 @@ void saveScreenshotAndQuit(strata::MainWindow& window, const QString& file) {
   });
 }
 
-int runScreenshot(const QString& file, const QString& path) {
+int runScreenshot(const QString& file, const QString& path, bool openDefault) {
   strata::MainWindow window(strata::MainWindow::Options{.persistSettings = false});
   window.resize(1100, 640);
   window.setErrorReporter([](const strata::ErrorReport& report) {
@@ -35,7 +37,9 @@ int runScreenshot(const QString& file, const QString& path) {
   QObject::connect(&window, &strata::MainWindow::jobsFinished, &window,
                    [&window, file] { saveScreenshotAndQuit(window, file); });
   window.show();
-  if (path.isEmpty())
+  if (openDefault)
+    QTimer::singleShot(0, &window, [&window] { window.openDefaultModel(); });
+  else if (path.isEmpty())
     saveScreenshotAndQuit(window, file);
   else
     QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
@@ -62,6 +66,11 @@ int main(int argc, char** argv) {
       QStringLiteral("Open PATH, wait until it is loaded, save the window as <png> and exit."),
       QStringLiteral("png"));
   parser.addOption(screenshot);
+  const QCommandLineOption openDefault(
+      QStringLiteral("default"),
+      QStringLiteral("Open the built-in default model on its layer geometry (computed once, then "
+                     "cached in the user's data folder)."));
+  parser.addOption(openDefault);
   parser.addPositionalArgument(QStringLiteral("path"),
                                QStringLiteral("A model folder or an activation store (.h5)."),
                                QStringLiteral("[path]"));
@@ -73,12 +82,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   const QString path = positional.value(0);
+  if (parser.isSet(openDefault) && !path.isEmpty()) {
+    std::fprintf(stderr, "strata: --default opens the default model: give no path with it\n");
+    return 2;
+  }
 
-  if (parser.isSet(screenshot)) return runScreenshot(parser.value(screenshot), path);
+  if (parser.isSet(screenshot))
+    return runScreenshot(parser.value(screenshot), path, parser.isSet(openDefault));
 
   strata::applyPreferences(strata::loadPreferences());  // theme and CPU threads
   strata::MainWindow window;
   window.show();
-  if (!path.isEmpty()) QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+  if (parser.isSet(openDefault))
+    QTimer::singleShot(0, &window, [&window] { window.openDefaultModel(); });
+  else if (!path.isEmpty())
+    QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
   return QApplication::exec();
 }

@@ -114,13 +114,12 @@ void MainWindow::createMenus() {
     if (!store.isEmpty()) openActivationStore(store);
   });
   openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-  m_openDefaultModelAction = file->addAction(tr("Open &Default Model"), this, [this] {
-    const std::filesystem::path folder = defaultModelFolder();
-    if (!folder.empty()) openModelFolder(QString::fromStdString(folder.string()));
-  });
+  m_openDefaultModelAction =
+      file->addAction(tr("Open &Default Model"), this, &MainWindow::openDefaultModel);
   m_openDefaultModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   m_openDefaultModelAction->setStatusTip(
-      tr("Open the built-in default model (a 4-layer byte-level Llama)"));
+      tr("Open the built-in default model (a 4-layer byte-level Llama) on its layer geometry, "
+         "computed once and then cached"));
   m_openDefaultModelAction->setEnabled(!defaultModelFolder().empty());
   m_recentMenu = file->addMenu(tr("&Recent"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);

@@ -10,7 +10,8 @@
 // main_window_bridge.cpp (the Bridge tab, hybrid generation), main_window_sweep.cpp
 // (bridgeability sweeps and their tab), main_window_routing.cpp (the Chunk Routing tab),
 // main_window_alignment.cpp (the Alignment tab), main_window_preferences.cpp (Preferences…,
-// About, the default model), main_window_verify.cpp (Verify against Transformers).
+// About), main_window_default_geometry.cpp (Open Default Model: its cached Layer Geometry),
+// main_window_verify.cpp (Verify against Transformers).
 
 #include <QMainWindow>
 #include <QMap>
@@ -152,6 +153,12 @@ class MainWindow final : public QMainWindow {
   void showPreferences();
   /** Opens the (non-modal) About dialog. */
   void showAbout();
+  /**
+   * File ▸ Open Default Model (and `strata --default`): opens the built-in default model and
+   * lands on its Layer Geometry, captured and scored in one background job the first time and
+   * read from the store cached in the user's data folder afterwards (core's cachedGeometry).
+   */
+  void openDefaultModel();
   /** Opens the (non-modal) capture dialog for currentModel(); OK starts the capture. */
   void showCaptureDialog();
   /**
@@ -216,6 +223,8 @@ class MainWindow final : public QMainWindow {
   void openFailed(const QString& path, const QString& error);
   /** The last running background job has finished (busy() is false now). */
   void jobsFinished();
+  /** File ▸ Open Default Model's job ended (Succeeded: its store is being opened). */
+  void defaultGeometryFinished(strata::JobOutcome outcome);
   /** A capture into `output` ended (Succeeded: the store is being opened). */
   void captureFinished(const QString& output, strata::JobOutcome outcome);
   /** A verification of `modelFolder` ended (Succeeded: its table and badge are shown). */
@@ -337,6 +346,7 @@ class MainWindow final : public QMainWindow {
   QString m_sweepFolder;
   QPointer<JobController> m_generationJob;
   QPointer<JobController> m_layerJob;  ///< reading a store's l* for the Bridge tab
+  QPointer<JobController> m_defaultGeometryJob;  ///< File ▸ Open Default Model's capture + score
   QList<JobController*> m_jobs;  ///< running, oldest first; children of this window
   QStringList m_opening;         ///< paths whose open job is running
   QStringList m_scanning;        ///< stores whose geometry scan is running

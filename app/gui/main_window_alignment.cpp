@@ -8,6 +8,7 @@
 #include <QTabWidget>
 
 #include "alignment_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "main_window.h"
@@ -17,9 +18,6 @@ namespace strata {
 namespace {
 
 QString alignmentKey(const QString& run) { return run + QStringLiteral("#alignment"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 bool isAlignmentRun(const QString& folder) {
   try {

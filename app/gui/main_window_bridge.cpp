@@ -13,10 +13,12 @@
 #include <QTabWidget>
 
 #include "bridgeability_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 #include "generate_panel.h"
 #include "gui_settings.h"
 #include "layer_geometry_view.h"
@@ -35,9 +37,6 @@ const QString kBridgeCorpusKey = QStringLiteral("bridge/corpus");
 
 QString sweepKey(const QString& folder) { return folder + QStringLiteral("#bridgeability"); }
 QString generateKey(const QString& run) { return run + QStringLiteral("#generate"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 template <class View>
@@ -187,11 +186,7 @@ void MainWindow::showGeneratePanel(const QString& bridgeRun) {
   }
   run = cleanAbsolute(run);
   try {
-    if (!isRunFolder(toFsPath(run)))
-      throw IoError(toFsPath(run), "is not a run folder (no run.json)");
-    const std::string recipe = readRunInfo(toFsPath(run)).recipe;
-    if (recipe != "bridge")
-      throw FormatError(toFsPath(run) / "run.json", "is a " + recipe + " run, not a bridge run");
+    requireRun(toFsPath(run), "bridge");
   } catch (const Error& error) {
     const QString text = QString::fromStdString(error.what());
     reportError({tr("Cannot generate with “%1”.").arg(fileName(run)), text,

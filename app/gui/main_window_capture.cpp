@@ -9,6 +9,7 @@
 #include <QTabWidget>
 
 #include "capture_dialog.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "display_text.h"
 #include "gui_settings.h"
@@ -70,7 +71,7 @@ void MainWindow::showCaptureDialog() {
 void MainWindow::startCapture(const CaptureConfig& dialogConfig) {
   CaptureConfig config = dialogConfig;
   if (m_options.persistSettings) config.device = jobDevice();  // the Preferences' device
-  const QString output = QDir::cleanPath(QFileInfo(toQString(config.output)).absoluteFilePath());
+  const QString output = cleanAbsolute(toQString(config.output));
   const QString model = QFileInfo(toQString(config.modelFolder)).fileName();
   m_logDock->append(
       MessageLevel::Info,

@@ -13,6 +13,7 @@
 #include <QTabWidget>
 #include <algorithm>
 
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "display_text.h"
 #include "geometry/geometry_report.h"
@@ -153,7 +154,7 @@ void MainWindow::showScoreLayersDialog() {
 }
 
 void MainWindow::startGeometryScan(const QString& storeFile, const GeometryScanSettings& settings) {
-  const QString store = QDir::cleanPath(QFileInfo(storeFile).absoluteFilePath());
+  const QString store = cleanAbsolute(storeFile);
   if (m_scanning.contains(store)) {
     m_logDock->append(
         MessageLevel::Warning,

@@ -8,6 +8,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "display_text.h"
 #include "io/model_folder.h"
@@ -22,10 +23,6 @@ namespace strata {
 namespace {
 
 const char* const kPathProperty = "strataPath";
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 QString displayName(const QString& path) { return QFileInfo(path).fileName(); }
 

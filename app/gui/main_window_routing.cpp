@@ -8,10 +8,12 @@
 #include <QTabWidget>
 
 #include "chunk_routing_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 #include "main_window.h"
 #include "training_view.h"
 
@@ -19,9 +21,6 @@ namespace strata {
 namespace {
 
 QString routingKey(const QString& run) { return run + QStringLiteral("#routing"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 bool isDcdmRun(const QString& folder) {
   try {
@@ -51,11 +50,7 @@ void MainWindow::showChunkRouting(const QString& dcdmRun) {
   }
   run = cleanAbsolute(run);
   try {
-    if (!isRunFolder(toFsPath(run)))
-      throw IoError(toFsPath(run), "is not a run folder (no run.json)");
-    const std::string recipe = readRunInfo(toFsPath(run)).recipe;
-    if (recipe != "dcdm")
-      throw FormatError(toFsPath(run) / "run.json", "is a " + recipe + " run, not a dcdm run");
+    requireRun(toFsPath(run), "dcdm");
   } catch (const Error& error) {
     const QString text = QString::fromStdString(error.what());
     reportError({tr("Cannot show the chunk routing of “%1”.").arg(QFileInfo(run).fileName()), text,

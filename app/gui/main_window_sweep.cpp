@@ -9,6 +9,7 @@
 
 #include "bridge_sweep_dialog.h"
 #include "bridgeability_view.h"
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
@@ -23,9 +24,6 @@ namespace strata {
 namespace {
 
 QString sweepKey(const QString& folder) { return folder + QStringLiteral("#bridgeability"); }
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 QString sweepDetails(const BridgeSweepConfig& c) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #endif
 
+#include "clean_path.h"
 #include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
@@ -32,10 +33,6 @@ namespace {
 
 const QString kTrainingTabKey = QStringLiteral("strata:training");
 const QString kRunsRootKey = QStringLiteral("training/runsRoot");
-
-QString cleanAbsolute(const QString& path) {
-  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
 
 QString runName(const QString& folder) { return QFileInfo(folder).fileName(); }
 

@@ -1,6 +1,9 @@
 #include "common/install_paths.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <system_error>
+#include <vector>
 
 namespace strata {
 namespace {
@@ -57,6 +60,30 @@ std::filesystem::path bundledPythonScript(const std::string& name) {
   if (std::filesystem::is_regular_file(source, error)) return source;
 #endif
   return {};
+}
+
+std::filesystem::path defaultCorpusFile() {
+  if (const char* chosen = std::getenv("STRATA_DEFAULT_CORPUS"); chosen && *chosen) return chosen;
+  std::error_code error;
+  const std::filesystem::path debian12 = "/usr/lib/python3.11/argparse.py";
+  if (std::filesystem::is_regular_file(debian12, error)) return debian12;
+  std::vector<std::filesystem::path> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/lib", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("python3.", 0) == 0 &&
+        std::filesystem::is_regular_file(entry.path() / "argparse.py", error))
+      found.push_back(entry.path() / "argparse.py");
+  }
+  std::sort(found.begin(), found.end());  // the same choice on every run
+  return found.empty() ? std::filesystem::path() : found.front();
+}
+
+std::filesystem::path userDataFolder() {
+  if (const char* chosen = std::getenv("STRATA_DATA_DIR"); chosen && *chosen) return chosen;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "strata";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home && *home ? home : "/tmp") / ".local" / "share" / "strata";
 }
 
 }  // namespace strata

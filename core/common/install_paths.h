@@ -41,4 +41,19 @@ std::filesystem::path defaultModelFolder();
  */
 std::filesystem::path bundledPythonScript(const std::string& name);
 
+/**
+ * The corpus the default model's geometry is measured on: $STRATA_DEFAULT_CORPUS when set, else
+ * the Python standard library's argparse.py (the default model was trained on that library, so
+ * every Debian machine has text in its domain): /usr/lib/python3.11/argparse.py, else the first
+ * /usr/lib/python3.N/argparse.py found; empty when there is none.
+ */
+std::filesystem::path defaultCorpusFile();
+
+/**
+ * Where Strata keeps what it computes for the user across sessions (the default model's cached
+ * geometry): $STRATA_DATA_DIR when set, else $XDG_DATA_HOME/strata, else ~/.local/share/strata.
+ * Not created here.
+ */
+std::filesystem::path userDataFolder();
+
 }  // namespace strata

@@ -11,7 +11,6 @@
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
 #include "io/text_file.h"
-#include "recipes/pretrain_files.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
@@ -18,17 +17,16 @@
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "io/atomic_file.h"
 #include "io/text_file.h"
 #include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
-#include "recipes/pretrain_files.h"
 #include "recipes/registry.h"
 
 namespace strata {
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -84,8 +82,8 @@ class PluginRun {
     m_summary.totalSteps = totalSteps;
   }
 
-  /** `runJson`: written once the lock is held (a new run); empty on resume. */
-  TrainingSummary run(const std::string& settings, const std::string& runJson) {
+  /** `manifest`: written once the lock is held (a new run); null on resume. */
+  TrainingSummary run(const std::string& settings, const RunManifest* manifest) {
     WriterLock lock;
     try {
       lock = WriterLock::forNewFile(m_folder / "run.lock", true);
@@ -96,7 +94,7 @@ class PluginRun {
       removeStaleTemporaries(m_folder);
       m_summary.startStep = m_summary.lastStep = readRunStatus(m_folder).step;
     } else {
-      writeTextAtomically(m_folder / "run.json", runJson);
+      writeRunManifest(m_folder, *manifest);
       fs::remove(metricsFile());  // a stale log in a folder that held no run
     }
     writeStatus(RunState::Running);
@@ -302,55 +300,45 @@ TrainingSummary startPluginTraining(const plugin::RecipeEntry& recipe,
     throw IoError(request.runFolder, "already holds a run (resume it with `strata-cli resume " +
                                          request.runFolder.string() + "`, or choose a new folder)");
   createRunFolder(request.runFolder);
-  const Json run = {
-      {"recipe", recipe.name},
-      {"created", utcNow()},
-      {"command", request.command},
-      {"code_version", build::kVersion},
-      {"plugin",
-       {{"name", recipe.pluginName},
-        {"version", recipe.pluginVersion},
-        {"file", recipe.file.string()}}},
-      {"machine", {{"host", hostName()}, {"cpus", std::thread::hardware_concurrency()}}},
-      {"config", Json::parse(configToJson(schema, request.config))}};
+  RunManifest run;
+  run.recipe = recipe.name;
+  run.created = utcNow();
+  run.command = request.command;
+  run.codeVersion = build::kVersion;
+  run.plugin = RunPluginOrigin{recipe.pluginName, recipe.pluginVersion, recipe.file.string()};
+  run.machine.host = hostName();
+  run.machine.cpus = std::thread::hardware_concurrency();
+  run.configJson = configToJson(schema, request.config);
   return PluginRun(recipe, request.runFolder, false, declaredSteps(request.config), job,
                    request.control)
-      .run(settings, run.dump(2) + "\n");
+      .run(settings, &run);
 }
 
 TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe, const fs::path& runFolder,
                                      JobContext& job, const DistributedSetup& distributed,
                                      const TrainingControl& control,
                                      const std::vector<std::string>& overrides) {
-  const fs::path runJson = runFolder / "run.json";
-  Json run;
-  try {
-    run = Json::parse(readWholeFile(runJson));
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(runJson, std::string("is not valid JSON: ") + e.what());
-  }
-  const std::string name = run.value("recipe", std::string());
-  const Json plugin = run.value("plugin", Json::object());
+  const RunManifest run = readRunManifest(runFolder);
+  const fs::path& runJson = run.file;
+  const std::string& name = run.recipe;
+  const RunPluginOrigin origin = run.plugin.value_or(RunPluginOrigin{"?", "", "?"});
   if (recipe == nullptr) recipe = findPluginRecipe(name);
   if (recipe == nullptr)
     throw ConfigError(runJson, "plugin",
-                      "the run's recipe " + name + " came from the plugin " +
-                          plugin.value("name", std::string("?")) + " (" +
-                          plugin.value("file", std::string("?")) +
+                      "the run's recipe " + name + " came from the plugin " + origin.name + " (" +
+                          origin.file +
                           "), and no loaded plugin provides it now (see `strata-cli plugins`)");
   if (!overrides.empty())
     throw ConfigError("--set " + overrides.front(), "set",
                       "a plugin recipe resumes with the settings it started with");
   requireOneProcess(distributed, name);
-  if (const std::string version = plugin.value("version", std::string());
-      version != recipe->pluginVersion)
-    job.warning("the run was started with plugin " + recipe->pluginName + " " + version +
+  if (origin.version != recipe->pluginVersion)
+    job.warning("the run was started with plugin " + recipe->pluginName + " " + origin.version +
                 "; resuming it with version " + recipe->pluginVersion);
 
   const ConfigSchema schema = pluginRecipeSchema(*recipe);
   ResolvedConfig config(schema);
-  if (!run.contains("config")) throw FormatError(runJson, "has no \"config\"");
-  applyConfigJson(schema, run["config"].dump(), runJson, config);
+  applyConfigJson(schema, run.config(), runJson, config);
   const std::string settings = pluginSettingsText(*recipe, config);
 
   const RunStatus status = readRunStatus(runFolder);
@@ -362,7 +350,7 @@ TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe, const fs
     summary.finished = true;
     return summary;
   }
-  return PluginRun(*recipe, runFolder, true, declaredSteps(config), job, control).run(settings, {});
+  return PluginRun(*recipe, runFolder, true, declaredSteps(config), job, control).run(settings, nullptr);
 }
 
 }  // namespace strata

@@ -1,6 +1,7 @@
 // Run folders: status, listing (see run_folder.h).
 
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 
 #include <algorithm>
 #include <chrono>
@@ -85,19 +86,14 @@ RunStatus readRunStatus(const fs::path& runFolder) {
   return status;
 }
 
-bool isRunFolder(const fs::path& folder) { return fs::is_regular_file(folder / "run.json"); }
+bool isRunFolder(const fs::path& folder) { return fs::is_regular_file(runManifestFile(folder)); }
 
 RunInfo readRunInfo(const fs::path& runFolder) {
   RunInfo info;
   info.folder = runFolder;
-  Json run;
-  try {
-    run = Json::parse(readWholeFile(runFolder / "run.json"));
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(runFolder / "run.json", std::string("is not valid JSON: ") + e.what());
-  }
-  info.recipe = run.value("recipe", std::string());
-  info.created = run.value("created", std::string());
+  const RunManifest run = readRunManifest(runFolder);
+  info.recipe = run.recipe;
+  info.created = run.created;
   info.status = readRunStatus(runFolder);
   info.lastCheckpoint = newestCheckpointStep(runFolder);
   return info;

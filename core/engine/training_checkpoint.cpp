@@ -10,7 +10,7 @@
 
 #include "engine/job.h"
 #include "io/text_file.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 
 namespace strata {
 namespace fs = std::filesystem;

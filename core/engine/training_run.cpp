@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/build_info.h"
@@ -15,15 +14,15 @@
 #include "engine/engine_settings.h"
 #include "engine/plugin_training.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
 #include "io/text_file.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/registry.h"
 
 namespace strata {
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
 
 std::string utcNow() {
   const std::time_t now = std::time(nullptr);
@@ -42,23 +41,17 @@ std::string hostName() {
 
 void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std::string>& facts,
                   const std::string& device) {
-  Json description = Json::object();
-  for (const auto& [key, value] : facts) description[key] = value;
-  const LibraryVersions versions = libraryVersions();
-  const Json run = {
-      {"recipe", in.recipe},
-      {"created", utcNow()},
-      {"command", in.command},
-      {"code_version", build::kVersion},
-      {"seed", in.config.integer("seed")},
-      {"machine", {{"host", hostName()},
-                   {"cpus", std::thread::hardware_concurrency()},
-                   {"device", device},
-                   {"processes", in.distributed.worldSize},
-                   {"libtorch", versions.libtorch}}},
-      {"config", Json::parse(configToJson(in.schema, in.config))},
-      {"description", description}};
-  writeTextAtomically(in.folder / "run.json", run.dump(2) + "\n");
+  RunManifest run;
+  run.recipe = in.recipe;
+  run.created = utcNow();
+  run.command = in.command;
+  run.codeVersion = build::kVersion;
+  run.seed = in.config.integer("seed");
+  run.machine = {hostName(), int64_t(std::thread::hardware_concurrency()), device,
+                 in.distributed.worldSize, libraryVersions().libtorch};
+  run.configJson = configToJson(in.schema, in.config);
+  run.description = facts;
+  writeRunManifest(in.folder, run);
 }
 
 TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
@@ -84,23 +77,15 @@ TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
 TrainingSummary resumeTraining(const fs::path& runFolder, JobContext& job,
                                const DistributedSetup& distributed, const TrainingControl& control,
                                const std::vector<std::string>& overrides) {
-  const fs::path runJson = runFolder / "run.json";
-  if (!fs::is_regular_file(runJson))
-    throw IoError(runFolder, "is not a run folder (it has no run.json)");
-  Json run;
-  try {
-    run = Json::parse(readWholeFile(runJson));
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(runJson, std::string("is not valid JSON: ") + e.what());
-  }
-  if (run.contains("plugin"))
+  RunManifest run = readRunManifest(runFolder);
+  const fs::path& runJson = run.file;
+  if (run.plugin)
     return resumePluginTraining(nullptr, runFolder, job, distributed, control, overrides);
   TrainingLoopInputs in;
-  in.recipe = run.value("recipe", std::string());
+  in.recipe = run.recipe;
   in.schema = recipeSchema(in.recipe);
   in.config = ResolvedConfig(in.schema);
-  if (!run.contains("config")) throw FormatError(runJson, "has no \"config\"");
-  applyConfigJson(in.schema, run["config"].dump(), runJson, in.config);
+  applyConfigJson(in.schema, run.config(), runJson, in.config);
   for (const std::string& assignment : overrides) {
     const std::string key = assignment.substr(0, assignment.find('='));
     if (!settingMayChangeOnResume(key))
@@ -110,12 +95,12 @@ TrainingSummary resumeTraining(const fs::path& runFolder, JobContext& job,
   }
   validateConfig(in.schema, in.config, runJson);
   if (!overrides.empty() && distributed.rank == 0) {  // a later resume keeps the new values
-    run["config"] = Json::parse(configToJson(in.schema, in.config));
-    writeTextAtomically(runJson, run.dump(2) + "\n");
+    run.configJson = configToJson(in.schema, in.config);
+    writeRunManifest(runFolder, run);
   }
   in.folder = runFolder;
   in.resume = true;
-  in.command = run.value("command", std::string());
+  in.command = run.command;
   in.distributed = distributed;
   in.control = control;
   return runTrainingLoop(in, job);

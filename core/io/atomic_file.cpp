@@ -129,4 +129,16 @@ void removeStaleTemporaries(const std::filesystem::path& folder) {
   }
 }
 
+void writeTextAtomically(const std::filesystem::path& target, const std::string& text) {
+  writeFileAtomically(target, [&](int fd) { writeAll(fd, text.data(), text.size(), target); });
+}
+
+void fsyncFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(path, "cannot open to fsync: " + lastSystemError());
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw IoError(path, "fsync failed: " + lastSystemError());
+}
+
 }  // namespace strata

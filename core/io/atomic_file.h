@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <string>
 
 namespace strata {
 
@@ -21,6 +22,12 @@ namespace strata {
  */
 void writeFileAtomically(const std::filesystem::path& target,
                          const std::function<void(int fd)>& writeContents);
+
+/** writeFileAtomically with `text` as the contents. */
+void writeTextAtomically(const std::filesystem::path& target, const std::string& text);
+
+/** fsyncs a regular file already written by someone else (torch::save). IoError on failure. */
+void fsyncFile(const std::filesystem::path& path);
 
 /**
  * Removes the temporaries (`.<name>.tmp-<pid>-<n>`) that writers killed mid-write left in

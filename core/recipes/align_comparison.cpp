@@ -11,8 +11,9 @@
 #include "engine/job.h"
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
+#include "recipes/run_config.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -45,17 +46,18 @@ bool isHuggingFaceStateCosine(const std::string& key) {
 }
 
 AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
-  const Json runJson = Json::parse(readWholeFile(run / "run.json"));
-  const Json& config = runJson.at("config");
+  const RunManifest manifest = requireRun(run, "repr_align");
+  const ResolvedConfig config = runConfig(manifest);
   AlignComparisonRow row;
   row.name = name;
   row.run = run;
-  row.lambda = config.at("lambda").get<double>();
-  row.frozen = config.at("freeze_embeddings").get<bool>() && config.at("freeze_mlp").get<bool>();
-  row.randomInit = config.value("student_init", std::string("pretrained")) == "random";
-  row.lossName = config.value("ce_weighting", std::string("uniform")) == "uniform" ? "masked CE" : "ELBO";
-  const Json& facts = runJson.value("description", Json::object());
-  row.trainableParameters = std::stoll(facts.value("trainable_parameters", std::string("0")));
+  row.lambda = config.real("lambda");
+  row.frozen = config.boolean("freeze_embeddings") && config.boolean("freeze_mlp");
+  row.randomInit = config.text("student_init") == "random";
+  row.lossName = config.text("ce_weighting") == "uniform" ? "masked CE" : "ELBO";
+  const auto parameters = manifest.description.find("trainable_parameters");
+  row.trainableParameters =
+      parameters == manifest.description.end() ? 0 : std::stoll(parameters->second);
   row.bestValLoss = std::numeric_limits<double>::infinity();
   double throughput = 0;
   int64_t logged = 0;

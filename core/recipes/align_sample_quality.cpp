@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "io/text_file.h"
 #include "recipes/pretrain_data.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/repr_align_files.h"
 #include "recipes/sample_quality.h"
 

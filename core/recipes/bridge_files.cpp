@@ -10,6 +10,7 @@
 #include "io/safetensors_torch.h"
 #include "io/text_file.h"
 #include "recipes/registry.h"
+#include "recipes/run_config.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -95,19 +96,10 @@ BridgeStatistics readBridgeStatistics(const fs::path& runFolder, const torch::De
 }
 
 LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& device) {
-  const fs::path runJson = runFolder / "run.json";
-  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
-  const Json run = Json::parse(readWholeFile(runJson));
-  if (run.value("recipe", std::string()) != "bridge")
-    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
-                                   " run, not a bridge run");
-  const ConfigSchema schema = recipeSchema("bridge");
+  const RunManifest run = requireRun(runFolder, "bridge");
   LoadedBridge bridge;
-  bridge.config = ResolvedConfig(schema);
-  applyConfigJson(schema, run.at("config").dump(), runJson, bridge.config);
-  const auto& description = run.value("description", Json::object());
-  if (!description.contains("layer")) throw FormatError(runJson, "has no resolved layer");
-  const int64_t layer = std::stoll(description["layer"].get<std::string>());
+  bridge.config = runConfig(run);
+  const int64_t layer = std::stoll(run.fact("layer"));
   bridge.source = std::make_unique<BridgeSource>(bridge.config.text("model"), layer, device);
   bridge.statistics = readBridgeStatistics(runFolder, device);
   bridge.diffusion = bridgeDiffusionFrom(bridge.config);

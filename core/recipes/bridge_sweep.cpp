@@ -22,7 +22,7 @@
 #include "geometry/score.h"
 #include "io/activation_store.h"
 #include "io/text_file.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/registry.h"
 
 namespace strata {

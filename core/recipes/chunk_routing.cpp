@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
 #include "recipes/dcdm_files.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/training_mask.h"
 
 namespace strata {

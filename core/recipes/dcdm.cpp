@@ -16,7 +16,7 @@
 #include "model/block_diffusion.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/pretrain_data.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {

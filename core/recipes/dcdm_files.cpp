@@ -8,6 +8,7 @@
 #include "engine/checkpoint_store.h"
 #include "io/text_file.h"
 #include "recipes/registry.h"
+#include "recipes/run_config.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -42,16 +43,9 @@ DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
 namespace {
 
 LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device, std::optional<int64_t> step) {
-  const fs::path runJson = runFolder / "run.json";
-  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
-  const Json run = Json::parse(readWholeFile(runJson));
-  if (run.value("recipe", std::string()) != "dcdm")
-    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
-                                   " run, not a masked diffusion (dcdm) run");
-  const ConfigSchema schema = recipeSchema("dcdm");
+  const RunManifest run = requireRun(runFolder, "dcdm", "masked diffusion (dcdm)");
   LoadedDlm dlm;
-  dlm.config = ResolvedConfig(schema);
-  applyConfigJson(schema, run.at("config").dump(), runJson, dlm.config);
+  dlm.config = runConfig(run);
   dlm.tokenizer = loadTokenizer(runFolder);
   dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
   const auto [checkpointStep, checkpointFolder] = CheckpointStore(runFolder / "checkpoints").chosen(step);

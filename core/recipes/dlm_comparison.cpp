@@ -16,9 +16,10 @@
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
 #include "recipes/dcdm_files.h"
-#include "recipes/pretrain_files.h"
+#include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
 #include "recipes/study_runs.h"
+#include "recipes/run_config.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -36,18 +37,21 @@ std::vector<DlmVariantSpec> DlmComparisonConfig::defaultVariants() {
 namespace {
 
 DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
-  const Json runJson = Json::parse(readWholeFile(run / "run.json"));
-  const Json& config = runJson.at("config");
+  const RunManifest manifest = requireRun(run, "dcdm");
+  const ResolvedConfig config = runConfig(manifest);
   DlmComparisonRow row;
   row.name = spec.name;
   row.run = run;
-  row.variant = config.at("variant").get<std::string>();
-  row.chunks = row.variant == "dcdm" ? config.at("chunks").get<int64_t>() : 0;
-  row.rank = row.variant == "dcdm" ? config.at("subspace_rank").get<int64_t>() : 0;
-  row.blockSize = row.variant == "bdlm" ? config.at("block_size").get<int64_t>() : 0;
-  const Json& facts = runJson.value("description", Json::object());
-  row.parameters = std::stoll(facts.value("parameters", std::string("0")));
-  row.routerParameters = std::stoll(facts.value("router_parameters", std::string("0")));
+  row.variant = config.text("variant");
+  row.chunks = row.variant == "dcdm" ? config.integer("chunks") : 0;
+  row.rank = row.variant == "dcdm" ? config.integer("subspace_rank") : 0;
+  row.blockSize = row.variant == "bdlm" ? config.integer("block_size") : 0;
+  const auto fact = [&](const std::string& key) {
+    const auto found = manifest.description.find(key);
+    return found == manifest.description.end() ? int64_t(0) : std::stoll(found->second);
+  };
+  row.parameters = fact("parameters");
+  row.routerParameters = fact("router_parameters");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   row.valLoss = std::numeric_limits<double>::infinity();
   row.loadEntropy = row.maxChunkShare = nan;

@@ -16,6 +16,7 @@
 #include "io/safetensors_torch.h"
 #include "model/trainable_llama.h"
 #include "recipes/pretrain_data.h"
+#include "io/atomic_file.h"
 #include "recipes/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
 

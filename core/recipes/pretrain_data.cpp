@@ -15,8 +15,10 @@
 #include "engine/metrics_log.h"
 #include "io/text_file.h"
 #include "model/trainable_llama.h"
+#include "io/atomic_file.h"
 #include "recipes/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
+#include "engine/run_manifest.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -157,11 +159,11 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
     if (r.has("val_loss")) finalVal = r.value("val_loss");
     steps = std::max(steps, r.step);
   }
-  const Json run = Json::parse(readWholeFile(runFolder / "run.json"));
+  const RunManifest run = readRunManifest(runFolder);
   Json training = {{"recipe", "pretrain"},
-                   {"command", run.value("command", std::string())},
+                   {"command", run.command},
                    {"corpus", c.text("corpus")},
-                   {"config", run.at("config")},
+                   {"config", Json::parse(run.config())},
                    {"steps", steps},
                    {"first_loss", firstLoss},
                    {"final_train_loss", finalLoss},
@@ -176,7 +178,7 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
      << ", " << c.integer("layers") << " layers, " << c.integer("heads") << " heads, MLP "
      << c.integer("mlp") << ", tied embeddings, vocabulary " << facts.at("vocab_size")
      << ", tokenizer: " << tokenizerKind << "), trained from scratch.\n\n"
-     << "- Command: `" << run.value("command", std::string()) << "`\n"
+     << "- Command: `" << run.command << "`\n"
      << "- Corpus: `" << c.text("corpus") << "` (" << facts.at("corpus_hash") << "), "
      << facts.at("train_tokens") << " training tokens, " << facts.at("val_tokens")
      << " held-out tokens (the last " << formatFixed(100 * c.real("val_fraction"), 0) << "%)\n"

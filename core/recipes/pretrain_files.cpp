@@ -125,16 +125,4 @@ std::string llamaConfigJson(const LlamaFolderConfig& c) {
   return config.dump(2) + "\n";
 }
 
-void writeTextAtomically(const fs::path& path, const std::string& text) {
-  writeFileAtomically(path, [&](int fd) { writeAll(fd, text.data(), text.size(), path); });
-}
-
-void fsyncFile(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(path, "cannot open to fsync: " + lastSystemError());
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) throw IoError(path, "fsync failed: " + lastSystemError());
-}
-
 }  // namespace strata

@@ -30,10 +30,6 @@ struct LlamaFolderConfig {
 };
 std::string llamaConfigJson(const LlamaFolderConfig& config);
 
-/** Writes `text` to `path` atomically (temp file, fsync, rename, fsync folder). */
-void writeTextAtomically(const std::filesystem::path& path, const std::string& text);
-/** fsyncs a regular file already written by someone else (torch::save). IoError on failure. */
-void fsyncFile(const std::filesystem::path& path);
 
 
 }  // namespace strata

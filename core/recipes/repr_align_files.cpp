@@ -11,6 +11,7 @@
 #include "model/dcdm_masks.h"
 #include "recipes/registry.h"
 #include "recipes/unmasking.h"
+#include "recipes/run_config.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -37,16 +38,9 @@ int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab, const fs::p
 
 LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int64_t> step,
                                    const std::string& device) {
-  const fs::path runJson = runFolder / "run.json";
-  if (!fs::is_regular_file(runJson)) throw IoError(runFolder, "is not a run folder (no run.json)");
-  const Json run = Json::parse(readWholeFile(runJson));
-  if (run.value("recipe", std::string()) != "repr_align")
-    throw FormatError(runJson, "is a " + run.value("recipe", std::string("?")) +
-                                   " run, not a REPR-ALIGN conversion (repr_align) run");
-  const ConfigSchema schema = recipeSchema("repr_align");
+  const RunManifest run = requireRun(runFolder, "repr_align", "REPR-ALIGN conversion (repr_align)");
   LoadedConversion loaded;
-  loaded.config = ResolvedConfig(schema);
-  applyConfigJson(schema, run.at("config").dump(), runJson, loaded.config);
+  loaded.config = runConfig(run);
   const fs::path modelFolder = loaded.config.text("model");
   if (!fs::is_regular_file(modelFolder / "config.json"))
     throw IoError(modelFolder, "the run's source model is gone: the student is rebuilt from its "

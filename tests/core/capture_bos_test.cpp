@@ -16,6 +16,7 @@
 #include "engine/job.h"
 #include "io/activation_store.h"
 #include "io/text_file.h"
+#include "io/atomic_file.h"
 #include "recipes/pretrain_files.h"
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/special_tokens_config.h"

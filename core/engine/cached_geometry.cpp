@@ -1,0 +1,199 @@
+#include "engine/cached_geometry.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+#include "common/error.h"
+#include "common/install_paths.h"
+#include "engine/capture.h"
+#include "engine/job.h"
+#include "engine/progress_share.h"
+#include "geometry/backend.h"
+#include "geometry/proxy_options_json.h"
+#include "io/activation_store.h"
+#include "io/corpus_hash.h"
+#include "io/model_fingerprint.h"
+#include "geometry/layer_metric.h"
+
+namespace strata {
+namespace {
+
+constexpr double kCaptureShare = 0.7;  // of the progress bar; scoring takes the rest
+
+/** Everything that decides the stored rows, as one JSON text (hashed into the file name). */
+std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
+  const TokenSamplerConfig& s = r.sampling;
+  const nlohmann::json identity = {
+      {"cache_format", 1},
+      {"model_fingerprint", modelFingerprint(r.modelFolder)},
+      {"corpus_hash", corpusHash(r.corpus, r.corpusOptions, job)},
+      {"corpus_format", int(r.corpusOptions.format)},
+      {"document_split", int(r.corpusOptions.split)},
+      {"jsonl_field", r.corpusOptions.jsonlField},
+      {"recursive", r.corpusOptions.recursive},
+      {"sequence_length", s.sequenceLength},
+      {"token_budget", s.tokenBudget},
+      {"skip_first_positions", s.skipFirstPositions},
+      {"add_bos", s.addBos ? int(*s.addBos) : -1},
+      {"seed", s.seed},
+      {"max_documents", s.maxDocuments},
+      {"short_pieces", int(s.shortPieces)},
+      {"store_dtype", "float16"}};
+  return identity.dump();
+}
+
+void requireInputs(const CachedGeometryRequest& r) {
+  if (r.modelFolder.empty())
+    throw ConfigError({}, "model", "no model folder was given");
+  if (r.corpus.empty())
+    throw ConfigError({}, "corpus",
+                      "no corpus was given (for the default model: set STRATA_DEFAULT_CORPUS to a "
+                      "text file)");
+  if (r.cacheFolder.empty()) throw ConfigError({}, "cache folder", "no cache folder was given");
+}
+
+/** Whether the cached store holds every layer; removes it (with a warning) when unreadable. */
+bool storeComplete(const std::filesystem::path& store, JobContext& job) {
+  std::error_code error;
+  if (!std::filesystem::exists(store, error)) return false;
+  try {
+    const ActivationStore existing = ActivationStore::open(store);
+    return existing.completedLayers().size() ==
+           static_cast<size_t>(existing.meta().numLayers + 1);
+  } catch (const FormatError& e) {
+    job.warning(std::string("the cached store cannot be read, capturing it again: ") + e.what());
+    std::filesystem::remove(store, error);
+    return false;
+  }
+}
+
+void capture(const CachedGeometryRequest& r, const std::filesystem::path& store, JobContext& job) {
+  CaptureConfig config;
+  config.modelFolder = r.modelFolder;
+  config.corpus = r.corpus;
+  config.output = store;
+  config.corpusOptions = r.corpusOptions;
+  config.sampling = r.sampling;
+  config.device = r.device;
+  std::error_code error;
+  config.resume = std::filesystem::exists(store, error);
+  ProgressShareSink share(job, 0.0, kCaptureShare);
+  JobContext step = share.context();
+  if (!config.resume) {
+    runCapture(config, step);
+    return;
+  }
+  try {
+    runCapture(config, step);
+  } catch (const FormatError& e) {
+    // Resuming refuses a store with other tokens (a tokenizer changed beside the same weights).
+    job.warning(std::string("the cached store cannot be resumed, capturing it again: ") + e.what());
+    config.resume = false;
+    config.overwrite = true;
+    runCapture(config, step);
+  }
+}
+
+/** Whether a stored /geometry is what scoring `r` with `metrics` would compute. */
+bool sameScan(const geometry::GeometryReport& stored, const CachedGeometryRequest& r,
+              const std::vector<geometry::LayerMetric*>& metrics, int64_t numLayers) {
+  if (geometry::optionsToJson(stored.options) != geometry::optionsToJson(r.options)) return false;
+  if (static_cast<int64_t>(stored.layers.size()) != numLayers + 1) return false;
+  if (stored.pluginMetrics.size() != metrics.size()) return false;
+  for (size_t m = 0; m < metrics.size(); ++m)
+    if (stored.pluginMetrics[m].name != metrics[m]->info().name) return false;
+  return true;
+}
+
+}  // namespace
+
+CachedGeometryRequest defaultGeometryRequest() {
+  CachedGeometryRequest r;
+  r.modelFolder = defaultModelFolder();
+  if (r.modelFolder.empty())
+    throw ConfigError({}, "default model",
+                      "this Strata has no built-in default model (share/strata/models/default, or "
+                      "resources/models/default in a build tree)");
+  r.corpus = defaultCorpusFile();
+  if (r.corpus.empty())
+    throw ConfigError({}, "default corpus",
+                      "no /usr/lib/python3.*/argparse.py on this machine: set "
+                      "STRATA_DEFAULT_CORPUS to a text file");
+  r.cacheFolder = userDataFolder() / "geometry-cache";
+  r.sampling.tokenBudget = 4096;
+  r.sampling.sequenceLength = 128;
+  return r;
+}
+
+std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
+  requireInputs(request);
+  const std::string key = sha256Hex(storeIdentity(request, nullptr)).substr(0, 16);
+  std::string model = std::filesystem::absolute(request.modelFolder).lexically_normal().filename().string();
+  if (model.empty()) model = "model";
+  return request.cacheFolder / (model + "-" + key + ".h5");
+}
+
+CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& job,
+                              const std::vector<geometry::LayerMetric*>& metrics) {
+  requireInputs(request);
+  request.options.validate();
+  geometry::DeviceChoice device;
+  try {
+    device = geometry::parseDeviceChoice(request.device);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError({}, "device", e.what());
+  }
+  job.progress(-1.0, "fingerprinting the model and the corpus");
+  CachedGeometry result;
+  result.store = cachedStorePath(request);
+  std::error_code error;
+  std::filesystem::create_directories(request.cacheFolder, error);
+  if (error)
+    throw IoError(request.cacheFolder, "cannot create the geometry cache folder: " + error.message());
+
+  if (!storeComplete(result.store, job)) {
+    job.info("capturing " + request.modelFolder.string() + " over " + request.corpus.string() +
+             " into " + result.store.string());
+    capture(request, result.store, job);
+    result.captured = true;
+  }
+  job.checkCancelled();
+
+  int64_t numLayers = 0;
+  {
+    const ActivationStore store = ActivationStore::open(result.store);
+    numLayers = store.meta().numLayers;
+  }
+  std::optional<geometry::GeometryReport> stored;
+  try {
+    stored = geometry::readGeometry(result.store);
+  } catch (const FormatError& e) {
+    job.warning(std::string("the cached /geometry cannot be read, scoring again: ") + e.what());
+  }
+  if (stored && sameScan(*stored, request, metrics, numLayers)) {
+    job.info("the layer geometry of " + result.store.string() + " is cached: nothing to compute");
+    result.report = std::move(*stored);
+    job.progress(1.0, "cached");
+    return result;
+  }
+
+  ProgressShareSink share(job, kCaptureShare, 1.0 - kCaptureShare);
+  JobContext step = share.context();
+  step.progress(-1.0, "starting the geometry backend");
+  const auto backend = geometry::makeGeometryBackend(device);
+  job.info("scoring on " + backend->description());
+  {
+    const ActivationStore store = ActivationStore::open(result.store);
+    result.report = geometry::scanStore(store, *backend, request.options, step, {}, metrics);
+  }  // closed before the same file is written
+  job.checkCancelled();
+  job.progress(-1.0, "writing /geometry");
+  geometry::writeGeometry(result.store, result.report);
+  result.scored = true;
+  job.progress(1.0, "done");
+  return result;
+}
+
+}  // namespace strata

@@ -1,0 +1,14 @@
+#include "recipes/run_config.h"
+
+#include "recipes/registry.h"
+
+namespace strata {
+
+ResolvedConfig runConfig(const RunManifest& run) {
+  const ConfigSchema schema = recipeSchema(run.recipe);
+  ResolvedConfig config(schema);
+  applyConfigJson(schema, run.config(), run.file, config);
+  return config;
+}
+
+}  // namespace strata
