@@ -21,7 +21,8 @@
 #   STRATA_PYTHON (default: python3 there, Strata's environment with --rehearse), CUDACXX,
 #   DEVICE_CHECK_TARGETS (default below), DEVICE_CHECK_BENCH_ARGS (extra bench/device_benchmarks.py
 #   options, e.g. "--parts proxies"), DEVICE_CHECK_TOTAL and DEVICE_CHECK_BUDGET_<PHASE> seconds
-#   (CONFIGURE, BUILD, TESTS, BENCH), DEVICE_CHECK_PCH (ON: precompiled LibTorch headers; default OFF).
+#   (CONFIGURE, BUILD, TESTS, BENCH), DEVICE_CHECK_PHASES (default "tests bench": which to run
+#   after the build; a second call can ask for "bench" alone), DEVICE_CHECK_PCH (ON: precompiled LibTorch headers; default OFF).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -207,7 +208,12 @@ fi
 
 # --- CUDA tests --------------------------------------------------------------------------------
 tests_json=$state/tests-gtest.json
-if [[ -x $build/tests/strata_device_tests ]]; then
+wanted=" ${DEVICE_CHECK_PHASES:-tests bench} "
+if [[ $wanted != *" tests "* ]]; then
+  echo "== tests: not asked for (DEVICE_CHECK_PHASES=$wanted)"
+  printf 'not asked\t-\t0\n' >"$state/tests.txt"
+  [[ $mode == rehearse ]] && printf 'not asked\t-\t0\n' >"$state/tests_on_cpu.txt"
+elif [[ -x $build/tests/strata_device_tests ]]; then
   # A fixed cuBLAS workspace: deterministic products, so that resumed training can match exactly.
   phase tests "$(within "$budget_tests" 60)" env OMP_WAIT_POLICY=PASSIVE STRATA_PYTHON="$python" \
     CUBLAS_WORKSPACE_CONFIG=:4096:8 \
@@ -232,7 +238,10 @@ fi
 
 # --- Benchmarks --------------------------------------------------------------------------------
 bench_json=$state/bench.json
-if [[ -x $build/app/cli/strata-cli && -x $build/bench/strata-geometry-bench ]]; then
+if [[ $wanted != *" bench "* ]]; then
+  echo "== bench: not asked for (DEVICE_CHECK_PHASES=$wanted)"
+  printf 'not asked\t-\t0\n' >"$state/bench.txt"
+elif [[ -x $build/app/cli/strata-cli && -x $build/bench/strata-geometry-bench ]]; then
   size=full
   [[ $mode == rehearse ]] && size=tiny
   # shellcheck disable=SC2086
@@ -256,6 +265,8 @@ for name in ("configure", "build", "tests", "tests_on_cpu", "bench"):
     if os.path.exists(path):
         verdict, code, seconds = open(path).read().strip().split("\t")
         phases[name] = {"result": verdict, "exit": code, "seconds": int(seconds)}
+        if verdict == "not asked":
+            phases[name] = {"result": verdict}
     else:
         phases[name] = {"result": "not run"}
 def load(name):
@@ -287,7 +298,7 @@ report = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": mo
           "phases": phases, "tests": summary("tests-gtest.json"), "benchmarks": load("bench.json")}
 if mode == "rehearse":
     report["tests_on_cpu"] = summary("tests-on-cpu.json")
-report["passed"] = all(p["result"] == "passed" for p in phases.values())
+report["passed"] = all(p["result"] in ("passed", "not asked") for p in phases.values())
 json.dump(report, open(out, "w"), indent=2)
 print(json.dumps({k: report[k] for k in ("date", "mode", "gpu", "wall_seconds", "phases", "passed")}, indent=2))
 EOF
@@ -296,7 +307,8 @@ status=0
 phases=(configure build tests bench)
 [[ $mode == rehearse ]] && phases+=(tests_on_cpu)
 for name in "${phases[@]}"; do
-  [[ -f $state/$name.txt && $(cut -f1 "$state/$name.txt") == passed ]] || status=1
+  result=$(cut -f1 "$state/$name.txt" 2>/dev/null)
+  [[ $result == passed || $result == "not asked" ]] || status=1
 done
 echo
 if [[ $status -eq 0 ]]; then echo "device-check: passed"; else echo "device-check: FAILED (see above)" >&2; fi
