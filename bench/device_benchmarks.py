@@ -17,7 +17,7 @@ part that runs out of time keeps the figures of the parts before it.
 usage: python bench/device_benchmarks.py BUILD_DIR --size full|tiny --out results.json
        [--parts proxies capture training] [--budget SECONDS]
 """
-import argparse, json, os, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -130,6 +130,7 @@ def main():
         "error" in r for r in v.get("recipes", {}).values())]
     results["failed_parts"] = failed
     save()
+    shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(results["goals"], indent=2))
     sys.exit(1 if failed else 0)
 

@@ -15,7 +15,7 @@ peaks of both sides come from bench/gpu_memory.py (nvidia-smi, same method for b
 usage: python bench/training_step.py BUILD_DIR [--recipe bridge|dcdm|repr_align ...]
        [--device cpu|cuda] [--size tiny|gpu] [--steps N] [--out results.json]
 """
-import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
 
 import torch
 import torch.nn as nn
@@ -327,6 +327,7 @@ def main():
             entry["error"] = str(e)[-4000:]
         results["recipes"][recipe] = entry
         print(recipe, json.dumps(entry), flush=True)
+    shutil.rmtree(work, ignore_errors=True)
     if args.out:
         json.dump(results, open(args.out, "w"), indent=2)
     print(json.dumps(results, indent=2))
