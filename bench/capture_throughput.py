@@ -12,49 +12,75 @@ Timed: forward passes + writing (model loading and corpus sampling excluded on b
 
 usage: ~/.local/share/strata/venv/bin/python bench/capture_throughput.py BUILD_DIR
        [--tokens N] [--threads T] [--reference transformers|eager] [--out results.json]
+       [--device cpu|cuda] [--shape small|llama-3.2-1b] [--seq-len T] [--batch B]
+       [--compute-dtype fp32|bf16] [--storage float32|float16]
+
+On the GPU (bench/device_benchmarks.py): `--device cuda --shape llama-3.2-1b --compute-dtype
+bf16` writes a random checkpoint of Llama-3.2-1B's shapes in bfloat16 (16 layers x 2048, GQA
+32/8, MLP 8192, vocabulary 128,256, tied; its RoPE scaling left out, which changes only the
+angle table) and runs both sides on the GPU in bfloat16 (transformers: dtype=bfloat16, SDPA).
+Besides the end-to-end figures (forward passes and writing, which on a GPU are bound by the
+CPU's deflate), the Python side's forward passes alone are timed too, and each side's GPU
+memory peak is sampled with nvidia-smi (bench/gpu_memory.py).
 """
 import argparse, json, os, re, struct, subprocess, sys, tempfile, time
 
 import h5py
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_memory import GpuMemoryPeak  # noqa: E402
+
 HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB, SEQ = 512, 8, 8, 4, 1408, 4096, 128
 
 
-def write_checkpoint(folder, hidden=None, layers=None, heads=None, kv=None, mlp=None, vocab=None):
-    """A random Llama in HF layout (F32); the module-level sizes unless given."""
+SHAPES = {"small": dict(hidden=512, layers=8, heads=8, kv=4, mlp=1408, vocab=4096),
+          "llama-3.2-1b": dict(hidden=2048, layers=16, heads=32, kv=8, mlp=8192, vocab=128256)}
+
+
+def write_checkpoint(folder, hidden=None, layers=None, heads=None, kv=None, mlp=None, vocab=None,
+                     dtype=torch.float32, rope_theta=10000.0, device="cpu"):
+    """A random Llama in HF layout (F32, or BF16 with dtype=torch.bfloat16); the module-level
+    sizes unless given. `device` draws the weights there (large checkpoints: the GPU is fast)."""
     global HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB
     HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB = (hidden or HIDDEN, layers or LAYERS, heads or HEADS,
                                              kv or KV, mlp or MLP, vocab or VOCAB)
     os.makedirs(folder, exist_ok=True)
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator(device=device).manual_seed(0)
+
+    def randn(*shape):
+        return (torch.randn(*shape, generator=g, device=device) * 0.02).to(dtype).cpu()
+
     hd = HIDDEN // HEADS
-    w = {"model.embed_tokens.weight": torch.randn(VOCAB, HIDDEN, generator=g) * 0.02,
-         "model.norm.weight": torch.ones(HIDDEN)}
+    w = {"model.embed_tokens.weight": randn(VOCAB, HIDDEN),
+         "model.norm.weight": torch.ones(HIDDEN, dtype=dtype)}
     for l in range(LAYERS):
         p = f"model.layers.{l}."
-        w[p + "input_layernorm.weight"] = torch.ones(HIDDEN)
-        w[p + "post_attention_layernorm.weight"] = torch.ones(HIDDEN)
+        w[p + "input_layernorm.weight"] = torch.ones(HIDDEN, dtype=dtype)
+        w[p + "post_attention_layernorm.weight"] = torch.ones(HIDDEN, dtype=dtype)
         for name, shape in [("self_attn.q_proj", (HEADS * hd, HIDDEN)), ("self_attn.k_proj", (KV * hd, HIDDEN)),
                             ("self_attn.v_proj", (KV * hd, HIDDEN)), ("self_attn.o_proj", (HIDDEN, HEADS * hd)),
                             ("mlp.gate_proj", (MLP, HIDDEN)), ("mlp.up_proj", (MLP, HIDDEN)),
                             ("mlp.down_proj", (HIDDEN, MLP))]:
-            w[p + name + ".weight"] = torch.randn(*shape, generator=g) * 0.02
+            w[p + name + ".weight"] = randn(*shape)
     header, offset = {"__metadata__": {"format": "pt"}}, 0
+    code = {torch.float32: "F32", torch.bfloat16: "BF16"}[dtype]
     for name, t in w.items():
-        size = t.numel() * 4
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + size]}
+        size = t.numel() * t.element_size()
+        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [offset, offset + size]}
         offset += size
     h = json.dumps(header).encode()
     h += b" " * (-len(h) % 8)
     with open(os.path.join(folder, "model.safetensors"), "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h)
         for t in w.values():  # one tensor at a time: large checkpoints never exist twice in memory
-            f.write(t.contiguous().numpy().tobytes())
+            raw = t.contiguous().view(torch.int16) if dtype == torch.bfloat16 else t.contiguous()
+            f.write(raw.numpy().tobytes())
     config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": VOCAB,
               "hidden_size": HIDDEN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
               "num_key_value_heads": KV, "intermediate_size": MLP, "max_position_embeddings": 1024,
-              "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "tie_word_embeddings": True}
+              "rms_norm_eps": 1e-5, "rope_theta": rope_theta, "tie_word_embeddings": True,
+              "torch_dtype": "bfloat16" if dtype == torch.bfloat16 else "float32"}
     json.dump(config, open(os.path.join(folder, "config.json"), "w"))
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, "\u2581": 3}
     vocab.update({c: 4 + i for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")})
@@ -104,13 +130,13 @@ def forward_all_layers(w, ids):
     return hidden
 
 
-def transformers_forward(folder):
+def transformers_forward(folder, device="cpu", dtype=torch.float32):
     """transformers' own LlamaModel from the same folder: h_0 … h_L as Strata stores them (the
     last block's output before the final norm, taken by a hook; HF's last hidden_states entry is
     after the norm)."""
     import transformers
-    model = transformers.LlamaModel.from_pretrained(folder, dtype=torch.float32,
-                                                    attn_implementation="sdpa").eval()
+    model = transformers.LlamaModel.from_pretrained(folder, dtype=dtype,
+                                                    attn_implementation="sdpa").eval().to(device)
     last = {}
     model.layers[-1].register_forward_hook(
         lambda module, inputs, output: last.__setitem__("h", output[0] if isinstance(output, tuple) else output))
@@ -121,19 +147,28 @@ def transformers_forward(folder):
     return forward, transformers.__version__
 
 
-def python_capture(forward, sequences, batch, out):
-    """Layer-major like Strata: keep one layer's states, write it, go on."""
+def synchronize(device):
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def python_capture(forward, sequences, batch, out, device="cpu", storage=torch.float32):
+    """Layer-major like Strata: keep one layer's states, write it, go on. Returns the seconds
+    of the whole and of the forward passes alone."""
     started = time.perf_counter()
     with torch.inference_mode(), h5py.File(out, "w") as f:
-        per_batch = [forward(sequences[i:i + batch]) for i in range(0, len(sequences), batch)]
+        per_batch = [forward(sequences[i:i + batch].to(device)) for i in range(0, len(sequences), batch)]
+        synchronize(device)
+        forward_seconds = time.perf_counter() - started
         for l in range(LAYERS + 1):
-            rows = torch.cat([hs[l][:, 1:, :].reshape(-1, HIDDEN) for hs in per_batch]).numpy()
+            rows = torch.cat([hs[l][:, 1:, :].reshape(-1, HIDDEN) for hs in per_batch]).to(storage).cpu().numpy()
             f.create_dataset(f"layers/{l}", data=rows, chunks=(min(256, len(rows)), HIDDEN),
                              shuffle=True, compression="gzip", compression_opts=4)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, forward_seconds
 
 
 def main():
+    global SEQ
     ap = argparse.ArgumentParser()
     ap.add_argument("build_dir")
     ap.add_argument("--tokens", type=int, default=16 * 1016)
@@ -141,11 +176,21 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--reference", choices=["transformers", "eager"], default="transformers")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="small")
+    ap.add_argument("--seq-len", type=int, default=SEQ)
+    ap.add_argument("--compute-dtype", choices=["fp32", "bf16"], default="fp32")
+    ap.add_argument("--storage", choices=["float32", "float16"], default="float32")
+    ap.add_argument("--work", default=None, help="folder for the checkpoint and stores (default: a new temporary one)")
     args = ap.parse_args()
+    SEQ = args.seq_len
     torch.set_num_threads(args.threads)
-    work = tempfile.mkdtemp(prefix="strata-bench-")
+    work = args.work or tempfile.mkdtemp(prefix="strata-bench-")
     model = os.path.join(work, "model")
-    weights = write_checkpoint(model)
+    bf16 = args.compute_dtype == "bf16"
+    weights = write_checkpoint(model, **SHAPES[args.shape], dtype=torch.bfloat16 if bf16 else torch.float32,
+                               rope_theta=500000.0 if args.shape == "llama-3.2-1b" else 10000.0,
+                               device=args.device)
     corpus = os.path.join(work, "corpus.txt")
     words = "the layer geometry of hidden states is curved and flat in places we measure it".split()
     with open(corpus, "w") as f:
@@ -154,10 +199,12 @@ def main():
 
     cli = os.path.join(args.build_dir, "app", "cli", "strata-cli")
     env = dict(os.environ, STRATA_THREADS=str(args.threads))
-    run = subprocess.run([cli, "capture", "--model", model, "--corpus", corpus, "--out",
-                          os.path.join(work, "strata.h5"), "--tokens", str(args.tokens),
-                          "--seq-len", str(SEQ), "--dtype", "float32", "--batch", str(args.batch),
-                          "--split", "file"], env=env, capture_output=True, text=True)
+    with GpuMemoryPeak(args.device) as strata_memory:
+        run = subprocess.run([cli, "capture", "--model", model, "--corpus", corpus, "--out",
+                              os.path.join(work, "strata.h5"), "--tokens", str(args.tokens),
+                              "--seq-len", str(SEQ), "--dtype", args.storage, "--batch", str(args.batch),
+                              "--split", "file", "--device", args.device,
+                              "--compute-dtype", args.compute_dtype], env=env, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("strata-cli capture failed:\n" + run.stdout + run.stderr)
     strata_seconds = float(re.search(r" in ([0-9.]+) s", run.stdout).group(1))
@@ -165,20 +212,30 @@ def main():
         stored = f["tokens/ids"].shape[0]
     strata_sequences = int(re.search(r"from ([0-9,]+) sequences", run.stdout).group(1).replace(",", ""))
     sequences = torch.randint(0, 30, (strata_sequences, SEQ), generator=torch.Generator().manual_seed(1))
-    if args.reference == "transformers":
-        forward, reference = transformers_forward(model)
-        reference = f"transformers {reference} LlamaModel (sdpa)"
-    else:
-        forward, reference = (lambda ids: forward_all_layers(weights, ids)), "plain eager PyTorch"
-    python_seconds = python_capture(forward, sequences, args.batch, os.path.join(work, "python.h5"))
+    storage = torch.float16 if args.storage == "float16" else torch.float32
+    with GpuMemoryPeak(args.device) as python_memory:
+        if args.reference == "transformers":
+            forward, reference = transformers_forward(model, args.device, torch.bfloat16 if bf16 else torch.float32)
+            reference = f"transformers {reference} LlamaModel (sdpa)"
+        else:
+            if args.device != "cpu" or bf16:
+                sys.exit("--reference eager runs on the CPU in float32 only")
+            forward, reference = (lambda ids: forward_all_layers(weights, ids)), "plain eager PyTorch"
+        python_seconds, python_forward_seconds = python_capture(
+            forward, sequences, args.batch, os.path.join(work, "python.h5"), args.device, storage)
     python_tokens = sequences.shape[0] * (SEQ - 1)
 
-    result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB}",
+    result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB} ({args.shape})",
               "torch": torch.__version__, "reference": reference, "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
+              "device": args.device, "compute_dtype": args.compute_dtype, "storage": args.storage,
               "strata_tokens": stored, "strata_seconds": strata_seconds,
               "strata_tokens_per_s": stored / strata_seconds,
               "python_tokens": python_tokens, "python_seconds": python_seconds,
-              "python_tokens_per_s": python_tokens / python_seconds}
+              "python_tokens_per_s": python_tokens / python_seconds,
+              "python_forward_seconds": python_forward_seconds,
+              "python_forward_tokens_per_s": python_tokens / python_forward_seconds,
+              "strata_gpu_memory_peak_mib": strata_memory.peak_mib,
+              "python_gpu_memory_peak_mib": python_memory.peak_mib}
     result["ratio_strata_over_python"] = result["strata_tokens_per_s"] / result["python_tokens_per_s"]
     print(json.dumps(result, indent=2))
     if args.out:

@@ -1,11 +1,16 @@
-// strata-geometry-bench: times the CPU backend's computeProxies on a float32 .npy matrix
-// (N×d, C order) against the BLAS's own sgemm rate measured in the same process, and prints
-// one JSON object. bench/geometry_throughput.py drives it (and the NumPy reference).
+// strata-geometry-bench: times a geometry backend's computeProxies on a float32 .npy matrix
+// (N×d, C order) or a random one, against the GEMM floor of its device measured in the same
+// process (the BLAS's sgemm on the CPU, cuBLAS's through LibTorch, TF32 off, on CUDA), and
+// prints one JSON object. bench/geometry_throughput.py drives it (and the NumPy reference),
+// bench/device_benchmarks.py on the GPU machine (CUDA against the CPU backend there).
 //
-// usage: strata-geometry-bench DATA.npy [--runs R] [--anchors M] [--neighbours k]
-//                              [--directions M] [--spectrum S] [--phases]
-//                              [--sampling-out FILE]   (anchors and pairs used, as JSON)
+// usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R]
+//                              [--anchors M] [--neighbours k] [--directions M] [--spectrum S]
+//                              [--phases] [--sampling-out FILE]   (anchors and pairs, as JSON)
+// --random N D: N×d float32 with a decaying spectrum (column scales 3 → 0.3, offset 7.5), seed 1.
 
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <cblas.h>
 
 #include <algorithm>
@@ -13,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -72,20 +78,50 @@ std::vector<float> loadNpy(const std::string& path, int64_t& rows, int64_t& cols
   return data;
 }
 
+/** N×d float32, row-major: N(0, 1) columns scaled from 3 down to 0.3, plus 7.5 (centring
+ *  matters, the spectrum decays as hidden states' do). */
+std::vector<float> randomLayer(int64_t rows, int64_t cols) {
+  at::manual_seed(1);
+  const at::Tensor scale = 3.0 * at::pow(0.1, at::linspace(0.0, 1.0, cols, at::kDouble)).to(at::kFloat);
+  const at::Tensor x = (at::randn({rows, cols}, at::kFloat) * scale + 7.5f).contiguous();
+  return std::vector<float>(x.data_ptr<float>(), x.data_ptr<float>() + rows * cols);
+}
+
+/** Median seconds of `product` over `runs` runs on the GPU (after one warm-up). Reading one
+ *  element back waits for the stream, so the time covers the whole product. */
+double gpuSeconds(int runs, const std::function<at::Tensor()>& product) {
+  product().flatten()[0].item<float>();
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    product().flatten()[0].item<float>();
+    times.push_back(secondsSince(start));
+  }
+  return median(times);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::cerr << "usage: strata-geometry-bench DATA.npy [--runs R] [--anchors M] [--neighbours k] "
-                 "[--directions M] [--spectrum S] [--phases]\n";
+    std::cerr << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
+                 "[--anchors M] [--neighbours k] [--directions M] [--spectrum S] [--phases]\n";
     return 2;
   }
+  int64_t randomRows = 0, randomCols = 0;
+  std::string device = "cpu";
   geo::ProxyOptions options;
   options.bootstrapResamples = 0;
   int runs = 3;
   bool phases = false;
   std::string samplingOut;
-  for (int i = 2; i < argc; ++i) {
+  const bool random = std::string(argv[1]) == "--random";
+  if (random && argc < 4) throw std::runtime_error("--random needs N and D");
+  if (random) {
+    randomRows = std::stoll(argv[2]);
+    randomCols = std::stoll(argv[3]);
+  }
+  for (int i = random ? 4 : 2; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> int64_t {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
@@ -101,6 +137,8 @@ int main(int argc, char** argv) try {
       options.directions = value();
     else if (a == "--spectrum")
       options.spectrumSize = value();
+    else if (a == "--device" && i + 1 < argc)
+      device = argv[++i];
     else if (a == "--phases")
       phases = true;
     else if (a == "--sampling-out" && i + 1 < argc)
@@ -108,10 +146,11 @@ int main(int argc, char** argv) try {
     else
       throw std::runtime_error("unknown option " + a);
   }
-  int64_t n = 0, d = 0;
-  const std::vector<float> data = loadNpy(argv[1], n, d);
+  int64_t n = randomRows, d = randomCols;
+  const std::vector<float> data = random ? randomLayer(n, d) : loadNpy(argv[1], n, d);
   const geo::HiddenStates states{data.data(), n, d};
-  auto backend = geo::makeCpuBackend();
+  const bool gpu = device == "cuda";
+  auto backend = gpu ? geo::makeGeometryBackend(geo::DeviceChoice::Cuda) : geo::makeCpuBackend();
   const geo::TokenSampling sampling = geo::drawTokenSampling(n, {}, options, options.seed);
   if (!samplingOut.empty()) {
     nlohmann::json drawn;
@@ -134,10 +173,19 @@ int main(int argc, char** argv) try {
   const int64_t m = std::min<int64_t>(options.anchors, n);
   std::vector<float> a(data.begin(), data.begin() + m * d);
   const int64_t block = 4096;
-  std::vector<float> c(static_cast<size_t>(m * block));
+  std::vector<float> c(static_cast<size_t>(gpu ? 0 : m * block));
   std::vector<double> gemmTimes, syrkTimes;
-  std::vector<float> sigma(static_cast<size_t>(d * d));
-  for (int r = 0; r < runs; ++r) {
+  std::vector<float> sigma(static_cast<size_t>(gpu ? 0 : d * d));
+  if (gpu) {
+    // The floor on the GPU: cuBLAS's float32 GEMM (TF32 off, as the backend computes) on the
+    // same products, the layer resident on the device.
+    at::globalContext().setAllowTF32CuBLAS(false);
+    const at::Tensor x = at::from_blob(const_cast<float*>(data.data()), {n, d}, at::kFloat).to(at::kCUDA);
+    const at::Tensor anchors = x.narrow(0, 0, m);
+    gemmTimes.push_back(gpuSeconds(runs, [&] { return at::mm(anchors, x.t()); }));
+    syrkTimes.push_back(gpuSeconds(runs, [&] { return at::mm(x.t(), x); }) / 2.0);  // syrk: half
+  }
+  for (int r = 0; r < (gpu ? 0 : runs); ++r) {
     auto start = Clock::now();
     for (int64_t b = 0; b < n; b += block) {
       const int64_t nb = std::min(block, n - b);
@@ -161,6 +209,8 @@ int main(int argc, char** argv) try {
 
   nlohmann::json out;
   out["backend"] = backend->description();
+  out["device"] = device;
+  out["gemm_floor"] = gpu ? "cuBLAS sgemm (LibTorch at::mm, TF32 off)" : "BLAS cblas_sgemm";
   out["rows"] = n;
   out["dims"] = d;
   out["anchors"] = options.anchors;

@@ -11,6 +11,7 @@
 
 #include "core/cli_runner.h"
 #include "core/model_test_folders.h"
+#include "core/recipe_configs.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
 #include "engine/job.h"
@@ -27,31 +28,7 @@ namespace strata {
 namespace {
 namespace fs = std::filesystem;
 
-ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& variant) {
-  ResolvedConfig c(recipeSchema("dcdm"));
-  c.set("corpus", corpus.string());
-  c.set("variant", variant);
-  c.set("steps", int64_t{20});
-  c.set("batch", int64_t{4});
-  c.set("seq_len", int64_t{32});
-  c.set("dim", int64_t{32});
-  c.set("layers", int64_t{1});
-  c.set("heads", int64_t{2});
-  c.set("mlp", int64_t{64});
-  c.set("chunks", int64_t{4});
-  c.set("subspace_rank", int64_t{2});
-  c.set("block_size", int64_t{8});
-  c.set("lr", 3e-3);
-  c.set("warmup", int64_t{2});
-  c.set("log_every", int64_t{1});
-  c.set("eval_every", int64_t{10});
-  c.set("checkpoint_every", int64_t{10});
-  c.set("eval_windows", int64_t{4});
-  c.set("sample_steps", int64_t{2});
-  c.set("seed", int64_t{11});
-  c.set("threads", int64_t{1});
-  return c;
-}
+using testing::tinyDlmConfig;
 
 /** A random Llama with the byte tokenizer's 258 ids and its tokenizer files: the test's judge. */
 fs::path judgeFolder(const fs::path& folder) {

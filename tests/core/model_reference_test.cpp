@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hf_reference_cases.h"
 #include "core/python_finder.h"
 #include "core/temp_dir.h"
 #include "io/safetensors_file.h"
@@ -27,14 +28,7 @@ namespace strata {
 namespace {
 
 // Keep in step with cases() in hf_model_reference.py (the suite checks that they agree).
-const std::vector<std::string> kCases = {"llama_gqa_llama3_tied",
-                                         "llama_linear_biases_legacy_config",
-                                         "qwen2_bias",
-                                         "qwen3_qk_norm",
-                                         "gpt2_prefixed",
-                                         "gpt2_bare",
-                                         "neox_parallel",
-                                         "neox_sequential_legacy"};
+const std::vector<std::string>& kCases = testing::kHfReferenceCases;
 
 /** The checkpoints and transformers' outputs, made once per process for the cases it runs. */
 class ReferenceModels : public ::testing::TestWithParam<std::string> {

@@ -11,6 +11,7 @@
 
 #include "core/cli_runner.h"
 #include "core/model_test_folders.h"
+#include "core/recipe_configs.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
 #include "common/error.h"
@@ -34,33 +35,9 @@ using testing::kRandomLayers;
 
 /** A random model of `architecture` with the byte tokenizer's 258 ids and its tokenizer files. */
 fs::path randomModel(const fs::path& folder, Architecture architecture) {
-  testing::RandomBackboneSpec spec;
-  spec.architecture = architecture;
-  spec.vocab = 258;
-  testing::writeRandomBackbone(folder, spec);
-  writeTokenizerFiles("byte", folder);
-  return folder;
+  return testing::randomByteModel(folder, static_cast<int>(architecture));
 }
-
-ResolvedConfig tinyConversion(const fs::path& model, const fs::path& corpus, double lambda = 10) {
-  ResolvedConfig c(recipeSchema("repr_align"));
-  c.set("model", model.string());
-  c.set("corpus", corpus.string());
-  c.set("steps", int64_t{24});
-  c.set("batch", int64_t{8});
-  c.set("seq_len", int64_t{16});  // GPT-2's test model has 24 positions
-  c.set("lr", 3e-3);
-  c.set("warmup", int64_t{2});
-  c.set("seed", int64_t{5});
-  c.set("log_every", int64_t{1});
-  c.set("eval_every", int64_t{12});
-  c.set("checkpoint_every", int64_t{12});
-  c.set("eval_windows", int64_t{16});
-  c.set("sample_steps", int64_t{4});
-  c.set("threads", int64_t{1});
-  c.set("lambda", lambda);
-  return c;
-}
+using testing::tinyConversion;
 
 /** The toy corpus and a random Llama written into `dir`, and a tiny conversion of them with
  *  `steps` steps and an evaluation every `evalEvery`. */

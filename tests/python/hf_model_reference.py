@@ -17,7 +17,10 @@ model.safetensors.index.json; some variants float16 too), loads each folder back
 and, at the top, `cases.json`: {"transformers": version, "known": [every case name],
 "cases": {name: [storage, ...]} for the cases written}.
 
-Usage: hf_model_reference.py OUTPUT_FOLDER [CASE ...]   (no CASE: every case)
+Usage: hf_model_reference.py [--device cuda] OUTPUT_FOLDER [CASE ...]   (no CASE: every case)
+
+--device cuda runs transformers on the GPU (the weights saved are the same: each case's seed
+makes them on the CPU), for the CUDA comparison (tests/core/cuda_backbone_reference_test.cpp).
 
 transformers computes in float32 from exactly the stored values (a bfloat16 folder is upcast on
 load), as Strata does. Random weights are rescaled away from HF's initialisation (norm weights
@@ -247,11 +250,12 @@ def decoder_layers(model):
     return base.layers if hasattr(base, "layers") else base.h
 
 
-def run_transformers(model_class, folder):
+def run_transformers(model_class, folder, device):
     """h_0..h_L (L before the final norm), the final norm and the logits, from the folder."""
     model, info = model_class.from_pretrained(folder, dtype=torch.float32,
                                               attn_implementation="eager",
                                               output_loading_info=True)
+    model.to(device)
     if info["missing_keys"] or info["mismatched_keys"]:
         raise RuntimeError(f"{folder}: transformers did not load every weight: {info}")
     model.eval()
@@ -261,7 +265,7 @@ def run_transformers(model_class, folder):
         lambda module, args, out, i=i: outputs.__setitem__(i, out[0] if isinstance(out, tuple) else out))
         for i, layer in enumerate(layers)]
     with torch.no_grad():
-        result = model(IDS, output_hidden_states=True, use_cache=False)
+        result = model(IDS.to(device), output_hidden_states=True, use_cache=False)
     for hook in hooks:
         hook.remove()
     hf_hidden = result.hidden_states
@@ -275,10 +279,10 @@ def run_transformers(model_class, folder):
     final_norm = hf_hidden[-1]
     if torch.equal(final_norm, outputs[-1]):
         raise RuntimeError(f"{folder}: the last hidden state is not after the final norm")
-    return [hf_hidden[0]] + outputs, final_norm, result.logits
+    return [h.cpu() for h in [hf_hidden[0]] + outputs], final_norm.cpu(), result.logits.cpu()
 
 
-def write_case(root, name, model_class, config, storages, edits):
+def write_case(root, name, model_class, config, storages, edits, device):
     model = model_class(config)
     randomise(model)
     for storage in storages:
@@ -286,7 +290,7 @@ def write_case(root, name, model_class, config, storages, edits):
         save(model, folder, storage)
         for edit in edits:
             edit(folder, config)
-        hidden, final_norm, logits = run_transformers(model_class, folder)
+        hidden, final_norm, logits = run_transformers(model_class, folder, device)
         expected = {"ids": IDS}
         for layer, h in enumerate(hidden):
             expected[f"hidden.{layer}"] = h.float().contiguous()
@@ -297,8 +301,14 @@ def write_case(root, name, model_class, config, storages, edits):
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit("usage: hf_model_reference.py OUTPUT_FOLDER [CASE ...]")
-    root, wanted = sys.argv[1], sys.argv[2:]
+        sys.exit("usage: hf_model_reference.py [--device cuda] OUTPUT_FOLDER [CASE ...]")
+    args = sys.argv[1:]
+    device = "cpu"
+    if args[0] == "--device":
+        device, args = args[1], args[2:]
+        if device == "cuda" and not torch.cuda.is_available():
+            sys.exit("hf_model_reference.py: --device cuda, but this torch sees no CUDA device")
+    root, wanted = args[0], args[1:]
     known = [case[0] for case in cases()]
     unknown = [name for name in wanted if name not in known]
     if unknown:
@@ -308,10 +318,11 @@ def main():
         if wanted and name not in wanted:
             continue
         torch.manual_seed(1234 + seed)  # one seed per case: a case's weights never depend on others
-        write_case(root, name, model_class, config, storages, edits)
+        write_case(root, name, model_class, config, storages, edits, device)
         written[name] = storages
     with open(os.path.join(root, "cases.json"), "w") as out:
-        json.dump({"transformers": transformers.__version__, "known": known, "cases": written},
+        json.dump({"transformers": transformers.__version__, "device": device, "known": known,
+                   "cases": written},
                   out, indent=2)
 
 
