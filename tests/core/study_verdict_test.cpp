@@ -80,8 +80,8 @@ TEST(StudyAnalysis, PairsBySeedAndDecidesTheHeadline) {
   const StudyAnalysis a = analyseStudy(twoArmProtocol(), {{"ref", 2.0}}, runs({1.0, 2.0, 1.5}, {1.5, 2.1, 1.7}));
   ASSERT_EQ(a.claims.size(), 2u);
   EXPECT_NEAR(a.claims[0].difference.mean, -0.8 / 3, 1e-12);
-  EXPECT_DOUBLE_EQ(a.claims[0].difference.low, -0.5);
-  EXPECT_DOUBLE_EQ(a.claims[0].difference.high, -0.1);
+  EXPECT_NEAR(a.claims[0].difference.low, -0.5, 1e-12);
+  EXPECT_NEAR(a.claims[0].difference.high, -0.1, 1e-12);
   EXPECT_EQ(a.verdict.result, "supported");
   // Against the reference 2.0: −1, 0, −0.5 → touches 0: inconclusive.
   EXPECT_EQ(a.claims[1].verdict.result, "inconclusive");
