@@ -20,6 +20,18 @@ int distinctColours(const QImage& image) {
   return static_cast<int>(colours.size());
 }
 
+/** Distinct colours with a hue (HSV saturation above 80) over every pixel: the data's marks,
+ *  bars, lines and bands. A chart with only its title, axes and grid (black and greys) has 0. */
+int hueColours(const QImage& image) {
+  QSet<QRgb> colours;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.hsvSaturation() > 80) colours.insert(c.rgb());
+    }
+  return static_cast<int>(colours.size());
+}
+
 const char* kStudyJson = R"({
  "study": "toy", "title": "a toy study", "question": "is a lower than b?",
  "protocol": {"budget": "smoke", "seeds": [0, 1, 2],
@@ -68,6 +80,8 @@ class StudyPlotsTest : public QObject {
       QCOMPARE(image.size(), QSize(900, 600));
       const int colours = distinctColours(image);
       QVERIFY2(colours >= 12, qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours)));
+      const int data = hueColours(image);
+      QVERIFY2(data >= 6, qPrintable(QStringLiteral("%1: only %2 coloured data colours").arg(name).arg(data)));
     }
   }
 
