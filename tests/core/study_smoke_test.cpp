@@ -122,6 +122,22 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   EXPECT_THROW(runStudy(*study, other, quietJob), ConfigError);
 }
 
+TEST(StudySmoke, ReprAlignStudyRunsEndToEnd) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  const StudyOutcome outcome = runStudy(*makeStudy("repr-align"), smokeOptions(dir / "s", dir / "corpus.txt"), job);
+  const Json study = readStudy(dir / "s");
+  EXPECT_EQ(study["study"], "repr-align");
+  EXPECT_EQ(study["runs"].size(), 10u);  // 5 arms × 2 seeds, the teacher apart
+  EXPECT_TRUE(study["aggregates"]["lambda10-full"].contains("align_cos_mean"));
+  EXPECT_TRUE(study["aggregates"]["scratch-full"].contains("gen_ppl"));
+  EXPECT_TRUE(study["curves"].contains("val_align_cos_2"));  // the smoke teacher's 3 states
+  EXPECT_EQ(study["claims"].size(), 7u);
+  EXPECT_EQ(outcome.analysis.verdict.result, study["verdict"]["result"]);
+}
+
 TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
   EXPECT_THROW(makeStudy("nope"), ConfigError);
   TempDir dir;
