@@ -60,8 +60,10 @@ QStringList writeStudyPlots(const QString& studyFolder) {
       charts::IntervalChart chart;
       chart.title = name + ": " + text(metric.at("label")) + " (mean, 95 % bootstrap interval, seeds)";
       chart.valueLabel = text(metric.at("label"));
-      for (const auto& arm : protocol.at("arms")) {
-        const std::string armName = arm.at("name");
+      std::vector<std::string> armNames;
+      for (const auto& arm : protocol.at("arms")) armNames.push_back(arm.at("name"));
+      if (protocol.contains("seed_arm")) armNames.push_back(protocol.at("seed_arm"));
+      for (const std::string& armName : armNames) {
         if (aggregates.contains(armName) && aggregates[armName].contains(key))
           chart.categories.push_back(categoryOf(text(armName), aggregates[armName][key]));
       }

@@ -12,6 +12,7 @@ namespace strata {
 namespace {
 
 bool hasArm(const StudyProtocol& p, const std::string& name) {
+  if (!p.seedArm.empty() && name == p.seedArm) return true;
   for (const auto& a : p.arms)
     if (a.name == name) return true;
   return false;
@@ -52,7 +53,9 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
     if (!hasMetric(p, c.metric)) throw ConfigError(where, "claim " + c.id, "names no metric " + c.metric);
     if (!c.baseline.empty() && !hasArm(p, c.baseline))
       throw ConfigError(where, "claim " + c.id, "names no baseline arm " + c.baseline);
-    if (c.baseline.empty() && !facts.count(c.reference))
+    if (!c.baselineMetric.empty() && !hasMetric(p, c.baselineMetric))
+      throw ConfigError(where, "claim " + c.id, "names no baseline metric " + c.baselineMetric);
+    if (c.baseline.empty() && c.baselineMetric.empty() && !facts.count(c.reference))
       throw ConfigError(where, "claim " + c.id, "names no reference value " + c.reference);
   }
   bool headline = false;
@@ -64,10 +67,13 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
                            const std::vector<StudyRunResult>& runs) {
   checkProtocol(p, facts);
   StudyAnalysis a;
-  for (const auto& arm : p.arms)
+  std::vector<std::string> armNames;
+  for (const auto& arm : p.arms) armNames.push_back(arm.name);
+  if (!p.seedArm.empty()) armNames.push_back(p.seedArm);
+  for (const auto& arm : armNames)
     for (const auto& m : p.metrics) {
-      const SeedSummary s = summarise(seedValues(p, runs, arm.name, m.key), p.bootstrap);
-      if (s.n > 0) a.aggregates[arm.name][m.key] = s;
+      const SeedSummary s = summarise(seedValues(p, runs, arm, m.key), p.bootstrap);
+      if (s.n > 0) a.aggregates[arm][m.key] = s;
     }
   for (const auto& curve : p.curves)
     for (const auto& arm : p.arms) {
@@ -88,7 +94,10 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
   for (const auto& claim : p.claims) {
     const std::vector<double> values = seedValues(p, runs, claim.arm, claim.metric);
     std::vector<double> differences;
-    if (claim.baseline.empty()) {
+    if (!claim.baselineMetric.empty()) {
+      const std::string baseline = claim.baseline.empty() ? claim.arm : claim.baseline;
+      differences = pairedDifferences(values, seedValues(p, runs, baseline, claim.baselineMetric));
+    } else if (claim.baseline.empty()) {
       const double reference = facts.at(claim.reference);
       for (double v : values)
         if (std::isfinite(v)) differences.push_back(v - reference);

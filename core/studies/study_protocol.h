@@ -18,6 +18,7 @@
 namespace strata {
 
 class JobContext;
+struct StudyRunResult;  // studies/study_analysis.h
 
 /** One arm (trained once per seed) or one auxiliary run (trained once, e.g. a judge). */
 struct StudyArm {
@@ -47,6 +48,9 @@ struct StudyProtocol {
   std::vector<std::string> curves;  ///< per-run series over steps (e.g. "val_loss")
   std::vector<StudyClaim> claims;
   std::string headline;             ///< the claim whose verdict is the study's `verdict`
+  /// When not empty: the name under which Study::seedMeasurement's numbers (statistics across
+  /// the arms of one seed, e.g. a rank correlation over layers) are reported, as if an arm.
+  std::string seedArm;
   BootstrapSettings bootstrap;
 };
 
@@ -73,6 +77,17 @@ class Study {
   virtual StudyProtocol protocol(const StudyOptions& options) const = 0;
   /** Reference values fixed before training (e.g. a corpus's unigram entropy): "facts". */
   virtual std::map<std::string, double> facts(const StudyProtocol&) const { return {}; }
+  /** After the auxiliary runs are trained, before any arm trains (e.g. capture and score an
+   *  activation store the arms read); called on every run of the study, so it must skip work
+   *  already done. */
+  virtual void afterAuxiliary(const StudyProtocol&, const std::filesystem::path& /*runs*/,
+                              const StudyOptions&, JobContext&) {}
+  /** Numbers across the arms of one seed (reported under protocol.seedArm); `runs` holds that
+   *  seed's measured arms. Only called when seedArm is set. */
+  virtual RunMeasurement seedMeasurement(const StudyProtocol&, int64_t /*seed*/,
+                                         const std::vector<StudyRunResult>& /*runs*/) {
+    return {};
+  }
   /** After the auxiliary runs, before any run is measured (e.g. load a judge). */
   virtual void prepareMeasuring(const StudyProtocol&, const std::filesystem::path& /*runs*/,
                                 const StudyOptions&) {}

@@ -38,8 +38,9 @@ Json armJson(const StudyArm& a) {
 
 Json claimJson(const StudyClaim& c) {
   Json j = {{"id", c.id}, {"statement", c.statement}, {"metric", c.metric}, {"arm", c.arm}};
-  if (c.baseline.empty()) j["reference"] = c.reference;
-  else j["baseline"] = c.baseline;
+  if (!c.baseline.empty()) j["baseline"] = c.baseline;
+  else if (c.baselineMetric.empty()) j["reference"] = c.reference;
+  if (!c.baselineMetric.empty()) j["baseline_metric"] = c.baselineMetric;
   j["direction"] = c.direction == ClaimDirection::Lower ? "lower" : "higher";
   j["margin"] = c.margin;
   return j;
@@ -52,7 +53,7 @@ Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& over
   for (const auto& m : p.metrics)
     metrics.push_back({{"key", m.key}, {"label", m.label}, {"lower_is_better", m.lowerIsBetter}});
   for (const auto& c : p.claims) claims.push_back(claimJson(c));
-  return {{"budget", p.budget}, {"budget_note", p.budgetNote}, {"seeds", p.seeds}, {"arms", arms},
+  Json j = {{"budget", p.budget}, {"budget_note", p.budgetNote}, {"seeds", p.seeds}, {"arms", arms},
           {"auxiliary", auxiliary}, {"shared_settings", p.shared}, {"overrides", overrides},
           {"metrics", metrics}, {"curves", p.curves}, {"claims", claims}, {"headline", p.headline},
           {"decision_rule", decisionRuleText()},
@@ -63,6 +64,8 @@ Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& over
             {"bootstrap_seed", p.bootstrap.seed},
             {"comparisons", "paired by seed: arm − baseline at the same seed (same data order and "
                             "initial draw where the recipe seeds them alike)"}}}};
+  if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;  // absent for studies without one
+  return j;
 }
 
 }  // namespace
@@ -93,15 +96,18 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   }
   j["runs"] = runList;
   Json aggregates = Json::object();
-  for (const auto& arm : p.arms) {
-    const auto found = a.aggregates.find(arm.name);
+  std::vector<std::string> armNames;
+  for (const auto& arm : p.arms) armNames.push_back(arm.name);
+  if (!p.seedArm.empty()) armNames.push_back(p.seedArm);
+  for (const auto& name : armNames) {
+    const auto found = a.aggregates.find(name);
     if (found == a.aggregates.end()) continue;
     Json perMetric = Json::object();
     for (const auto& m : p.metrics) {
       const auto s = found->second.find(m.key);
       if (s != found->second.end()) perMetric[m.key] = summaryJson(s->second);
     }
-    aggregates[arm.name] = perMetric;
+    aggregates[name] = perMetric;
   }
   j["aggregates"] = aggregates;
   Json curves = Json::object();

@@ -128,6 +128,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   bool measuring = false;
   for (size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& r = plan[i];
+    if (i == protocol.auxiliary.size()) study.afterAuxiliary(protocol, runs, options, job);
     const fs::path folder = runs / r.folderName;
     const int64_t before = stepsDoneIn(folder, r.steps);
     const std::string label = r.folderName + " (" + std::to_string(i + 1) + "/" + std::to_string(plan.size()) + ")";
@@ -153,6 +154,14 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     }
     results.push_back({r.arm->name, *r.seed, folder, *m});
     job.checkCancelled();
+    const bool lastOfSeed = i + 1 == plan.size() || plan[i + 1].seed != r.seed;
+    if (lastOfSeed && !protocol.seedArm.empty()) {
+      std::vector<StudyRunResult> seedRuns;
+      for (const auto& result : results)
+        if (result.seed == *r.seed) seedRuns.push_back(result);
+      results.push_back({protocol.seedArm, *r.seed, options.folder,
+                         study.seedMeasurement(protocol, *r.seed, seedRuns)});
+    }
   }
   StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
   writeStudyJson(outcome.studyJson, protocol, options, facts, results, outcome.analysis);

@@ -18,7 +18,10 @@ std::string decisionRuleText() {
 }
 
 StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d) {
-  const std::string against = claim.baseline.empty() ? claim.reference : claim.baseline;
+  const std::string against =
+      !claim.baselineMetric.empty()
+          ? (claim.baseline.empty() ? claim.arm : claim.baseline) + "'s " + claim.baselineMetric
+          : (claim.baseline.empty() ? claim.reference : claim.baseline);
   const std::string interval = "mean difference " + formatFixed(d.mean, 4) + ", 95 % interval [" +
                                formatFixed(d.low, 4) + ", " + formatFixed(d.high, 4) + "] over " +
                                std::to_string(d.n) + " seeds";

@@ -14,6 +14,7 @@
 // No torch here.
 
 #include <string>
+#include <utility>
 
 #include "studies/study_statistics.h"
 
@@ -28,8 +29,17 @@ struct StudyClaim {
   std::string arm;
   std::string baseline;   ///< another arm, or empty when comparing against `reference`
   std::string reference;  ///< a study fact's key (e.g. "unigram_entropy"), when baseline is empty
+  /// When set, the baseline is this metric (of `baseline`, or of `arm` itself when baseline is
+  /// empty), paired by seed: e.g. ρ(S) against ρ(−depth) of the same sweep.
+  std::string baselineMetric;
   ClaimDirection direction = ClaimDirection::Lower;
   double margin = 0;      ///< how far past 0 the interval must lie to count as support
+  StudyClaim() = default;
+  StudyClaim(std::string id, std::string statement, std::string metric, std::string arm, std::string baseline,
+             std::string reference, ClaimDirection direction, double margin, std::string baselineMetric = {})
+      : id(std::move(id)), statement(std::move(statement)), metric(std::move(metric)), arm(std::move(arm)),
+        baseline(std::move(baseline)), reference(std::move(reference)), baselineMetric(std::move(baselineMetric)),
+        direction(direction), margin(margin) {}
 };
 
 struct StudyVerdict {

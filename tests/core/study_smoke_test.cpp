@@ -138,6 +138,22 @@ TEST(StudySmoke, ReprAlignStudyRunsEndToEnd) {
   EXPECT_EQ(outcome.analysis.verdict.result, study["verdict"]["result"]);
 }
 
+TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  runStudy(*makeStudy("dihal"), smokeOptions(dir / "s", dir / "corpus.txt"), job);
+  EXPECT_TRUE(std::filesystem::exists(dir / "s" / "acts.h5"));
+  const Json study = readStudy(dir / "s");
+  EXPECT_EQ(study["protocol"]["seed_arm"], "sweep");
+  EXPECT_EQ(study["runs"].size(), 10u);  // (control + 3 layers) × 2 seeds + the sweep of each seed
+  EXPECT_EQ(study["aggregates"]["sweep"]["rho_s"]["n"], 2);
+  EXPECT_TRUE(study["aggregates"]["bridge-l2"].contains("val_loss_best"));
+  EXPECT_EQ(study["claims"][3]["baseline_metric"], "rho_neg_depth");
+  EXPECT_EQ(study["claims"][3]["difference"]["n"], 2);
+}
+
 TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
   EXPECT_THROW(makeStudy("nope"), ConfigError);
   TempDir dir;

@@ -93,6 +93,19 @@ TEST(StudyAnalysis, OneSeedDisagreeingMakesTheHeadlineInconclusive) {
   EXPECT_EQ(a.verdict.result, "inconclusive");
 }
 
+TEST(StudyAnalysis, ClaimAgainstAnotherMetricOfTheSameArmPairsBySeed) {
+  StudyProtocol p = twoArmProtocol();
+  p.metrics.push_back({"other", "other", true});
+  p.claims.push_back({"loss_below_other", "a's loss is below its other", "loss", "a", "", "", ClaimDirection::Lower,
+                      0, "other"});
+  std::vector<StudyRunResult> r = runs({1.0, 2.0, 1.5}, {1.5, 2.1, 1.7});
+  for (auto& run : r) run.measurement.values["other"] = run.measurement.values["loss"] + (run.seed == 1 ? -0.1 : 0.3);
+  const StudyAnalysis a = analyseStudy(p, {{"ref", 2.0}}, r);
+  // a's loss − a's other: −0.3, +0.1, −0.3 (seed 1 disagrees).
+  EXPECT_NEAR(a.claims[2].difference.mean, -0.5 / 3, 1e-12);
+  EXPECT_EQ(a.claims[2].verdict.result, "inconclusive");
+}
+
 TEST(StudyAnalysis, ProtocolNamingAnUnknownArmIsRefused) {
   StudyProtocol p = twoArmProtocol();
   p.claims[0].baseline = "c";
