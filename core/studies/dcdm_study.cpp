@@ -13,21 +13,13 @@
 #include "recipes/sample_quality.h"
 #include "studies/study_protocol.h"
 #include "studies/study_run_metrics.h"
+#include "studies/study_settings.h"
 
 namespace strata {
 namespace fs = std::filesystem;
 
 namespace {
 
-// The default corpus, relative to the working directory (as the tests read ../shared/data).
-constexpr const char* kDefaultCorpus = "../shared/data/corpora/tinyshakespeare.txt";
-
-std::string settingIn(const std::vector<std::string>& assignments, const std::string& key) {
-  std::string value;
-  for (const auto& a : assignments)
-    if (a.rfind(key + "=", 0) == 0) value = a.substr(key.size() + 1);
-  return value;
-}
 
 /** Entropy (nats) of the byte frequencies of a file: what a unigram model of its bytes costs
  *  per byte, the level a byte-level LM passes once it uses any context. */
@@ -51,16 +43,9 @@ double byteUnigramEntropy(const fs::path& file) {
 class DcdmStudy final : public Study {
  public:
   StudyProtocol protocol(const StudyOptions& options) const override {
+    checkStudyOptions(options);
     const bool smoke = options.budget == "smoke";
-    if (!smoke && options.budget != "full")
-      throw ConfigError("--budget", options.budget, "must be full or smoke");
-    if (options.seeds < 1) throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
-    std::string corpus = settingIn(options.overrides, "corpus");
-    if (corpus.empty()) corpus = kDefaultCorpus;
-    if (!fs::is_regular_file(corpus))
-      throw ConfigError("corpus", corpus, "is not a file (pass --set corpus=PATH; the default is "
-                                          "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
-    corpus = fs::absolute(corpus).lexically_normal().string();
+    const std::string corpus = studyCorpus(options);
 
     StudyProtocol p;
     p.name = "dcdm";

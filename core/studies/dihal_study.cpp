@@ -18,37 +18,23 @@
 #include "recipes/bridge_sweep.h"
 #include "studies/study_analysis.h"
 #include "studies/study_run_metrics.h"
+#include "studies/study_settings.h"
 
 namespace strata {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kDefaultCorpus = "../shared/data/corpora/tinyshakespeare.txt";
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-std::string settingIn(const std::vector<std::string>& assignments, const std::string& key) {
-  std::string value;
-  for (const auto& a : assignments)
-    if (a.rfind(key + "=", 0) == 0) value = a.substr(key.size() + 1);
-  return value;
-}
 
 int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
 
 class DihalStudy final : public Study {
  public:
   StudyProtocol protocol(const StudyOptions& options) const override {
+    checkStudyOptions(options);
     const bool smoke = options.budget == "smoke";
-    if (!smoke && options.budget != "full")
-      throw ConfigError("--budget", options.budget, "must be full or smoke");
-    if (options.seeds < 1) throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
-    std::string corpus = settingIn(options.overrides, "corpus");
-    if (corpus.empty()) corpus = kDefaultCorpus;
-    if (!fs::is_regular_file(corpus))
-      throw ConfigError("corpus", corpus, "is not a file (pass --set corpus=PATH; the default is "
-                                          "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
-    corpus = fs::absolute(corpus).lexically_normal().string();
+    const std::string corpus = studyCorpus(options);
     const fs::path folder = fs::absolute(options.folder).lexically_normal();
     const std::string model = (folder / "runs" / "model").string();
     const std::string store = (folder / "acts.h5").string();

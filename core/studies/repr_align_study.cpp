@@ -12,21 +12,14 @@
 #include "recipes/align_sample_quality.h"
 #include "recipes/sample_quality.h"
 #include "studies/study_run_metrics.h"
+#include "studies/study_settings.h"
 
 namespace strata {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kDefaultCorpus = "../shared/data/corpora/tinyshakespeare.txt";
 constexpr int64_t kPromptTokens = 8;
-
-std::string settingIn(const std::vector<std::string>& assignments, const std::string& key) {
-  std::string value;
-  for (const auto& a : assignments)
-    if (a.rfind(key + "=", 0) == 0) value = a.substr(key.size() + 1);
-  return value;
-}
 
 /** The teacher's hidden states aligned ("all": embedding output .. final-norm output). */
 int64_t teacherStates(bool smoke) { return (smoke ? 2 : 4) + 1; }
@@ -34,16 +27,9 @@ int64_t teacherStates(bool smoke) { return (smoke ? 2 : 4) + 1; }
 class ReprAlignStudy final : public Study {
  public:
   StudyProtocol protocol(const StudyOptions& options) const override {
+    checkStudyOptions(options);
     const bool smoke = options.budget == "smoke";
-    if (!smoke && options.budget != "full")
-      throw ConfigError("--budget", options.budget, "must be full or smoke");
-    if (options.seeds < 1) throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
-    std::string corpus = settingIn(options.overrides, "corpus");
-    if (corpus.empty()) corpus = kDefaultCorpus;
-    if (!fs::is_regular_file(corpus))
-      throw ConfigError("corpus", corpus, "is not a file (pass --set corpus=PATH; the default is "
-                                          "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
-    corpus = fs::absolute(corpus).lexically_normal().string();
+    const std::string corpus = studyCorpus(options);
     const std::string teacher = fs::absolute(options.folder / "runs" / "teacher").lexically_normal().string();
 
     StudyProtocol p;
