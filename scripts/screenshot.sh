@@ -3,7 +3,8 @@
 #  * workbench.png: a Llama-3.2-1B-shaped folder (real config and safetensors header, weights as
 #    a sparse zero file) opened in the workbench under Xvfb;
 #  * the views with real data (layer-geometry.png, layer-detail.png, training.png,
-#    chunk-routing.png, alignment.png): copied from what tests/views/screenshot_test renders
+#    chunk-routing.png, alignment.png, and for docs/desktop.md's first ten minutes first-run.png,
+#    capture-dialog.png, training-launch.png): copied from what tests/views/screenshot_test renders
 #    offscreen into <build>/screenshots from the built-in default model and tiny real runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,7 +17,8 @@ xvfb-run -a "$build_dir/app/gui/strata" --screenshot "$here/docs/images/workbenc
 echo "wrote docs/images/workbench.png"
 
 QT_QPA_PLATFORM=offscreen "$build_dir/tests/views/screenshot_test" >/dev/null
-for view in layer-geometry layer-detail training chunk-routing alignment; do
+for view in layer-geometry layer-detail training chunk-routing alignment first-run \
+  capture-dialog training-launch; do
   cp "$build_dir/screenshots/$view.png" "$here/docs/images/$view.png"
   echo "wrote docs/images/$view.png"
 done

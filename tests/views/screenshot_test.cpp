@@ -2,7 +2,9 @@
 // built-in default model open, the Layer Geometry tab of an activation store captured from that
 // model and scored, a layer's detail tab, the Training tab following a real (tiny) run, the
 // Bridge tab with a tiny bridge at l*, the Chunk Routing tab of a tiny dcdm run and the
-// Alignment tab of a tiny repr_align run of the default model. Each PNG goes to
+// Alignment tab of a tiny repr_align run of the default model; for docs/desktop.md's first ten
+// minutes also the Capture and Start Training dialogs and the landing of File ▸ Open Default
+// Model on the real default corpus. Each PNG goes to
 // STRATA_SCREENSHOT_DIR (<build>/screenshots); README's images are copied from there. Each
 // test asserts the picture is not trivial: full size and many distinct colours.
 
@@ -19,13 +21,16 @@
 #include "alignment_view.h"
 #include "bridge_fixture.h"
 #include "bridge_view.h"
+#include "capture_dialog.h"
 #include "chunk_routing_view.h"
 #include "engine/job.h"
 #include "engine/training_run.h"
 #include "layer_detail_view.h"
+#include "layer_geometry_view.h"
 #include "main_window.h"
 #include "recipes/registry.h"
 #include "throw_away_settings.h"
+#include "training_launch_dialog.h"
 #include "training_view.h"
 
 using namespace strata;
@@ -144,6 +149,18 @@ class ScreenshotTest : public QObject {
     save("workbench-default-model");
   }
 
+  /** Model ▸ Capture… on the default model, as a newcomer first sees it. */
+  void captureDialog() {
+    m_window->showCaptureDialog();
+    saveDialog<CaptureDialog>("capture-dialog");
+  }
+
+  /** Training ▸ Start Training…, the recipe list and its settings. */
+  void trainingLaunchDialog() {
+    m_window->showTrainingLaunchDialog();
+    saveDialog<TrainingLaunchDialog>("training-launch");
+  }
+
   void layerGeometry() {
     QSignalSpy shown(m_window.get(), &MainWindow::geometryShown);
     m_window->openActivationStore(m_store);
@@ -209,6 +226,28 @@ class ScreenshotTest : public QObject {
     save("alignment");
   }
 
+  /** File ▸ Open Default Model in a new window and a fresh data folder: captured from the real default corpus,
+   *  scored, and landed on the model's Layer Geometry (what scripts/run-default.sh shows). */
+  void firstRun() {
+    qputenv("STRATA_DATA_DIR", m_dir.filePath("user-data").toUtf8());
+    m_window = std::make_unique<MainWindow>(MainWindow::Options{.persistSettings = false});
+    m_window->setErrorReporter(
+        [](const ErrorReport& report) { QFAIL(qPrintable(report.summary + " " + report.error)); });
+    m_window->resize(kWindowSize);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QSignalSpy finished(m_window.get(), &MainWindow::defaultGeometryFinished);
+    QSignalSpy shown(m_window.get(), &MainWindow::geometryShown);
+    m_window->openDefaultModel();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    QCOMPARE(finished.at(0).at(0).value<JobOutcome>(), JobOutcome::Succeeded);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);  // the cached store's /geometry
+    QVERIFY2(qobject_cast<LayerGeometryView*>(m_window->tabs()->currentWidget()),
+             "File ▸ Open Default Model did not land on the Layer Geometry");
+    QTRY_VERIFY(!m_window->busy());
+    save("first-run");
+  }
+
  private:
   /** Grabs the whole window after pending paints, checks it, writes <name>.png. */
   void save(const QString& name) {
@@ -223,6 +262,25 @@ class ScreenshotTest : public QObject {
     const QString file = QStringLiteral(STRATA_SCREENSHOT_DIR "/%1.png").arg(name);
     QVERIFY2(image.save(file, "PNG"), qPrintable("cannot write " + file));
     qInfo("wrote %s (%d colours sampled)", qPrintable(file), colours);
+  }
+
+  /** Grabs the open dialog of type D (a window-modal child of the window), writes <name>.png
+   *  and closes it. */
+  template <typename D>
+  void saveDialog(const QString& name) {
+    D* dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<D*>()) && dialog->isVisible());
+    QTest::qWait(300);
+    const QImage image = dialog->grab().toImage();
+    QVERIFY2(image.width() >= 300 && image.height() >= 200,
+             qPrintable(QStringLiteral("%1: %2×%3").arg(name).arg(image.width()).arg(image.height())));
+    const int colours = distinctColours(image);
+    QVERIFY2(colours >= 6,
+             qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours)));
+    const QString file = QStringLiteral(STRATA_SCREENSHOT_DIR "/%1.png").arg(name);
+    QVERIFY2(image.save(file, "PNG"), qPrintable("cannot write " + file));
+    dialog->reject();
+    QTRY_VERIFY(!m_window->findChild<D*>() || !dialog->isVisible());
   }
 
   QTemporaryDir m_dir;
