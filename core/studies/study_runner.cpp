@@ -17,6 +17,7 @@
 #include "studies/study_progress.h"
 #include "studies/study_report.h"
 #include "studies/study_run_metrics.h"
+#include "studies/study_summary.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -165,6 +166,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   }
   StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
   writeStudyJson(outcome.studyJson, protocol, options, facts, results, outcome.analysis);
+  writeTextAtomically(options.folder / "study.md", studySummaryMarkdown(protocol, facts, outcome.analysis));
   return outcome;
 }
 

@@ -97,6 +97,9 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   const std::string result = whole["verdict"]["result"];
   EXPECT_TRUE(result == "supported" || result == "not supported" || result == "inconclusive") << result;
   EXPECT_FALSE(whole["verdict"]["reason"].get<std::string>().empty());
+  const std::string summary = readWholeFile(dir / "whole" / "study.md");
+  EXPECT_NE(summary.find("| best validation ELBO (nats/token) |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("**Verdict (dcdm_vs_bdlm): " + result + "**"), std::string::npos) << summary;
 
   // Cancelled in the middle of a run, then run again.
   std::unique_ptr<Study> study = makeStudy("dcdm");
