@@ -69,7 +69,9 @@ int runStudy(const Arguments& original) {
                                       "few seconds (tests)", "full")
       .option("set", "KEY=VALUE", "a setting of every run whose recipe has it (repeatable), e.g. "
                                   "corpus=PATH; it becomes part of the protocol")
-      .option("samples", "N", "samples per run for Gen.PPL and diversity (default: the study's)");
+      .option("samples", "N", "samples per run for Gen.PPL and diversity (default: the study's)")
+      .flag("analyse-only", "train nothing: analyse the runs finished so far (also while the study "
+                            "runs in another process); the verdict stays inconclusive until it is complete");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -83,6 +85,7 @@ int runStudy(const Arguments& original) {
   options.device = deviceFrom(cli);
   options.overrides = sets;
   if (cli.has("samples")) options.measureSamples = cli.integer("samples");
+  options.analyseOnly = cli.isSet("analyse-only");
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
   std::unique_ptr<Study> study = makeStudy(cli.value("name"));
   StudyOutcome outcome;
@@ -92,6 +95,9 @@ int runStudy(const Arguments& original) {
     return 130;
   }
   printOutcome(outcome);
+  if (!outcome.analysis.complete())
+    std::cout << "partial: " << outcome.analysis.runsMeasured << " of " << outcome.analysis.runsPlanned
+              << " runs finished\n";
   drawPlots(options.folder);
   return 0;
 }

@@ -67,6 +67,8 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
                            const std::vector<StudyRunResult>& runs) {
   checkProtocol(p, facts);
   StudyAnalysis a;
+  a.runsPlanned = static_cast<int64_t>(p.arms.size() * p.seeds.size());
+  for (const auto& r : runs) a.runsMeasured += r.arm != p.seedArm ? 1 : 0;
   std::vector<std::string> armNames;
   for (const auto& arm : p.arms) armNames.push_back(arm.name);
   if (!p.seedArm.empty()) armNames.push_back(p.seedArm);
@@ -109,6 +111,9 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
     if (claim.id == p.headline) a.verdict = result.verdict;
     a.claims.push_back(std::move(result));
   }
+  if (!a.complete())
+    a.verdict = {"inconclusive", "partial analysis: " + std::to_string(a.runsMeasured) + " of " +
+                                     std::to_string(a.runsPlanned) + " runs finished; the study is not complete"};
   return a;
 }
 

@@ -35,7 +35,10 @@ struct StudyAnalysis {
   std::map<std::string, std::map<std::string, SeedSummary>> aggregates;  ///< arm → metric →
   std::map<std::string, std::map<std::string, CurveSummary>> curves;      ///< curve → arm →
   std::vector<ClaimResult> claims;
-  StudyVerdict verdict;  ///< the headline claim's
+  StudyVerdict verdict;  ///< the headline claim's; inconclusive while the study is incomplete
+  int64_t runsMeasured = 0;  ///< (arm, seed) runs in the analysis
+  int64_t runsPlanned = 0;   ///< arms × seeds
+  bool complete() const { return runsMeasured == runsPlanned; }
 };
 
 /** The value of `metric` for `arm` at each of the protocol's seeds (NaN where not measured). */

@@ -62,6 +62,9 @@ struct StudyOptions {
   std::string device = "auto";           ///< every run's "device" (not part of the protocol)
   std::vector<std::string> overrides;    ///< --set key=value: every run whose recipe has the key
   int64_t measureSamples = -1;           ///< study-specific default when negative
+  /// Train nothing: analyse the runs finished so far (a study still running elsewhere, or
+  /// stopped). study.json then says complete: false and its verdict is inconclusive.
+  bool analyseOnly = false;
 };
 
 /** A finished run's numbers and series. */

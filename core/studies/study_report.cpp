@@ -136,6 +136,9 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
     claims.push_back(cj);
   }
   j["claims"] = claims;
+  j["complete"] = a.complete();
+  j["runs_measured"] = a.runsMeasured;
+  j["runs_planned"] = a.runsPlanned;
   j["verdict"] = {{"result", a.verdict.result}, {"reason", a.verdict.reason}};
   writeTextAtomically(file, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

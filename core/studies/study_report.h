@@ -17,6 +17,7 @@
 //    "aggregates": {arm: {metric: {"n", "mean", "sd", "low", "high", "values"}}},
 //    "curves": {curve: {arm: {"step": [...], "mean": [...], "low": [...], "high": [...]}}},
 //    "claims": [{"id", "statement", ..., "difference": {...}, "verdict": {"result", "reason"}}],
+//    "complete", "runs_measured", "runs_planned",   (false / fewer: a partial analysis)
 //    "verdict": {"result", "reason"}}
 // Non-finite numbers are written as null.
 

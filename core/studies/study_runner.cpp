@@ -78,8 +78,10 @@ std::vector<PlannedRun> planRuns(const StudyProtocol& p, const StudyOptions& opt
 }
 
 /** The protocol of a study folder is fixed by its first run: a rerun must ask for the same. */
-void fixProtocol(const fs::path& folder, const std::string& protocol) {
+void fixProtocol(const fs::path& folder, const std::string& protocol, bool analyseOnly) {
   const fs::path file = folder / "protocol.json";
+  if (!fs::exists(file) && analyseOnly)
+    throw IoError(file, "does not exist: no study was started in " + folder.string() + " to analyse");
   if (!fs::exists(file)) {
     fs::create_directories(folder);
     writeTextAtomically(file, protocol);
@@ -115,7 +117,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   checkProtocol(protocol, facts);
   checkOverrides(protocol, options);
   const std::vector<PlannedRun> plan = planRuns(protocol, options);
-  fixProtocol(options.folder, protocolJson(protocol, options.overrides));
+  fixProtocol(options.folder, protocolJson(protocol, options.overrides), options.analyseOnly);
   const fs::path runs = options.folder / "runs";
 
   int64_t total = 0, done = 0;
@@ -126,17 +128,26 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   StudyProgressSink progress(job, total, done);
   const std::string command = "strata-cli study " + protocol.name;
   std::vector<StudyRunResult> results;
-  bool measuring = false;
+  bool measuring = false, auxiliaryDone = true;
   for (size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& r = plan[i];
-    if (i == protocol.auxiliary.size()) study.afterAuxiliary(protocol, runs, options, job);
     const fs::path folder = runs / r.folderName;
     const int64_t before = stepsDoneIn(folder, r.steps);
+    if (options.analyseOnly) {  // train nothing; what is not finished is left out
+      const bool finished = before >= r.steps;
+      if (!r.seed) auxiliaryDone = auxiliaryDone && finished;
+      if (!finished || !r.seed) continue;
+      if (!auxiliaryDone && !fs::exists(folder / "study_measures.json")) continue;  // no judge yet
+    } else if (i == protocol.auxiliary.size()) {
+      study.afterAuxiliary(protocol, runs, options, job);
+    }
     const std::string label = r.folderName + " (" + std::to_string(i + 1) + "/" + std::to_string(plan.size()) + ")";
     if (before < r.steps) job.info(label + (before > 0 ? ": resuming" : ": training"));
     progress.beginRun(label, r.steps, before);
-    JobContext context = progress.context();
-    trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
+    if (!options.analyseOnly) {
+      JobContext context = progress.context();
+      trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
+    }
     progress.endRun();
     job.checkCancelled();
     if (!r.seed) continue;
@@ -156,10 +167,11 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     results.push_back({r.arm->name, *r.seed, folder, *m});
     job.checkCancelled();
     const bool lastOfSeed = i + 1 == plan.size() || plan[i + 1].seed != r.seed;
-    if (lastOfSeed && !protocol.seedArm.empty()) {
-      std::vector<StudyRunResult> seedRuns;
-      for (const auto& result : results)
-        if (result.seed == *r.seed) seedRuns.push_back(result);
+    std::vector<StudyRunResult> seedRuns;
+    for (const auto& result : results)
+      if (result.seed == *r.seed) seedRuns.push_back(result);
+    // Statistics across the arms of a seed only once every arm of it is measured.
+    if (lastOfSeed && !protocol.seedArm.empty() && seedRuns.size() == protocol.arms.size()) {
       results.push_back({protocol.seedArm, *r.seed, options.folder,
                          study.seedMeasurement(protocol, *r.seed, seedRuns)});
     }

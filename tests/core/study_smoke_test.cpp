@@ -110,6 +110,18 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   ASSERT_TRUE(sink.cancelled);
   ASSERT_EQ(stopped.outcome, JobOutcome::Cancelled) << stopped.error;
   EXPECT_FALSE(std::filesystem::exists(dir / "resumed" / "study.json"));
+  // What is finished can be analysed without training: partial, and so inconclusive.
+  StudyOptions peek = options;
+  peek.analyseOnly = true;
+  NullProgressSink none;
+  JobContext peekJob(none, CancellationToken());
+  const StudyOutcome partial = runStudy(*study, peek, peekJob);
+  EXPECT_FALSE(partial.analysis.complete());
+  EXPECT_EQ(partial.analysis.runsMeasured, 7);  // seed 0's arms before dcdm-K8-h1
+  const Json partialJson = readStudy(dir / "resumed");
+  EXPECT_EQ(partialJson["complete"], false);
+  EXPECT_EQ(partialJson["verdict"]["result"], "inconclusive");
+  EXPECT_EQ(readStudy(dir / "resumed")["runs"].size(), 7u);
   NullProgressSink quiet;
   const JobResult finished = runJob([&](JobContext& job) { runStudy(*study, options, job); }, quiet, {});
   ASSERT_EQ(finished.outcome, JobOutcome::Succeeded) << finished.error;
@@ -117,6 +129,7 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   EXPECT_EQ(runNumbers(resumed), runNumbers(whole));
   EXPECT_EQ(resumed["claims"][2]["difference"], whole["claims"][2]["difference"]);
   EXPECT_EQ(resumed["verdict"], whole["verdict"]);
+  EXPECT_EQ(resumed["complete"], true);
 
   // A rerun asking for another protocol is refused rather than mixed into the folder.
   StudyOptions other = options;
