@@ -71,7 +71,7 @@ SeedSummary summarise(const std::vector<double>& values, const BootstrapSettings
   s.values = finiteOnly(values);
   s.n = static_cast<int64_t>(s.values.size());
   s.mean = meanOf(s.values);
-  s.sd = s.n == 1 ? 0.0 : sampleSd(s.values);
+  s.sd = sampleSd(s.values);
   std::tie(s.low, s.high) = bootstrapMeanInterval(s.values, settings);
   return s;
 }

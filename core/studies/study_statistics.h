@@ -27,7 +27,7 @@ struct BootstrapSettings {
 struct SeedSummary {
   int64_t n = 0;
   double mean = 0;
-  double sd = 0;     ///< n − 1 in the denominator; 0 for n = 1, NaN for n = 0
+  double sd = 0;     ///< n − 1 in the denominator; NaN for n < 2 (one seed has no spread to show)
   double low = 0;    ///< the interval; equal to the value for n = 1, NaN for n = 0
   double high = 0;
   std::vector<double> values;  ///< the finite values summarised, in the order given

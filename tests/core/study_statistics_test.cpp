@@ -68,6 +68,7 @@ TEST(StudyStatistics, SummaryLeavesOutMissingValues) {
   EXPECT_EQ(s.n, 2);
   EXPECT_DOUBLE_EQ(s.mean, 2.0);
   const SeedSummary none = summarise({}, {});
+  EXPECT_TRUE(std::isnan(summarise({4.0}, {}).sd));  // one seed: no spread, not a spread of 0
   EXPECT_EQ(none.n, 0);
   EXPECT_TRUE(std::isnan(none.mean));
 }
