@@ -22,7 +22,7 @@
 
 #include "bridge_view.h"  // QPointer needs the complete type
 #include "engine/capture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/training_run.h"
 #include "error_dialog.h"
 #include "job_controller.h"  // JobOutcome's metatype, for captureFinished

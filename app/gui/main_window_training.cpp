@@ -24,7 +24,7 @@
 #include "log_dock.h"
 #include "main_window.h"
 #include "preferences.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "training_launch_dialog.h"
 #include "training_view.h"
 

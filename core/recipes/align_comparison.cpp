@@ -8,9 +8,9 @@
 
 #include "common/error.h"
 #include "common/human_format.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
 #include "recipes/run_config.h"

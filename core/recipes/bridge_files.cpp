@@ -8,8 +8,8 @@
 #include "engine/checkpoint_store.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
-#include "io/text_file.h"
-#include "recipes/registry.h"
+#include "common/text_file.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/run_config.h"
 
 namespace strata {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/error.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/proxy_options.h"
@@ -149,7 +150,7 @@ TEST(GeometryOptions, MonotonicityModesRoundTrip) {
   EXPECT_EQ(parseMonotonicityMode("min-eig"), MonotonicityMode::MinEigenvalue);
   EXPECT_STREQ(monotonicityModeName(MonotonicityMode::MinEigenvalue), "min-eig");
   EXPECT_STREQ(monotonicityModeName(MonotonicityMode::Rayleigh), "rayleigh");
-  EXPECT_THROW(parseMonotonicityMode("minimum"), std::invalid_argument);
+  EXPECT_THROW(parseMonotonicityMode("minimum"), ConfigError);
 }
 
 TEST(GeometryNeighbours, TiesGoToTheLowerRowIndex) {

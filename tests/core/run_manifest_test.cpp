@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "engine/run_manifest.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "temp_dir.h"
 
 namespace strata {

@@ -24,12 +24,12 @@
 #include <random>
 
 #include "display_text.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/training_run.h"
 #include "job_progress_widget.h"
 #include "main_window.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "throw_away_settings.h"
 #include "token_strip.h"
 
