@@ -208,6 +208,23 @@ class ChunkRoutingViewTest : public QObject {
     QCOMPARE(errors.size(), 1);
   }
 
+  void theTabsRoutingsAreJobsOfTheWindow() {
+    // The window's busy() and its status bar see the tab's routing, like every other job.
+    MainWindow window(MainWindow::Options{false});
+    window.showChunkRouting(m_run);
+    ChunkRoutingView* view = window.chunkRoutingView(m_run);
+    QVERIFY(view);
+    QSignalSpy routed(view, &ChunkRoutingView::routed);
+    QSignalSpy idle(&window, &MainWindow::jobsFinished);
+    QVERIFY(!window.busy());
+    view->setText(QStringLiteral("the cat sees the ball."));  // starts the job at once
+    QVERIFY(window.busy());
+    QVERIFY(!window.jobProgress()->isHidden());
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    QCOMPARE(idle.count(), 1);
+    QVERIFY(!window.busy());
+  }
+
   void loadPlotFollowsAGrowingMetricsLog() {
     ChunkRoutingView view(m_run);
     QCOMPARE(view.loadPlot()->graph(0)->dataCount(), 2);
