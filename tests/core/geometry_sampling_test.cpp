@@ -124,8 +124,9 @@ TEST(GeometryOptions, ValidateNamesTheBadSetting) {
     change(options);
     try {
       options.validate();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
+    } catch (const ConfigError& e) {  // the field is the setting's name, and so is the message
+      EXPECT_NE(std::string(e.what()).find(e.field()), std::string::npos) << e.what();
+      return e.field();
     }
     return std::string("accepted");
   };
