@@ -30,6 +30,8 @@ const std::vector<Command>& commands() {
        runMask},
       {"compare-align", "REPR-ALIGN: λ = 0 vs 10, full vs frozen embeddings + MLPs, same budget",
        runCompareAlign},
+      {"study", "a replication study (dcdm, dihal, repr-align): seeds, intervals, verdicts, plots",
+       runStudy},
       {"plugins", "metric and recipe plugins found at start-up, and those that failed to load",
        runPlugins},
       {"about", "versions, compute device and threads of this installation", runAbout},

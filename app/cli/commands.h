@@ -29,6 +29,7 @@ int runSweepBridges(const Arguments& args);
 int runCompareDlm(const Arguments& args);
 int runMask(const Arguments& args);
 int runCompareAlign(const Arguments& args);
+int runStudy(const Arguments& args);
 int runPlugins(const Arguments& args);
 int runVerify(const Arguments& args);
 

@@ -15,7 +15,7 @@
 #include "common/job.h"
 #include "engine/metrics_log.h"
 #include "common/text_file.h"
-#include "recipes/dcdm_files.h"
+#include "recipes/dlm_sample_quality.h"
 #include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
 #include "recipes/study_runs.h"
@@ -76,38 +76,12 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   return row;
 }
 
-/** N samples of the run (temperature 1, seeds 0..N−1, BOS prompt, seq_len − 1 tokens at most
- *  64): their diversity and, with a judge, their Gen.PPL; the samples go to the run's
- *  judged_samples.jsonl. */
 void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge,
                       const std::string& device) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  row.genPpl = row.wordDiversity = row.tokenDiversity = nan;
-  if (samples < 1) return;
-  LoadedDlm dlm = loadDlmRun(row.run, computeDevice(device, "device"));
-  DlmSamplingConfig config;
-  config.newTokens = std::clamp<int64_t>(dlm.config.integer("seq_len") - 1, 1, 64);
-  config.temperature = 1.0;
-  std::vector<std::string> texts;
-  std::vector<std::vector<int32_t>> tokens;
-  std::vector<JudgedText> judged;
-  std::string lines;
-  for (int64_t i = 0; i < samples; ++i) {
-    config.seed = static_cast<uint64_t>(i);
-    const DlmSample sample = sampleWithModel(dlm.model, *dlm.tokenizer, "", config,
-                                             dlm.config.integer("sample_steps"));
-    texts.push_back(sample.text);
-    tokens.push_back(sample.tokens);
-    judged.push_back({"", sample.text});
-    lines += Json({{"seed", i}, {"text", sample.text}, {"tokens", sample.tokens}})
-                 .dump(-1, ' ', false, Json::error_handler_t::replace) +
-             "\n";
-  }
-  // What was judged stays inspectable beside the numbers (as compare-align's arms keep theirs).
-  writeTextAtomically(row.run / "judged_samples.jsonl", lines);
-  row.wordDiversity = wordDiversity(texts);
-  row.tokenDiversity = tokenDiversity(tokens);
-  if (judge) row.genPpl = judge->judge(judged).genPpl;
+  const DlmSampleQuality q = judgeDlmSamples(row.run, samples, judge, device);
+  row.genPpl = q.genPpl;
+  row.wordDiversity = q.wordDiversity;
+  row.tokenDiversity = q.tokenDiversity;
 }
 
 void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder,

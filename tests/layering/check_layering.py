@@ -23,6 +23,7 @@ ALLOWED = {
     "verify": {"common", "tokenizer", "io", "model"},
     "engine": {"common", "tokenizer", "io", "model", "geometry", "plugin"},
     "recipes": {"common", "tokenizer", "io", "model", "geometry", "plugin", "engine"},
+    "studies": {"common", "tokenizer", "io", "model", "geometry", "plugin", "engine", "recipes"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 TORCH = re.compile(r"^(torch|ATen|c10)/")

@@ -1,0 +1,211 @@
+// The DiHAL study's protocol and measurements (see dihal_study.h and docs/studies/dihal.md).
+
+#include "studies/dihal_study.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.h"
+#include "engine/capture.h"
+#include "engine/device_choice.h"
+#include "common/job.h"
+#include "engine/metrics_log.h"
+#include "geometry/backend.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "io/activation_store.h"
+#include "recipes/bridge_sweep.h"
+#include "studies/study_analysis.h"
+#include "studies/study_run_metrics.h"
+#include "studies/study_settings.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
+
+class DihalStudy final : public Study {
+ public:
+  StudyProtocol protocol(const StudyOptions& options) const override {
+    checkStudyOptions(options);
+    const bool smoke = options.budget == "smoke";
+    const std::string corpus = studyCorpus(options);
+    const fs::path folder = fs::absolute(options.folder).lexically_normal();
+    const std::string model = (folder / "runs" / "model").string();
+    const std::string store = (folder / "acts.h5").string();
+
+    StudyProtocol p;
+    p.name = "dihal";
+    p.title = "DiHAL: does the geometry score predict bridgeability beyond depth?";
+    p.question = "Across the candidate layers of a model pretrained here, does S(l) rank the layers by how "
+                 "well a bridge rebuilds h_l (Spearman ρ with −val loss), beyond what depth alone predicts?";
+    p.budget = options.budget;
+    for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
+    const int64_t layers = modelLayers(smoke);
+    std::vector<std::string> modelSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002",
+                                              "layers=" + std::to_string(layers)};
+    for (const auto& s : smoke ? std::vector<std::string>{"dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2",
+                                                         "steps=6", "warmup=1", "eval_every=3", "eval_windows=2", "log_every=1"}
+                               : std::vector<std::string>{"dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
+                                                          "steps=" + std::to_string(kModelSteps), "warmup=100",
+                                                          "eval_every=1000", "checkpoint_every=1000", "eval_windows=32",
+                                                          "log_every=50"})
+      modelSettings.push_back(s);
+    p.auxiliary = {{"model", "pretrain", modelSettings,
+                    "the frozen model the bridges read: a causal byte-level Llama of " + std::to_string(layers) + " layers"}};
+    const int64_t steps = smoke ? 6 : kBridgeSteps;
+    const int64_t every = smoke ? 3 : kBridgeSteps / 10;
+    p.shared = {"model=" + model, "store=" + store, "corpus=" + corpus, "threads=1",
+                "steps=" + std::to_string(steps), "warmup=" + std::to_string(smoke ? 1 : kBridgeSteps / 20),
+                "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
+                "log_every=" + std::to_string(smoke ? 1 : 25), "seq_len=" + std::to_string(smoke ? 8 : 32),
+                "batch=" + std::to_string(smoke ? 2 : 16), "eval_windows=" + std::to_string(smoke ? 2 : 16),
+                "stats_windows=" + std::to_string(smoke ? 2 : 64)};
+    if (smoke) {
+      for (const auto& s : {"width=16", "depth=1", "heads=2"}) p.shared.push_back(s);
+    } else {
+      for (const auto& s : {"width=64", "depth=2", "heads=4"}) p.shared.push_back(s);
+    }
+    p.budgetNote = smoke ? "smoke: a 4-layer dim-16 model and 6 steps per bridge; for tests only"
+                         : "full: model " + std::to_string(kModelSteps) + " steps of 16 × 64 tokens; " +
+                               std::to_string(kBridgeSteps) + " steps of 16 × 32 tokens per bridge, sized to about an "
+                               "hour for 3 seeds on this 2-core machine when idle (docs/studies/dihal.md)";
+    // Candidate layers 1..L−1 (geometry/score.h's default range); layer 0 is the control.
+    p.arms.push_back({"embedding-diffusion", "bridge", {"layer=0", "condition=none", "process=gaussian"},
+                      "the control: embedding-space diffusion of h_0, unconditional (Diffusion-LM style)"});
+    for (int64_t l = 1; l < layers; ++l)
+      p.arms.push_back({"bridge-l" + std::to_string(l), "bridge", {"layer=" + std::to_string(l)},
+                        "a bridge that rebuilds h_" + std::to_string(l) + " from the input embeddings"});
+    p.seedArm = "sweep";
+    p.metrics = {{"val_loss_best", "best val loss of the bridge", true},
+                 {"val_loss_final", "final val loss of the bridge", true},
+                 {"val_cosine", "final val cosine of the rebuilt state", false},
+                 {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
+                 {"rho_s", "Spearman ρ(S, −val loss) over the candidate layers", false},
+                 {"rho_neg_depth", "Spearman ρ(−depth, −val loss)", false},
+                 {"partial_rho", "partial Spearman ρ(S, −val loss | depth)", false},
+                 {"rho_m_curv", "Spearman ρ(+m_curv, −val loss)", false},
+                 {"rho_m_mono", "Spearman ρ(+m_mono, −val loss)", false},
+                 {"rho_neg_k_eff", "Spearman ρ(−k_eff, −val loss)", false},
+                 {"lstar", "l*: the layer S ranks first", false},
+                 {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
+                 {"regret_lstar", "val loss at l* − at the oracle layer", true},
+                 {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
+                 {"train_seconds", "training wall clock (s)", true}};
+    p.curves = {"val_loss"};
+    p.claims = {
+        {"control_converged", "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
+         "converge_drop", "embedding-diffusion", "", "convergence_tolerance", ClaimDirection::Lower, 0},
+        {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep", "", "zero",
+         ClaimDirection::Higher, 0},
+        {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0", "partial_rho",
+         "sweep", "", "zero", ClaimDirection::Higher, 0},
+        {"score_vs_depth", "S predicts better than depth alone: ρ(S) > ρ(−depth)", "rho_s", "sweep", "", "",
+         ClaimDirection::Higher, 0, "rho_neg_depth"},
+        {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar", "sweep", "", "",
+         ClaimDirection::Lower, 0, "regret_worst"},
+    };
+    p.headline = "beyond_depth";
+    return p;
+  }
+
+  std::map<std::string, double> facts(const StudyProtocol&) const override {
+    return {{"zero", 0.0}, {"convergence_tolerance", 0.02}};
+  }
+
+  /** The activation store of the trained model, captured and scored once (DIR/acts.h5). */
+  void afterAuxiliary(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
+                      JobContext& job) override {
+    const fs::path store = settingIn(p.shared, "store");
+    if (fs::exists(store) && geometry::readGeometry(store)) return;
+    CaptureConfig capture;
+    capture.modelFolder = runs / "model";
+    capture.corpus = settingIn(p.shared, "corpus");
+    capture.output = store;
+    capture.overwrite = true;
+    capture.sampling.tokenBudget = p.budget == "smoke" ? 256 : 8192;
+    capture.sampling.sequenceLength = p.budget == "smoke" ? 16 : 64;
+    capture.device = options.device;
+    job.info("capturing the model's hidden states into " + store.string());
+    runCapture(capture, job);
+    job.info("scoring the layers of " + store.string());
+    auto backend = geometry::makeGeometryBackend(geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
+    geometry::GeometryReport report;
+    {  // the reader must be closed before the geometry is written into the same file
+      const ActivationStore opened = ActivationStore::open(store);
+      report = geometry::scanStore(opened, *backend, geometry::ProxyOptions{}, job);
+    }
+    geometry::writeGeometry(store, report);
+  }
+
+  RunMeasurement measure(const StudyArm&, const fs::path& run) override {
+    const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
+    const MetricSeries val = metricSeries(records, "val_loss");
+    if (val.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
+    RunMeasurement m;
+    m.values["val_loss_best"] = minimumOf(val);
+    m.values["val_loss_final"] = lastOf(val);
+    m.values["val_cosine"] = lastOf(metricSeries(records, "val_cosine"));
+    // The evaluation at 70 % of the run (the last one at or before it) against the final one.
+    const int64_t lastStep = val.back().first;
+    double at70 = val.front().second;
+    for (const auto& [step, v] : val)
+      if (step * 10 <= lastStep * 7) at70 = v;
+    m.values["converge_drop"] = (at70 - lastOf(val)) / std::max(1e-12, std::abs(lastOf(val)));
+    m.curves["val_loss"] = val;
+    return m;
+  }
+
+  RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t, const std::vector<StudyRunResult>& runs) override {
+    const fs::path storePath = settingIn(p.shared, "store");
+    const auto report = geometry::readGeometry(storePath);
+    if (!report) throw FormatError(storePath, "has no layer scores");
+    const std::vector<int64_t> layers = report->layerIndices();
+    const int64_t last = modelLayers(p.budget == "smoke") - 1;
+    const auto scores = geometry::scoreLayers(layers, report->values(), {}, geometry::LayerRange{1, last});
+    BridgeSweepResult sweep;
+    for (const auto& r : runs) {
+      if (r.arm.rfind("bridge-l", 0) != 0) continue;
+      BridgeSweepRow row;
+      row.layer = std::stoll(r.arm.substr(8));
+      row.valLoss = r.measurement.values.at("val_loss_best");
+      const auto index = static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
+      if (index >= layers.size()) throw FormatError(storePath, "has no score for layer " + std::to_string(row.layer));
+      row.score = scores.score[index];
+      row.curvature = report->layers[index].values.curvature;
+      row.monotonicity = report->layers[index].values.monotonicity;
+      row.effectiveRank = report->layers[index].values.effectiveRank;
+      sweep.rows.push_back(row);
+    }
+    RunMeasurement m;
+    if (sweep.rows.size() < 2) return m;
+    computeSweepStatistics(sweep);
+    const auto byLoss = std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
+    const auto byScore = std::max_element(sweep.rows.begin(), sweep.rows.end(),
+                                          [](const auto& a, const auto& b) { return a.score < b.score; });
+    const auto worst = std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                                        [](const auto& a, const auto& b) { return a.score < b.score; });
+    m.values = {{"rho_s", sweep.rho}, {"rho_neg_depth", sweep.rhoDepth}, {"partial_rho", sweep.partialRho},
+                {"rho_m_curv", sweep.rhoCurvature}, {"rho_m_mono", sweep.rhoMonotonicity},
+                {"rho_neg_k_eff", sweep.rhoEffectiveRank}, {"lstar", double(byScore->layer)},
+                {"oracle_layer", double(byLoss->layer)}, {"regret_lstar", byScore->valLoss - byLoss->valLoss},
+                {"regret_worst", worst->valLoss - byLoss->valLoss}};
+    return m;
+  }
+
+ private:
+  static constexpr int64_t kModelSteps = 3000;
+  static constexpr int64_t kBridgeSteps = 6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
+};
+
+}  // namespace
+
+std::unique_ptr<Study> makeDihalStudy() { return std::make_unique<DihalStudy>(); }
+
+}  // namespace strata

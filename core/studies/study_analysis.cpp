@@ -1,0 +1,120 @@
+// A study's analysis (see study_analysis.h).
+
+#include "studies/study_analysis.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "common/error.h"
+
+namespace strata {
+namespace {
+
+bool hasArm(const StudyProtocol& p, const std::string& name) {
+  if (!p.seedArm.empty() && name == p.seedArm) return true;
+  for (const auto& a : p.arms)
+    if (a.name == name) return true;
+  return false;
+}
+
+bool hasMetric(const StudyProtocol& p, const std::string& key) {
+  for (const auto& m : p.metrics)
+    if (m.key == key) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<double> seedValues(const StudyProtocol& protocol, const std::vector<StudyRunResult>& runs,
+                               const std::string& arm, const std::string& metric) {
+  std::vector<double> values;
+  for (int64_t seed : protocol.seeds) {
+    double v = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& r : runs) {
+      if (r.arm != arm || r.seed != seed) continue;
+      const auto found = r.measurement.values.find(metric);
+      if (found != r.measurement.values.end()) v = found->second;
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& facts) {
+  const std::string where = "study " + p.name;
+  if (p.arms.empty()) throw ConfigError(where, "arms", "is empty");
+  if (p.seeds.empty()) throw ConfigError(where, "seeds", "is empty");
+  std::set<std::string> names;
+  for (const auto& a : p.arms)
+    if (!names.insert(a.name).second) throw ConfigError(where, "arms", "name " + a.name + " twice");
+  for (const auto& c : p.claims) {
+    if (!hasArm(p, c.arm)) throw ConfigError(where, "claim " + c.id, "names no arm " + c.arm);
+    if (!hasMetric(p, c.metric)) throw ConfigError(where, "claim " + c.id, "names no metric " + c.metric);
+    if (!c.baseline.empty() && !hasArm(p, c.baseline))
+      throw ConfigError(where, "claim " + c.id, "names no baseline arm " + c.baseline);
+    if (!c.baselineMetric.empty() && !hasMetric(p, c.baselineMetric))
+      throw ConfigError(where, "claim " + c.id, "names no baseline metric " + c.baselineMetric);
+    if (c.baseline.empty() && c.baselineMetric.empty() && !facts.count(c.reference))
+      throw ConfigError(where, "claim " + c.id, "names no reference value " + c.reference);
+  }
+  bool headline = false;
+  for (const auto& c : p.claims) headline = headline || c.id == p.headline;
+  if (!headline) throw ConfigError(where, "headline", "names no claim " + p.headline);
+}
+
+StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, double>& facts,
+                           const std::vector<StudyRunResult>& runs) {
+  checkProtocol(p, facts);
+  StudyAnalysis a;
+  a.runsPlanned = static_cast<int64_t>(p.arms.size() * p.seeds.size());
+  for (const auto& r : runs) a.runsMeasured += r.arm != p.seedArm ? 1 : 0;
+  std::vector<std::string> armNames;
+  for (const auto& arm : p.arms) armNames.push_back(arm.name);
+  if (!p.seedArm.empty()) armNames.push_back(p.seedArm);
+  for (const auto& arm : armNames)
+    for (const auto& m : p.metrics) {
+      const SeedSummary s = summarise(seedValues(p, runs, arm, m.key), p.bootstrap);
+      if (s.n > 0) a.aggregates[arm][m.key] = s;
+    }
+  for (const auto& curve : p.curves)
+    for (const auto& arm : p.arms) {
+      std::map<int64_t, std::vector<double>> byStep;
+      for (const auto& r : runs) {
+        if (r.arm != arm.name) continue;
+        const auto found = r.measurement.curves.find(curve);
+        if (found == r.measurement.curves.end()) continue;
+        for (const auto& [step, value] : found->second) byStep[step].push_back(value);
+      }
+      if (byStep.empty()) continue;
+      CurveSummary& c = a.curves[curve][arm.name];
+      for (const auto& [step, values] : byStep) {
+        c.steps.push_back(step);
+        c.points.push_back(summarise(values, p.bootstrap));
+      }
+    }
+  for (const auto& claim : p.claims) {
+    const std::vector<double> values = seedValues(p, runs, claim.arm, claim.metric);
+    std::vector<double> differences;
+    if (!claim.baselineMetric.empty()) {
+      const std::string baseline = claim.baseline.empty() ? claim.arm : claim.baseline;
+      differences = pairedDifferences(values, seedValues(p, runs, baseline, claim.baselineMetric));
+    } else if (claim.baseline.empty()) {
+      const double reference = facts.at(claim.reference);
+      for (double v : values)
+        if (std::isfinite(v)) differences.push_back(v - reference);
+    } else {
+      differences = pairedDifferences(values, seedValues(p, runs, claim.baseline, claim.metric));
+    }
+    ClaimResult result{claim, summarise(differences, p.bootstrap), {}};
+    result.verdict = decideClaim(claim, result.difference);
+    if (claim.id == p.headline) a.verdict = result.verdict;
+    a.claims.push_back(std::move(result));
+  }
+  if (!a.complete())
+    a.verdict = {"inconclusive", "partial analysis: " + std::to_string(a.runsMeasured) + " of " +
+                                     std::to_string(a.runsPlanned) + " runs finished; the study is not complete"};
+  return a;
+}
+
+}  // namespace strata

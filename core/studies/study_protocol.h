@@ -1,0 +1,101 @@
+#pragma once
+// What a study is: a protocol — arms × seeds, each arm a recipe with its settings on top of the
+// shared ones, one budget for all, the metrics to report and the claims with the rule that will
+// decide them — written down (DIR/protocol.json, study.json) before anything trains, plus the
+// study's own measuring of a finished run. The runner (study_runner.h) does the rest the same
+// way for every study. No torch here.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "studies/study_statistics.h"
+#include "studies/study_verdict.h"
+
+namespace strata {
+
+class JobContext;
+struct StudyRunResult;  // studies/study_analysis.h
+
+/** One arm (trained once per seed) or one auxiliary run (trained once, e.g. a judge). */
+struct StudyArm {
+  std::string name;                   ///< run folder DIR/runs/<name>-s<seed> (auxiliary: <name>)
+  std::string recipe;                 ///< a recipe of recipes/registry.h
+  std::vector<std::string> settings;  ///< "key=value", applied after the shared settings
+  std::string description;
+};
+
+struct StudyMetric {
+  std::string key;          ///< the per-run number's key in study.json
+  std::string label;        ///< for tables and plot axes, e.g. "best val ELBO (nats/token)"
+  bool lowerIsBetter = true;
+};
+
+struct StudyProtocol {
+  std::string name;      ///< `strata-cli study <name>`
+  std::string title;
+  std::string question;  ///< what the study asks, one sentence
+  std::string budget;    ///< "full" or "smoke"
+  std::string budgetNote;  ///< what the budget is and how it was sized
+  std::vector<int64_t> seeds;
+  std::vector<StudyArm> auxiliary;  ///< trained first, once, with their own settings only
+  std::vector<StudyArm> arms;
+  std::vector<std::string> shared;  ///< settings every arm gets before its own
+  std::vector<StudyMetric> metrics;
+  std::vector<std::string> curves;  ///< per-run series over steps (e.g. "val_loss")
+  std::vector<StudyClaim> claims;
+  std::string headline;             ///< the claim whose verdict is the study's `verdict`
+  /// When not empty: the name under which Study::seedMeasurement's numbers (statistics across
+  /// the arms of one seed, e.g. a rank correlation over layers) are reported, as if an arm.
+  std::string seedArm;
+  BootstrapSettings bootstrap;
+};
+
+/** What `strata-cli study` was asked. */
+struct StudyOptions {
+  std::filesystem::path folder;
+  int64_t seeds = 3;
+  std::string budget = "full";
+  std::string device = "auto";           ///< every run's "device" (not part of the protocol)
+  std::vector<std::string> overrides;    ///< --set key=value: every run whose recipe has the key
+  int64_t measureSamples = -1;           ///< study-specific default when negative
+  /// Train nothing: analyse the runs finished so far (a study still running elsewhere, or
+  /// stopped). study.json then says complete: false and its verdict is inconclusive.
+  bool analyseOnly = false;
+};
+
+/** A finished run's numbers and series. */
+struct RunMeasurement {
+  std::map<std::string, double> values;
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;
+};
+
+/** One study: its protocol and how it measures a run. Used from the one job thread. */
+class Study {
+ public:
+  virtual ~Study() = default;
+  virtual StudyProtocol protocol(const StudyOptions& options) const = 0;
+  /** Reference values fixed before training (e.g. a corpus's unigram entropy): "facts". */
+  virtual std::map<std::string, double> facts(const StudyProtocol&) const { return {}; }
+  /** After the auxiliary runs are trained, before any arm trains (e.g. capture and score an
+   *  activation store the arms read); called on every run of the study, so it must skip work
+   *  already done. */
+  virtual void afterAuxiliary(const StudyProtocol&, const std::filesystem::path& /*runs*/,
+                              const StudyOptions&, JobContext&) {}
+  /** Numbers across the arms of one seed (reported under protocol.seedArm); `runs` holds that
+   *  seed's measured arms. Only called when seedArm is set. */
+  virtual RunMeasurement seedMeasurement(const StudyProtocol&, int64_t /*seed*/,
+                                         const std::vector<StudyRunResult>& /*runs*/) {
+    return {};
+  }
+  /** After the auxiliary runs, before any run is measured (e.g. load a judge). */
+  virtual void prepareMeasuring(const StudyProtocol&, const std::filesystem::path& /*runs*/,
+                                const StudyOptions&) {}
+  /** The numbers of a finished run of `arm` (the runner adds the generic ones). */
+  virtual RunMeasurement measure(const StudyArm& arm, const std::filesystem::path& run) = 0;
+};
+
+}  // namespace strata

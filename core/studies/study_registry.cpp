@@ -1,0 +1,23 @@
+// The studies by name (see study_registry.h).
+
+#include "studies/study_registry.h"
+
+#include "common/error.h"
+#include "studies/dcdm_study.h"
+#include "studies/dihal_study.h"
+#include "studies/repr_align_study.h"
+
+namespace strata {
+
+std::vector<std::string> studyNames() { return {"dcdm", "dihal", "repr-align"}; }
+
+std::unique_ptr<Study> makeStudy(const std::string& name) {
+  if (name == "dcdm") return makeDcdmStudy();
+  if (name == "dihal") return makeDihalStudy();
+  if (name == "repr-align") return makeReprAlignStudy();
+  std::string known;
+  for (const auto& n : studyNames()) known += (known.empty() ? "" : ", ") + n;
+  throw ConfigError("study", name, "is not a study Strata knows (known: " + known + ")");
+}
+
+}  // namespace strata

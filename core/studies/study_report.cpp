@@ -1,0 +1,173 @@
+// A study's JSON files (see study_report.h).
+
+#include "studies/study_report.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/build_info.h"
+#include "common/error.h"
+#include "engine/training_loop.h"
+#include "engine/versions.h"
+#include "io/atomic_file.h"
+#include "common/text_file.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json numbers(const std::vector<double>& values) {
+  Json list = Json::array();
+  for (double v : values) list.push_back(number(v));
+  return list;
+}
+
+Json summaryJson(const SeedSummary& s) {
+  return {{"n", s.n}, {"mean", number(s.mean)}, {"sd", number(s.sd)}, {"low", number(s.low)},
+          {"high", number(s.high)}, {"values", numbers(s.values)}};
+}
+
+Json armJson(const StudyArm& a) {
+  return {{"name", a.name}, {"recipe", a.recipe}, {"settings", a.settings}, {"description", a.description}};
+}
+
+Json claimJson(const StudyClaim& c) {
+  Json j = {{"id", c.id}, {"statement", c.statement}, {"metric", c.metric}, {"arm", c.arm}};
+  if (!c.baseline.empty()) j["baseline"] = c.baseline;
+  else if (c.baselineMetric.empty()) j["reference"] = c.reference;
+  if (!c.baselineMetric.empty()) j["baseline_metric"] = c.baselineMetric;
+  j["direction"] = c.direction == ClaimDirection::Lower ? "lower" : "higher";
+  j["margin"] = c.margin;
+  return j;
+}
+
+Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& overrides) {
+  Json arms = Json::array(), auxiliary = Json::array(), metrics = Json::array(), claims = Json::array();
+  for (const auto& a : p.arms) arms.push_back(armJson(a));
+  for (const auto& a : p.auxiliary) auxiliary.push_back(armJson(a));
+  for (const auto& m : p.metrics)
+    metrics.push_back({{"key", m.key}, {"label", m.label}, {"lower_is_better", m.lowerIsBetter}});
+  for (const auto& c : p.claims) claims.push_back(claimJson(c));
+  Json j = {{"budget", p.budget}, {"budget_note", p.budgetNote}, {"seeds", p.seeds}, {"arms", arms},
+          {"auxiliary", auxiliary}, {"shared_settings", p.shared}, {"overrides", overrides},
+          {"metrics", metrics}, {"curves", p.curves}, {"claims", claims}, {"headline", p.headline},
+          {"decision_rule", decisionRuleText()},
+          {"statistics",
+           {{"summary", "mean and sample sd (n − 1) over seeds"},
+            {"interval", "percentile bootstrap of the mean over seeds, quantiles interpolated linearly"},
+            {"level", p.bootstrap.level}, {"resamples", p.bootstrap.resamples},
+            {"bootstrap_seed", p.bootstrap.seed},
+            {"comparisons", "paired by seed: arm − baseline at the same seed (same data order and "
+                            "initial draw where the recipe seeds them alike)"}}}};
+  if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;  // absent for studies without one
+  return j;
+}
+
+}  // namespace
+
+std::string protocolJson(const StudyProtocol& p, const std::vector<std::string>& overrides) {
+  Json j = {{"study", p.name}, {"protocol", protocolObject(p, overrides)}};
+  return j.dump(2) + "\n";
+}
+
+void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOptions& options,
+                    const std::map<std::string, double>& facts, const std::vector<StudyRunResult>& runs,
+                    const StudyAnalysis& a) {
+  Json j = {{"study", p.name}, {"title", p.title}, {"question", p.question},
+            {"protocol", protocolObject(p, options.overrides)}};
+  j["code_version"] = build::kVersion;
+  j["build"] = std::string(build::kBuildType) + ", " + build::kCompiler;
+  j["machine"] = {{"host", hostName()}, {"cpus", std::thread::hardware_concurrency()},
+                  {"device", options.device}, {"libtorch", libraryVersions().libtorch}};
+  j["date"] = utcNow();
+  Json factsJson = Json::object();
+  for (const auto& [k, v] : facts) factsJson[k] = number(v);
+  j["facts"] = factsJson;
+  Json runList = Json::array();
+  for (const auto& r : runs) {
+    Json metrics = Json::object();
+    for (const auto& [k, v] : r.measurement.values) metrics[k] = number(v);
+    runList.push_back({{"arm", r.arm}, {"seed", r.seed}, {"folder", r.folder.string()}, {"metrics", metrics}});
+  }
+  j["runs"] = runList;
+  Json aggregates = Json::object();
+  std::vector<std::string> armNames;
+  for (const auto& arm : p.arms) armNames.push_back(arm.name);
+  if (!p.seedArm.empty()) armNames.push_back(p.seedArm);
+  for (const auto& name : armNames) {
+    const auto found = a.aggregates.find(name);
+    if (found == a.aggregates.end()) continue;
+    Json perMetric = Json::object();
+    for (const auto& m : p.metrics) {
+      const auto s = found->second.find(m.key);
+      if (s != found->second.end()) perMetric[m.key] = summaryJson(s->second);
+    }
+    aggregates[name] = perMetric;
+  }
+  j["aggregates"] = aggregates;
+  Json curves = Json::object();
+  for (const auto& [curve, perArm] : a.curves) {
+    Json arms = Json::object();
+    for (const auto& arm : p.arms) {
+      const auto found = perArm.find(arm.name);
+      if (found == perArm.end()) continue;
+      std::vector<double> mean, low, high;
+      for (const auto& s : found->second.points) {
+        mean.push_back(s.mean);
+        low.push_back(s.low);
+        high.push_back(s.high);
+      }
+      arms[arm.name] = {{"step", found->second.steps}, {"mean", numbers(mean)}, {"low", numbers(low)},
+                        {"high", numbers(high)}};
+    }
+    curves[curve] = arms;
+  }
+  j["curves"] = curves;
+  Json claims = Json::array();
+  for (const auto& c : a.claims) {
+    Json cj = claimJson(c.claim);
+    cj["difference"] = summaryJson(c.difference);
+    cj["verdict"] = {{"result", c.verdict.result}, {"reason", c.verdict.reason}};
+    claims.push_back(cj);
+  }
+  j["claims"] = claims;
+  j["complete"] = a.complete();
+  j["runs_measured"] = a.runsMeasured;
+  j["runs_planned"] = a.runsPlanned;
+  j["verdict"] = {{"result", a.verdict.result}, {"reason", a.verdict.reason}};
+  writeTextAtomically(file, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+void writeRunMeasurement(const fs::path& file, const RunMeasurement& m) {
+  Json values = Json::object(), curves = Json::object();
+  for (const auto& [k, v] : m.values) values[k] = number(v);
+  for (const auto& [k, series] : m.curves) {
+    Json points = Json::array();
+    for (const auto& [step, v] : series) points.push_back({step, number(v)});
+    curves[k] = points;
+  }
+  writeTextAtomically(file, Json({{"values", values}, {"curves", curves}}).dump(1) + "\n");
+}
+
+std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {
+  if (!fs::exists(file)) return std::nullopt;
+  try {
+    const Json j = Json::parse(readWholeFile(file));
+    RunMeasurement m;
+    for (const auto& [k, v] : j.at("values").items())
+      m.values[k] = v.is_null() ? std::nan("") : v.get<double>();
+    for (const auto& [k, points] : j.at("curves").items())
+      for (const auto& p : points)
+        m.curves[k].emplace_back(p.at(0).get<int64_t>(), p.at(1).is_null() ? std::nan("") : p.at(1).get<double>());
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(file, std::string("is not a study measurement: ") + e.what(), {}, "key");
+  }
+}
+
+}  // namespace strata

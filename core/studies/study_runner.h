@@ -1,0 +1,29 @@
+#pragma once
+// Runs a study end to end: checks the protocol, trains the auxiliary runs and then every
+// (arm, seed) as an ordinary resumable run folder DIR/runs/<arm>-s<seed> (recipes/study_runs.h:
+// a finished run is kept, an interrupted one resumed), measures each finished run once (cached
+// beside it), and redoes the analysis into DIR/study.json and DIR/study.md. One progress bar
+// covers the whole study (studies/study_progress.h); cancellation stops at the next step and
+// leaves every folder resumable. No torch here.
+
+#include <filesystem>
+#include <string>
+
+#include "studies/study_analysis.h"
+
+namespace strata {
+
+class JobContext;
+
+struct StudyOutcome {
+  std::filesystem::path studyJson;
+  StudyAnalysis analysis;
+};
+
+/** The settings of one run: device, then `base`, then the overrides the recipe knows. */
+std::vector<std::string> studyRunSettings(const std::string& recipe, const std::vector<std::string>& base,
+                                          const StudyOptions& options);
+
+StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job);
+
+}  // namespace strata

@@ -1,0 +1,22 @@
+#pragma once
+// Small helpers the study protocols share: reading a "key=value" list and the corpus every
+// built-in study trains on (a --set corpus=PATH, else ../shared/data/corpora/tinyshakespeare.txt
+// from the working directory). No torch here.
+
+#include <string>
+#include <vector>
+
+#include "studies/study_protocol.h"
+
+namespace strata {
+
+/** The value of the last "key=..." in `assignments`; empty when there is none. */
+std::string settingIn(const std::vector<std::string>& assignments, const std::string& key);
+
+/** The corpus of a study as an absolute path; ConfigError naming `corpus` when it is not a file. */
+std::string studyCorpus(const StudyOptions& options);
+
+/** ConfigError unless the budget is full or smoke and there is at least one seed. */
+void checkStudyOptions(const StudyOptions& options);
+
+}  // namespace strata

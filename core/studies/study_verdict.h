@@ -1,0 +1,56 @@
+#pragma once
+// A study's claims and the rule that decides them, fixed in the protocol before anything runs.
+//
+// A claim says that `metric` of `arm` is lower (or higher) than that of `baseline` — another
+// arm, compared seed by seed (paired differences arm − baseline), or a fixed reference value
+// computed before training (e.g. the corpus's unigram entropy; then the differences are the
+// arm's values minus that value). With the 95 % bootstrap interval [low, high] of the mean
+// difference and a margin m ≥ 0 (0 unless the protocol says "clearly"):
+//   supported      — the interval lies beyond −m in the claim's direction (high < −m for
+//                    "lower", low > m for "higher");
+//   not supported  — the interval lies wholly on the other side of 0 (the data contradict it);
+//   inconclusive   — anything else (the interval touches 0 or the margin), or fewer than 2
+//                    paired seeds.
+// No torch here.
+
+#include <string>
+#include <utility>
+
+#include "studies/study_statistics.h"
+
+namespace strata {
+
+enum class ClaimDirection { Lower, Higher };
+
+struct StudyClaim {
+  std::string id;         ///< e.g. "dcdm_vs_bdlm"
+  std::string statement;  ///< the claim in words, e.g. "dcdm K=8 has a lower val ELBO than bdlm B=8"
+  std::string metric;     ///< a per-run metric key
+  std::string arm;
+  std::string baseline;   ///< another arm, or empty when comparing against `reference`
+  std::string reference;  ///< a study fact's key (e.g. "unigram_entropy"), when baseline is empty
+  /// When set, the baseline is this metric (of `baseline`, or of `arm` itself when baseline is
+  /// empty), paired by seed: e.g. ρ(S) against ρ(−depth) of the same sweep.
+  std::string baselineMetric;
+  ClaimDirection direction = ClaimDirection::Lower;
+  double margin = 0;      ///< how far past 0 the interval must lie to count as support
+  StudyClaim() = default;
+  StudyClaim(std::string id, std::string statement, std::string metric, std::string arm, std::string baseline,
+             std::string reference, ClaimDirection direction, double margin, std::string baselineMetric = {})
+      : id(std::move(id)), statement(std::move(statement)), metric(std::move(metric)), arm(std::move(arm)),
+        baseline(std::move(baseline)), reference(std::move(reference)), baselineMetric(std::move(baselineMetric)),
+        direction(direction), margin(margin) {}
+};
+
+struct StudyVerdict {
+  std::string result;  ///< "supported", "not supported" or "inconclusive"
+  std::string reason;
+};
+
+/** The decision rule above, in words, for the protocol and the docs. */
+std::string decisionRuleText();
+
+/** The rule applied to the claim's differences (summarised over seeds). */
+StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& difference);
+
+}  // namespace strata
