@@ -53,6 +53,7 @@ class LogDock;
 class OpenFeature;
 class PreferencesFeature;
 class RoutingFeature;
+class StudiesFeature;
 class TrainingFeature;
 class VerifyFeature;
 struct TransformersVerification;
@@ -136,6 +137,8 @@ class MainWindow final : public QMainWindow, public Workbench {
   GeneratePanel* generatePanel(const QString& bridgeRun) const;
   ChunkRoutingView* chunkRoutingView(const QString& dcdmRun) const;
   AlignmentView* alignmentView(const QString& alignRun) const;
+  /** Training ▸ Run Study… and the Study tabs. */
+  StudiesFeature* studiesFeature() const { return m_studies; }
   /** The sweep folder a bridgeability sweep of this window trains in, or empty. */
   QString sweepFolder() const;
 
@@ -225,6 +228,7 @@ class MainWindow final : public QMainWindow, public Workbench {
   TrainingFeature* m_training = nullptr;
   RoutingFeature* m_routing = nullptr;
   AlignmentFeature* m_alignment = nullptr;
+  StudiesFeature* m_studies = nullptr;
   BridgeFeature* m_bridge = nullptr;
   PreferencesFeature* m_preferences = nullptr;
 };

@@ -9,6 +9,7 @@
 #include "features/open/open_feature.h"
 #include "features/preferences/preferences_feature.h"
 #include "features/routing/routing_feature.h"
+#include "features/studies/studies_feature.h"
 #include "features/training/training_feature.h"
 #include "features/verify/verify_feature.h"
 #include "main_window.h"
@@ -33,6 +34,8 @@ void MainWindow::installFeatures() {
   m_routing->install(*this);
   m_alignment = new AlignmentFeature(this);
   m_alignment->install(*this);
+  m_studies = new StudiesFeature(this);
+  m_studies->install(*this);
   m_bridge = new BridgeFeature(this);
   m_bridge->install(*this);
   m_preferences = new PreferencesFeature(this);  // last: its start-up line ends the log's first

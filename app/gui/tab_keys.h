@@ -16,6 +16,7 @@ inline QString sweep(const QString& folder) { return folder + QStringLiteral("#b
 inline QString generate(const QString& run) { return run + QStringLiteral("#generate"); }
 inline QString routing(const QString& run) { return run + QStringLiteral("#routing"); }
 inline QString alignment(const QString& run) { return run + QStringLiteral("#alignment"); }
+inline QString study(const QString& folder) { return folder + QStringLiteral("#study"); }
 inline const QString kTraining = QStringLiteral("strata:training");
 inline const QString kBridge = QStringLiteral("strata:bridge");
 

@@ -31,12 +31,12 @@ struct StoreSummary;
  *  order the features are installed. */
 enum class MenuSection { FileOpen, FileSettings, Model, Geometry, Training, Bridge, Help };
 
-/** The one training a window runs at a time: a training run or a bridgeability sweep (which
- *  trains bridges one after another). */
+/** The one training a window runs at a time: a training run, a bridgeability sweep (which
+ *  trains bridges one after another) or a study (which trains its runs one after another). */
 struct TrainingSlot {
-  enum class Holder { None, Run, Sweep };
+  enum class Holder { None, Run, Sweep, Study };
   Holder holder = Holder::None;
-  QString folder;  ///< the run folder, or the sweep folder
+  QString folder;  ///< the run folder, the sweep folder or the study folder
   QString recipe;  ///< the run's recipe (empty for a sweep, or when run.json is unreadable)
 };
 

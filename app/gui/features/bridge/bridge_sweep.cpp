@@ -88,6 +88,12 @@ bool BridgeFeature::startBridgeSweep(const BridgeSweepConfig& config) {
         tr("Not sweeping into %1: the sweep in %2 is running").arg(folder, slot.folder));
     return false;
   }
+  if (slot.holder == TrainingSlot::Holder::Study) {
+    m_workbench->log().append(
+        MessageLevel::Warning,
+        tr("Not sweeping into %1: the study in %2 is running").arg(folder, slot.folder));
+    return false;
+  }
   if (slot.holder == TrainingSlot::Holder::Run) {
     m_workbench->log().append(MessageLevel::Warning,
                               tr("Not sweeping into %1: %2 is training; stop it first")

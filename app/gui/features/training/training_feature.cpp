@@ -133,6 +133,12 @@ bool TrainingFeature::slotIsFree(const QString& action, const QString& folder) {
           tr("Not %1 %2: the bridgeability sweep in %3 is training; cancel it first")
               .arg(action, runName(folder), slot.folder));
       return false;
+    case TrainingSlot::Holder::Study:  // a study trains its runs: one training at a time
+      m_workbench->log().append(
+          MessageLevel::Warning,
+          tr("Not %1 %2: the study in %3 is training; cancel it first")
+              .arg(action, runName(folder), slot.folder));
+      return false;
   }
   return false;
 }
