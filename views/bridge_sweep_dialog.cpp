@@ -17,7 +17,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/config_schema.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "setting_field.h"
 
 namespace strata {

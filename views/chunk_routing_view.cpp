@@ -110,7 +110,10 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
   poll();
 }
 
-ChunkRoutingView::~ChunkRoutingView() = default;  // m_job is a child: destroying it joins
+ChunkRoutingView::~ChunkRoutingView() {
+  // The view's own job is a child: destroying it joins. A starter's job ends on its own.
+  if (m_job && m_startJob) m_job->cancel();
+}
 
 QWidget* ChunkRoutingView::buildPlots() {
   auto* plots = new QSplitter(Qt::Vertical, this);
@@ -167,15 +170,17 @@ void ChunkRoutingView::startRouting() {
         routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
     job.checkCancelled();  // routeText cannot stop midway: a cancelled result is dropped
   };
-  auto* job = new JobController(tr("Route text"), std::move(work), this);
+  const bool ownJob = !m_startJob;
+  JobController* job = ownJob ? new JobController(tr("Route text"), std::move(work), this)
+                              : m_startJob(tr("Route text"), std::move(work));
   m_job = job;
   m_status->setText(tr("Routing…"));
   m_progress->setJob(job);
   m_progress->show();
   connect(
       job, &JobController::finished, this,
-      [this, job, result](JobOutcome outcome, const QString& error) {
-        job->deleteLater();
+      [this, job, ownJob, result](JobOutcome outcome, const QString& error) {
+        if (ownJob) job->deleteLater();
         m_job = nullptr;
         m_progress->hide();
         // Cancel pressed after the worker finished still means "not this one".
@@ -192,7 +197,7 @@ void ChunkRoutingView::startRouting() {
         }
         if (m_pending) startRouting();
       });
-  job->start();
+  if (ownJob) job->start();
 }
 
 void ChunkRoutingView::showReport(std::shared_ptr<const ChunkRoutingReport> report) {

@@ -8,10 +8,15 @@
 // slider over the run's checkpoints re-routes the text with older weights. While a routing
 // runs, a busy bar with Cancel sits beside the status line (cancelling discards its result).
 // Exports: every plot as PNG / PDF, the assignments as CSV. GUI thread only.
+// A routing is a JobController of the view's own, or, with setJobStarter, one the window starts
+// (so the window's busy() and status bar see it too).
 
 #include <QPointer>
 #include <QWidget>
+#include <functional>
 #include <memory>
+
+#include "common/job.h"
 
 #include "recipes/chunk_routing.h"
 
@@ -33,8 +38,16 @@ class ChunkRoutingView final : public QWidget {
   Q_OBJECT
 
  public:
+  /** Starts `work` as a job named `name` and returns its (running) controller, which the
+   *  starter owns and deletes after finished(). */
+  using JobStarter = std::function<JobController*(const QString& name, JobWork work)>;
+
   explicit ChunkRoutingView(QString runFolder, QWidget* parent = nullptr);
+  /** Cancels a routing still running. */
   ~ChunkRoutingView() override;
+
+  /** Routings start through `starter` from now on (default: the view's own controllers). */
+  void setJobStarter(JobStarter starter) { m_startJob = std::move(starter); }
 
   QString runFolder() const { return m_run; }
   /** Replaces the text and routes it at once (no typing delay). */
@@ -92,6 +105,7 @@ class ChunkRoutingView final : public QWidget {
   QTimer* m_pollTimer;
   std::vector<int64_t> m_steps;
   std::unique_ptr<MetricsTail> m_tail;
+  JobStarter m_startJob;
   QPointer<JobController> m_job;
   bool m_pending = false;  ///< a request arrived while a routing ran
   std::shared_ptr<const ChunkRoutingReport> m_report;

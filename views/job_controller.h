@@ -18,7 +18,7 @@
 #include <memory>
 #include <mutex>
 
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata {
 

@@ -6,7 +6,7 @@
 #include <QDockWidget>
 #include <QString>
 
-#include "engine/job.h"
+#include "common/job.h"
 
 class QAction;
 class QPlainTextEdit;

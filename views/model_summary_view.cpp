@@ -54,7 +54,7 @@ QString weightFilesText(const ModelSummary& summary, QString* all) {
 }
 
 QString ropeText(const ModelConfig& config) {
-  if (config.architecture == Architecture::Gpt2)
+  if (config.positionEncoding == PositionEncoding::LearnedAbsolute)
     return ModelSummaryView::tr("none (learned positions)");
   QString text = QStringLiteral("θ = %1").arg(config.ropeTheta, 0, 'g', 8);
   if (config.rotaryFraction < 1.0)

@@ -16,7 +16,7 @@
 #include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "runs_table.h"
 #include "training_plots.h"
 

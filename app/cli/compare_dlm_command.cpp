@@ -6,7 +6,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "device_arguments.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "recipes/dlm_comparison.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"

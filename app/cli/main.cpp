@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common/build_info.h"
 #include "engine/device_info.h"
+#include "recipes/built_in_recipes.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   strata::setComputeThreads(strata::defaultThreadCount());
+  strata::addBuiltInRecipes();
   strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   const std::vector<std::string> args(all.begin() + 1, all.end());
   for (const auto& command : strata::cli::commands()) {

@@ -7,7 +7,7 @@
 
 #include "corpus_arguments.h"
 #include "engine/run_folder.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "training_arguments.h"
 
 namespace strata::cli {

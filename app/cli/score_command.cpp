@@ -79,7 +79,7 @@ geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
     o.normalisation = geometry::parseNormalisation(cli.value("normalise"));
     o.jackknifeBlocks = cli.integer("jackknife-blocks");
     o.validate();
-  } catch (const std::invalid_argument& e) {
+  } catch (const ConfigError& e) {
     throw UsageError(e.what());
   }
   return o;
@@ -205,7 +205,7 @@ int runScore(const Arguments& args) {
   geometry::DeviceChoice device;
   try {
     device = geometry::parseDeviceChoice(cli.value("device"));
-  } catch (const std::invalid_argument& e) {
+  } catch (const ConfigError& e) {
     throw UsageError(e.what());
   }
 

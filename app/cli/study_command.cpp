@@ -11,7 +11,7 @@
 #include "common/human_format.h"
 #include "common/install_paths.h"
 #include "device_arguments.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "studies/study_protocol.h"
 #include "studies/study_registry.h"
 #include "studies/study_runner.h"

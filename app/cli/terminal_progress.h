@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata::cli {
 

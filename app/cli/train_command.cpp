@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "engine/run_folder.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "training_arguments.h"
 
 namespace strata::cli {

@@ -11,7 +11,7 @@
 
 #include <iostream>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "terminal_progress.h"
 
 extern char** environ;

@@ -12,6 +12,7 @@
 
 #include "common/build_info.h"
 #include "engine/device_info.h"
+#include "recipes/built_in_recipes.h"
 #include "main_window.h"
 #include "preferences.h"
 
@@ -51,6 +52,7 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   strata::setComputeThreads(strata::defaultThreadCount());
+  strata::addBuiltInRecipes();
   strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   QApplication::setOrganizationName(QStringLiteral("Strata"));
   QApplication::setApplicationName(QStringLiteral("Strata"));

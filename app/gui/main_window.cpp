@@ -5,7 +5,6 @@
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -14,17 +13,21 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "background_jobs.h"
+#include "clean_path.h"
 #include "common/build_info.h"
-#include "common/install_paths.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
 #include "gui_settings.h"
-#include "job_controller.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
+#include "tab_keys.h"
 
 namespace strata {
 namespace {
+
+const char* const kPathProperty = "strataPath";
+const QString kRunsRootKey = QStringLiteral("training/runsRoot");
 
 bool isStoreFile(const QFileInfo& info) {
   const QString suffix = info.suffix().toLower();
@@ -49,15 +52,21 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     : QMainWindow(parent),
       m_options(options),
       m_recent(options.persistSettings),
+      m_events(new WorkbenchEvents(this)),
       m_central(new QStackedWidget(this)),
       m_tabs(new QTabWidget(this)),
       m_projectDock(new ProjectDock(this)),
       m_logDock(new LogDock(this)),
       m_jobProgress(new JobProgressWidget(this)),
-      m_deviceLabel(new QLabel(this)) {
+      m_jobs(new BackgroundJobs(*m_logDock, *m_jobProgress, this)) {
   setWindowTitle(tr("Strata"));
   setAcceptDrops(true);
   m_errorReporter = [this](const ErrorReport& report) { showErrorDialog(this, report); };
+  connect(m_jobs, &BackgroundJobs::allFinished, this, &MainWindow::jobsFinished);
+
+  m_runsRoot = cleanAbsolute(toQString(defaultRunsRoot()));
+  if (m_options.persistSettings)
+    m_runsRoot = guiSettings().value(kRunsRootKey, m_runsRoot).toString();
 
   auto* welcome = new QLabel(tr("<h2>Strata</h2><p>Open a Hugging Face model folder "
                                 "(<b>Ctrl+O</b>) or an activation store (<b>Ctrl+Shift+O</b>),"
@@ -84,77 +93,57 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
   resizeDocks({m_projectDock}, {240}, Qt::Horizontal);
   resizeDocks({m_logDock}, {130}, Qt::Vertical);
-  connect(m_projectDock, &ProjectDock::entryActivated, this, &MainWindow::activateEntry);
-  connect(this, &MainWindow::pathOpened, this, &MainWindow::loadStoredGeometry);
 
+  m_jobProgress->hide();
+  statusBar()->addPermanentWidget(m_jobProgress);
   createMenus();
-  createStatusBar();
+  installFeatures();
+  createViewMenu();
   resize(1100, 700);
   if (m_options.persistSettings) restoreSettings();
-  m_logDock->append(
-      MessageLevel::Info,
-      tr("Strata %1 on %2").arg(QLatin1String(build::kVersion), m_deviceLabel->text()));
 }
 
 MainWindow::~MainWindow() {
-  // Running jobs are children: their controllers cancel and join as they are destroyed.
-  for (JobController* job : m_jobs) job->cancel();
+  // Before the features go: running jobs cancel and join, and no `done` runs any more.
+  delete m_jobs;
 }
 
 void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* openModel = file->addAction(tr("Open &Model Folder…"), this, [this] {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
-    if (!folder.isEmpty()) openModelFolder(folder);
-  });
-  openModel->setShortcut(QKeySequence::Open);
-  QAction* openStore = file->addAction(tr("Open &Activation Store…"), this, [this] {
-    const QString store = QFileDialog::getOpenFileName(this, tr("Open Activation Store"), QString(),
-                                                       tr("Activation stores (*.h5 *.hdf5)"));
-    if (!store.isEmpty()) openActivationStore(store);
-  });
-  openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-  m_openDefaultModelAction =
-      file->addAction(tr("Open &Default Model"), this, &MainWindow::openDefaultModel);
-  m_openDefaultModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-  m_openDefaultModelAction->setStatusTip(
-      tr("Open the built-in default model (a 4-layer byte-level Llama) on its layer geometry, "
-         "computed once and then cached"));
-  m_openDefaultModelAction->setEnabled(!defaultModelFolder().empty());
-  m_recentMenu = file->addMenu(tr("&Recent"));
+  // The menus in menu-bar order; the features fill them as they are installed.
+  m_fileMenu = menuBar()->addMenu(tr("&File"));
+  m_recentMenu = m_fileMenu->addMenu(tr("&Recent"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
-  file->addSeparator();
-  m_preferencesAction = file->addAction(tr("&Preferences…"), this, &MainWindow::showPreferences);
-  m_preferencesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
-  m_preferencesAction->setMenuRole(QAction::PreferencesRole);
-  file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  m_fileMenu->addSeparator();
+  m_quitSeparator = m_fileMenu->addSeparator();
+  QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
+  m_menus.insert(MenuSection::Model, menuBar()->addMenu(tr("&Model")));
+  m_menus.insert(MenuSection::Geometry, menuBar()->addMenu(tr("&Geometry")));
+  m_menus.insert(MenuSection::Training, menuBar()->addMenu(tr("&Training")));
+  m_menus.insert(MenuSection::Bridge, menuBar()->addMenu(tr("&Bridge")));
+  m_menus.insert(MenuSection::Help, menuBar()->addMenu(tr("&Help")));
+}
 
-  QMenu* model = menuBar()->addMenu(tr("&Model"));
-  m_captureAction = model->addAction(tr("&Capture…"), this, &MainWindow::showCaptureDialog);
-  m_captureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-  m_captureAction->setStatusTip(
-      tr("Run the selected model over a corpus and store every layer's hidden states"));
-  m_projectDock->addEntryAction(ProjectCategory::Models, m_captureAction);
-  createVerifyAction(model);
-  updateActions();
-
-  createGeometryMenu();
-  createTrainingMenu();
-  createBridgeMenu();
-
-  createViewMenu();
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  m_aboutAction = help->addAction(tr("&About Strata"), this, &MainWindow::showAbout);
-  m_aboutAction->setMenuRole(QAction::AboutRole);
+void MainWindow::addMenuAction(MenuSection section, QAction* action) {
+  switch (section) {
+    case MenuSection::FileOpen:
+      m_fileMenu->insertAction(m_recentMenu->menuAction(), action);
+      break;
+    case MenuSection::FileSettings:
+      m_fileMenu->insertAction(m_quitSeparator, action);
+      break;
+    default:
+      m_menus.value(section)->addAction(action);
+      break;
+  }
 }
 
 void MainWindow::createViewMenu() {
-  QMenu* view = menuBar()->addMenu(tr("&View"));
+  // Between Bridge and Help, as it always was.
+  auto* view = new QMenu(tr("&View"), this);
+  menuBar()->insertMenu(m_menus.value(MenuSection::Help)->menuAction(), view);
   QAction* project = m_projectDock->toggleViewAction();
   project->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
   view->addAction(project);
@@ -201,12 +190,10 @@ void MainWindow::rebuildRecentMenu() {
   clear->setEnabled(!paths.isEmpty());
 }
 
-void MainWindow::createStatusBar() {
-  m_deviceLabel->setText(deviceLine());
-  m_deviceLabel->setToolTip(tr("Device background jobs run on"));
-  m_jobProgress->hide();
-  statusBar()->addPermanentWidget(m_jobProgress);
-  statusBar()->addPermanentWidget(m_deviceLabel);
+void MainWindow::addStatusWidget(QWidget* widget) { statusBar()->addPermanentWidget(widget); }
+
+void MainWindow::showStatusMessage(const QString& text, int milliseconds) {
+  statusBar()->showMessage(text, milliseconds);
 }
 
 void MainWindow::updateCentralPage() {
@@ -230,7 +217,7 @@ void MainWindow::saveSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_options.persistSettings) saveSettings();
-  for (JobController* job : m_jobs) job->cancel();
+  m_jobs->cancelAll();
   QMainWindow::closeEvent(event);
 }
 
@@ -247,21 +234,89 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
 
-void MainWindow::openPath(const QString& path) {
-  const QFileInfo info(path);
-  if (info.isDir() && isRunFolder(toFsPath(path))) {
-    showRunInTrainingView(info.absoluteFilePath());  // followed live while it trains
-  } else if (info.isDir()) {
-    openModelFolder(path);
-  } else if (isStoreFile(info)) {
-    openActivationStore(path);
-  } else {
-    const QString problem = info.exists()
-                                ? tr("not a model folder, a training run or an activation store (.h5)")
-                                          : tr("no such file or folder");
-    failOpen(path, tr("Could not open “%1”.").arg(info.fileName()),
-             path + QStringLiteral(": ") + problem);
-  }
+bool MainWindow::busy() const { return !m_jobs->empty(); }
+
+JobController* MainWindow::startJob(const QString& name, JobWork work, JobDone done) {
+  return m_jobs->start(name, std::move(work), std::move(done));
+}
+
+void MainWindow::reportFailure(const QString& summary, const QString& error,
+                               const QString& context) {
+  ErrorReport report;
+  report.summary = summary;
+  report.error = error;
+  report.details = (context.isEmpty() ? QString() : context + QLatin1Char('\n')) +
+                   tr("Error: %1\nStrata %2").arg(error, QLatin1String(build::kVersion));
+  m_logDock->append(MessageLevel::Error, report.error.isEmpty() ? report.summary : report.error);
+  if (m_errorReporter) m_errorReporter(report);
+}
+
+QWidget* MainWindow::tab(const QString& key) const {
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (m_tabs->widget(i)->property(kPathProperty).toString() == key) return m_tabs->widget(i);
+  return nullptr;
+}
+
+QString MainWindow::currentTabKey() const {
+  const QWidget* current = m_tabs->currentWidget();
+  return current ? current->property(kPathProperty).toString() : QString();
+}
+
+bool MainWindow::focusTab(const QString& key) {
+  QWidget* view = tab(key);
+  if (!view) return false;
+  m_tabs->setCurrentWidget(view);
+  updateCentralPage();
+  return true;
+}
+
+void MainWindow::addTab(QWidget* view, const QString& key, const QString& title) {
+  view->setProperty(kPathProperty, key);
+  const int index = m_tabs->addTab(view, title);
+  m_tabs->setTabToolTip(index, key);
+  emit m_events->tabAdded(view, key);
+  m_tabs->setCurrentIndex(index);
+  updateCentralPage();
+}
+
+void MainWindow::addModel(const QString& folder, std::shared_ptr<const ModelSummary> summary) {
+  m_models.insert(folder, std::move(summary));
+}
+
+std::shared_ptr<const ModelSummary> MainWindow::model(const QString& folder) const {
+  return m_models.value(folder);
+}
+
+void MainWindow::addStore(const QString& file, std::shared_ptr<const StoreSummary> summary) {
+  m_stores.insert(file, std::move(summary));
+}
+
+std::shared_ptr<const StoreSummary> MainWindow::store(const QString& file) const {
+  return m_stores.value(file);
+}
+
+QString MainWindow::currentModel() const {
+  const QString selected = m_projectDock->selectedEntry(ProjectCategory::Models);
+  if (!selected.isEmpty()) return selected;
+  if (const QString key = currentTabKey(); m_models.contains(key)) return key;
+  const QStringList models = m_projectDock->entries(ProjectCategory::Models);
+  return models.isEmpty() ? QString() : models.last();
+}
+
+QString MainWindow::currentStore() const {
+  const QString selected = m_projectDock->selectedEntry(ProjectCategory::ActivationStores);
+  if (!selected.isEmpty()) return selected;
+  if (const QString store = tabkey::pathOf(currentTabKey()); m_stores.contains(store)) return store;
+  const QStringList stores = m_projectDock->entries(ProjectCategory::ActivationStores);
+  return stores.isEmpty() ? QString() : stores.last();
+}
+
+void MainWindow::setRunsRoot(const QString& root) {
+  const QString clean = cleanAbsolute(root);
+  if (clean == m_runsRoot) return;
+  m_runsRoot = clean;
+  if (m_options.persistSettings) guiSettings().setValue(kRunsRootKey, m_runsRoot);
+  emit m_events->runsRootChanged(m_runsRoot);
 }
 
 }  // namespace strata

@@ -3,7 +3,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "log_dock.h"
 #include "plugin/plugin_loader.h"
 

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/install_paths.h"
 #include "engine/capture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/progress_share.h"
 #include "geometry/backend.h"
 #include "geometry/proxy_options_json.h"
@@ -148,12 +148,7 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& 
                               const std::vector<geometry::LayerMetric*>& metrics) {
   requireInputs(request);
   request.options.validate();
-  geometry::DeviceChoice device;
-  try {
-    device = geometry::parseDeviceChoice(request.device);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError({}, "device", e.what());
-  }
+  const geometry::DeviceChoice device = geometry::parseDeviceChoice(request.device);
   job.progress(-1.0, "fingerprinting the model and the corpus");
   CachedGeometry result;
   result.store = storePathFor(request, &job);  // a large corpus: progress and Cancel

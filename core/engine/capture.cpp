@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "engine/device_choice.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
 #include "model/backbone.h"

@@ -1,7 +1,7 @@
 #pragma once
 // The settings every recipe shares because the training loop implements them: schedule,
 // optimizer, batch geometry, cadence of logs/evaluations/checkpoints, device and precision.
-// A recipe's schema is these followed by its own (recipes/registry.h).
+// A recipe's schema is these followed by its own (engine/recipe_catalog.h).
 
 #include <vector>
 

@@ -14,16 +14,16 @@
 #include "common/build_info.h"
 #include "common/error.h"
 #include "common/human_format.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "io/atomic_file.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

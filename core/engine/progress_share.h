@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata {
 

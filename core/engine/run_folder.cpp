@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "io/atomic_file.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/writer_lock.h"
 
 namespace strata {

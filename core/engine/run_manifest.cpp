@@ -1,10 +1,11 @@
 #include "engine/run_manifest.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "io/atomic_file.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {
@@ -104,6 +105,19 @@ const std::string& RunManifest::fact(const std::string& key) const {
   if (found == description.end())
     throw FormatError(file, "does not record the run's " + key, "description." + key, "key");
   return found->second;
+}
+
+int64_t RunManifest::integerFactOr(const std::string& key, int64_t fallback) const {
+  return description.count(key) ? integerFact(key) : fallback;
+}
+
+int64_t RunManifest::integerFact(const std::string& key) const {
+  const std::string& text = fact(key);
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty())
+    throw FormatError(file, "is not a whole number: '" + text + "'", "description." + key, "key");
+  return value;
 }
 
 std::filesystem::path runManifestFile(const std::filesystem::path& runFolder) {

@@ -55,6 +55,12 @@ struct RunManifest {
   std::optional<std::string> setting(const std::string& key) const;
   /** A resolved fact; FormatError naming the file and the key when the run did not record it. */
   const std::string& fact(const std::string& key) const;
+  /** A fact that is a whole number; FormatError naming the file and the key when it is absent
+   *  or not a number. */
+  int64_t integerFact(const std::string& key) const;
+  /** A fact that is a whole number, or `fallback` when the run did not record it (runs of
+   *  earlier versions); FormatError naming the file and the key when it is not a number. */
+  int64_t integerFactOr(const std::string& key, int64_t fallback) const;
 };
 
 /** `runFolder`/run.json. */

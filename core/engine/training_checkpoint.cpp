@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/job.h"
-#include "io/text_file.h"
+#include "common/job.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
 
 namespace strata {

@@ -17,7 +17,7 @@
 #include "common/human_format.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
 #include "engine/tensorboard_writer.h"
@@ -26,7 +26,7 @@
 #include "engine/training_schedule.h"
 #include "io/atomic_file.h"
 #include "io/writer_lock.h"
-#include "recipes/recipe_factory.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -17,9 +17,9 @@
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

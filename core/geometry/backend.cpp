@@ -13,7 +13,7 @@ DeviceChoice parseDeviceChoice(const std::string& text) {
   if (text == "auto") return DeviceChoice::Auto;
   if (text == "cpu") return DeviceChoice::Cpu;
   if (text == "cuda") return DeviceChoice::Cuda;
-  throw std::invalid_argument("unknown device '" + text + "' (expected cpu, cuda or auto)");
+  throw ConfigError({}, "device", "unknown device '" + text + "' (expected cpu, cuda or auto)");
 }
 
 bool cudaBackendAvailable(std::string* why) {

@@ -50,7 +50,7 @@ class GeometryBackend {
 
 enum class DeviceChoice { Auto, Cpu, Cuda };
 
-/** Parses "auto", "cpu" or "cuda"; throws std::invalid_argument otherwise. */
+/** Parses "auto", "cpu" or "cuda"; throws ConfigError otherwise. */
 DeviceChoice parseDeviceChoice(const std::string& text);
 
 /** Whether this build has the CUDA backend and a usable device; `why` says why not. */

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/activation_store.h"
 
 namespace strata::geometry {

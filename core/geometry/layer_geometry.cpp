@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/bootstrap_interval.h"
 #include "geometry/layer_screening.h"
 #include "geometry/median.h"

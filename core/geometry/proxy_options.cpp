@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/error.h"
+
 namespace strata::geometry {
 
 const char* monotonicityModeName(MonotonicityMode mode) {
@@ -20,8 +22,8 @@ const char* monotonicityModeName(MonotonicityMode mode) {
 MonotonicityMode parseMonotonicityMode(const std::string& text) {
   if (text == "rayleigh") return MonotonicityMode::Rayleigh;
   if (text == "min-eig") return MonotonicityMode::MinEigenvalue;
-  throw std::invalid_argument("unknown monotonicity mode '" + text +
-                              "' (expected rayleigh or min-eig)");
+  throw ConfigError({}, "monotonicity",
+                    "unknown mode '" + text + "' (expected rayleigh or min-eig)");
 }
 
 const char* normalisationName(Normalisation mode) {
@@ -40,16 +42,15 @@ Normalisation parseNormalisation(const std::string& text) {
   if (text == "none") return Normalisation::None;
   if (text == "trace") return Normalisation::Trace;
   if (text == "standardise") return Normalisation::Standardise;
-  throw std::invalid_argument("unknown normalisation '" + text +
-                              "' (expected none, trace or standardise)");
+  throw ConfigError({}, "normalisation",
+                    "unknown normalisation '" + text + "' (expected none, trace or standardise)");
 }
 
 namespace {
 
 [[noreturn]] void reject(const std::string& field, const std::string& rule,
                          const std::string& got) {
-  throw std::invalid_argument("geometry option " + field + " must be " + rule + " (got " + got +
-                              ")");
+  throw ConfigError("geometry options", field, "must be " + rule + " (got " + got + ")");
 }
 
 }  // namespace

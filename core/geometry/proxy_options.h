@@ -25,7 +25,7 @@ struct HiddenStates {
 enum class MonotonicityMode { Rayleigh, MinEigenvalue };
 
 const char* monotonicityModeName(MonotonicityMode mode);  // "rayleigh" / "min-eig"
-/** Parses "rayleigh" or "min-eig"; throws std::invalid_argument naming the accepted values. */
+/** Parses "rayleigh" or "min-eig"; throws ConfigError naming the accepted values. */
 MonotonicityMode parseMonotonicityMode(const std::string& text);
 
 /**
@@ -36,7 +36,7 @@ MonotonicityMode parseMonotonicityMode(const std::string& text);
 enum class Normalisation { None, Trace, Standardise };
 
 const char* normalisationName(Normalisation mode);  // "none" / "trace" / "standardise"
-/** Parses "none", "trace" or "standardise"; throws std::invalid_argument naming them. */
+/** Parses "none", "trace" or "standardise"; throws ConfigError naming them. */
 Normalisation parseNormalisation(const std::string& text);
 
 struct ProxyOptions {
@@ -57,7 +57,7 @@ struct ProxyOptions {
   int64_t jackknifeBlocks = 10;
   uint64_t seed = 0;
 
-  /** Throws std::invalid_argument naming the first setting out of range. */
+  /** Throws ConfigError naming the first setting out of range (a user's choice). */
   void validate() const;
 };
 

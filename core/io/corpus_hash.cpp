@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/corpus_readers.h"
 
 namespace strata {

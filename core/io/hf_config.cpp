@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {
@@ -163,7 +163,9 @@ void readGpt2(const ConfigFields& f, ModelConfig& c) {
   c.intermediateSize = f.integerOr("n_inner", 4 * c.hiddenSize);
   c.maxPositions = f.positiveInt("n_positions");
   c.normEps = f.numberOr("layer_norm_epsilon", 1e-5);
+  c.hiddenActField = "activation_function";
   c.hiddenAct = f.stringOr("activation_function", "gelu_new");
+  c.positionEncoding = PositionEncoding::LearnedAbsolute;  // wpe
   c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", true);
   c.attentionBias = true;
 }

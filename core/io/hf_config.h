@@ -13,6 +13,10 @@ namespace strata {
 
 enum class Architecture { Llama, Qwen2, Qwen3, Gpt2, GptNeoX };
 
+/** How a backbone tells positions apart. Rotary positions (Llama, Qwen, GPT-NeoX) extend past
+ *  max_position_embeddings; a learned absolute table (GPT-2's wpe) has no row beyond it. */
+enum class PositionEncoding { Rotary, LearnedAbsolute };
+
 /** RoPE frequency scaling, as `rope_scaling` / `rope_parameters` describe it. */
 struct RopeScaling {
   std::string type;  ///< "llama3", "linear", "dynamic", ... (only llama3 and linear change RoPE)
@@ -38,14 +42,19 @@ struct ModelConfig {
   double ropeTheta = 10000.0;  ///< rope_theta / rotary_emb_base
   double rotaryFraction = 1.0;  ///< GPT-NeoX rotary_pct: share of head_dim that is rotated
   std::optional<RopeScaling> ropeScaling;
+  PositionEncoding positionEncoding = PositionEncoding::Rotary;
   bool tieWordEmbeddings = false;
   bool attentionBias = false;  ///< q/k/v projections carry a bias (Qwen2; optional for Llama)
   bool qkNorm = false;         ///< per-head RMSNorm on q and k (Qwen3)
   bool parallelResidual = false;  ///< GPT-NeoX use_parallel_residual
   std::string hiddenAct;       ///< "silu", "gelu_new", "gelu", ...
+  std::string hiddenActField = "hidden_act";  ///< the config.json key hiddenAct came from
   std::string torchDtype;      ///< config.json's torch_dtype, informational
   std::vector<int64_t> bosTokenIds;
   std::vector<int64_t> eosTokenIds;  ///< eos_token_id may be one id or a list
+
+  /** True when no position at or past maxPositions exists (a learned position table). */
+  bool positionsEndAtMax() const { return positionEncoding == PositionEncoding::LearnedAbsolute; }
 };
 
 /** Name of the architecture as config.json spells it ("LlamaForCausalLM", ...). */

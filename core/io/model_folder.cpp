@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "io/sharded_checkpoint.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {

@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "io/strict_json.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/error.h"
 #include "model/masked_diffusion.h"
 
 namespace strata {
@@ -43,11 +44,12 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
       used = 0;
     }
     if (used != part.size() || layer < 0 || layer >= count)
-      throw std::invalid_argument("alignment layers: \"" + part + "\" is not a layer in 0.." +
-                                  std::to_string(numLayers) + " (or all, blocks, lower, middle, upper)");
+      throw ConfigError({}, "align_layers",
+                        "\"" + part + "\" is not a layer in 0.." + std::to_string(numLayers) +
+                            " (or all, blocks, lower, middle, upper)");
     layers.push_back(layer);
   }
-  if (layers.empty()) throw std::invalid_argument("alignment layers: none given");
+  if (layers.empty()) throw ConfigError({}, "align_layers", "no layer given");
   return layers;
 }
 

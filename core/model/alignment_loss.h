@@ -55,7 +55,7 @@ std::string alignmentStateName(int64_t state, int64_t numLayers);
  *            states 1..L−1 and preNormState;
  *   lower, middle, upper   thirds of the HF states 0..L (rounded so each is in one third);
  *   a comma list "0,3,7" of HF states.
- * Throws std::invalid_argument naming the bad part.
+ * Throws ConfigError (field align_layers) naming the bad part.
  */
 std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers);
 

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "model/attention.h"
 #include "model/block_staging.h"
 #include "model/blocks.h"
@@ -133,7 +133,7 @@ at::Tensor Backbone::embed(const at::Tensor& ids, const AttentionOptions& attent
                   " tokens");
   }
   at::Tensor hidden = s.rows(&OuterWeights::tokens, tokens);
-  if (s.config.architecture == Architecture::Gpt2) {
+  if (s.config.positionEncoding == PositionEncoding::LearnedAbsolute) {
     const at::Tensor positions =
         resolvePositions(attention, ids.size(0), ids.size(1), s.options.device);
     if (positions.numel() > 0 && positions.max().item<int64_t>() >= s.config.maxPositions)

@@ -1,22 +1,22 @@
 // What the blocks of every architecture share (see blocks.h).
 
-#include "common/error.h"
 #include "model/blocks.h"
+
+#include "common/error.h"
 #include "model/rope.h"
 
 namespace strata {
 
 Activation blockActivation(const ModelConfig& config, const std::filesystem::path& file) {
   if (const auto activation = activationNamed(config.hiddenAct)) return *activation;
-  throw ConfigError(
-      file, config.architecture == Architecture::Gpt2 ? "activation_function" : "hidden_act",
-      "activation '" + config.hiddenAct +
-          "' is not supported (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
-          "gelu_fast, relu)");
+  throw ConfigError(file, config.hiddenActField,
+                    "activation '" + config.hiddenAct +
+                        "' is not supported (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
+                        "gelu_fast, relu)");
 }
 
 at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesystem::path& file) {
-  if (config.architecture == Architecture::Gpt2) return {};
+  if (config.positionEncoding != PositionEncoding::Rotary) return {};
   if (config.ropeScaling && !ropeScalingSupported(config.ropeScaling->type))
     throw ConfigError(
         file, "rope_scaling",

@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "io/atomic_file.h"
 #include "io/safetensors_torch.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "model/llama2c_tokenizer_json.h"
 
 namespace strata {

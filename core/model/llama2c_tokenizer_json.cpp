@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {

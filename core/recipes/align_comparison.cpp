@@ -8,9 +8,9 @@
 
 #include "common/error.h"
 #include "common/human_format.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
 #include "recipes/run_config.h"
@@ -55,9 +55,7 @@ AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
   row.frozen = config.boolean("freeze_embeddings") && config.boolean("freeze_mlp");
   row.randomInit = config.text("student_init") == "random";
   row.lossName = config.text("ce_weighting") == "uniform" ? "masked CE" : "ELBO";
-  const auto parameters = manifest.description.find("trainable_parameters");
-  row.trainableParameters =
-      parameters == manifest.description.end() ? 0 : std::stoll(parameters->second);
+  row.trainableParameters = manifest.integerFactOr("trainable_parameters", 0);
   row.bestValLoss = std::numeric_limits<double>::infinity();
   double throughput = 0;
   int64_t logged = 0;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "recipes/pretrain_data.h"
 #include "io/atomic_file.h"
 #include "recipes/repr_align_files.h"

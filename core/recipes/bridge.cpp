@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/recipe.h"
 #include "io/activation_store.h"
 #include "io/corpus_hash.h"

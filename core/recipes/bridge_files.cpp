@@ -8,8 +8,8 @@
 #include "engine/checkpoint_store.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
-#include "io/text_file.h"
-#include "recipes/registry.h"
+#include "common/text_file.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/run_config.h"
 
 namespace strata {
@@ -99,7 +99,7 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
   const RunManifest run = requireRun(runFolder, "bridge");
   LoadedBridge bridge;
   bridge.config = runConfig(run);
-  const int64_t layer = std::stoll(run.fact("layer"));
+  const int64_t layer = run.integerFact("layer");
   bridge.source = std::make_unique<BridgeSource>(bridge.config.text("model"), layer, device);
   bridge.statistics = readBridgeStatistics(runFolder, device);
   bridge.diffusion = bridgeDiffusionFrom(bridge.config);

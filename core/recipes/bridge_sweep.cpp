@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
 #include "engine/training_run.h"
@@ -21,9 +21,9 @@
 #include "geometry/rank_correlation.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"
 #include "model/block_diffusion.h"

@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
-#include "io/text_file.h"
-#include "recipes/registry.h"
+#include "common/text_file.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/run_config.h"
 
 namespace strata {

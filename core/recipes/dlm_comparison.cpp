@@ -12,9 +12,9 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "engine/device_choice.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "recipes/dlm_sample_quality.h"
 #include "io/atomic_file.h"
 #include "recipes/sample_quality.h"
@@ -48,12 +48,8 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   row.chunks = variant == DlmVariant::Dcdm ? config.integer("chunks") : 0;
   row.rank = variant == DlmVariant::Dcdm ? config.integer("subspace_rank") : 0;
   row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
-  const auto fact = [&](const std::string& key) {
-    const auto found = manifest.description.find(key);
-    return found == manifest.description.end() ? int64_t(0) : std::stoll(found->second);
-  };
-  row.parameters = fact("parameters");
-  row.routerParameters = fact("router_parameters");
+  row.parameters = manifest.integerFactOr("parameters", 0);
+  row.routerParameters = manifest.integerFactOr("router_parameters", 0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   row.valLoss = std::numeric_limits<double>::infinity();
   row.loadEntropy = row.maxChunkShare = nan;

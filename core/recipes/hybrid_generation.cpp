@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "engine/device_choice.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/seeded_generator.h"
 #include "recipes/bridge_files.h"
 #include "recipes/embedding_diffusion.h"

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"

@@ -11,9 +11,9 @@
 
 #include "common/error.h"
 #include "common/human_format.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "model/trainable_llama.h"
 #include "io/atomic_file.h"
 #include "recipes/pretrain_files.h"

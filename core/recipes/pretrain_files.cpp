@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "recipes/pretrain.h"
 #include "tokenizer/byte_level.h"
 

@@ -44,7 +44,7 @@ class ReprAlignRecipe final : public Recipe {
     teacherOptions.device = m_device;
     m_teacher = Backbone::load(modelFolder, teacherOptions);
     const ModelConfig& model = m_teacher->config();
-    if (model.architecture == Architecture::Gpt2 && m_seqLen > model.maxPositions)
+    if (model.positionsEndAtMax() && m_seqLen > model.maxPositions)
       throw ConfigError("run configuration", "seq_len",
                         "is longer than the model's n_positions (" + std::to_string(model.maxPositions) + ")");
     m_layers = m_options.lambda > 0 ? alignmentLayers(c.text("align_layers"), model.numLayers)

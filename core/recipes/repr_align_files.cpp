@@ -7,9 +7,9 @@
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
 #include "engine/device_choice.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "model/dcdm_masks.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/unmasking.h"
 #include "recipes/run_config.h"
 
@@ -68,7 +68,7 @@ DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer, 
                 "from position i: give at least one token");
   const ModelConfig& shape = model->config();
   const int64_t length = static_cast<int64_t>(prompt.size()) + config.newTokens;
-  if (shape.architecture == Architecture::Gpt2 && length > shape.maxPositions)
+  if (shape.positionsEndAtMax() && length > shape.maxPositions)
     throw Error("sampling: prompt + new tokens (" + std::to_string(length) + ") exceed the model's " +
                 std::to_string(shape.maxPositions) + " positions");
   const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : defaultSteps;

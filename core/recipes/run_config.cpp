@@ -1,6 +1,6 @@
 #include "recipes/run_config.h"
 
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 

@@ -4,7 +4,7 @@
 
 #include "engine/run_folder.h"
 #include "engine/training_run.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

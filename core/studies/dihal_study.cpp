@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "recipes/align_sample_quality.h"
 #include "recipes/sample_quality.h"

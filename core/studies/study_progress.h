@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata {
 

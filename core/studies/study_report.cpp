@@ -11,7 +11,7 @@
 #include "engine/training_loop.h"
 #include "engine/versions.h"
 #include "io/atomic_file.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace fs = std::filesystem;

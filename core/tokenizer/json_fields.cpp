@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/decoder.h"
 #include "tokenizer/tokenizer.h"

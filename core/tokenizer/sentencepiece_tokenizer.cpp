@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "tokenizer/decoder.h"
 
 namespace strata {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/special_tokens_config.h"

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 
 extern char** environ;
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "model/backbone.h"
 #include "tokenizer/tokenizer.h"
 #include "verify/transformers_reference.h"

@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "common/install_paths.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
 #include "verify/child_process.h"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/hf_config.h"
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "common/error.h"
 #include "model/alignment_loss.h"
 
 namespace strata {
@@ -79,8 +80,8 @@ TEST(AlignmentLoss, LayerSetsSplitTheHiddenStatesIntoThirds) {
   EXPECT_EQ(alignmentLayers("lower", 4), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(alignmentLayers("upper", 4), (std::vector<int64_t>{4}));
   EXPECT_EQ(alignmentLayers("0,2", 4), (std::vector<int64_t>{0, 2}));
-  EXPECT_THROW(alignmentLayers("0,9", 4), std::invalid_argument);
-  EXPECT_THROW(alignmentLayers("top", 4), std::invalid_argument);
+  EXPECT_THROW(alignmentLayers("0,9", 4), ConfigError);
+  EXPECT_THROW(alignmentLayers("top", 4), ConfigError);
   torch::manual_seed(0);
   const torch::Tensor t = sampleAlignmentTimes(1000, {});
   EXPECT_GE(t.min().item<double>(), 1.0 / 500);

@@ -10,7 +10,7 @@
 #include "core/model_test_folders.h"
 #include "core/temp_dir.h"
 #include "engine/capture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/activation_store.h"
 #include "model/backbone.h"
 

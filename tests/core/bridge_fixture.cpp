@@ -6,9 +6,9 @@
 
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/training_run.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata::testing {
 

@@ -15,14 +15,14 @@
 #include "core/model_test_folders.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "model/backbone.h"
 #include "model/brownian_bridge.h"
 #include "model/embedding_rounding.h"
 #include "recipes/bridge_files.h"
 #include "recipes/bridge_source.h"
 #include "recipes/hybrid_generation.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "engine/cached_geometry.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/geometry_report.h"
 #include "geometry/layer_metric.h"
 #include "io/activation_store.h"

@@ -13,7 +13,7 @@
 #include "core/model_test_folders.h"
 #include "core/temp_dir.h"
 #include "engine/capture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/activation_store.h"
 #include "io/model_fingerprint.h"
 #include "model/backbone.h"

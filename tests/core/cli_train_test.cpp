@@ -22,7 +22,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 extern char** environ;
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/token_sampler.h"
 #include "temp_dir.h"
 #include "tokenizer/tokenizer.h"

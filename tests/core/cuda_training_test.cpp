@@ -27,7 +27,7 @@
 #include "core/training_fixture.h"
 #include "engine/device_choice.h"
 #include "io/hf_config.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {
@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 
 struct RecipeCase {
   std::string name;    ///< the test's name
-  std::string recipe;  ///< the registry's name
+  std::string recipe;  ///< the recipe catalog's name
   std::function<ResolvedConfig(const fs::path& dir)> config;  ///< the CPU tests' tiny run
   int64_t stopAfter;   ///< a checkpoint step of that run
 };

@@ -14,14 +14,14 @@
 #include "core/recipe_configs.h"
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
-#include "engine/job.h"
-#include "io/text_file.h"
+#include "common/job.h"
+#include "common/text_file.h"
 #include "recipes/chunk_routing.h"
 #include "recipes/dcdm_files.h"
 #include "recipes/dlm_comparison.h"
 #include "recipes/dlm_sampler.h"
 #include "recipes/pretrain_files.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/sample_quality.h"
 
 namespace strata {

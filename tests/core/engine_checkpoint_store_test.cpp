@@ -7,7 +7,7 @@
 
 #include "core/temp_dir.h"
 #include "engine/checkpoint_store.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {

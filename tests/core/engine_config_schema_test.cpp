@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "core/temp_dir.h"
 #include "engine/config_schema.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace {

@@ -19,7 +19,7 @@
 #include "core/temp_dir.h"
 #include "engine/metrics_log.h"
 #include "engine/tensorboard_writer.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {

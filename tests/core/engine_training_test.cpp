@@ -21,10 +21,10 @@
 #include "core/temp_dir.h"
 #include "core/training_fixture.h"
 #include "engine/checkpoint_store.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "io/writer_lock.h"
 
 namespace strata {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/backend.h"
 #include "geometry/layer_geometry.h"
 

@@ -15,7 +15,7 @@
 
 #include "core/degenerate_store_fixture.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/geometry_report.h"
 #include "geometry/layer_geometry.h"
 #include "geometry/layer_screening.h"

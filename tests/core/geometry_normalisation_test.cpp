@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "common/error.h"
 #include "geometry/backend.h"
 #include "geometry/layer_geometry.h"
 #include "geometry/score.h"
@@ -50,7 +51,7 @@ TEST(GeometryNormalisation, NamesRoundTrip) {
     EXPECT_EQ(parseNormalisation(normalisationName(m)), m);
   EXPECT_STREQ(normalisationName(Normalisation::Standardise), "standardise");
   EXPECT_EQ(ProxyOptions{}.normalisation, Normalisation::Trace);  // the documented default
-  EXPECT_THROW(parseNormalisation("standardize"), std::invalid_argument);
+  EXPECT_THROW(parseNormalisation("standardize"), ConfigError);
 }
 
 // The claim behind the warning, measured: with min-eig, log m_mono − log k_eff = −log tr(Σ)

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "core/geometry_store_fixture.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
 #include "io/hdf5_handle.h"

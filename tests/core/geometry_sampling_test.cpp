@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/error.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/proxy_options.h"
@@ -123,8 +124,9 @@ TEST(GeometryOptions, ValidateNamesTheBadSetting) {
     change(options);
     try {
       options.validate();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
+    } catch (const ConfigError& e) {  // the field is the setting's name, and so is the message
+      EXPECT_NE(std::string(e.what()).find(e.field()), std::string::npos) << e.what();
+      return e.field();
     }
     return std::string("accepted");
   };
@@ -149,7 +151,7 @@ TEST(GeometryOptions, MonotonicityModesRoundTrip) {
   EXPECT_EQ(parseMonotonicityMode("min-eig"), MonotonicityMode::MinEigenvalue);
   EXPECT_STREQ(monotonicityModeName(MonotonicityMode::MinEigenvalue), "min-eig");
   EXPECT_STREQ(monotonicityModeName(MonotonicityMode::Rayleigh), "rayleigh");
-  EXPECT_THROW(parseMonotonicityMode("minimum"), std::invalid_argument);
+  EXPECT_THROW(parseMonotonicityMode("minimum"), ConfigError);
 }
 
 TEST(GeometryNeighbours, TiesGoToTheLowerRowIndex) {

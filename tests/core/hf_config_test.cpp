@@ -93,6 +93,10 @@ TEST(ModelConfig, ReadsGpt2Names) {
   EXPECT_EQ(c.maxPositions, 1024);
   EXPECT_TRUE(c.tieWordEmbeddings);
   EXPECT_EQ(c.hiddenAct, "gelu_new");
+  EXPECT_EQ(c.hiddenActField, "activation_function");
+  // wpe has n_positions rows: nothing exists past them.
+  EXPECT_EQ(c.positionEncoding, PositionEncoding::LearnedAbsolute);
+  EXPECT_TRUE(c.positionsEndAtMax());
 }
 
 TEST(ModelConfig, ReadsGptNeoXPartialRotaryAndParallelResidual) {
@@ -105,6 +109,9 @@ TEST(ModelConfig, ReadsGptNeoXPartialRotaryAndParallelResidual) {
   EXPECT_DOUBLE_EQ(c.rotaryFraction, 0.25);
   EXPECT_TRUE(c.parallelResidual);
   EXPECT_FALSE(c.tieWordEmbeddings);
+  EXPECT_EQ(c.positionEncoding, PositionEncoding::Rotary);
+  EXPECT_FALSE(c.positionsEndAtMax());
+  EXPECT_EQ(c.hiddenActField, "hidden_act");
 }
 
 // transformers 5 saves GPT-NeoX's rotary settings only inside rope_parameters; without a

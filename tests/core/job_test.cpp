@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/error.h"
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata {
 namespace {

@@ -13,7 +13,7 @@
 #include "common/error.h"
 #include "core/model_test_folders.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/safetensors_file.h"
 #include "model/backbone.h"
 

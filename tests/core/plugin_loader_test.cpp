@@ -17,7 +17,7 @@
 #include "core/geometry_store_fixture.h"
 #include "core/plugin_test_support.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"

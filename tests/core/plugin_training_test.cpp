@@ -14,10 +14,10 @@
 
 #include "common/error.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "plugin/plugin_loader.h"
 
 namespace strata {

@@ -16,8 +16,8 @@
 #include "model/backbone.h"
 #include "model/trainable_llama.h"
 #include "recipes/pretrain_files.h"
-#include "recipes/registry.h"
-#include "io/text_file.h"
+#include "engine/recipe_catalog.h"
+#include "common/text_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {

@@ -16,9 +16,9 @@
 #include "core/training_fixture.h"
 #include "engine/capture.h"
 #include "engine/checkpoint_store.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/run_folder.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 namespace strata {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "core/model_test_folders.h"
 #include "recipes/pretrain_files.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata::testing {
 namespace fs = std::filesystem;

@@ -18,15 +18,15 @@
 #include "engine/metrics_log.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "model/llama2c_import.h"
 #include "recipes/pretrain_files.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "recipes/repr_align_files.h"
 #include "recipes/align_sample_quality.h"
 #include "recipes/sample_quality.h"
 #include "model/backbone.h"
-#include "engine/job.h"
+#include "common/job.h"
 
 namespace strata {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "engine/run_manifest.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 #include "temp_dir.h"
 
 namespace strata {
@@ -46,6 +46,14 @@ TEST(RunManifest, ReadsTheFormatEarlierVersionsWrote) {
   EXPECT_EQ(run.machine.libtorch, "2.11.0");
   EXPECT_FALSE(run.plugin.has_value());
   EXPECT_EQ(run.fact("layer"), "2");
+  EXPECT_EQ(run.integerFactOr("layer", -7), 2);
+  EXPECT_EQ(run.integerFactOr("parameters", -7), -7);  // not recorded by this version
+  try {
+    run.integerFactOr("store", 0);
+    ADD_FAILURE() << "a path was read as a number";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("description.store"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(run.setting("layer"), "-1");
   EXPECT_EQ(run.setting("lambda"), "0.5");
   EXPECT_EQ(run.setting("model"), "/m");  // strings unquoted

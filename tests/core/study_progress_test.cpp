@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "studies/study_progress.h"
 
 namespace strata {

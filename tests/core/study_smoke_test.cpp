@@ -9,8 +9,8 @@
 
 #include "cli_runner.h"
 #include "common/error.h"
-#include "engine/job.h"
-#include "io/text_file.h"
+#include "common/job.h"
+#include "common/text_file.h"
 #include "studies/study_protocol.h"
 #include "studies/study_registry.h"
 #include "studies/study_runner.h"

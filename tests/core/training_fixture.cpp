@@ -7,11 +7,11 @@
 #include <fstream>
 #include <random>
 
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata::testing {
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "core/temp_dir.h"
 #include "core/transformers_checkpoint.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "io/safetensors_file.h"
 #include "io/safetensors_torch.h"
 #include "verify/python_environment.h"

@@ -23,13 +23,13 @@
 #include "core/cli_runner.h"
 #include "core/plugin_test_support.h"
 #include "core/temp_dir.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/plugin_training.h"
 #include "engine/run_folder.h"
 #include "io/activation_store.h"
 #include "io/safetensors_file.h"
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 extern char** environ;
 

@@ -4,14 +4,14 @@
 #include <QFile>
 
 #include "engine/capture.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/training_run.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/plugin_metric.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 
 namespace strata::test {
 namespace {

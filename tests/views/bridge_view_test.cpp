@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -171,6 +172,12 @@ class BridgeViewTest : public QObject {
     dialog->okButton()->click();
     QCOMPARE(window.sweepFolder(), folder);
     QVERIFY(window.bridgeView()->runLabel()->text().startsWith(QStringLiteral("Sweep")));
+    // The sweep holds the window's one training slot: a training run is refused meanwhile.
+    TrainingRequest other;
+    other.recipe = "bridge";
+    other.runFolder = m_root.filePath("refused-run").toStdString();
+    QVERIFY(!window.startTrainingRun(other));
+    QVERIFY(!QFileInfo::exists(m_root.filePath("refused-run")));
     // The tab follows whichever layer run of the sweep is training.
     QTRY_VERIFY_WITH_TIMEOUT(window.bridgeView()->shownRun().startsWith(folder + "/layer-"),
                              kTimeoutMs);

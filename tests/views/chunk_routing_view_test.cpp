@@ -24,12 +24,12 @@
 #include <random>
 
 #include "display_text.h"
-#include "engine/job.h"
+#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/training_run.h"
 #include "job_progress_widget.h"
 #include "main_window.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "throw_away_settings.h"
 #include "token_strip.h"
 
@@ -206,6 +206,23 @@ class ChunkRoutingViewTest : public QObject {
     QCOMPARE(window.tabs()->currentWidget(), window.chunkRoutingView(m_run));
     window.showChunkRouting(m_dir.path());  // not a run folder
     QCOMPARE(errors.size(), 1);
+  }
+
+  void theTabsRoutingsAreJobsOfTheWindow() {
+    // The window's busy() and its status bar see the tab's routing, like every other job.
+    MainWindow window(MainWindow::Options{false});
+    window.showChunkRouting(m_run);
+    ChunkRoutingView* view = window.chunkRoutingView(m_run);
+    QVERIFY(view);
+    QSignalSpy routed(view, &ChunkRoutingView::routed);
+    QSignalSpy idle(&window, &MainWindow::jobsFinished);
+    QVERIFY(!window.busy());
+    view->setText(QStringLiteral("the cat sees the ball."));  // starts the job at once
+    QVERIFY(window.busy());
+    QVERIFY(!window.jobProgress()->isHidden());
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    QCOMPARE(idle.count(), 1);
+    QVERIFY(!window.busy());
   }
 
   void loadPlotFollowsAGrowingMetricsLog() {

@@ -733,7 +733,7 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
     QVERIFY(errors.first().summary.contains("tiny.h5"));
-    QVERIFY2(errors.first().details.contains("neighbours must be at least 2"),
+    QVERIFY2(errors.first().details.contains("geometry options: field 'neighbours': must be at least 2"),
              qPrintable(errors.first().details));
     QVERIFY(!window.geometryView(file));
   }

@@ -16,7 +16,7 @@
 #include "display_text.h"
 #include "engine/run_folder.h"
 #include "main_window.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "runnable_model_fixture.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"

@@ -24,7 +24,7 @@
 
 #include "common/error.h"
 #include "display_text.h"
-#include "recipes/registry.h"
+#include "engine/recipe_catalog.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"

@@ -1,4 +1,4 @@
-#include "engine/job.h"
+#include "common/job.h"
 
 #include <exception>
 

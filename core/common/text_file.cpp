@@ -1,4 +1,4 @@
-#include "io/text_file.h"
+#include "common/text_file.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,127 +1,119 @@
-// MainWindow, bridge: DiHAL's replace step. The Bridge tab takes its model, store and l* from
-// what is open (l* from the Layer Geometry tab's weights when that tab is open, else read from
-// the store's /geometry as the recipe would); Train Bridge… is the ordinary training launcher
-// on recipe "bridge", so the run is an ordinary run the Training tab lists too. A sweep runs
-// core's runBridgeSweep (main_window_sweep.cpp); Generate… compares original and hybrid
-// continuations in a job, one generation at a time.
+#include "bridge_feature.h"
 
 #include <QAction>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QMenuBar>
-#include <QTabWidget>
 
 #include "bridgeability_view.h"
 #include "clean_path.h"
-#include "common/build_info.h"
 #include "common/error.h"
 #include "display_text.h"
-#include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "generate_panel.h"
 #include "gui_settings.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"
-#include "main_window.h"
 #include "preferences.h"
 #include "recipes/bridge_layer.h"
 #include "recipes/hybrid_generation.h"
 #include "store_summary_view.h"
+#include "tab_keys.h"
+#include "workbench.h"
+#include "yield_to_gui.h"
 
 namespace strata {
 namespace {
 
-const QString kBridgeTabKey = QStringLiteral("strata:bridge");
 const QString kBridgeCorpusKey = QStringLiteral("bridge/corpus");
 
-QString sweepKey(const QString& folder) { return folder + QStringLiteral("#bridgeability"); }
-QString generateKey(const QString& run) { return run + QStringLiteral("#generate"); }
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
-
-template <class View>
-View* tabWithKey(const QTabWidget* tabs, const QString& key) {
-  for (int i = 0; i < tabs->count(); ++i)
-    if (tabs->widget(i)->property("strataPath").toString() == key)
-      return qobject_cast<View*>(tabs->widget(i));
-  return nullptr;
-}
 
 }  // namespace
 
-void MainWindow::createBridgeMenu() {
-  QMenu* menu = menuBar()->addMenu(tr("&Bridge"));
-  QAction* tab = menu->addAction(tr("&Bridge Tab"), this, &MainWindow::showBridgeView);
+void BridgeFeature::install(Workbench& workbench) {
+  m_workbench = &workbench;
+  auto* tab = new QAction(tr("&Bridge Tab"), this);
   tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
   tab->setStatusTip(tr("Choose l*, train a DiHAL bridge there and watch its evaluation"));
-  QAction* sweep =
-      menu->addAction(tr("Bridgeability &Sweep…"), this, &MainWindow::showBridgeSweepDialog);
+  connect(tab, &QAction::triggered, this, &BridgeFeature::showBridgeView);
+  workbench.addMenuAction(MenuSection::Bridge, tab);
+  auto* sweep = new QAction(tr("Bridgeability &Sweep…"), this);
   sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
   sweep->setStatusTip(
       tr("Train an equal-budget bridge at every layer of a range and correlate "
          "the score with their losses"));
-  menu->addAction(tr("&Open Sweep Folder…"), this, [this] {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Open Sweep Folder"), m_runsRoot);
+  connect(sweep, &QAction::triggered, this, &BridgeFeature::showBridgeSweepDialog);
+  workbench.addMenuAction(MenuSection::Bridge, sweep);
+  auto* openSweep = new QAction(tr("&Open Sweep Folder…"), this);
+  connect(openSweep, &QAction::triggered, this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(
+        m_workbench->dialogParent(), tr("Open Sweep Folder"), m_workbench->runsRoot());
     if (!folder.isEmpty()) openSweepFolder(folder);
   });
-  QAction* generate = menu->addAction(tr("&Generate…"), this, [this] { showGeneratePanel(); });
+  workbench.addMenuAction(MenuSection::Bridge, openSweep);
+  auto* generate = new QAction(tr("&Generate…"), this);
   generate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
   generate->setStatusTip(tr("Compare a bridge's hybrid continuations with the original model's"));
+  connect(generate, &QAction::triggered, this, [this] { showGeneratePanel(); });
+  workbench.addMenuAction(MenuSection::Bridge, generate);
 
   // A store scored after the Bridge tab opened updates its l*.
-  connect(this, &MainWindow::geometryShown, this, [this](const QString& store) {
+  connect(&workbench.events(), &WorkbenchEvents::geometryShown, this, [this](const QString& store) {
     if (m_bridgeView && cleanAbsolute(m_bridgeView->store()) == store) suggestBridgeLayer();
   });
-  connect(this, &MainWindow::trainingStarted, this, [this](const QString& folder) {
-    if (m_bridgeView && m_trainingRecipe == QLatin1String("bridge")) m_bridgeView->showRun(folder);
-  });
+  connect(&workbench.events(), &WorkbenchEvents::trainingStarted, this,
+          [this](const QString& folder) {
+            if (m_bridgeView && m_workbench->trainingSlot().recipe == QLatin1String("bridge"))
+              m_bridgeView->showRun(folder);
+          });
 }
 
-BridgeabilityView* MainWindow::bridgeabilityView(const QString& folder) const {
-  return tabWithKey<BridgeabilityView>(m_tabs, sweepKey(cleanAbsolute(folder)));
+BridgeabilityView* BridgeFeature::bridgeabilityView(const QString& folder) const {
+  return m_workbench->tabAs<BridgeabilityView>(tabkey::sweep(cleanAbsolute(folder)));
 }
 
-GeneratePanel* MainWindow::generatePanel(const QString& bridgeRun) const {
-  return tabWithKey<GeneratePanel>(m_tabs, generateKey(cleanAbsolute(bridgeRun)));
+GeneratePanel* BridgeFeature::generatePanel(const QString& bridgeRun) const {
+  return m_workbench->tabAs<GeneratePanel>(tabkey::generate(cleanAbsolute(bridgeRun)));
 }
 
-void MainWindow::showBridgeView() {
+void BridgeFeature::showBridgeView() {
   if (m_bridgeView) {
-    focusTab(kBridgeTabKey);
+    m_workbench->focusTab(tabkey::kBridge);
     return;
   }
-  auto* view = new BridgeView(this);
-  const QString store = currentStore();
+  auto* view = new BridgeView(m_workbench->dialogParent());
+  const QString store = m_workbench->currentStore();
   // The store's own model first: its statistics and l* belong to that model.
   QString model;
-  if (const auto summary = m_stores.value(store); summary) {
+  if (const auto summary = m_workbench->store(store); summary) {
     const QString id = toQString(summary->meta.modelId);
     if (QFileInfo(id).isDir()) model = id;
   }
-  view->setModelFolder(model.isEmpty() ? currentModel() : model);
+  view->setModelFolder(model.isEmpty() ? m_workbench->currentModel() : model);
   view->setStore(store);
-  if (m_options.persistSettings) {
+  if (m_workbench->persistSettings()) {
     const QSettings settings = guiSettings();
     view->setCorpus(
         settings.value(kBridgeCorpusKey, settings.value(QStringLiteral("capture/corpus")))
             .toString());
   }
-  connect(view, &BridgeView::trainRequested, this, &MainWindow::showBridgeLaunchDialog);
-  connect(view, &BridgeView::sweepRequested, this, &MainWindow::showBridgeSweepDialog);
-  connect(view, &BridgeView::generateRequested, this, &MainWindow::showGeneratePanel);
-  connect(view, &BridgeView::storeChanged, this, &MainWindow::suggestBridgeLayer);
-  connect(view, &BridgeView::showInTrainingRequested, this, &MainWindow::showRunInTrainingView);
+  connect(view, &BridgeView::trainRequested, this, &BridgeFeature::showBridgeLaunchDialog);
+  connect(view, &BridgeView::sweepRequested, this, &BridgeFeature::showBridgeSweepDialog);
+  connect(view, &BridgeView::generateRequested, this, &BridgeFeature::showGeneratePanel);
+  connect(view, &BridgeView::storeChanged, this, &BridgeFeature::suggestBridgeLayer);
+  connect(view, &BridgeView::showInTrainingRequested, this,
+          [this](const QString& run) { m_workbench->showTrainingRun(run); });
   m_bridgeView = view;
-  if (m_sweepJob)
-    view->followSweep(m_sweepFolder);
-  else if (m_trainingJob && m_trainingRecipe == QLatin1String("bridge"))
-    view->showRun(m_trainingFolder);
-  addTab(view, kBridgeTabKey, tr("Bridge"));
+  const TrainingSlot& slot = m_workbench->trainingSlot();
+  if (slot.holder == TrainingSlot::Holder::Sweep)
+    view->followSweep(slot.folder);
+  else if (slot.holder == TrainingSlot::Holder::Run && slot.recipe == QLatin1String("bridge"))
+    view->showRun(slot.folder);
+  m_workbench->addTab(view, tabkey::kBridge, tr("Bridge"));
   suggestBridgeLayer();
 }
 
-void MainWindow::suggestBridgeLayer() {
+void BridgeFeature::suggestBridgeLayer() {
   if (!m_bridgeView) return;
   if (m_bridgeView->store().isEmpty()) {
     m_bridgeView->setSuggestedLayer(-1, tr("No activation store: choose l* by hand, or open a "
@@ -130,9 +122,9 @@ void MainWindow::suggestBridgeLayer() {
     return;
   }
   const QString store = cleanAbsolute(m_bridgeView->store());
-  if (LayerGeometryView* geometry = geometryView(store)) {
+  if (auto* geometry = m_workbench->tabAs<LayerGeometryView>(tabkey::geometry(store))) {
     // Follows the tab's weights and candidates as the user moves them.
-    connect(geometry, &LayerGeometryView::scoresChanged, this, &MainWindow::suggestBridgeLayer,
+    connect(geometry, &LayerGeometryView::scoresChanged, this, &BridgeFeature::suggestBridgeLayer,
             Qt::UniqueConnection);
     const qint64 layer = geometry->bestLayer();
     m_bridgeView->setSuggestedLayer(
@@ -149,7 +141,7 @@ void MainWindow::suggestBridgeLayer() {
     job.progress(-1.0, "reading the layer scores");
     *layer = bestLayerOfStore(file);
   };
-  m_layerJob = startJob(
+  m_layerJob = m_workbench->startJob(
       tr("Reading l* of %1").arg(fileName(store)), std::move(work),
       [this, store, layer](JobOutcome outcome, const QString& error) {
         if (!m_bridgeView || cleanAbsolute(m_bridgeView->store()) != store) return;
@@ -163,7 +155,7 @@ void MainWindow::suggestBridgeLayer() {
       });
 }
 
-void MainWindow::showBridgeLaunchDialog() {
+void BridgeFeature::showBridgeLaunchDialog() {
   showBridgeView();
   QMap<QString, QString> values;
   if (!m_bridgeView->modelFolder().isEmpty())
@@ -173,49 +165,49 @@ void MainWindow::showBridgeLaunchDialog() {
   // Always, even empty: a store remembered from another model would not match this one.
   values.insert(QStringLiteral("store"), m_bridgeView->store());
   values.insert(QStringLiteral("layer"), QString::number(m_bridgeView->layer()));
-  if (m_options.persistSettings && !m_bridgeView->corpus().isEmpty())
+  if (m_workbench->persistSettings() && !m_bridgeView->corpus().isEmpty())
     guiSettings().setValue(kBridgeCorpusKey, m_bridgeView->corpus());
-  openTrainingLauncher(QStringLiteral("bridge"), values);
+  m_workbench->openTrainingLauncher(QStringLiteral("bridge"), values);
 }
 
-void MainWindow::showGeneratePanel(const QString& bridgeRun) {
+void BridgeFeature::showGeneratePanel(const QString& bridgeRun) {
   QString run = bridgeRun.isEmpty() && m_bridgeView ? m_bridgeView->shownRun() : bridgeRun;
   if (run.isEmpty()) {
-    run = QFileDialog::getExistingDirectory(this, tr("Choose a Bridge Run"), m_runsRoot);
+    run = QFileDialog::getExistingDirectory(m_workbench->dialogParent(), tr("Choose a Bridge Run"),
+                                            m_workbench->runsRoot());
     if (run.isEmpty()) return;
   }
   run = cleanAbsolute(run);
   try {
     requireRun(toFsPath(run), "bridge");
   } catch (const Error& error) {
-    const QString text = QString::fromStdString(error.what());
-    reportError({tr("Cannot generate with “%1”.").arg(fileName(run)), text,
-                 tr("Run folder: %1\nError: %2\nStrata %3")
-                     .arg(run, text, QLatin1String(build::kVersion))});
+    m_workbench->reportFailure(tr("Cannot generate with “%1”.").arg(fileName(run)),
+                               QString::fromStdString(error.what()), tr("Run folder: %1").arg(run));
     return;
   }
-  if (focusTab(generateKey(run))) return;
-  auto* panel = new GeneratePanel(run, this);
-  connect(panel, &GeneratePanel::generateRequested, this,
-          [this, panel] { startHybridGeneration(panel); });
-  connect(panel, &GeneratePanel::stopRequested, this, [this] {
-    if (m_generationJob) m_generationJob->cancel();
+  m_workbench->showTab(tabkey::generate(run), tr("Generate — %1").arg(fileName(run)), [this, run] {
+    auto* panel = new GeneratePanel(run);
+    connect(panel, &GeneratePanel::generateRequested, this,
+            [this, panel] { startHybridGeneration(panel); });
+    connect(panel, &GeneratePanel::stopRequested, this, [this] {
+      if (m_generationJob) m_generationJob->cancel();
+    });
+    return panel;
   });
-  addTab(panel, generateKey(run), tr("Generate — %1").arg(fileName(run)));
 }
 
-void MainWindow::startHybridGeneration(GeneratePanel* panel) {
+void BridgeFeature::startHybridGeneration(GeneratePanel* panel) {
   if (m_generationJob) {
-    m_logDock->append(MessageLevel::Warning,
-                      tr("Not generating: a generation is running; stop it first"));
+    m_workbench->log().append(MessageLevel::Warning,
+                              tr("Not generating: a generation is running; stop it first"));
     return;
   }
   HybridComparisonConfig config;
   try {
     config = panel->config();
-    if (m_options.persistSettings) config.device = jobDevice();  // the Preferences' device
+    if (m_workbench->persistSettings()) config.device = jobDevice();  // the Preferences' device
   } catch (const Error& error) {
-    reportError({tr("Cannot generate."), QString::fromStdString(error.what()), {}});
+    m_workbench->reportFailure(tr("Cannot generate."), QString::fromStdString(error.what()));
     return;
   }
   const QString run = panel->bridgeRun();
@@ -237,25 +229,24 @@ void MainWindow::startHybridGeneration(GeneratePanel* panel) {
         });
   };
   QPointer<GeneratePanel> guard(panel);
-  JobController* job = startJob(
+  JobController* job = m_workbench->startJob(
       tr("Generating with %1").arg(fileName(run)), std::move(work),
       [this, guard, run, result, details](JobOutcome outcome, const QString& error) {
         m_generationJob = nullptr;
         switch (outcome) {
           case JobOutcome::Succeeded:
             if (guard) guard->finishGeneration(result);
-            m_logDock->append(MessageLevel::Info,
-                              tr("Generated with %1: %2")
-                                  .arg(fileName(run), GeneratePanel::summaryText(*result)));
+            m_workbench->log().append(MessageLevel::Info,
+                                      tr("Generated with %1: %2")
+                                          .arg(fileName(run), GeneratePanel::summaryText(*result)));
             break;
           case JobOutcome::Cancelled:
             if (guard) guard->abortGeneration(tr("Stopped."));
             break;
           case JobOutcome::Failed:
             if (guard) guard->abortGeneration(tr("Failed: %1").arg(error));
-            reportError({tr("Generation with “%1” failed.").arg(fileName(run)), error,
-                         tr("%1\nError: %2\nStrata %3")
-                             .arg(details, error, QLatin1String(build::kVersion))});
+            m_workbench->reportFailure(tr("Generation with “%1” failed.").arg(fileName(run)), error,
+                                       details);
             break;
         }
         emit generationFinished(run, outcome);

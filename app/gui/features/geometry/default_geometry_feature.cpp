@@ -1,0 +1,85 @@
+#include "default_geometry_feature.h"
+
+#include <QAction>
+
+#include "common/error.h"
+#include "common/install_paths.h"
+#include "display_text.h"
+#include "engine/cached_geometry.h"
+#include "log_dock.h"
+#include "plugin/plugin_metric.h"
+#include "preferences.h"
+#include "workbench.h"
+
+namespace strata {
+
+void DefaultGeometryFeature::install(Workbench& workbench) {
+  m_workbench = &workbench;
+  m_action = new QAction(tr("Open &Default Model"), this);
+  m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  m_action->setStatusTip(
+      tr("Open the built-in default model (a 4-layer byte-level Llama) on its layer geometry, "
+         "computed once and then cached"));
+  m_action->setEnabled(!defaultModelFolder().empty());
+  connect(m_action, &QAction::triggered, this, &DefaultGeometryFeature::openDefaultModel);
+  workbench.addMenuAction(MenuSection::FileOpen, m_action);
+}
+
+void DefaultGeometryFeature::openDefaultModel() {
+  if (m_job) {
+    m_workbench->log().append(MessageLevel::Info,
+                              tr("The default model's geometry is already being computed"));
+    return;
+  }
+  CachedGeometryRequest request;
+  try {
+    request = defaultGeometryRequest();
+  } catch (const Error& e) {
+    m_workbench->reportFailure(tr("Could not open the default model."),
+                               QString::fromUtf8(e.what()));
+    return;
+  }
+  if (m_workbench->persistSettings()) request.device = jobDevice();  // the Preferences' device
+  m_workbench->openModelFolder(toQString(request.modelFolder));
+  m_workbench->log().append(MessageLevel::Info,
+                            tr("Layer geometry of the default model over %1 (cached in %2)")
+                                .arg(toQString(request.corpus), toQString(request.cacheFolder)));
+
+  auto result = std::make_shared<CachedGeometry>();
+  JobWork work = [request, result](JobContext& job) {
+    // Every loaded plugin metric with its default options, as Score Layers… and `score` do.
+    const auto metrics = plugin::makePluginMetrics(plugin::installedPlugins(), {});
+    *result = cachedGeometry(request, job, plugin::pointers(metrics));
+  };
+  m_job = m_workbench->startJob(
+      tr("Default model geometry"), std::move(work),
+      [this, request, result](JobOutcome outcome, const QString& error) {
+        LogDock& log = m_workbench->log();
+        switch (outcome) {
+          case JobOutcome::Succeeded: {
+            const QString store = toQString(result->store);
+            log.append(MessageLevel::Info,
+                       result->captured || result->scored
+                           ? tr("Captured and scored the default model into %1").arg(store)
+                           : tr("Read the default model's cached geometry from %1").arg(store));
+            m_workbench->openActivationStore(store);  // its /geometry then opens the tab
+            break;
+          }
+          case JobOutcome::Cancelled:
+            log.append(MessageLevel::Warning,
+                       tr("The default model's geometry was cancelled: the finished "
+                          "layers are kept, and opening it again continues"));
+            break;
+          case JobOutcome::Failed:
+            m_workbench->reportFailure(
+                tr("Could not compute the default model's layer geometry."), error,
+                tr("Model: %1\nCorpus: %2\nCache: %3")
+                    .arg(toQString(request.modelFolder), toQString(request.corpus),
+                         toQString(request.cacheFolder)));
+            break;
+        }
+        emit defaultGeometryFinished(outcome);
+      });
+}
+
+}  // namespace strata

@@ -1,0 +1,42 @@
+#pragma once
+// The default geometry feature: File ▸ Open Default Model (and `strata --default`) opens the
+// built-in default model and lands on its Layer Geometry. Capture and scoring run as one
+// background job (progress and Cancel in the status bar) the first time; afterwards the store
+// cached in the user's data folder is read (core's cachedGeometry), so the second opening takes
+// about a second. The store is then opened like any other, and the geometry feature shows its
+// /geometry.
+
+#include <QObject>
+#include <QPointer>
+
+#include "job_controller.h"  // JobOutcome's metatype
+
+class QAction;
+
+namespace strata {
+
+class Workbench;
+
+class DefaultGeometryFeature final : public QObject {
+  Q_OBJECT
+
+ public:
+  using QObject::QObject;
+  void install(Workbench& workbench);
+
+  /** File ▸ Open Default Model (Ctrl+D): enabled when the built-in default model is found. */
+  QAction* openDefaultModelAction() const { return m_action; }
+  /** Opens the default model and its cached (or newly computed) Layer Geometry. */
+  void openDefaultModel();
+
+ signals:
+  /** The job ended (Succeeded: its store is being opened). */
+  void defaultGeometryFinished(strata::JobOutcome outcome);
+
+ private:
+  Workbench* m_workbench = nullptr;
+  QAction* m_action = nullptr;
+  QPointer<JobController> m_job;  ///< the capture + score, while it runs
+};
+
+}  // namespace strata

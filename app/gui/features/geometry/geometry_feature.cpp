@@ -1,0 +1,265 @@
+#include "geometry_feature.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+
+#include "clean_path.h"
+#include "display_text.h"
+#include "geometry/geometry_report.h"
+#include "geometry/score.h"
+#include "gui_settings.h"
+#include "io/activation_store.h"
+#include "layer_detail_view.h"
+#include "layer_geometry_view.h"
+#include "log_dock.h"
+#include "plugin/metric_options_text.h"
+#include "plugin/plugin_metric.h"
+#include "plugin_loading.h"
+#include "project_dock.h"
+#include "store_summary_view.h"
+#include "tab_keys.h"
+#include "workbench.h"
+
+namespace strata {
+namespace {
+
+QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
+
+const char* deviceName(geometry::DeviceChoice device) {
+  switch (device) {
+    case geometry::DeviceChoice::Cpu:
+      return "cpu";
+    case geometry::DeviceChoice::Cuda:
+      return "cuda";
+    default:
+      return "auto";
+  }
+}
+
+QString scanDetails(const QString& storeFile, const GeometryScanSettings& settings) {
+  const geometry::ProxyOptions& o = settings.options;
+  QString details = GeometryFeature::tr(
+                        "Store: %1\nDevice: %2\nNormalisation: %7\nBootstrap resamples %3, "
+                        "M = %4, k = %5, seed %6")
+                        .arg(storeFile, QLatin1String(deviceName(settings.device)))
+                        .arg(o.bootstrapResamples)
+                        .arg(o.anchors)
+                        .arg(o.neighbours)
+                        .arg(static_cast<qulonglong>(o.seed))
+                        .arg(QLatin1String(geometry::normalisationName(o.normalisation)));
+  if (!settings.pluginOptions.empty())
+    details += GeometryFeature::tr("\nPlugin metric options: %1")
+                   .arg(QString::fromStdString(settings.pluginOptions));
+  return details;
+}
+
+/** Every metric of the loaded plugins, in plugin then declaration order. */
+std::vector<plugin::MetricEntry> loadedPluginMetrics() {
+  std::vector<plugin::MetricEntry> metrics;
+  for (const plugin::LoadedPlugin& p : plugin::installedPlugins().plugins)
+    metrics.insert(metrics.end(), p.metrics.begin(), p.metrics.end());
+  return metrics;
+}
+
+/** "l* = 7 (S = 1.83)" under the default weights and candidates, for the log. */
+QString bestLayerText(const geometry::GeometryReport& report) {
+  const geometry::LayerScores scores = geometry::scoreLayers(
+      report.layerIndices(), report.values(), {}, geometry::defaultCandidates(report.numLayers));
+  if (scores.bestIndex < 0)
+    return GeometryFeature::tr("no l* (no candidate layer has a finite score)");
+  const auto best = static_cast<std::size_t>(scores.bestIndex);
+  return GeometryFeature::tr("l* = %1 (S = %2)")
+      .arg(report.layers[best].layer)
+      .arg(scores.score[best], 0, 'g', 3);
+}
+
+}  // namespace
+
+void GeometryFeature::install(Workbench& workbench) {
+  m_workbench = &workbench;
+  loadPluginsIntoLog(workbench.log());
+  m_scoreLayersAction = new QAction(tr("&Score Layers…"), this);
+  m_scoreLayersAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+  m_scoreLayersAction->setStatusTip(
+      tr("Compute m_curv, m_mono and k_eff of every layer of the selected activation store and "
+         "rank the layers by the score S"));
+  m_scoreLayersAction->setEnabled(false);  // until a store is open
+  connect(m_scoreLayersAction, &QAction::triggered, this, &GeometryFeature::showScoreLayersDialog);
+  workbench.addMenuAction(MenuSection::Geometry, m_scoreLayersAction);
+  workbench.projects().addEntryAction(ProjectCategory::ActivationStores, m_scoreLayersAction);
+  connect(&workbench.events(), &WorkbenchEvents::pathOpened, this,
+          &GeometryFeature::loadStoredGeometry);
+}
+
+LayerGeometryView* GeometryFeature::geometryView(const QString& storeFile) const {
+  return m_workbench->tabAs<LayerGeometryView>(tabkey::geometry(QDir::cleanPath(storeFile)));
+}
+
+LayerDetailView* GeometryFeature::layerDetailView(const QString& storeFile, qint64 layer) const {
+  return m_workbench->tabAs<LayerDetailView>(
+      tabkey::layerDetail(QDir::cleanPath(storeFile), layer));
+}
+
+void GeometryFeature::showScoreLayersDialog() {
+  const QString store = m_workbench->currentStore();
+  if (store.isEmpty()) return;
+  const auto summary = m_workbench->store(store);
+  auto* dialog =
+      new ScoreLayersDialog(store, summary ? summary->numTokens : 0, m_workbench->dialogParent());
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setPluginMetrics(loadedPluginMetrics());
+  if (m_workbench->persistSettings()) dialog->restoreSettings(guiSettings());
+  connect(dialog, &QDialog::accepted, this, [this, dialog, store] {
+    if (m_workbench->persistSettings()) {
+      QSettings settings = guiSettings();
+      dialog->saveSettings(settings);
+    }
+    startGeometryScan(store, dialog->settings());
+  });
+  dialog->open();  // window-modal without a nested event loop, like every dialog here
+}
+
+void GeometryFeature::startGeometryScan(const QString& storeFile,
+                                        const GeometryScanSettings& settings) {
+  LogDock& log = m_workbench->log();
+  const QString store = cleanAbsolute(storeFile);
+  if (m_scanning.contains(store)) {
+    log.append(
+        MessageLevel::Warning,
+        tr("%1 is already being scored; wait for that scan or cancel it").arg(fileName(store)));
+    return;
+  }
+  m_scanning << store;
+  log.append(MessageLevel::Info,
+             tr("Scoring the layers of %1 (device %2, %3 bootstrap resamples, M = %4, "
+                "k = %5, normalisation %6)")
+                 .arg(store, QLatin1String(deviceName(settings.device)))
+                 .arg(settings.options.bootstrapResamples)
+                 .arg(settings.options.anchors)
+                 .arg(settings.options.neighbours)
+                 .arg(QLatin1String(geometry::normalisationName(settings.options.normalisation))));
+  if (!settings.pluginOptions.empty())
+    log.append(MessageLevel::Info,
+               tr("Plugin metric options: %1").arg(QString::fromStdString(settings.pluginOptions)));
+  // The worker writes only *report; the GUI thread reads it after finished() (the job's thread
+  // has ended by then) and hands it on as an immutable snapshot.
+  auto report = std::make_shared<geometry::GeometryReport>();
+  JobWork work = [settings, file = toFsPath(store), report](JobContext& job) {
+    job.progress(-1.0, "starting the geometry backend");
+    const std::unique_ptr<geometry::GeometryBackend> backend =
+        geometry::makeGeometryBackend(settings.device);
+    job.info("geometry backend: " + backend->description());
+    {
+      const ActivationStore activations = ActivationStore::open(file);
+      // An option a metric does not declare fails the job here, naming the metric.
+      const auto metrics = plugin::makePluginMetrics(
+          plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
+      *report = geometry::scanStore(activations, *backend, settings.options, job, {},
+                                    plugin::pointers(metrics));
+    }  // closed before the same file is written
+    job.checkCancelled();
+    job.progress(-1.0, "writing /geometry");
+    geometry::writeGeometry(file, *report);
+  };
+  m_workbench->startJob(
+      tr("Scoring %1").arg(fileName(store)), std::move(work),
+      [this, store, settings, report](JobOutcome outcome, const QString& error) {
+        m_scanning.removeAll(store);
+        switch (outcome) {
+          case JobOutcome::Succeeded: {
+            std::shared_ptr<const geometry::GeometryReport> snapshot = report;
+            m_workbench->log().append(
+                MessageLevel::Info,
+                tr("Scored %1 layers of %2 on %3: %4; /geometry written")
+                    .arg(snapshot->layers.size())
+                    .arg(fileName(store), QString::fromStdString(snapshot->backend),
+                         bestLayerText(*snapshot)));
+            showGeometry(store, snapshot);
+            break;
+          }
+          case JobOutcome::Cancelled:
+            m_workbench->log().append(
+                MessageLevel::Warning,
+                tr("Scoring %1 was cancelled: the store was not changed").arg(fileName(store)));
+            break;
+          case JobOutcome::Failed:
+            m_workbench->reportFailure(
+                tr("Could not score the layers of “%1”.").arg(fileName(store)), error,
+                scanDetails(store, settings));
+            break;
+        }
+        emit geometryFinished(store, outcome);
+      });
+}
+
+void GeometryFeature::loadStoredGeometry(const QString& path) {
+  m_scoreLayersAction->setEnabled(!m_workbench->currentStore().isEmpty());
+  if (!m_workbench->store(path)) return;  // a model folder
+  auto report = std::make_shared<std::optional<geometry::GeometryReport>>();
+  JobWork work = [file = toFsPath(path), report](JobContext& job) {
+    job.progress(-1.0, "reading /geometry");
+    *report = geometry::readGeometry(file);
+  };
+  m_workbench->startJob(
+      tr("Reading the geometry of %1").arg(fileName(path)), std::move(work),
+      [this, path, report](JobOutcome outcome, const QString& error) {
+        if (outcome == JobOutcome::Succeeded && report->has_value()) {
+          showGeometry(path, std::make_shared<const geometry::GeometryReport>(std::move(**report)));
+        } else if (outcome == JobOutcome::Failed) {
+          m_workbench->reportFailure(
+              tr("Could not read the layer geometry stored in “%1”.").arg(fileName(path)), error,
+              tr("Store: %1\nScoring the layers again replaces /geometry.").arg(path));
+        }
+      });
+}
+
+void GeometryFeature::showGeometry(const QString& storeFile,
+                                   std::shared_ptr<const geometry::GeometryReport> report) {
+  const QString key = tabkey::geometry(storeFile);
+  if (LayerGeometryView* view = geometryView(storeFile)) {
+    view->setReport(std::move(report));
+    m_workbench->focusTab(key);
+  } else {
+    auto* created = new LayerGeometryView(storeFile, std::move(report));
+    connect(created, &LayerGeometryView::layerDetailRequested, this,
+            [this, storeFile](qint64 layer) { showLayerDetail(storeFile, layer); });
+    m_workbench->addTab(created, key, tr("Geometry — %1").arg(fileName(storeFile)));
+  }
+  emit m_workbench->events().geometryShown(storeFile);
+}
+
+void GeometryFeature::showLayerDetail(const QString& storeFile, qint64 layer) {
+  const QString key = tabkey::layerDetail(storeFile, layer);
+  if (m_workbench->focusTab(key) || m_loadingDetails.contains(key)) return;
+  const LayerGeometryView* view = geometryView(storeFile);
+  if (!view) return;
+  const std::vector<geometry::LayerGeometry>& layers = view->report().layers;
+  const auto found = std::find_if(layers.begin(), layers.end(),
+                                  [layer](const auto& g) { return g.layer == layer; });
+  if (found == layers.end()) return;
+  m_loadingDetails << key;
+  auto detail = std::make_shared<LayerDetail>();
+  JobWork work = [file = toFsPath(storeFile), geometry = *found, detail](JobContext& job) {
+    job.progress(-1.0, "reading the layer and its principal plane");
+    *detail = readLayerDetail(file, geometry);
+    job.checkCancelled();
+  };
+  m_workbench->startJob(
+      tr("Layer %1 of %2").arg(layer).arg(fileName(storeFile)), std::move(work),
+      [this, storeFile, layer, key, detail](JobOutcome outcome, const QString& error) {
+        m_loadingDetails.removeAll(key);
+        if (outcome == JobOutcome::Succeeded) {
+          m_workbench->addTab(new LayerDetailView(detail), key,
+                              tr("Layer %1 — %2").arg(layer).arg(fileName(storeFile)));
+          emit layerDetailShown(storeFile, layer);
+        } else if (outcome == JobOutcome::Failed) {
+          m_workbench->reportFailure(
+              tr("Could not show layer %1 of “%2”.").arg(layer).arg(fileName(storeFile)), error,
+              tr("Store: %1\nLayer: %2").arg(storeFile).arg(layer));
+        }
+      });
+}
+
+}  // namespace strata

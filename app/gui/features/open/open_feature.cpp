@@ -1,0 +1,165 @@
+#include "open_feature.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+
+#include "clean_path.h"
+#include "display_text.h"
+#include "engine/run_folder.h"
+#include "io/model_folder.h"
+#include "log_dock.h"
+#include "model_summary_view.h"
+#include "store_summary_view.h"
+#include "workbench.h"
+
+namespace strata {
+namespace {
+
+QString displayName(const QString& path) { return QFileInfo(path).fileName(); }
+
+bool isStoreFile(const QFileInfo& info) {
+  const QString suffix = info.suffix().toLower();
+  return info.isFile() && (suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5"));
+}
+
+}  // namespace
+
+void OpenFeature::install(Workbench& workbench) {
+  m_workbench = &workbench;
+  QWidget* window = workbench.dialogParent();
+  auto* openModel = new QAction(tr("Open &Model Folder…"), this);
+  openModel->setShortcut(QKeySequence::Open);
+  connect(openModel, &QAction::triggered, this, [this, window] {
+    const QString folder = QFileDialog::getExistingDirectory(window, tr("Open Model Folder"));
+    if (!folder.isEmpty()) openModelFolder(folder);
+  });
+  workbench.addMenuAction(MenuSection::FileOpen, openModel);
+  auto* openStore = new QAction(tr("Open &Activation Store…"), this);
+  openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  connect(openStore, &QAction::triggered, this, [this, window] {
+    const QString store = QFileDialog::getOpenFileName(
+        window, tr("Open Activation Store"), QString(), tr("Activation stores (*.h5 *.hdf5)"));
+    if (!store.isEmpty()) openActivationStore(store);
+  });
+  workbench.addMenuAction(MenuSection::FileOpen, openStore);
+  connect(&workbench.projects(), &ProjectDock::entryActivated, this, &OpenFeature::activateEntry);
+}
+
+void OpenFeature::openPath(const QString& path) {
+  const QFileInfo info(path);
+  if (info.isDir() && isRunFolder(toFsPath(path))) {
+    m_workbench->showTrainingRun(info.absoluteFilePath());  // followed live while it trains
+  } else if (info.isDir()) {
+    openModelFolder(path);
+  } else if (isStoreFile(info)) {
+    openActivationStore(path);
+  } else {
+    const QString problem =
+        info.exists() ? tr("not a model folder, a training run or an activation store (.h5)")
+                      : tr("no such file or folder");
+    failOpen(path, tr("Could not open “%1”.").arg(info.fileName()),
+             path + QStringLiteral(": ") + problem);
+  }
+}
+
+void OpenFeature::failOpen(const QString& path, const QString& summary, const QString& error) {
+  m_workbench->reportFailure(summary, error, tr("Path: %1").arg(path));
+  emit openFailed(path, error);
+}
+
+void OpenFeature::openModelFolder(const QString& folder) {
+  openInBackground(cleanAbsolute(folder), tr("model folder"), "reading config and weight headers",
+                   [this](const std::filesystem::path& path) -> std::function<void()> {
+                     auto summary = std::make_shared<const ModelSummary>(inspectModelFolder(path));
+                     return [this, summary] { showModel(summary); };
+                   });
+}
+
+void OpenFeature::openActivationStore(const QString& file) {
+  openInBackground(cleanAbsolute(file), tr("activation store"), "reading store metadata",
+                   [this](const std::filesystem::path& path) -> std::function<void()> {
+                     auto summary = std::make_shared<const StoreSummary>(readStoreSummary(path));
+                     return [this, summary] { showStore(summary); };
+                   });
+}
+
+void OpenFeature::openInBackground(const QString& path, const QString& what, const char* stage,
+                                   Reader read) {
+  if (m_opening.contains(path)) return;  // already on its way
+  m_opening << path;
+  m_workbench->log().append(MessageLevel::Info, tr("Opening %1 %2").arg(what, path));
+  auto show = std::make_shared<std::function<void()>>();
+  // Reading a sharded model's headers can take seconds on a network disk: never on this thread.
+  JobWork work = [show, read = std::move(read), fsPath = toFsPath(path), stage](JobContext& job) {
+    job.progress(-1.0, stage);
+    auto ready = read(fsPath);
+    job.checkCancelled();  // a cancelled open shows nothing, even when the reading finished
+    *show = std::move(ready);
+    job.progress(1.0, "done");
+  };
+  m_workbench->startJob(
+      tr("Opening %1").arg(displayName(path)), std::move(work),
+      [this, path, what, show](JobOutcome outcome, const QString& error) {
+        m_opening.removeAll(path);
+        switch (outcome) {
+          case JobOutcome::Succeeded:
+            (*show)();
+            break;
+          case JobOutcome::Cancelled:
+            m_workbench->log().append(MessageLevel::Info, tr("Opening %1 was cancelled").arg(path));
+            break;
+          case JobOutcome::Failed:
+            failOpen(path, tr("Could not open the %1 “%2”.").arg(what, displayName(path)), error);
+            break;
+        }
+      });
+}
+
+void OpenFeature::showModel(std::shared_ptr<const ModelSummary> summary) {
+  const QString path = QDir::cleanPath(toQString(summary->folder));
+  const ModelConfig& config = summary->config;
+  m_workbench->addModel(path, summary);
+  m_workbench->projects().addEntry(ProjectCategory::Models, path);
+  m_workbench->log().append(
+      MessageLevel::Info,
+      tr("Opened model %1: %2, %3 layers, hidden size %4, %5 parameters")
+          .arg(displayName(path), QString::fromStdString(config.architectureName))
+          .arg(config.numLayers)
+          .arg(config.hiddenSize)
+          .arg(countText(summary->parameterCount)));
+  for (const std::string& warning : summary->warnings)
+    m_workbench->log().append(MessageLevel::Warning, QString::fromStdString(warning));
+  m_workbench->showTab(path, displayName(path),
+                       [summary] { return new ModelSummaryView(summary); });
+  m_workbench->showStatusMessage(tr("Opened %1").arg(path), 5000);
+  emit m_workbench->events().pathOpened(path);
+}
+
+void OpenFeature::showStore(std::shared_ptr<const StoreSummary> summary) {
+  const QString path = QDir::cleanPath(toQString(summary->file));
+  m_workbench->addStore(path, summary);
+  m_workbench->projects().addEntry(ProjectCategory::ActivationStores, path);
+  m_workbench->log().append(MessageLevel::Info,
+                            tr("Opened activation store %1: %2 tokens, %3 of %4 layers complete")
+                                .arg(displayName(path), countText(summary->numTokens))
+                                .arg(summary->completedLayers.size())
+                                .arg(summary->meta.numLayers + 1));
+  m_workbench->showTab(path, displayName(path),
+                       [summary] { return new StoreSummaryView(summary); });
+  m_workbench->showStatusMessage(tr("Opened %1").arg(path), 5000);
+  emit m_workbench->events().pathOpened(path);
+}
+
+void OpenFeature::activateEntry(ProjectCategory category, const QString& path) {
+  if (m_workbench->focusTab(path)) return;
+  if (category == ProjectCategory::Models && m_workbench->model(path))
+    m_workbench->addTab(new ModelSummaryView(m_workbench->model(path)), path, displayName(path));
+  else if (category == ProjectCategory::ActivationStores && m_workbench->store(path))
+    m_workbench->addTab(new StoreSummaryView(m_workbench->store(path)), path, displayName(path));
+  else
+    openPath(path);
+}
+
+}  // namespace strata

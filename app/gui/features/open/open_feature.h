@@ -1,0 +1,53 @@
+#pragma once
+// The open feature: File ▸ Open Model Folder… and Open Activation Store…, the project dock's
+// double-click, and Workbench::openPath for everyone else (Recent, drops, a finished capture).
+// Every open runs its I/O in a background job, and the window only ever sees the finished,
+// immutable snapshot (ModelSummary, StoreSummary), which it registers with the workbench and
+// shows as the path's summary tab. A run folder goes to the Training tab instead.
+
+#include <QObject>
+#include <QStringList>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "project_dock.h"
+
+namespace strata {
+
+class Workbench;
+struct ModelSummary;
+struct StoreSummary;
+
+class OpenFeature final : public QObject {
+  Q_OBJECT
+
+ public:
+  using QObject::QObject;
+  void install(Workbench& workbench);
+
+  /** A folder opens as a model (a run folder in the Training tab), a .h5/.hdf5 file as an
+   *  activation store; anything else is reported. */
+  void openPath(const QString& path);
+  void openModelFolder(const QString& folder);
+  void openActivationStore(const QString& file);
+
+ signals:
+  /** Opening `path` failed; the error was reported. */
+  void openFailed(const QString& path, const QString& error);
+
+ private:
+  /** Runs on the worker thread; returns what the GUI thread then runs to show the result. */
+  using Reader = std::function<std::function<void()>(const std::filesystem::path&)>;
+  /** Opens `path` (a `what`, e.g. "model folder") with `read` in a background job. */
+  void openInBackground(const QString& path, const QString& what, const char* stage, Reader read);
+  void failOpen(const QString& path, const QString& summary, const QString& error);
+  void showModel(std::shared_ptr<const ModelSummary> summary);
+  void showStore(std::shared_ptr<const StoreSummary> summary);
+  void activateEntry(ProjectCategory category, const QString& path);
+
+  Workbench* m_workbench = nullptr;
+  QStringList m_opening;  ///< paths whose open job is running
+};
+
+}  // namespace strata

@@ -1,0 +1,158 @@
+#pragma once
+// Workbench: everything a feature (app/gui/features/<feature>/) may ask of the window, and
+// nothing more — tabs keyed by path, menus, background jobs, error reports, the open models and
+// stores, the one training slot, the runs root, and a few services other features provide
+// (opening a path, the Training tab). Features talk to each other only through this interface
+// and the signals of WorkbenchEvents, never through each other's members, so a feature can be
+// read (and deleted) on its own, as Qt Creator's plugins talk through ICore.
+// MainWindow implements it. GUI thread only.
+
+#include <QMap>
+#include <QObject>
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <memory>
+
+#include "common/job.h"
+
+class QAction;
+
+namespace strata {
+
+class JobController;
+class LogDock;
+class ProjectDock;
+struct ModelSummary;
+struct StoreSummary;
+
+/** Where a feature's menu action goes. File ▸ Open… and File ▸ Preferences… are sections of
+ *  the File menu (before Recent, and before Quit); the others are whole menus, filled in the
+ *  order the features are installed. */
+enum class MenuSection { FileOpen, FileSettings, Model, Geometry, Training, Bridge, Help };
+
+/** The one training a window runs at a time: a training run, a bridgeability sweep (which
+ *  trains bridges one after another) or a study (which trains its runs one after another). */
+struct TrainingSlot {
+  enum class Holder { None, Run, Sweep, Study };
+  Holder holder = Holder::None;
+  QString folder;  ///< the run folder, the sweep folder or the study folder
+  QString recipe;  ///< the run's recipe (empty for a sweep, or when run.json is unreadable)
+};
+
+/** What happened in the window that other features may follow. Emitted by the feature (or the
+ *  frame) named on each signal; anyone connects. */
+class WorkbenchEvents final : public QObject {
+  Q_OBJECT
+
+ public:
+  using QObject::QObject;
+
+ signals:
+  /** Open: a model or store finished opening and its tab is shown. */
+  void pathOpened(const QString& path);
+  /** Frame: `view` was added as a tab under `key` (before it is shown). */
+  void tabAdded(QWidget* view, const QString& key);
+  /** Geometry: the Layer Geometry tab of `storeFile` was opened or given a new report. */
+  void geometryShown(const QString& storeFile);
+  /** Training: a training job for `folder` started (new or resumed); the slot holds it. */
+  void trainingStarted(const QString& folder);
+  /** Frame: the runs root changed (Workbench::setRunsRoot). */
+  void runsRootChanged(const QString& root);
+};
+
+class Workbench {
+ public:
+  virtual ~Workbench() = default;
+
+  // The frame.
+  /** The parent for dialogs (the window). */
+  virtual QWidget* dialogParent() = 0;
+  virtual WorkbenchEvents& events() = 0;
+  /** False for throw-away windows (screenshots, tests): no QSettings reads or writes. */
+  virtual bool persistSettings() const = 0;
+  virtual LogDock& log() = 0;
+  virtual ProjectDock& projects() = 0;
+  /** Adds `action` to `section` (the window takes no ownership: parent it yourself). */
+  virtual void addMenuAction(MenuSection section, QAction* action) = 0;
+  /** A permanent widget at the right of the status bar, after the job progress. */
+  virtual void addStatusWidget(QWidget* widget) = 0;
+  virtual void showStatusMessage(const QString& text, int milliseconds) = 0;
+
+  // Tabs, each keyed by a path ("<store>#geometry" for views of a file, "strata:training" for
+  // the window's own).
+  /** The open tab under `key`, or nullptr. */
+  virtual QWidget* tab(const QString& key) const = 0;
+  /** The key of the current tab; empty when none. */
+  virtual QString currentTabKey() const = 0;
+  /** Brings up the tab under `key`; false when none is open. */
+  virtual bool focusTab(const QString& key) = 0;
+  /** Adds `view` as the current tab under `key` (the tab area owns it). */
+  virtual void addTab(QWidget* view, const QString& key, const QString& title) = 0;
+  /** The one "open or focus": brings up the tab under `key`, or adds the one `create` makes.
+   *  Returns the tab. */
+  QWidget* showTab(const QString& key, const QString& title,
+                   const std::function<QWidget*()>& create) {
+    if (focusTab(key)) return tab(key);
+    QWidget* view = create();
+    addTab(view, key, title);
+    return view;
+  }
+  template <class View>
+  View* tabAs(const QString& key) const {
+    return qobject_cast<View*>(tab(key));
+  }
+
+  // Background jobs.
+  using JobDone = std::function<void(JobOutcome, const QString& error)>;
+  /** Runs `work` in a background job shown in the status bar (progress, Cancel) whose
+   *  messages go to the log; `done` runs on the GUI thread when it ended. Every job of the
+   *  window starts here, so MainWindow::busy() sees it. The controller is deleted after
+   *  `done`; keep it in a QPointer. */
+  virtual JobController* startJob(const QString& name, JobWork work, JobDone done) = 0;
+
+  // Errors.
+  /** Logs `error` and shows the error dialog: `summary` ("Could not …"), `error`, and as
+   *  copyable details `context` (lines such as "Model: …"), the error and the Strata version. */
+  virtual void reportFailure(const QString& summary, const QString& error,
+                             const QString& context = {}) = 0;
+
+  // The open models and stores (the open feature registers them), keyed by clean path.
+  virtual void addModel(const QString& folder, std::shared_ptr<const ModelSummary> summary) = 0;
+  virtual std::shared_ptr<const ModelSummary> model(const QString& folder) const = 0;
+  virtual void addStore(const QString& file, std::shared_ptr<const StoreSummary> summary) = 0;
+  virtual std::shared_ptr<const StoreSummary> store(const QString& file) const = 0;
+  /** The model actions use: the one selected in the project dock, else the current tab's,
+   *  else the last opened; empty when no model is open. */
+  virtual QString currentModel() const = 0;
+  /** The same for activation stores (a tab "<store>#…" belongs to its store). */
+  virtual QString currentStore() const = 0;
+
+  // The training slot: one training run or sweep at a time.
+  virtual const TrainingSlot& trainingSlot() const = 0;
+  /** Takes the slot for `holder`; the caller has checked that it is free. */
+  virtual void occupyTrainingSlot(TrainingSlot holder) = 0;
+  virtual void freeTrainingSlot() = 0;
+
+  /** Where runs are listed and new runs go by default. */
+  virtual QString runsRoot() const = 0;
+  virtual void setRunsRoot(const QString& root) = 0;
+
+  // Services of the open feature.
+  /** A folder opens as a model (or a run, in the Training tab), a .h5/.hdf5 file as a store. */
+  virtual void openPath(const QString& path) = 0;
+  virtual void openModelFolder(const QString& folder) = 0;
+  virtual void openActivationStore(const QString& file) = 0;
+
+  // Services of the training feature.
+  /** Shows `run` in the Training tab (opening it), followed live while it trains. */
+  virtual void showTrainingRun(const QString& run) = 0;
+  /** The run the Training tab shows; empty when none (or the tab is closed). */
+  virtual QString shownTrainingRun() const = 0;
+  /** The launcher for every recipe, `recipe` preselected and `values` (key → CLI text) filled
+   *  in over the remembered ones; OK trains it. */
+  virtual void openTrainingLauncher(const QString& recipe,
+                                    const QMap<QString, QString>& values) = 0;
+};
+
+}  // namespace strata

@@ -1,0 +1,29 @@
+// The built-in recipes (see built_in_recipes.h).
+
+#include "recipes/built_in_recipes.h"
+
+#include "engine/recipe.h"
+#include "engine/recipe_catalog.h"
+#include "recipes/bridge.h"
+#include "recipes/dcdm.h"
+#include "recipes/pretrain.h"
+#include "recipes/repr_align.h"
+
+namespace strata {
+
+void addBuiltInRecipes() {
+  addRecipe({"pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
+             pretrainSettings, makePretrainRecipe});
+  addRecipe({"bridge",
+             "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
+             "embeddings",
+             bridgeSettings, makeBridgeRecipe});
+  addRecipe({"dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
+             dcdmSettings, makeDcdmRecipe});
+  addRecipe({"repr_align",
+             "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "
+             "bidirectional student aligned layer by layer to the frozen causal teacher",
+             reprAlignSettings, makeReprAlignRecipe});
+}
+
+}  // namespace strata
