@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "display_text.h"
+#include "path_row.h"
 
 namespace strata {
 namespace {
@@ -33,16 +34,6 @@ QSpinBox* spinBox(QWidget* parent, int minimum, int maximum, int value, const QS
   box->setGroupSeparatorShown(true);
   box->setToolTip(tip);
   return box;
-}
-
-/** A line edit with a Browse… button beside it, as one row of the form. */
-QWidget* pathRow(QWidget* parent, QLineEdit* edit, QPushButton* browse) {
-  auto* row = new QWidget(parent);
-  auto* layout = new QHBoxLayout(row);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(edit, 1);
-  layout->addWidget(browse);
-  return row;
 }
 
 bool isStoreName(const QString& path) {

@@ -13,6 +13,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "path_row.h"
+
 namespace strata {
 namespace {
 
@@ -28,16 +30,6 @@ QString aboutStudy(const QString& study) {
     return StudyDialog::tr("REPR-ALIGN: does aligning to the teacher (λ = 10) speed up converting an "
                            "autoregressive model into a diffusion LM? (docs/studies/repr-align.md)");
   return {};
-}
-
-/** A line edit with a Browse… button beside it, as one row of the form. */
-QWidget* pathRow(QWidget* parent, QLineEdit* edit, QPushButton* browse) {
-  auto* row = new QWidget(parent);
-  auto* layout = new QHBoxLayout(row);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(edit, 1);
-  layout->addWidget(browse);
-  return row;
 }
 
 }  // namespace
