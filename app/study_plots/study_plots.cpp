@@ -80,9 +80,17 @@ QStringList writeStudyPlots(const QString& studyFolder) {
     }
     for (const auto& [curve, arms] : study.at("curves").items()) {
       charts::CurveChart chart;
-      chart.title = name + ": " + text(curve) + " over training (mean over seeds, 95 % band)";
-      chart.xLabel = "step";
-      chart.yLabel = text(curve);
+      // "<y>_by_<x>" is a curve over x (e.g. the mask ratio) at the end of training; else over steps.
+      const size_t by = curve.find("_by_");
+      if (by == std::string::npos) {
+        chart.title = name + ": " + text(curve) + " over training (mean over seeds, 95 % band)";
+        chart.xLabel = "step";
+        chart.yLabel = text(curve);
+      } else {
+        chart.title = name + ": " + text(curve.substr(0, by)) + " (mean over seeds, 95 % band)";
+        chart.xLabel = text(curve.substr(by + 4)).replace('_', ' ');
+        chart.yLabel = text(curve.substr(0, by));
+      }
       for (const auto& [arm, c] : arms.items()) {
         QVector<double> steps;
         for (const auto& s : c.at("step")) steps.push_back(s.get<double>());

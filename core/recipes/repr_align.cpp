@@ -134,6 +134,8 @@ class ReprAlignRecipe final : public Recipe {
     }
     if (!m_layers.empty()) metrics["align_loss"] = align / n;
     for (size_t k = 0; k < cosines.size(); ++k) metrics["align_cos_" + stateName(k)] = cosines[k] / n;
+    for (const int percent : kMaskPercents)
+      metrics["masked_ce_r" + std::to_string(percent)] = maskedCeAtRatio(windows, percent / 100.0);
     if (m_leader) writeSample(step);
     return metrics;
   }
@@ -154,6 +156,31 @@ class ReprAlignRecipe final : public Recipe {
   }
 
  private:
+  /** The mask ratios of the per-ratio evaluation: where along the noise schedule a run is good. */
+  static constexpr int kMaskPercents[] = {10, 30, 50, 70, 90};
+
+  /** Mean masked CE of the held-out windows with every position masked with probability `ratio`
+   *  (a generator of its own per ratio, so every run sees the same masks). */
+  double maskedCeAtRatio(int64_t windows, double ratio) {
+    at::Generator generator = at::detail::createCPUGenerator(m_seed ^ 0x5A7EULL ^ static_cast<uint64_t>(ratio * 1000));
+    double nll = 0, targets = 0;
+    for (int64_t first = 0; first < windows; first += m_batch) {
+      const int64_t rows = std::min(m_batch, windows - first);
+      const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
+      const torch::Tensor t = torch::full({rows}, ratio, torch::kDouble);
+      const torch::Tensor noised = torch::rand({rows, m_seqLen}, generator, torch::kDouble) < ratio;
+      const torch::Tensor x = x0.to(m_device), masked = noised.to(m_device);
+      AttentionOptions bidirectional;
+      bidirectional.causal = false;
+      const torch::Tensor xt = torch::where(masked, torch::full_like(x, m_student->maskId()), x);
+      const TrainableForward student = m_student->forward(xt, bidirectional, false);
+      const AlignmentLoss l = alignmentLoss(student.logits, x, masked, t.to(m_device), {}, {}, {}, m_options);
+      nll += l.maskedNllSum;
+      targets += static_cast<double>(l.targets);
+    }
+    return nll / std::max(1.0, targets);
+  }
+
   /** Student (bidirectional, on x_t) against teacher (causal, on x0, no grad). */
   AlignmentLoss batchLoss(const torch::Tensor& x0, const torch::Tensor& noised, const torch::Tensor& t,
                           bool withTeacher) {

@@ -3,19 +3,25 @@
 #include "studies/dihal_study.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
+#include "common/job.h"
+#include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "common/job.h"
 #include "engine/metrics_log.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"
+#include "io/atomic_file.h"
 #include "recipes/bridge_sweep.h"
+#include "recipes/hybrid_generation.h"
 #include "studies/study_analysis.h"
 #include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
@@ -28,6 +34,68 @@ namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
+
+/** The store is scored with `trace` (the default); these two are scored beside it, so ρ can be
+ *  reported under every normalisation (DIR/normalisations.json). */
+const std::vector<geometry::Normalisation> kOtherNormalisations = {geometry::Normalisation::None,
+                                                                   geometry::Normalisation::Standardise};
+
+fs::path normalisationsFile(const StudyProtocol& p) {
+  return fs::path(settingIn(p.shared, "store")).parent_path() / "normalisations.json";
+}
+
+/** `count` prompts from the held-out tail (the last 5 %, pretrain's val_fraction) of the corpus:
+ *  the first `bytes` bytes of lines spread evenly over it, cut at a space. */
+std::vector<std::string> corpusPrompts(const fs::path& corpus, int64_t count, size_t bytes) {
+  const std::string text = readWholeFile(corpus);
+  const size_t tail = text.size() - text.size() / 20;
+  std::vector<std::string> prompts;
+  for (int64_t k = 0; k < count; ++k) {
+    const size_t from = tail + (text.size() - tail) * static_cast<size_t>(k) / static_cast<size_t>(count);
+    size_t start = text.find('\n', from);
+    while (start != std::string::npos && start + 1 < text.size() && std::isspace(static_cast<unsigned char>(text[start])))
+      ++start;
+    if (start == std::string::npos || start + bytes >= text.size()) break;
+    std::string line = text.substr(start, bytes);
+    line = line.substr(0, line.find('\n'));
+    const size_t space = line.rfind(' ');
+    if (space != std::string::npos && space > 0) line.resize(space);
+    if (!line.empty()) prompts.push_back(line);
+  }
+  if (prompts.empty()) throw FormatError(corpus, "has no held-out lines to prompt the hybrid generation with");
+  return prompts;
+}
+
+/** The sweep's rows and statistics for one set of proxy values (layer order of `layers`). */
+BridgeSweepResult sweepOf(const std::vector<int64_t>& layers, const std::vector<geometry::ProxyValues>& values,
+                          int64_t last, const std::vector<StudyRunResult>& runs, const fs::path& source) {
+  const auto scores = geometry::scoreLayers(layers, values, {}, geometry::LayerRange{1, last});
+  BridgeSweepResult sweep;
+  for (const auto& r : runs) {
+    if (r.arm.rfind("bridge-l", 0) != 0) continue;
+    BridgeSweepRow row;
+    row.layer = std::stoll(r.arm.substr(8));
+    row.valLoss = r.measurement.values.at("val_loss_best");
+    const auto index = static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
+    if (index >= layers.size()) throw FormatError(source, "has no score for layer " + std::to_string(row.layer));
+    row.score = scores.score[index];
+    row.curvature = values[index].curvature;
+    row.monotonicity = values[index].monotonicity;
+    row.effectiveRank = values[index].effectiveRank;
+    sweep.rows.push_back(row);
+  }
+  if (sweep.rows.size() >= 2) computeSweepStatistics(sweep);
+  return sweep;
+}
+
+double valueOf(const std::vector<StudyRunResult>& runs, const std::string& arm, const std::string& key) {
+  for (const auto& r : runs)
+    if (r.arm == arm) {
+      const auto v = r.measurement.values.find(key);
+      return v == r.measurement.values.end() ? kNan : v->second;
+    }
+  return kNan;
+}
 
 class DihalStudy final : public Study {
  public:
@@ -56,8 +124,21 @@ class DihalStudy final : public Study {
                                                           "eval_every=1000", "checkpoint_every=1000", "eval_windows=32",
                                                           "log_every=50"})
       modelSettings.push_back(s);
+    // The Gen.PPL judge: a separate, smaller causal LM on the same corpus (the frozen model would
+    // favour text decoded through its own upper layers).
+    std::vector<std::string> judgeSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002", "seed=1"};
+    for (const auto& s : smoke ? std::vector<std::string>{"layers=2", "dim=16", "heads=2", "mlp=32", "seq_len=16",
+                                                         "batch=2", "steps=6", "warmup=1", "eval_every=3",
+                                                         "eval_windows=2", "log_every=1"}
+                               : std::vector<std::string>{"layers=4", "dim=64", "heads=4", "mlp=256", "seq_len=64",
+                                                          "batch=16", "steps=" + std::to_string(kJudgeSteps),
+                                                          "warmup=50", "eval_every=500", "checkpoint_every=500",
+                                                          "eval_windows=32", "log_every=50"})
+      judgeSettings.push_back(s);
     p.auxiliary = {{"model", "pretrain", modelSettings,
-                    "the frozen model the bridges read: a causal byte-level Llama of " + std::to_string(layers) + " layers"}};
+                    "the frozen model the bridges read: a causal byte-level Llama of " + std::to_string(layers) + " layers"},
+                   {"judge", "pretrain", judgeSettings,
+                    "the Gen.PPL judge: a causal byte-level Llama of 4 layers, another seed, the same corpus"}};
     const int64_t steps = smoke ? 6 : kBridgeSteps;
     const int64_t every = smoke ? 3 : kBridgeSteps / 10;
     p.shared = {"model=" + model, "store=" + store, "corpus=" + corpus, "threads=1",
@@ -76,7 +157,7 @@ class DihalStudy final : public Study {
                                std::to_string(kBridgeSteps) + " steps of 16 × 32 tokens per bridge, sized to about an "
                                "hour for 3 seeds on this 2-core machine when idle (docs/studies/dihal.md)";
     // Candidate layers 1..L−1 (geometry/score.h's default range); layer 0 is the control.
-    p.arms.push_back({"embedding-diffusion", "bridge", {"layer=0", "condition=none", "process=gaussian"},
+    p.arms.push_back({kControl, "bridge", {"layer=0", "condition=none", "process=gaussian"},
                       "the control: embedding-space diffusion of h_0, unconditional (Diffusion-LM style)"});
     for (int64_t l = 1; l < layers; ++l)
       p.arms.push_back({"bridge-l" + std::to_string(l), "bridge", {"layer=" + std::to_string(l)},
@@ -96,6 +177,16 @@ class DihalStudy final : public Study {
                  {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
                  {"regret_lstar", "val loss at l* − at the oracle layer", true},
                  {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
+                 {"rho_s_none", "ρ(S, −val loss), store scored with normalisation none", false},
+                 {"partial_rho_none", "partial ρ(S, −val loss | depth), normalisation none", false},
+                 {"rho_s_standardise", "ρ(S, −val loss), normalisation standardise", false},
+                 {"partial_rho_standardise", "partial ρ(S, −val loss | depth), normalisation standardise", false},
+                 {"gen_ppl", "Gen.PPL of the run's generations under the judge (hybrid; the control: embedding "
+                             "diffusion)", true},
+                 {"word_diversity", "SimCTG word diversity of the generations", false},
+                 {"original_gen_ppl", "Gen.PPL of the frozen model's own generations (control run only)", true},
+                 {"gen_ppl_lstar", "Gen.PPL of the hybrid through l*", true},
+                 {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
                  {"train_seconds", "training wall clock (s)", true}};
     p.curves = {"val_loss"};
     p.claims = {
@@ -109,6 +200,12 @@ class DihalStudy final : public Study {
          ClaimDirection::Higher, 0, "rho_neg_depth"},
         {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar", "sweep", "", "",
          ClaimDirection::Lower, 0, "regret_worst"},
+        {"beyond_depth_none", "the same with normalisation none: partial ρ(S, −loss | depth) > 0", "partial_rho_none",
+         "sweep", "", "zero", ClaimDirection::Higher, 0},
+        {"beyond_depth_standardise", "the same with normalisation standardise", "partial_rho_standardise", "sweep", "",
+         "zero", ClaimDirection::Higher, 0},
+        {"hybrid_beats_baseline", "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
+         "gen_ppl_lstar", "sweep", "", "", ClaimDirection::Lower, 0, "gen_ppl_control"},
     };
     p.headline = "beyond_depth";
     return p;
@@ -122,7 +219,12 @@ class DihalStudy final : public Study {
   void afterAuxiliary(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
                       JobContext& job) override {
     const fs::path store = settingIn(p.shared, "store");
-    if (fs::exists(store) && geometry::readGeometry(store)) return;
+    if (!fs::exists(store) || !geometry::readGeometry(store)) captureAndScore(p, runs, options, job);
+    if (!fs::exists(normalisationsFile(p))) scoreOtherNormalisations(p, options, job);
+  }
+
+  void captureAndScore(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options, JobContext& job) {
+    const fs::path store = settingIn(p.shared, "store");
     CaptureConfig capture;
     capture.modelFolder = runs / "model";
     capture.corpus = settingIn(p.shared, "corpus");
@@ -143,7 +245,55 @@ class DihalStudy final : public Study {
     geometry::writeGeometry(store, report);
   }
 
-  RunMeasurement measure(const StudyArm&, const fs::path& run) override {
+  /** The proxies under the other normalisations, per layer, into normalisations.json. */
+  void scoreOtherNormalisations(const StudyProtocol& p, const StudyOptions& options, JobContext& job) {
+    const fs::path store = settingIn(p.shared, "store");
+    auto backend = geometry::makeGeometryBackend(geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
+    const ActivationStore opened = ActivationStore::open(store);
+    nlohmann::json all = nlohmann::json::object();
+    for (const geometry::Normalisation mode : kOtherNormalisations) {
+      job.info(std::string("scoring the layers with normalisation ") + geometry::normalisationName(mode));
+      geometry::ProxyOptions proxies;
+      proxies.normalisation = mode;
+      const geometry::GeometryReport report = geometry::scanStore(opened, *backend, proxies, job);
+      nlohmann::json layers = nlohmann::json::array();
+      for (const auto& layer : report.layers)
+        layers.push_back({{"layer", layer.layer},
+                          {"curvature", layer.values.curvature},
+                          {"monotonicity", layer.values.monotonicity},
+                          {"effective_rank", layer.values.effectiveRank}});
+      all[geometry::normalisationName(mode)] = layers;
+    }
+    writeTextAtomically(normalisationsFile(p), all.dump(2) + "\n");
+  }
+
+  /** The layers and proxy values `normalisations.json` holds for `mode`. */
+  static std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(
+      const fs::path& file, geometry::Normalisation mode) {
+    const nlohmann::json all = nlohmann::json::parse(readWholeFile(file), nullptr, false);
+    const char* name = geometry::normalisationName(mode);
+    if (all.is_discarded() || !all.contains(name)) throw FormatError(file, std::string("has no layers scored with ") + name);
+    std::vector<int64_t> layers;
+    std::vector<geometry::ProxyValues> values;
+    for (const auto& row : all.at(name)) {
+      layers.push_back(row.at("layer").get<int64_t>());
+      values.push_back({row.at("curvature").get<double>(), row.at("monotonicity").get<double>(),
+                        row.at("effective_rank").get<double>()});
+    }
+    return {layers, values};
+  }
+
+  void prepareMeasuring(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options) override {
+    const bool smoke = p.budget == "smoke";
+    m_samples = options.measureSamples >= 0 ? options.measureSamples : (smoke ? 2 : 8);
+    m_judge = runs / "judge";
+    m_device = options.device;
+    m_newTokens = smoke ? 4 : 32;
+    m_prompts.clear();
+    if (m_samples > 0) m_prompts = corpusPrompts(settingIn(p.shared, "corpus"), m_samples, smoke ? 8 : 24);
+  }
+
+  RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
     const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
     const MetricSeries val = metricSeries(records, "val_loss");
     if (val.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
@@ -158,6 +308,25 @@ class DihalStudy final : public Study {
       if (step * 10 <= lastStep * 7) at70 = v;
     m.values["converge_drop"] = (at70 - lastOf(val)) / std::max(1e-12, std::abs(lastOf(val)));
     m.curves["val_loss"] = val;
+    m.values["gen_ppl"] = m.values["word_diversity"] = m.values["original_gen_ppl"] = kNan;
+    if (!m_prompts.empty()) {
+      HybridComparisonConfig config;
+      config.bridgeRun = run;
+      config.prompts = m_prompts;
+      config.sampling.maxNewTokens = static_cast<int>(m_newTokens);
+      config.sampling.temperature = 1.0;  // the sampling of docs/bridge.md: temperature 1, top-p 0.95
+      config.sampling.topP = 0.95;
+      config.sampling.stopAtEos = false;
+      config.judge = m_judge;
+      config.original = arm.name == kControl;  // the frozen model's own text, once per seed
+      config.device = m_device;
+      NullProgressSink quiet;
+      JobContext job(quiet, CancellationToken());
+      const HybridComparison c = compareHybridGeneration(config, job);
+      m.values["gen_ppl"] = c.hybridGenPpl;
+      m.values["word_diversity"] = c.hybridDiversity;
+      if (config.original) m.values["original_gen_ppl"] = c.originalGenPpl;
+    }
     return m;
   }
 
@@ -165,26 +334,10 @@ class DihalStudy final : public Study {
     const fs::path storePath = settingIn(p.shared, "store");
     const auto report = geometry::readGeometry(storePath);
     if (!report) throw FormatError(storePath, "has no layer scores");
-    const std::vector<int64_t> layers = report->layerIndices();
     const int64_t last = modelLayers(p.budget == "smoke") - 1;
-    const auto scores = geometry::scoreLayers(layers, report->values(), {}, geometry::LayerRange{1, last});
-    BridgeSweepResult sweep;
-    for (const auto& r : runs) {
-      if (r.arm.rfind("bridge-l", 0) != 0) continue;
-      BridgeSweepRow row;
-      row.layer = std::stoll(r.arm.substr(8));
-      row.valLoss = r.measurement.values.at("val_loss_best");
-      const auto index = static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
-      if (index >= layers.size()) throw FormatError(storePath, "has no score for layer " + std::to_string(row.layer));
-      row.score = scores.score[index];
-      row.curvature = report->layers[index].values.curvature;
-      row.monotonicity = report->layers[index].values.monotonicity;
-      row.effectiveRank = report->layers[index].values.effectiveRank;
-      sweep.rows.push_back(row);
-    }
+    BridgeSweepResult sweep = sweepOf(report->layerIndices(), report->values(), last, runs, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
-    computeSweepStatistics(sweep);
     const auto byLoss = std::min_element(sweep.rows.begin(), sweep.rows.end(),
                                          [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
     const auto byScore = std::max_element(sweep.rows.begin(), sweep.rows.end(),
@@ -195,13 +348,30 @@ class DihalStudy final : public Study {
                 {"rho_m_curv", sweep.rhoCurvature}, {"rho_m_mono", sweep.rhoMonotonicity},
                 {"rho_neg_k_eff", sweep.rhoEffectiveRank}, {"lstar", double(byScore->layer)},
                 {"oracle_layer", double(byLoss->layer)}, {"regret_lstar", byScore->valLoss - byLoss->valLoss},
-                {"regret_worst", worst->valLoss - byLoss->valLoss}};
+                {"regret_worst", worst->valLoss - byLoss->valLoss},
+                {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(byScore->layer), "gen_ppl")},
+                {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
+    const fs::path others = normalisationsFile(p);
+    for (const geometry::Normalisation mode : kOtherNormalisations) {
+      const auto [layers, values] = readNormalisation(others, mode);
+      const BridgeSweepResult other = sweepOf(layers, values, last, runs, others);
+      const std::string name = geometry::normalisationName(mode);
+      m.values["rho_s_" + name] = other.rho;
+      m.values["partial_rho_" + name] = other.partialRho;
+    }
     return m;
   }
 
  private:
   static constexpr int64_t kModelSteps = 3000;
   static constexpr int64_t kBridgeSteps = 6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
+  static constexpr int64_t kJudgeSteps = 1500;
+  static constexpr const char* kControl = "embedding-diffusion";
+  int64_t m_samples = 8;
+  int64_t m_newTokens = 32;
+  fs::path m_judge;
+  std::string m_device;
+  std::vector<std::string> m_prompts;
 };
 
 }  // namespace

@@ -84,12 +84,18 @@ class ReprAlignStudy final : public Study {
                  {"val_ce_best", "best val masked CE (nats)", true},
                  {"val_ce_final", "final val masked CE (nats)", true},
                  {"val_masked_acc", "final masked-token accuracy", false},
+                 {"val_ce_r10", "final val masked CE with 10 % of the tokens masked (nats)", true},
+                 {"val_ce_r30", "final val masked CE with 30 % masked (nats)", true},
+                 {"val_ce_r50", "final val masked CE with 50 % masked (nats)", true},
+                 {"val_ce_r70", "final val masked CE with 70 % masked (nats)", true},
+                 {"val_ce_r90", "final val masked CE with 90 % masked (nats)", true},
                  {"align_cos_mean", "final alignment cosine, mean over states", false},
                  {"gen_ppl", "Gen.PPL of samples under the teacher", true},
                  {"token_diversity", "token diversity of samples", false},
                  {"train_seconds", "training wall clock (s)", true},
                  {"tokens_per_s", "training throughput (tokens/s)", false}};
-    p.curves = {"val_loss"};
+    // "<y>_by_<x>": a curve over something other than steps (strata-study-plots labels its x axis).
+    p.curves = {"val_loss", "val_ce_r50", "final_masked_ce_by_mask_percent"};
     for (int64_t l = 0; l < teacherStates(smoke); ++l) p.curves.push_back("val_align_cos_" + std::to_string(l));
     const auto lower = ClaimDirection::Lower;
     p.claims = {
@@ -133,6 +139,16 @@ class ReprAlignStudy final : public Study {
     m.values["val_ce_final"] = lastOf(val);
     m.values["val_masked_acc"] = lastOf(metricSeries(records, "val_masked_acc"));
     m.curves["val_loss"] = val;
+    // The recipe's fixed-ratio evaluations (recipes/repr_align.cpp): which end of the noise
+    // schedule the adaptation improves.
+    MetricSeries byRatio;
+    for (const int percent : {10, 30, 50, 70, 90}) {
+      const MetricSeries ce = metricSeries(records, "val_masked_ce_r" + std::to_string(percent));
+      m.values["val_ce_r" + std::to_string(percent)] = ce.empty() ? std::nan("") : lastOf(ce);
+      if (!ce.empty()) byRatio.emplace_back(percent, lastOf(ce));
+      if (percent == 50 && !ce.empty()) m.curves["val_ce_r50"] = ce;
+    }
+    if (!byRatio.empty()) m.curves["final_masked_ce_by_mask_percent"] = byRatio;
     double cosines = 0;
     int64_t states = 0;
     for (int64_t l = 0;; ++l) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "common/text_file.h"
+#include "geometry/geometry_report.h"
 #include "studies/study_protocol.h"
 #include "studies/study_registry.h"
 #include "studies/study_runner.h"
@@ -150,6 +152,14 @@ TEST(StudySmoke, ReprAlignStudyRunsEndToEnd) {
   EXPECT_TRUE(study["aggregates"]["lambda10-full"].contains("align_cos_mean"));
   EXPECT_TRUE(study["aggregates"]["scratch-full"].contains("gen_ppl"));
   EXPECT_TRUE(study["curves"].contains("val_align_cos_2"));  // the smoke teacher's 3 states
+  // The per-mask-ratio evaluation: one final CE per ratio, as a curve over the ratio too.
+  for (const char* key : {"val_ce_r10", "val_ce_r50", "val_ce_r90"}) {
+    const Json& ce = study["aggregates"]["lambda0-full"][key];
+    EXPECT_EQ(ce["n"], 2) << key;
+    EXPECT_GT(ce["mean"].get<double>(), 0.0) << key;
+  }
+  const Json& byRatio = study["curves"]["final_masked_ce_by_mask_percent"]["lambda10-full"];
+  EXPECT_EQ(byRatio["step"], Json::array({10, 30, 50, 70, 90}));
   EXPECT_EQ(study["claims"].size(), 7u);
   EXPECT_EQ(outcome.analysis.verdict.result, study["verdict"]["result"]);
 }
@@ -168,6 +178,38 @@ TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
   EXPECT_TRUE(study["aggregates"]["bridge-l2"].contains("val_loss_best"));
   EXPECT_EQ(study["claims"][3]["baseline_metric"], "rho_neg_depth");
   EXPECT_EQ(study["claims"][3]["difference"]["n"], 2);
+
+  // ρ under the other normalisations. k_eff = tr(Σ)/λ_max(Σ) does not depend on the scale, so
+  // the unnormalised scores must repeat the store's (trace) effective ranks, while m_curv, which
+  // scales with 1/‖h‖², must not.
+  const Json others = Json::parse(readWholeFile(dir / "s" / "normalisations.json"));
+  const auto trace = geometry::readGeometry(dir / "s" / "acts.h5");
+  ASSERT_TRUE(trace);
+  ASSERT_EQ(others["none"].size(), trace->layers.size());
+  bool curvatureDiffers = false;
+  for (size_t i = 0; i < others["none"].size(); ++i) {
+    const Json& none = others["none"][i];
+    const geometry::ProxyValues& traced = trace->layers[i].values;
+    ASSERT_EQ(none["layer"], trace->layers[i].layer);
+    EXPECT_NEAR(none["effective_rank"].get<double>(), traced.effectiveRank, 1e-6 * traced.effectiveRank)
+        << "layer " << none["layer"];
+    curvatureDiffers |= std::abs(none["curvature"].get<double>() - traced.curvature) > 1e-3 * std::abs(traced.curvature);
+  }
+  EXPECT_TRUE(curvatureDiffers);
+  EXPECT_TRUE(others.contains("standardise"));
+  EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_none"));
+  EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_standardise"));  // partial ρ: NaN with 3 layers
+
+  // Hybrid generation judged by the study's own judge: every bridge and the control have a
+  // Gen.PPL, the control also the frozen model's own.
+  EXPECT_TRUE(std::filesystem::exists(dir / "s" / "runs" / "judge" / "model.safetensors"));
+  for (const char* arm : {"embedding-diffusion", "bridge-l1", "bridge-l3"})
+    EXPECT_GT(study["aggregates"][arm]["gen_ppl"]["mean"].get<double>(), 1.0) << arm;
+  EXPECT_GT(study["aggregates"]["embedding-diffusion"]["original_gen_ppl"]["mean"].get<double>(), 1.0);
+  EXPECT_EQ(study["aggregates"]["sweep"]["gen_ppl_control"]["mean"],
+            study["aggregates"]["embedding-diffusion"]["gen_ppl"]["mean"]);
+  EXPECT_EQ(study["claims"].size(), 8u);
+  EXPECT_EQ(study["claims"][7]["baseline_metric"], "gen_ppl_control");
 }
 
 TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
