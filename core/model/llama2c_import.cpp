@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "io/atomic_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "common/text_file.h"
 #include "model/llama2c_tokenizer_json.h"
 

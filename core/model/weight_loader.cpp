@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/error.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 
 namespace strata {
 namespace {

@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "common/text_file.h"
 #include "engine/recipe_catalog.h"
 #include "recipes/run_config.h"

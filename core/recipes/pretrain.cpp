@@ -13,7 +13,7 @@
 #include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "model/trainable_llama.h"
 #include "recipes/pretrain_data.h"
 #include "io/atomic_file.h"

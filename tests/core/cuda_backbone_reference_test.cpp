@@ -24,7 +24,7 @@
 #include "core/temp_dir.h"
 #include "engine/device_choice.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "model/backbone.h"
 
 namespace strata {

@@ -26,7 +26,7 @@
 #include "core/temp_dir.h"
 #include "io/hf_config.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "model/backbone.h"
 #include "model/generation.h"
 #include "model/llama2c_checkpoint.h"

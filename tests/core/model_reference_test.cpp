@@ -20,7 +20,7 @@
 #include "core/python_finder.h"
 #include "core/temp_dir.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "model/backbone.h"
 #include "model/trainable_backbone.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 
 namespace strata::testing {
 namespace {

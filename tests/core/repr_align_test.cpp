@@ -17,7 +17,7 @@
 #include "common/error.h"
 #include "engine/metrics_log.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "common/text_file.h"
 #include "model/llama2c_import.h"
 #include "recipes/pretrain_files.h"

@@ -16,7 +16,7 @@
 #include "core/temp_dir.h"
 #include "io/atomic_file.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 
 namespace strata {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 #include "core/temp_dir.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 
 namespace strata {
 namespace {

@@ -10,7 +10,7 @@
 #include "common/job.h"
 #include "engine/metrics_log.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "engine/recipe_catalog.h"
 
 namespace strata::testing {

@@ -16,7 +16,7 @@
 #include "core/transformers_checkpoint.h"
 #include "common/job.h"
 #include "io/safetensors_file.h"
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
 

@@ -1,4 +1,4 @@
-#include "io/safetensors_torch.h"
+#include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>
 
