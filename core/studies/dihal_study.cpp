@@ -273,12 +273,19 @@ class DihalStudy final : public Study {
     const nlohmann::json all = nlohmann::json::parse(readWholeFile(file), nullptr, false);
     const char* name = geometry::normalisationName(mode);
     if (all.is_discarded() || !all.contains(name)) throw FormatError(file, std::string("has no layers scored with ") + name);
+    // An undefined proxy (e.g. m_curv of layer 0, all neighbourhoods zero-spread) is NaN, which
+    // JSON writes as null.
+    const auto number = [&](const nlohmann::json& row, const char* key) {
+      const nlohmann::json& v = row.at(key);
+      if (v.is_null()) return kNan;
+      if (!v.is_number()) throw FormatError(file, std::string("has a non-number ") + key, key, "value");
+      return v.get<double>();
+    };
     std::vector<int64_t> layers;
     std::vector<geometry::ProxyValues> values;
     for (const auto& row : all.at(name)) {
       layers.push_back(row.at("layer").get<int64_t>());
-      values.push_back({row.at("curvature").get<double>(), row.at("monotonicity").get<double>(),
-                        row.at("effective_rank").get<double>()});
+      values.push_back({number(row, "curvature"), number(row, "monotonicity"), number(row, "effective_rank")});
     }
     return {layers, values};
   }

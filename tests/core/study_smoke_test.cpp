@@ -197,6 +197,14 @@ TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
   }
   EXPECT_TRUE(curvatureDiffers);
   EXPECT_TRUE(others.contains("standardise"));
+  // An undefined proxy is written as null (layer 0's m_curv often is: duplicated embeddings) and
+  // read back as undefined, not as an error.
+  Json withUndefined = others;
+  withUndefined["none"][0]["curvature"] = nullptr;
+  std::ofstream(dir / "s" / "normalisations.json") << withUndefined.dump(2);
+  StudyOptions again = smokeOptions(dir / "s", dir / "corpus.txt");
+  again.analyseOnly = true;
+  EXPECT_NO_THROW(runStudy(*makeStudy("dihal"), again, job));
   EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_none"));
   EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_standardise"));  // partial ρ: NaN with 3 layers
 
