@@ -19,21 +19,19 @@ std::string formatDuration(double seconds) {
 }
 
 StudyProgressSink::StudyProgressSink(JobContext& outer, int64_t totalSteps, int64_t stepsDone)
-    : m_outer(outer), m_total(std::max<int64_t>(totalSteps, 1)), m_before(stepsDone),
+    : m_outer(outer), m_total(std::max<int64_t>(totalSteps, 1)), m_done(stepsDone),
       m_sessionStart(stepsDone) {}
 
 void StudyProgressSink::beginRun(const std::string& label, int64_t steps, int64_t alreadyDone) {
   m_label = label;
   m_runSteps = steps;
+  m_runAlreadyDone = alreadyDone;  // already in m_done: the constructor counted it
   m_inRun = alreadyDone;
-  // Steps a resumed run had done before this session are not this session's speed.
-  m_sessionStart += alreadyDone;
 }
 
 void StudyProgressSink::endRun() {
-  m_before += m_runSteps;
-  m_inRun = 0;
-  m_runSteps = 0;
+  m_done += m_runSteps - m_runAlreadyDone;
+  m_inRun = m_runSteps = m_runAlreadyDone = 0;
 }
 
 double StudyProgressSink::rate() const {

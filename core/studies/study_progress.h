@@ -20,9 +20,12 @@ std::string formatDuration(double seconds);
 
 class StudyProgressSink final : public ProgressSink {
  public:
+  /** `stepsDone`: the steps every run of the study had done before this session (finished
+   *  runs in full, a stopped run up to its checkpoint). */
   StudyProgressSink(JobContext& outer, int64_t totalSteps, int64_t stepsDone);
 
-  /** The next run: its label, its steps, and how many of them were done before this session. */
+  /** The next run: its label, its steps, and how many of them were done before this session
+   *  (already counted by the constructor; a finished run walked again adds nothing). */
   void beginRun(const std::string& label, int64_t steps, int64_t alreadyDone);
   /** The current run is finished: its steps count as done. */
   void endRun();
@@ -32,16 +35,16 @@ class StudyProgressSink final : public ProgressSink {
   /** A context for a run: this sink, the outer job's cancellation. */
   JobContext context() { return JobContext(*this, m_outer.token()); }
 
-  int64_t stepsDone() const { return m_before + m_inRun; }
+  int64_t stepsDone() const { return m_done + m_inRun - m_runAlreadyDone; }
   /** Steps per second this session; 0 before any step. */
   double rate() const;
 
  private:
   JobContext& m_outer;
   int64_t m_total;
-  int64_t m_before;           ///< steps of the runs before the current one
+  int64_t m_done;             ///< steps done, the current run's new ones apart
   int64_t m_sessionStart;     ///< steps done when this session began
-  int64_t m_runSteps = 0, m_inRun = 0;
+  int64_t m_runSteps = 0, m_inRun = 0, m_runAlreadyDone = 0;
   std::string m_label;
   std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
 };

@@ -25,7 +25,7 @@ class LastReport final : public ProgressSink {
 TEST(StudyProgress, CountsStepsOfEveryRunAgainstTheStudysTotal) {
   LastReport outer;
   JobContext job(outer, CancellationToken());
-  StudyProgressSink progress(job, 100, 20);  // 20 steps done by earlier sessions
+  StudyProgressSink progress(job, 100, 30);  // 30 steps done by earlier sessions: 20 + 10 of
   progress.beginRun("arm-s0", 50, 10);       // a run resumed at step 10 of 50
   JobContext run = progress.context();
   run.progress(0.5, "step 25/50");
@@ -38,6 +38,23 @@ TEST(StudyProgress, CountsStepsOfEveryRunAgainstTheStudysTotal) {
   EXPECT_DOUBLE_EQ(outer.fraction, 0.45);
   progress.endRun();
   EXPECT_EQ(progress.stepsDone(), 70);
+}
+
+TEST(StudyProgress, AResumedStudyCountsItsFinishedRunsOnce) {
+  // The runner walks every run of the plan, finished ones too; they were counted at the start.
+  LastReport outer;
+  JobContext job(outer, CancellationToken());
+  StudyProgressSink progress(job, 300, 150);  // run 1 finished (100), run 2 stopped at 50
+  progress.beginRun("finished-s0", 100, 100);
+  progress.endRun();
+  EXPECT_EQ(progress.stepsDone(), 150);
+  progress.beginRun("stopped-s0", 100, 50);
+  JobContext run = progress.context();
+  run.progress(0.6, "step 60/100");
+  EXPECT_EQ(progress.stepsDone(), 160);
+  EXPECT_NE(outer.stage.find("160/300 steps"), std::string::npos) << outer.stage;
+  progress.endRun();
+  EXPECT_EQ(progress.stepsDone(), 200);
 }
 
 TEST(StudyProgress, DurationsReadAsHoursMinutesSeconds) {
