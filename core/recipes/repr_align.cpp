@@ -134,7 +134,7 @@ class ReprAlignRecipe final : public Recipe {
     }
     if (!m_layers.empty()) metrics["align_loss"] = align / n;
     for (size_t k = 0; k < cosines.size(); ++k) metrics["align_cos_" + stateName(k)] = cosines[k] / n;
-    for (const int percent : kMaskPercents)
+    for (const int percent : kReprAlignMaskPercents)
       metrics["masked_ce_r" + std::to_string(percent)] = maskedCeAtRatio(windows, percent / 100.0);
     if (m_leader) writeSample(step);
     return metrics;
@@ -156,9 +156,6 @@ class ReprAlignRecipe final : public Recipe {
   }
 
  private:
-  /** The mask ratios of the per-ratio evaluation: where along the noise schedule a run is good. */
-  static constexpr int kMaskPercents[] = {10, 30, 50, 70, 90};
-
   /** Mean masked CE of the held-out windows with every position masked with probability `ratio`
    *  (a generator of its own per ratio, so every run sees the same masks). */
   double maskedCeAtRatio(int64_t windows, double ratio) {
@@ -169,19 +166,15 @@ class ReprAlignRecipe final : public Recipe {
       const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
       const torch::Tensor t = torch::full({rows}, ratio, torch::kDouble);
       const torch::Tensor noised = torch::rand({rows, m_seqLen}, generator, torch::kDouble) < ratio;
-      const torch::Tensor x = x0.to(m_device), masked = noised.to(m_device);
-      AttentionOptions bidirectional;
-      bidirectional.causal = false;
-      const torch::Tensor xt = torch::where(masked, torch::full_like(x, m_student->maskId()), x);
-      const TrainableForward student = m_student->forward(xt, bidirectional, false);
-      const AlignmentLoss l = alignmentLoss(student.logits, x, masked, t.to(m_device), {}, {}, {}, m_options);
+      const AlignmentLoss l = batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device), false);
       nll += l.maskedNllSum;
       targets += static_cast<double>(l.targets);
     }
     return nll / std::max(1.0, targets);
   }
 
-  /** Student (bidirectional, on x_t) against teacher (causal, on x0, no grad). */
+  /** Student (bidirectional, on x_t) against teacher (causal, on x0, no grad); without the
+   *  teacher, the masked CE alone (no alignment term, whatever λ is). */
   AlignmentLoss batchLoss(const torch::Tensor& x0, const torch::Tensor& noised, const torch::Tensor& t,
                           bool withTeacher) {
     const torch::Tensor xt = torch::where(noised, torch::full_like(x0, m_student->maskId()), x0);
@@ -193,7 +186,8 @@ class ReprAlignRecipe final : public Recipe {
       teacher = teacherHidden(x0);
       student.hidden.push_back(student.preNorm);
     }
-    return alignmentLoss(student.logits, x0, noised, t, student.hidden, teacher, m_layers, m_options);
+    return alignmentLoss(student.logits, x0, noised, t, student.hidden, teacher,
+                         withTeacher ? m_layers : std::vector<int64_t>{}, m_options);
   }
 
   std::string stateName(size_t state) const {

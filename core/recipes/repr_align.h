@@ -19,4 +19,8 @@ class Recipe;
 std::vector<SettingSpec> reprAlignSettings();
 std::unique_ptr<Recipe> makeReprAlignRecipe();
 
+/** The mask ratios (in %) at which every evaluation also reports the masked CE, as
+ *  `masked_ce_r<percent>`: where along the noise schedule a run is good. */
+inline constexpr int kReprAlignMaskPercents[] = {10, 30, 50, 70, 90};
+
 }  // namespace strata

@@ -191,7 +191,7 @@ class DihalStudy final : public Study {
     p.curves = {"val_loss"};
     p.claims = {
         {"control_converged", "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
-         "converge_drop", "embedding-diffusion", "", "convergence_tolerance", ClaimDirection::Lower, 0},
+         "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
         {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep", "", "zero",
          ClaimDirection::Higher, 0},
         {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0", "partial_rho",
@@ -292,12 +292,12 @@ class DihalStudy final : public Study {
 
   void prepareMeasuring(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options) override {
     const bool smoke = p.budget == "smoke";
-    m_samples = options.measureSamples >= 0 ? options.measureSamples : (smoke ? 2 : 8);
+    const int64_t samples = options.measureSamples >= 0 ? options.measureSamples : (smoke ? 2 : 8);
     m_judge = runs / "judge";
     m_device = options.device;
     m_newTokens = smoke ? 4 : 32;
     m_prompts.clear();
-    if (m_samples > 0) m_prompts = corpusPrompts(settingIn(p.shared, "corpus"), m_samples, smoke ? 8 : 24);
+    if (samples > 0) m_prompts = corpusPrompts(settingIn(p.shared, "corpus"), samples, smoke ? 8 : 24);
   }
 
   RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
@@ -374,7 +374,6 @@ class DihalStudy final : public Study {
   static constexpr int64_t kBridgeSteps = 6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
   static constexpr int64_t kJudgeSteps = 1500;
   static constexpr const char* kControl = "embedding-diffusion";
-  int64_t m_samples = 8;
   int64_t m_newTokens = 32;
   fs::path m_judge;
   std::string m_device;

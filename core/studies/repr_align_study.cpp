@@ -10,6 +10,7 @@
 #include "common/job.h"
 #include "engine/metrics_log.h"
 #include "recipes/align_sample_quality.h"
+#include "recipes/repr_align.h"
 #include "recipes/sample_quality.h"
 #include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
@@ -84,6 +85,7 @@ class ReprAlignStudy final : public Study {
                  {"val_ce_best", "best val masked CE (nats)", true},
                  {"val_ce_final", "final val masked CE (nats)", true},
                  {"val_masked_acc", "final masked-token accuracy", false},
+                 // one per kReprAlignMaskPercents (the wording is the protocol's, as run)
                  {"val_ce_r10", "final val masked CE with 10 % of the tokens masked (nats)", true},
                  {"val_ce_r30", "final val masked CE with 30 % masked (nats)", true},
                  {"val_ce_r50", "final val masked CE with 50 % masked (nats)", true},
@@ -142,7 +144,7 @@ class ReprAlignStudy final : public Study {
     // The recipe's fixed-ratio evaluations (recipes/repr_align.cpp): which end of the noise
     // schedule the adaptation improves.
     MetricSeries byRatio;
-    for (const int percent : {10, 30, 50, 70, 90}) {
+    for (const int percent : kReprAlignMaskPercents) {
       const MetricSeries ce = metricSeries(records, "val_masked_ce_r" + std::to_string(percent));
       m.values["val_ce_r" + std::to_string(percent)] = ce.empty() ? std::nan("") : lastOf(ce);
       if (!ce.empty()) byRatio.emplace_back(percent, lastOf(ce));
