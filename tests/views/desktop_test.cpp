@@ -252,8 +252,15 @@ class DesktopTest : public QObject {
     QVERIFY(window.openDefaultModelAction()->isEnabled());
     QSignalSpy opened(&window, &MainWindow::pathOpened);
     window.openDefaultModelAction()->trigger();
-    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
-    QVERIFY(opened.first().at(0).toString().endsWith(QStringLiteral("resources/models/default")));
+    // The model folder and, once its geometry is ready, the activation store are opened by two
+    // jobs; a cached geometry can finish first, so the order of the two signals is not fixed.
+    const auto modelOpenings = [&opened] {
+      int count = 0;
+      for (const QList<QVariant>& signal : opened)
+        count += signal.at(0).toString().endsWith(QStringLiteral("resources/models/default"));
+      return count;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(modelOpenings(), 1, kTimeoutMs);
     QCOMPARE(window.projectDock()->entries(ProjectCategory::Models).size(), 1);
   }
 
