@@ -82,7 +82,8 @@ std::vector<float> loadNpy(const std::string& path, int64_t& rows, int64_t& cols
  *  matters, the spectrum decays as hidden states' do). */
 std::vector<float> randomLayer(int64_t rows, int64_t cols) {
   at::manual_seed(1);
-  const at::Tensor scale = 3.0 * at::pow(0.1, at::linspace(0.0, 1.0, cols, at::kDouble)).to(at::kFloat);
+  const at::Tensor scale =
+      3.0 * at::pow(0.1, at::linspace(0.0, 1.0, cols, at::kDouble)).to(at::kFloat);
   const at::Tensor x = (at::randn({rows, cols}, at::kFloat) * scale + 7.5f).contiguous();
   return std::vector<float>(x.data_ptr<float>(), x.data_ptr<float>() + rows * cols);
 }
@@ -104,8 +105,9 @@ double gpuSeconds(int runs, const std::function<at::Tensor()>& product) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::cerr << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
-                 "[--anchors M] [--neighbours k] [--directions M] [--spectrum S] [--phases]\n";
+    std::cerr
+        << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
+           "[--anchors M] [--neighbours k] [--directions M] [--spectrum S] [--phases]\n";
     return 2;
   }
   int64_t randomRows = 0, randomCols = 0;
@@ -180,7 +182,8 @@ int main(int argc, char** argv) try {
     // The floor on the GPU: cuBLAS's float32 GEMM (TF32 off, as the backend computes) on the
     // same products, the layer resident on the device.
     at::globalContext().setAllowTF32CuBLAS(false);
-    const at::Tensor x = at::from_blob(const_cast<float*>(data.data()), {n, d}, at::kFloat).to(at::kCUDA);
+    const at::Tensor x =
+        at::from_blob(const_cast<float*>(data.data()), {n, d}, at::kFloat).to(at::kCUDA);
     const at::Tensor anchors = x.narrow(0, 0, m);
     gemmTimes.push_back(gpuSeconds(runs, [&] { return at::mm(anchors, x.t()); }));
     syrkTimes.push_back(gpuSeconds(runs, [&] { return at::mm(x.t(), x); }) / 2.0);  // syrk: half

@@ -22,7 +22,7 @@ core_packages=(
   libopenblas0-pthread libblas-dev libgloo-dev
   libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libsentencepiece-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev clang-format
   python3 python3-venv python3-pip
 )
 gui_packages=(

@@ -52,8 +52,7 @@ AlignmentRunInfo readAlignmentRun(const QString& folder) {
 QList<AlignmentRunInfo> alignmentRunsIn(const QString& root) {
   QList<AlignmentRunInfo> runs;
   for (const RunInfo& run : listRuns(toFsPath(root)))
-    if (run.recipe == kRecipe)
-      runs << infoOf(cleanAbsolute(toQString(run.folder)));
+    if (run.recipe == kRecipe) runs << infoOf(cleanAbsolute(toQString(run.folder)));
   return runs;
 }
 

@@ -9,7 +9,7 @@
 #include <QDialog>
 #include <QString>
 
-#include "recipes/bridge_sweep.h"
+#include "recipes/bridge/bridge_sweep.h"
 
 class QCheckBox;
 class QDialogButtonBox;

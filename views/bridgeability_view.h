@@ -14,7 +14,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "recipes/bridge_sweep.h"
+#include "recipes/bridge/bridge_sweep.h"
 
 class QCPGraph;
 class QCustomPlot;

@@ -52,10 +52,11 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
       m_tokens(spinBox(this, 1, kMaxInt, 8192,
                        tr("How many token positions to store (N rows per layer), exactly. "
                           "Sequences are sampled from the corpus until the budget is met."))),
-      m_sequenceLength(spinBox(this, 2, 1 << 20, 128,
-                               tr("Tokens per sampled sequence (T), a BOS token included when the model's "
-                                  "convention adds one (add_bos_token). "
-                                  "Longer sequences give later positions more context."))),
+      m_sequenceLength(
+          spinBox(this, 2, 1 << 20, 128,
+                  tr("Tokens per sampled sequence (T), a BOS token included when the model's "
+                     "convention adds one (add_bos_token). "
+                     "Longer sequences give later positions more context."))),
       m_skipFirst(spinBox(this, 0, 1 << 20, 1,
                           tr("Positions 0…k−1 of every sequence are run but not stored: the first "
                              "positions (BOS, attention sinks) have atypical hidden states."))),

@@ -6,7 +6,7 @@
 
 #include "engine/metrics_log.h"
 #include "plot_palette.h"
-#include "recipes/chunk_routing.h"
+#include "recipes/dcdm/chunk_routing.h"
 #include "token_strip.h"
 
 namespace strata {

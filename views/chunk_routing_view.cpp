@@ -23,9 +23,9 @@
 #include "engine/metrics_log.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
+#include "model/diffusion/dlm_variant.h"
 #include "plot_export.h"
 #include "plot_palette.h"
-#include "model/dlm_variant.h"
 #include "token_strip.h"
 
 namespace strata {
@@ -118,9 +118,8 @@ ChunkRoutingView::~ChunkRoutingView() {
 QWidget* ChunkRoutingView::buildPlots() {
   auto* plots = new QSplitter(Qt::Vertical, this);
   m_assignmentPlot = makeColorMapPlot(plots, tr("position"), tr("chunk"), m_assignmentMap);
-  m_maskPlot =
-      makeColorMapPlot(plots, tr("key: noisy x_t 0…T−1 | clean x_0 T…2T−1"),
-                       tr("query (same order)"), m_maskMap);
+  m_maskPlot = makeColorMapPlot(plots, tr("key: noisy x_t 0…T−1 | clean x_0 T…2T−1"),
+                                tr("query (same order)"), m_maskMap);
   m_loadPlot = new QCustomPlot(plots);
   followPalette(m_loadPlot);
   m_loadPlot->setMinimumHeight(160);

@@ -3,13 +3,13 @@
 // user types (or picks from a corpus file) is routed by core's routeText in a background job —
 // only the newest request runs next, so typing never queues work — and shown four ways: the
 // token strip (each token on its chunk's colour, affinities on hover), a K×T assignment
-// heatmap, the 2T×2T attention mask training uses for the text (noisy and clean streams), and each chunk's share of the load over the
-// training steps (val_chunk_share_<k> from metrics.jsonl, tailed while the run trains). A
-// slider over the run's checkpoints re-routes the text with older weights. While a routing
-// runs, a busy bar with Cancel sits beside the status line (cancelling discards its result).
-// Exports: every plot as PNG / PDF, the assignments as CSV. GUI thread only.
-// A routing is a JobController of the view's own, or, with setJobStarter, one the window starts
-// (so the window's busy() and status bar see it too).
+// heatmap, the 2T×2T attention mask training uses for the text (noisy and clean streams), and each
+// chunk's share of the load over the training steps (val_chunk_share_<k> from metrics.jsonl, tailed
+// while the run trains). A slider over the run's checkpoints re-routes the text with older weights.
+// While a routing runs, a busy bar with Cancel sits beside the status line (cancelling discards its
+// result). Exports: every plot as PNG / PDF, the assignments as CSV. GUI thread only. A routing is
+// a JobController of the view's own, or, with setJobStarter, one the window starts (so the window's
+// busy() and status bar see it too).
 
 #include <QPointer>
 #include <QWidget>
@@ -17,8 +17,7 @@
 #include <memory>
 
 #include "common/job.h"
-
-#include "recipes/chunk_routing.h"
+#include "recipes/dcdm/chunk_routing.h"
 
 class QCPColorMap;
 class QCustomPlot;

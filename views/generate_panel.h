@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/hybrid_generation.h"
+#include "recipes/bridge/hybrid_generation.h"
 
 class QDoubleSpinBox;
 class QLabel;

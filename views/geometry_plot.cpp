@@ -53,22 +53,11 @@ const char* panelSymbol(int panel) {
 }
 
 QString panelToolTip(int panel) {
-  switch (panel) {
-    case GeometryPlot::CurvaturePanel:
-      return GeometryPlot::tr(
-          "Local curvature m_curv: median over anchors of 1/λ_max of the "
-          "k-neighbourhood covariance (higher = compact neighbourhoods)");
-    case GeometryPlot::MonotonicityPanel:
-      return GeometryPlot::tr(
-          "Global monotonicity m_mono: mean Rayleigh quotient of (Σ + εI)⁻¹ "
-          "over random difference directions (higher = globally stiff)");
-    case GeometryPlot::EffectiveRankPanel:
-      return GeometryPlot::tr("Effective rank k_eff = tr(Σ)/λ_max(Σ) (lower = low-dimensional)");
-    default:
-      return GeometryPlot::tr(
-          "Score S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff) "
-          "(+ the weighted plugin metrics), over the candidate layers");
-  }
+  if (panel != GeometryPlot::ScorePanel)  // CurvaturePanel = kCurvatureSeries, …
+    return QString::fromStdString(geometry::builtInSeries()[std::size_t(panel)].info.description);
+  return GeometryPlot::tr(
+      "Score S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff) "
+      "(+ the weighted plugin metrics), over the candidate layers");
 }
 
 /** The width `text` takes as an axis title (QCustomPlot measures it the same way). */
@@ -230,9 +219,10 @@ void GeometryPlot::rebuildPluginPanels() {
   m_pluginPanels.clear();
   plotLayout()->take(m_panels[ScorePanel]);
   plotLayout()->simplify();
-  const auto& metrics = m_report->pluginMetrics;
   QCPAxis* layerAxis = m_panels[0]->axis(QCPAxis::atBottom);
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
+  std::size_t m = 0;  // plugin panel index
+  for (const geometry::MetricSeries& series : m_series) {
+    if (series.builtIn) continue;  // the proxies have their fixed panels
     const QColor colour = QColor::fromHsv(static_cast<int>(30 + 70 * m) % 360, 170, 170);
     PluginPanel panel;
     panel.rect = new QCPAxisRect(this);
@@ -241,63 +231,66 @@ void GeometryPlot::rebuildPluginPanels() {
     stackPanel(panel.rect, false);
     QCPAxis* x = panel.rect->axis(QCPAxis::atBottom);
     QCPAxis* y = panel.rect->axis(QCPAxis::atLeft);
-    const QString name = QString::fromStdString(metrics[m].name);
+    const QString name = QString::fromStdString(series.info.name);
     y->setLabel(name);
     y->setLabelColor(colour.darker(120));
     m_titles.push_back({y, name, name,
                         tr("%1 (plugin; %2 is better)")
-                            .arg(QString::fromStdString(metrics[m].description),
-                                 metrics[m].higherIsBetter ? tr("higher") : tr("lower"))});
+                            .arg(QString::fromStdString(series.info.description),
+                                 series.info.higherIsBetter ? tr("higher") : tr("lower"))});
     x->setTicker(layerAxis->ticker());
     x->setTickLabels(false);
     x->setRange(layerAxis->range());
     connect(layerAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
     panel.values = addGraph(x, y);
-    panel.values->setName(QString::fromStdString(metrics[m].name));
+    panel.values->setName(name);
     panel.values->setPen(QPen(colour, 2));
-    panel.values->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, Qt::white, 6));
+    panel.values->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, Qt::white, 6));
     panel.bestLine = new QCPItemStraightLine(this);
     panel.bestLine->setClipAxisRect(panel.rect);
-    for (QCPItemPosition* point : {panel.bestLine->point1, panel.bestLine->point2}) point->setAxes(x, y);
+    for (QCPItemPosition* point : {panel.bestLine->point1, panel.bestLine->point2})
+      point->setAxes(x, y);
     panel.bestLine->setPen(QPen(kBestColour, 1.5, Qt::DashLine));
     panel.bestLine->setVisible(false);
     m_pluginPanels.push_back(panel);
+    ++m;
   }
-  plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(metrics.size()), 0,
-                           m_panels[ScorePanel]);
+  plotLayout()->addElement(EffectiveRankPanel + 1 + static_cast<int>(m), 0, m_panels[ScorePanel]);
   updateMinimumHeight();
 }
 
 void GeometryPlot::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
   m_report = std::move(report);
+  m_series = geometry::metricSeries(*m_report);
   rebuildPluginPanels();
+  QVector<double> keys;
+  for (const geometry::LayerGeometry& layer : m_report->layers)
+    keys << static_cast<double>(layer.layer);
+  // One line per series: a proxy on its panel with its band, a plugin metric on its own panel.
   // Undefined values (docs/geometry.md, "Degenerate layers") are never handed to the plot: each
   // line and band holds only its layers with a defined value, so no NaN point is drawn.
-  QVector<double> keys, valueKeys[3], values[3], bandKeys[3], lows[3], highs[3];
-  for (const geometry::LayerGeometry& layer : m_report->layers) {
-    const double key = static_cast<double>(layer.layer);
-    keys << key;
-    const double v[3] = {layer.values.curvature, layer.values.monotonicity,
-                         layer.values.effectiveRank};
-    const geometry::Interval* in[3] = {&layer.curvature, &layer.monotonicity, &layer.effectiveRank};
-    for (int p = 0; p < 3; ++p) {
-      if (geometry::isDefined(v[p])) valueKeys[p] << key, values[p] << v[p];
-      if (geometry::isDefined(in[p]->low) && geometry::isDefined(in[p]->high))
-        bandKeys[p] << key, lows[p] << in[p]->low, highs[p] << in[p]->high;
+  std::size_t plugin = 0;
+  for (std::size_t s = 0; s < m_series.size(); ++s) {
+    const geometry::MetricSeries& series = m_series[s];
+    QVector<double> valueKeys, values, bandKeys, lows, highs;
+    for (std::size_t i = 0; i < series.values.size(); ++i) {
+      if (geometry::isDefined(series.values[i]))
+        valueKeys << keys[int(i)], values << series.values[i];
+      if (i < series.intervals.size() && geometry::isDefined(series.intervals[i].low) &&
+          geometry::isDefined(series.intervals[i].high))
+        bandKeys << keys[int(i)], lows << series.intervals[i].low,
+            highs << series.intervals[i].high;
     }
-  }
-  for (int p = 0; p < 3; ++p) {
-    m_values[p]->setData(valueKeys[p], values[p], true);
-    m_bandLow[p]->setData(bandKeys[p], lows[p], true);
-    m_bandHigh[p]->setData(bandKeys[p], highs[p], true);
-  }
-  for (std::size_t m = 0; m < m_pluginPanels.size(); ++m) {
-    QVector<double> pluginKeys, pluginValues;  // undefined or failed: left out
-    const std::vector<double> series = m_report->pluginSeries(m);
-    for (std::size_t i = 0; i < series.size(); ++i)
-      if (geometry::isDefined(series[i])) pluginKeys << keys[int(i)], pluginValues << series[i];
-    m_pluginPanels[m].values->setData(pluginKeys, pluginValues, true);
+    if (!series.builtIn) {
+      m_pluginPanels[plugin++].values->setData(valueKeys, values, true);
+      continue;
+    }
+    const auto panel = static_cast<Panel>(s);  // CurvaturePanel = kCurvatureSeries, …
+    m_values[panel]->setData(valueKeys, values, true);
+    m_bandLow[panel]->setData(bandKeys, lows, true);
+    m_bandHigh[panel]->setData(bandKeys, highs, true);
   }
   if (!keys.isEmpty())
     m_panels[0]->axis(QCPAxis::atBottom)->setRange(keys.front() - 0.5, keys.back() + 0.5);
@@ -337,9 +330,9 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
   }
   m_bestLabel->setVisible(hasBest);
   m_bestLabel->position->setCoords(bestKey, bestValue);
-  const double middle = n ? 0.5 * static_cast<double>(m_report->layers.front().layer +
-                                                      m_report->layers.back().layer)
-                          : 0;
+  const double middle =
+      n ? 0.5 * static_cast<double>(m_report->layers.front().layer + m_report->layers.back().layer)
+        : 0;
   // In the right half the label goes left of the star, so it never runs off the panel.
   m_bestLabel->setPositionAlignment((bestKey > middle ? Qt::AlignRight : Qt::AlignLeft) |
                                     Qt::AlignVCenter);

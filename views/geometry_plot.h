@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 
 namespace strata {
@@ -107,6 +108,7 @@ class GeometryPlot final : public QCustomPlot {
   };
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
+  std::vector<geometry::MetricSeries> m_series;  // of m_report: a panel each, then S
   QCPAxisRect* m_panels[PanelCount] = {};
   QCPGraph* m_values[PanelCount] = {};
   QCPGraph* m_bandLow[PanelCount] = {};

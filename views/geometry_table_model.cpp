@@ -42,6 +42,7 @@ GeometryTableModel::GeometryTableModel(QObject* parent) : QAbstractTableModel(pa
 void GeometryTableModel::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
   beginResetModel();
   m_report = std::move(report);
+  m_series = m_report ? geometry::metricSeries(*m_report) : std::vector<geometry::MetricSeries>{};
   m_scores = {};
   endResetModel();
 }
@@ -78,13 +79,22 @@ int GeometryTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int GeometryTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount + pluginCount();
+  if (parent.isValid()) return 0;
+  const std::size_t plugins = m_series.size() > geometry::kBuiltInSeriesCount
+                                  ? m_series.size() - geometry::kBuiltInSeriesCount
+                                  : 0;
+  return ColumnCount + static_cast<int>(plugins);
 }
 
-double GeometryTableModel::pluginValue(std::size_t row, int column) const {
-  const auto metric = static_cast<std::size_t>(column - ColumnCount);
-  const auto& values = m_report->layers[row].pluginValues;
-  return metric < values.size() ? values[metric] : std::nan("");
+const geometry::MetricSeries* GeometryTableModel::seriesAt(int column) const {
+  // The proxies sit between the layer and S (CurvatureColumn = 1 + kCurvatureSeries, …), the
+  // plugin metrics after the fixed columns.
+  std::size_t index = m_series.size();
+  if (column >= CurvatureColumn && column <= EffectiveRankColumn)
+    index = static_cast<std::size_t>(column - CurvatureColumn);
+  else if (column >= ColumnCount)
+    index = geometry::kBuiltInSeriesCount + static_cast<std::size_t>(column - ColumnCount);
+  return index < m_series.size() ? &m_series[index] : nullptr;
 }
 
 QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
@@ -102,26 +112,24 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       row < m_bootstrap.bestFrequency.size() ? m_bootstrap.bestFrequency[row] : std::nan("");
   const bool excludesPoint =
       row < m_bootstrap.excludesPoint.size() && m_bootstrap.excludesPoint[row];
-  const bool plugin = index.column() >= ColumnCount;
-  const double pluginNumber = plugin ? pluginValue(row, index.column()) : 0.0;
+  const geometry::MetricSeries* series = seriesAt(index.column());
   // A layer with warnings (undefined proxies, exclusion from S) says why in every cell's tooltip.
   const QString warnings = warningText(index.row());
   if (role == Qt::ToolTipRole && !warnings.isEmpty()) return warnings;
-  if (plugin && role == Qt::DisplayRole) return geometryNumberText(pluginNumber);
-  if (plugin && role == SortRole) return geometry::isDefined(pluginNumber) ? pluginNumber : -HUGE_VAL;
+  if (series && role == Qt::DisplayRole)
+    return series->intervals.empty()
+               ? geometryNumberText(series->values[row])
+               : proxyIntervalLines(series->values[row], series->intervals[row]);
+  // Undefined values sort below every defined one.
+  if (series && role == SortRole) return sortable(series->values[row]);
 
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
         case LayerColumn:
-          return (best ? QStringLiteral("%1  (l*)").arg(layer.layer) : QString::number(layer.layer)) +
+          return (best ? QStringLiteral("%1  (l*)").arg(layer.layer)
+                       : QString::number(layer.layer)) +
                  (warnings.isEmpty() ? QString() : QStringLiteral(" ⚠"));
-        case CurvatureColumn:
-          return proxyIntervalLines(layer.values.curvature, layer.curvature);
-        case MonotonicityColumn:
-          return proxyIntervalLines(layer.values.monotonicity, layer.monotonicity);
-        case EffectiveRankColumn:
-          return proxyIntervalLines(layer.values.effectiveRank, layer.effectiveRank);
         case ScoreColumn:
           return geometryNumberText(score);
         case ScoreIntervalColumn:
@@ -140,12 +148,6 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
       switch (index.column()) {
         case LayerColumn:
           return static_cast<qlonglong>(layer.layer);
-        case CurvatureColumn:  // undefined values sort below every defined one
-          return sortable(layer.values.curvature);
-        case MonotonicityColumn:
-          return sortable(layer.values.monotonicity);
-        case EffectiveRankColumn:
-          return sortable(layer.values.effectiveRank);
         case ScoreColumn:  // layers without a score sort below every scored one
           return sortable(score);
         case ScoreIntervalColumn:
@@ -179,8 +181,9 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (rank == 0) return tr("Layer %1 is outside the candidate range").arg(layer.layer);
       if (index.column() == ScoreIntervalColumn && excludesPoint)
-        return tr("* The interval does not contain S: on resamples the z-scores of the most "
-                  "extreme layers shrink toward 0 (docs/geometry.md, \"Intervals\")");
+        return tr(
+            "* The interval does not contain S: on resamples the z-scores of the most "
+            "extreme layers shrink toward 0 (docs/geometry.md, \"Intervals\")");
       return best ? tr("l*: the layer with the highest score S") : QVariant();
     default:
       return {};
@@ -189,26 +192,29 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
-  if (section >= ColumnCount && section < columnCount()) {
-    const geometry::MetricInfo& m =
-        m_report->pluginMetrics[static_cast<std::size_t>(section - ColumnCount)];
-    if (role == Qt::DisplayRole) return QString::fromStdString(m.name);
-    if (role == Qt::ToolTipRole)
-      return tr("%1 (plugin; %2 is better)\n%3")
-          .arg(QString::fromStdString(m.description),
-               m.higherIsBetter ? tr("higher") : tr("lower"), QString::fromStdString(m.source));
+  if (const geometry::MetricSeries* series = seriesAt(section)) {
+    const QString name = QString::fromStdString(series->info.name);
+    const bool intervals = !series->intervals.empty();
+    if (role == Qt::DisplayRole) return intervals ? name + tr("\n[lo, hi]") : name;
+    if (role == Qt::ToolTipRole) {
+      const QString direction = series->info.higherIsBetter ? tr("higher") : tr("lower");
+      QString tip = series->builtIn
+                        ? QString::fromStdString(series->info.description)
+                        : tr("%1 (plugin; %2 is better)\n%3")
+                              .arg(QString::fromStdString(series->info.description), direction,
+                                   QString::fromStdString(series->info.source));
+      if (intervals)
+        tip +=
+            tr(", with its bootstrap interval (the token resamples reweight the anchors; "
+               "neighbours are searched among all tokens)");
+      return tip;
+    }
     return {};
   }
   if (role == Qt::DisplayRole) {
     switch (section) {
       case LayerColumn:
         return tr("Layer");
-      case CurvatureColumn:
-        return tr("m_curv\n[lo, hi]");
-      case MonotonicityColumn:
-        return tr("m_mono\n[lo, hi]");
-      case EffectiveRankColumn:
-        return tr("k_eff\n[lo, hi]");
       case ScoreColumn:
         return tr("S");
       case ScoreIntervalColumn:
@@ -223,26 +229,14 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case CurvatureColumn:
-        return tr(
-            "Local curvature: median over anchors of 1/λ_max of the k-neighbourhood "
-            "covariance (higher = compact neighbourhoods), with its bootstrap interval (the "
-            "token resamples reweight the anchors; neighbours are searched among all tokens)");
-      case MonotonicityColumn:
-        return tr(
-            "Global monotonicity: mean Rayleigh quotient of (Σ + εI)⁻¹ over random "
-            "difference directions (higher = globally stiff), with its bootstrap interval");
-      case EffectiveRankColumn:
-        return tr(
-            "Effective rank tr(Σ)/λ_max(Σ) (lower = low-dimensional), with its bootstrap "
-            "interval");
       case ScoreColumn:
         return tr(
-            "S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff), z over the "
-            "candidate layers");
+            "S = w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff) (+ the weighted "
+            "plugin metrics), z over the candidate layers");
       case ScoreIntervalColumn:
-        return tr("Percentile interval of S over the token resamples (S and l* recomputed on "
-                  "each resample, the same tokens on every layer)");
+        return tr(
+            "Percentile interval of S over the token resamples (S and l* recomputed on "
+            "each resample, the same tokens on every layer)");
       case BestFrequencyColumn:
         return tr("Share of the token resamples whose l* is this layer");
       case RankColumn:
@@ -265,37 +259,34 @@ int GeometryTableModel::rowOf(int64_t layer) const {
 }
 
 QString GeometryTableModel::csv() const {
-  QStringList lines;
-  lines << QStringLiteral(
-      "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
-      "k_eff_high,score,score_low,score_high,l_star_frequency,rank,best");
-  for (int m = 0; m < pluginCount(); ++m)
-    lines.back() += QLatin1Char(',') + QString::fromStdString(
-                                           m_report->pluginMetrics[static_cast<std::size_t>(m)].name);
+  // The proxies with their bounds, the score columns, then the plugin metrics (as the CLI's CSV).
+  QStringList header{QStringLiteral("layer")};
+  for (const geometry::MetricSeries& series : m_series)
+    if (series.builtIn)
+      for (const char* suffix : {"", "_low", "_high"})
+        header << QString::fromStdString(series.info.name) + QLatin1String(suffix);
+  header << QStringLiteral("score,score_low,score_high,l_star_frequency,rank,best");
+  for (const geometry::MetricSeries& series : m_series)
+    if (!series.builtIn) header << QString::fromStdString(series.info.name);
+  QStringList lines{header.join(QLatin1Char(','))};
   for (int row = 0; row < rowCount(); ++row) {
     const auto r = static_cast<std::size_t>(row);
-    const geometry::LayerGeometry& layer = m_report->layers[r];
     const bool scored = r < m_scores.score.size();
-    lines << QStringList{QString::number(layer.layer),
-                         exactText(layer.values.curvature),
-                         exactText(layer.curvature.low),
-                         exactText(layer.curvature.high),
-                         exactText(layer.values.monotonicity),
-                         exactText(layer.monotonicity.low),
-                         exactText(layer.monotonicity.high),
-                         exactText(layer.values.effectiveRank),
-                         exactText(layer.effectiveRank.low),
-                         exactText(layer.effectiveRank.high),
-                         scored ? exactText(m_scores.score[r]) : QString(),
-                         r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].low) : QString(),
-                         r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].high) : QString(),
-                         r < m_bootstrap.bestFrequency.size() ? exactText(m_bootstrap.bestFrequency[r])
-                                                              : QString(),
-                         QString::number(scored ? m_scores.rank[r] : 0),
-                         row == bestRow() ? QStringLiteral("1") : QStringLiteral("0")}
-                 .join(QLatin1Char(','));
-    for (int m = 0; m < pluginCount(); ++m)
-      lines.back() += QLatin1Char(',') + exactText(pluginValue(r, ColumnCount + m));
+    QStringList cells{QString::number(m_report->layers[r].layer)};
+    for (const geometry::MetricSeries& series : m_series)
+      if (series.builtIn)
+        cells << exactText(series.values[r]) << exactText(series.intervals[r].low)
+              << exactText(series.intervals[r].high);
+    cells << (scored ? exactText(m_scores.score[r]) : QString())
+          << (r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].low) : QString())
+          << (r < m_bootstrap.score.size() ? exactText(m_bootstrap.score[r].high) : QString())
+          << (r < m_bootstrap.bestFrequency.size() ? exactText(m_bootstrap.bestFrequency[r])
+                                                   : QString())
+          << QString::number(scored ? m_scores.rank[r] : 0)
+          << (row == bestRow() ? QStringLiteral("1") : QStringLiteral("0"));
+    for (const geometry::MetricSeries& series : m_series)
+      if (!series.builtIn) cells << exactText(series.values[r]);
+    lines << cells.join(QLatin1Char(','));
   }
   return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }

@@ -1,10 +1,11 @@
 #pragma once
-// GeometryTableModel: one row per layer of a GeometryReport — the three proxies with their
-// bootstrap intervals, the score S and the rank under the current weights and candidates (the
-// main columns, kMainColumns, which the table keeps in view), S's bootstrap interval, how often
-// the layer is l* over the resamples, then one column per plugin metric of the report (point
-// values; ColumnCount + i is metric i). A proxy cell shows its value over its interval, on two
-// lines, so the main columns stay narrow enough to be seen side by side.
+// GeometryTableModel: one row per layer of a GeometryReport, one column per metric series of it
+// (geometry::metricSeries) — the three proxies with their bootstrap intervals, the score S and
+// the rank under the current weights and candidates (the main columns, kMainColumns, which the
+// table keeps in view), S's bootstrap interval, how often the layer is l* over the resamples,
+// then the plugin metrics' series (point values; ColumnCount + i is plugin metric i). A cell of
+// a series with intervals shows its value over its interval, on two lines, so the main columns
+// stay narrow enough to be seen side by side.
 // The report is an immutable snapshot; the scores are replaced (setScores) on every slider
 // move, which only changes the S, rank and highlight of the rows. GUI thread only.
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "geometry/score_bootstrap.h"
 
@@ -87,10 +89,11 @@ class GeometryTableModel final : public QAbstractTableModel {
   QString csv() const;
 
  private:
-  int pluginCount() const { return m_report ? static_cast<int>(m_report->pluginMetrics.size()) : 0; }
-  double pluginValue(std::size_t row, int column) const;
+  /** The series shown in `column`, or null for the layer, score and rank columns. */
+  const geometry::MetricSeries* seriesAt(int column) const;
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
+  std::vector<geometry::MetricSeries> m_series;  // of m_report
   geometry::LayerScores m_scores;
   geometry::ScoreBootstrap m_bootstrap;
 };

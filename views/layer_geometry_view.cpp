@@ -143,7 +143,7 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
 void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport> report) {
   m_report = std::move(report);
   m_layers = m_report->layerIndices();
-  m_values = m_report->values();
+  m_series = geometry::metricSeries(*m_report);
   const geometry::LayerRange previous = m_controls->candidates();
   const bool hadReport = m_model->rowCount() > 0;
   m_model->setReport(m_report);
@@ -155,7 +155,7 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
   const geometry::LayerRange defaults = geometry::defaultCandidates(m_report->numLayers);
   {
     const QSignalBlocker quiet(m_controls);  // one rescore below, whatever changed
-    m_controls->setPluginMetrics(m_report->pluginMetrics);
+    m_controls->setSeries(m_series);
     m_controls->setLayerBounds(minLayer, maxLayer, defaults);
     if (hadReport && previous.first >= minLayer && previous.last <= maxLayer)
       m_controls->setCandidates(previous);
@@ -177,11 +177,11 @@ void LayerGeometryView::updateHeader() {
   const geometry::ProxyOptions& o = r.options;
   // The recorded normalisation and interval method (stores from before both read as `trace`
   // and percentile), and a warning when the current weights make two terms of S cancel.
-  const QString intervals = o.bootstrapResamples == 0 ? tr("no intervals")
-                            : o.jackknifeBlocks > 0
-                                ? tr("BCa intervals, jackknife over %1 token blocks")
-                                      .arg(o.jackknifeBlocks)
-                                : tr("percentile intervals");
+  const QString intervals =
+      o.bootstrapResamples == 0 ? tr("no intervals")
+      : o.jackknifeBlocks > 0
+          ? tr("BCa intervals, jackknife over %1 token blocks").arg(o.jackknifeBlocks)
+          : tr("percentile intervals");
   const std::string cancelling =
       geometry::cancellingTermsWarning(o.normalisation, o.monotonicity, m_controls->weights());
   m_header->setText(
@@ -200,22 +200,18 @@ void LayerGeometryView::updateHeader() {
           .arg(QString::fromStdString(r.backend).toHtmlEscaped())
           .arg(QLatin1String(geometry::normalisationName(o.normalisation)),
                QLatin1String(geometry::monotonicityModeName(o.monotonicity)), intervals,
-               cancelling.empty()
-                   ? QString()
-                   : QStringLiteral("<br><small>⚠ %1</small>")
-                         .arg(QString::fromStdString(cancelling).toHtmlEscaped())));
+               cancelling.empty() ? QString()
+                                  : QStringLiteral("<br><small>⚠ %1</small>")
+                                        .arg(QString::fromStdString(cancelling).toHtmlEscaped())));
   m_header->setToolTip(m_storeFile);
 }
 
 void LayerGeometryView::rescore() {
-  const auto terms = m_report->pluginTerms(m_controls->pluginWeights());
-  m_scores = geometry::scoreLayers(m_layers, m_values, m_controls->weights(),
-                                   m_controls->candidates(), terms);
+  const geometry::ScoreWeights weights = m_controls->weights();
+  m_scores = geometry::scoreLayers(m_layers, m_series, weights, m_controls->candidates());
   m_model->setScores(m_scores);
-  m_model->setScoreBootstrap(geometry::bootstrapScores(m_layers, m_values, m_report->replicates(),
-                                                       m_controls->weights(),
-                                                       m_controls->candidates(),
-                                                       m_report->options.confidence, terms));
+  m_model->setScoreBootstrap(geometry::bootstrapScores(
+      m_layers, m_series, weights, m_controls->candidates(), m_report->options.confidence));
   updateHeader();  // the cancelling-terms warning depends on the weights
   m_plot->setScores(m_scores, m_controls->candidates());
   emit scoresChanged();
@@ -229,16 +225,14 @@ QString LayerGeometryView::toolTipText(int64_t layer) const {
   const auto it = std::find(m_layers.begin(), m_layers.end(), layer);
   if (it == m_layers.end()) return {};
   const auto index = static_cast<std::size_t>(it - m_layers.begin());
-  const geometry::LayerGeometry& g = m_report->layers[index];
   QStringList lines;
   lines << (layer == bestLayer() ? tr("Layer %1 — l*").arg(layer) : tr("Layer %1").arg(layer));
-  lines << tr("m_curv %1").arg(proxyIntervalText(g.values.curvature, g.curvature));
-  lines << tr("m_mono %1").arg(proxyIntervalText(g.values.monotonicity, g.monotonicity));
-  lines << tr("k_eff %1").arg(proxyIntervalText(g.values.effectiveRank, g.effectiveRank));
-  for (std::size_t m = 0; m < m_report->pluginMetrics.size(); ++m)
+  for (const geometry::MetricSeries& series : m_series)
     lines << QStringLiteral("%1 %2").arg(
-        QString::fromStdString(m_report->pluginMetrics[m].name),
-        geometryNumberText(m < g.pluginValues.size() ? g.pluginValues[m] : std::nan("")));
+        QString::fromStdString(series.info.name),
+        series.intervals.empty()
+            ? geometryNumberText(series.values[index])
+            : proxyIntervalText(series.values[index], series.intervals[index]));
   lines << scoreToolTip(m_scores, index, layer);
   // Undefined proxies and exclusions from S, with their reasons (docs/geometry.md).
   const QString warnings = m_model->warningText(m_model->rowOf(layer));

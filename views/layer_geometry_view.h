@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "geometry_table_view.h"
 
@@ -92,8 +93,8 @@ class LayerGeometryView final : public QWidget {
 
   QString m_storeFile;
   std::shared_ptr<const geometry::GeometryReport> m_report;
-  std::vector<int64_t> m_layers;                // m_report's layer indices, cached for scoring
-  std::vector<geometry::ProxyValues> m_values;  // m_report's proxy values, cached for scoring
+  std::vector<int64_t> m_layers;                 // m_report's layer indices, cached for scoring
+  std::vector<geometry::MetricSeries> m_series;  // m_report's metric series, cached for scoring
   geometry::LayerScores m_scores;
   QLabel* m_header;
   QCheckBox* m_logScale;

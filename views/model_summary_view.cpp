@@ -3,8 +3,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGroupBox>
-#include <QVBoxLayout>
 #include <QStringList>
+#include <QVBoxLayout>
 
 #include "display_text.h"
 

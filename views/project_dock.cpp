@@ -73,8 +73,8 @@ void ProjectDock::addEntryAction(ProjectCategory category, QAction* action) {
   m_entryActions[category].append(action);
 }
 
-void ProjectDock::setEntryBadge(ProjectCategory category, const QString& path,
-                                const QString& badge, const QString& toolTip) {
+void ProjectDock::setEntryBadge(ProjectCategory category, const QString& path, const QString& badge,
+                                const QString& toolTip) {
   QTreeWidgetItem* item = findEntry(category, path);
   if (!item) return;
   item->setText(1, badge);

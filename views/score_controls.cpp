@@ -31,39 +31,12 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setColumnStretch(1, 1);
 
-  const char* names[3] = {"w_c", "w_m", "w_k"};
-  const QString tips[3] = {
-      tr("Weight of z(log m_curv), the local curvature (higher curvature raises S)"),
-      tr("Weight of z(log m_mono), the global monotonicity (higher monotonicity raises S)"),
-      tr("Weight of z(log k_eff), the effective rank (higher rank lowers S)")};
-  for (int i = 0; i < 3; ++i) {
-    auto* label = new QLabel(QString::fromLatin1(names[i]), this);
-    label->setToolTip(tips[i]);
-    m_weightSliders[i] = makeSlider(this, 0, static_cast<int>(kMaxWeight * kSliderSteps));
-    m_weightSliders[i]->setToolTip(tips[i]);
-    m_weightBoxes[i] = new QDoubleSpinBox(this);
-    m_weightBoxes[i]->setRange(0, kMaxWeight);
-    m_weightBoxes[i]->setSingleStep(0.1);
-    m_weightBoxes[i]->setDecimals(2);
-    m_weightBoxes[i]->setToolTip(tips[i]);
-    m_weightSliders[i]->setObjectName(QStringLiteral("%1Slider").arg(QLatin1String(names[i])));
-    m_weightBoxes[i]->setObjectName(QStringLiteral("%1Box").arg(QLatin1String(names[i])));
-    grid->addWidget(label, i, 0);
-    grid->addWidget(m_weightSliders[i], i, 1);
-    grid->addWidget(m_weightBoxes[i], i, 2);
-    connect(m_weightSliders[i], &QSlider::valueChanged, this,
-            [this, i](int position) { weightSliderMoved(i, position); });
-    connect(m_weightBoxes[i], &QDoubleSpinBox::valueChanged, this,
-            [this, i](double value) { weightBoxChanged(i, value); });
-  }
-
-  // Plugin metric weights (rows made by setPluginMetrics), between the proxies and the range.
-  m_pluginRows = new QWidget(this);
-  m_pluginGrid = new QGridLayout(m_pluginRows);
-  m_pluginGrid->setContentsMargins(0, 0, 0, 0);
-  m_pluginGrid->setColumnStretch(1, 1);
-  grid->addWidget(m_pluginRows, 3, 0, 1, 3);
-  m_pluginRows->hide();
+  // The weight rows (setSeries), above the candidate range.
+  m_weightRows = new QWidget(this);
+  m_weightGrid = new QGridLayout(m_weightRows);
+  m_weightGrid->setContentsMargins(0, 0, 0, 0);
+  m_weightGrid->setColumnStretch(1, 1);
+  grid->addWidget(m_weightRows, 0, 0, 1, 3);
 
   const QString rangeTip = tr("Candidate layers for l*: S is z-scored over first..last");
   m_firstSlider = makeSlider(this, 0, 0);
@@ -74,7 +47,7 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   m_lastSlider->setObjectName(QStringLiteral("lastLayerSlider"));
   m_firstBox->setObjectName(QStringLiteral("firstLayerBox"));
   m_lastBox->setObjectName(QStringLiteral("lastLayerBox"));
-  int row = 4;
+  int row = 1;
   for (auto [label, slider, box] : {std::tuple{tr("First layer"), m_firstSlider, m_firstBox},
                                     std::tuple{tr("Last layer"), m_lastSlider, m_lastBox}}) {
     auto* text = new QLabel(label, this);
@@ -93,42 +66,69 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   connect(m_lastBox, &QSpinBox::valueChanged, this, [this](int v) { rangeChanged(false, v); });
 
   m_reset = new QPushButton(tr("Reset"), this);
-  m_reset->setToolTip(tr("Weights 1, 1, 1 and candidates 1..L−1"));
+  m_reset->setToolTip(
+      tr("Every weight to its default (1 for a proxy, 0 for a plugin metric) and "
+         "candidates 1..L−1"));
   grid->addWidget(m_reset, row, 2);
   connect(m_reset, &QPushButton::clicked, this, &ScoreControls::reset);
 
-  changeQuietly([this] {
-    for (int i = 0; i < 3; ++i) {
-      m_weightBoxes[i]->setValue(1.0);
-      m_weightSliders[i]->setValue(kSliderSteps);
-    }
+  setSeries(geometry::builtInSeries());
+}
+
+ScoreControls::WeightRow ScoreControls::makeRow(const geometry::MetricSeries& series) {
+  const QString name = QString::fromStdString(series.info.name);
+  const QString term = series.transform == geometry::ScoreTransform::Log
+                           ? QStringLiteral("z(log %1)").arg(name)
+                           : QStringLiteral("z(%1)").arg(name);
+  const QString tip = tr("Weight of %1 in S (higher %2 %3 S)%4: %5")
+                          .arg(term, name, series.info.higherIsBetter ? tr("raises") : tr("lowers"),
+                               series.builtIn ? QString() : tr(", from a plugin"),
+                               QString::fromStdString(series.info.description));
+  WeightRow row;
+  row.name = series.info.name;
+  row.defaultWeight = series.defaultWeight();
+  row.label = new QLabel(QString::fromStdString(series.weightName), m_weightRows);
+  row.slider = makeSlider(m_weightRows, 0, static_cast<int>(kMaxWeight * kSliderSteps));
+  row.box = new QDoubleSpinBox(m_weightRows);
+  row.box->setRange(0, kMaxWeight);
+  row.box->setSingleStep(0.1);
+  row.box->setDecimals(2);
+  for (QWidget* w : {static_cast<QWidget*>(row.label), static_cast<QWidget*>(row.slider),
+                     static_cast<QWidget*>(row.box)})
+    w->setToolTip(tip);
+  row.slider->setObjectName(name + QStringLiteral("WeightSlider"));
+  row.box->setObjectName(name + QStringLiteral("WeightBox"));
+  {
+    const QSignalBlocker quietBox(row.box), quietSlider(row.slider);
+    row.box->setValue(row.defaultWeight);
+    row.slider->setValue(static_cast<int>(std::lround(row.defaultWeight * kSliderSteps)));
+  }
+  QSlider* slider = row.slider;
+  QDoubleSpinBox* box = row.box;
+  connect(slider, &QSlider::valueChanged, this, [this, box](int position) {
+    changeQuietly([&] { box->setValue(static_cast<double>(position) / kSliderSteps); });
   });
+  connect(box, &QDoubleSpinBox::valueChanged, this, [this, slider](double value) {
+    changeQuietly([&] { slider->setValue(static_cast<int>(std::lround(value * kSliderSteps))); });
+  });
+  return row;
 }
 
 template <typename Change>
 void ScoreControls::changeQuietly(Change change) {
   {
-    const QSignalBlocker blockers[] = {
-        QSignalBlocker(m_weightSliders[0]), QSignalBlocker(m_weightSliders[1]),
-        QSignalBlocker(m_weightSliders[2]), QSignalBlocker(m_weightBoxes[0]),
-        QSignalBlocker(m_weightBoxes[1]),   QSignalBlocker(m_weightBoxes[2]),
-        QSignalBlocker(m_firstSlider),      QSignalBlocker(m_lastSlider),
-        QSignalBlocker(m_firstBox),         QSignalBlocker(m_lastBox)};
-    std::vector<QWidget*> plugins(m_pluginSliders.begin(), m_pluginSliders.end());
-    plugins.insert(plugins.end(), m_pluginBoxes.begin(), m_pluginBoxes.end());
-    for (QWidget* w : plugins) w->blockSignals(true);
+    std::vector<QWidget*> widgets{m_firstSlider, m_lastSlider, m_firstBox, m_lastBox};
+    for (const WeightRow& row : m_rows) widgets.insert(widgets.end(), {row.slider, row.box});
+    for (QWidget* w : widgets) w->blockSignals(true);
     change();
-    for (QWidget* w : plugins) w->blockSignals(false);
+    for (QWidget* w : widgets) w->blockSignals(false);
   }
   // Compared with what was last announced: a spin box has its new value before we get here.
   const geometry::ScoreWeights w = weights();
   const geometry::LayerRange r = candidates();
-  if (w.curvature == m_announcedWeights.curvature &&
-      w.monotonicity == m_announcedWeights.monotonicity &&
-      w.effectiveRank == m_announcedWeights.effectiveRank && r.first == m_announcedRange.first &&
-      r.last == m_announcedRange.last && pluginWeights() == m_announcedPluginWeights)
+  if (w == m_announcedWeights && r.first == m_announcedRange.first &&
+      r.last == m_announcedRange.last)
     return;
-  m_announcedPluginWeights = pluginWeights();
   m_announcedWeights = w;
   m_announcedRange = r;
   emit settingsChanged();
@@ -147,7 +147,9 @@ void ScoreControls::setLayerBounds(int64_t minLayer, int64_t maxLayer,
 }
 
 geometry::ScoreWeights ScoreControls::weights() const {
-  return {m_weightBoxes[0]->value(), m_weightBoxes[1]->value(), m_weightBoxes[2]->value()};
+  geometry::ScoreWeights out;
+  for (const WeightRow& row : m_rows) out.push_back(row.box->value());
+  return out;
 }
 
 geometry::LayerRange ScoreControls::candidates() const {
@@ -156,10 +158,9 @@ geometry::LayerRange ScoreControls::candidates() const {
 
 void ScoreControls::setWeights(const geometry::ScoreWeights& weights) {
   changeQuietly([&] {
-    const double values[3] = {weights.curvature, weights.monotonicity, weights.effectiveRank};
-    for (int i = 0; i < 3; ++i) {
-      m_weightBoxes[i]->setValue(values[i]);
-      m_weightSliders[i]->setValue(static_cast<int>(std::lround(values[i] * kSliderSteps)));
+    for (std::size_t i = 0; i < m_rows.size() && i < weights.size(); ++i) {
+      m_rows[i].box->setValue(weights[i]);
+      m_rows[i].slider->setValue(static_cast<int>(std::lround(weights[i] * kSliderSteps)));
     }
   });
 }
@@ -176,91 +177,38 @@ void ScoreControls::setCandidates(const geometry::LayerRange& candidates) {
 }
 
 void ScoreControls::reset() {
-  setWeights({});
-  setPluginWeights(std::vector<double>(m_pluginBoxes.size(), 0.0));
+  geometry::ScoreWeights defaults;
+  for (const WeightRow& row : m_rows) defaults.push_back(row.defaultWeight);
+  setWeights(defaults);
   setCandidates(m_defaults);
 }
 
-void ScoreControls::setPluginMetrics(const std::vector<geometry::MetricInfo>& metrics) {
-  std::vector<double> kept;
-  for (const auto& m : metrics) {
-    const auto it = std::find(m_pluginNames.begin(), m_pluginNames.end(), m.name);
-    kept.push_back(it == m_pluginNames.end() ? 0.0
-                                             : m_pluginBoxes[std::size_t(it - m_pluginNames.begin())]->value());
-  }
-  while (QLayoutItem* item = m_pluginGrid->takeAt(0)) {
-    delete item->widget();
-    delete item;
-  }
-  m_pluginNames.clear();
-  m_pluginSliders.clear();
-  m_pluginBoxes.clear();
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    const auto& m = metrics[i];
-    const QString name = QString::fromStdString(m.name);
-    const QString tip =
-        tr("Weight of z(%1) from a plugin: %2 (higher %1 %3 S)")
-            .arg(name, QString::fromStdString(m.description),
-                 m.higherIsBetter ? tr("raises") : tr("lowers"));
-    auto* label = new QLabel(QStringLiteral("w_%1").arg(name), m_pluginRows);
-    auto* slider = makeSlider(m_pluginRows, 0, static_cast<int>(kMaxWeight * kSliderSteps));
-    auto* box = new QDoubleSpinBox(m_pluginRows);
-    box->setRange(0, kMaxWeight);
-    box->setSingleStep(0.1);
-    box->setDecimals(2);
-    for (QWidget* w : {static_cast<QWidget*>(label), static_cast<QWidget*>(slider),
-                       static_cast<QWidget*>(box)})
-      w->setToolTip(tip);
-    slider->setObjectName(name + QStringLiteral("WeightSlider"));
-    box->setObjectName(name + QStringLiteral("WeightBox"));
-    box->blockSignals(true);
-    slider->blockSignals(true);
-    box->setValue(kept[i]);
-    slider->setValue(static_cast<int>(std::lround(kept[i] * kSliderSteps)));
-    box->blockSignals(false);
-    slider->blockSignals(false);
-    const int row = static_cast<int>(i);
-    m_pluginGrid->addWidget(label, row, 0);
-    m_pluginGrid->addWidget(slider, row, 1);
-    m_pluginGrid->addWidget(box, row, 2);
-    connect(slider, &QSlider::valueChanged, this, [this, box](int position) {
-      changeQuietly([&] { box->setValue(static_cast<double>(position) / kSliderSteps); });
-    });
-    connect(box, &QDoubleSpinBox::valueChanged, this, [this, slider](double value) {
-      changeQuietly([&] { slider->setValue(static_cast<int>(std::lround(value * kSliderSteps))); });
-    });
-    m_pluginNames.push_back(m.name);
-    m_pluginSliders.push_back(slider);
-    m_pluginBoxes.push_back(box);
-  }
-  m_pluginRows->setVisible(!metrics.empty());
-  changeQuietly([] {});
-}
-
-std::vector<double> ScoreControls::pluginWeights() const {
-  std::vector<double> out;
-  for (const QDoubleSpinBox* box : m_pluginBoxes) out.push_back(box->value());
-  return out;
-}
-
-void ScoreControls::setPluginWeights(const std::vector<double>& weights) {
-  changeQuietly([&] {
-    for (std::size_t i = 0; i < m_pluginBoxes.size() && i < weights.size(); ++i) {
-      m_pluginBoxes[i]->setValue(weights[i]);
-      m_pluginSliders[i]->setValue(static_cast<int>(std::lround(weights[i] * kSliderSteps)));
+void ScoreControls::setSeries(const std::vector<geometry::MetricSeries>& series) {
+  std::vector<WeightRow> rows;
+  for (const geometry::MetricSeries& s : series) {
+    const auto same = std::find_if(m_rows.begin(), m_rows.end(),
+                                   [&](const WeightRow& row) { return row.name == s.info.name; });
+    if (same == m_rows.end()) {
+      rows.push_back(makeRow(s));
+      continue;
     }
-  });
-}
-
-void ScoreControls::weightSliderMoved(int which, int position) {
-  changeQuietly(
-      [&] { m_weightBoxes[which]->setValue(static_cast<double>(position) / kSliderSteps); });
-}
-
-void ScoreControls::weightBoxChanged(int which, double value) {
-  changeQuietly([&] {
-    m_weightSliders[which]->setValue(static_cast<int>(std::lround(value * kSliderSteps)));
-  });
+    rows.push_back(*same);  // the same widgets, with their weight
+    m_rows.erase(same);
+  }
+  for (const WeightRow& gone : m_rows) {
+    delete gone.label;
+    delete gone.slider;
+    delete gone.box;
+  }
+  while (QLayoutItem* item = m_weightGrid->takeAt(0)) delete item;  // the widgets stay
+  m_rows = std::move(rows);
+  for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    const int row = static_cast<int>(i);
+    m_weightGrid->addWidget(m_rows[i].label, row, 0);
+    m_weightGrid->addWidget(m_rows[i].slider, row, 1);
+    m_weightGrid->addWidget(m_rows[i].box, row, 2);
+  }
+  changeQuietly([] {});
 }
 
 void ScoreControls::rangeChanged(bool firstMoved, int value) {

@@ -1,19 +1,23 @@
 #pragma once
-// ScoreControls: the knobs of the DiHAL score — the weights w_c, w_m, w_k (a slider and a spin
-// box each, 0–5) and the candidate layers first..last (a slider and a spin box each, first ≤
-// last always), and one weight per plugin metric (0–5, default 0, so plugins leave S as it was
-// until asked; setPluginMetrics makes the rows). Every change emits settingsChanged() at once; the owner re-ranks with
-// geometry::scoreLayers, which is cheap, so no debouncing is needed. GUI thread only.
+// ScoreControls: the knobs of the DiHAL score — one weight per metric series (a slider and a
+// spin box each, 0–5: w_c, w_m, w_k for the proxies, default 1, then w_<name> for each plugin
+// metric, default 0, so plugins leave S as it was until asked; setSeries makes the rows) and the
+// candidate layers first..last (a slider and a spin box each, first ≤ last always). Every change
+// emits settingsChanged() at once; the owner re-ranks with geometry::scoreLayers, which is cheap,
+// so no debouncing is needed. GUI thread only.
 
 #include <QWidget>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "geometry/layer_metric.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 
 class QDoubleSpinBox;
 class QGridLayout;
+class QLabel;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -24,40 +28,32 @@ class ScoreControls final : public QWidget {
   Q_OBJECT
 
  public:
+  /** Rows for the three proxies until setSeries gives the report's series. */
   explicit ScoreControls(QWidget* parent = nullptr);
 
   /** Layers minLayer..maxLayer can be candidates; `defaults` is what Reset restores. */
   void setLayerBounds(int64_t minLayer, int64_t maxLayer, const geometry::LayerRange& defaults);
 
+  /** One weight per row, in series order (the proxies, then the plugin metrics). */
   geometry::ScoreWeights weights() const;
   geometry::LayerRange candidates() const;
-  /** Each setter emits settingsChanged() once when something changed. */
+  /** Each setter emits settingsChanged() once when something changed. setWeights sets the
+   *  first weights.size() rows and leaves the others as they are. */
   void setWeights(const geometry::ScoreWeights& weights);
   void setCandidates(const geometry::LayerRange& candidates);
-  /** Weights 1, 1, 1, plugin weights 0 and the default candidates. */
+  /** Every weight to its series' default (1 for a proxy, 0 for a plugin metric) and the default
+   *  candidates. */
   void reset();
 
   /**
-   * One weight row per metric (a slider and a spin box named "<name>WeightSlider/Box"). Rows of
-   * metrics already shown keep their weight; new ones start at 0. Emits settingsChanged() when
-   * the weights change.
+   * One weight row per series (a label, a slider and a spin box named "<name>WeightSlider/Box").
+   * Rows of series already shown keep their widgets and weight; new ones start at their default.
+   * Emits settingsChanged() when the weights change.
    */
-  void setPluginMetrics(const std::vector<geometry::MetricInfo>& metrics);
-  /** The plugin weights, in the order of setPluginMetrics' metrics. */
-  std::vector<double> pluginWeights() const;
-  void setPluginWeights(const std::vector<double>& weights);
-  int pluginWeightCount() const { return static_cast<int>(m_pluginBoxes.size()); }
-  QDoubleSpinBox* pluginWeightBox(int index) const { return m_pluginBoxes[static_cast<std::size_t>(index)]; }
-  QSlider* pluginWeightSlider(int index) const {
-    return m_pluginSliders[static_cast<std::size_t>(index)];
-  }
-
-  QDoubleSpinBox* curvatureWeightBox() const { return m_weightBoxes[0]; }
-  QDoubleSpinBox* monotonicityWeightBox() const { return m_weightBoxes[1]; }
-  QDoubleSpinBox* effectiveRankWeightBox() const { return m_weightBoxes[2]; }
-  QSlider* curvatureWeightSlider() const { return m_weightSliders[0]; }
-  QSlider* monotonicityWeightSlider() const { return m_weightSliders[1]; }
-  QSlider* effectiveRankWeightSlider() const { return m_weightSliders[2]; }
+  void setSeries(const std::vector<geometry::MetricSeries>& series);
+  int weightCount() const { return static_cast<int>(m_rows.size()); }
+  QDoubleSpinBox* weightBox(std::size_t series) const { return m_rows[series].box; }
+  QSlider* weightSlider(std::size_t series) const { return m_rows[series].slider; }
   QSpinBox* firstLayerBox() const { return m_firstBox; }
   QSpinBox* lastLayerBox() const { return m_lastBox; }
   QSlider* firstLayerSlider() const { return m_firstSlider; }
@@ -67,15 +63,22 @@ class ScoreControls final : public QWidget {
   void settingsChanged();
 
  private:
-  void weightSliderMoved(int which, int position);
-  void weightBoxChanged(int which, double value);
+  struct WeightRow {
+    std::string name;  // the series' name
+    double defaultWeight = 0;
+    QLabel* label = nullptr;
+    QSlider* slider = nullptr;
+    QDoubleSpinBox* box = nullptr;
+  };
+  WeightRow makeRow(const geometry::MetricSeries& series);
   void rangeChanged(bool firstMoved, int value);
   /** Runs `change` with the widgets' own signals blocked, then emits once if anything moved. */
   template <typename Change>
   void changeQuietly(Change change);
 
-  QSlider* m_weightSliders[3];
-  QDoubleSpinBox* m_weightBoxes[3];
+  std::vector<WeightRow> m_rows;
+  QWidget* m_weightRows;
+  QGridLayout* m_weightGrid;
   QSlider* m_firstSlider;
   QSlider* m_lastSlider;
   QSpinBox* m_firstBox;
@@ -84,12 +87,6 @@ class ScoreControls final : public QWidget {
   geometry::LayerRange m_defaults;
   geometry::ScoreWeights m_announcedWeights;  ///< as of the last settingsChanged()
   geometry::LayerRange m_announcedRange;
-  std::vector<double> m_announcedPluginWeights;
-  QWidget* m_pluginRows;
-  QGridLayout* m_pluginGrid;
-  std::vector<std::string> m_pluginNames;
-  std::vector<QSlider*> m_pluginSliders;
-  std::vector<QDoubleSpinBox*> m_pluginBoxes;
 };
 
 }  // namespace strata

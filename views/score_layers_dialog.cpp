@@ -115,7 +115,8 @@ void ScoreLayersDialog::setSettings(const GeometryScanSettings& settings) {
   m_anchors->setValue(static_cast<int>(settings.options.anchors));
   m_neighbours->setValue(static_cast<int>(settings.options.neighbours));
   m_seed->setValue(static_cast<int>(std::min<uint64_t>(settings.options.seed, INT_MAX)));
-  if (m_pluginOptions) m_pluginOptions->setOptionsText(QString::fromStdString(settings.pluginOptions));
+  if (m_pluginOptions)
+    m_pluginOptions->setOptionsText(QString::fromStdString(settings.pluginOptions));
 }
 
 void ScoreLayersDialog::setPluginMetrics(const std::vector<plugin::MetricEntry>& metrics) {
@@ -126,8 +127,9 @@ void ScoreLayersDialog::setPluginMetrics(const std::vector<plugin::MetricEntry>&
     return;
   }
   m_pluginOptions = form;
-  form->setToolTip(tr("Options of the plugin metrics the scan computes; an empty field is the "
-                      "option's default (strata-cli score --plugin-options)"));
+  form->setToolTip(
+      tr("Options of the plugin metrics the scan computes; an empty field is the "
+         "option's default (strata-cli score --plugin-options)"));
   m_form->insertRow(m_form->rowCount() - 1, tr("Plugin metric options"), form);
 }
 
@@ -154,7 +156,8 @@ void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
   s.options.neighbours =
       settings.value(QStringLiteral("geometry/neighbours"), int(s.options.neighbours)).toInt();
   s.options.seed = settings.value(QStringLiteral("geometry/seed"), 0).toULongLong();
-  s.pluginOptions = settings.value(QStringLiteral("geometry/pluginOptions")).toString().toStdString();
+  s.pluginOptions =
+      settings.value(QStringLiteral("geometry/pluginOptions")).toString().toStdString();
   setSettings(s);
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 // ScoreLayersDialog: the form behind Geometry ▸ Score Layers… — where the proxies are computed
 // (auto / cpu / cuda), how the rows are normalised first (none / trace / standardise), and with
-// which sampling (bootstrap resamples, M anchors and difference directions, k neighbours, seed) and, when plugin metrics with options are loaded, their
-// options (a PluginOptionsForm). Defaults are DESIGN.md's. It only fills the settings; the
-// main window runs scanStore in a background job. Settings are read and written through a
-// QSettings the caller passes ("geometry/" keys; the plugin options as the options text in
-// "geometry/pluginOptions"). GUI thread only.
+// which sampling (bootstrap resamples, M anchors and difference directions, k neighbours, seed)
+// and, when plugin metrics with options are loaded, their options (a PluginOptionsForm). Defaults
+// are DESIGN.md's. It only fills the settings; the main window runs scanStore in a background job.
+// Settings are read and written through a QSettings the caller passes ("geometry/" keys; the plugin
+// options as the options text in "geometry/pluginOptions"). GUI thread only.
 
 #include <QDialog>
 #include <QString>

@@ -21,14 +21,17 @@ namespace {
 /** What each study asks, in one line (docs/studies/<name>.md has the protocol). */
 QString aboutStudy(const QString& study) {
   if (study == QLatin1String("dihal"))
-    return StudyDialog::tr("DiHAL: does the geometry score predict how well a bridge at each layer "
-                           "trains, beyond depth? (docs/studies/dihal.md)");
+    return StudyDialog::tr(
+        "DiHAL: does the geometry score predict how well a bridge at each layer "
+        "trains, beyond depth? (docs/studies/dihal.md)");
   if (study == QLatin1String("dcdm"))
-    return StudyDialog::tr("DCDM: does content-defined chunking beat fixed blocks and unstructured "
-                           "masked diffusion? (docs/studies/dcdm.md)");
+    return StudyDialog::tr(
+        "DCDM: does content-defined chunking beat fixed blocks and unstructured "
+        "masked diffusion? (docs/studies/dcdm.md)");
   if (study == QLatin1String("repr-align"))
-    return StudyDialog::tr("REPR-ALIGN: does aligning to the teacher (λ = 10) speed up converting an "
-                           "autoregressive model into a diffusion LM? (docs/studies/repr-align.md)");
+    return StudyDialog::tr(
+        "REPR-ALIGN: does aligning to the teacher (λ = 10) speed up converting an "
+        "autoregressive model into a diffusion LM? (docs/studies/repr-align.md)");
   return {};
 }
 
@@ -58,15 +61,18 @@ StudyDialog::StudyDialog(const QStringList& studies, const QString& runsRoot, QW
   m_seeds->setRange(1, 20);
   m_seeds->setValue(3);
   m_seeds->setToolTip(tr("Every arm is trained once per seed; intervals need at least 3"));
-  m_budget->addItem(tr("full — the protocol's budget (about an hour on 2 cores)"), QStringLiteral("full"));
+  m_budget->addItem(tr("full — the protocol's budget (about an hour on 2 cores)"),
+                    QStringLiteral("full"));
   m_budget->addItem(tr("smoke — seconds, checks the pipeline only"), QStringLiteral("smoke"));
   m_problem->setStyleSheet(QStringLiteral("color: palette(bright-text)"));
   m_problem->setWordWrap(true);
   m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
-  m_corpus->setPlaceholderText(tr("the study's default: ../shared/data/corpora/tinyshakespeare.txt"));
+  m_corpus->setPlaceholderText(
+      tr("the study's default: ../shared/data/corpora/tinyshakespeare.txt"));
   m_settings->setPlaceholderText(tr("e.g. threads=2 (key=value, separated by spaces)"));
-  m_settings->setToolTip(tr("Settings for every run whose recipe has the key, as strata-cli study "
-                            "--set takes them; they become part of the protocol"));
+  m_settings->setToolTip(
+      tr("Settings for every run whose recipe has the key, as strata-cli study "
+         "--set takes them; they become part of the protocol"));
 
   auto* browse = new QPushButton(tr("Browse…"), this);
   auto* browseCorpus = new QPushButton(tr("Browse…"), this);
@@ -126,8 +132,8 @@ StudyChoice StudyDialog::choice() const {
 void StudyDialog::studyChanged() {
   m_about->setText(aboutStudy(m_study->currentText()));
   if (!m_folderEdited && !m_runsRoot.isEmpty())  // follow the study until the user picks a folder
-    m_folder->setText(
-        QDir::toNativeSeparators(QDir(m_runsRoot).filePath(QStringLiteral("study-") + m_study->currentText())));
+    m_folder->setText(QDir::toNativeSeparators(
+        QDir(m_runsRoot).filePath(QStringLiteral("study-") + m_study->currentText())));
   updateState();
 }
 

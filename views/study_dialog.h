@@ -2,9 +2,9 @@
 // StudyDialog: the form behind Training ▸ Run Study… — which study (DiHAL, DCDM, REPR-ALIGN),
 // its folder, the corpus (empty: the study's default), the number of seeds, the budget (the
 // protocol's "full", about an hour each on two cores, or a "smoke" run of seconds that checks the
-// pipeline) and further run settings ("key=value", as `strata-cli study --set` takes them). Running a study again in
-// the same folder continues it. The dialog only fills a StudyChoice; the window runs the study.
-// GUI thread only.
+// pipeline) and further run settings ("key=value", as `strata-cli study --set` takes them). Running
+// a study again in the same folder continues it. The dialog only fills a StudyChoice; the window
+// runs the study. GUI thread only.
 
 #include <QDialog>
 #include <QString>
@@ -23,8 +23,8 @@ struct StudyChoice {
   QString folder;  ///< the study folder (created, or continued when it holds the same study)
   QString corpus;  ///< empty: the study's default corpus
   int seeds = 3;
-  QString budget;         ///< "full" or "smoke"
-  QStringList settings;   ///< "key=value" for every run whose recipe has the key
+  QString budget;        ///< "full" or "smoke"
+  QStringList settings;  ///< "key=value" for every run whose recipe has the key
   /** corpus=… (when chosen) then the settings: the study's --set list. */
   QStringList overrides() const;
 };

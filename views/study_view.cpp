@@ -18,15 +18,15 @@ QString studyMarkdown(const QString& folder) {
   if (report.open(QIODevice::ReadOnly))
     text = QString::fromUtf8(report.readAll());
   else
-    text = StudyView::tr("*No analysis yet: %1 has no study.md. It is written after the first "
-                         "finished run.*")
+    text = StudyView::tr(
+               "*No analysis yet: %1 has no study.md. It is written after the first "
+               "finished run.*")
                .arg(QDir::toNativeSeparators(dir.absolutePath()));
-  const QStringList plots =
-      QDir(dir.filePath(QStringLiteral("plots"))).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+  const QStringList plots = QDir(dir.filePath(QStringLiteral("plots")))
+                                .entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
   if (!plots.isEmpty()) {
     text += QStringLiteral("\n\n## ") + StudyView::tr("Plots") + QStringLiteral("\n");
-    for (const QString& plot : plots)
-      text += QStringLiteral("\n![%1](plots/%1)\n").arg(plot);
+    for (const QString& plot : plots) text += QStringLiteral("\n![%1](plots/%1)\n").arg(plot);
   }
   return text;
 }

@@ -5,7 +5,7 @@
 #include <QTextCursor>
 #include <QToolTip>
 
-#include "recipes/chunk_routing.h"
+#include "recipes/dcdm/chunk_routing.h"
 
 namespace strata {
 
@@ -50,7 +50,8 @@ QString TokenStrip::tokenToolTip(const ChunkRoutingReport& report, size_t positi
                    .arg(static_cast<double>(share), 0, 'f', 3);
     }
   } else {
-    lines << QObject::tr("(%1 run: no affinities)").arg(QLatin1String(dlmVariantName(report.variant)));
+    lines << QObject::tr("(%1 run: no affinities)")
+                 .arg(QLatin1String(dlmVariantName(report.variant)));
   }
   return lines.join(QLatin1Char('\n'));
 }

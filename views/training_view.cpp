@@ -15,8 +15,8 @@
 
 #include "clean_path.h"
 #include "common/error.h"
-#include "display_text.h"
 #include "common/job.h"
+#include "display_text.h"
 #include "runs_table.h"
 #include "training_plots.h"
 

@@ -12,8 +12,9 @@
 namespace strata::cli {
 
 int runAbout(const Arguments& args) {
-  CommandLine cli("about", "Print Strata's version, the libraries it was built with, and the\n"
-                           "compute device and thread count jobs will use.");
+  CommandLine cli("about",
+                  "Print Strata's version, the libraries it was built with, and the\n"
+                  "compute device and thread count jobs will use.");
   cli.flag("json", "print one JSON object");
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -50,7 +51,8 @@ int runAbout(const Arguments& args) {
             << "HDF5      " << versions.hdf5 << "\n"
             << "Eigen     " << versions.eigen << "\n"
             << "BLAS      " << versions.blas << "\n"
-            << "CUDA      " << (build::kWithCuda ? "built in: " + versions.cuda : std::string("not built")) << "\n"
+            << "CUDA      "
+            << (build::kWithCuda ? "built in: " + versions.cuda : std::string("not built")) << "\n"
             << "Device    " << describe(device) << "\n";
   if (!device.cuda) std::cout << "          (" << device.reasonNoCuda << ")\n";
   return 0;

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "diffusion_generate.h"
-#include "recipes/hybrid_generation.h"
+#include "recipes/bridge/hybrid_generation.h"
 #include "terminal_progress.h"
 
 namespace strata::cli {
@@ -21,7 +21,8 @@ std::vector<std::string> promptsFrom(const CommandLine& cli) {
     for (std::string line; std::getline(in, line);)
       if (!line.empty()) prompts.push_back(line);
   }
-  if (prompts.empty()) throw UsageError("give --prompt TEXT or --prompts FILE (one prompt per line)");
+  if (prompts.empty())
+    throw UsageError("give --prompt TEXT or --prompts FILE (one prompt per line)");
   return prompts;
 }
 
@@ -36,15 +37,17 @@ int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling
   config.original = !cli.isSet("hybrid-only");
   if (cli.has("judge")) config.judge = cli.value("judge");
   HybridComparison result;
-  if (runWithTerminalProgress([&](JobContext& job) { result = compareHybridGeneration(config, job); }) ==
-      JobOutcome::Cancelled)
+  if (runWithTerminalProgress([&](JobContext& job) {
+        result = compareHybridGeneration(config, job);
+      }) == JobOutcome::Cancelled)
     return 130;
   char line[512];
   std::snprintf(line, sizeof line,
                 "Bridge at layer %lld, %lld sampler steps; tokens sampled at temperature %g, "
                 "top-p %g, seed %llu\n",
                 static_cast<long long>(result.layer), static_cast<long long>(result.sampleSteps),
-                sampling.temperature, sampling.topP, static_cast<unsigned long long>(sampling.seed));
+                sampling.temperature, sampling.topP,
+                static_cast<unsigned long long>(sampling.seed));
   std::cout << line;
   if (result.embeddingDiffusion)
     std::cout << "This run is unconditional embedding diffusion (the layer-0 baseline): \"hybrid\" "
@@ -57,20 +60,23 @@ int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling
   }
   std::cout << "\n                 Gen.PPL  word div.  token div.  ms/token\n";
   if (config.original) {
-    std::snprintf(line, sizeof line, "original    %12.3f %10.4f %11.4f %9.2f\n", result.originalGenPpl,
-                  result.originalDiversity, result.originalTokenDiversity, result.originalMsPerToken);
+    std::snprintf(line, sizeof line, "original    %12.3f %10.4f %11.4f %9.2f\n",
+                  result.originalGenPpl, result.originalDiversity, result.originalTokenDiversity,
+                  result.originalMsPerToken);
     std::cout << line;
   }
   std::snprintf(line, sizeof line, "hybrid      %12.3f %10.4f %11.4f %9.2f\n", result.hybridGenPpl,
                 result.hybridDiversity, result.hybridTokenDiversity, result.hybridMsPerToken);
   std::cout << line;
-  std::cout << "Gen.PPL judged by " << result.judge
-            << (result.selfJudged ? " (self-judged: the source model scores text it or its bridge "
-                                    "wrote, which favours the original; pass --judge DIR)"
-                                  : "")
-            << ". Diversity: SimCTG, per text, product of distinct-2..4 over words and over tokens.\n";
+  std::cout
+      << "Gen.PPL judged by " << result.judge
+      << (result.selfJudged ? " (self-judged: the source model scores text it or its bridge "
+                              "wrote, which favours the original; pass --judge DIR)"
+                            : "")
+      << ". Diversity: SimCTG, per text, product of distinct-2..4 over words and over tokens.\n";
   if (config.original) {
-    std::snprintf(line, sizeof line, "The hybrid is %.1f× slower per token than the original model.\n",
+    std::snprintf(line, sizeof line,
+                  "The hybrid is %.1f× slower per token than the original model.\n",
                   result.slowdown());
     std::cout << line;
   }

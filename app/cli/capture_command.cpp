@@ -5,10 +5,10 @@
 #include <iostream>
 
 #include "command_line.h"
-#include "corpus_arguments.h"
-#include "device_arguments.h"
 #include "commands.h"
 #include "common/human_format.h"
+#include "corpus_arguments.h"
+#include "device_arguments.h"
 #include "engine/capture.h"
 #include "terminal_progress.h"
 
@@ -29,7 +29,8 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
   config.streamLayers = cli.isSet("stream-layers");
   config.overwrite = cli.isSet("overwrite");
   config.resume = cli.isSet("resume");
-  if (config.overwrite && config.resume) throw UsageError("--overwrite and --resume exclude each other");
+  if (config.overwrite && config.resume)
+    throw UsageError("--overwrite and --resume exclude each other");
 
   const std::string dtype = cli.value("dtype");
   if (dtype != "float16" && dtype != "float32")
@@ -39,8 +40,7 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
   const std::string computeDType = cli.value("compute-dtype");
   if (computeDType != "fp32" && computeDType != "bf16")
     throw UsageError("--compute-dtype must be fp32 or bf16, got '" + computeDType + "'");
-  config.computeDType =
-      computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
+  config.computeDType = computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
 
   config.corpusOptions = corpusOptionsFrom(cli);
   config.device = deviceFrom(cli);
@@ -61,7 +61,8 @@ int runCapture(const Arguments& args) {
       .option("tokens", "N", "number of token positions to store", "8192")
       .option("seq-len", "T",
               "tokens per sequence, a BOS included where the model's convention has one", "128")
-      .option("skip-first", "K", "positions skipped at the start of each sequence (attention sinks)", "1")
+      .option("skip-first", "K",
+              "positions skipped at the start of each sequence (attention sinks)", "1")
       .option("seed", "S", "seed of the token sampling", "0")
       .option("max-documents", "N", "read only the first N documents (0 = all)", "0")
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")

@@ -10,8 +10,8 @@ CommandLine::CommandLine(std::string command, std::string summary)
 
 CommandLine& CommandLine::option(std::string name, std::string valueName, std::string help,
                                  std::optional<std::string> defaultValue) {
-  m_options.push_back({std::move(name), std::move(valueName), std::move(help), true,
-                       std::move(defaultValue)});
+  m_options.push_back(
+      {std::move(name), std::move(valueName), std::move(help), true, std::move(defaultValue)});
   return *this;
 }
 
@@ -51,7 +51,8 @@ bool CommandLine::parse(const std::vector<std::string>& args) {
       } else if (inlineValue) {
         m_values[name] = *inlineValue;
       } else {
-        if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value (" + spec->valueName + ")");
+        if (i + 1 >= args.size())
+          throw UsageError("--" + name + " needs a value (" + spec->valueName + ")");
         m_values[name] = args[++i];
       }
       continue;
@@ -115,7 +116,8 @@ std::string CommandLine::help() const {
   out << "\n\n" << m_summary << "\n";
   if (!m_positionals.empty()) {
     out << "\narguments:\n";
-    for (const Spec& spec : m_positionals) out << "  <" << spec.name << ">\n      " << spec.help << "\n";
+    for (const Spec& spec : m_positionals)
+      out << "  <" << spec.name << ">\n      " << spec.help << "\n";
   }
   out << "\noptions:\n";
   for (const Spec& spec : m_options) {

@@ -6,9 +6,9 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "device_arguments.h"
 #include "common/text_file.h"
-#include "recipes/align_comparison.h"
+#include "device_arguments.h"
+#include "recipes/repr_align/align_comparison.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -33,7 +33,8 @@ int runCompareAlign(const Arguments& original) {
       .option("samples", "N",
               "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
       .option("sample-tokens", "N", "tokens per sampled continuation", "32")
-      .option("set", "KEY=VALUE", "a repr_align setting shared by every run (repeatable), e.g. lr=3e-4");
+      .option("set", "KEY=VALUE",
+              "a repr_align setting shared by every run (repeatable), e.g. lr=3e-4");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();

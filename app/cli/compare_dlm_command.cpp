@@ -5,9 +5,9 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "device_arguments.h"
 #include "common/text_file.h"
-#include "recipes/dlm_comparison.h"
+#include "device_arguments.h"
+#include "recipes/dcdm/dlm_comparison.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -16,22 +16,24 @@ namespace strata::cli {
 int runCompareDlm(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
-  CommandLine cli("compare-dlm",
-                  "Train the masked diffusion LM variants with the same budget on the same corpus —\n"
-                  "mdlm, bdlm (B = 8), dcdm (K = 8, h = 4), and the ablations dcdm K = 4 and 16 and\n"
-                  "point routing h = 1 — each a resumable run in OUT/<name>, then write\n"
-                  "OUT/compare.{md,csv,json}: best validation ELBO, perplexity bound, masked-token\n"
-                  "accuracy, chunk-load entropy and largest chunk share, throughput, and the\n"
-                  "sample quality of N samples per run: word and token diversity and, with\n"
-                  "--judge, Gen.PPL under that separate autoregressive model (named in the\n"
-                  "table). Running it again continues an interrupted study.");
+  CommandLine cli(
+      "compare-dlm",
+      "Train the masked diffusion LM variants with the same budget on the same corpus —\n"
+      "mdlm, bdlm (B = 8), dcdm (K = 8, h = 4), and the ablations dcdm K = 4 and 16 and\n"
+      "point routing h = 1 — each a resumable run in OUT/<name>, then write\n"
+      "OUT/compare.{md,csv,json}: best validation ELBO, perplexity bound, masked-token\n"
+      "accuracy, chunk-load entropy and largest chunk share, throughput, and the\n"
+      "sample quality of N samples per run: word and token diversity and, with\n"
+      "--judge, Gen.PPL under that separate autoregressive model (named in the\n"
+      "table). Running it again continues an interrupted study.");
   cli.option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "300")
       .option("out", "DIR", "the study folder", "compare-dlm")
       .option("set", "KEY=VALUE", "a dcdm setting shared by every run (repeatable), e.g. dim=64")
       .option("samples", "N", "samples per run for diversity and Gen.PPL (0 = none)", "8")
-      .option("judge", "MODEL_DIR", "an autoregressive Hugging Face model folder that scores the "
-                                    "samples (Gen.PPL); e.g. one pretrained on the same corpus");
+      .option("judge", "MODEL_DIR",
+              "an autoregressive Hugging Face model folder that scores the "
+              "samples (Gen.PPL); e.g. one pretrained on the same corpus");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "command_line.h"
-#include "model/generation.h"
+#include "model/backbone/generation.h"
 
 namespace strata::cli {
 

@@ -7,11 +7,11 @@
 #include <iostream>
 #include <memory>
 
-#include "diffusion_generate.h"
 #include "common/error.h"
+#include "diffusion_generate.h"
 #include "engine/run_folder.h"
 #include "recipes/dlm_sampler.h"
-#include "recipes/repr_align_files.h"
+#include "recipes/repr_align/repr_align_files.h"
 #include "recipes/sample_quality.h"
 
 namespace strata::cli {
@@ -31,7 +31,8 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
   DlmSample sample;
   if (readRunInfo(run).recipe == "repr_align") {
     LoadedConversion conversion = loadConversionRun(run, std::nullopt, device);
-    const int64_t block = cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");
+    const int64_t block =
+        cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");
     if (block < 0) throw UsageError("--block must be >= 0");
     sample = sampleConverted(conversion.model, *conversion.tokenizer, cli.value("prompt"), config,
                              conversion.config.integer("sample_steps"), block);

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <iostream>
 
-#include "diffusion_generate.h"
 #include "command_line.h"
 #include "commands.h"
 #include "device_arguments.h"
+#include "diffusion_generate.h"
 #include "engine/device_choice.h"
-#include "model/backbone.h"
-#include "model/generation.h"
+#include "model/backbone/backbone.h"
+#include "model/backbone/generation.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::cli {
@@ -61,25 +61,32 @@ int runGenerate(const Arguments& args) {
                   "and latency per token; it samples by default (temperature 1, top-p 0.95).");
   cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
       .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
-      .option("dlm", "RUN", "a masked diffusion LM run (dcdm recipe) or a converted model "
-                            "(repr_align recipe): confidence-ordered unmasking")
-      .option("block", "B", "with --dlm on a repr_align run: positions per block, left to right "
-                            "(0 = all at once; default: the run's sample_block)")
+      .option("dlm", "RUN",
+              "a masked diffusion LM run (dcdm recipe) or a converted model "
+              "(repr_align recipe): confidence-ordered unmasking")
+      .option("block", "B",
+              "with --dlm on a repr_align run: positions per block, left to right "
+              "(0 = all at once; default: the run's sample_block)")
       .flag("show-chunks", "with --dlm: also print each token's chunk id and reveal step")
-      .option("judge", "MODEL_DIR", "with --dlm: Gen.PPL of the continuation under this separate "
-                                    "autoregressive model folder, plus word and token diversity")
+      .option("judge", "MODEL_DIR",
+              "with --dlm: Gen.PPL of the continuation under this separate "
+              "autoregressive model folder, plus word and token diversity")
       .option("prompt", "TEXT", "text to continue")
       .option("prompts", "FILE", "with --bridge: prompts, one per line")
-      .option("steps", "S", "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk or block "
-                            "(default: the run's sample_steps)")
+      .option("steps", "S",
+              "with --bridge: DDIM steps; with --dlm: unmasking steps per chunk or block "
+              "(default: the run's sample_steps)")
       .flag("hybrid-only", "with --bridge: skip the original model")
-      .option("judge", "DIR", "with --bridge: the model folder that judges Gen.PPL (default: the "
-                              "bridge's source model, reported as self-judged)")
+      .option("judge", "DIR",
+              "with --bridge: the model folder that judges Gen.PPL (default: the "
+              "bridge's source model, reported as self-judged)")
       .option("max-new-tokens", "N", "tokens to generate at most", "64")
-      .option("temperature", "T", "0 = greedy; > 0 samples from softmax(logits / T) (default 0; "
-                                  "1 with --bridge)")
-      .option("top-p", "P", "nucleus sampling: keep the most likely tokens up to mass P (default "
-                            "1; 0.95 with --bridge)")
+      .option("temperature", "T",
+              "0 = greedy; > 0 samples from softmax(logits / T) (default 0; "
+              "1 with --bridge)")
+      .option("top-p", "P",
+              "nucleus sampling: keep the most likely tokens up to mass P (default "
+              "1; 0.95 with --bridge)")
       .option("seed", "S", "seed of the sampler (same seed, same text)", "0");
   addDeviceOption(cli);
   if (!cli.parse(args)) {

@@ -1,12 +1,12 @@
 // `strata-cli import-llama2c MODEL.bin TOKENIZER.bin OUT/ [--force]`: a llama2.c checkpoint and
-// its tokenizer as a Hugging Face Llama folder (see core/model/llama2c_import.h).
+// its tokenizer as a Hugging Face Llama folder (see core/model/backbone/llama2c_import.h).
 
 #include <iostream>
 
 #include "command_line.h"
 #include "commands.h"
 #include "common/human_format.h"
-#include "model/llama2c_import.h"
+#include "model/backbone/llama2c_import.h"
 
 namespace strata::cli {
 

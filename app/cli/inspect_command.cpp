@@ -5,9 +5,9 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "common/human_format.h"
 #include "engine/run_folder.h"
 #include "inspect_run.h"
-#include "common/human_format.h"
 #include "io/model_folder.h"
 
 namespace strata::cli {
@@ -32,7 +32,8 @@ nlohmann::ordered_json toJson(const ModelSummary& summary) {
   out["weight_bytes"] = summary.weightBytes;
   out["dtypes"] = summary.parametersByDType;
   out["weight_files"] = nlohmann::json::array();
-  for (const auto& file : summary.weightFiles) out["weight_files"].push_back(file.filename().string());
+  for (const auto& file : summary.weightFiles)
+    out["weight_files"].push_back(file.filename().string());
   out["sharded"] = summary.sharded;
   out["tokenizer"] = summary.tokenizerKind;
   out["warnings"] = summary.warnings;
@@ -48,8 +49,9 @@ void printText(const ModelSummary& summary) {
   row("Architecture", c.architectureName + (c.modelType.empty() ? "" : " (" + c.modelType + ")"));
   row("Layers", std::to_string(c.numLayers));
   row("Hidden size", std::to_string(c.hiddenSize));
-  row("Heads", std::to_string(c.numHeads) + " (key/value heads " + std::to_string(c.numKeyValueHeads) +
-                   ", head dim " + std::to_string(c.headDim) + ")");
+  row("Heads", std::to_string(c.numHeads) + " (key/value heads " +
+                   std::to_string(c.numKeyValueHeads) + ", head dim " + std::to_string(c.headDim) +
+                   ")");
   row("MLP size", std::to_string(c.intermediateSize));
   row("Vocabulary", std::to_string(c.vocabSize));
   row("Context", std::to_string(c.maxPositions));
@@ -69,12 +71,14 @@ void printText(const ModelSummary& summary) {
 }  // namespace
 
 int runInspect(const Arguments& args) {
-  CommandLine cli("inspect",
-                  "Print what a Hugging Face model folder holds: architecture, layer count, hidden\n"
-                  "size, heads, parameter count, dtypes and tokenizer. Reads config.json and the\n"
-                  "safetensors headers only, so it is fast even for large sharded models.");
-  cli.positional("model-dir", "folder with config.json and model.safetensors (or a sharded "
-                              "index), or a training run folder")
+  CommandLine cli(
+      "inspect",
+      "Print what a Hugging Face model folder holds: architecture, layer count, hidden\n"
+      "size, heads, parameter count, dtypes and tokenizer. Reads config.json and the\n"
+      "safetensors headers only, so it is fast even for large sharded models.");
+  cli.positional("model-dir",
+                 "folder with config.json and model.safetensors (or a sharded "
+                 "index), or a training run folder")
       .flag("json", "print one JSON object instead of the table");
   if (!cli.parse(args)) {
     std::cout << cli.help();

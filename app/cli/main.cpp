@@ -13,9 +13,10 @@
 namespace {
 
 void printOverview() {
-  std::cout << "usage: strata-cli <command> [options]\n\n"
-               "Strata: layer geometry of transformer hidden states, and the diffusion models\n"
-               "it guides. Run `strata-cli <command> --help` for a command's options.\n\ncommands:\n";
+  std::cout
+      << "usage: strata-cli <command> [options]\n\n"
+         "Strata: layer geometry of transformer hidden states, and the diffusion models\n"
+         "it guides. Run `strata-cli <command> --help` for a command's options.\n\ncommands:\n";
   for (const auto& command : strata::cli::commands())
     std::cout << "  " << command.name
               << std::string(std::max<std::size_t>(2, 16 - std::string(command.name).size()), ' ')

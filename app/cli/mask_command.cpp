@@ -1,6 +1,6 @@
 // `strata-cli mask --variant mdlm|bdlm|dcdm --seq-len L [--block-size B] [--model RUN --text T]
 // [--json]`: the attention mask a masked diffusion LM of the dcdm recipe trains with — the
-// 2L×2L matrix of the dual stream [x_t ; x_0] and the chunk ids (recipes/training_mask.h).
+// 2L×2L matrix of the dual stream [x_t ; x_0] and the chunk ids (recipes/dcdm/training_mask.h).
 
 #include <cstdio>
 #include <iostream>
@@ -9,7 +9,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "engine/run_folder.h"
-#include "recipes/training_mask.h"
+#include "recipes/dcdm/training_mask.h"
 
 namespace strata::cli {
 namespace {
@@ -35,10 +35,11 @@ void printPicture(const TrainingMaskPicture& picture) {
   for (const int64_t id : picture.chunkIds) std::cout << " " << id;
   std::cout << "\n";
   for (size_t q = 0; q < 2 * length; ++q) {
-    if (q == length) std::cout << std::string(16 + length, ' ') << "+" << std::string(length, '-') << "\n";
+    if (q == length)
+      std::cout << std::string(16 + length, ' ') << "+" << std::string(length, '-') << "\n";
     char label[32];
-    std::snprintf(label, sizeof label, "%s %4zu c%-3lld ", q < length ? "noisy" : "clean", q % length,
-                  static_cast<long long>(picture.chunkIds[q % length]));
+    std::snprintf(label, sizeof label, "%s %4zu c%-3lld ", q < length ? "noisy" : "clean",
+                  q % length, static_cast<long long>(picture.chunkIds[q % length]));
     std::string row = label;
     for (size_t k = 0; k < 2 * length; ++k) {
       if (k == length) row += '|';
@@ -51,16 +52,18 @@ void printPicture(const TrainingMaskPicture& picture) {
 }  // namespace
 
 int runMask(const Arguments& args) {
-  CommandLine cli("mask",
-                  "Print the attention mask a masked diffusion LM trains with: block diffusion\n"
-                  "(BD3-LM) over chunks on the dual stream [x_t ; x_0]. Noisy tokens attend the\n"
-                  "noisy tokens of their own chunk and every clean token of earlier chunks; clean\n"
-                  "tokens attend clean tokens of their own and earlier chunks; clean never attends\n"
-                  "noisy. mdlm is one chunk, bdlm positional blocks of B; dcdm's chunks depend on\n"
-                  "the content, so it needs a trained run and a text (routed chunk-sequentially,\n"
-                  "as training routes its clean tokens).");
+  CommandLine cli(
+      "mask",
+      "Print the attention mask a masked diffusion LM trains with: block diffusion\n"
+      "(BD3-LM) over chunks on the dual stream [x_t ; x_0]. Noisy tokens attend the\n"
+      "noisy tokens of their own chunk and every clean token of earlier chunks; clean\n"
+      "tokens attend clean tokens of their own and earlier chunks; clean never attends\n"
+      "noisy. mdlm is one chunk, bdlm positional blocks of B; dcdm's chunks depend on\n"
+      "the content, so it needs a trained run and a text (routed chunk-sequentially,\n"
+      "as training routes its clean tokens).");
   cli.option("variant", "NAME", "mdlm, bdlm or dcdm (with --model: must match the run)")
-      .option("seq-len", "L", "sequence length (mdlm, bdlm); with --model, an upper bound on the text's tokens")
+      .option("seq-len", "L",
+              "sequence length (mdlm, bdlm); with --model, an upper bound on the text's tokens")
       .option("block-size", "B", "bdlm: tokens per block", "8")
       .option("model", "RUN", "a trained dcdm-recipe run folder (needed for dcdm)")
       .option("text", "T", "with --model: the sequence whose chunks are routed")
@@ -79,7 +82,8 @@ int runMask(const Arguments& args) {
   }
   TrainingMaskPicture picture;
   if (cli.has("model")) {
-    if (!cli.has("text")) throw UsageError("--model needs --text: the sequence whose chunks are routed");
+    if (!cli.has("text"))
+      throw UsageError("--model needs --text: the sequence whose chunks are routed");
     const std::filesystem::path run = cli.value("model");
     if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
     picture = runTrainingMask(run, cli.value("text"));
@@ -89,13 +93,17 @@ int runMask(const Arguments& args) {
     if (cli.has("seq-len")) {
       const int64_t limit = cli.integer("seq-len");
       if (limit < 1) throw UsageError("--seq-len must be at least 1");
-      if (picture.length > limit)  // not cut: a prefix would be routed differently (chunk K−1 collects the rest)
-        throw UsageError("the text has " + std::to_string(picture.length) + " tokens, more than --seq-len " +
-                         std::to_string(limit) + ": shorten the text or raise --seq-len");
+      if (picture.length >
+          limit)  // not cut: a prefix would be routed differently (chunk K−1 collects the rest)
+        throw UsageError("the text has " + std::to_string(picture.length) +
+                         " tokens, more than --seq-len " + std::to_string(limit) +
+                         ": shorten the text or raise --seq-len");
     }
   } else {
     if (chosen == DlmVariant::Dcdm)
-      throw UsageError("dcdm's chunks depend on the content: give --model RUN (a trained dcdm run) and --text T");
+      throw UsageError(
+          "dcdm's chunks depend on the content: give --model RUN (a trained dcdm run) and --text "
+          "T");
     if (!cli.has("seq-len")) throw UsageError("mask --variant " + variant + " needs --seq-len L");
     picture = positionalTrainingMask(chosen, cli.integer("seq-len"), cli.integer("block-size"));
   }

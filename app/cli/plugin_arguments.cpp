@@ -22,10 +22,11 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }  // namespace
 
 const plugin::PluginSet& pluginsReportingFailures() {
-  static const plugin::PluginSet& set = [] () -> const plugin::PluginSet& {
+  static const plugin::PluginSet& set = []() -> const plugin::PluginSet& {
     const auto& loaded = plugin::installedPlugins();
     for (const auto& f : loaded.failures)
-      std::cerr << "plugin " << f.name << " (" << f.file.string() << ") skipped: " << f.reason << "\n";
+      std::cerr << "plugin " << f.name << " (" << f.file.string() << ") skipped: " << f.reason
+                << "\n";
     return loaded;
   }();
   return set;

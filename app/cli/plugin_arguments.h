@@ -15,7 +15,8 @@ namespace strata::cli {
 const plugin::PluginSet& pluginsReportingFailures();
 
 /** "NAME=W,NAME=W" → {NAME: W}; UsageError for a malformed entry or an unknown metric. */
-std::map<std::string, double> parsePluginWeights(const std::string& text, const plugin::PluginSet& plugins);
+std::map<std::string, double> parsePluginWeights(const std::string& text,
+                                                 const plugin::PluginSet& plugins);
 
 /** "NAME:K=V;K=V,NAME:K=V" → {NAME: "K=V;K=V"}; UsageError when malformed. */
 std::map<std::string, std::string> parsePluginOptions(const std::string& text);

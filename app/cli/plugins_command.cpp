@@ -25,13 +25,22 @@ nlohmann::json pluginsJson(const plugin::PluginSet& set) {
   for (const auto& p : set.plugins) {
     nlohmann::json metrics = nlohmann::json::array(), recipes = nlohmann::json::array();
     for (const auto& m : p.metrics)
-      metrics.push_back({{"name", m.info.name}, {"kind", "metric"}, {"description", m.info.description},
-                         {"higher_is_better", m.info.higherIsBetter}, {"options", optionsJson(m.options)}});
+      metrics.push_back({{"name", m.info.name},
+                         {"kind", "metric"},
+                         {"description", m.info.description},
+                         {"higher_is_better", m.info.higherIsBetter},
+                         {"options", optionsJson(m.options)}});
     for (const auto& r : p.recipes)
-      recipes.push_back({{"name", r.name}, {"kind", "recipe"}, {"description", r.description},
+      recipes.push_back({{"name", r.name},
+                         {"kind", "recipe"},
+                         {"description", r.description},
                          {"settings", optionsJson(r.settings)}});
-    plugins.push_back({{"name", p.name}, {"version", p.version}, {"description", p.description},
-                       {"file", p.file.string()}, {"metrics", metrics}, {"recipes", recipes}});
+    plugins.push_back({{"name", p.name},
+                       {"version", p.version},
+                       {"description", p.description},
+                       {"file", p.file.string()},
+                       {"metrics", metrics},
+                       {"recipes", recipes}});
   }
   for (const auto& f : set.failures)
     failures.push_back({{"name", f.name}, {"file", f.file.string()}, {"reason", f.reason}});
@@ -40,7 +49,8 @@ nlohmann::json pluginsJson(const plugin::PluginSet& set) {
 
 void printOptions(const std::vector<plugin::OptionInfo>& options, const char* word) {
   for (const auto& o : options)
-    std::cout << "      " << word << " " << o.name << "=" << o.defaultValue << "  " << o.description << "\n";
+    std::cout << "      " << word << " " << o.name << "=" << o.defaultValue << "  " << o.description
+              << "\n";
 }
 
 void printPlugins(const plugin::PluginSet& set) {
@@ -48,10 +58,12 @@ void printPlugins(const plugin::PluginSet& set) {
   for (const auto& f : set.folders) std::cout << "  " << f.string() << "\n";
   std::cout << "\n" << set.plugins.size() << " plugin(s) loaded\n";
   for (const auto& p : set.plugins) {
-    std::cout << "\n" << p.name << " " << p.version << " — " << p.description << "\n  file: " << p.file.string()
-              << "\n";
+    std::cout << "\n"
+              << p.name << " " << p.version << " — " << p.description
+              << "\n  file: " << p.file.string() << "\n";
     for (const auto& m : p.metrics) {
-      std::cout << "  metric " << m.info.name << " (" << (m.info.higherIsBetter ? "higher" : "lower")
+      std::cout << "  metric " << m.info.name << " ("
+                << (m.info.higherIsBetter ? "higher" : "lower")
                 << " is better): " << m.info.description << "\n";
       printOptions(m.options, "option");
     }
@@ -71,18 +83,21 @@ void printPlugins(const plugin::PluginSet& set) {
 }  // namespace
 
 int runPlugins(const Arguments& args) {
-  CommandLine cli("plugins",
-                  "List the metric and recipe plugins found at start-up: each folder of\n"
-                  "STRATA_PLUGIN_PATH (colon separated), then the installation's lib/strata/plugins.\n"
-                  "Plugins that failed to load are listed with the reason; they are skipped.");
+  CommandLine cli(
+      "plugins",
+      "List the metric and recipe plugins found at start-up: each folder of\n"
+      "STRATA_PLUGIN_PATH (colon separated), then the installation's lib/strata/plugins.\n"
+      "Plugins that failed to load are listed with the reason; they are skipped.");
   cli.flag("json", "print the list as JSON");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
   const plugin::PluginSet& set = plugin::installedPlugins();
-  if (cli.isSet("json")) std::cout << pluginsJson(set).dump(2) << "\n";
-  else printPlugins(set);
+  if (cli.isSet("json"))
+    std::cout << pluginsJson(set).dump(2) << "\n";
+  else
+    printPlugins(set);
   return 0;
 }
 

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "corpus_arguments.h"
-#include "engine/run_folder.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "training_arguments.h"
 
 namespace strata::cli {
@@ -15,27 +15,38 @@ namespace {
 
 // Options that are recipe settings, as (option, setting key).
 constexpr std::pair<const char*, const char*> kSettingOptions[] = {
-    {"steps", "steps"},         {"batch", "batch"},
-    {"seq-len", "seq_len"},     {"lr", "lr"},
-    {"warmup", "warmup"},       {"dim", "dim"},
-    {"layers", "layers"},       {"heads", "heads"},
-    {"kv-heads", "kv_heads"},   {"mlp", "mlp"},
-    {"seed", "seed"},           {"tokenizer", "tokenizer"},
-    {"checkpoint-every", "checkpoint_every"}, {"log-every", "log_every"},
-    {"eval-every", "eval_every"}, {"stop-after", "stop_after"},
-    {"threads", "threads"},     {"corpus", "corpus"},
-    {"corpus-format", "corpus_format"}, {"split", "split"},
+    {"steps", "steps"},
+    {"batch", "batch"},
+    {"seq-len", "seq_len"},
+    {"lr", "lr"},
+    {"warmup", "warmup"},
+    {"dim", "dim"},
+    {"layers", "layers"},
+    {"heads", "heads"},
+    {"kv-heads", "kv_heads"},
+    {"mlp", "mlp"},
+    {"seed", "seed"},
+    {"tokenizer", "tokenizer"},
+    {"checkpoint-every", "checkpoint_every"},
+    {"log-every", "log_every"},
+    {"eval-every", "eval_every"},
+    {"stop-after", "stop_after"},
+    {"threads", "threads"},
+    {"corpus", "corpus"},
+    {"corpus-format", "corpus_format"},
+    {"split", "split"},
     {"jsonl-field", "jsonl_field"}};
 
 }  // namespace
 
 int runPretrain(const Arguments& args) {
-  CommandLine cli("pretrain",
-                  "Train a small Llama (causal LM) from scratch on a local corpus: AdamW, linear\n"
-                  "warm-up then cosine decay to 10%, gradient clipping at 1.0, seeded data order.\n"
-                  "OUT is the run folder (run.json, metrics.jsonl, TensorBoard events, checkpoints/)\n"
-                  "and, at the end, a Hugging Face Llama folder. Options override --config. The\n"
-                  "same as `strata-cli train pretrain --run-dir OUT --set key=value ...`.");
+  CommandLine cli(
+      "pretrain",
+      "Train a small Llama (causal LM) from scratch on a local corpus: AdamW, linear\n"
+      "warm-up then cosine decay to 10%, gradient clipping at 1.0, seeded data order.\n"
+      "OUT is the run folder (run.json, metrics.jsonl, TensorBoard events, checkpoints/)\n"
+      "and, at the end, a Hugging Face Llama folder. Options override --config. The\n"
+      "same as `strata-cli train pretrain --run-dir OUT --set key=value ...`.");
   cli.option("corpus", "PATH", "a text file, a folder of .txt files, or a .jsonl file")
       .option("out", "DIR", "the run and model folder to write")
       .option("config", "FILE", "JSON run configuration (keys as the options, with _ for -)")
@@ -65,9 +76,11 @@ int runPretrain(const Arguments& args) {
   const std::filesystem::path out = cli.value("out");
   if (cli.isSet("resume") && isRunFolder(out)) {
     std::vector<std::string> sets;
-    for (const char* free : {"steps", "log-every", "eval-every", "checkpoint-every", "stop-after", "threads"})
+    for (const char* free :
+         {"steps", "log-every", "eval-every", "checkpoint-every", "stop-after", "threads"})
       for (const auto& [option, key] : kSettingOptions)
-        if (std::string(option) == free && cli.has(option)) sets.push_back(std::string(key) + "=" + cli.value(option));
+        if (std::string(option) == free && cli.has(option))
+          sets.push_back(std::string(key) + "=" + cli.value(option));
     return runTrainingJob(
         [&](JobContext& job) { return resumeTraining(out, job, {}, TrainingControl{}, sets); }, {},
         out);
@@ -80,7 +93,8 @@ int runPretrain(const Arguments& args) {
   if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
   for (const auto& [option, key] : kSettingOptions)
     if (cli.has(option))
-      request.config.set(key, parseSetting(*schema.find(key), cli.value(option), "--" + std::string(option)));
+      request.config.set(
+          key, parseSetting(*schema.find(key), cli.value(option), "--" + std::string(option)));
   request.runFolder = out;
   request.command = commandLineText("pretrain", args);
   return runTrainingJob([&](JobContext& job) { return startTraining(request, job); }, {}, out);

@@ -11,18 +11,19 @@
 namespace strata::cli {
 
 int runRuns(const Arguments& args) {
-  CommandLine cli("runs",
-                  "List the training runs in ROOT (default $STRATA_RUNS_DIR, else ./runs): recipe,\n"
-                  "state (running, paused, stopped, interrupted = killed, finished, failed), step,\n"
-                  "newest checkpoint. Stopped and interrupted runs continue with `strata-cli resume`.");
+  CommandLine cli(
+      "runs",
+      "List the training runs in ROOT (default $STRATA_RUNS_DIR, else ./runs): recipe,\n"
+      "state (running, paused, stopped, interrupted = killed, finished, failed), step,\n"
+      "newest checkpoint. Stopped and interrupted runs continue with `strata-cli resume`.");
   cli.option("root", "DIR", "folder holding run folders (or a run folder itself)")
       .flag("json", "print a JSON array instead of a table");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
-  const std::filesystem::path root = cli.has("root") ? std::filesystem::path(cli.value("root"))
-                                                     : defaultRunsRoot();
+  const std::filesystem::path root =
+      cli.has("root") ? std::filesystem::path(cli.value("root")) : defaultRunsRoot();
   const std::vector<RunInfo> runs = listRuns(root);
   if (cli.isSet("json")) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -43,9 +44,11 @@ int runRuns(const Arguments& args) {
     return 0;
   }
   std::cout << std::left << std::setw(12) << "state" << std::setw(10) << "recipe" << std::setw(16)
-            << "step" << std::setw(12) << "checkpoint" << std::setw(22) << "created" << "folder\n";
+            << "step" << std::setw(12) << "checkpoint" << std::setw(22) << "created"
+            << "folder\n";
   for (const RunInfo& run : runs) {
-    const std::string step = std::to_string(run.status.step) + "/" + std::to_string(run.status.totalSteps);
+    const std::string step =
+        std::to_string(run.status.step) + "/" + std::to_string(run.status.totalSteps);
     std::cout << std::setw(12) << runStateName(run.status.state) << std::setw(10) << run.recipe
               << std::setw(16) << step << std::setw(12)
               << (run.lastCheckpoint >= 0 ? std::to_string(run.lastCheckpoint) : "-")

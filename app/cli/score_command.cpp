@@ -1,20 +1,22 @@
 // `strata-cli score`: the geometry proxies of every layer, the DiHAL score and l*. Reads an
 // activation store (--store), or captures one first from --model and --corpus.
 
-#include <filesystem>
-#include <map>
-#include <iostream>
-#include <sstream>
 #include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
 
 #include "command_line.h"
 #include "commands.h"
-#include "corpus_arguments.h"
 #include "common/error.h"
+#include "corpus_arguments.h"
 #include "engine/cached_geometry.h"
 #include "engine/capture.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "geometry/score_bootstrap.h"
 #include "geometry/term_cancellation.h"
@@ -42,24 +44,22 @@ geometry::LayerRange parseRange(const CommandLine& cli, const std::string& name)
   }
 }
 
+/** --weights: w_c,w_m,w_k, the weights of the three proxy series. */
 geometry::ScoreWeights parseWeights(const std::string& text) {
   geometry::ScoreWeights w;
-  double* slots[] = {&w.curvature, &w.monotonicity, &w.effectiveRank};
   std::stringstream in(text);
   std::string item;
-  int n = 0;
   while (std::getline(in, item, ',')) {
-    if (n == 3) break;
+    if (w.size() == geometry::kBuiltInSeriesCount) break;
     try {
       size_t used = 0;
-      *slots[n] = std::stod(item, &used);
+      w.push_back(std::stod(item, &used));
       if (used != item.size()) throw std::invalid_argument(item);
     } catch (const std::exception&) {
       throw UsageError("--weights must be three numbers w_c,w_m,w_k, got '" + text + "'");
     }
-    ++n;
   }
-  if (n != 3 || in.rdbuf()->in_avail() > 0)
+  if (w.size() != geometry::kBuiltInSeriesCount || in.rdbuf()->in_avail() > 0)
     throw UsageError("--weights must be three numbers w_c,w_m,w_k, got '" + text + "'");
   return w;
 }
@@ -111,8 +111,7 @@ void scoreDefault(const std::string& device, const geometry::ProxyOptions& optio
   request.device = device;
   CachedGeometry result;
   const auto work = [&](JobContext& job) { result = cachedGeometry(request, job, metrics); };
-  if (runWithTerminalProgress(work) == JobOutcome::Cancelled)
-    throw CancelledError();
+  if (runWithTerminalProgress(work) == JobOutcome::Cancelled) throw CancelledError();
   std::cerr << (result.captured ? "captured " : "cached store ") << result.store.string()
             << (result.scored ? " (scored now)" : " (scores read from it)") << "\n";
   report = std::move(result.report);
@@ -130,16 +129,18 @@ struct TemporaryFile {
 }  // namespace
 
 int runScore(const Arguments& args) {
-  CommandLine cli("score",
-                  "Compute the geometry proxies of every layer of an activation store (local\n"
-                  "curvature m_curv, global monotonicity m_mono, effective rank k_eff, each with a\n"
-                  "bootstrap interval), the selection score S(l) and l*. The results are written\n"
-                  "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
-                  "--corpus to capture first (into --out, or a temporary store), or --default.");
+  CommandLine cli(
+      "score",
+      "Compute the geometry proxies of every layer of an activation store (local\n"
+      "curvature m_curv, global monotonicity m_mono, effective rank k_eff, each with a\n"
+      "bootstrap interval), the selection score S(l) and l*. The results are written\n"
+      "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
+      "--corpus to capture first (into --out, or a temporary store), or --default.");
   cli.option("store", "FILE", "an activation store (.h5) written by `capture`")
       .option("model", "DIR", "a Hugging Face model folder to capture first")
       .option("corpus", "PATH", "the corpus to capture (with --model)")
-      .flag("default", "the built-in default model over the default corpus (argparse.py, or "
+      .flag("default",
+            "the built-in default model over the default corpus (argparse.py, or "
             "$STRATA_DEFAULT_CORPUS), 4096 tokens of 128: captured and scored once, then read "
             "from the store cached in the user's data folder (as the workbench's Open Default "
             "Model)")
@@ -152,19 +153,24 @@ int runScore(const Arguments& args) {
       .option("directions", "M", "random difference directions for m_mono", "1024")
       .option("ridge", "R", "ε = R·tr(Σ)/d in m_mono", "0.001")
       .option("monotonicity", "MODE", "rayleigh or min-eig", "rayleigh")
-      .option("normalise", "MODE", "none (raw scale), trace (tr Σ = d) or standardise (unit "
-              "variance per dimension); docs/geometry.md", "trace")
+      .option("normalise", "MODE",
+              "none (raw scale), trace (tr Σ = d) or standardise (unit "
+              "variance per dimension); docs/geometry.md",
+              "trace")
       .option("spectrum", "S", "leading covariance eigenvalues kept", "64")
       .option("bootstrap", "B", "bootstrap resamples for the intervals (0 = none)", "20")
       .option("confidence", "C", "confidence of the intervals", "0.95")
-      .option("jackknife-blocks", "G", "token blocks of the jackknife behind BCa intervals "
-              "(0 = percentile intervals)", "10")
+      .option("jackknife-blocks", "G",
+              "token blocks of the jackknife behind BCa intervals "
+              "(0 = percentile intervals)",
+              "10")
       .option("seed", "S", "seed of anchors, directions and resamples", "0")
       .option("layers", "A..B", "score only these layers (default: every stored layer)")
       .option("candidates", "A..B", "candidate layers for l* (default 1..L-1)")
       .option("weights", "WC,WM,WK", "weights of m_curv, m_mono, k_eff in S", "1,1,1")
       .option("plugin-weights", "NAME=W,...", "weights of plugin metrics in S (default 0 each)")
-      .option("plugin-options", "NAME:K=V;K=V,...", "options of plugin metrics (`strata-cli plugins`)")
+      .option("plugin-options", "NAME:K=V;K=V,...",
+              "options of plugin metrics (`strata-cli plugins`)")
       .flag("no-plugins", "compute no plugin metrics")
       .option("csv", "FILE", "also write the table as CSV (- for stdout)")
       .flag("json", "print the report as JSON instead of a table")
@@ -180,13 +186,14 @@ int runScore(const Arguments& args) {
     for (const char* other : {"store", "model", "corpus", "out", "layers"})
       if (cli.has(other))
         throw UsageError(std::string("--default chooses the store itself: drop --") + other);
-    if (cli.isSet("no-write")) throw UsageError("--default keeps its scores in its store: drop --no-write");
+    if (cli.isSet("no-write"))
+      throw UsageError("--default keeps its scores in its store: drop --no-write");
   } else if (fromStore == cli.has("model")) {
     throw UsageError("give either --store or --model (with --corpus), or --default");
   }
   if (!fromDefault && !fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
   const geometry::ProxyOptions options = proxyOptionsFrom(cli);
-  const geometry::ScoreWeights weights = parseWeights(cli.value("weights"));
+  const geometry::ScoreWeights proxyWeights = parseWeights(cli.value("weights"));
   // Plugin metrics: every loaded one is computed (weight 0 unless given), failures are named.
   std::vector<std::unique_ptr<geometry::LayerMetric>> pluginMetrics;
   std::map<std::string, double> pluginWeights;
@@ -250,16 +257,18 @@ int runScore(const Arguments& args) {
   }
   const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
                                                 : geometry::defaultCandidates(report.numLayers);
-  const std::vector<double> metricWeights = orderedWeights(pluginWeights, report.pluginMetrics);
-  const auto scores = geometry::scoreLayers(report.layerIndices(), report.values(), weights,
-                                            candidates, report.pluginTerms(metricWeights));
+  // One list of metric series, one weight each: --weights for the proxies, --plugin-weights by
+  // name for the plugin metrics (0 when not named).
+  const std::vector<geometry::MetricSeries> series = geometry::metricSeries(report);
+  geometry::ScoreWeights weights = proxyWeights;
+  for (double w : orderedWeights(pluginWeights, report.pluginMetrics)) weights.push_back(w);
+  const auto scores = geometry::scoreLayers(report.layerIndices(), series, weights, candidates);
+  ScoredReport scored{report, series, scores, weights, candidates};
   // S and l* on every token resample (the proxies' resamples), for their intervals.
-  const auto pluginTerms = report.pluginTerms(metricWeights);
-  ScoredReport scored{report, scores, weights, candidates, metricWeights};
-  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), report.values(), report.replicates(), weights,
-                                               candidates, options.confidence, pluginTerms);
-  if (const std::string w = geometry::cancellingTermsWarning(options.normalisation,
-                                                             options.monotonicity, weights);
+  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), series, weights, candidates,
+                                               options.confidence);
+  if (const std::string w =
+          geometry::cancellingTermsWarning(options.normalisation, options.monotonicity, weights);
       !w.empty()) {
     scored.scoreWarnings.push_back(w);
     std::cerr << "warning: " << w << "\n";
@@ -274,8 +283,10 @@ int runScore(const Arguments& args) {
       writeFileAtomically(target, [&](int fd) { writeAll(fd, csv.data(), csv.size(), target); });
     }
   }
-  if (cli.isSet("json")) std::cout << formatScoreJson(scored);
-  else if (cli.optionalValue("csv").value_or("") != "-") std::cout << formatScoreTable(scored);
+  if (cli.isSet("json"))
+    std::cout << formatScoreJson(scored);
+  else if (cli.optionalValue("csv").value_or("") != "-")
+    std::cout << formatScoreTable(scored);
   return 0;
 }
 

@@ -39,12 +39,8 @@ nlohmann::json jsonInterval(const geometry::Interval& interval) {
   return {jsonNumber(interval.low), jsonNumber(interval.high)};
 }
 
-double weightOf(const ScoredReport& s, size_t metric) {
-  return metric < s.pluginWeights.size() ? s.pluginWeights[metric] : 0.0;
-}
-
-double pluginValue(const geometry::LayerGeometry& l, size_t metric) {
-  return metric < l.pluginValues.size() ? l.pluginValues[metric] : geometry::kUndefined;
+double weightOf(const ScoredReport& s, size_t series) {
+  return geometry::weightOf(s.series, s.weights, series);
 }
 
 /** The warnings of layer entry i: the layer's own, then the score's about it. */
@@ -56,8 +52,9 @@ std::vector<geometry::ProxyWarning> warningsOf(const ScoredReport& s, size_t i) 
 }
 
 geometry::Interval bootOf(const ScoredReport& s, size_t i) {
-  return i < s.bootstrap.score.size() ? s.bootstrap.score[i]
-                                      : geometry::Interval{geometry::kUndefined, geometry::kUndefined};
+  return i < s.bootstrap.score.size()
+             ? s.bootstrap.score[i]
+             : geometry::Interval{geometry::kUndefined, geometry::kUndefined};
 }
 
 bool excludesPoint(const ScoredReport& s, size_t i) {
@@ -76,10 +73,9 @@ nlohmann::json warningJson(const geometry::ProxyWarning& w) {
 
 std::string formatScoreTable(const ScoredReport& s) {
   const bool bootstrapped = s.report.options.bootstrapResamples > 0;
-  const auto& metrics = s.report.pluginMetrics;
   const bool scoreBootstrapped = s.bootstrap.resamples > 0;
-  std::vector<std::string> header{"layer", "m_curv", "m_mono", "k_eff"};
-  for (const auto& m : metrics) header.push_back(m.name);
+  std::vector<std::string> header{"layer"};
+  for (const auto& series : s.series) header.push_back(series.info.name);
   header.push_back("score");
   if (scoreBootstrapped) header.insert(header.end(), {"S interval", "l* freq"});
   for (const char* c : {"rank", ""}) header.push_back(c);
@@ -87,11 +83,11 @@ std::string formatScoreTable(const ScoredReport& s) {
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
     const auto& l = s.report.layers[i];
     const bool warned = !warningsOf(s, i).empty();
-    std::vector<std::string> row{std::to_string(l.layer) + (warned ? " !" : ""),
-                                 withInterval(l.values.curvature, l.curvature, bootstrapped),
-                                 withInterval(l.values.monotonicity, l.monotonicity, bootstrapped),
-                                 withInterval(l.values.effectiveRank, l.effectiveRank, bootstrapped)};
-    for (size_t m = 0; m < metrics.size(); ++m) row.push_back(number(pluginValue(l, m)));
+    std::vector<std::string> row{std::to_string(l.layer) + (warned ? " !" : "")};
+    for (const auto& series : s.series)
+      row.push_back(series.intervals.empty()
+                        ? number(series.values[i])
+                        : withInterval(series.values[i], series.intervals[i], bootstrapped));
     row.push_back(number(s.scores.score[i], "%+.3f"));
     if (scoreBootstrapped) {
       const geometry::Interval& si = s.bootstrap.score[i];
@@ -116,12 +112,14 @@ std::string formatScoreTable(const ScoredReport& s) {
     out << line << "\n";
   }
   out << "\nl* = ";
-  if (s.scores.bestIndex >= 0) out << s.report.layers[size_t(s.scores.bestIndex)].layer;
-  else out << "none (no candidate layer has finite proxies)";
-  out << " over candidates " << s.candidates.first << ".." << s.candidates.last << "; weights w_c="
-      << s.weights.curvature << " w_m=" << s.weights.monotonicity << " w_k=" << s.weights.effectiveRank;
-  for (size_t m = 0; m < metrics.size(); ++m)
-    out << " w_" << metrics[m].name << "=" << weightOf(s, m) << (metrics[m].higherIsBetter ? "(+)" : "(-)");
+  if (s.scores.bestIndex >= 0)
+    out << s.report.layers[size_t(s.scores.bestIndex)].layer;
+  else
+    out << "none (no candidate layer has finite proxies)";
+  out << " over candidates " << s.candidates.first << ".." << s.candidates.last << "; weights";
+  for (size_t m = 0; m < s.series.size(); ++m)
+    out << " " << s.series[m].weightName << "=" << weightOf(s, m)
+        << (s.series[m].info.higherIsBetter ? "(+)" : "(-)");
   out << "; normalisation " << geometry::normalisationName(s.report.options.normalisation);
   if (bootstrapped)
     out << "; intervals: " << s.report.options.bootstrapResamples << " token resamples, "
@@ -148,22 +146,29 @@ std::string formatScoreTable(const ScoredReport& s) {
 
 std::string formatScoreCsv(const ScoredReport& s) {
   std::ostringstream out;
-  out << "layer,m_curv,m_curv_low,m_curv_high,m_mono,m_mono_low,m_mono_high,k_eff,k_eff_low,"
-         "k_eff_high,score,score_low,score_high,l_star_frequency,normalisation,rank,is_l_star";
-  for (const auto& m : s.report.pluginMetrics) out << ',' << m.name;
+  // The proxies (with their intervals) first, then the fixed columns, then the plugin metrics.
+  out << "layer";
+  for (const auto& series : s.series)
+    if (series.builtIn)
+      out << ',' << series.info.name << ',' << series.info.name << "_low," << series.info.name
+          << "_high";
+  out << ",score,score_low,score_high,l_star_frequency,normalisation,rank,is_l_star";
+  for (const auto& series : s.series)
+    if (!series.builtIn) out << ',' << series.info.name;
   out << "\n";
   auto full = [](double v) { return std::isfinite(v) ? number(v, "%.17g") : std::string(); };
   for (size_t i = 0; i < s.report.layers.size(); ++i) {
-    const auto& l = s.report.layers[i];
-    out << l.layer << ',' << full(l.values.curvature) << ',' << full(l.curvature.low) << ','
-        << full(l.curvature.high) << ',' << full(l.values.monotonicity) << ',' << full(l.monotonicity.low)
-        << ',' << full(l.monotonicity.high) << ',' << full(l.values.effectiveRank) << ','
-        << full(l.effectiveRank.low) << ',' << full(l.effectiveRank.high) << ',' << full(s.scores.score[i])
-        << ',' << full(bootOf(s, i).low) << ',' << full(bootOf(s, i).high) << ','
-        << full(frequencyOf(s, i)) << ','
+    out << s.report.layers[i].layer;
+    for (const auto& series : s.series)
+      if (series.builtIn)
+        out << ',' << full(series.values[i]) << ',' << full(series.intervals[i].low) << ','
+            << full(series.intervals[i].high);
+    out << ',' << full(s.scores.score[i]) << ',' << full(bootOf(s, i).low) << ','
+        << full(bootOf(s, i).high) << ',' << full(frequencyOf(s, i)) << ','
         << geometry::normalisationName(s.report.options.normalisation) << ',' << s.scores.rank[i]
         << ',' << (int64_t(i) == s.scores.bestIndex ? 1 : 0);
-    for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m) out << ',' << full(pluginValue(l, m));
+    for (const auto& series : s.series)
+      if (!series.builtIn) out << ',' << full(series.values[i]);
     out << "\n";
   }
   return out.str();
@@ -173,12 +178,23 @@ namespace {
 
 nlohmann::json pluginMetricsJson(const ScoredReport& s) {
   nlohmann::json out = nlohmann::json::array();
-  for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m) {
-    const auto& info = s.report.pluginMetrics[m];
-    out.push_back({{"name", info.name}, {"description", info.description},
-                   {"higher_is_better", info.higherIsBetter}, {"source", info.source},
+  for (size_t m = 0; m < s.series.size(); ++m) {
+    const auto& info = s.series[m].info;
+    if (s.series[m].builtIn) continue;
+    out.push_back({{"name", info.name},
+                   {"description", info.description},
+                   {"higher_is_better", info.higherIsBetter},
+                   {"source", info.source},
                    {"weight", weightOf(s, m)}});
   }
+  return out;
+}
+
+/** The proxies' weights by key (curvature, monotonicity, effective_rank). */
+nlohmann::json proxyWeightsJson(const ScoredReport& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t m = 0; m < s.series.size(); ++m)
+    if (s.series[m].builtIn) out[s.series[m].key] = weightOf(s, m);
   return out;
 }
 
@@ -195,24 +211,25 @@ std::string formatScoreJson(const ScoredReport& s) {
       layerWarnings.push_back(warningJson(w));
       warnings.push_back(warningJson(w));
     }
+    nlohmann::json layer{{"layer", l.layer}};
     nlohmann::json plugins = nlohmann::json::object();
-    for (size_t m = 0; m < s.report.pluginMetrics.size(); ++m)
-      plugins[s.report.pluginMetrics[m].name] = jsonNumber(pluginValue(l, m));
-    layers.push_back({{"layer", l.layer},
-                      {"plugin_metrics", plugins},
-                      {"m_curv", jsonNumber(l.values.curvature)},
-                      {"m_curv_interval", jsonInterval(l.curvature)},
-                      {"m_mono", jsonNumber(l.values.monotonicity)},
-                      {"m_mono_interval", jsonInterval(l.monotonicity)},
-                      {"k_eff", jsonNumber(l.values.effectiveRank)},
-                      {"k_eff_interval", jsonInterval(l.effectiveRank)},
-                      {"score", jsonNumber(s.scores.score[i])},
-                      {"score_interval", jsonInterval(bootOf(s, i))},
-                      {"score_interval_excludes_point", excludesPoint(s, i)},
-                      {"l_star_frequency", jsonNumber(frequencyOf(s, i))},
-                      {"rank", s.scores.rank[i]},
-                      {"spectrum", spectrumJson(l.spectrum)},
-                      {"warnings", layerWarnings}});
+    for (const auto& series : s.series) {
+      if (!series.builtIn) {
+        plugins[series.info.name] = jsonNumber(series.values[i]);
+        continue;
+      }
+      layer[series.info.name] = jsonNumber(series.values[i]);
+      layer[series.info.name + "_interval"] = jsonInterval(series.intervals[i]);
+    }
+    layer["plugin_metrics"] = plugins;
+    layer.update({{"score", jsonNumber(s.scores.score[i])},
+                  {"score_interval", jsonInterval(bootOf(s, i))},
+                  {"score_interval_excludes_point", excludesPoint(s, i)},
+                  {"l_star_frequency", jsonNumber(frequencyOf(s, i))},
+                  {"rank", s.scores.rank[i]},
+                  {"spectrum", spectrumJson(l.spectrum)},
+                  {"warnings", layerWarnings}});
+    layers.push_back(layer);
   }
   // Settings-level warnings (no layer): terms of S that cancel under these settings.
   for (const std::string& w : s.scoreWarnings)
@@ -223,20 +240,25 @@ std::string formatScoreJson(const ScoredReport& s) {
       {"num_tokens", s.report.numTokens},
       {"backend", s.report.backend},
       {"options",
-       {{"anchors", o.anchors}, {"neighbours", o.neighbours}, {"directions", o.directions},
-        {"ridge_factor", o.ridgeFactor}, {"monotonicity", geometry::monotonicityModeName(o.monotonicity)},
+       {{"anchors", o.anchors},
+        {"neighbours", o.neighbours},
+        {"directions", o.directions},
+        {"ridge_factor", o.ridgeFactor},
+        {"monotonicity", geometry::monotonicityModeName(o.monotonicity)},
         {"normalisation", geometry::normalisationName(o.normalisation)},
-        {"bootstrap_resamples", o.bootstrapResamples}, {"jackknife_blocks", o.jackknifeBlocks},
+        {"bootstrap_resamples", o.bootstrapResamples},
+        {"jackknife_blocks", o.jackknifeBlocks},
         {"proxy_interval", o.bootstrapResamples == 0 ? "none"
                            : o.jackknifeBlocks > 0   ? "bca"
                                                      : "percentile"},
-        {"confidence", o.confidence}, {"seed", o.seed}}},
-      {"weights", {{"curvature", s.weights.curvature}, {"monotonicity", s.weights.monotonicity},
-                   {"effective_rank", s.weights.effectiveRank}}},
+        {"confidence", o.confidence},
+        {"seed", o.seed}}},
+      {"weights", proxyWeightsJson(s)},
       {"plugin_metrics", pluginMetricsJson(s)},
       {"candidates", {s.candidates.first, s.candidates.last}},
-      {"l_star", s.scores.bestIndex >= 0 ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
-                                         : nlohmann::json(nullptr)},
+      {"l_star", s.scores.bestIndex >= 0
+                     ? nlohmann::json(s.report.layers[size_t(s.scores.bestIndex)].layer)
+                     : nlohmann::json(nullptr)},
       {"layers", layers},
       {"warnings", warnings},
       {"score_warnings", s.scoreWarnings}};

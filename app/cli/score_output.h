@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "geometry/score_bootstrap.h"
 
@@ -12,11 +13,12 @@ namespace strata::cli {
 
 struct ScoredReport {
   const geometry::GeometryReport& report;
+  /** The report's metric series (geometry::metricSeries): the proxies, then plugin metrics. */
+  const std::vector<geometry::MetricSeries>& series;
   const geometry::LayerScores& scores;
+  /** One weight per series (missing entries: the series' default). */
   const geometry::ScoreWeights& weights;
   const geometry::LayerRange& candidates;
-  /** Weight of each of report.pluginMetrics in S (empty: all 0). */
-  std::vector<double> pluginWeights = {};
   /** S intervals and l* frequencies over the bootstrap resamples (resamples 0: none). */
   geometry::ScoreBootstrap bootstrap = {};
   /** Settings-level warnings (terms of S that cancel), beside the per-layer ones. */
@@ -24,9 +26,10 @@ struct ScoredReport {
 };
 
 /**
- * The per-layer table for a terminal: proxies with intervals, plugin metrics (one column each,
- * point values), score, rank, l* marked. Undefined values read "n/a"; a layer with warnings
- * (its own or the score's) is marked "!" and each warning follows the table as a footnote.
+ * The per-layer table for a terminal: one column per metric series (the proxies with their
+ * intervals, then the plugin metrics' point values), score, rank, l* marked. Undefined values read
+ * "n/a"; a layer with warnings (its own or the score's) is marked "!" and each warning follows the
+ * table as a footnote.
  */
 std::string formatScoreTable(const ScoredReport& scored);
 /**

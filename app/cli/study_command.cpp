@@ -10,8 +10,8 @@
 #include "commands.h"
 #include "common/human_format.h"
 #include "common/install_paths.h"
-#include "device_arguments.h"
 #include "common/job.h"
+#include "device_arguments.h"
 #include "studies/study_protocol.h"
 #include "studies/study_registry.h"
 #include "studies/study_runner.h"
@@ -28,22 +28,25 @@ void printOutcome(const StudyOutcome& outcome) {
   for (const ClaimResult& c : outcome.analysis.claims)
     std::cout << c.claim.id << ": " << c.verdict.result << " — " << c.claim.statement << "\n    "
               << c.verdict.reason << "\n";
-  std::cout << "verdict: " << outcome.analysis.verdict.result << " (" << outcome.analysis.verdict.reason
-            << ")\nwritten: " << outcome.studyJson.string() << "\n";
+  std::cout << "verdict: " << outcome.analysis.verdict.result << " ("
+            << outcome.analysis.verdict.reason << ")\nwritten: " << outcome.studyJson.string()
+            << "\n";
 }
 
 /** Runs strata-study-plots when it sits beside this executable; otherwise says how to. */
 void drawPlots(const fs::path& folder) {
   const fs::path plots = executableFile().parent_path() / "strata-study-plots";
   if (executableFile().empty() || !fs::exists(plots)) {
-    std::cout << "plots: strata-study-plots was not found beside strata-cli (it is built with the GUI, "
-                 "STRATA_GUI=ON); draw them with: strata-study-plots "
-              << folder.string() << "\n";
+    std::cout
+        << "plots: strata-study-plots was not found beside strata-cli (it is built with the GUI, "
+           "STRATA_GUI=ON); draw them with: strata-study-plots "
+        << folder.string() << "\n";
     return;
   }
   const ChildProcessResult result = runChildProcess({plots.string(), folder.string()});
   if (result.exitCode != 0)
-    std::cerr << "warning: strata-study-plots failed (exit " << result.exitCode << "): " << result.stderrTail << "\n";
+    std::cerr << "warning: strata-study-plots failed (exit " << result.exitCode
+              << "): " << result.stderrTail << "\n";
   else
     std::cout << "plots: " << (folder / "plots").string() << "\n";
 }
@@ -55,23 +58,29 @@ int runStudy(const Arguments& original) {
   const std::vector<std::string> sets = takeSetOptions(args);
   std::string names;
   for (const auto& n : studyNames()) names += (names.empty() ? "" : ", ") + n;
-  CommandLine cli("study",
-                  "Run a replication study end to end: its protocol (arms × seeds on one budget, fixed\n"
-                  "before anything trains; docs/studies/<name>.md), every (arm, seed) a resumable run in\n"
-                  "OUT/runs/<arm>-s<seed>, then mean ± sd and 95 % bootstrap intervals over seeds, the\n"
-                  "paired differences behind each claim and its verdict (supported / not supported /\n"
-                  "inconclusive) in OUT/study.json, and PNG plots in OUT/plots. Running the same command\n"
-                  "again continues an interrupted study. Studies: " + names + ".");
+  CommandLine cli(
+      "study",
+      "Run a replication study end to end: its protocol (arms × seeds on one budget, fixed\n"
+      "before anything trains; docs/studies/<name>.md), every (arm, seed) a resumable run in\n"
+      "OUT/runs/<arm>-s<seed>, then mean ± sd and 95 % bootstrap intervals over seeds, the\n"
+      "paired differences behind each claim and its verdict (supported / not supported /\n"
+      "inconclusive) in OUT/study.json, and PNG plots in OUT/plots. Running the same command\n"
+      "again continues an interrupted study. Studies: " +
+          names + ".");
   cli.positional("name", "the study (" + names + ")")
       .option("out", "DIR", "the study folder")
       .option("seeds", "N", "seeds 0..N−1 of every arm", "3")
-      .option("budget", "full|smoke", "the protocol's budget (about an hour on 2 CPU cores), or a "
-                                      "few seconds (tests)", "full")
-      .option("set", "KEY=VALUE", "a setting of every run whose recipe has it (repeatable), e.g. "
-                                  "corpus=PATH; it becomes part of the protocol")
+      .option("budget", "full|smoke",
+              "the protocol's budget (about an hour on 2 CPU cores), or a "
+              "few seconds (tests)",
+              "full")
+      .option("set", "KEY=VALUE",
+              "a setting of every run whose recipe has it (repeatable), e.g. "
+              "corpus=PATH; it becomes part of the protocol")
       .option("samples", "N", "samples per run for Gen.PPL and diversity (default: the study's)")
-      .flag("analyse-only", "train nothing: analyse the runs finished so far (also while the study "
-                            "runs in another process); the verdict stays inconclusive until it is complete");
+      .flag("analyse-only",
+            "train nothing: analyse the runs finished so far (also while the study "
+            "runs in another process); the verdict stays inconclusive until it is complete");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -89,15 +98,16 @@ int runStudy(const Arguments& original) {
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
   std::unique_ptr<Study> study = makeStudy(cli.value("name"));
   StudyOutcome outcome;
-  if (runWithTerminalProgress([&](JobContext& job) { outcome = strata::runStudy(*study, options, job); }) ==
-      JobOutcome::Cancelled) {
+  if (runWithTerminalProgress([&](JobContext& job) {
+        outcome = strata::runStudy(*study, options, job);
+      }) == JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";
     return 130;
   }
   printOutcome(outcome);
   if (!outcome.analysis.complete())
-    std::cout << "partial: " << outcome.analysis.runsMeasured << " of " << outcome.analysis.runsPlanned
-              << " runs finished\n";
+    std::cout << "partial: " << outcome.analysis.runsMeasured << " of "
+              << outcome.analysis.runsPlanned << " runs finished\n";
   drawPlots(options.folder);
   return 0;
 }

@@ -6,9 +6,9 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "device_arguments.h"
 #include "corpus_arguments.h"
-#include "recipes/bridge_sweep.h"
+#include "device_arguments.h"
+#include "recipes/bridge/bridge_sweep.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -17,12 +17,13 @@ namespace strata::cli {
 int runSweepBridges(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
-  CommandLine cli("sweep-bridges",
-                  "Train an equal-budget DiHAL bridge at every layer of --layers (each a resumable\n"
-                  "run in OUT/layer-<l>), then report each layer's best validation loss and the\n"
-                  "Spearman ρ between the geometry score S(l) and −loss, with a permutation\n"
-                  "p-value. Layer scores come from --store, or from a store captured and scored\n"
-                  "into OUT/acts.h5. Running it again continues an interrupted sweep.");
+  CommandLine cli(
+      "sweep-bridges",
+      "Train an equal-budget DiHAL bridge at every layer of --layers (each a resumable\n"
+      "run in OUT/layer-<l>), then report each layer's best validation loss and the\n"
+      "Spearman ρ between the geometry score S(l) and −loss, with a permutation\n"
+      "p-value. Layer scores come from --store, or from a store captured and scored\n"
+      "into OUT/acts.h5. Running it again continues an interrupted sweep.");
   cli.option("model", "DIR", "the source model (Hugging Face folder)")
       .option("corpus", "PATH", "training corpus of the bridges")
       .option("layers", "A..B", "the layers to bridge")
@@ -87,7 +88,8 @@ int runSweepBridges(const Arguments& original) {
   std::snprintf(line, sizeof line,
                 "Spearman rho(score, -val loss) = %.3f, permutation p = %.4f (%zu layers); "
                 "lowest loss at layer %lld, lowest score at layer %lld\n",
-                result.rho, result.pValue, result.rows.size(), static_cast<long long>(result.bestByLoss),
+                result.rho, result.pValue, result.rows.size(),
+                static_cast<long long>(result.bestByLoss),
                 static_cast<long long>(result.worstByScore));
   std::cout << line;
   // What S is up against: each proxy alone, depth alone, and S once depth is accounted for.

@@ -4,8 +4,8 @@
 #include <ctime>
 #include <iostream>
 
-#include "engine/run_folder.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "training_arguments.h"
 
 namespace strata::cli {
@@ -30,10 +30,11 @@ std::string settingsHelp(const ConfigSchema& schema) {
 int runTrain(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
-  CommandLine cli("train",
-                  "Train RECIPE into a new run folder: run.json, metrics.jsonl, TensorBoard events,\n"
-                  "checkpoints/. Settings come from the recipe's defaults, then --config, then each\n"
-                  "--set KEY=VALUE (repeatable). `strata-cli train RECIPE --help` lists them.");
+  CommandLine cli(
+      "train",
+      "Train RECIPE into a new run folder: run.json, metrics.jsonl, TensorBoard events,\n"
+      "checkpoints/. Settings come from the recipe's defaults, then --config, then each\n"
+      "--set KEY=VALUE (repeatable). `strata-cli train RECIPE --help` lists them.");
   cli.positional("recipe", "the recipe to train (pretrain)")
       .option("config", "FILE", "JSON object of settings")
       .option("set", "KEY=VALUE", "one setting (repeatable); overrides --config")
@@ -53,8 +54,10 @@ int runTrain(const Arguments& original) {
   request.config = ResolvedConfig(schema);
   if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
   for (const std::string& assignment : sets) applyOverride(schema, assignment, request.config);
-  request.runFolder = cli.has("run-dir") ? std::filesystem::path(cli.value("run-dir"))
-                                         : defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
+  request.runFolder =
+      cli.has("run-dir")
+          ? std::filesystem::path(cli.value("run-dir"))
+          : defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
   request.command = commandLineText("train", original);
   request.distributed = distributedSetupFrom(cli);
   return runTrainingJob([&](JobContext& job) { return startTraining(request, job); },
@@ -64,13 +67,15 @@ int runTrain(const Arguments& original) {
 int runResume(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
-  CommandLine cli("resume",
-                  "Continue the run in DIR from its newest valid checkpoint, with its own recipe\n"
-                  "and settings. On the CPU the continued run equals an uninterrupted one step for\n"
-                  "step. --set may change steps, log_every, eval_every, checkpoint_every,\n"
-                  "keep_last, stop_after, device and threads.");
+  CommandLine cli(
+      "resume",
+      "Continue the run in DIR from its newest valid checkpoint, with its own recipe\n"
+      "and settings. On the CPU the continued run equals an uninterrupted one step for\n"
+      "step. --set may change steps, log_every, eval_every, checkpoint_every,\n"
+      "keep_last, stop_after, device and threads.");
   cli.positional("dir", "the run folder")
-      .option("set", "KEY=VALUE", "change a setting that does not alter the trajectory (repeatable)");
+      .option("set", "KEY=VALUE",
+              "change a setting that does not alter the trajectory (repeatable)");
   addDistributedOptions(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();

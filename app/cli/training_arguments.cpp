@@ -25,8 +25,10 @@ std::string quoted(const std::string& arg) {
     return arg;
   std::string out = "'";
   for (const char c : arg) {
-    if (c == '\'') out.append("'\\''");  // close, escaped quote, reopen
-    else out.push_back(c);
+    if (c == '\'')
+      out.append("'\\''");  // close, escaped quote, reopen
+    else
+      out.push_back(c);
   }
   out.push_back('\'');
   return out;
@@ -97,7 +99,8 @@ DistributedSetup distributedSetupFrom(const CommandLine& cli) {
   return setup;
 }
 
-int launchLocalProcesses(const CommandLine& cli, const std::string& command, const Arguments& args) {
+int launchLocalProcesses(const CommandLine& cli, const std::string& command,
+                         const Arguments& args) {
   if (!cli.has("nproc")) return -1;
   const int64_t n = cli.integer("nproc");
   if (n < 1 || n > 256) throw UsageError("--nproc must be in 1..256");
@@ -108,21 +111,25 @@ int launchLocalProcesses(const CommandLine& cli, const std::string& command, con
   for (int64_t rank = 0; rank < n; ++rank) {
     std::vector<std::string> argv = {"/proc/self/exe", command};
     for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--nproc") { ++i; continue; }
+      if (args[i] == "--nproc") {
+        ++i;
+        continue;
+      }
       if (args[i].starts_with("--nproc=")) continue;
       argv.push_back(args[i]);
     }
-    for (const std::string& extra : {std::string("--rank"), std::to_string(rank),
-                                     std::string("--world-size"), std::to_string(n),
-                                     std::string("--master-addr"), std::string("127.0.0.1"),
-                                     std::string("--master-port"), port})
+    for (const std::string& extra :
+         {std::string("--rank"), std::to_string(rank), std::string("--world-size"),
+          std::to_string(n), std::string("--master-addr"), std::string("127.0.0.1"),
+          std::string("--master-port"), port})
       argv.push_back(extra);
     std::vector<char*> raw;
     for (auto& a : argv) raw.push_back(a.data());
     raw.push_back(nullptr);
     pid_t pid = 0;
     if (::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, raw.data(), environ) != 0)
-      throw Error("cannot start training process " + std::to_string(rank) + ": " + lastSystemError());
+      throw Error("cannot start training process " + std::to_string(rank) + ": " +
+                  lastSystemError());
     children.push_back(pid);
   }
   int worst = 0;
@@ -145,14 +152,16 @@ int runTrainingJob(const std::function<TrainingSummary(JobContext&)>& train,
   } else {
     WarningsOnly sink;
     InterruptCancels interrupt;
-    const JobResult result = runJob([&](JobContext& job) { summary = train(job); }, sink, interrupt.token());
+    const JobResult result =
+        runJob([&](JobContext& job) { summary = train(job); }, sink, interrupt.token());
     if (result.outcome == JobOutcome::Failed) throw Error(result.error);
     outcome = result.outcome;
   }
   if (setup.rank != 0) return outcome == JobOutcome::Cancelled ? 130 : 0;
   if (outcome == JobOutcome::Cancelled) {
-    std::cerr << "stopped: the last finished step is checkpointed; continue with `strata-cli resume "
-              << runFolder.string() << "`\n";
+    std::cerr
+        << "stopped: the last finished step is checkpointed; continue with `strata-cli resume "
+        << runFolder.string() << "`\n";
     return 130;
   }
   if (!summary.finished) {
@@ -162,7 +171,8 @@ int runTrainingJob(const std::function<TrainingSummary(JobContext&)>& train,
   }
   std::cout << "Finished " << runFolder.string() << ": " << summary.lastStep << " steps";
   for (const char* name : {"loss", "val_loss"})
-    if (summary.lastMetrics.count(name)) std::cout << ", " << name << " " << summary.lastMetrics.at(name);
+    if (summary.lastMetrics.count(name))
+      std::cout << ", " << name << " " << summary.lastMetrics.at(name);
   std::cout << "\n";
   return 0;
 }

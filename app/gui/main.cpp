@@ -12,9 +12,9 @@
 
 #include "common/build_info.h"
 #include "engine/device_info.h"
-#include "recipes/built_in_recipes.h"
 #include "main_window.h"
 #include "preferences.h"
+#include "recipes/built_in_recipes.h"
 
 namespace {
 

@@ -18,8 +18,8 @@
 #include <memory>
 
 #include "bridge_view.h"  // for callers of bridgeView()
-#include "engine/capture.h"
 #include "common/job.h"
+#include "engine/capture.h"
 #include "engine/training_run.h"
 #include "error_dialog.h"
 #include "job_controller.h"  // JobOutcome's metatype, for captureFinished

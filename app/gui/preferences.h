@@ -10,7 +10,6 @@
 // remembers are one value). GUI thread only.
 
 #include <QStringList>
-
 #include <string>
 
 #include "preferences_dialog.h"  // PreferenceValues, ThemeChoice

@@ -18,7 +18,8 @@ const QString& platformStyle() {
 
 ThemeChoice g_current = ThemeChoice::System;
 bool g_systemDark = false;
-bool g_applying = false;  ///< our own setPalette/setStyle: their change events are not the platform's
+bool g_applying =
+    false;  ///< our own setPalette/setStyle: their change events are not the platform's
 
 void useStyle(const QString& name) {
   if (QApplication::style()->name().compare(name, Qt::CaseInsensitive) != 0)

@@ -21,6 +21,7 @@ struct CurveChart {
 };
 
 /** Draws `chart` and writes it as a PNG of width × height pixels (throws on failure). */
-void writeCurveChart(const CurveChart& chart, const QString& file, int width = 900, int height = 600);
+void writeCurveChart(const CurveChart& chart, const QString& file, int width = 900,
+                     int height = 600);
 
 }  // namespace strata::charts

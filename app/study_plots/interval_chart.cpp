@@ -65,7 +65,8 @@ void writeIntervalChart(const IntervalChart& chart, const QString& file, int wid
     extend(ref.value);
   }
   plot.xAxis->setTicker(ticker);
-  plot.xAxis->setTickLabelRotation(chart.categories.size() > 4 ? -30 : 0);  // long labels slant left, inside the picture
+  plot.xAxis->setTickLabelRotation(
+      chart.categories.size() > 4 ? -30 : 0);  // long labels slant left, inside the picture
   plot.xAxis->setRange(0.4, chart.categories.size() + 0.7);
   plot.yAxis->setLabel(chart.valueLabel);
   if (std::isfinite(lowest)) {

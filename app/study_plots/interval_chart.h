@@ -12,7 +12,7 @@ namespace strata::charts {
 struct IntervalCategory {
   QString label;
   double estimate = 0;
-  double low = 0, high = 0;   ///< the interval (NaN: no error bar)
+  double low = 0, high = 0;  ///< the interval (NaN: no error bar)
   QVector<double> observations;
 };
 
@@ -29,6 +29,7 @@ struct IntervalChart {
 };
 
 /** Draws `chart` and writes it as a PNG of width × height pixels (throws on failure). */
-void writeIntervalChart(const IntervalChart& chart, const QString& file, int width = 900, int height = 600);
+void writeIntervalChart(const IntervalChart& chart, const QString& file, int width = 900,
+                        int height = 600);
 
 }  // namespace strata::charts

@@ -11,7 +11,9 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   if (argc != 2 || QString(argv[1]).startsWith("-")) {
-    std::fprintf(stderr, "usage: strata-study-plots DIR\n  draws DIR/study.json (strata-cli study) as PNGs in DIR/plots\n");
+    std::fprintf(stderr,
+                 "usage: strata-study-plots DIR\n  draws DIR/study.json (strata-cli study) as PNGs "
+                 "in DIR/plots\n");
     return argc == 2 && (QString(argv[1]) == "--help" || QString(argv[1]) == "-h") ? 0 : 2;
   }
   try {

@@ -30,8 +30,8 @@ QVector<double> numbersOf(const Json& list) {
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
 charts::IntervalCategory categoryOf(const QString& label, const Json& summary) {
-  return {label, numberOf(summary.at("mean")), numberOf(summary.at("low")), numberOf(summary.at("high")),
-          numbersOf(summary.at("values"))};
+  return {label, numberOf(summary.at("mean")), numberOf(summary.at("low")),
+          numberOf(summary.at("high")), numbersOf(summary.at("values"))};
 }
 
 }  // namespace
@@ -39,7 +39,8 @@ charts::IntervalCategory categoryOf(const QString& label, const Json& summary) {
 QStringList writeStudyPlots(const QString& studyFolder) {
   const QString jsonFile = QDir(studyFolder).filePath("study.json");
   QFile in(jsonFile);
-  if (!in.open(QIODevice::ReadOnly)) throw std::runtime_error("cannot read " + jsonFile.toStdString());
+  if (!in.open(QIODevice::ReadOnly))
+    throw std::runtime_error("cannot read " + jsonFile.toStdString());
   Json study;
   try {
     study = Json::parse(in.readAll().toStdString());
@@ -58,7 +59,8 @@ QStringList writeStudyPlots(const QString& studyFolder) {
     for (const auto& metric : protocol.at("metrics")) {
       const std::string key = metric.at("key");
       charts::IntervalChart chart;
-      chart.title = name + ": " + text(metric.at("label")) + " (mean, 95 % bootstrap interval, seeds)";
+      chart.title =
+          name + ": " + text(metric.at("label")) + " (mean, 95 % bootstrap interval, seeds)";
       chart.valueLabel = text(metric.at("label"));
       std::vector<std::string> armNames;
       for (const auto& arm : protocol.at("arms")) armNames.push_back(arm.at("name"));
@@ -80,7 +82,8 @@ QStringList writeStudyPlots(const QString& studyFolder) {
     }
     for (const auto& [curve, arms] : study.at("curves").items()) {
       charts::CurveChart chart;
-      // "<y>_by_<x>" is a curve over x (e.g. the mask ratio) at the end of training; else over steps.
+      // "<y>_by_<x>" is a curve over x (e.g. the mask ratio) at the end of training; else over
+      // steps.
       const size_t by = curve.find("_by_");
       if (by == std::string::npos) {
         chart.title = name + ": " + text(curve) + " over training (mean over seeds, 95 % band)";
@@ -110,15 +113,17 @@ QStringList writeStudyPlots(const QString& studyFolder) {
       chart.references.push_back({"0", 0.0});
       for (const auto& claim : claims)
         if (claim.at("metric") == key && claim.at("difference").at("n").get<int64_t>() > 0)
-          chart.categories.push_back(categoryOf(text(claim.at("id")) + "\n" + text(claim.at("verdict").at("result")),
-                                                claim.at("difference")));
+          chart.categories.push_back(
+              categoryOf(text(claim.at("id")) + "\n" + text(claim.at("verdict").at("result")),
+                         claim.at("difference")));
       if (chart.categories.isEmpty()) continue;
       const QString file = QDir(plots).filePath("claims_" + text(key) + ".png");
       charts::writeIntervalChart(chart, file);
       written << file;
     }
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(jsonFile.toStdString() + " lacks what a study.json holds: " + e.what());
+    throw std::runtime_error(jsonFile.toStdString() +
+                             " lacks what a study.json holds: " + e.what());
   }
   return written;
 }

@@ -8,7 +8,8 @@
 namespace strata {
 namespace {
 
-/** value / base^k with k chosen so the mantissa is below `base`, printed with 3 significant digits. */
+/** value / base^k with k chosen so the mantissa is below `base`, printed with 3 significant digits.
+ */
 std::string scaled(double value, double base, const std::array<const char*, 5>& units) {
   std::size_t unit = 0;
   // 999.95 K must read "1.00 M": move up a unit when rounding to 3 digits would reach `base`.

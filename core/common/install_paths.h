@@ -5,8 +5,8 @@
 //
 //   <prefix>/bin/strata, <prefix>/bin/strata-cli
 //   <prefix>/share/strata/models/default     the built-in default model
-//   <prefix>/share/strata/python             Python scripts Strata runs (verify's transformers side)
-//   <prefix>/lib/strata/plugins              metric and recipe plugins
+//   <prefix>/share/strata/python             Python scripts Strata runs (verify's transformers
+//   side) <prefix>/lib/strata/plugins              metric and recipe plugins
 //
 // In a build tree (not installed) the default model and the Python scripts are read from the
 // source tree instead (resources/).

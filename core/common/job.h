@@ -51,7 +51,8 @@ class CancellationToken {
 /** What a running job sees: where to report, and whether to stop. */
 class JobContext {
  public:
-  JobContext(ProgressSink& sink, CancellationToken token) : m_sink(sink), m_token(std::move(token)) {}
+  JobContext(ProgressSink& sink, CancellationToken token)
+      : m_sink(sink), m_token(std::move(token)) {}
   void progress(double fraction, const std::string& stage) { m_sink.progress(fraction, stage); }
   void info(const std::string& text) { m_sink.message(MessageLevel::Info, text); }
   void warning(const std::string& text) { m_sink.message(MessageLevel::Warning, text); }

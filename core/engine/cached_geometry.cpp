@@ -7,15 +7,15 @@
 
 #include "common/error.h"
 #include "common/install_paths.h"
-#include "engine/capture.h"
 #include "common/job.h"
+#include "engine/capture.h"
 #include "engine/progress_share.h"
 #include "geometry/backend.h"
+#include "geometry/layer_metric.h"
 #include "geometry/proxy_options_json.h"
 #include "io/activation_store.h"
 #include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
-#include "geometry/layer_metric.h"
 
 namespace strata {
 namespace {
@@ -25,28 +25,26 @@ constexpr double kCaptureShare = 0.7;  // of the progress bar; scoring takes the
 /** Everything that decides the stored rows, as one JSON text (hashed into the file name). */
 std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
   const TokenSamplerConfig& s = r.sampling;
-  const nlohmann::json identity = {
-      {"cache_format", 1},
-      {"model_fingerprint", modelFingerprint(r.modelFolder)},
-      {"corpus_hash", corpusHash(r.corpus, r.corpusOptions, job)},
-      {"corpus_format", int(r.corpusOptions.format)},
-      {"document_split", int(r.corpusOptions.split)},
-      {"jsonl_field", r.corpusOptions.jsonlField},
-      {"recursive", r.corpusOptions.recursive},
-      {"sequence_length", s.sequenceLength},
-      {"token_budget", s.tokenBudget},
-      {"skip_first_positions", s.skipFirstPositions},
-      {"add_bos", s.addBos ? int(*s.addBos) : -1},
-      {"seed", s.seed},
-      {"max_documents", s.maxDocuments},
-      {"short_pieces", int(s.shortPieces)},
-      {"store_dtype", "float16"}};
+  const nlohmann::json identity = {{"cache_format", 1},
+                                   {"model_fingerprint", modelFingerprint(r.modelFolder)},
+                                   {"corpus_hash", corpusHash(r.corpus, r.corpusOptions, job)},
+                                   {"corpus_format", int(r.corpusOptions.format)},
+                                   {"document_split", int(r.corpusOptions.split)},
+                                   {"jsonl_field", r.corpusOptions.jsonlField},
+                                   {"recursive", r.corpusOptions.recursive},
+                                   {"sequence_length", s.sequenceLength},
+                                   {"token_budget", s.tokenBudget},
+                                   {"skip_first_positions", s.skipFirstPositions},
+                                   {"add_bos", s.addBos ? int(*s.addBos) : -1},
+                                   {"seed", s.seed},
+                                   {"max_documents", s.maxDocuments},
+                                   {"short_pieces", int(s.shortPieces)},
+                                   {"store_dtype", "float16"}};
   return identity.dump();
 }
 
 void requireInputs(const CachedGeometryRequest& r) {
-  if (r.modelFolder.empty())
-    throw ConfigError({}, "model", "no model folder was given");
+  if (r.modelFolder.empty()) throw ConfigError({}, "model", "no model folder was given");
   if (r.corpus.empty())
     throw ConfigError({}, "corpus",
                       "no corpus was given (for the default model: set STRATA_DEFAULT_CORPUS to a "
@@ -60,8 +58,7 @@ bool storeComplete(const std::filesystem::path& store, JobContext& job) {
   if (!std::filesystem::exists(store, error)) return false;
   try {
     const ActivationStore existing = ActivationStore::open(store);
-    return existing.completedLayers().size() ==
-           static_cast<size_t>(existing.meta().numLayers + 1);
+    return existing.completedLayers().size() == static_cast<size_t>(existing.meta().numLayers + 1);
   } catch (const FormatError& e) {
     job.warning(std::string("the cached store cannot be read, capturing it again: ") + e.what());
     std::filesystem::remove(store, error);
@@ -133,7 +130,8 @@ namespace {
 std::filesystem::path storePathFor(const CachedGeometryRequest& request, JobContext* job) {
   requireInputs(request);
   const std::string key = sha256Hex(storeIdentity(request, job)).substr(0, 16);
-  std::string model = std::filesystem::absolute(request.modelFolder).lexically_normal().filename().string();
+  std::string model =
+      std::filesystem::absolute(request.modelFolder).lexically_normal().filename().string();
   if (model.empty()) model = "model";
   return request.cacheFolder / (model + "-" + key + ".h5");
 }
@@ -155,7 +153,8 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& 
   std::error_code error;
   std::filesystem::create_directories(request.cacheFolder, error);
   if (error)
-    throw IoError(request.cacheFolder, "cannot create the geometry cache folder: " + error.message());
+    throw IoError(request.cacheFolder,
+                  "cannot create the geometry cache folder: " + error.message());
 
   if (!storeComplete(result.store, job)) {
     job.info("capturing " + request.modelFolder.string() + " over " + request.corpus.string() +

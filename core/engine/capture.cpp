@@ -6,11 +6,11 @@
 #include <future>
 
 #include "common/error.h"
-#include "engine/device_choice.h"
 #include "common/job.h"
+#include "engine/device_choice.h"
 #include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
-#include "model/backbone.h"
+#include "model/backbone/backbone.h"
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
@@ -28,9 +28,9 @@ struct SequenceBatches {
 SequenceBatches batchesOf(const TokenSample& sample, int64_t batchSequences) {
   SequenceBatches batches;
   const int64_t T = sample.sequenceLength;
-  const auto all = at::from_blob(const_cast<int32_t*>(sample.ids.data()),
-                                 {sample.numSequences(), T}, at::kInt)
-                       .to(at::kLong);
+  const auto all =
+      at::from_blob(const_cast<int32_t*>(sample.ids.data()), {sample.numSequences(), T}, at::kInt)
+          .to(at::kLong);
   const auto lengths = at::from_blob(const_cast<int32_t*>(sample.lengths.data()),
                                      {sample.numSequences(), 1}, at::kInt)
                            .to(at::kLong);
@@ -119,7 +119,8 @@ class BackgroundLayerWriter {
 at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& rows) {
   const at::Tensor all = at::cat(hidden);
   // Picked on the compute device, so that only the stored rows travel back to the CPU.
-  return all.reshape({-1, all.size(-1)}).index_select(0, rows.to(all.device()))
+  return all.reshape({-1, all.size(-1)})
+      .index_select(0, rows.to(all.device()))
       .to(at::kCPU, at::kFloat)
       .contiguous();
 }
@@ -154,8 +155,7 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
       config.modelFolder,
       {.device = computeDevice(config.device, "device"),
        .streamLayers = config.streamLayers,
-       .computeDType =
-           config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
+       .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   const auto tokenizer = loadTokenizer(config.modelFolder);
   job.checkCancelled();
 
@@ -190,8 +190,8 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
   std::vector<PreparedAttention> prepared;  // each batch's mask and RoPE tables, for every layer
   for (std::size_t b = 0; b < batches.ids.size(); ++b) {
     attention[b].paddingMask = batches.paddingMasks[b];
-    prepared.push_back(backbone->prepare(attention[b], batches.ids[b].size(0),
-                                         batches.ids[b].size(1)));
+    prepared.push_back(
+        backbone->prepare(attention[b], batches.ids[b].size(0), batches.ids[b].size(1)));
   }
   const at::Tensor rows = storedRowIndex(sample);
   const int64_t lastNeeded = missing.back();
@@ -215,7 +215,8 @@ CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
   writer.close();
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   summary.tokensPerSecond =
-      summary.seconds > 0 ? summary.tokens * static_cast<double>(lastNeeded + 1) / summary.seconds : 0;
+      summary.seconds > 0 ? summary.tokens * static_cast<double>(lastNeeded + 1) / summary.seconds
+                          : 0;
   job.progress(1.0, "done");
   return summary;
 }

@@ -37,7 +37,7 @@ struct CaptureConfig {
   /** "cpu", "cuda" or "auto" (engine/device_choice.h). On CUDA the weights and forward
    *  passes live on the GPU and each finished layer's stored rows are copied back for writing;
    *  with streamLayers, the next block is staged in pinned memory and copied while the current
-   *  one computes (model/block_staging.h). */
+   *  one computes (model/backbone/block_staging.h). */
   std::string device = "auto";
   int64_t batchSequences = 16;  ///< sequences per forward call
   bool streamLayers = false;    ///< keep one block's weights in memory at a time

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/text_file.h"
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
-#include "common/text_file.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -28,8 +28,8 @@ class CheckpointStore {
    * step-<n>, updates `latest` (and `best` when `isBest`), then deletes all but the newest
    * `keepLast` and the best. Throws IoError (temp is then removed).
    */
-  void commit(const std::filesystem::path& temp, int64_t step, const std::vector<std::string>& files,
-              bool isBest, int64_t keepLast) const;
+  void commit(const std::filesystem::path& temp, int64_t step,
+              const std::vector<std::string>& files, bool isBest, int64_t keepLast) const;
 
   /** step-<n> folders on disk, newest first, unverified. */
   std::vector<std::pair<int64_t, std::filesystem::path>> checkpoints() const;

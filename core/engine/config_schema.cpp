@@ -19,12 +19,18 @@ namespace {
 
 const char* typeName(SettingType type) {
   switch (type) {
-    case SettingType::Integer: return "an integer";
-    case SettingType::Real: return "a number";
-    case SettingType::Boolean: return "true or false";
-    case SettingType::Text: return "text";
-    case SettingType::Choice: return "one of the choices";
-    case SettingType::Path: return "a path";
+    case SettingType::Integer:
+      return "an integer";
+    case SettingType::Real:
+      return "a number";
+    case SettingType::Boolean:
+      return "true or false";
+    case SettingType::Text:
+      return "text";
+    case SettingType::Choice:
+      return "one of the choices";
+    case SettingType::Path:
+      return "a path";
   }
   return "a value";
 }
@@ -38,8 +44,9 @@ std::string joined(const std::vector<std::string>& items) {
 /** The JSON value `json` as a value of `spec`, or ConfigError. */
 SettingValue fromJson(const SettingSpec& spec, const Json& json, const fs::path& source) {
   const auto wrongType = [&] {
-    return ConfigError(source, spec.key, "must be " + std::string(typeName(spec.type)) +
-                                             " (got " + json.dump() + ")");
+    return ConfigError(
+        source, spec.key,
+        "must be " + std::string(typeName(spec.type)) + " (got " + json.dump() + ")");
   };
   switch (spec.type) {
     case SettingType::Integer:
@@ -68,32 +75,39 @@ Json toJson(const SettingValue& value) {
 void checkValue(const SettingSpec& spec, const SettingValue& value, const fs::path& source) {
   const auto typeMatches = [&] {
     switch (spec.type) {
-      case SettingType::Integer: return std::holds_alternative<int64_t>(value);
-      case SettingType::Real: return std::holds_alternative<double>(value);
-      case SettingType::Boolean: return std::holds_alternative<bool>(value);
-      default: return std::holds_alternative<std::string>(value);
+      case SettingType::Integer:
+        return std::holds_alternative<int64_t>(value);
+      case SettingType::Real:
+        return std::holds_alternative<double>(value);
+      case SettingType::Boolean:
+        return std::holds_alternative<bool>(value);
+      default:
+        return std::holds_alternative<std::string>(value);
     }
   };
-  if (!typeMatches()) throw ConfigError(source, spec.key, "must be " + std::string(typeName(spec.type)));
+  if (!typeMatches())
+    throw ConfigError(source, spec.key, "must be " + std::string(typeName(spec.type)));
   if (spec.type == SettingType::Integer || spec.type == SettingType::Real) {
     const double v = spec.type == SettingType::Integer
                          ? static_cast<double>(std::get<int64_t>(value))
                          : std::get<double>(value);
     if (!std::isfinite(v)) throw ConfigError(source, spec.key, "must be finite");
     if (spec.minimum && v < *spec.minimum)
-      throw ConfigError(source, spec.key, "must be at least " + settingText(*spec.minimum) +
-                                              " (got " + settingText(value) + ")");
+      throw ConfigError(
+          source, spec.key,
+          "must be at least " + settingText(*spec.minimum) + " (got " + settingText(value) + ")");
     if (spec.maximum && v > *spec.maximum)
-      throw ConfigError(source, spec.key, "must be at most " + settingText(*spec.maximum) +
-                                              " (got " + settingText(value) + ")");
+      throw ConfigError(
+          source, spec.key,
+          "must be at most " + settingText(*spec.maximum) + " (got " + settingText(value) + ")");
   }
   if (spec.type == SettingType::Choice) {
     const auto& text = std::get<std::string>(value);
     bool known = false;
     for (const auto& choice : spec.choices) known = known || choice == text;
     if (!known)
-      throw ConfigError(source, spec.key, "must be one of " + joined(spec.choices) + " (got \"" +
-                                              text + "\")");
+      throw ConfigError(source, spec.key,
+                        "must be one of " + joined(spec.choices) + " (got \"" + text + "\")");
   }
   if (spec.required && std::holds_alternative<std::string>(value) &&
       std::get<std::string>(value).empty())
@@ -170,11 +184,12 @@ std::string settingText(const SettingValue& value) {
   return std::string(text, result.ptr);
 }
 
-SettingValue parseSetting(const SettingSpec& spec, const std::string& text, const fs::path& source) {
+SettingValue parseSetting(const SettingSpec& spec, const std::string& text,
+                          const fs::path& source) {
   SettingValue value;
   const auto bad = [&] {
-    return ConfigError(source, spec.key, "must be " + std::string(typeName(spec.type)) +
-                                             " (got \"" + text + "\")");
+    return ConfigError(source, spec.key,
+                       "must be " + std::string(typeName(spec.type)) + " (got \"" + text + "\")");
   };
   try {
     size_t used = 0;
@@ -194,9 +209,12 @@ SettingValue parseSetting(const SettingSpec& spec, const std::string& text, cons
         if (used != text.size()) throw bad();
         break;
       case SettingType::Boolean:
-        if (text == "true" || text == "1" || text == "yes" || text == "on") value = true;
-        else if (text == "false" || text == "0" || text == "no" || text == "off") value = false;
-        else throw bad();
+        if (text == "true" || text == "1" || text == "yes" || text == "on")
+          value = true;
+        else if (text == "false" || text == "0" || text == "no" || text == "off")
+          value = false;
+        else
+          throw bad();
         break;
       default:
         value = text;
@@ -233,7 +251,8 @@ void applyConfigFile(const ConfigSchema& schema, const fs::path& file, ResolvedC
   applyConfigJson(schema, readWholeFile(file), file, config);
 }
 
-void applyOverride(const ConfigSchema& schema, const std::string& assignment, ResolvedConfig& config) {
+void applyOverride(const ConfigSchema& schema, const std::string& assignment,
+                   ResolvedConfig& config) {
   const fs::path source = "--set " + assignment;
   const size_t equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
@@ -244,7 +263,8 @@ void applyOverride(const ConfigSchema& schema, const std::string& assignment, Re
   config.set(key, parseSetting(*spec, assignment.substr(equals + 1), source));
 }
 
-void validateConfig(const ConfigSchema& schema, const ResolvedConfig& config, const fs::path& source) {
+void validateConfig(const ConfigSchema& schema, const ResolvedConfig& config,
+                    const fs::path& source) {
   for (const auto& spec : schema.settings) {
     if (!config.has(spec.key)) throw ConfigError(source, spec.key, "is missing");
     checkValue(spec, config.value(spec.key), source);

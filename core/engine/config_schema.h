@@ -21,15 +21,15 @@ enum class SettingType { Integer, Real, Boolean, Text, Choice, Path };
 using SettingValue = std::variant<int64_t, double, bool, std::string>;
 
 struct SettingSpec {
-  std::string key;                 ///< JSON key and `--set` name, e.g. "grad_clip"
+  std::string key;  ///< JSON key and `--set` name, e.g. "grad_clip"
   SettingType type = SettingType::Integer;
-  SettingValue defaultValue;       ///< for Path/Text an empty string may mean "required"
-  std::string description;         ///< one line: what it does, units (GUI tooltip, CLI help)
-  std::string group;               ///< "run", "optimizer", "model", "data", ... (GUI sections)
-  std::optional<double> minimum;   ///< inclusive bounds for Integer and Real
+  SettingValue defaultValue;      ///< for Path/Text an empty string may mean "required"
+  std::string description;        ///< one line: what it does, units (GUI tooltip, CLI help)
+  std::string group;              ///< "run", "optimizer", "model", "data", ... (GUI sections)
+  std::optional<double> minimum;  ///< inclusive bounds for Integer and Real
   std::optional<double> maximum;
   std::vector<std::string> choices;  ///< the allowed values of a Choice
-  bool required = false;           ///< Text/Path: an empty value is an error
+  bool required = false;             ///< Text/Path: an empty value is an error
 };
 
 struct ConfigSchema {
@@ -87,7 +87,8 @@ void applyConfigFile(const ConfigSchema& schema, const std::filesystem::path& fi
 void applyConfigJson(const ConfigSchema& schema, const std::string& json,
                      const std::filesystem::path& source, ResolvedConfig& config);
 /** Applies one "key=value" override (`--set`). */
-void applyOverride(const ConfigSchema& schema, const std::string& assignment, ResolvedConfig& config);
+void applyOverride(const ConfigSchema& schema, const std::string& assignment,
+                   ResolvedConfig& config);
 
 /** Checks every value against its spec (type, range, choices, required). Throws ConfigError. */
 void validateConfig(const ConfigSchema& schema, const ResolvedConfig& config,

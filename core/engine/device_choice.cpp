@@ -26,7 +26,8 @@ bool cudaUsable(std::string* reason) {
     const bool runtimeSeesDevice = !listCudaDevices(&runtimeReason).empty();
     // (at::hasCUDA() is false without a device too: it cannot tell a CPU-only LibTorch.)
     if (runtimeSeesDevice)
-      *reason = "the CUDA runtime lists a device, but LibTorch cannot use it (a CPU-only LibTorch?)";
+      *reason =
+          "the CUDA runtime lists a device, but LibTorch cannot use it (a CPU-only LibTorch?)";
     else
       *reason = runtimeReason.empty() ? "no CUDA device found" : withoutPrefix(runtimeReason);
   }
@@ -42,7 +43,8 @@ std::string resolveDevice(const std::string& choice, const std::string& origin) 
   if (choice == "auto") return "cpu";
   // A configuration the machine cannot honour: a ConfigError, worded whole (no field prefix) so
   // that the CLI's and the run configuration's messages read alike.
-  throw ConfigError({}, "", origin + " cuda: this build of LibTorch sees no CUDA device (" + reason + ")");
+  throw ConfigError({}, "",
+                    origin + " cuda: this build of LibTorch sees no CUDA device (" + reason + ")");
 }
 
 at::Device computeDevice(const std::string& choice, const std::string& origin) {

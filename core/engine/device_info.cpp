@@ -48,8 +48,8 @@ std::vector<CudaDeviceInfo> listCudaDevices(std::string* reason) {
   for (int index = 0; index < count; ++index) {
     cudaDeviceProp properties{};
     if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;
-    devices.push_back({index, properties.name, properties.totalGlobalMem, properties.major,
-                       properties.minor});
+    devices.push_back(
+        {index, properties.name, properties.totalGlobalMem, properties.major, properties.minor});
   }
   if (devices.empty() && reason) *reason = "no CUDA device found";
 #else
@@ -72,7 +72,8 @@ ComputeDevice currentComputeDevice() {
 }
 
 std::string describe(const ComputeDevice& device) {
-  const std::string threads = std::to_string(device.threads) + (device.threads == 1 ? " thread" : " threads");
+  const std::string threads =
+      std::to_string(device.threads) + (device.threads == 1 ? " thread" : " threads");
   return (device.cuda ? "CUDA: " + device.name : std::string("CPU")) + " · " + threads;
 }
 

@@ -16,10 +16,11 @@ struct CudaDeviceInfo {
 };
 
 struct ComputeDevice {
-  bool cuda = false;          ///< true when a CUDA device is present and Strata was built with CUDA
-  std::string name;           ///< "CPU" or the CUDA device's name
-  int threads = 1;            ///< intra-op threads LibTorch will use on the CPU
-  std::string reasonNoCuda;   ///< why CUDA is not used (not built with it / no device / driver error)
+  bool cuda = false;  ///< true when a CUDA device is present and Strata was built with CUDA
+  std::string name;   ///< "CPU" or the CUDA device's name
+  int threads = 1;    ///< intra-op threads LibTorch will use on the CPU
+  std::string
+      reasonNoCuda;  ///< why CUDA is not used (not built with it / no device / driver error)
 };
 
 /**
@@ -46,7 +47,8 @@ std::vector<CudaDeviceInfo> listCudaDevices(std::string* reason = nullptr);
 /** The device jobs run on by default: the first CUDA device if any, else the CPU. */
 ComputeDevice currentComputeDevice();
 
-/** One line for status bars and logs, e.g. "CPU · 2 threads" or "CUDA: NVIDIA H200 · 16 threads". */
+/** One line for status bars and logs, e.g. "CPU · 2 threads" or "CUDA: NVIDIA H200 · 16 threads".
+ */
 std::string describe(const ComputeDevice& device);
 
 }  // namespace strata

@@ -1,5 +1,7 @@
 #include "engine/distributed.h"
 
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -11,8 +13,6 @@
 #include <map>
 #include <string>
 #include <thread>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef STRATA_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -98,7 +98,7 @@ torch::ScalarType reductionType(torch::ScalarType type) {
 struct DataParallelGroup::State {
   DistributedSetup setup;
   c10::intrusive_ptr<c10d::TCPStore> store;
-  c10::intrusive_ptr<c10d::Backend> group;  // Gloo on the CPU, NCCL on CUDA
+  c10::intrusive_ptr<c10d::Backend> group;   // Gloo on the CPU, NCCL on CUDA
   torch::Device bufferDevice = torch::kCPU;  // where collectives' buffers live (NCCL: the GPU)
 
   // Runs one collective and waits for it; failures name the group so a log line is enough.
@@ -141,9 +141,10 @@ DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutS
   m_state->setup = setup;
 #ifndef STRATA_WITH_NCCL
   if (device.is_cuda())
-    throw Error("distributed training on CUDA needs NCCL, and this build of Strata found no NCCL "
-                "header or library (rebuild with the wheel's nvidia-nccl package or the CUDA "
-                "toolkit's NCCL), or train on the CPU with device=cpu");
+    throw Error(
+        "distributed training on CUDA needs NCCL, and this build of Strata found no NCCL "
+        "header or library (rebuild with the wheel's nvidia-nccl package or the CUDA "
+        "toolkit's NCCL), or train on the CPU with device=cpu");
 #endif
   if (setup.worldSize < 1 || setup.rank < 0 || setup.rank >= setup.worldSize) {
     throw Error("distributed setup: rank " + std::to_string(setup.rank) +
@@ -194,8 +195,8 @@ DataParallelGroup::DataParallelGroup(const DistributedSetup& setup, int timeoutS
       auto ncclOptions = c10d::ProcessGroupNCCL::Options::create();
       ncclOptions->timeout = std::max(timeout, kCollectiveTimeout);
       m_state->bufferDevice = device;
-      m_state->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-          m_state->store, setup.rank, setup.worldSize, ncclOptions);
+      m_state->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(m_state->store, setup.rank,
+                                                                   setup.worldSize, ncclOptions);
       return;
     }
 #endif

@@ -22,7 +22,8 @@ SettingSpec real(std::string key, double value, double minimum, double maximum,
 std::vector<SettingSpec> engineSettings() {
   return {
       integer("steps", 1000, 1, "optimizer steps in the whole run", "schedule"),
-      integer("batch", 16, 1, "sequences per micro-batch (over all processes together)", "schedule"),
+      integer("batch", 16, 1, "sequences per micro-batch (over all processes together)",
+              "schedule"),
       integer("grad_accum", 1, 1, "micro-batches accumulated per optimizer step", "schedule"),
       real("lr", 1e-3, 0, 10, "peak learning rate", "optimizer"),
       integer("warmup", 100, 0, "linear warm-up steps before the cosine decay", "schedule"),
@@ -39,10 +40,10 @@ std::vector<SettingSpec> engineSettings() {
       integer("keep_last", 3, 1, "checkpoints kept besides the best one", "run"),
       integer("stop_after", 0, 0, "stop cleanly after this step, as if interrupted (0 = never)",
               "run"),
-      makeChoice("device", "auto", {"auto", "cpu", "cuda"}, "where to train (auto = CUDA when present)",
-             "device"),
+      makeChoice("device", "auto", {"auto", "cpu", "cuda"},
+                 "where to train (auto = CUDA when present)", "device"),
       makeChoice("precision", "fp32", {"fp32", "bf16", "auto"},
-             "bf16 autocast for the forward pass; auto = bf16 on a GPU that has it", "device"),
+                 "bf16 autocast for the forward pass; auto = bf16 on a GPU that has it", "device"),
       integer("threads", 0, 0, "LibTorch CPU threads (0 = LibTorch's choice)", "device"),
   };
 }

@@ -15,8 +15,8 @@
 #include <string_view>
 
 #include "common/error.h"
-#include "io/atomic_file.h"
 #include "common/text_file.h"
+#include "io/atomic_file.h"
 
 namespace strata {
 namespace fs = std::filesystem;

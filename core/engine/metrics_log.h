@@ -14,7 +14,7 @@ namespace strata {
 
 struct MetricsRecord {
   int64_t step = 0;
-  double wallTime = 0;  ///< seconds since the Unix epoch
+  double wallTime = 0;                                 ///< seconds since the Unix epoch
   std::vector<std::pair<std::string, double>> values;  ///< in the order logged
   /** The value of `name`, or NaN when this record does not have it. */
   double value(const std::string& name) const;

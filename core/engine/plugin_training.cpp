@@ -15,15 +15,15 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/text_file.h"
 #include "engine/metrics_log.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "io/atomic_file.h"
-#include "common/text_file.h"
 #include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
-#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -350,7 +350,8 @@ TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe, const fs
     summary.finished = true;
     return summary;
   }
-  return PluginRun(*recipe, runFolder, true, declaredSteps(config), job, control).run(settings, nullptr);
+  return PluginRun(*recipe, runFolder, true, declaredSteps(config), job, control)
+      .run(settings, nullptr);
 }
 
 }  // namespace strata

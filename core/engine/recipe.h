@@ -26,7 +26,7 @@ struct RecipeSetup {
   const ResolvedConfig& config;
   std::filesystem::path runFolder;
   torch::Device device;
-  int rank = 0;         ///< this process in data-parallel training
+  int rank = 0;  ///< this process in data-parallel training
   int worldSize = 1;
 };
 
@@ -45,9 +45,9 @@ struct BatchSlice {
 };
 
 struct MicroBatchResult {
-  torch::Tensor loss;                       ///< scalar, mean over the slice, with grad
-  int64_t tokens = 0;                       ///< tokens processed (throughput)
-  std::map<std::string, double> metrics;    ///< extra per-step values, logged as means
+  torch::Tensor loss;                     ///< scalar, mean over the slice, with grad
+  int64_t tokens = 0;                     ///< tokens processed (throughput)
+  std::map<std::string, double> metrics;  ///< extra per-step values, logged as means
 };
 
 using Metrics = std::map<std::string, double>;

@@ -1,7 +1,6 @@
 // Run folders: status, listing (see run_folder.h).
 
 #include "engine/run_folder.h"
-#include "engine/run_manifest.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,8 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "io/atomic_file.h"
 #include "common/text_file.h"
+#include "engine/run_manifest.h"
+#include "io/atomic_file.h"
 #include "io/writer_lock.h"
 
 namespace strata {
@@ -65,8 +65,9 @@ void writeRunStatus(const fs::path& runFolder, const RunStatus& status) {
                {"updated", unixNow()}};
   if (!status.error.empty()) json["error"] = status.error;
   const std::string text = json.dump(2) + "\n";
-  writeFileAtomically(runFolder / "status.json",
-                      [&](int fd) { writeAll(fd, text.data(), text.size(), runFolder / "status.json"); });
+  writeFileAtomically(runFolder / "status.json", [&](int fd) {
+    writeAll(fd, text.data(), text.size(), runFolder / "status.json");
+  });
 }
 
 RunStatus readRunStatus(const fs::path& runFolder) {

@@ -22,22 +22,22 @@ enum class RunState {
   Interrupted,  ///< status says running but nobody holds the lock: killed; resumable
   Finished,
   Failed,
-  Unknown       ///< no readable status.json (not a run, or created a moment ago)
+  Unknown  ///< no readable status.json (not a run, or created a moment ago)
 };
 const char* runStateName(RunState state);
 
 struct RunStatus {
   RunState state = RunState::Unknown;
-  int64_t step = 0;         ///< last finished optimizer step
+  int64_t step = 0;  ///< last finished optimizer step
   int64_t totalSteps = 0;
-  std::string error;        ///< for Failed
-  double updated = 0;       ///< unix seconds of the last write
+  std::string error;   ///< for Failed
+  double updated = 0;  ///< unix seconds of the last write
 };
 
 struct RunInfo {
   std::filesystem::path folder;
-  std::string recipe;       ///< from run.json
-  std::string created;      ///< ISO-8601 UTC from run.json
+  std::string recipe;   ///< from run.json
+  std::string created;  ///< ISO-8601 UTC from run.json
   RunStatus status;
   int64_t lastCheckpoint = -1;  ///< newest checkpoint step on disk, -1 when none
 };

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "io/atomic_file.h"
 #include "common/text_file.h"
+#include "io/atomic_file.h"
 
 namespace strata {
 namespace {
@@ -68,9 +68,8 @@ Json toJson(const RunManifest& m) {
               {"code_version", m.codeVersion}};
   if (m.seed) run["seed"] = *m.seed;
   if (m.plugin)
-    run["plugin"] = {{"name", m.plugin->name},
-                     {"version", m.plugin->version},
-                     {"file", m.plugin->file}};
+    run["plugin"] = {
+        {"name", m.plugin->name}, {"version", m.plugin->version}, {"file", m.plugin->file}};
   Json machine = {{"host", m.machine.host}, {"cpus", m.machine.cpus}};
   if (!m.machine.device.empty()) machine["device"] = m.machine.device;
   if (m.machine.processes > 0) machine["processes"] = m.machine.processes;

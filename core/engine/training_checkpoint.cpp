@@ -36,8 +36,11 @@ Json countersJson(const LoopCounters& c) {
   return {{"step", c.step},
           {"best_val_loss", std::isfinite(c.bestValLoss) ? Json(c.bestValLoss) : Json(nullptr)},
           {"best_step", c.bestStep},
-          {"interval", {{"loss", c.intervalLoss}, {"steps", c.intervalSteps},
-                        {"tokens", c.intervalTokens}, {"metrics", metrics}}}};
+          {"interval",
+           {{"loss", c.intervalLoss},
+            {"steps", c.intervalSteps},
+            {"tokens", c.intervalTokens},
+            {"metrics", metrics}}}};
 }
 
 /** Serialised in memory, then written by our own writer: torch's file writer turns a full disk

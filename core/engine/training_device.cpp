@@ -8,14 +8,13 @@
 
 namespace strata {
 
-torch::Device trainingDevice(const std::string& choice) {
-  return computeDevice(choice, "device");
-}
+torch::Device trainingDevice(const std::string& choice) { return computeDevice(choice, "device"); }
 
 bool useBf16(const std::string& precision, const torch::Device& device) {
   if (precision == "bf16") return true;
   if (precision != "auto" || !device.is_cuda()) return false;
-  return true;  // every CUDA device LibTorch supports today computes bf16 (Ampere and newer natively)
+  return true;  // every CUDA device LibTorch supports today computes bf16 (Ampere and newer
+                // natively)
 }
 
 AutocastScope::AutocastScope(bool enabled, const torch::Device& device)

@@ -15,10 +15,11 @@
 
 #include "common/error.h"
 #include "common/human_format.h"
+#include "common/job.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
-#include "common/job.h"
 #include "engine/metrics_log.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/tensorboard_writer.h"
 #include "engine/training_checkpoint.h"
@@ -26,7 +27,6 @@
 #include "engine/training_schedule.h"
 #include "io/atomic_file.h"
 #include "io/writer_lock.h"
-#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -40,7 +40,10 @@ double unixNow() {
 class TrainingLoop {
  public:
   TrainingLoop(const TrainingLoopInputs& in, JobContext& job)
-      : m_in(in), m_config(in.config), m_job(job), m_store(in.folder / "checkpoints"),
+      : m_in(in),
+        m_config(in.config),
+        m_job(job),
+        m_store(in.folder / "checkpoints"),
         m_leader(in.distributed.rank == 0) {}
 
   TrainingSummary run() {
@@ -67,19 +70,20 @@ class TrainingLoop {
 
  private:
   void prepare() {
-    if (m_config.integer("threads") > 0) torch::set_num_threads(static_cast<int>(m_config.integer("threads")));
+    if (m_config.integer("threads") > 0)
+      torch::set_num_threads(static_cast<int>(m_config.integer("threads")));
     m_device = trainingDevice(m_config.text("device"));
     m_bf16 = useBf16(m_config.text("precision"), m_device);
     const DistributedSetup& dist = m_in.distributed;
     if (m_config.integer("batch") % dist.worldSize != 0)
-      throw ConfigError("run configuration", "batch",
-                        "must be a multiple of the number of processes (" +
-                            std::to_string(dist.worldSize) + ")");
+      throw ConfigError(
+          "run configuration", "batch",
+          "must be a multiple of the number of processes (" + std::to_string(dist.worldSize) + ")");
     if (dist.active()) {
       // One GPU per rank (ranks of one machine numbered from 0): NCCL reduces on each rank's own.
       if (m_device.is_cuda()) {
-        m_device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
-                                                   dist.rank % torch::cuda::device_count()));
+        m_device = torch::Device(
+            torch::kCUDA, static_cast<c10::DeviceIndex>(dist.rank % torch::cuda::device_count()));
         // Kernels and allocations that name no index go to this rank's GPU too.
         c10::impl::getDeviceGuardImpl(m_device.type())->setDevice(m_device);
       }
@@ -116,8 +120,10 @@ class TrainingLoop {
       // checkpoint does not cover: they will be logged again, identically.
       for (const auto& entry : fs::directory_iterator(m_in.folder)) {
         if (entry.path().extension() != ".jsonl") continue;
-        if (m_counters.step > 0) truncateMetricsLog(entry.path(), m_counters.step);
-        else fs::remove(entry.path());
+        if (m_counters.step > 0)
+          truncateMetricsLog(entry.path(), m_counters.step);
+        else
+          fs::remove(entry.path());
       }
       m_tensorBoard = std::make_unique<TensorBoardWriter>(
           rewriteTensorBoard(m_in.folder, readMetricsLog(metricsFile)));
@@ -137,7 +143,8 @@ class TrainingLoop {
               .weight_decay(decay * group.weightDecay));
       groups.emplace_back(group.parameters, std::move(options));
     }
-    m_optimizer = std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(m_config.real("lr")));
+    m_optimizer = std::make_unique<torch::optim::AdamW>(
+        groups, torch::optim::AdamWOptions(m_config.real("lr")));
   }
 
   void loop() {
@@ -150,7 +157,7 @@ class TrainingLoop {
     }
     const int64_t stopAfter = m_config.integer("stop_after");
     const WarmupCosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
-                                  m_config.real("min_lr_ratio")};
+                                        m_config.real("min_lr_ratio")};
     m_recipe->model().train();
     m_intervalStart = std::chrono::steady_clock::now();
     const auto runStart = m_intervalStart;
@@ -176,7 +183,8 @@ class TrainingLoop {
     }
     m_summary.lastStep = m_counters.step;
     m_summary.finished = true;
-    m_summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+    m_summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     if (m_leader) {
       if (m_evaluatedAt != m_counters.step) evaluate(m_counters.step);
       if (!checkpointedAt(m_counters.step)) checkpoint(m_bestAt == m_counters.step);
@@ -203,7 +211,8 @@ class TrainingLoop {
       (result.loss / static_cast<double>(accum)).backward();
       loss += result.loss.item<double>() / static_cast<double>(accum);
       m_counters.intervalTokens += result.tokens * m_in.distributed.worldSize;
-      for (const auto& [name, value] : result.metrics) extras[name] += value / static_cast<double>(accum);
+      for (const auto& [name, value] : result.metrics)
+        extras[name] += value / static_cast<double>(accum);
     }
     if (m_group) {
       m_group->averageGradients(m_parameters);
@@ -229,8 +238,10 @@ class TrainingLoop {
     const bool atCheckpoint = checkpointEvery > 0 && s % checkpointEvery == 0 && s < steps;
     bool best = false;
     if ((evalEvery > 0 && s % evalEvery == 0) || atCheckpoint) best = evaluate(s);
-    if (atCheckpoint || best) checkpoint(best);
-    else if (s % 10 == 0) writeStatus(RunState::Running);
+    if (atCheckpoint || best)
+      checkpoint(best);
+    else if (s % 10 == 0)
+      writeStatus(RunState::Running);
   }
 
   void logInterval(int64_t s, double lr, int64_t steps) {
@@ -241,12 +252,13 @@ class TrainingLoop {
     const double loss = m_counters.intervalLoss / n;
     record.values.emplace_back("loss", loss);
     record.values.emplace_back("lr", lr);
-    record.values.emplace_back("tokens_per_s",
-                               static_cast<double>(m_counters.intervalTokens) / std::max(seconds, 1e-9));
-    for (const auto& [name, sum] : m_counters.intervalMetrics) record.values.emplace_back(name, sum / n);
+    record.values.emplace_back(
+        "tokens_per_s", static_cast<double>(m_counters.intervalTokens) / std::max(seconds, 1e-9));
+    for (const auto& [name, sum] : m_counters.intervalMetrics)
+      record.values.emplace_back(name, sum / n);
     write(record);
-    m_job.info("step " + std::to_string(s) + "/" + std::to_string(steps) + " loss " + formatFixed(loss, 4) +
-               " lr " + formatFixed(lr * 1e3, 4) + "e-3 " +
+    m_job.info("step " + std::to_string(s) + "/" + std::to_string(steps) + " loss " +
+               formatFixed(loss, 4) + " lr " + formatFixed(lr * 1e3, 4) + "e-3 " +
                std::to_string(std::llround(record.value("tokens_per_s"))) + " tok/s");
     m_counters.intervalLoss = 0;
     m_counters.intervalSteps = 0;
@@ -266,7 +278,8 @@ class TrainingLoop {
       m_recipe->model().train();
     }
     MetricsRecord record{s, unixNow(), {}};
-    std::string line = "step " + std::to_string(s) + "/" + std::to_string(m_config.integer("steps"));
+    std::string line =
+        "step " + std::to_string(s) + "/" + std::to_string(m_config.integer("steps"));
     for (const auto& [name, value] : metrics) {
       const std::string key = name.starts_with("val_") ? name : "val_" + name;
       record.values.emplace_back(key, value);

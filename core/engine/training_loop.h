@@ -26,8 +26,8 @@ struct TrainingLoopInputs {
 /** run.json: recipe, creation time, command, code and library versions, machine, device, seed,
  *  the full resolved config, and the recipe's description (written before the recipe builds,
  *  so a run that fails there is still listed, then again with the description). */
-void writeRunJson(const TrainingLoopInputs& inputs, const std::map<std::string, std::string>& description,
-                  const std::string& device);
+void writeRunJson(const TrainingLoopInputs& inputs,
+                  const std::map<std::string, std::string>& description, const std::string& device);
 
 /** "2024-05-01T12:00:00Z", now; and this machine's host name. For run.json. */
 std::string utcNow();

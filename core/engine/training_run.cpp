@@ -11,15 +11,15 @@
 
 #include "common/build_info.h"
 #include "common/error.h"
+#include "common/text_file.h"
 #include "engine/engine_settings.h"
 #include "engine/plugin_training.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
-#include "common/text_file.h"
 #include "io/atomic_file.h"
-#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -41,18 +41,18 @@ class TrainingControl {
 
 struct TrainingRequest {
   std::string recipe;
-  ResolvedConfig config;             ///< validated against the recipe's schema by startTraining
-  std::filesystem::path runFolder;   ///< created; must not already hold a run
-  std::string command;               ///< recorded in run.json
+  ResolvedConfig config;            ///< validated against the recipe's schema by startTraining
+  std::filesystem::path runFolder;  ///< created; must not already hold a run
+  std::string command;              ///< recorded in run.json
   DistributedSetup distributed;
   TrainingControl control;
 };
 
 struct TrainingSummary {
-  int64_t startStep = 0;    ///< > 0 when resumed
+  int64_t startStep = 0;  ///< > 0 when resumed
   int64_t lastStep = 0;
   int64_t totalSteps = 0;
-  bool finished = false;    ///< false when stopped early (stop_after)
+  bool finished = false;                      ///< false when stopped early (stop_after)
   std::map<std::string, double> lastMetrics;  ///< the newest value of every logged metric
   double seconds = 0;
 };

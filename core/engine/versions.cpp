@@ -1,9 +1,9 @@
 #include "engine/versions.h"
 
-#include <dlfcn.h>
-#include <hdf5.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
+#include <dlfcn.h>
+#include <hdf5.h>
 
 #include <Eigen/Core>
 #include <filesystem>

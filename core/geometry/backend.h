@@ -45,7 +45,8 @@ class GeometryBackend {
    * rows, a sampling index out of range).
    */
   virtual ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
-                                     const TokenSampling& sampling, const ProxyOptions& options) = 0;
+                                     const TokenSampling& sampling,
+                                     const ProxyOptions& options) = 0;
 };
 
 enum class DeviceChoice { Auto, Cpu, Cuda };

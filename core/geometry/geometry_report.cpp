@@ -30,22 +30,6 @@ std::vector<std::vector<ProxyValues>> GeometryReport::replicates() const {
   return out;
 }
 
-std::vector<double> GeometryReport::pluginSeries(size_t index) const {
-  std::vector<double> out;
-  for (const auto& layer : layers)
-    out.push_back(index < layer.pluginValues.size() ? layer.pluginValues[index]
-                                                    : std::numeric_limits<double>::quiet_NaN());
-  return out;
-}
-
-std::vector<MetricTerm> GeometryReport::pluginTerms(const std::vector<double>& weights) const {
-  std::vector<MetricTerm> terms;
-  for (size_t m = 0; m < pluginMetrics.size(); ++m)
-    terms.push_back({pluginSeries(m), pluginMetrics[m].higherIsBetter,
-                     m < weights.size() ? weights[m] : 0.0, pluginMetrics[m].name});
-  return terms;
-}
-
 namespace {
 
 /**
@@ -93,8 +77,10 @@ class LayerShareSink final : public ProgressSink {
     m_outer.progress((double(m_index) + std::clamp(fraction, 0.0, 1.0)) / double(m_count), m_stage);
   }
   void message(MessageLevel level, const std::string& text) override {
-    if (level == MessageLevel::Warning) m_outer.warning(text);
-    else m_outer.info(text);
+    if (level == MessageLevel::Warning)
+      m_outer.warning(text);
+    else
+      m_outer.info(text);
   }
 
  private:
@@ -115,7 +101,8 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
   todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
   for (int64_t layer : todo)
     if (!store.layerComplete(layer))
-      throw FormatError(store.path(), "layer " + std::to_string(layer) + " is not in the store or not finished",
+      throw FormatError(store.path(),
+                        "layer " + std::to_string(layer) + " is not in the store or not finished",
                         "layers/" + std::to_string(layer), "dataset");
 
   GeometryReport report;
@@ -132,8 +119,8 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
   int64_t normalisedLayer = -1;
   for (size_t i = 0; i < todo.size(); ++i) {
     ctx.checkCancelled();
-    const std::string stage = "layer " + std::to_string(todo[i]) + " (" + std::to_string(i + 1) + "/" +
-                              std::to_string(todo.size()) + ")";
+    const std::string stage = "layer " + std::to_string(todo[i]) + " (" + std::to_string(i + 1) +
+                              "/" + std::to_string(todo.size()) + ")";
     ctx.progress(double(i) / double(todo.size()), stage);
     const std::vector<float> rows = store.readLayer(todo[i]);
     HiddenStates states = shape;
@@ -165,16 +152,18 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
     }
     const bool undefinedLayer =
         !current.warnings.empty() && current.warnings.front().proxy == "all";
-    if (undefinedLayer) normalised.clear();
-    else normalisable(states, normalised);
+    if (undefinedLayer)
+      normalised.clear();
+    else
+      normalisable(states, normalised);
     normalisedLayer = todo[i];
     if (normalised.empty()) {
       // An undefined layer's warning ("all") already says why; anything else is named per metric.
       current.pluginValues.assign(metrics.size(), kUndefined);
       if (!undefinedLayer)
         for (const LayerMetric* metric : metrics)
-          current.warnings.push_back({todo[i], metric->info().name,
-                                      "the layer's rows cannot be normalised", true});
+          current.warnings.push_back(
+              {todo[i], metric->info().name, "the layer's rows cannot be normalised", true});
       continue;
     }
     const HiddenStates currentRows{normalised.data(), shape.rows, shape.cols};

@@ -15,31 +15,27 @@
 namespace strata {
 class ActivationStore;
 class JobContext;
-}
+}  // namespace strata
 
 namespace strata::geometry {
 
 struct GeometryReport {
   ProxyOptions options;
-  std::string backend;       // GeometryBackend::description() of the run
-  std::string modelId;       // from the store's /meta
-  int64_t numLayers = 0;     // L of the store (layers 0..L exist)
-  int64_t numTokens = 0;     // N rows per layer
+  std::string backend;                // GeometryBackend::description() of the run
+  std::string modelId;                // from the store's /meta
+  int64_t numLayers = 0;              // L of the store (layers 0..L exist)
+  int64_t numTokens = 0;              // N rows per layer
   std::vector<LayerGeometry> layers;  // ascending layer index
-  /** The plugin metrics the scan computed; each layer's pluginValues follow this order. */
+  /**
+   * The plugin metrics the scan computed; each layer's pluginValues follow this order. Consumers
+   * read the proxies and these together as one list: metricSeries(report) (metric_series.h).
+   */
   std::vector<MetricInfo> pluginMetrics;
 
   std::vector<int64_t> layerIndices() const;
   std::vector<ProxyValues> values() const;
-  /** LayerGeometry::replicates of every layer, in layer order (for bootstrapScores). */
+  /** LayerGeometry::replicates of every layer, in layer order. */
   std::vector<std::vector<ProxyValues>> replicates() const;
-  /** Plugin metric `index` over the layers, in layer order. */
-  std::vector<double> pluginSeries(size_t index) const;
-  /**
-   * The score terms of the plugin metrics with `weights` (by metric index; missing entries
-   * are 0), for scoreLayers.
-   */
-  std::vector<MetricTerm> pluginTerms(const std::vector<double>& weights) const;
 };
 
 /**

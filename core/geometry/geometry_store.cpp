@@ -39,6 +39,7 @@
 #include "common/build_info.h"
 #include "common/error.h"
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/proxy_options_json.h"
 #include "geometry/score.h"
 #include "geometry/score_bootstrap.h"
@@ -80,14 +81,16 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
   width = 1;
   for (const auto& r : rows) width = std::max(width, r.size());
   std::vector<double> out(rows.size() * width, kNaN);
-  for (size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), out.begin() + i * width);
+  for (size_t i = 0; i < rows.size(); ++i)
+    std::copy(rows[i].begin(), rows[i].end(), out.begin() + i * width);
   return out;
 }
 
 void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report) {
   const hdf5::Location where{group, file, kGroup};
   hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
-  hdf5::writeStringAttribute(where, "normalisation", normalisationName(report.options.normalisation));
+  hdf5::writeStringAttribute(where, "normalisation",
+                             normalisationName(report.options.normalisation));
   hdf5::writeStringAttribute(where, "backend", report.backend);
   hdf5::writeStringAttribute(where, "model_id", report.modelId);
   hdf5::writeStringAttribute(where, "strata_version", build::kVersion);
@@ -98,52 +101,47 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
   GroupWriter out(group, file);
   const auto layers = report.layerIndices();
   out.write("layers", H5T_NATIVE_INT64, H5T_STD_I64LE, {n}, layers.data());
-  auto series = [&](const char* name, auto value, auto interval) {
-    std::vector<double> v, iv;
-    for (const auto& l : report.layers) {
-      v.push_back(value(l));
-      iv.push_back(interval(l).low);
-      iv.push_back(interval(l).high);
+  // Every metric series: a proxy as its own dataset with its intervals, the plugin metrics
+  // together as one [n, P] matrix with their descriptions in an attribute.
+  const std::vector<MetricSeries> series = metricSeries(report);
+  std::vector<const MetricSeries*> plugins;
+  for (const MetricSeries& s : series) {
+    if (!s.builtIn) {
+      plugins.push_back(&s);
+      continue;
     }
-    out.doubles(name, v, {n});
-    out.doubles(std::string(name) + "_interval", iv, {n, 2});
-  };
-  series("curvature", [](const LayerGeometry& l) { return l.values.curvature; },
-         [](const LayerGeometry& l) { return l.curvature; });
-  series("monotonicity", [](const LayerGeometry& l) { return l.values.monotonicity; },
-         [](const LayerGeometry& l) { return l.monotonicity; });
-  series("effective_rank", [](const LayerGeometry& l) { return l.values.effectiveRank; },
-         [](const LayerGeometry& l) { return l.effectiveRank; });
-
-  if (!report.pluginMetrics.empty()) {
+    std::vector<double> bounds;
+    for (const Interval& i : s.intervals) bounds.insert(bounds.end(), {i.low, i.high});
+    out.doubles(s.key, s.values, {n});
+    out.doubles(s.key + "_interval", bounds, {n, 2});
+  }
+  if (!plugins.empty()) {
     nlohmann::json metrics = nlohmann::json::array();
-    for (const MetricInfo& m : report.pluginMetrics)
-      metrics.push_back({{"name", m.name}, {"description", m.description},
-                         {"higher_is_better", m.higherIsBetter}, {"source", m.source}});
+    for (const MetricSeries* m : plugins)
+      metrics.push_back({{"name", m->info.name},
+                         {"description", m->info.description},
+                         {"higher_is_better", m->info.higherIsBetter},
+                         {"source", m->info.source}});
     hdf5::writeStringAttribute(where, "plugin_metrics", metrics.dump());
-    const size_t p = report.pluginMetrics.size();
-    std::vector<double> values;
-    for (size_t m = 0; m < p; ++m) {
-      const auto series = report.pluginSeries(m);
-      values.insert(values.end(), series.begin(), series.end());
-    }
-    // Stored [n, P] row-major: transpose the per-metric series.
-    std::vector<double> rows(n * p);
+    const size_t p = plugins.size();
+    std::vector<double> rows(n * p);  // row-major: layer i, metric m
     for (size_t m = 0; m < p; ++m)
-      for (size_t i = 0; i < n; ++i) rows[i * p + m] = values[m * n + i];
+      for (size_t i = 0; i < n; ++i) rows[i * p + m] = plugins[m]->values[i];
     out.doubles("plugin_values", rows, {n, p});
   }
 
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& l : report.layers)
     for (const ProxyWarning& w : l.warnings)
-      warnings.push_back({{"layer", w.layer}, {"proxy", w.proxy}, {"reason", w.reason},
+      warnings.push_back({{"layer", w.layer},
+                          {"proxy", w.proxy},
+                          {"reason", w.reason},
                           {"undefined", w.undefined}});
   if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
   // Plugin metrics weigh 0 by default, so the stored S is the proxies' alone.
   const LayerRange candidates = defaultCandidates(report.numLayers);
-  const LayerScores scores = scoreLayers(layers, report.values(), {}, candidates);
+  const LayerScores scores = scoreLayers(layers, series, {}, candidates);
   out.doubles("score", scores.score, {n});
   const auto replicates = report.replicates();
   hsize_t resamples = 0;
@@ -158,20 +156,20 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
       }
     out.doubles("replicates", flat, {n, resamples, 3});
     const ScoreBootstrap boot =
-        bootstrapScores(layers, report.values(), replicates, {}, candidates,
-                        report.options.confidence);
+        bootstrapScores(layers, series, {}, candidates, report.options.confidence);
     std::vector<double> bounds;
     for (const Interval& i : boot.score) bounds.insert(bounds.end(), {i.low, i.high});
     out.doubles("score_interval", bounds, {n, 2});
     out.doubles("l_star_frequency", boot.bestFrequency, {n});
   }
-  const std::string cancelling = cancellingTermsWarning(
-      report.options.normalisation, report.options.monotonicity, ScoreWeights{});
+  const std::string cancelling =
+      cancellingTermsWarning(report.options.normalisation, report.options.monotonicity, {});
   if (!cancelling.empty())
     hdf5::writeStringAttribute(where, "score_warnings", nlohmann::json::array({cancelling}).dump());
 
   std::vector<std::vector<double>> spectra, local;
-  for (const auto& l : report.layers) spectra.push_back(l.spectrum), local.push_back(l.localLambdaMax);
+  for (const auto& l : report.layers)
+    spectra.push_back(l.spectrum), local.push_back(l.localLambdaMax);
   size_t width = 0;
   const auto spectrum = padded(spectra, width);
   out.doubles("spectrum", spectrum, {n, width});
@@ -184,10 +182,11 @@ void removeIfPresent(hid_t file, const char* name, const std::filesystem::path& 
     throw IoError(path, std::string("cannot remove the old ") + name + hdf5::detailSuffix());
 }
 
-std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file, const std::string& name,
-                                size_t expected, size_t* width = nullptr) {
+std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file,
+                                const std::string& name, size_t expected, size_t* width = nullptr) {
   hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
-  if (!dataset) throw FormatError(file, "missing" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
+  if (!dataset)
+    throw FormatError(file, "missing" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
   hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hsize_t dims[3] = {0, 1, 1};
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -231,23 +230,27 @@ void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport&
   if (H5Lmove(file.get(), kPendingGroup, file.get(), kGroup, H5P_DEFAULT, H5P_DEFAULT) < 0)
     throw IoError(storeFile, "cannot rename the geometry group" + hdf5::detailSuffix());
   if (H5Fclose(file.release()) < 0)
-    throw IoError(storeFile, "cannot close the store after writing its geometry" + hdf5::detailSuffix());
+    throw IoError(storeFile,
+                  "cannot close the store after writing its geometry" + hdf5::detailSuffix());
 }
 
 std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile) {
   hdf5::quietErrors();
   hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
   if (!file) file.reset(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file) hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "read the geometry of the store");
+  if (!file)
+    hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "read the geometry of the store");
   if (!hdf5::exists(file.get(), kGroup)) return std::nullopt;
   hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
   const hdf5::Location where{group.get(), storeFile, kGroup};
 
   GeometryReport report;
   try {
-    report.options = optionsFromJson(nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value_or("")));
+    report.options = optionsFromJson(
+        nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value_or("")));
   } catch (const std::exception& e) {
-    throw FormatError(storeFile, std::string("unreadable options: ") + e.what(), "geometry@options", "attribute");
+    throw FormatError(storeFile, std::string("unreadable options: ") + e.what(), "geometry@options",
+                      "attribute");
   }
   report.backend = hdf5::readStringAttribute(where, "backend").value_or("");
   report.modelId = hdf5::readStringAttribute(where, "model_id").value_or("");
@@ -259,8 +262,10 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
   hdf5::Dataspace layerSpace(H5Dget_space(layerSet.get()));
   const auto n = size_t(H5Sget_simple_extent_npoints(layerSpace.get()));
   std::vector<int64_t> layers(n);
-  if (n && H5Dread(layerSet.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, layers.data()) < 0)
-    throw FormatError(storeFile, "cannot be read" + hdf5::detailSuffix(), "geometry/layers", "dataset");
+  if (n &&
+      H5Dread(layerSet.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, layers.data()) < 0)
+    throw FormatError(storeFile, "cannot be read" + hdf5::detailSuffix(), "geometry/layers",
+                      "dataset");
 
   const auto curv = readDoubles(group.get(), storeFile, "curvature", n);
   const auto mono = readDoubles(group.get(), storeFile, "monotonicity", n);
@@ -279,8 +284,8 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
   if (const auto text = hdf5::readStringAttribute(where, "plugin_metrics")) {
     try {
       for (const auto& m : nlohmann::json::parse(*text))
-        report.pluginMetrics.push_back({m.at("name"), m.at("description"),
-                                        m.at("higher_is_better"), m.value("source", "")});
+        report.pluginMetrics.push_back(
+            {m.at("name"), m.at("description"), m.at("higher_is_better"), m.value("source", "")});
     } catch (const std::exception& e) {
       throw FormatError(storeFile, std::string("unreadable plugin metrics: ") + e.what(),
                         "geometry@plugin_metrics", "attribute");

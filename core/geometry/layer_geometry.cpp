@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <span>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -154,17 +154,17 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
       if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
         ++degenerate;
       } else {
-        replicate = reweightedProxies(
-            backend, states, screening, weights,
-            drawTokenSampling(states.rows, weights, resampleOptions,
-                              resampleSeed(options.seed, r, true)),
-            resampleOptions, zeroDirections);
+        replicate = reweightedProxies(backend, states, screening, weights,
+                                      drawTokenSampling(states.rows, weights, resampleOptions,
+                                                        resampleSeed(options.seed, r, true)),
+                                      resampleOptions, zeroDirections);
       }
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
                                   std::to_string(layer) + ": " + e.what());
     }
-    if (curvature) replicate.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
+    if (curvature)
+      replicate.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
     out.replicates.push_back(replicate);
   }
 
@@ -187,7 +187,8 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     ProxyValues value{kUndefined, kUndefined, kUndefined};
     if (!own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue)
       value = reweightedProxies(backend, states, screening, weights, own, resampleOptions, ignored);
-    if (curvature) value.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
+    if (curvature)
+      value.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
     jackknife.push_back(value);
   }
 
@@ -201,17 +202,16 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     const std::vector<double> replicates = series(out.replicates, member);
     if (!bca) return percentileInterval(replicates, options.confidence);
     bool outside = false;
-    const Interval i = bcaInterval(replicates, point, series(jackknife, member), options.confidence,
-                                   &outside);
+    const Interval i =
+        bcaInterval(replicates, point, series(jackknife, member), options.confidence, &outside);
     // With few resamples every replicate falls on one side of an unbiased point by chance
     // (probability 2^(1−B)): the note is only worth reading from kNoteResamples on.
     if (outside && resamples >= kNoteResamples) {
       // Every defined replicate on one side of the point: z₀ = ±∞, BCa has no interval.
-      const bool oneSide =
-          std::all_of(replicates.begin(), replicates.end(),
-                      [&](double v) { return std::isnan(v) || v > point; }) ||
-          std::all_of(replicates.begin(), replicates.end(),
-                      [&](double v) { return std::isnan(v) || v < point; });
+      const bool oneSide = std::all_of(replicates.begin(), replicates.end(),
+                                       [&](double v) { return std::isnan(v) || v > point; }) ||
+                           std::all_of(replicates.begin(), replicates.end(),
+                                       [&](double v) { return std::isnan(v) || v < point; });
       warn(proxy, std::string("the point value lies outside its interval: the resampled values "
                               "are biased relative to it") +
                       (oneSide ? " (every resample lies on one side, so BCa has no interval and "
@@ -226,9 +226,9 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     const auto infinite =
         std::count_if(replicates.begin(), replicates.end(), [](double v) { return std::isinf(v); });
     if (!isDefined(out.curvature.low) || !isDefined(out.curvature.high))
-      warn("m_curv", "an interval bound is undefined (n/a): " +
-                         countText(infinite, resamples, "resamples") +
-                         " of the anchors have a zero-spread median neighbourhood (1/λ_max = +∞)");
+      warn("m_curv",
+           "an interval bound is undefined (n/a): " + countText(infinite, resamples, "resamples") +
+               " of the anchors have a zero-spread median neighbourhood (1/λ_max = +∞)");
   }
   if (isDefined(out.values.monotonicity))
     out.monotonicity = intervalOf(&ProxyValues::monotonicity, out.values.monotonicity, "m_mono");
@@ -270,7 +270,8 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
     return undefinedLayer(layer, why);
   }
   // Huge or tiny entries: an exact power-of-two rescale. The proxies are scale-invariant under
-  // `trace` and `standardise`; under `none` m_curv and m_mono scale as 1/factor², undone at the end.
+  // `trace` and `standardise`; under `none` m_curv and m_mono scale as 1/factor², undone at the
+  // end.
   std::vector<float> rescaled;
   HiddenStates states = input;
   const double factor = rescaleFactor(screening.maxAbs);
@@ -291,8 +292,8 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
   if (options.curvature && states.rows < k + 1) {
     pointOptions.curvature = false;
     warn("m_curv",
-         "needs at least k + 1 = " + std::to_string(k + 1) + " rows for k = " +
-             std::to_string(k) + " neighbours; the layer has " + std::to_string(states.rows),
+         "needs at least k + 1 = " + std::to_string(k + 1) + " rows for k = " + std::to_string(k) +
+             " neighbours; the layer has " + std::to_string(states.rows),
          true);
   }
   const bool rayleigh = options.monotonicity == MonotonicityMode::Rayleigh;
@@ -351,7 +352,8 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
   out.curvature = {out.values.curvature, out.values.curvature};
   out.monotonicity = {out.values.monotonicity, out.values.monotonicity};
   out.effectiveRank = {out.values.effectiveRank, out.values.effectiveRank};
-  if (resamples > 0) bootstrap(backend, states, screening, sampling, pointOptions, options, out, report);
+  if (resamples > 0)
+    bootstrap(backend, states, screening, sampling, pointOptions, options, out, report);
   if (options.normalisation == Normalisation::None && factor != 1.0)
     scaleUnits(out, factor * factor);
   if (ctx) {

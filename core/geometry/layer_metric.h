@@ -12,10 +12,10 @@ namespace strata::geometry {
 
 /** What a metric is, as the report, the store, the score and the views need it. */
 struct MetricInfo {
-  std::string name;         // unique, e.g. "twonn_id"
-  std::string description;  // one line
+  std::string name;            // unique, e.g. "twonn_id"
+  std::string description;     // one line
   bool higherIsBetter = true;  // the sign of its term in S(l)
-  std::string source;       // where it comes from (the plugin's file), for reports; may be empty
+  std::string source;          // where it comes from (the plugin's file), for reports; may be empty
 };
 
 /**

@@ -47,11 +47,13 @@ PrincipalPlane projectOnPrincipalPlane(const HiddenStates& states) {
   }
   for (int pass = 0; pass < kPasses; ++pass) {
     const Eigen::MatrixXf image = product(centred, true, product(centred, false, basis));
-    basis = Eigen::HouseholderQR<Eigen::MatrixXf>(image).householderQ() * Eigen::MatrixXf::Identity(d, block);
+    basis = Eigen::HouseholderQR<Eigen::MatrixXf>(image).householderQ() *
+            Eigen::MatrixXf::Identity(d, block);
   }
   // Rayleigh–Ritz on the block: the small projected covariance gives the axes and variances.
   const RowMatrix projected = product(centred, false, basis);
-  const Eigen::MatrixXd small = (projected.transpose() * projected).cast<double>() / double(states.rows - 1);
+  const Eigen::MatrixXd small =
+      (projected.transpose() * projected).cast<double>() / double(states.rows - 1);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(small);
   double total = 0;
   for (int64_t r = 0; r < states.rows; ++r) total += double(centred.row(r).squaredNorm());
@@ -63,7 +65,8 @@ PrincipalPlane projectOnPrincipalPlane(const HiddenStates& states) {
     const int column = block - 1 - axis;  // eigenvalues ascend
     const Eigen::VectorXf direction = basis * eig.eigenvectors().col(column).cast<float>();
     const Eigen::VectorXf coordinate = centred * direction;
-    for (int64_t r = 0; r < states.rows; ++r) plane.coordinates[size_t(r) * 2 + axis] = coordinate[r];
+    for (int64_t r = 0; r < states.rows; ++r)
+      plane.coordinates[size_t(r) * 2 + axis] = coordinate[r];
     plane.explained[axis] = total > 0 ? eig.eigenvalues()[column] / total : 0;
   }
   return plane;

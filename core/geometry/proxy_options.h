@@ -40,18 +40,18 @@ const char* normalisationName(Normalisation mode);  // "none" / "trace" / "stand
 Normalisation parseNormalisation(const std::string& text);
 
 struct ProxyOptions {
-  int64_t anchors = 1024;      // M: anchors for m_curv
-  int64_t neighbours = 32;     // k: nearest neighbours per anchor (anchor excluded)
-  int64_t directions = 1024;   // M: random difference directions u = x_a − x_b for m_mono
-  double ridgeFactor = 1e-3;   // ε = ridgeFactor · tr(Σ)/d
+  int64_t anchors = 1024;     // M: anchors for m_curv
+  int64_t neighbours = 32;    // k: nearest neighbours per anchor (anchor excluded)
+  int64_t directions = 1024;  // M: random difference directions u = x_a − x_b for m_mono
+  double ridgeFactor = 1e-3;  // ε = ridgeFactor · tr(Σ)/d
   MonotonicityMode monotonicity = MonotonicityMode::Rayleigh;
   Normalisation normalisation = Normalisation::Trace;
-  int64_t spectrumSize = 64;   // leading eigenvalues of Σ kept for plots (clipped to d)
+  int64_t spectrumSize = 64;        // leading eigenvalues of Σ kept for plots (clipped to d)
   int64_t bootstrapResamples = 20;  // 0: no intervals
   // false: skip m_curv's k-NN search (curvature NaN, localLambdaMax empty). The bootstrap's
   // replicates do: they resample the point estimate's anchors instead. Not a user setting.
   bool curvature = true;
-  double confidence = 0.95;    // bootstrap interval
+  double confidence = 0.95;  // bootstrap interval
   // G contiguous token blocks for the delete-one-block jackknife that gives BCa its
   // acceleration (docs/geometry.md, "Intervals"); 0: percentile intervals.
   int64_t jackknifeBlocks = 10;

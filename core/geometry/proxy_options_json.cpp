@@ -3,13 +3,17 @@
 namespace strata::geometry {
 
 nlohmann::json optionsToJson(const ProxyOptions& o) {
-  return {{"anchors", o.anchors},         {"neighbours", o.neighbours},
-          {"directions", o.directions},   {"ridge_factor", o.ridgeFactor},
+  return {{"anchors", o.anchors},
+          {"neighbours", o.neighbours},
+          {"directions", o.directions},
+          {"ridge_factor", o.ridgeFactor},
           {"monotonicity", monotonicityModeName(o.monotonicity)},
           {"normalisation", normalisationName(o.normalisation)},
           {"jackknife_blocks", o.jackknifeBlocks},
-          {"spectrum_size", o.spectrumSize}, {"bootstrap_resamples", o.bootstrapResamples},
-          {"confidence", o.confidence},   {"seed", o.seed}};
+          {"spectrum_size", o.spectrumSize},
+          {"bootstrap_resamples", o.bootstrapResamples},
+          {"confidence", o.confidence},
+          {"seed", o.seed}};
 }
 
 ProxyOptions optionsFromJson(const nlohmann::json& j) {

@@ -24,11 +24,13 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 void checkPair(std::span<const double> a, std::span<const double> b) {
-  if (a.size() != b.size()) throw std::invalid_argument("Spearman's rho needs series of equal length");
+  if (a.size() != b.size())
+    throw std::invalid_argument("Spearman's rho needs series of equal length");
   if (a.size() < 2) throw std::invalid_argument("Spearman's rho needs at least two values");
   for (size_t i = 0; i < a.size(); ++i)
     if (!std::isfinite(a[i]) || !std::isfinite(b[i]))
-      throw std::invalid_argument("Spearman's rho needs finite values (entry " + std::to_string(i) + ")");
+      throw std::invalid_argument("Spearman's rho needs finite values (entry " + std::to_string(i) +
+                                  ")");
 }
 
 /** SplitMix64: a tiny portable generator, enough to shuffle for a permutation test. */
@@ -44,7 +46,8 @@ uint64_t nextRandom(uint64_t& state) {
 std::vector<double> averageRanks(std::span<const double> values) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return values[a] < values[b]; });
   std::vector<double> ranks(values.size());
   for (size_t start = 0; start < order.size();) {
     size_t end = start + 1;
@@ -65,7 +68,8 @@ double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
                           std::span<const double> z) {
   checkPair(x, y);
   checkPair(x, z);
-  if (x.size() < 3) throw std::invalid_argument("a partial Spearman's rho needs at least three values");
+  if (x.size() < 3)
+    throw std::invalid_argument("a partial Spearman's rho needs at least three values");
   const auto rx = averageRanks(x), ry = averageRanks(y), rz = averageRanks(z);
   const double xy = pearson(rx, ry), xz = pearson(rx, rz), yz = pearson(ry, rz);
   const double denominator = std::sqrt((1 - xz * xz) * (1 - yz * yz));
@@ -77,7 +81,8 @@ double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
 double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
                                  int64_t permutations, uint64_t seed) {
   checkPair(a, b);
-  if (permutations < 1) throw std::invalid_argument("the permutation test needs at least one permutation");
+  if (permutations < 1)
+    throw std::invalid_argument("the permutation test needs at least one permutation");
   const auto ra = averageRanks(a);
   auto rb = averageRanks(b);
   const double observed = std::abs(pearson(ra, rb));

@@ -10,7 +10,8 @@ namespace strata::geometry {
 /** Ranks 1..n, ties getting the average of the ranks they span. */
 std::vector<double> averageRanks(std::span<const double> values);
 
-/** Spearman's ρ with ties averaged (Pearson correlation of averageRanks). Needs n ≥ 2 equal lengths. */
+/** Spearman's ρ with ties averaged (Pearson correlation of averageRanks). Needs n ≥ 2 equal
+ * lengths. */
 double spearmanRho(std::span<const double> a, std::span<const double> b);
 
 /**

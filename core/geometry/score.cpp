@@ -12,11 +12,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool usable(const ProxyValues& v) {
-  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
-  return positive(v.curvature) && positive(v.monotonicity) && positive(v.effectiveRank);
-}
-
 /** z-scores of `x` at the entries where `use` holds; 0 everywhere for a constant series. */
 std::vector<double> zScores(std::vector<double> x, const std::vector<bool>& use) {
   // z is scale-invariant: divide by max|x| first, so that huge finite values (a plugin metric of
@@ -45,21 +40,20 @@ std::vector<double> zScores(std::vector<double> x, const std::vector<bool>& use)
   return z;
 }
 
-/** Names the undefined (or non-positive) proxies and weighted plugin metrics of entry i. */
-std::string exclusionReason(const ProxyValues& v, const std::vector<const MetricTerm*>& terms,
-                            size_t i) {
+/** Whether series value `x` can enter S: finite, and positive when it is logged. */
+bool usable(const MetricSeries& series, double x) {
+  return std::isfinite(x) && (series.transform != ScoreTransform::Log || x > 0);
+}
+
+/** Names the series that leave entry i out of S (undefined, or not positive where logged). */
+std::string exclusionReason(const std::vector<const MetricSeries*>& terms, size_t i) {
   std::string out;
-  const auto add = [&](const std::string& name, double x, bool logged) {
-    if (std::isfinite(x) && (!logged || x > 0)) return;
-    out += (out.empty() ? "" : ", ") + name +
-           (std::isfinite(x) ? " is not positive" : " is undefined");
-  };
-  add("m_curv", v.curvature, true);
-  add("m_mono", v.monotonicity, true);
-  add("k_eff", v.effectiveRank, true);
-  for (size_t t = 0; t < terms.size(); ++t)
-    add("plugin metric " + (terms[t]->name.empty() ? std::to_string(t + 1) : terms[t]->name),
-        terms[t]->values[i], false);
+  for (const MetricSeries* series : terms) {
+    const double x = series->values[i];
+    if (usable(*series, x)) continue;
+    out += (out.empty() ? "" : ", ") + (series->builtIn ? "" : std::string("plugin metric ")) +
+           series->info.name + (std::isfinite(x) ? " is not positive" : " is undefined");
+  }
   return out;
 }
 
@@ -70,42 +64,45 @@ LayerRange defaultCandidates(int64_t numLayers) {
   return {1, numLayers - 1};
 }
 
-LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
-                        const ScoreWeights& weights, const LayerRange& candidates,
-                        const std::vector<MetricTerm>& pluginTerms) {
-  if (layers.size() != values.size())
-    throw std::invalid_argument("scoreLayers: one proxy triple per layer is needed");
+double weightOf(const std::vector<MetricSeries>& series, const ScoreWeights& weights,
+                size_t index) {
+  return index < weights.size() ? weights[index] : series[index].defaultWeight();
+}
+
+LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<MetricSeries>& series,
+                        const ScoreWeights& weights, const LayerRange& candidates) {
   const size_t n = layers.size();
-  std::vector<const MetricTerm*> terms;
-  for (const MetricTerm& term : pluginTerms) {
-    if (term.values.size() != n)
-      throw std::invalid_argument("scoreLayers: a plugin metric needs one value per layer");
-    if (term.weight != 0) terms.push_back(&term);
+  if (weights.size() > series.size())
+    throw std::invalid_argument("scoreLayers: more weights than metric series");
+  // The terms of S, which must be defined wherever S is computed: every proxy (whatever its
+  // weight) and each weighted plugin metric.
+  std::vector<const MetricSeries*> terms;
+  std::vector<double> termWeights;
+  for (size_t s = 0; s < series.size(); ++s) {
+    if (series[s].values.size() != n)
+      throw std::invalid_argument("scoreLayers: metric series " + series[s].info.name +
+                                  " needs one value per layer");
+    const double weight = weightOf(series, weights, s);
+    if (!series[s].builtIn && weight == 0) continue;
+    terms.push_back(&series[s]);
+    termWeights.push_back(weight);
   }
   std::vector<bool> use(n);
-  std::vector<double> logCurv(n, 0), logMono(n, 0), logRank(n, 0);
   LayerScores out;
   for (size_t i = 0; i < n; ++i) {
-    use[i] = candidates.contains(layers[i]) && usable(values[i]);
-    for (const MetricTerm* term : terms) use[i] = use[i] && std::isfinite(term->values[i]);
-    if (!use[i]) {
-      if (candidates.contains(layers[i])) {
-        const std::string why = exclusionReason(values[i], terms, i);
-        out.warnings.push_back({layers[i], "S", "left out of S and l*: " + why, true});
-      }
-      continue;
-    }
-    logCurv[i] = std::log(values[i].curvature);
-    logMono[i] = std::log(values[i].monotonicity);
-    logRank[i] = std::log(values[i].effectiveRank);
+    use[i] = candidates.contains(layers[i]);
+    for (const MetricSeries* s : terms) use[i] = use[i] && usable(*s, s->values[i]);
+    if (!use[i] && candidates.contains(layers[i]))
+      out.warnings.push_back(
+          {layers[i], "S", "left out of S and l*: " + exclusionReason(terms, i), true});
   }
-  const auto zc = zScores(logCurv, use), zm = zScores(logMono, use), zk = zScores(logRank, use);
-  std::vector<std::vector<double>> zp;
-  for (const MetricTerm* term : terms) {
+  std::vector<std::vector<double>> z;
+  for (const MetricSeries* s : terms) {
     std::vector<double> x(n, 0.0);
     for (size_t i = 0; i < n; ++i)
-      if (use[i]) x[i] = term->values[i];
-    zp.push_back(zScores(x, use));
+      if (use[i])
+        x[i] = s->transform == ScoreTransform::Log ? std::log(s->values[i]) : s->values[i];
+    z.push_back(zScores(x, use));
   }
 
   out.score.assign(n, kNaN);
@@ -113,10 +110,9 @@ LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<Pr
   std::vector<size_t> order;
   for (size_t i = 0; i < n; ++i) {
     if (!use[i]) continue;
-    out.score[i] = weights.curvature * zc[i] + weights.monotonicity * zm[i] -
-                   weights.effectiveRank * zk[i];
+    out.score[i] = 0;
     for (size_t t = 0; t < terms.size(); ++t)
-      out.score[i] += (terms[t]->higherIsBetter ? 1.0 : -1.0) * terms[t]->weight * zp[t][i];
+      out.score[i] += (terms[t]->info.higherIsBetter ? 1.0 : -1.0) * termWeights[t] * z[t][i];
     order.push_back(i);
   }
   // Best first; equal scores keep the lower layer first, so l* is the shallowest maximum.

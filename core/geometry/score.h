@@ -1,23 +1,26 @@
 #pragma once
-// The DiHAL selection score and l*: S(l) = w_c·z(log m_curv) + w_m·z(log m_mono)
-// − w_k·z(log k_eff), each z-scored over the candidate layers, plus ± w_p·z(p) for every plugin
-// metric p given a weight (+ when higher is better). Cheap: the views call it on every slider
-// move, with no recomputation of the proxies.
+// The DiHAL selection score and l*: S(l) = Σ_s ± w_s·z(T_s(x_s(l))) over the metric series s
+// (metric_series.h) — w_c·z(log m_curv) + w_m·z(log m_mono) − w_k·z(log k_eff) for the built-in
+// proxies, plus ± w_p·z(p) for every plugin metric p given a weight (+ when higher is better) —
+// each z-scored over the candidate layers. Cheap: the views call it on every slider move, with
+// no recomputation of the proxies.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "geometry/backend.h"
+#include "geometry/metric_series.h"
 #include "geometry/proxy_warning.h"
 
 namespace strata::geometry {
 
-struct ScoreWeights {
-  double curvature = 1;
-  double monotonicity = 1;
-  double effectiveRank = 1;
-};
+/**
+ * One weight per metric series, in series order (metric_series.h: w_c, w_m, w_k, then each
+ * plugin metric). A missing entry takes its series' default: 1 for a proxy, 0 for a plugin
+ * metric, so `{}` is the default score and `{1, 0, 0}` is m_curv alone.
+ */
+using ScoreWeights = std::vector<double>;
 
 /** Candidate layers, inclusive; by default 1..L−1 (see defaultCandidates). */
 struct LayerRange {
@@ -44,29 +47,20 @@ struct LayerScores {
 };
 
 /**
- * One plugin metric's term of S: its value per layer (in the order of `layers`), its direction
- * and its weight. The value is z-scored as it is (no log: a plugin metric may be zero or
- * negative, e.g. a similarity).
+ * Scores layer `layers[i]` from `series[s].values[i]` (metric_series.h). z uses the population
+ * standard deviation over the candidates with defined values (S is always finite there); a
+ * series that is constant over them contributes 0. A layer is left out of the z-scores and l*,
+ * with a warning in LayerScores::warnings naming the series, when a built-in proxy is undefined
+ * or non-positive there, or a weighted plugin metric is undefined there (a plugin metric of
+ * weight 0 is ignored entirely, so the default weights leave S exactly as without plugins).
+ * Throws std::invalid_argument when a series has not one value per layer or there are more
+ * weights than series.
  */
-struct MetricTerm {
-  std::vector<double> values;
-  bool higherIsBetter = true;
-  double weight = 0;
-  /** For warnings ("plugin metric <name> is undefined"); may be empty. */
-  std::string name = {};
-};
+LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<MetricSeries>& series,
+                        const ScoreWeights& weights, const LayerRange& candidates);
 
-/**
- * Scores `values[i]` of layer `layers[i]`. z uses the population standard deviation over the
- * candidates with defined proxies (S is always finite there); a proxy that is constant over them
- * contributes 0. Non-positive or non-finite (undefined) proxy values make that layer's score
- * kUndefined and exclude it from l*, with a warning in LayerScores::warnings; so does a non-finite value of
- * a plugin metric whose weight is not 0 (a term of weight 0 is ignored entirely, so the default
- * weights leave S exactly as without plugins). Throws std::invalid_argument when a term has
- * not one value per layer.
- */
-LayerScores scoreLayers(const std::vector<int64_t>& layers, const std::vector<ProxyValues>& values,
-                        const ScoreWeights& weights, const LayerRange& candidates,
-                        const std::vector<MetricTerm>& pluginTerms = {});
+/** The weight of series `index`: weights[index], or the series' default when not given. */
+double weightOf(const std::vector<MetricSeries>& series, const ScoreWeights& weights,
+                std::size_t index);
 
 }  // namespace strata::geometry

@@ -8,38 +8,43 @@
 namespace strata::geometry {
 
 ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
-                               const std::vector<ProxyValues>& values,
-                               const std::vector<std::vector<ProxyValues>>& replicates,
-                               const ScoreWeights& weights, const LayerRange& candidates,
-                               double confidence, const std::vector<MetricTerm>& pluginTerms) {
-  if (replicates.size() != layers.size() || values.size() != layers.size())
-    throw std::invalid_argument("bootstrapScores: one value and replicate list per layer is needed");
+                               const std::vector<MetricSeries>& series, const ScoreWeights& weights,
+                               const LayerRange& candidates, double confidence) {
   const size_t n = layers.size();
+  // The resample count: every layer with replicates, in every bootstrapped series, must agree.
+  size_t resamples = 0;
+  for (const MetricSeries& s : series) {
+    if (s.values.size() != n || (!s.replicates.empty() && s.replicates.size() != n))
+      throw std::invalid_argument("bootstrapScores: metric series " + s.info.name +
+                                  " needs one value and replicate list per layer");
+    for (const auto& r : s.replicates) resamples = std::max(resamples, r.size());
+  }
   ScoreBootstrap out;
   out.score.assign(n, {kUndefined, kUndefined});
   out.bestFrequency.assign(n, kUndefined);
   out.excludesPoint.assign(n, false);
-  // A layer without replicates (undefined: no proxy was computed) is undefined on every
-  // resample; the others must agree on the count.
-  size_t resamples = 0;
-  for (const auto& r : replicates) resamples = std::max(resamples, r.size());
   if (resamples == 0) return out;
-  for (const auto& r : replicates)
-    if (!r.empty() && r.size() != resamples)
-      throw std::invalid_argument("bootstrapScores: the layers hold different numbers of resamples");
+  for (const MetricSeries& s : series)
+    for (const auto& r : s.replicates)
+      if (!r.empty() && r.size() != resamples)
+        throw std::invalid_argument(
+            "bootstrapScores: the layers hold different numbers of resamples");
   out.resamples = int64_t(resamples);
   std::vector<std::vector<double>> scores(n);
   std::vector<int64_t> best(n, 0);
+  std::vector<MetricSeries> resampled = series;
   for (size_t r = 0; r < resamples; ++r) {
-    std::vector<ProxyValues> values;
-    for (size_t i = 0; i < n; ++i)
-      values.push_back(replicates[i].empty() ? ProxyValues{kUndefined, kUndefined, kUndefined}
-                                             : replicates[i][r]);
-    const LayerScores s = scoreLayers(layers, values, weights, candidates, pluginTerms);
-    for (size_t i = 0; i < n; ++i) scores[i].push_back(s.score[i]);
-    if (s.bestIndex >= 0) ++best[size_t(s.bestIndex)];
+    for (size_t s = 0; s < series.size(); ++s) {
+      const auto& replicates = series[s].replicates;
+      if (replicates.empty()) continue;  // not bootstrapped: its point values
+      for (size_t i = 0; i < n; ++i)
+        resampled[s].values[i] = replicates[i].empty() ? kUndefined : replicates[i][r];
+    }
+    const LayerScores scored = scoreLayers(layers, resampled, weights, candidates);
+    for (size_t i = 0; i < n; ++i) scores[i].push_back(scored.score[i]);
+    if (scored.bestIndex >= 0) ++best[size_t(scored.bestIndex)];
   }
-  const LayerScores point = scoreLayers(layers, values, weights, candidates, pluginTerms);
+  const LayerScores point = scoreLayers(layers, series, weights, candidates);
   for (size_t i = 0; i < n; ++i) {
     if (!candidates.contains(layers[i])) continue;
     out.score[i] = percentileInterval(scores[i], confidence);

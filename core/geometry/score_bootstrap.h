@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "geometry/layer_geometry.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 
 namespace strata::geometry {
@@ -27,17 +28,16 @@ struct ScoreBootstrap {
 };
 
 /**
- * Recomputes S and l* on every resample. `values[i]` are the point proxies of layer
- * `layers[i]` (for excludesPoint), `replicates[i]` are the resample proxies of layer
- * `layers[i]` (LayerGeometry::replicates, one entry per resample, all of equal length; an
- * empty list on every layer means no bootstrap). Plugin metric terms enter each resample with
- * their point values (plugins are not bootstrapped). Throws std::invalid_argument when the
- * lists do not have one entry per layer or the layers hold different numbers of resamples.
+ * Recomputes S and l* on every resample. A series with replicates (MetricSeries::replicates:
+ * the proxies, one list per layer, each holding one value per resample) takes its resample
+ * values; a layer without replicates (undefined: no proxy was computed) is undefined on every
+ * resample. A series without replicates (plugin metrics: not bootstrapped) enters each resample
+ * with its point values. No series with replicates means no bootstrap (resamples 0). Throws
+ * std::invalid_argument when a series has not one value (or replicate list) per layer or the
+ * layers hold different numbers of resamples.
  */
 ScoreBootstrap bootstrapScores(const std::vector<int64_t>& layers,
-                               const std::vector<ProxyValues>& values,
-                               const std::vector<std::vector<ProxyValues>>& replicates,
-                               const ScoreWeights& weights, const LayerRange& candidates,
-                               double confidence, const std::vector<MetricTerm>& pluginTerms = {});
+                               const std::vector<MetricSeries>& series, const ScoreWeights& weights,
+                               const LayerRange& candidates, double confidence);
 
 }  // namespace strata::geometry

@@ -90,8 +90,9 @@ void requireHdf5File(const std::filesystem::path& file) {
   const htri_t isHdf5 = H5Fis_hdf5(file.c_str());
   if (isHdf5 < 0) hdf5::throwOpenFailure(file, hdf5::takeErrorDetail(), "read the store");
   if (isHdf5 == 0) {
-    throw FormatError(file, "not an HDF5 file, so not a Strata activation store; give the .h5 "
-                            "file that `strata-cli capture --out` wrote");
+    throw FormatError(file,
+                      "not an HDF5 file, so not a Strata activation store; give the .h5 "
+                      "file that `strata-cli capture --out` wrote");
   }
 }
 

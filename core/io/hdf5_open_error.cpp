@@ -46,7 +46,8 @@ void throwOpenFailure(const std::filesystem::path& file, const std::string& deta
                             ": the file is marked as open for writing by another program; wait "
                             "for it to close the file. If that program was killed: a capture "
                             "is finished by `strata-cli capture --resume`, any other file's "
-                            "mark is cleared by `h5clear -s " + file.string() + "` (hdf5-tools)");
+                            "mark is cleared by `h5clear -s " +
+                            file.string() + "` (hdf5-tools)");
   }
   if (mentions(detail, "Permission denied")) {
     throw IoError(file, "cannot " + action +
@@ -61,8 +62,9 @@ void throwOpenFailure(const std::filesystem::path& file, const std::string& deta
                                 "while it was written); copy it again or capture it again");
   }
   if (mentions(detail, "file signature not found")) {
-    throw FormatError(file, "is not an HDF5 file, so not a Strata activation store; give the "
-                            ".h5 file that `strata-cli capture --out` wrote");
+    throw FormatError(file,
+                      "is not an HDF5 file, so not a Strata activation store; give the "
+                      ".h5 file that `strata-cli capture --out` wrote");
   }
   throw FormatError(file, "cannot " + action +
                               ": the file is damaged or not an HDF5 file Strata can read; copy "

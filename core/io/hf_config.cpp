@@ -33,7 +33,8 @@ class ConfigFields {
 
   int64_t positiveInt(const char* key) const {
     const int64_t value = integer(key);
-    if (value <= 0) throw ConfigError(m_file, key, "must be positive, got " + std::to_string(value));
+    if (value <= 0)
+      throw ConfigError(m_file, key, "must be positive, got " + std::to_string(value));
     return value;
   }
 
@@ -60,7 +61,8 @@ class ConfigFields {
     if (!has(key)) return fallback;
     const json& value = m_root[key];
     if (!value.is_boolean())
-      throw ConfigError(m_file, key, "must be true or false, got " + std::string(value.type_name()));
+      throw ConfigError(m_file, key,
+                        "must be true or false, got " + std::string(value.type_name()));
     return value.get<bool>();
   }
 
@@ -108,9 +110,9 @@ Architecture architectureOf(const ConfigFields& fields, std::string& className) 
   className = list[0].get<std::string>();
   for (const auto& known : kArchitectures)
     if (className == known.className) return known.architecture;
-  throw ConfigError(fields.file(), "architectures",
-                    "unsupported architecture '" + className +
-                        "'; Strata supports: " + supportedArchitectures());
+  throw ConfigError(
+      fields.file(), "architectures",
+      "unsupported architecture '" + className + "'; Strata supports: " + supportedArchitectures());
 }
 
 std::optional<RopeScaling> ropeScalingOf(const ConfigFields& fields) {
@@ -127,7 +129,8 @@ std::optional<RopeScaling> ropeScalingOf(const ConfigFields& fields) {
   result.lowFreqFactor = scaling.numberOr("low_freq_factor", 1.0);
   result.highFreqFactor = scaling.numberOr("high_freq_factor", 4.0);
   result.originalMaxPositions = scaling.integerOr("original_max_position_embeddings", 8192);
-  if (result.factor <= 0) throw ConfigError(fields.file(), std::string(key) + ".factor", "must be positive");
+  if (result.factor <= 0)
+    throw ConfigError(fields.file(), std::string(key) + ".factor", "must be positive");
   if (result.type == "llama3" && result.highFreqFactor <= result.lowFreqFactor)
     throw ConfigError(fields.file(), std::string(key) + ".high_freq_factor",
                       "must be greater than low_freq_factor");
@@ -146,7 +149,8 @@ void readLlamaFamily(const ConfigFields& f, ModelConfig& c) {
   c.normEps = f.numberOr("rms_norm_eps", 1e-6);
   c.ropeTheta = f.numberOr("rope_theta", 10000.0);
   if (f.has("rope_parameters") && f.root()["rope_parameters"].contains("rope_theta"))
-    c.ropeTheta = ConfigFields(f.root()["rope_parameters"], f.file()).numberOr("rope_theta", c.ropeTheta);
+    c.ropeTheta =
+        ConfigFields(f.root()["rope_parameters"], f.file()).numberOr("rope_theta", c.ropeTheta);
   c.ropeScaling = ropeScalingOf(f);
   c.hiddenAct = f.stringOr("hidden_act", "silu");
   c.tieWordEmbeddings = f.booleanOr("tie_word_embeddings", false);
@@ -223,7 +227,8 @@ std::string architectureClassName(Architecture architecture) {
 
 std::string supportedArchitectures() {
   std::string list;
-  for (const auto& known : kArchitectures) list += (list.empty() ? "" : ", ") + std::string(known.className);
+  for (const auto& known : kArchitectures)
+    list += (list.empty() ? "" : ", ") + std::string(known.className);
   return list;
 }
 

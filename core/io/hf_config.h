@@ -38,18 +38,18 @@ struct ModelConfig {
   int64_t headDim = 0;           ///< explicit when given (Qwen3), else hiddenSize / numHeads
   int64_t intermediateSize = 0;
   int64_t maxPositions = 0;
-  double normEps = 1e-5;       ///< rms_norm_eps or layer_norm_eps / layer_norm_epsilon
-  double ropeTheta = 10000.0;  ///< rope_theta / rotary_emb_base
+  double normEps = 1e-5;        ///< rms_norm_eps or layer_norm_eps / layer_norm_epsilon
+  double ropeTheta = 10000.0;   ///< rope_theta / rotary_emb_base
   double rotaryFraction = 1.0;  ///< GPT-NeoX rotary_pct: share of head_dim that is rotated
   std::optional<RopeScaling> ropeScaling;
   PositionEncoding positionEncoding = PositionEncoding::Rotary;
   bool tieWordEmbeddings = false;
-  bool attentionBias = false;  ///< q/k/v projections carry a bias (Qwen2; optional for Llama)
-  bool qkNorm = false;         ///< per-head RMSNorm on q and k (Qwen3)
+  bool attentionBias = false;     ///< q/k/v projections carry a bias (Qwen2; optional for Llama)
+  bool qkNorm = false;            ///< per-head RMSNorm on q and k (Qwen3)
   bool parallelResidual = false;  ///< GPT-NeoX use_parallel_residual
-  std::string hiddenAct;       ///< "silu", "gelu_new", "gelu", ...
+  std::string hiddenAct;          ///< "silu", "gelu_new", "gelu", ...
   std::string hiddenActField = "hidden_act";  ///< the config.json key hiddenAct came from
-  std::string torchDtype;      ///< config.json's torch_dtype, informational
+  std::string torchDtype;                     ///< config.json's torch_dtype, informational
   std::vector<int64_t> bosTokenIds;
   std::vector<int64_t> eosTokenIds;  ///< eos_token_id may be one id or a list
 

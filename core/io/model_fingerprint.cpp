@@ -65,12 +65,12 @@ std::string modelFingerprint(const fs::path& modelFolder) {
 void requireStoreOfModel(const fs::path& store, const StoreMeta& meta, const fs::path& modelFolder,
                          const std::string& fingerprint, int64_t hiddenSize, int64_t numLayers) {
   const std::string origin = "was captured from another model (" + meta.modelId + ", " +
-                             meta.architecture + ", d = " + std::to_string(meta.hiddenSize) +
-                             ", " + std::to_string(meta.numLayers) + " layers)";
+                             meta.architecture + ", d = " + std::to_string(meta.hiddenSize) + ", " +
+                             std::to_string(meta.numLayers) + " layers)";
   if (meta.hiddenSize != hiddenSize || meta.numLayers != numLayers)
-    throw FormatError(store, origin + ", not " + modelFolder.string() + " (d = " +
-                                 std::to_string(hiddenSize) + ", " + std::to_string(numLayers) +
-                                 " layers)");
+    throw FormatError(store, origin + ", not " + modelFolder.string() +
+                                 " (d = " + std::to_string(hiddenSize) + ", " +
+                                 std::to_string(numLayers) + " layers)");
   if (!meta.modelFingerprint.empty() && meta.modelFingerprint != fingerprint)
     throw FormatError(store, origin + ": its weights differ from those in " + modelFolder.string() +
                                  " (model fingerprints " + meta.modelFingerprint.substr(0, 12) +

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "io/sharded_checkpoint.h"
 #include "common/text_file.h"
+#include "io/sharded_checkpoint.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {

@@ -17,11 +17,11 @@ struct ModelSummary {
   std::filesystem::path folder;
   ModelConfig config;
   std::vector<std::filesystem::path> weightFiles;  ///< safetensors shards, in index order
-  bool sharded = false;                            ///< weights listed by model.safetensors.index.json
-  int64_t parameterCount = 0;                      ///< sum of element counts of every tensor
-  int64_t weightBytes = 0;                         ///< sum of tensor bytes on disk
+  bool sharded = false;        ///< weights listed by model.safetensors.index.json
+  int64_t parameterCount = 0;  ///< sum of element counts of every tensor
+  int64_t weightBytes = 0;     ///< sum of tensor bytes on disk
   std::map<std::string, int64_t> parametersByDType;  ///< "BF16" -> element count
-  std::string tokenizerKind;  ///< e.g. "byte-level BPE (tokenizer.json)", "none found"
+  std::string tokenizerKind;          ///< e.g. "byte-level BPE (tokenizer.json)", "none found"
   std::vector<std::string> warnings;  ///< oddities that do not stop use (e.g. unused shard file)
 };
 

@@ -63,10 +63,10 @@ json parseRejectingDuplicates(std::string_view text, const fs::path& file) {
       text, file, "header is not valid UTF-8 JSON: ", [&](const DuplicateKey& duplicate) {
         if (duplicate.parents.empty() && duplicate.key != "__metadata__")
           throw FormatError(file, "duplicate tensor name in header", duplicate.key);
-        throw FormatError(file, "duplicate key \"" + duplicate.key + "\" in header" +
-                                    (duplicate.parents.empty()
-                                         ? ""
-                                         : " entry of '" + duplicate.parents.front() + "'"));
+        throw FormatError(
+            file,
+            "duplicate key \"" + duplicate.key + "\" in header" +
+                (duplicate.parents.empty() ? "" : " entry of '" + duplicate.parents.front() + "'"));
       });
 }
 

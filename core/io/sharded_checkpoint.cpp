@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "io/strict_json.h"
 #include "common/text_file.h"
+#include "io/strict_json.h"
 
 namespace strata {
 namespace {

@@ -26,8 +26,9 @@ WriterLock::WriterLock(const std::filesystem::path& file, int openFlags) {
     throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
   }
   if (m_fd < 0 && errno == EACCES) {
-    throw IoError(file, "permission denied: cannot write it; check its owner and mode (ls -l) "
-                        "or write to another file");
+    throw IoError(file,
+                  "permission denied: cannot write it; check its owner and mode (ls -l) "
+                  "or write to another file");
   }
   if (m_fd < 0) throw IoError(file, "cannot open for writing: " + lastSystemError());
   struct flock lock = {};

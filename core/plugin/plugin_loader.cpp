@@ -54,7 +54,8 @@ void describe(const StrataPlugin& p, const std::filesystem::path& file, LoadedPl
   for (int32_t i = 0; i < p.metric_count; ++i) {
     const StrataMetric& m = p.metrics[i];
     checkName(m.name, "metric " + std::to_string(i));
-    if (m.compute == nullptr) throw Rejected{"metric '" + std::string(m.name) + "' has no compute function"};
+    if (m.compute == nullptr)
+      throw Rejected{"metric '" + std::string(m.name) + "' has no compute function"};
     MetricEntry entry;
     entry.info = {m.name, text(m.description), m.higher_is_better != 0, file.string()};
     entry.options = copyOptions(m.options, m.option_count, "metric '" + std::string(m.name) + "'");
@@ -64,12 +65,15 @@ void describe(const StrataPlugin& p, const std::filesystem::path& file, LoadedPl
   for (int32_t i = 0; i < p.recipe_count; ++i) {
     const StrataRecipe& r = p.recipes[i];
     checkName(r.name, "recipe " + std::to_string(i));
-    if (r.run == nullptr) throw Rejected{"recipe '" + std::string(r.name) + "' has no run function"};
-    plugin.recipes.push_back({r.name, text(r.description),
-                              copyOptions(r.settings, r.setting_count, "recipe '" + std::string(r.name) + "'"),
-                              file, plugin.name, plugin.version, r.run});
+    if (r.run == nullptr)
+      throw Rejected{"recipe '" + std::string(r.name) + "' has no run function"};
+    plugin.recipes.push_back(
+        {r.name, text(r.description),
+         copyOptions(r.settings, r.setting_count, "recipe '" + std::string(r.name) + "'"), file,
+         plugin.name, plugin.version, r.run});
   }
-  if (plugin.metrics.empty() && plugin.recipes.empty()) throw Rejected{"offers no metric and no recipe"};
+  if (plugin.metrics.empty() && plugin.recipes.empty())
+    throw Rejected{"offers no metric and no recipe"};
 }
 
 std::string dlerrorText() {
@@ -113,7 +117,8 @@ bool loadPlugin(const std::filesystem::path& file, LoadedPlugin& plugin, PluginF
   }
   try {
     const StrataPlugin* description = entry();
-    if (description == nullptr) throw Rejected{std::string(STRATA_PLUGIN_ENTRY_SYMBOL) + " returned nothing"};
+    if (description == nullptr)
+      throw Rejected{std::string(STRATA_PLUGIN_ENTRY_SYMBOL) + " returned nothing"};
     describe(*description, file, plugin);
     return true;  // never unloaded: its strings and functions are used for the process's life
   } catch (const Rejected& r) {
@@ -138,7 +143,8 @@ PluginSet loadPlugins(const std::vector<std::filesystem::path>& folders) {
     if (!std::filesystem::is_directory(folder, error)) continue;
     std::vector<std::filesystem::path> files;
     for (const auto& item : std::filesystem::directory_iterator(folder, error))
-      if (item.path().extension() == ".so" && !item.is_directory(error)) files.push_back(item.path());
+      if (item.path().extension() == ".so" && !item.is_directory(error))
+        files.push_back(item.path());
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       LoadedPlugin plugin;
@@ -148,7 +154,8 @@ PluginSet loadPlugins(const std::vector<std::filesystem::path>& folders) {
         continue;
       }
       std::string clash;
-      if (names.count(plugin.name)) clash = "a plugin named '" + plugin.name + "' was already loaded";
+      if (names.count(plugin.name))
+        clash = "a plugin named '" + plugin.name + "' was already loaded";
       for (const auto& m : plugin.metrics)
         if (clash.empty() && metricNames.count(m.info.name))
           clash = "metric '" + m.info.name + "' is already provided by an earlier plugin";

@@ -35,7 +35,7 @@ struct RecipeEntry {
   std::string description;
   std::vector<OptionInfo> settings;
   std::filesystem::path file;
-  std::string pluginName;     // the plugin that provides it, and its version (run.json, errors)
+  std::string pluginName;  // the plugin that provides it, and its version (run.json, errors)
   std::string pluginVersion;
   /** StrataRecipe::run; never null (a recipe without one is refused at loading). */
   int (*run)(const char*, const char*, const StrataRecipeHost*, char*, size_t) = nullptr;

@@ -19,8 +19,9 @@ PluginMetric::PluginMetric(const MetricEntry& metric, std::string options)
       list += (list.empty() ? "" : ", ") + o.name;
     }
     if (!known)
-      throw ConfigError({}, field, "has no option '" + name + "' (it has: " +
-                                       (list.empty() ? std::string("none") : list) + ")");
+      throw ConfigError({}, field,
+                        "has no option '" + name +
+                            "' (it has: " + (list.empty() ? std::string("none") : list) + ")");
   }
 }
 
@@ -44,8 +45,9 @@ double PluginMetric::compute(const geometry::HiddenStates& layer,
   }
   error[sizeof error - 1] = 0;
   if (status != 0)
-    throw Error(who + " failed: " + (error[0] ? std::string(error) : "no reason given (status " +
-                                                                         std::to_string(status) + ")"));
+    throw Error(who + " failed: " +
+                (error[0] ? std::string(error)
+                          : "no reason given (status " + std::to_string(status) + ")"));
   return value;
 }
 
@@ -53,12 +55,14 @@ std::vector<std::unique_ptr<geometry::LayerMetric>> makePluginMetrics(
     const PluginSet& plugins, const std::map<std::string, std::string>& options) {
   for (const auto& [name, text] : options)
     if (!plugins.findMetric(name))
-      throw ConfigError({}, "plugin metric options", "no loaded plugin provides a metric '" + name + "'");
+      throw ConfigError({}, "plugin metric options",
+                        "no loaded plugin provides a metric '" + name + "'");
   std::vector<std::unique_ptr<geometry::LayerMetric>> out;
   for (const auto& p : plugins.plugins)
     for (const auto& m : p.metrics) {
       const auto it = options.find(m.info.name);
-      out.push_back(std::make_unique<PluginMetric>(m, it == options.end() ? std::string() : it->second));
+      out.push_back(
+          std::make_unique<PluginMetric>(m, it == options.end() ? std::string() : it->second));
     }
   return out;
 }

@@ -62,20 +62,21 @@ typedef struct StrataOption {
  *
  * compute(): `layer` holds the N×d hidden states of layer l, *normalised as for the built-in
  * proxies* (DESIGN.md: columns centred, then scaled per the scan's normalisation — by default
- * so that tr(Σ) = d — the same rows the proxies see). `previous` holds layer l−1 normalised the same way (same N rows, same tokens), or is
- * NULL when layer l−1 is not in the store (l = 0). `options` is the metric's options as
- * "name=value" pairs separated by ';' or newlines (never NULL; empty for the defaults).
- * On success: write the value to `*value` and return 0 (a NaN value means "not defined for this
- * layer", e.g. a between-layer metric at l = 0). On failure: return non-zero and write a message.
+ * so that tr(Σ) = d — the same rows the proxies see). `previous` holds layer l−1 normalised the
+ * same way (same N rows, same tokens), or is NULL when layer l−1 is not in the store (l = 0).
+ * `options` is the metric's options as "name=value" pairs separated by ';' or newlines (never NULL;
+ * empty for the defaults). On success: write the value to `*value` and return 0 (a NaN value means
+ * "not defined for this layer", e.g. a between-layer metric at l = 0). On failure: return non-zero
+ * and write a message.
  */
 typedef int (*StrataMetricCompute)(const StrataMatrix* layer, const StrataMatrix* previous,
                                    const char* options, double* value, char* error,
                                    size_t error_size);
 
 typedef struct StrataMetric {
-  const char* name;         /* unique among all plugins, e.g. "twonn_id"; [a-z0-9_] */
-  const char* description;  /* one line: what it measures */
-  int higher_is_better;     /* 1: a higher value raises S(l) (with a positive weight); 0: lowers */
+  const char* name;        /* unique among all plugins, e.g. "twonn_id"; [a-z0-9_] */
+  const char* description; /* one line: what it measures */
+  int higher_is_better;    /* 1: a higher value raises S(l) (with a positive weight); 0: lowers */
   const StrataOption* options;
   int32_t option_count;
   StrataMetricCompute compute;

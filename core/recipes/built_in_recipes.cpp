@@ -4,10 +4,10 @@
 
 #include "engine/recipe.h"
 #include "engine/recipe_catalog.h"
-#include "recipes/bridge.h"
-#include "recipes/dcdm.h"
-#include "recipes/pretrain.h"
-#include "recipes/repr_align.h"
+#include "recipes/bridge/bridge.h"
+#include "recipes/dcdm/dcdm.h"
+#include "recipes/pretrain/pretrain.h"
+#include "recipes/repr_align/repr_align.h"
 
 namespace strata {
 
@@ -18,7 +18,8 @@ void addBuiltInRecipes() {
              "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
              "embeddings",
              bridgeSettings, makeBridgeRecipe});
-  addRecipe({"dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
+  addRecipe({"dcdm",
+             "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
              dcdmSettings, makeDcdmRecipe});
   addRecipe({"repr_align",
              "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "

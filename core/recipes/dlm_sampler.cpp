@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "engine/device_choice.h"
-#include "recipes/dcdm_files.h"
+#include "recipes/dcdm/dcdm_files.h"
 #include "recipes/unmasking.h"
 
 namespace strata {
@@ -14,23 +14,26 @@ namespace strata {
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
   LoadedDlm dlm = loadDlmRun(runFolder, computeDevice(config.device, "device"));
-  return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config, dlm.config.integer("sample_steps"));
+  return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config,
+                         dlm.config.integer("sample_steps"));
 }
 
-DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer, const std::string& promptText,
-                          const DlmSamplingConfig& config, int64_t defaultSteps) {
+DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
+                          const std::string& promptText, const DlmSamplingConfig& config,
+                          int64_t defaultSteps) {
   if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
   const auto& shape = model->config();
   const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : defaultSteps;
   const std::vector<int32_t> prompt = tokenizer.encode(promptText, true);
   const int64_t length = static_cast<int64_t>(prompt.size()) + config.newTokens;
   if (length > shape.maxPositions)
-    throw Error("sampling: prompt + new tokens (" + std::to_string(length) + ") exceed the model's " +
-                std::to_string(shape.maxPositions) + " positions");
+    throw Error("sampling: prompt + new tokens (" + std::to_string(length) +
+                ") exceed the model's " + std::to_string(shape.maxPositions) + " positions");
   // mdlm has a single chunk: give it S steps per block_size tokens, as bdlm gets.
-  const int64_t stepsPerChunk = shape.variant == DlmVariant::Mdlm
-                                    ? steps * ((config.newTokens + shape.blockSize - 1) / shape.blockSize)
-                                    : steps;
+  const int64_t stepsPerChunk =
+      shape.variant == DlmVariant::Mdlm
+          ? steps * ((config.newTokens + shape.blockSize - 1) / shape.blockSize)
+          : steps;
   // The prompt is pinned to chunk 0 (clean context for every chunk); the rest is laid out as in
   // training — for dcdm, chunk-sequential routing of the current sequence: when chunk c is
   // decoded, chunks < c are clean, which is all that pass c (and chunk c's membership) reads,

@@ -4,8 +4,8 @@
 // (the lowest chunk id that still has masked positions), the masked positions of that chunk are
 // unmasked in parallel over S steps, the most confident predictions first (MaskGIT-style
 // confidence ordering), with the clean earlier chunks in context. dcdm lays out chunks by
-// chunk-sequential routing exactly as in training (model/chunk_layout.h): pass c reads the
-// decoded chunks < c, so a decoded token keeps its chunk; bdlm uses positional blocks; mdlm is
+// chunk-sequential routing exactly as in training (model/diffusion/chunk_layout.h): pass c reads
+// the decoded chunks < c, so a decoded token keeps its chunk; bdlm uses positional blocks; mdlm is
 // one chunk, given S steps per block_size tokens so its budget matches bdlm's. bdlm and dcdm keep
 // a KV cache of the decoded earlier chunks (block diffusion's cache, DcdmKvCache): each step
 // computes only the current chunk's rows; a chunk joins the cache once it is fully decoded.
@@ -23,7 +23,7 @@ struct DlmSamplingConfig {
   int64_t stepsPerChunk = 0;  ///< 0 = the run's sample_steps
   double temperature = 0;     ///< 0 = argmax; > 0 samples from softmax(logits / T)
   uint64_t seed = 0;
-  bool kvCache = true;        ///< false: recompute the whole sequence every step (same tokens)
+  bool kvCache = true;  ///< false: recompute the whole sequence every step (same tokens)
   /// Where sampleDlm loads the model: "cpu", "cuda" or "auto" (engine/device_choice.h). The
   /// unmasking bookkeeping stays on the CPU; each pass's input goes to the model's device.
   std::string device = "auto";
@@ -31,10 +31,10 @@ struct DlmSamplingConfig {
 
 struct DlmSample {
   std::vector<int32_t> prompt;
-  std::vector<int32_t> tokens;         ///< the continuation
-  std::vector<int64_t> chunkIds;       ///< final chunk id of every position (prompt included)
-  std::vector<int64_t> unmaskedAtStep; ///< the step each continuation token was revealed
-  std::string text;                    ///< decoded continuation
+  std::vector<int32_t> tokens;          ///< the continuation
+  std::vector<int64_t> chunkIds;        ///< final chunk id of every position (prompt included)
+  std::vector<int64_t> unmaskedAtStep;  ///< the step each continuation token was revealed
+  std::string text;                     ///< decoded continuation
   int64_t steps = 0;
   double seconds = 0;
 };

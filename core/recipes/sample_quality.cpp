@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "engine/device_choice.h"
-#include "model/backbone.h"
+#include "model/backbone/backbone.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
@@ -48,7 +48,9 @@ double perTextDiversity(const std::vector<std::vector<Symbol>>& sequences) {
   return product;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 }  // namespace
 
@@ -93,10 +95,12 @@ double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t
   const auto count = static_cast<int64_t>(continuation.size() - skipped);
   const torch::Tensor predicted = logits.slice(0, first, first + count);
   const torch::Tensor targets = torch::tensor(
-      std::vector<int64_t>(continuation.begin() + static_cast<std::ptrdiff_t>(skipped), continuation.end()),
+      std::vector<int64_t>(continuation.begin() + static_cast<std::ptrdiff_t>(skipped),
+                           continuation.end()),
       torch::kInt64);
   return torch::nn::functional::cross_entropy(
-             predicted, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+             predicted, targets,
+             torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
       .item<double>();
 }
 
@@ -118,7 +122,8 @@ double GenerationJudge::crossEntropy(const std::string& prompt, const std::strin
     const auto room = static_cast<size_t>(limit);
     if (text.size() + 1 > room) text.resize(room - 1);
     if (context.size() + text.size() > room)
-      context.erase(context.begin(), context.end() - static_cast<std::ptrdiff_t>(room - text.size()));
+      context.erase(context.begin(),
+                    context.end() - static_cast<std::ptrdiff_t>(room - text.size()));
   }
   tokens = static_cast<int64_t>(text.size()) - (context.empty() && !text.empty() ? 1 : 0);
   return continuationCrossEntropy(*m_model, context, text);

@@ -49,10 +49,10 @@ struct JudgedText {
 };
 
 struct GenPplResult {
-  double genPpl = 0;          ///< exp(Σ CE / Σ judged tokens); 0 when nothing was judged
+  double genPpl = 0;  ///< exp(Σ CE / Σ judged tokens); 0 when nothing was judged
   double meanCrossEntropy = 0;
-  int64_t judgedTokens = 0;   ///< continuation tokens under the judge's tokenizer
-  std::string judge;          ///< the judge's model folder, as given
+  int64_t judgedTokens = 0;  ///< continuation tokens under the judge's tokenizer
+  std::string judge;         ///< the judge's model folder, as given
 };
 
 /** An autoregressive model (any supported Hugging Face folder) that scores continuations. */

@@ -2,9 +2,9 @@
 
 #include "recipes/study_runs.h"
 
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/training_run.h"
-#include "engine/recipe_catalog.h"
 
 namespace strata {
 namespace fs = std::filesystem;

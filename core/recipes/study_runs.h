@@ -18,8 +18,10 @@ struct StudyVariant {
 
 /** Trains (or resumes, or keeps) `variant` of `recipe` in studyFolder/<name>, with `shared`
  *  settings then the variant's; returns the run folder. `command` is recorded in run.json. */
-std::filesystem::path trainStudyRun(const std::string& recipe, const std::filesystem::path& studyFolder,
-                                    const std::vector<std::string>& shared, const StudyVariant& variant,
-                                    const std::string& command, JobContext& job);
+std::filesystem::path trainStudyRun(const std::string& recipe,
+                                    const std::filesystem::path& studyFolder,
+                                    const std::vector<std::string>& shared,
+                                    const StudyVariant& variant, const std::string& command,
+                                    JobContext& job);
 
 }  // namespace strata

@@ -7,12 +7,13 @@
 #include <random>
 #include <span>
 
-#include "model/generation.h"
+#include "model/backbone/generation.h"
 
 namespace strata {
 
 DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
-                             int64_t newTokens, int64_t stepsPerChunk, const DlmSamplingConfig& config) {
+                             int64_t newTokens, int64_t stepsPerChunk,
+                             const DlmSamplingConfig& config) {
   torch::NoGradGuard noGrad;
   DlmSample sample;
   sample.prompt = prompt;

@@ -27,6 +27,7 @@ struct UnmaskingModel {
  *  chunk that gains masked positions after its steps are spent reveals them all at once. The
  *  result's text is left empty (the caller's tokenizer decodes). */
 DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
-                             int64_t newTokens, int64_t stepsPerChunk, const DlmSamplingConfig& config);
+                             int64_t newTokens, int64_t stepsPerChunk,
+                             const DlmSamplingConfig& config);
 
 }  // namespace strata

@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -17,11 +16,12 @@
 #include "engine/metrics_log.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
-#include "recipes/bridge_sweep.h"
-#include "recipes/hybrid_generation.h"
+#include "recipes/bridge/bridge_sweep.h"
+#include "recipes/bridge/hybrid_generation.h"
 #include "studies/study_analysis.h"
 #include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
@@ -37,8 +37,8 @@ int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
 
 /** The store is scored with `trace` (the default); these two are scored beside it, so ρ can be
  *  reported under every normalisation (DIR/normalisations.json). */
-const std::vector<geometry::Normalisation> kOtherNormalisations = {geometry::Normalisation::None,
-                                                                   geometry::Normalisation::Standardise};
+const std::vector<geometry::Normalisation> kOtherNormalisations = {
+    geometry::Normalisation::None, geometry::Normalisation::Standardise};
 
 fs::path normalisationsFile(const StudyProtocol& p) {
   return fs::path(settingIn(p.shared, "store")).parent_path() / "normalisations.json";
@@ -51,9 +51,11 @@ std::vector<std::string> corpusPrompts(const fs::path& corpus, int64_t count, si
   const size_t tail = text.size() - text.size() / 20;
   std::vector<std::string> prompts;
   for (int64_t k = 0; k < count; ++k) {
-    const size_t from = tail + (text.size() - tail) * static_cast<size_t>(k) / static_cast<size_t>(count);
+    const size_t from =
+        tail + (text.size() - tail) * static_cast<size_t>(k) / static_cast<size_t>(count);
     size_t start = text.find('\n', from);
-    while (start != std::string::npos && start + 1 < text.size() && std::isspace(static_cast<unsigned char>(text[start])))
+    while (start != std::string::npos && start + 1 < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[start])))
       ++start;
     if (start == std::string::npos || start + bytes >= text.size()) break;
     std::string line = text.substr(start, bytes);
@@ -62,22 +64,27 @@ std::vector<std::string> corpusPrompts(const fs::path& corpus, int64_t count, si
     if (space != std::string::npos && space > 0) line.resize(space);
     if (!line.empty()) prompts.push_back(line);
   }
-  if (prompts.empty()) throw FormatError(corpus, "has no held-out lines to prompt the hybrid generation with");
+  if (prompts.empty())
+    throw FormatError(corpus, "has no held-out lines to prompt the hybrid generation with");
   return prompts;
 }
 
 /** The sweep's rows and statistics for one set of proxy values (layer order of `layers`). */
-BridgeSweepResult sweepOf(const std::vector<int64_t>& layers, const std::vector<geometry::ProxyValues>& values,
-                          int64_t last, const std::vector<StudyRunResult>& runs, const fs::path& source) {
-  const auto scores = geometry::scoreLayers(layers, values, {}, geometry::LayerRange{1, last});
+BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
+                          const std::vector<geometry::ProxyValues>& values, int64_t last,
+                          const std::vector<StudyRunResult>& runs, const fs::path& source) {
+  const auto scores = geometry::scoreLayers(layers, geometry::proxySeries(values), {},
+                                            geometry::LayerRange{1, last});
   BridgeSweepResult sweep;
   for (const auto& r : runs) {
     if (r.arm.rfind("bridge-l", 0) != 0) continue;
     BridgeSweepRow row;
     row.layer = std::stoll(r.arm.substr(8));
     row.valLoss = r.measurement.values.at("val_loss_best");
-    const auto index = static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
-    if (index >= layers.size()) throw FormatError(source, "has no score for layer " + std::to_string(row.layer));
+    const auto index =
+        static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
+    if (index >= layers.size())
+      throw FormatError(source, "has no score for layer " + std::to_string(row.layer));
     row.score = scores.score[index];
     row.curvature = values[index].curvature;
     row.monotonicity = values[index].monotonicity;
@@ -88,7 +95,8 @@ BridgeSweepResult sweepOf(const std::vector<int64_t>& layers, const std::vector<
   return sweep;
 }
 
-double valueOf(const std::vector<StudyRunResult>& runs, const std::string& arm, const std::string& key) {
+double valueOf(const std::vector<StudyRunResult>& runs, const std::string& arm,
+               const std::string& key) {
   for (const auto& r : runs)
     if (r.arm == arm) {
       const auto v = r.measurement.values.find(key);
@@ -110,101 +118,130 @@ class DihalStudy final : public Study {
     StudyProtocol p;
     p.name = "dihal";
     p.title = "DiHAL: does the geometry score predict bridgeability beyond depth?";
-    p.question = "Across the candidate layers of a model pretrained here, does S(l) rank the layers by how "
-                 "well a bridge rebuilds h_l (Spearman ρ with −val loss), beyond what depth alone predicts?";
+    p.question =
+        "Across the candidate layers of a model pretrained here, does S(l) rank the layers by how "
+        "well a bridge rebuilds h_l (Spearman ρ with −val loss), beyond what depth alone predicts?";
     p.budget = options.budget;
     for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
     const int64_t layers = modelLayers(smoke);
-    std::vector<std::string> modelSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002",
-                                              "layers=" + std::to_string(layers)};
-    for (const auto& s : smoke ? std::vector<std::string>{"dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2",
-                                                         "steps=6", "warmup=1", "eval_every=3", "eval_windows=2", "log_every=1"}
-                               : std::vector<std::string>{"dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
-                                                          "steps=" + std::to_string(kModelSteps), "warmup=100",
-                                                          "eval_every=1000", "checkpoint_every=1000", "eval_windows=32",
-                                                          "log_every=50"})
+    std::vector<std::string> modelSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
+                                              "lr=0.002", "layers=" + std::to_string(layers)};
+    for (const auto& s :
+         smoke ? std::vector<std::string>{"dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2",
+                                          "steps=6", "warmup=1", "eval_every=3", "eval_windows=2",
+                                          "log_every=1"}
+               : std::vector<std::string>{"dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
+                                          "steps=" + std::to_string(kModelSteps), "warmup=100",
+                                          "eval_every=1000", "checkpoint_every=1000",
+                                          "eval_windows=32", "log_every=50"})
       modelSettings.push_back(s);
     // The Gen.PPL judge: a separate, smaller causal LM on the same corpus (the frozen model would
     // favour text decoded through its own upper layers).
-    std::vector<std::string> judgeSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002", "seed=1"};
-    for (const auto& s : smoke ? std::vector<std::string>{"layers=2", "dim=16", "heads=2", "mlp=32", "seq_len=16",
-                                                         "batch=2", "steps=6", "warmup=1", "eval_every=3",
-                                                         "eval_windows=2", "log_every=1"}
-                               : std::vector<std::string>{"layers=4", "dim=64", "heads=4", "mlp=256", "seq_len=64",
-                                                          "batch=16", "steps=" + std::to_string(kJudgeSteps),
-                                                          "warmup=50", "eval_every=500", "checkpoint_every=500",
-                                                          "eval_windows=32", "log_every=50"})
+    std::vector<std::string> judgeSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
+                                              "lr=0.002", "seed=1"};
+    for (const auto& s :
+         smoke ? std::vector<std::string>{"layers=2", "dim=16", "heads=2", "mlp=32", "seq_len=16",
+                                          "batch=2", "steps=6", "warmup=1", "eval_every=3",
+                                          "eval_windows=2", "log_every=1"}
+               : std::vector<std::string>{"layers=4", "dim=64", "heads=4", "mlp=256", "seq_len=64",
+                                          "batch=16", "steps=" + std::to_string(kJudgeSteps),
+                                          "warmup=50", "eval_every=500", "checkpoint_every=500",
+                                          "eval_windows=32", "log_every=50"})
       judgeSettings.push_back(s);
     p.auxiliary = {{"model", "pretrain", modelSettings,
-                    "the frozen model the bridges read: a causal byte-level Llama of " + std::to_string(layers) + " layers"},
+                    "the frozen model the bridges read: a causal byte-level Llama of " +
+                        std::to_string(layers) + " layers"},
                    {"judge", "pretrain", judgeSettings,
-                    "the Gen.PPL judge: a causal byte-level Llama of 4 layers, another seed, the same corpus"}};
+                    "the Gen.PPL judge: a causal byte-level Llama of 4 layers, another seed, the "
+                    "same corpus"}};
     const int64_t steps = smoke ? 6 : kBridgeSteps;
     const int64_t every = smoke ? 3 : kBridgeSteps / 10;
-    p.shared = {"model=" + model, "store=" + store, "corpus=" + corpus, "threads=1",
-                "steps=" + std::to_string(steps), "warmup=" + std::to_string(smoke ? 1 : kBridgeSteps / 20),
-                "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
-                "log_every=" + std::to_string(smoke ? 1 : 25), "seq_len=" + std::to_string(smoke ? 8 : 32),
-                "batch=" + std::to_string(smoke ? 2 : 16), "eval_windows=" + std::to_string(smoke ? 2 : 16),
+    p.shared = {"model=" + model,
+                "store=" + store,
+                "corpus=" + corpus,
+                "threads=1",
+                "steps=" + std::to_string(steps),
+                "warmup=" + std::to_string(smoke ? 1 : kBridgeSteps / 20),
+                "eval_every=" + std::to_string(every),
+                "checkpoint_every=" + std::to_string(every),
+                "log_every=" + std::to_string(smoke ? 1 : 25),
+                "seq_len=" + std::to_string(smoke ? 8 : 32),
+                "batch=" + std::to_string(smoke ? 2 : 16),
+                "eval_windows=" + std::to_string(smoke ? 2 : 16),
                 "stats_windows=" + std::to_string(smoke ? 2 : 64)};
     if (smoke) {
       for (const auto& s : {"width=16", "depth=1", "heads=2"}) p.shared.push_back(s);
     } else {
       for (const auto& s : {"width=64", "depth=2", "heads=4"}) p.shared.push_back(s);
     }
-    p.budgetNote = smoke ? "smoke: a 4-layer dim-16 model and 6 steps per bridge; for tests only"
-                         : "full: model " + std::to_string(kModelSteps) + " steps of 16 × 64 tokens; " +
-                               std::to_string(kBridgeSteps) + " steps of 16 × 32 tokens per bridge, sized to about an "
-                               "hour for 3 seeds on this 2-core machine when idle (docs/studies/dihal.md)";
+    p.budgetNote =
+        smoke ? "smoke: a 4-layer dim-16 model and 6 steps per bridge; for tests only"
+              : "full: model " + std::to_string(kModelSteps) + " steps of 16 × 64 tokens; " +
+                    std::to_string(kBridgeSteps) +
+                    " steps of 16 × 32 tokens per bridge, sized to about an "
+                    "hour for 3 seeds on this 2-core machine when idle (docs/studies/dihal.md)";
     // Candidate layers 1..L−1 (geometry/score.h's default range); layer 0 is the control.
-    p.arms.push_back({kControl, "bridge", {"layer=0", "condition=none", "process=gaussian"},
-                      "the control: embedding-space diffusion of h_0, unconditional (Diffusion-LM style)"});
+    p.arms.push_back(
+        {kControl,
+         "bridge",
+         {"layer=0", "condition=none", "process=gaussian"},
+         "the control: embedding-space diffusion of h_0, unconditional (Diffusion-LM style)"});
     for (int64_t l = 1; l < layers; ++l)
-      p.arms.push_back({"bridge-l" + std::to_string(l), "bridge", {"layer=" + std::to_string(l)},
-                        "a bridge that rebuilds h_" + std::to_string(l) + " from the input embeddings"});
+      p.arms.push_back(
+          {"bridge-l" + std::to_string(l),
+           "bridge",
+           {"layer=" + std::to_string(l)},
+           "a bridge that rebuilds h_" + std::to_string(l) + " from the input embeddings"});
     p.seedArm = "sweep";
-    p.metrics = {{"val_loss_best", "best val loss of the bridge", true},
-                 {"val_loss_final", "final val loss of the bridge", true},
-                 {"val_cosine", "final val cosine of the rebuilt state", false},
-                 {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
-                 {"rho_s", "Spearman ρ(S, −val loss) over the candidate layers", false},
-                 {"rho_neg_depth", "Spearman ρ(−depth, −val loss)", false},
-                 {"partial_rho", "partial Spearman ρ(S, −val loss | depth)", false},
-                 {"rho_m_curv", "Spearman ρ(+m_curv, −val loss)", false},
-                 {"rho_m_mono", "Spearman ρ(+m_mono, −val loss)", false},
-                 {"rho_neg_k_eff", "Spearman ρ(−k_eff, −val loss)", false},
-                 {"lstar", "l*: the layer S ranks first", false},
-                 {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
-                 {"regret_lstar", "val loss at l* − at the oracle layer", true},
-                 {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
-                 {"rho_s_none", "ρ(S, −val loss), store scored with normalisation none", false},
-                 {"partial_rho_none", "partial ρ(S, −val loss | depth), normalisation none", false},
-                 {"rho_s_standardise", "ρ(S, −val loss), normalisation standardise", false},
-                 {"partial_rho_standardise", "partial ρ(S, −val loss | depth), normalisation standardise", false},
-                 {"gen_ppl", "Gen.PPL of the run's generations under the judge (hybrid; the control: embedding "
-                             "diffusion)", true},
-                 {"word_diversity", "SimCTG word diversity of the generations", false},
-                 {"original_gen_ppl", "Gen.PPL of the frozen model's own generations (control run only)", true},
-                 {"gen_ppl_lstar", "Gen.PPL of the hybrid through l*", true},
-                 {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
-                 {"train_seconds", "training wall clock (s)", true}};
+    p.metrics = {
+        {"val_loss_best", "best val loss of the bridge", true},
+        {"val_loss_final", "final val loss of the bridge", true},
+        {"val_cosine", "final val cosine of the rebuilt state", false},
+        {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
+        {"rho_s", "Spearman ρ(S, −val loss) over the candidate layers", false},
+        {"rho_neg_depth", "Spearman ρ(−depth, −val loss)", false},
+        {"partial_rho", "partial Spearman ρ(S, −val loss | depth)", false},
+        {"rho_m_curv", "Spearman ρ(+m_curv, −val loss)", false},
+        {"rho_m_mono", "Spearman ρ(+m_mono, −val loss)", false},
+        {"rho_neg_k_eff", "Spearman ρ(−k_eff, −val loss)", false},
+        {"lstar", "l*: the layer S ranks first", false},
+        {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
+        {"regret_lstar", "val loss at l* − at the oracle layer", true},
+        {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
+        {"rho_s_none", "ρ(S, −val loss), store scored with normalisation none", false},
+        {"partial_rho_none", "partial ρ(S, −val loss | depth), normalisation none", false},
+        {"rho_s_standardise", "ρ(S, −val loss), normalisation standardise", false},
+        {"partial_rho_standardise", "partial ρ(S, −val loss | depth), normalisation standardise",
+         false},
+        {"gen_ppl",
+         "Gen.PPL of the run's generations under the judge (hybrid; the control: embedding "
+         "diffusion)",
+         true},
+        {"word_diversity", "SimCTG word diversity of the generations", false},
+        {"original_gen_ppl", "Gen.PPL of the frozen model's own generations (control run only)",
+         true},
+        {"gen_ppl_lstar", "Gen.PPL of the hybrid through l*", true},
+        {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
+        {"train_seconds", "training wall clock (s)", true}};
     p.curves = {"val_loss"};
     p.claims = {
-        {"control_converged", "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
+        {"control_converged",
+         "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
          "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
-        {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep", "", "zero",
-         ClaimDirection::Higher, 0},
-        {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0", "partial_rho",
-         "sweep", "", "zero", ClaimDirection::Higher, 0},
-        {"score_vs_depth", "S predicts better than depth alone: ρ(S) > ρ(−depth)", "rho_s", "sweep", "", "",
-         ClaimDirection::Higher, 0, "rho_neg_depth"},
-        {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar", "sweep", "", "",
-         ClaimDirection::Lower, 0, "regret_worst"},
-        {"beyond_depth_none", "the same with normalisation none: partial ρ(S, −loss | depth) > 0", "partial_rho_none",
-         "sweep", "", "zero", ClaimDirection::Higher, 0},
-        {"beyond_depth_standardise", "the same with normalisation standardise", "partial_rho_standardise", "sweep", "",
-         "zero", ClaimDirection::Higher, 0},
-        {"hybrid_beats_baseline", "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
+        {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep",
+         "", "zero", ClaimDirection::Higher, 0},
+        {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0",
+         "partial_rho", "sweep", "", "zero", ClaimDirection::Higher, 0},
+        {"score_vs_depth", "S predicts better than depth alone: ρ(S) > ρ(−depth)", "rho_s", "sweep",
+         "", "", ClaimDirection::Higher, 0, "rho_neg_depth"},
+        {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar",
+         "sweep", "", "", ClaimDirection::Lower, 0, "regret_worst"},
+        {"beyond_depth_none", "the same with normalisation none: partial ρ(S, −loss | depth) > 0",
+         "partial_rho_none", "sweep", "", "zero", ClaimDirection::Higher, 0},
+        {"beyond_depth_standardise", "the same with normalisation standardise",
+         "partial_rho_standardise", "sweep", "", "zero", ClaimDirection::Higher, 0},
+        {"hybrid_beats_baseline",
+         "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
          "gen_ppl_lstar", "sweep", "", "", ClaimDirection::Lower, 0, "gen_ppl_control"},
     };
     p.headline = "beyond_depth";
@@ -219,11 +256,13 @@ class DihalStudy final : public Study {
   void afterAuxiliary(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
                       JobContext& job) override {
     const fs::path store = settingIn(p.shared, "store");
-    if (!fs::exists(store) || !geometry::readGeometry(store)) captureAndScore(p, runs, options, job);
+    if (!fs::exists(store) || !geometry::readGeometry(store))
+      captureAndScore(p, runs, options, job);
     if (!fs::exists(normalisationsFile(p))) scoreOtherNormalisations(p, options, job);
   }
 
-  void captureAndScore(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options, JobContext& job) {
+  void captureAndScore(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
+                       JobContext& job) {
     const fs::path store = settingIn(p.shared, "store");
     CaptureConfig capture;
     capture.modelFolder = runs / "model";
@@ -236,7 +275,8 @@ class DihalStudy final : public Study {
     job.info("capturing the model's hidden states into " + store.string());
     runCapture(capture, job);
     job.info("scoring the layers of " + store.string());
-    auto backend = geometry::makeGeometryBackend(geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
+    auto backend = geometry::makeGeometryBackend(
+        geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
     geometry::GeometryReport report;
     {  // the reader must be closed before the geometry is written into the same file
       const ActivationStore opened = ActivationStore::open(store);
@@ -246,13 +286,16 @@ class DihalStudy final : public Study {
   }
 
   /** The proxies under the other normalisations, per layer, into normalisations.json. */
-  void scoreOtherNormalisations(const StudyProtocol& p, const StudyOptions& options, JobContext& job) {
+  void scoreOtherNormalisations(const StudyProtocol& p, const StudyOptions& options,
+                                JobContext& job) {
     const fs::path store = settingIn(p.shared, "store");
-    auto backend = geometry::makeGeometryBackend(geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
+    auto backend = geometry::makeGeometryBackend(
+        geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
     const ActivationStore opened = ActivationStore::open(store);
     nlohmann::json all = nlohmann::json::object();
     for (const geometry::Normalisation mode : kOtherNormalisations) {
-      job.info(std::string("scoring the layers with normalisation ") + geometry::normalisationName(mode));
+      job.info(std::string("scoring the layers with normalisation ") +
+               geometry::normalisationName(mode));
       geometry::ProxyOptions proxies;
       proxies.normalisation = mode;
       const geometry::GeometryReport report = geometry::scanStore(opened, *backend, proxies, job);
@@ -272,38 +315,44 @@ class DihalStudy final : public Study {
       const fs::path& file, geometry::Normalisation mode) {
     const nlohmann::json all = nlohmann::json::parse(readWholeFile(file), nullptr, false);
     const char* name = geometry::normalisationName(mode);
-    if (all.is_discarded() || !all.contains(name)) throw FormatError(file, std::string("has no layers scored with ") + name);
+    if (all.is_discarded() || !all.contains(name))
+      throw FormatError(file, std::string("has no layers scored with ") + name);
     // An undefined proxy (e.g. m_curv of layer 0, all neighbourhoods zero-spread) is NaN, which
     // JSON writes as null.
     const auto number = [&](const nlohmann::json& row, const char* key) {
       const nlohmann::json& v = row.at(key);
       if (v.is_null()) return kNan;
-      if (!v.is_number()) throw FormatError(file, std::string("has a non-number ") + key, key, "value");
+      if (!v.is_number())
+        throw FormatError(file, std::string("has a non-number ") + key, key, "value");
       return v.get<double>();
     };
     std::vector<int64_t> layers;
     std::vector<geometry::ProxyValues> values;
     for (const auto& row : all.at(name)) {
       layers.push_back(row.at("layer").get<int64_t>());
-      values.push_back({number(row, "curvature"), number(row, "monotonicity"), number(row, "effective_rank")});
+      values.push_back(
+          {number(row, "curvature"), number(row, "monotonicity"), number(row, "effective_rank")});
     }
     return {layers, values};
   }
 
-  void prepareMeasuring(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options) override {
+  void prepareMeasuring(const StudyProtocol& p, const fs::path& runs,
+                        const StudyOptions& options) override {
     const bool smoke = p.budget == "smoke";
     const int64_t samples = options.measureSamples >= 0 ? options.measureSamples : (smoke ? 2 : 8);
     m_judge = runs / "judge";
     m_device = options.device;
     m_newTokens = smoke ? 4 : 32;
     m_prompts.clear();
-    if (samples > 0) m_prompts = corpusPrompts(settingIn(p.shared, "corpus"), samples, smoke ? 8 : 24);
+    if (samples > 0)
+      m_prompts = corpusPrompts(settingIn(p.shared, "corpus"), samples, smoke ? 8 : 24);
   }
 
   RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
     const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
     const MetricSeries val = metricSeries(records, "val_loss");
-    if (val.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
+    if (val.empty())
+      throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
     RunMeasurement m;
     m.values["val_loss_best"] = minimumOf(val);
     m.values["val_loss_final"] = lastOf(val);
@@ -321,7 +370,8 @@ class DihalStudy final : public Study {
       config.bridgeRun = run;
       config.prompts = m_prompts;
       config.sampling.maxNewTokens = static_cast<int>(m_newTokens);
-      config.sampling.temperature = 1.0;  // the sampling of docs/bridge.md: temperature 1, top-p 0.95
+      config.sampling.temperature =
+          1.0;  // the sampling of docs/bridge.md: temperature 1, top-p 0.95
       config.sampling.topP = 0.95;
       config.sampling.stopAtEos = false;
       config.judge = m_judge;
@@ -337,27 +387,38 @@ class DihalStudy final : public Study {
     return m;
   }
 
-  RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t, const std::vector<StudyRunResult>& runs) override {
+  RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t,
+                                 const std::vector<StudyRunResult>& runs) override {
     const fs::path storePath = settingIn(p.shared, "store");
     const auto report = geometry::readGeometry(storePath);
     if (!report) throw FormatError(storePath, "has no layer scores");
     const int64_t last = modelLayers(p.budget == "smoke") - 1;
-    BridgeSweepResult sweep = sweepOf(report->layerIndices(), report->values(), last, runs, storePath);
+    BridgeSweepResult sweep =
+        sweepOf(report->layerIndices(), report->values(), last, runs, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
-    const auto byLoss = std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
-    const auto byScore = std::max_element(sweep.rows.begin(), sweep.rows.end(),
-                                          [](const auto& a, const auto& b) { return a.score < b.score; });
-    const auto worst = std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                                        [](const auto& a, const auto& b) { return a.score < b.score; });
-    m.values = {{"rho_s", sweep.rho}, {"rho_neg_depth", sweep.rhoDepth}, {"partial_rho", sweep.partialRho},
-                {"rho_m_curv", sweep.rhoCurvature}, {"rho_m_mono", sweep.rhoMonotonicity},
-                {"rho_neg_k_eff", sweep.rhoEffectiveRank}, {"lstar", double(byScore->layer)},
-                {"oracle_layer", double(byLoss->layer)}, {"regret_lstar", byScore->valLoss - byLoss->valLoss},
-                {"regret_worst", worst->valLoss - byLoss->valLoss},
-                {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(byScore->layer), "gen_ppl")},
-                {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
+    const auto byLoss =
+        std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
+    const auto byScore =
+        std::max_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    const auto worst =
+        std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    m.values = {
+        {"rho_s", sweep.rho},
+        {"rho_neg_depth", sweep.rhoDepth},
+        {"partial_rho", sweep.partialRho},
+        {"rho_m_curv", sweep.rhoCurvature},
+        {"rho_m_mono", sweep.rhoMonotonicity},
+        {"rho_neg_k_eff", sweep.rhoEffectiveRank},
+        {"lstar", double(byScore->layer)},
+        {"oracle_layer", double(byLoss->layer)},
+        {"regret_lstar", byScore->valLoss - byLoss->valLoss},
+        {"regret_worst", worst->valLoss - byLoss->valLoss},
+        {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(byScore->layer), "gen_ppl")},
+        {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
     const fs::path others = normalisationsFile(p);
     for (const geometry::Normalisation mode : kOtherNormalisations) {
       const auto [layers, values] = readNormalisation(others, mode);
@@ -371,7 +432,8 @@ class DihalStudy final : public Study {
 
  private:
   static constexpr int64_t kModelSteps = 3000;
-  static constexpr int64_t kBridgeSteps = 6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
+  static constexpr int64_t kBridgeSteps =
+      6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
   static constexpr int64_t kJudgeSteps = 1500;
   static constexpr const char* kControl = "embedding-diffusion";
   int64_t m_newTokens = 32;

@@ -9,8 +9,8 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/metrics_log.h"
-#include "recipes/align_sample_quality.h"
-#include "recipes/repr_align.h"
+#include "recipes/repr_align/align_sample_quality.h"
+#include "recipes/repr_align/repr_align.h"
 #include "recipes/sample_quality.h"
 #include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
@@ -31,41 +31,56 @@ class ReprAlignStudy final : public Study {
     checkStudyOptions(options);
     const bool smoke = options.budget == "smoke";
     const std::string corpus = studyCorpus(options);
-    const std::string teacher = fs::absolute(options.folder / "runs" / "teacher").lexically_normal().string();
+    const std::string teacher =
+        fs::absolute(options.folder / "runs" / "teacher").lexically_normal().string();
 
     StudyProtocol p;
     p.name = "repr-align";
     p.title = "REPR-ALIGN: does aligning to the AR teacher speed up AR → diffusion adaptation?";
-    p.question = "Converting an autoregressive model into a masked-diffusion LM, does the alignment loss "
-                 "(λ = 10) lower the validation masked CE along the way, with everything trainable and "
-                 "with embeddings + head + MLPs frozen?";
+    p.question =
+        "Converting an autoregressive model into a masked-diffusion LM, does the alignment loss "
+        "(λ = 10) lower the validation masked CE along the way, with everything trainable and "
+        "with embeddings + head + MLPs frozen?";
     p.budget = options.budget;
     for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
     // The teacher: a causal byte-level Llama of 4 layers pretrained here on the corpus.
     const std::vector<std::string> shape =
         smoke ? std::vector<std::string>{"dim=16", "layers=2", "heads=2", "mlp=32"}
               : std::vector<std::string>{"dim=64", "layers=4", "heads=4", "mlp=256"};
-    std::vector<std::string> teacherSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002"};
+    std::vector<std::string> teacherSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
+                                                "lr=0.002"};
     teacherSettings.insert(teacherSettings.end(), shape.begin(), shape.end());
-    for (const auto& s : smoke ? std::vector<std::string>{"seq_len=16", "batch=2", "steps=6", "warmup=1",
-                                                         "eval_every=3", "eval_windows=2", "log_every=1"}
-                               : std::vector<std::string>{"seq_len=64", "batch=16", "steps=" + std::to_string(kTeacherSteps),
-                                                          "warmup=200", "eval_every=1000", "checkpoint_every=1000",
-                                                          "eval_windows=32", "log_every=50"})
+    for (const auto& s :
+         smoke
+             ? std::vector<std::string>{"seq_len=16", "batch=2", "steps=6", "warmup=1",
+                                        "eval_every=3", "eval_windows=2", "log_every=1"}
+             : std::vector<std::string>{
+                   "seq_len=64", "batch=16", "steps=" + std::to_string(kTeacherSteps), "warmup=200",
+                   "eval_every=1000", "checkpoint_every=1000", "eval_windows=32", "log_every=50"})
       teacherSettings.push_back(s);
-    p.auxiliary = {{"teacher", "pretrain", teacherSettings,
-                    "the autoregressive teacher (and Gen.PPL judge): a 4-layer causal byte-level Llama"}};
+    p.auxiliary = {
+        {"teacher", "pretrain", teacherSettings,
+         "the autoregressive teacher (and Gen.PPL judge): a 4-layer causal byte-level Llama"}};
     const int64_t steps = smoke ? 6 : kFullSteps;
     const int64_t every = smoke ? 3 : kFullSteps / 10;
-    p.shared = {"model=" + teacher, "corpus=" + corpus, "threads=1", "lr=0.0005",
-                "warmup=" + std::to_string(smoke ? 1 : kFullSteps / 20), "steps=" + std::to_string(steps),
-                "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
-                "eval_windows=" + std::to_string(smoke ? 2 : 32), "log_every=" + std::to_string(smoke ? 1 : 25),
-                "seq_len=" + std::to_string(smoke ? 16 : 64), "batch=" + std::to_string(smoke ? 2 : 8)};
+    p.shared = {"model=" + teacher,
+                "corpus=" + corpus,
+                "threads=1",
+                "lr=0.0005",
+                "warmup=" + std::to_string(smoke ? 1 : kFullSteps / 20),
+                "steps=" + std::to_string(steps),
+                "eval_every=" + std::to_string(every),
+                "checkpoint_every=" + std::to_string(every),
+                "eval_windows=" + std::to_string(smoke ? 2 : 32),
+                "log_every=" + std::to_string(smoke ? 1 : 25),
+                "seq_len=" + std::to_string(smoke ? 16 : 64),
+                "batch=" + std::to_string(smoke ? 2 : 8)};
     p.budgetNote = smoke ? "smoke: a 2-layer dim-16 teacher and 6 steps per run; for tests only"
-                         : "full: teacher " + std::to_string(kTeacherSteps) + " steps of 16 × 64 tokens; " +
-                               std::to_string(kFullSteps) + " steps of 8 × 64 tokens per student, sized to "
-                               "about an hour for 3 seeds on this 2-core machine when idle (docs/studies/repr-align.md)";
+                         : "full: teacher " + std::to_string(kTeacherSteps) +
+                               " steps of 16 × 64 tokens; " + std::to_string(kFullSteps) +
+                               " steps of 8 × 64 tokens per student, sized to "
+                               "about an hour for 3 seeds on this 2-core machine when idle "
+                               "(docs/studies/repr-align.md)";
     const std::vector<std::string> full = {"freeze_embeddings=false", "freeze_mlp=false"};
     const std::vector<std::string> frozen = {"freeze_embeddings=true", "freeze_mlp=true"};
     const auto with = [](std::vector<std::string> s, std::vector<std::string> more) {
@@ -73,10 +88,14 @@ class ReprAlignStudy final : public Study {
       return s;
     };
     p.arms = {
-        {"lambda0-full", "repr_align", with(full, {"lambda=0"}), "plain adaptation, everything trainable"},
-        {"lambda10-full", "repr_align", with(full, {"lambda=10"}), "aligned adaptation, everything trainable"},
-        {"lambda0-frozen", "repr_align", with(frozen, {"lambda=0"}), "plain adaptation, embeddings + head + MLPs frozen"},
-        {"lambda10-frozen", "repr_align", with(frozen, {"lambda=10"}), "aligned adaptation, embeddings + head + MLPs frozen"},
+        {"lambda0-full", "repr_align", with(full, {"lambda=0"}),
+         "plain adaptation, everything trainable"},
+        {"lambda10-full", "repr_align", with(full, {"lambda=10"}),
+         "aligned adaptation, everything trainable"},
+        {"lambda0-frozen", "repr_align", with(frozen, {"lambda=0"}),
+         "plain adaptation, embeddings + head + MLPs frozen"},
+        {"lambda10-frozen", "repr_align", with(frozen, {"lambda=10"}),
+         "aligned adaptation, embeddings + head + MLPs frozen"},
         {"scratch-full", "repr_align", with(full, {"lambda=0", "student_init=random"}),
          "the same architecture from random weights: the from-scratch baseline"},
     };
@@ -98,30 +117,36 @@ class ReprAlignStudy final : public Study {
                  {"tokens_per_s", "training throughput (tokens/s)", false}};
     // "<y>_by_<x>": a curve over something other than steps (strata-study-plots labels its x axis).
     p.curves = {"val_loss", "val_ce_r50", "final_masked_ce_by_mask_percent"};
-    for (int64_t l = 0; l < teacherStates(smoke); ++l) p.curves.push_back("val_align_cos_" + std::to_string(l));
+    for (int64_t l = 0; l < teacherStates(smoke); ++l)
+      p.curves.push_back("val_align_cos_" + std::to_string(l));
     const auto lower = ClaimDirection::Lower;
     p.claims = {
-        {"pretrained_beats_scratch", "sanity check: converting the AR model beats training from scratch (final val CE)",
+        {"pretrained_beats_scratch",
+         "sanity check: converting the AR model beats training from scratch (final val CE)",
          "val_ce_final", "lambda0-full", "scratch-full", "", lower, 0},
-        {"alignment_aligns", "mechanism check: λ = 10 leaves the student closer to the teacher (mean cosine)",
+        {"alignment_aligns",
+         "mechanism check: λ = 10 leaves the student closer to the teacher (mean cosine)",
          "align_cos_mean", "lambda10-full", "lambda0-full", "", ClaimDirection::Higher, 0},
-        {"align_speeds_full", "alignment speeds adaptation (everything trainable): lower val CE along the way",
+        {"align_speeds_full",
+         "alignment speeds adaptation (everything trainable): lower val CE along the way",
          "val_ce_mean", "lambda10-full", "lambda0-full", "", lower, 0},
         {"align_speeds_frozen", "alignment speeds adaptation (frozen embeddings + head + MLPs)",
          "val_ce_mean", "lambda10-frozen", "lambda0-frozen", "", lower, 0},
         {"align_early_full", "alignment helps most early: lower val CE at the first evaluation",
          "val_ce_first", "lambda10-full", "lambda0-full", "", lower, 0},
-        {"align_final_full", "alignment ends lower (everything trainable)", "val_ce_final", "lambda10-full",
-         "lambda0-full", "", lower, 0},
-        {"align_genppl_full", "aligned students write text the teacher finds more likely", "gen_ppl",
+        {"align_final_full", "alignment ends lower (everything trainable)", "val_ce_final",
          "lambda10-full", "lambda0-full", "", lower, 0},
+        {"align_genppl_full", "aligned students write text the teacher finds more likely",
+         "gen_ppl", "lambda10-full", "lambda0-full", "", lower, 0},
     };
     p.headline = "align_speeds_full";
     return p;
   }
 
-  void prepareMeasuring(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options) override {
-    m_samples = options.measureSamples >= 0 ? options.measureSamples : (p.budget == "smoke" ? 2 : 8);
+  void prepareMeasuring(const StudyProtocol& p, const fs::path& runs,
+                        const StudyOptions& options) override {
+    m_samples =
+        options.measureSamples >= 0 ? options.measureSamples : (p.budget == "smoke" ? 2 : 8);
     m_sampling.samples = m_samples;
     m_sampling.newTokens = p.budget == "smoke" ? 6 : 32;
     m_sampling.device = options.device;
@@ -132,7 +157,8 @@ class ReprAlignStudy final : public Study {
     const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
     RunMeasurement m;
     const MetricSeries val = metricSeries(records, "val_loss");
-    if (val.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
+    if (val.empty())
+      throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
     double sum = 0;
     for (const auto& [step, v] : val) sum += v;
     m.values["val_ce_mean"] = sum / static_cast<double>(val.size());
@@ -141,8 +167,8 @@ class ReprAlignStudy final : public Study {
     m.values["val_ce_final"] = lastOf(val);
     m.values["val_masked_acc"] = lastOf(metricSeries(records, "val_masked_acc"));
     m.curves["val_loss"] = val;
-    // The recipe's fixed-ratio evaluations (recipes/repr_align.cpp): which end of the noise
-    // schedule the adaptation improves.
+    // The recipe's fixed-ratio evaluations (recipes/repr_align/repr_align.cpp): which end of the
+    // noise schedule the adaptation improves.
     MetricSeries byRatio;
     for (const int percent : kReprAlignMaskPercents) {
       const MetricSeries ce = metricSeries(records, "val_masked_ce_r" + std::to_string(percent));
@@ -165,7 +191,8 @@ class ReprAlignStudy final : public Study {
     double tps = 0;
     const MetricSeries speed = metricSeries(records, "tokens_per_s");
     for (const auto& [step, v] : speed) tps += v;
-    m.values["tokens_per_s"] = speed.empty() ? std::nan("") : tps / static_cast<double>(speed.size());
+    m.values["tokens_per_s"] =
+        speed.empty() ? std::nan("") : tps / static_cast<double>(speed.size());
     m.values["gen_ppl"] = m.values["token_diversity"] = std::nan("");
     if (m_samples > 0) {
       if (m_prompts.empty()) {  // the same held-out prompts for every student
@@ -181,7 +208,8 @@ class ReprAlignStudy final : public Study {
   }
 
  private:
-  static constexpr int64_t kFullSteps = 6000;  // measured: ≈ 0.43 s per step of all 15 students here
+  static constexpr int64_t kFullSteps =
+      6000;  // measured: ≈ 0.43 s per step of all 15 students here
   static constexpr int64_t kTeacherSteps = 6000;
   int64_t m_samples = 8;
   StudentSampling m_sampling;

@@ -26,8 +26,9 @@ bool hasMetric(const StudyProtocol& p, const std::string& key) {
 
 }  // namespace
 
-std::vector<double> seedValues(const StudyProtocol& protocol, const std::vector<StudyRunResult>& runs,
-                               const std::string& arm, const std::string& metric) {
+std::vector<double> seedValues(const StudyProtocol& protocol,
+                               const std::vector<StudyRunResult>& runs, const std::string& arm,
+                               const std::string& metric) {
   std::vector<double> values;
   for (int64_t seed : protocol.seeds) {
     double v = std::numeric_limits<double>::quiet_NaN();
@@ -50,7 +51,8 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
     if (!names.insert(a.name).second) throw ConfigError(where, "arms", "name " + a.name + " twice");
   for (const auto& c : p.claims) {
     if (!hasArm(p, c.arm)) throw ConfigError(where, "claim " + c.id, "names no arm " + c.arm);
-    if (!hasMetric(p, c.metric)) throw ConfigError(where, "claim " + c.id, "names no metric " + c.metric);
+    if (!hasMetric(p, c.metric))
+      throw ConfigError(where, "claim " + c.id, "names no metric " + c.metric);
     if (!c.baseline.empty() && !hasArm(p, c.baseline))
       throw ConfigError(where, "claim " + c.id, "names no baseline arm " + c.baseline);
     if (!c.baselineMetric.empty() && !hasMetric(p, c.baselineMetric))
@@ -113,7 +115,8 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
   }
   if (!a.complete())
     a.verdict = {"inconclusive", "partial analysis: " + std::to_string(a.runsMeasured) + " of " +
-                                     std::to_string(a.runsPlanned) + " runs finished; the study is not complete"};
+                                     std::to_string(a.runsPlanned) +
+                                     " runs finished; the study is not complete"};
   return a;
 }
 

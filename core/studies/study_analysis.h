@@ -33,23 +33,25 @@ struct ClaimResult {
 
 struct StudyAnalysis {
   std::map<std::string, std::map<std::string, SeedSummary>> aggregates;  ///< arm → metric →
-  std::map<std::string, std::map<std::string, CurveSummary>> curves;      ///< curve → arm →
+  std::map<std::string, std::map<std::string, CurveSummary>> curves;     ///< curve → arm →
   std::vector<ClaimResult> claims;
-  StudyVerdict verdict;  ///< the headline claim's; inconclusive while the study is incomplete
+  StudyVerdict verdict;      ///< the headline claim's; inconclusive while the study is incomplete
   int64_t runsMeasured = 0;  ///< (arm, seed) runs in the analysis
   int64_t runsPlanned = 0;   ///< arms × seeds
   bool complete() const { return runsMeasured == runsPlanned; }
 };
 
 /** The value of `metric` for `arm` at each of the protocol's seeds (NaN where not measured). */
-std::vector<double> seedValues(const StudyProtocol& protocol, const std::vector<StudyRunResult>& runs,
-                               const std::string& arm, const std::string& metric);
+std::vector<double> seedValues(const StudyProtocol& protocol,
+                               const std::vector<StudyRunResult>& runs, const std::string& arm,
+                               const std::string& metric);
 
 /** Throws ConfigError when a claim names an arm, metric, reference or headline the protocol
  *  lacks: a protocol is checked before anything trains. */
 void checkProtocol(const StudyProtocol& protocol, const std::map<std::string, double>& facts);
 
-StudyAnalysis analyseStudy(const StudyProtocol& protocol, const std::map<std::string, double>& facts,
+StudyAnalysis analyseStudy(const StudyProtocol& protocol,
+                           const std::map<std::string, double>& facts,
                            const std::vector<StudyRunResult>& runs);
 
 }  // namespace strata

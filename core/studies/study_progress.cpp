@@ -19,7 +19,9 @@ std::string formatDuration(double seconds) {
 }
 
 StudyProgressSink::StudyProgressSink(JobContext& outer, int64_t totalSteps, int64_t stepsDone)
-    : m_outer(outer), m_total(std::max<int64_t>(totalSteps, 1)), m_done(stepsDone),
+    : m_outer(outer),
+      m_total(std::max<int64_t>(totalSteps, 1)),
+      m_done(stepsDone),
       m_sessionStart(stepsDone) {}
 
 void StudyProgressSink::beginRun(const std::string& label, int64_t steps, int64_t alreadyDone) {
@@ -45,19 +47,23 @@ void StudyProgressSink::progress(double fraction, const std::string& stage) {
   // Only the training loop's "step s/n" reports count steps; a run's other stages (hashing the
   // corpus, tokenising) report their own 0..1 and must not move the study's bar.
   if (fraction >= 0 && stage.rfind("step ", 0) == 0)
-    m_inRun = std::clamp<int64_t>(std::llround(fraction * static_cast<double>(m_runSteps)), 0, m_runSteps);
+    m_inRun = std::clamp<int64_t>(std::llround(fraction * static_cast<double>(m_runSteps)), 0,
+                                  m_runSteps);
   const int64_t done = stepsDone();
   const double r = rate();
   const std::string eta =
       r > 0 ? formatDuration(static_cast<double>(m_total - done) / r) : std::string("measuring");
   m_outer.progress(static_cast<double>(done) / static_cast<double>(m_total),
-                   m_label + " " + stage + " · " + std::to_string(done) + "/" + std::to_string(m_total) +
-                       " steps · " + formatFixed(r, 2) + " steps/s · ETA " + eta);
+                   m_label + " " + stage + " · " + std::to_string(done) + "/" +
+                       std::to_string(m_total) + " steps · " + formatFixed(r, 2) +
+                       " steps/s · ETA " + eta);
 }
 
 void StudyProgressSink::message(MessageLevel level, const std::string& text) {
-  if (level == MessageLevel::Warning) m_outer.warning(text);
-  else m_outer.info(text);
+  if (level == MessageLevel::Warning)
+    m_outer.warning(text);
+  else
+    m_outer.info(text);
 }
 
 }  // namespace strata

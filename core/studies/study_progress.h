@@ -42,8 +42,8 @@ class StudyProgressSink final : public ProgressSink {
  private:
   JobContext& m_outer;
   int64_t m_total;
-  int64_t m_done;             ///< steps done, the current run's new ones apart
-  int64_t m_sessionStart;     ///< steps done when this session began
+  int64_t m_done;          ///< steps done, the current run's new ones apart
+  int64_t m_sessionStart;  ///< steps done when this session began
   int64_t m_runSteps = 0, m_inRun = 0, m_runAlreadyDone = 0;
   std::string m_label;
   std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();

@@ -29,16 +29,16 @@ struct StudyArm {
 };
 
 struct StudyMetric {
-  std::string key;          ///< the per-run number's key in study.json
-  std::string label;        ///< for tables and plot axes, e.g. "best val ELBO (nats/token)"
+  std::string key;    ///< the per-run number's key in study.json
+  std::string label;  ///< for tables and plot axes, e.g. "best val ELBO (nats/token)"
   bool lowerIsBetter = true;
 };
 
 struct StudyProtocol {
-  std::string name;      ///< `strata-cli study <name>`
+  std::string name;  ///< `strata-cli study <name>`
   std::string title;
-  std::string question;  ///< what the study asks, one sentence
-  std::string budget;    ///< "full" or "smoke"
+  std::string question;    ///< what the study asks, one sentence
+  std::string budget;      ///< "full" or "smoke"
   std::string budgetNote;  ///< what the budget is and how it was sized
   std::vector<int64_t> seeds;
   std::vector<StudyArm> auxiliary;  ///< trained first, once, with their own settings only
@@ -47,7 +47,7 @@ struct StudyProtocol {
   std::vector<StudyMetric> metrics;
   std::vector<std::string> curves;  ///< per-run series over steps (e.g. "val_loss")
   std::vector<StudyClaim> claims;
-  std::string headline;             ///< the claim whose verdict is the study's `verdict`
+  std::string headline;  ///< the claim whose verdict is the study's `verdict`
   /// When not empty: the name under which Study::seedMeasurement's numbers (statistics across
   /// the arms of one seed, e.g. a rank correlation over layers) are reported, as if an arm.
   std::string seedArm;
@@ -59,9 +59,9 @@ struct StudyOptions {
   std::filesystem::path folder;
   int64_t seeds = 3;
   std::string budget = "full";
-  std::string device = "auto";           ///< every run's "device" (not part of the protocol)
-  std::vector<std::string> overrides;    ///< --set key=value: every run whose recipe has the key
-  int64_t measureSamples = -1;           ///< study-specific default when negative
+  std::string device = "auto";         ///< every run's "device" (not part of the protocol)
+  std::vector<std::string> overrides;  ///< --set key=value: every run whose recipe has the key
+  int64_t measureSamples = -1;         ///< study-specific default when negative
   /// Train nothing: analyse the runs finished so far (a study still running elsewhere, or
   /// stopped). study.json then says complete: false and its verdict is inconclusive.
   bool analyseOnly = false;

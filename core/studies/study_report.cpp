@@ -8,10 +8,10 @@
 
 #include "common/build_info.h"
 #include "common/error.h"
+#include "common/text_file.h"
 #include "engine/training_loop.h"
 #include "engine/versions.h"
 #include "io/atomic_file.h"
-#include "common/text_file.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -28,18 +28,27 @@ Json numbers(const std::vector<double>& values) {
 }
 
 Json summaryJson(const SeedSummary& s) {
-  return {{"n", s.n}, {"mean", number(s.mean)}, {"sd", number(s.sd)}, {"low", number(s.low)},
-          {"high", number(s.high)}, {"values", numbers(s.values)}};
+  return {{"n", s.n},
+          {"mean", number(s.mean)},
+          {"sd", number(s.sd)},
+          {"low", number(s.low)},
+          {"high", number(s.high)},
+          {"values", numbers(s.values)}};
 }
 
 Json armJson(const StudyArm& a) {
-  return {{"name", a.name}, {"recipe", a.recipe}, {"settings", a.settings}, {"description", a.description}};
+  return {{"name", a.name},
+          {"recipe", a.recipe},
+          {"settings", a.settings},
+          {"description", a.description}};
 }
 
 Json claimJson(const StudyClaim& c) {
   Json j = {{"id", c.id}, {"statement", c.statement}, {"metric", c.metric}, {"arm", c.arm}};
-  if (!c.baseline.empty()) j["baseline"] = c.baseline;
-  else if (c.baselineMetric.empty()) j["reference"] = c.reference;
+  if (!c.baseline.empty())
+    j["baseline"] = c.baseline;
+  else if (c.baselineMetric.empty())
+    j["reference"] = c.reference;
   if (!c.baselineMetric.empty()) j["baseline_metric"] = c.baselineMetric;
   j["direction"] = c.direction == ClaimDirection::Lower ? "lower" : "higher";
   j["margin"] = c.margin;
@@ -47,23 +56,35 @@ Json claimJson(const StudyClaim& c) {
 }
 
 Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& overrides) {
-  Json arms = Json::array(), auxiliary = Json::array(), metrics = Json::array(), claims = Json::array();
+  Json arms = Json::array(), auxiliary = Json::array(), metrics = Json::array(),
+       claims = Json::array();
   for (const auto& a : p.arms) arms.push_back(armJson(a));
   for (const auto& a : p.auxiliary) auxiliary.push_back(armJson(a));
   for (const auto& m : p.metrics)
     metrics.push_back({{"key", m.key}, {"label", m.label}, {"lower_is_better", m.lowerIsBetter}});
   for (const auto& c : p.claims) claims.push_back(claimJson(c));
-  Json j = {{"budget", p.budget}, {"budget_note", p.budgetNote}, {"seeds", p.seeds}, {"arms", arms},
-          {"auxiliary", auxiliary}, {"shared_settings", p.shared}, {"overrides", overrides},
-          {"metrics", metrics}, {"curves", p.curves}, {"claims", claims}, {"headline", p.headline},
-          {"decision_rule", decisionRuleText()},
-          {"statistics",
-           {{"summary", "mean and sample sd (n − 1) over seeds"},
-            {"interval", "percentile bootstrap of the mean over seeds, quantiles interpolated linearly"},
-            {"level", p.bootstrap.level}, {"resamples", p.bootstrap.resamples},
-            {"bootstrap_seed", p.bootstrap.seed},
-            {"comparisons", "paired by seed: arm − baseline at the same seed (same data order and "
-                            "initial draw where the recipe seeds them alike)"}}}};
+  Json j = {{"budget", p.budget},
+            {"budget_note", p.budgetNote},
+            {"seeds", p.seeds},
+            {"arms", arms},
+            {"auxiliary", auxiliary},
+            {"shared_settings", p.shared},
+            {"overrides", overrides},
+            {"metrics", metrics},
+            {"curves", p.curves},
+            {"claims", claims},
+            {"headline", p.headline},
+            {"decision_rule", decisionRuleText()},
+            {"statistics",
+             {{"summary", "mean and sample sd (n − 1) over seeds"},
+              {"interval",
+               "percentile bootstrap of the mean over seeds, quantiles interpolated linearly"},
+              {"level", p.bootstrap.level},
+              {"resamples", p.bootstrap.resamples},
+              {"bootstrap_seed", p.bootstrap.seed},
+              {"comparisons",
+               "paired by seed: arm − baseline at the same seed (same data order and "
+               "initial draw where the recipe seeds them alike)"}}}};
   if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;  // absent for studies without one
   return j;
 }
@@ -76,14 +97,18 @@ std::string protocolJson(const StudyProtocol& p, const std::vector<std::string>&
 }
 
 void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOptions& options,
-                    const std::map<std::string, double>& facts, const std::vector<StudyRunResult>& runs,
-                    const StudyAnalysis& a) {
-  Json j = {{"study", p.name}, {"title", p.title}, {"question", p.question},
+                    const std::map<std::string, double>& facts,
+                    const std::vector<StudyRunResult>& runs, const StudyAnalysis& a) {
+  Json j = {{"study", p.name},
+            {"title", p.title},
+            {"question", p.question},
             {"protocol", protocolObject(p, options.overrides)}};
   j["code_version"] = build::kVersion;
   j["build"] = std::string(build::kBuildType) + ", " + build::kCompiler;
-  j["machine"] = {{"host", hostName()}, {"cpus", std::thread::hardware_concurrency()},
-                  {"device", options.device}, {"libtorch", libraryVersions().libtorch}};
+  j["machine"] = {{"host", hostName()},
+                  {"cpus", std::thread::hardware_concurrency()},
+                  {"device", options.device},
+                  {"libtorch", libraryVersions().libtorch}};
   j["date"] = utcNow();
   Json factsJson = Json::object();
   for (const auto& [k, v] : facts) factsJson[k] = number(v);
@@ -92,7 +117,8 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   for (const auto& r : runs) {
     Json metrics = Json::object();
     for (const auto& [k, v] : r.measurement.values) metrics[k] = number(v);
-    runList.push_back({{"arm", r.arm}, {"seed", r.seed}, {"folder", r.folder.string()}, {"metrics", metrics}});
+    runList.push_back(
+        {{"arm", r.arm}, {"seed", r.seed}, {"folder", r.folder.string()}, {"metrics", metrics}});
   }
   j["runs"] = runList;
   Json aggregates = Json::object();
@@ -122,7 +148,9 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
         low.push_back(s.low);
         high.push_back(s.high);
       }
-      arms[arm.name] = {{"step", found->second.steps}, {"mean", numbers(mean)}, {"low", numbers(low)},
+      arms[arm.name] = {{"step", found->second.steps},
+                        {"mean", numbers(mean)},
+                        {"low", numbers(low)},
                         {"high", numbers(high)}};
     }
     curves[curve] = arms;
@@ -163,7 +191,8 @@ std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {
       m.values[k] = v.is_null() ? std::nan("") : v.get<double>();
     for (const auto& [k, points] : j.at("curves").items())
       for (const auto& p : points)
-        m.curves[k].emplace_back(p.at(0).get<int64_t>(), p.at(1).is_null() ? std::nan("") : p.at(1).get<double>());
+        m.curves[k].emplace_back(p.at(0).get<int64_t>(),
+                                 p.at(1).is_null() ? std::nan("") : p.at(1).get<double>());
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(file, std::string("is not a study measurement: ") + e.what(), {}, "key");

@@ -48,10 +48,12 @@ double trainingSeconds(const std::vector<MetricsRecord>& records) {
     if (std::isfinite(i.wall) && i.wall > 0)
       tokensPerStep.push_back(i.tokensPerSecond * i.wall / static_cast<double>(i.steps));
   if (tokensPerStep.size() < 2) return kNan;
-  std::nth_element(tokensPerStep.begin(), tokensPerStep.begin() + tokensPerStep.size() / 2, tokensPerStep.end());
+  std::nth_element(tokensPerStep.begin(), tokensPerStep.begin() + tokensPerStep.size() / 2,
+                   tokensPerStep.end());
   const double perStep = tokensPerStep[tokensPerStep.size() / 2];
   double seconds = 0;
-  for (const Interval& i : intervals) seconds += static_cast<double>(i.steps) * perStep / i.tokensPerSecond;
+  for (const Interval& i : intervals)
+    seconds += static_cast<double>(i.steps) * perStep / i.tokensPerSecond;
   return seconds;
 }
 

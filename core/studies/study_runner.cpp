@@ -6,13 +6,13 @@
 #include <optional>
 
 #include "common/error.h"
-#include "engine/config_schema.h"
 #include "common/job.h"
+#include "common/text_file.h"
+#include "engine/config_schema.h"
 #include "engine/metrics_log.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
-#include "common/text_file.h"
-#include "engine/recipe_catalog.h"
 #include "recipes/study_runs.h"
 #include "studies/study_progress.h"
 #include "studies/study_report.h"
@@ -32,7 +32,9 @@ struct PlannedRun {
   int64_t steps = 0;
 };
 
-std::string keyOf(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
+std::string keyOf(const std::string& assignment) {
+  return assignment.substr(0, assignment.find('='));
+}
 
 int64_t stepsOf(const std::string& recipe, const std::vector<std::string>& settings) {
   const ConfigSchema schema = recipeSchema(recipe);
@@ -44,16 +46,18 @@ int64_t stepsOf(const std::string& recipe, const std::vector<std::string>& setti
 /** Every --set key must belong to some recipe of the study, or it would be ignored silently. */
 void checkOverrides(const StudyProtocol& p, const StudyOptions& options) {
   for (const auto& o : options.overrides) {
-    if (o.find('=') == std::string::npos)
-      throw ConfigError("--set", o, "is not KEY=VALUE");
+    if (o.find('=') == std::string::npos) throw ConfigError("--set", o, "is not KEY=VALUE");
     bool known = false;
     std::string recipes;
     for (const auto* list : {&p.auxiliary, &p.arms})
       for (const auto& a : *list) {
         known = known || recipeSchema(a.recipe).find(keyOf(o)) != nullptr;
-        if (recipes.find(a.recipe) == std::string::npos) recipes += (recipes.empty() ? "" : ", ") + a.recipe;
+        if (recipes.find(a.recipe) == std::string::npos)
+          recipes += (recipes.empty() ? "" : ", ") + a.recipe;
       }
-    if (!known) throw ConfigError("--set", keyOf(o), "is a setting of none of the study's recipes (" + recipes + ")");
+    if (!known)
+      throw ConfigError("--set", keyOf(o),
+                        "is a setting of none of the study's recipes (" + recipes + ")");
   }
 }
 
@@ -70,7 +74,8 @@ std::vector<PlannedRun> planRuns(const StudyProtocol& p, const StudyOptions& opt
       std::vector<std::string> base = p.shared;
       base.insert(base.end(), a.settings.begin(), a.settings.end());
       base.push_back("seed=" + std::to_string(seed));
-      PlannedRun r{&a, seed, a.name + "-s" + std::to_string(seed), studyRunSettings(a.recipe, base, options), 0};
+      PlannedRun r{&a, seed, a.name + "-s" + std::to_string(seed),
+                   studyRunSettings(a.recipe, base, options), 0};
       r.steps = stepsOf(a.recipe, r.settings);
       plan.push_back(r);
     }
@@ -81,16 +86,18 @@ std::vector<PlannedRun> planRuns(const StudyProtocol& p, const StudyOptions& opt
 void fixProtocol(const fs::path& folder, const std::string& protocol, bool analyseOnly) {
   const fs::path file = folder / "protocol.json";
   if (!fs::exists(file) && analyseOnly)
-    throw IoError(file, "does not exist: no study was started in " + folder.string() + " to analyse");
+    throw IoError(file,
+                  "does not exist: no study was started in " + folder.string() + " to analyse");
   if (!fs::exists(file)) {
     fs::create_directories(folder);
     writeTextAtomically(file, protocol);
     return;
   }
   if (readWholeFile(file) != protocol)
-    throw ConfigError(file, "protocol",
-                      "differs from the one asked for now (other --seeds, --budget or --set): a study "
-                      "folder continues only the protocol it was started with; use another --out");
+    throw ConfigError(
+        file, "protocol",
+        "differs from the one asked for now (other --seeds, --budget or --set): a study "
+        "folder continues only the protocol it was started with; use another --out");
 }
 
 int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
@@ -101,7 +108,8 @@ int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
 
 }  // namespace
 
-std::vector<std::string> studyRunSettings(const std::string& recipe, const std::vector<std::string>& base,
+std::vector<std::string> studyRunSettings(const std::string& recipe,
+                                          const std::vector<std::string>& base,
                                           const StudyOptions& options) {
   const ConfigSchema schema = recipeSchema(recipe);
   std::vector<std::string> settings = {"device=" + options.device};
@@ -141,7 +149,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     } else if (i == protocol.auxiliary.size()) {
       study.afterAuxiliary(protocol, runs, options, job);
     }
-    const std::string label = r.folderName + " (" + std::to_string(i + 1) + "/" + std::to_string(plan.size()) + ")";
+    const std::string label =
+        r.folderName + " (" + std::to_string(i + 1) + "/" + std::to_string(plan.size()) + ")";
     if (before < r.steps) job.info(label + (before > 0 ? ": resuming" : ": training"));
     progress.beginRun(label, r.steps, before);
     if (!options.analyseOnly) {
@@ -158,7 +167,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
         study.prepareMeasuring(protocol, runs, options);
         measuring = true;
       }
-      job.progress(static_cast<double>(progress.stepsDone()) / static_cast<double>(std::max<int64_t>(total, 1)),
+      job.progress(static_cast<double>(progress.stepsDone()) /
+                       static_cast<double>(std::max<int64_t>(total, 1)),
                    r.folderName + " measuring");
       m = study.measure(*r.arm, folder);
       m->values["train_seconds"] = trainingSeconds(readMetricsLog(folder / "metrics.jsonl"));
@@ -178,7 +188,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   }
   StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
   writeStudyJson(outcome.studyJson, protocol, options, facts, results, outcome.analysis);
-  writeTextAtomically(options.folder / "study.md", studySummaryMarkdown(protocol, facts, outcome.analysis));
+  writeTextAtomically(options.folder / "study.md",
+                      studySummaryMarkdown(protocol, facts, outcome.analysis));
   return outcome;
 }
 

@@ -21,7 +21,8 @@ struct StudyOutcome {
 };
 
 /** The settings of one run: device, then `base`, then the overrides the recipe knows. */
-std::vector<std::string> studyRunSettings(const std::string& recipe, const std::vector<std::string>& base,
+std::vector<std::string> studyRunSettings(const std::string& recipe,
+                                          const std::vector<std::string>& base,
                                           const StudyOptions& options);
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job);

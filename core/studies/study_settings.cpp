@@ -20,15 +20,17 @@ std::string studyCorpus(const StudyOptions& options) {
   std::string corpus = settingIn(options.overrides, "corpus");
   if (corpus.empty()) corpus = "../shared/data/corpora/tinyshakespeare.txt";
   if (!fs::is_regular_file(corpus))
-    throw ConfigError("corpus", corpus, "is not a file (pass --set corpus=PATH; the default is "
-                                        "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
+    throw ConfigError("corpus", corpus,
+                      "is not a file (pass --set corpus=PATH; the default is "
+                      "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
   return fs::absolute(corpus).lexically_normal().string();
 }
 
 void checkStudyOptions(const StudyOptions& options) {
   if (options.budget != "full" && options.budget != "smoke")
     throw ConfigError("--budget", options.budget, "must be full or smoke");
-  if (options.seeds < 1) throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
+  if (options.seeds < 1)
+    throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
 }
 
 }  // namespace strata

@@ -19,7 +19,7 @@ namespace strata {
 
 struct BootstrapSettings {
   int64_t resamples = 10000;
-  uint64_t seed = 20;      ///< fixed, so an analysis redone gives the same interval
+  uint64_t seed = 20;  ///< fixed, so an analysis redone gives the same interval
   double level = 0.95;
 };
 
@@ -27,8 +27,8 @@ struct BootstrapSettings {
 struct SeedSummary {
   int64_t n = 0;
   double mean = 0;
-  double sd = 0;     ///< n − 1 in the denominator; NaN for n < 2 (one seed has no spread to show)
-  double low = 0;    ///< the interval; equal to the value for n = 1, NaN for n = 0
+  double sd = 0;   ///< n − 1 in the denominator; NaN for n < 2 (one seed has no spread to show)
+  double low = 0;  ///< the interval; equal to the value for n = 1, NaN for n = 0
   double high = 0;
   std::vector<double> values;  ///< the finite values summarised, in the order given
 };

@@ -21,7 +21,8 @@ std::string cell(const SeedSummary& s) {
 
 std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::string, double>& facts,
                                  const StudyAnalysis& a) {
-  std::string md = "# " + p.title + "\n\n" + p.question + "\n\nBudget: " + p.budgetNote + ". Seeds:";
+  std::string md =
+      "# " + p.title + "\n\n" + p.question + "\n\nBudget: " + p.budgetNote + ". Seeds:";
   for (int64_t s : p.seeds) md += " " + std::to_string(s);
   md += ". Cells: mean ± sd [95 % bootstrap interval] over seeds.\n\n";
   if (!facts.empty()) {
@@ -52,8 +53,8 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
   }
   md += "\n| claim | metric | difference (arm − baseline) | verdict |\n| --- | --- | --- | --- |\n";
   for (const auto& c : a.claims)
-    md += "| " + c.claim.id + ": " + c.claim.statement + " | " + c.claim.metric + " | " + cell(c.difference) +
-          " | **" + c.verdict.result + "** |\n";
+    md += "| " + c.claim.id + ": " + c.claim.statement + " | " + c.claim.metric + " | " +
+          cell(c.difference) + " | **" + c.verdict.result + "** |\n";
   md += "\n**Verdict (" + p.headline + "): " + a.verdict.result + "** — " + a.verdict.reason + "\n";
   return md;
 }

@@ -11,7 +11,8 @@
 
 namespace strata {
 
-std::string studySummaryMarkdown(const StudyProtocol& protocol, const std::map<std::string, double>& facts,
+std::string studySummaryMarkdown(const StudyProtocol& protocol,
+                                 const std::map<std::string, double>& facts,
                                  const StudyAnalysis& analysis);
 
 }  // namespace strata

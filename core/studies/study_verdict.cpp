@@ -9,9 +9,11 @@
 namespace strata {
 
 std::string decisionRuleText() {
-  return "For each claim (metric of arm lower/higher than a baseline arm, paired by seed, or than a "
+  return "For each claim (metric of arm lower/higher than a baseline arm, paired by seed, or than "
+         "a "
          "reference value): take the 95 % percentile-bootstrap interval [low, high] of the mean "
-         "difference arm − baseline over seeds. Supported if the interval lies beyond the margin in "
+         "difference arm − baseline over seeds. Supported if the interval lies beyond the margin "
+         "in "
          "the claim's direction (high < −margin for 'lower', low > margin for 'higher'); not "
          "supported if it lies wholly on the other side of 0; inconclusive otherwise or with "
          "fewer than 2 paired seeds.";
@@ -41,8 +43,9 @@ StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d) {
   if (farEdge > 0)
     return {"not supported", interval + ": " + claim.arm + "'s " + claim.metric + " lies " +
                                  (lower ? "above " : "below ") + against + ", against the claim"};
-  return {"inconclusive", interval + ": the interval reaches " +
-                              (claim.margin > 0 ? "the margin " + formatFixed(claim.margin, 4) : std::string("0"))};
+  return {"inconclusive",
+          interval + ": the interval reaches " +
+              (claim.margin > 0 ? "the margin " + formatFixed(claim.margin, 4) : std::string("0"))};
 }
 
 }  // namespace strata

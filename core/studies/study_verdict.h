@@ -23,9 +23,10 @@ namespace strata {
 enum class ClaimDirection { Lower, Higher };
 
 struct StudyClaim {
-  std::string id;         ///< e.g. "dcdm_vs_bdlm"
-  std::string statement;  ///< the claim in words, e.g. "dcdm K=8 has a lower val ELBO than bdlm B=8"
-  std::string metric;     ///< a per-run metric key
+  std::string id;  ///< e.g. "dcdm_vs_bdlm"
+  std::string
+      statement;       ///< the claim in words, e.g. "dcdm K=8 has a lower val ELBO than bdlm B=8"
+  std::string metric;  ///< a per-run metric key
   std::string arm;
   std::string baseline;   ///< another arm, or empty when comparing against `reference`
   std::string reference;  ///< a study fact's key (e.g. "unigram_entropy"), when baseline is empty
@@ -33,13 +34,20 @@ struct StudyClaim {
   /// empty), paired by seed: e.g. ρ(S) against ρ(−depth) of the same sweep.
   std::string baselineMetric;
   ClaimDirection direction = ClaimDirection::Lower;
-  double margin = 0;      ///< how far past 0 the interval must lie to count as support
+  double margin = 0;  ///< how far past 0 the interval must lie to count as support
   StudyClaim() = default;
-  StudyClaim(std::string id, std::string statement, std::string metric, std::string arm, std::string baseline,
-             std::string reference, ClaimDirection direction, double margin, std::string baselineMetric = {})
-      : id(std::move(id)), statement(std::move(statement)), metric(std::move(metric)), arm(std::move(arm)),
-        baseline(std::move(baseline)), reference(std::move(reference)), baselineMetric(std::move(baselineMetric)),
-        direction(direction), margin(margin) {}
+  StudyClaim(std::string id, std::string statement, std::string metric, std::string arm,
+             std::string baseline, std::string reference, ClaimDirection direction, double margin,
+             std::string baselineMetric = {})
+      : id(std::move(id)),
+        statement(std::move(statement)),
+        metric(std::move(metric)),
+        arm(std::move(arm)),
+        baseline(std::move(baseline)),
+        reference(std::move(reference)),
+        baselineMetric(std::move(baselineMetric)),
+        direction(direction),
+        margin(margin) {}
 };
 
 struct StudyVerdict {

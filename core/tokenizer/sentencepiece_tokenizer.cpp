@@ -73,7 +73,8 @@ std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids,
   for (const int32_t id : ids) checkId(id);
   // The library's surfaces carry its own rules: "▁" as a space, the dummy-prefix space of the
   // first piece dropped (after a BOS too) when the model adds one.
-  const auto pieces = m_processor->DecodeIdsAsImmutableProto(std::vector<int>(ids.begin(), ids.end()));
+  const auto pieces =
+      m_processor->DecodeIdsAsImmutableProto(std::vector<int>(ids.begin(), ids.end()));
   if (pieces.pieces_size() != ids.size())
     throw std::runtime_error("SentencePiece could not decode " + std::to_string(ids.size()) +
                              " ids");
@@ -124,10 +125,10 @@ std::unique_ptr<Tokenizer> loadSentencePiece(const std::filesystem::path& file) 
   auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
   if (const auto status = processor->LoadFromSerializedProto(model); !status.ok()) {
     // A protobuf parse failure comes back as the failed check's source line; say it plainly.
-    const std::string reason = std::string(status.message()).find("ParseFromArray") !=
-                                       std::string::npos
-                                   ? "its bytes do not parse as a SentencePiece ModelProto"
-                                   : "libsentencepiece: " + std::string(status.message());
+    const std::string reason =
+        std::string(status.message()).find("ParseFromArray") != std::string::npos
+            ? "its bytes do not parse as a SentencePiece ModelProto"
+            : "libsentencepiece: " + std::string(status.message());
     throw FormatError(file, "is neither a SentencePiece model (" + reason +
                                 ") nor a tiktoken rank file; it may be truncated or corrupt");
   }

@@ -74,8 +74,9 @@ class Tokenizer {
 
 /** Loads the tokenizer of a model folder, trying in order: tokenizer.json; vocab.json +
  *  merges.txt; tokenizer.model (tiktoken ranks, recognised by content, else SentencePiece);
- *  tokenizer.bin (llama2.c). `path` may also name one of those files directly. Throws IoError when the path
- *  cannot be read and FormatError when no supported tokenizer is there or a file is malformed. */
+ *  tokenizer.bin (llama2.c). `path` may also name one of those files directly. Throws IoError when
+ * the path cannot be read and FormatError when no supported tokenizer is there or a file is
+ * malformed. */
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& path);
 
 /** Whether `file` (a tokenizer.model) is a tiktoken rank file rather than SentencePiece. */

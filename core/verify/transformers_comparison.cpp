@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "model/backbone.h"
+#include "model/backbone/backbone.h"
 #include "tokenizer/tokenizer.h"
 #include "verify/transformers_reference.h"
 

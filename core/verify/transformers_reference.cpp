@@ -12,7 +12,7 @@
 #include "common/install_paths.h"
 #include "common/job.h"
 #include "io/safetensors_file.h"
-#include "model/safetensors_torch.h"
+#include "model/backbone/safetensors_torch.h"
 #include "verify/child_process.h"
 #include "verify/python_environment.h"
 

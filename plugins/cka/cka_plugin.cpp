@@ -42,9 +42,14 @@ const StrataMetric kMetrics[] = {{
     compute,
 }};
 
-const StrataPlugin kPlugin = {STRATA_PLUGIN_ABI_VERSION, "cka", "1.0",
+const StrataPlugin kPlugin = {STRATA_PLUGIN_ABI_VERSION,
+                              "cka",
+                              "1.0",
                               "Similarity of consecutive layers by linear centred kernel alignment",
-                              kMetrics, 1, nullptr, 0};
+                              kMetrics,
+                              1,
+                              nullptr,
+                              0};
 
 }  // namespace
 

@@ -56,11 +56,13 @@ double linearCka(const float* x, int64_t n, int64_t dx, const float* y, int64_t 
   if (n < 2) throw std::invalid_argument("CKA needs at least 2 rows, got " + std::to_string(n));
   const auto a = centred(x, n, dx), b = centred(y, n, dy);
   const bool samples = n < std::max(dx, dy);
-  auto cross = [&](const std::vector<double>& p, int64_t dp, const std::vector<double>& q, int64_t dq) {
+  auto cross = [&](const std::vector<double>& p, int64_t dp, const std::vector<double>& q,
+                   int64_t dq) {
     return samples ? crossSamples(p, dp, q, dq, n) : crossFeatures(p, dp, q, dq, n);
   };
   const double xy = cross(b, dy, a, dx), xx = cross(a, dx, a, dx), yy = cross(b, dy, b, dy);
-  if (!(xx > 0) || !(yy > 0)) throw std::invalid_argument("a layer's rows are all equal: CKA is undefined");
+  if (!(xx > 0) || !(yy > 0))
+    throw std::invalid_argument("a layer's rows are all equal: CKA is undefined");
   return xy / std::sqrt(xx * yy);
 }
 

@@ -56,8 +56,8 @@ std::optional<T> wholeNumber(const std::string& text) {
 }
 
 /** A number option, or `fallback` when absent. Throws std::invalid_argument naming it. */
-inline double numberOption(const std::map<std::string, std::string>& options, const std::string& name,
-                           double fallback) {
+inline double numberOption(const std::map<std::string, std::string>& options,
+                           const std::string& name, double fallback) {
   const auto it = options.find(name);
   if (it == options.end()) return fallback;
   if (const auto value = wholeNumber<double>(it->second)) return *value;

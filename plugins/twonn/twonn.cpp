@@ -116,7 +116,8 @@ double twoNNDimension(std::vector<double> ratios, TwoNNEstimator estimator, doub
     xy += x * y;
     xx += x * x;
   }
-  if (xx <= 0) throw std::invalid_argument("every kept ratio r2/r1 is 1: the dimension is undefined");
+  if (xx <= 0)
+    throw std::invalid_argument("every kept ratio r2/r1 is 1: the dimension is undefined");
   return xy / xx;
 }
 

@@ -26,7 +26,8 @@ int compute(const StrataMatrix* layer, const StrataMatrix*, const char* options,
     const auto parsed = parseOptions(options);
     TwoNNEstimator estimator = TwoNNEstimator::Fit;
     if (auto it = parsed.find("estimator"); it != parsed.end()) {
-      if (it->second == "mle") estimator = TwoNNEstimator::MaximumLikelihood;
+      if (it->second == "mle")
+        estimator = TwoNNEstimator::MaximumLikelihood;
       else if (it->second != "fit")
         throw std::invalid_argument("estimator must be fit or mle, got '" + it->second + "'");
     }
@@ -52,9 +53,14 @@ const StrataMetric kMetrics[] = {{
     compute,
 }};
 
-const StrataPlugin kPlugin = {STRATA_PLUGIN_ABI_VERSION, "twonn", "1.0",
+const StrataPlugin kPlugin = {STRATA_PLUGIN_ABI_VERSION,
+                              "twonn",
+                              "1.0",
                               "Intrinsic dimension by the two-nearest-neighbour ratio",
-                              kMetrics, 1, nullptr, 0};
+                              kMetrics,
+                              1,
+                              nullptr,
+                              0};
 
 }  // namespace
 

@@ -16,8 +16,9 @@ namespace strata::fuzz {
 /** The per-process scratch folder, created on first use. */
 inline const std::filesystem::path& scratchFolder() {
   static const std::filesystem::path folder = [] {
-    const std::filesystem::path base =
-        std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+    const std::filesystem::path base = std::filesystem::is_directory("/dev/shm")
+                                           ? "/dev/shm"
+                                           : std::filesystem::temp_directory_path();
     std::filesystem::path dir = base / ("strata-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     return dir;

@@ -7,7 +7,7 @@
 #include <exception>
 
 #include "fuzz_input_file.h"
-#include "model/llama2c_checkpoint.h"
+#include "model/backbone/llama2c_checkpoint.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("model.bin", data, size);

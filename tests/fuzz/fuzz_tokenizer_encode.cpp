@@ -27,8 +27,8 @@ struct Loaded {
   bool roundTrips = false;
 };
 
-// Llama-2 style (as tests/core/tokenizer_json_test.cpp builds it): <unk> <s> </s>, the 256
-// byte tokens, a few "▁" pieces and their merges.
+// Llama-2 style (as tests/core/tokenizer/tokenizer_json_test.cpp builds it): <unk> <s> </s>, the
+// 256 byte tokens, a few "▁" pieces and their merges.
 std::string llama2StyleJson() {
   std::string vocab = R"("<unk>":0,"<s>":1,"</s>":2)";
   for (int b = 0; b < 256; ++b) {
@@ -37,9 +37,9 @@ std::string llama2StyleJson() {
     vocab += name;
   }
   int id = 259;
-  for (const char* piece : {"\u2581", "h", "e", "l", "o", "w", "r", "d", "\u2581h", "\u2581he",
-                            "ll", "\u2581hell", "\u2581hello", "\u2581w", "or", "\u2581wor",
-                            "\u2581worl", "\u2581world"})
+  for (const char* piece :
+       {"\u2581", "h", "e", "l", "o", "w", "r", "d", "\u2581h", "\u2581he", "ll", "\u2581hell",
+        "\u2581hello", "\u2581w", "or", "\u2581wor", "\u2581worl", "\u2581world"})
     vocab += ",\"" + std::string(piece) + "\":" + std::to_string(id++);
   return R"({"added_tokens":[{"id":0,"content":"<unk>","special":true,"normalized":false},
 {"id":1,"content":"<s>","special":true,"normalized":false},

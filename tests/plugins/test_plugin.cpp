@@ -11,14 +11,14 @@
 
 #include "plugin/strata_plugin.h"
 
-#define MODE_GOOD 0           // metric "first_mean" (mean of column 0) and recipe "echo"
-#define MODE_WRONG_ABI 1      // abi_version + 1
-#define MODE_ENTRY_THROWS 2   // strata_plugin_entry throws
-#define MODE_ERROR_RETURN 3   // compute returns an error message
-#define MODE_COMPUTE_THROWS 4 // compute lets a C++ exception escape (forbidden, still survived)
-#define MODE_NO_ENTRY 5       // no strata_plugin_entry symbol
-#define MODE_BAD_NAME 6       // a metric name with a space
-#define MODE_NO_RUN 7         // a recipe without a run function
+#define MODE_GOOD 0            // metric "first_mean" (mean of column 0) and recipe "echo"
+#define MODE_WRONG_ABI 1       // abi_version + 1
+#define MODE_ENTRY_THROWS 2    // strata_plugin_entry throws
+#define MODE_ERROR_RETURN 3    // compute returns an error message
+#define MODE_COMPUTE_THROWS 4  // compute lets a C++ exception escape (forbidden, still survived)
+#define MODE_NO_ENTRY 5        // no strata_plugin_entry symbol
+#define MODE_BAD_NAME 6        // a metric name with a space
+#define MODE_NO_RUN 7          // a recipe without a run function
 
 namespace {
 
@@ -82,7 +82,8 @@ int echoRun(const char* settings, const char* folder, const StrataRecipeHost* ho
 const StrataOption kSettings[] = {{"greeting", "hello", "what the recipe echoes"},
                                   {"steps", "5", "steps to take"},
                                   {"mode", "ok", "ok, fail, throw or bad_metric"}};
-const StrataRecipe kRecipes[] = {{"echo", "a test recipe that counts steps", kSettings, 3, echoRun}};
+const StrataRecipe kRecipes[] = {
+    {"echo", "a test recipe that counts steps", kSettings, 3, echoRun}};
 
 #if TEST_PLUGIN_MODE == MODE_ERROR_RETURN
 const StrataMetric kMetrics[] = {{"fails_always", "returns an error", 1, nullptr, 0, failing}};
@@ -110,8 +111,13 @@ constexpr bool kHasRecipe = TEST_PLUGIN_MODE == MODE_GOOD || TEST_PLUGIN_MODE ==
 
 const StrataPlugin kPlugin = {
     STRATA_PLUGIN_ABI_VERSION + (TEST_PLUGIN_MODE == MODE_WRONG_ABI ? 1u : 0u),
-    kName, "0", "test plugin", kMetrics, 1,
-    kHasRecipe ? kOffered : nullptr, kHasRecipe ? 1 : 0};
+    kName,
+    "0",
+    "test plugin",
+    kMetrics,
+    1,
+    kHasRecipe ? kOffered : nullptr,
+    kHasRecipe ? 1 : 0};
 
 }  // namespace
 

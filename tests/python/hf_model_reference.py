@@ -11,7 +11,7 @@ model.safetensors.index.json; some variants float16 too), loads each folder back
 `expected.safetensors`:
   ids             [B, T] int64
   hidden.<l>      [B, T, d] float32, l = 0..L: the embedding output, then each decoder layer's
-                  output BEFORE the final norm (Strata's convention, core/model/backbone.h)
+                  output BEFORE the final norm (Strata's convention, core/model/backbone/backbone.h)
   final_norm      [B, T, d] the final norm's output (HF's last hidden_states entry)
   logits          [B, T, vocab]
 and, at the top, `cases.json`: {"transformers": version, "known": [every case name],
@@ -20,7 +20,7 @@ and, at the top, `cases.json`: {"transformers": version, "known": [every case na
 Usage: hf_model_reference.py [--device cuda] OUTPUT_FOLDER [CASE ...]   (no CASE: every case)
 
 --device cuda runs transformers on the GPU (the weights saved are the same: each case's seed
-makes them on the CPU), for the CUDA comparison (tests/core/cuda_backbone_reference_test.cpp).
+makes them on the CPU), for the CUDA comparison (tests/core/model/backbone/cuda_backbone_reference_test.cpp).
 
 transformers computes in float32 from exactly the stored values (a bfloat16 folder is upcast on
 load), as Strata does. Random weights are rescaled away from HF's initialisation (norm weights

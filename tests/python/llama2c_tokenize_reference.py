@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference ids for tests/core/tokenizer_llama2c_test.cpp.
+"""Reference ids for tests/core/tokenizer/tokenizer_llama2c_test.cpp.
 
 A direct, deliberately naive transcription of encode() in karpathy/llama2.c run.c (rescan all
 pairs after every merge, strict '>' on scores so the leftmost best pair wins, dummy " " prefix,

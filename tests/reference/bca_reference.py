@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for geometry::bcaInterval (tests/core/geometry_bca_test.cpp).
+"""Independent reference for geometry::bcaInterval (tests/core/geometry/geometry_bca_test.cpp).
 
 usage: bca_reference.py FOLDER
 FOLDER holds fixture.json: {"data": [x_1..x_n], "statistic": "mean" | "log_mean_square",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent references for the twonn and cka plugins (tests/core/*_plugin_test.cpp).
+"""Independent references for the twonn and cka plugins (tests/core/plugin/*_plugin_test.cpp).
 
 usage: plugin_metrics_reference.py FOLDER
 FOLDER holds fixture.json ({"n", "d", "dy", "discard"}) and X.f32 (n×d float32, row-major),

@@ -16,7 +16,8 @@ namespace {
 int distinctColours(const QImage& image) {
   QSet<QRgb> colours;
   for (int y = 0; y < 64; ++y)
-    for (int x = 0; x < 64; ++x) colours.insert(image.pixel(x * image.width() / 64, y * image.height() / 64));
+    for (int x = 0; x < 64; ++x)
+      colours.insert(image.pixel(x * image.width() / 64, y * image.height() / 64));
   return static_cast<int>(colours.size());
 }
 
@@ -79,9 +80,11 @@ class StudyPlotsTest : public QObject {
       const QImage image(file);
       QCOMPARE(image.size(), QSize(900, 600));
       const int colours = distinctColours(image);
-      QVERIFY2(colours >= 12, qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours)));
+      QVERIFY2(colours >= 12,
+               qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours)));
       const int data = hueColours(image);
-      QVERIFY2(data >= 6, qPrintable(QStringLiteral("%1: only %2 coloured data colours").arg(name).arg(data)));
+      QVERIFY2(data >= 6,
+               qPrintable(QStringLiteral("%1: only %2 coloured data colours").arg(name).arg(data)));
     }
   }
 

@@ -3,15 +3,15 @@
 #include <QDir>
 #include <QFile>
 
-#include "engine/capture.h"
 #include "common/job.h"
+#include "engine/capture.h"
+#include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/plugin_metric.h"
-#include "engine/recipe_catalog.h"
 
 namespace strata::test {
 namespace {

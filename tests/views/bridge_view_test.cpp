@@ -27,7 +27,7 @@
 #include "bridgeability_view.h"
 #include "layer_geometry_view.h"
 #include "main_window.h"
-#include "recipes/bridge_layer.h"
+#include "recipes/bridge/bridge_layer.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
 

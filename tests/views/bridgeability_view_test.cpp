@@ -14,7 +14,7 @@
 #include <QTest>
 
 #include "main_window.h"
-#include "recipes/bridge_sweep.h"
+#include "recipes/bridge/bridge_sweep.h"
 #include "throw_away_settings.h"
 
 using namespace strata;

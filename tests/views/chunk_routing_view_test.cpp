@@ -23,13 +23,13 @@
 #include <map>
 #include <random>
 
-#include "display_text.h"
 #include "common/job.h"
+#include "display_text.h"
 #include "engine/metrics_log.h"
+#include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
 #include "job_progress_widget.h"
 #include "main_window.h"
-#include "engine/recipe_catalog.h"
 #include "throw_away_settings.h"
 #include "token_strip.h"
 

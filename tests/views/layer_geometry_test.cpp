@@ -180,7 +180,8 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(cell(view, 1, GeometryTableModel::BestFrequencyColumn), QStringLiteral("0.00"));
     QCOMPARE(cell(view, 0, GeometryTableModel::BestFrequencyColumn), QStringLiteral("—"));
     QVERIFY(cell(view, 4, GeometryTableModel::ScoreIntervalColumn).startsWith('['));
-    QCOMPARE(view.tableModel()->headerData(GeometryTableModel::BestFrequencyColumn, Qt::Horizontal)
+    QCOMPARE(view.tableModel()
+                 ->headerData(GeometryTableModel::BestFrequencyColumn, Qt::Horizontal)
                  .toString(),
              QStringLiteral("l* freq"));
     // Only m_mono counts: layer 3 (m_mono 4) wins but on resample 0 (layer 2's m_mono 10).
@@ -215,15 +216,16 @@ class LayerGeometryTest : public QObject {
   void movingAWeightSliderReRanks() {
     LayerGeometryView view("/data/acts.h5", sixLayerReport());
     QSignalSpy changed(&view, &LayerGeometryView::scoresChanged);
-    view.controls()->monotonicityWeightSlider()->setValue(0);
+    view.controls()->weightSlider(geometry::kMonotonicitySeries)->setValue(0);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(view.controls()->monotonicityWeightBox()->value(), 0.0);  // box follows the slider
-    view.controls()->effectiveRankWeightSlider()->setValue(0);
+    QCOMPARE(view.controls()->weightBox(geometry::kMonotonicitySeries)->value(),
+             0.0);  // box follows the slider
+    view.controls()->weightSlider(geometry::kEffectiveRankSeries)->setValue(0);
     QCOMPARE(changed.count(), 2);
     QCOMPARE(view.bestLayer(), 2);  // only m_curv counts now
     const GeometryReport& report = view.report();
-    const geometry::LayerScores expected =
-        geometry::scoreLayers(report.layerIndices(), report.values(), {1, 0, 0}, {1, 4});
+    const geometry::LayerScores expected = geometry::scoreLayers(
+        report.layerIndices(), geometry::metricSeries(report), {1, 0, 0}, {1, 4});
     QCOMPARE(view.scores().bestIndex, expected.bestIndex);
     QCOMPARE(view.scores().rank, expected.rank);
     for (std::size_t i = 0; i < expected.score.size(); ++i)
@@ -232,9 +234,9 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(cell(view, 2, GeometryTableModel::LayerColumn), QStringLiteral("2  (l*)"));
 
     // Typing in the spin box re-ranks too, and moves the slider.
-    view.controls()->curvatureWeightBox()->setValue(0);
-    view.controls()->monotonicityWeightBox()->setValue(1.5);
-    QCOMPARE(view.controls()->monotonicityWeightSlider()->value(), 150);
+    view.controls()->weightBox(geometry::kCurvatureSeries)->setValue(0);
+    view.controls()->weightBox(geometry::kMonotonicitySeries)->setValue(1.5);
+    QCOMPARE(view.controls()->weightSlider(geometry::kMonotonicitySeries)->value(), 150);
     QCOMPARE(view.bestLayer(), 3);  // only m_mono counts
     QCOMPARE(changed.count(), 4);
     // The plot's l* marker follows.
@@ -333,22 +335,24 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(plot->pluginPanel(1)->axis(QCPAxis::atLeft)->label(), QStringLiteral("cka_prev"));
 
     ScoreControls* controls = view.controls();
-    QCOMPARE(controls->pluginWeightCount(), 2);
-    QCOMPARE(controls->pluginWeights(), (std::vector<double>{0, 0}));
+    // One weight row per series: the proxies (default 1), then the plugin metrics (default 0).
+    QCOMPARE(controls->weightCount(), 5);
+    QCOMPARE(controls->weights(), (geometry::ScoreWeights{1, 1, 1, 0, 0}));
+    QCOMPARE(controls->weightBox(3)->objectName(), QStringLiteral("twonn_idWeightBox"));
     controls->setWeights({0, 0, 0});
-    controls->pluginWeightSlider(0)->setValue(300);
-    QCOMPARE(controls->pluginWeightBox(0)->value(), 3.0);
+    controls->weightSlider(3)->setValue(300);
+    QCOMPARE(controls->weightBox(3)->value(), 3.0);
     QCOMPARE(view.bestLayer(), 1);
     const geometry::LayerScores expected = geometry::scoreLayers(
-        report->layerIndices(), report->values(), {0, 0, 0}, {1, 4}, report->pluginTerms({3, 0}));
+        report->layerIndices(), geometry::metricSeries(*report), {0, 0, 0, 3, 0}, {1, 4});
     QVERIFY(sameScores(view.scores().score, expected.score));
     QVERIFY(view.toolTipText(1).contains(QStringLiteral("twonn_id 2")));
 
     // A new report with the same metrics keeps their weights; Reset returns them to 0.
     view.setReport(report);
-    QCOMPARE(controls->pluginWeights(), (std::vector<double>{3, 0}));
+    QCOMPARE(controls->weights(), (geometry::ScoreWeights{0, 0, 0, 3, 0}));
     controls->reset();
-    QCOMPARE(controls->pluginWeights(), (std::vector<double>{0, 0}));
+    QCOMPARE(controls->weights(), (geometry::ScoreWeights{1, 1, 1, 0, 0}));
     QVERIFY(sameScores(view.scores().score, base.score));
   }
 
@@ -392,8 +396,8 @@ class LayerGeometryTest : public QObject {
     two.warnings = {{2, "m_curv", "60.0% of anchors have zero-spread neighbourhoods", true}};
     auto& three = report->layers[3];
     three.values = {geometry::kUndefined, geometry::kUndefined, geometry::kUndefined};
-    three.curvature = three.monotonicity = three.effectiveRank = {geometry::kUndefined,
-                                                                   geometry::kUndefined};
+    three.curvature = three.monotonicity =
+        three.effectiveRank = {geometry::kUndefined, geometry::kUndefined};
     three.spectrum.clear();
     three.localLambdaMax.clear();
     three.warnings = {{3, "all", "all 1000 rows are equal", true}};
@@ -446,7 +450,7 @@ class LayerGeometryTest : public QObject {
 
   void exportWritesPngPdfAndCsv() {
     LayerGeometryView view("/data/acts.h5", sixLayerReport());
-    view.controls()->effectiveRankWeightBox()->setValue(0.5);
+    view.controls()->weightBox(geometry::kEffectiveRankSeries)->setValue(0.5);
     const QString png = m_root.filePath("geometry.png");
     const QString pdf = m_root.filePath("geometry.pdf");
     const QString csv = m_root.filePath("geometry.csv");
@@ -488,7 +492,7 @@ class LayerGeometryTest : public QObject {
       if (std::isnan(score))
         QVERIFY(f[10].isEmpty());
       else
-        QCOMPARE(f[10].toDouble(), score);  // exact: 17 significant digits
+        QCOMPARE(f[10].toDouble(), score);          // exact: 17 significant digits
       QVERIFY(f[11].isEmpty() && f[13].isEmpty());  // no replicates in this report
       QCOMPARE(f[14].toInt(), view.scores().rank[static_cast<std::size_t>(row)]);
       QCOMPARE(f[15], g.layer == view.bestLayer() ? QStringLiteral("1") : QStringLiteral("0"));
@@ -529,7 +533,7 @@ class LayerGeometryTest : public QObject {
     view.controls()->setWeights({1, 0, 0});
     view.controls()->setCandidates({1, 3});
     view.setReport(sixLayerReport());
-    QCOMPARE(view.controls()->weights().monotonicity, 0.0);
+    QCOMPARE(view.controls()->weights()[geometry::kMonotonicitySeries], 0.0);
     QCOMPARE(view.controls()->candidates().last, 3);
     QCOMPARE(view.bestLayer(), 2);
   }
@@ -624,8 +628,8 @@ class LayerGeometryTest : public QObject {
 
     QCOMPARE(defaults.options.normalisation, geometry::Normalisation::Trace);
     dialog.deviceBox()->setCurrentIndex(1);
-    dialog.normalisationBox()->setCurrentIndex(
-        dialog.normalisationBox()->findData(static_cast<int>(geometry::Normalisation::Standardise)));
+    dialog.normalisationBox()->setCurrentIndex(dialog.normalisationBox()->findData(
+        static_cast<int>(geometry::Normalisation::Standardise)));
     dialog.bootstrapBox()->setValue(2);
     dialog.anchorsBox()->setValue(64);
     dialog.neighboursBox()->setValue(8);
@@ -733,8 +737,9 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
     QVERIFY(errors.first().summary.contains("tiny.h5"));
-    QVERIFY2(errors.first().details.contains("geometry options: field 'neighbours': must be at least 2"),
-             qPrintable(errors.first().details));
+    QVERIFY2(
+        errors.first().details.contains("geometry options: field 'neighbours': must be at least 2"),
+        qPrintable(errors.first().details));
     QVERIFY(!window.geometryView(file));
   }
 

@@ -4,8 +4,8 @@
 #include "main_window.h"
 
 #include <QDir>
-#include <QFile>
 #include <QDropEvent>
+#include <QFile>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>

@@ -32,8 +32,7 @@ plugin::MetricEntry metric(const std::string& name, std::vector<plugin::OptionIn
 std::vector<plugin::MetricEntry> loadedMetrics() {
   return {metric("twonn_id", {{"estimator", "fit", "fit (the paper's) or mle"},
                               {"discard", "0.1", "share of the largest ratios left out"}}),
-          metric("cka_prev", {}),
-          metric("toy", {{"k", "5", "neighbours"}})};
+          metric("cka_prev", {}), metric("toy", {{"k", "5", "neighbours"}})};
 }
 
 }  // namespace
@@ -52,7 +51,7 @@ class PluginOptionsFormTest : public QObject {
     QCOMPARE(form.field("twonn_id", "discard")->placeholderText(), QStringLiteral("0.1"));
     QCOMPARE(form.field("toy", "k")->placeholderText(), QStringLiteral("5"));
     QVERIFY(!form.field("cka_prev", "anything"));  // no options: no fields
-    QCOMPARE(form.optionsText(), QString());          // empty fields: every default
+    QCOMPARE(form.optionsText(), QString());       // empty fields: every default
 
     PluginOptionsForm none({metric("cka_prev", {})});
     QVERIFY(none.isEmpty());

@@ -24,11 +24,11 @@
 #include "capture_dialog.h"
 #include "chunk_routing_view.h"
 #include "common/job.h"
+#include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "main_window.h"
-#include "engine/recipe_catalog.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
 #include "training_view.h"
@@ -226,8 +226,9 @@ class ScreenshotTest : public QObject {
     save("alignment");
   }
 
-  /** File ▸ Open Default Model in a new window and a fresh data folder: captured from the real default corpus,
-   *  scored, and landed on the model's Layer Geometry (what scripts/run-default.sh shows). */
+  /** File ▸ Open Default Model in a new window and a fresh data folder: captured from the real
+   * default corpus, scored, and landed on the model's Layer Geometry (what scripts/run-default.sh
+   * shows). */
   void firstRun() {
     qputenv("STRATA_DATA_DIR", m_dir.filePath("user-data").toUtf8());
     m_window = std::make_unique<MainWindow>(MainWindow::Options{.persistSettings = false});
@@ -272,8 +273,9 @@ class ScreenshotTest : public QObject {
     QTRY_VERIFY((dialog = m_window->findChild<D*>()) && dialog->isVisible());
     QTest::qWait(300);
     const QImage image = dialog->grab().toImage();
-    QVERIFY2(image.width() >= 300 && image.height() >= 200,
-             qPrintable(QStringLiteral("%1: %2×%3").arg(name).arg(image.width()).arg(image.height())));
+    QVERIFY2(
+        image.width() >= 300 && image.height() >= 200,
+        qPrintable(QStringLiteral("%1: %2×%3").arg(name).arg(image.width()).arg(image.height())));
     const int colours = distinctColours(image);
     QVERIFY2(colours >= 6,
              qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours)));

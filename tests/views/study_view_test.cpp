@@ -2,6 +2,8 @@
 // the plots), and a smoke study run from the window — in the training slot, as one job, its
 // plots drawn and its results shown in a Study tab when it finishes.
 
+#include "study_view.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -19,7 +21,6 @@
 #include "features/studies/studies_feature.h"
 #include "main_window.h"
 #include "study_dialog.h"
-#include "study_view.h"
 #include "throw_away_settings.h"
 
 using namespace strata;
@@ -55,9 +56,11 @@ class StudyViewTest : public QObject {
   void theDialogFollowsTheStudyAndChecksTheForm() {
     StudyDialog dialog({"dihal", "dcdm", "repr-align"}, m_root.path());
     QPushButton* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
-    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()), m_root.filePath("study-dihal"));
+    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()),
+             m_root.filePath("study-dihal"));
     dialog.studyBox()->setCurrentText("dcdm");
-    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()), m_root.filePath("study-dcdm"));
+    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()),
+             m_root.filePath("study-dcdm"));
     QVERIFY(ok->isEnabled());
     QCOMPARE(dialog.seedsBox()->value(), 3);
 
@@ -70,13 +73,13 @@ class StudyViewTest : public QObject {
     QVERIFY(ok->isEnabled());
     QTest::keyClicks(dialog.folderEdit(), "-mine");  // a folder the user typed stays
     dialog.studyBox()->setCurrentText("repr-align");
-    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()), m_root.filePath("study-dcdm-mine"));
+    QCOMPARE(QDir::fromNativeSeparators(dialog.folderEdit()->text()),
+             m_root.filePath("study-dcdm-mine"));
 
     const StudyChoice choice = dialog.choice();
     QCOMPARE(choice.study, QString("repr-align"));
     QCOMPARE(choice.budget, QString("full"));
-    QCOMPARE(choice.overrides(),
-             QStringList({"corpus=" + m_corpus, "threads=1", "eval_every=2"}));
+    QCOMPARE(choice.overrides(), QStringList({"corpus=" + m_corpus, "threads=1", "eval_every=2"}));
   }
 
   void theStudyPageIsTheReportThenThePlots() {
@@ -123,7 +126,8 @@ class StudyViewTest : public QObject {
     QVERIFY2(view, "the Study tab is not the current tab");
     QCOMPARE(view->folder(), QDir(m_root.filePath("smoke")).absolutePath());
     QVERIFY2(view->markdown().contains("**Verdict"), qPrintable(view->markdown()));
-    const QStringList plots = QDir(m_root.filePath("smoke/plots")).entryList({"*.png"}, QDir::Files);
+    const QStringList plots =
+        QDir(m_root.filePath("smoke/plots")).entryList({"*.png"}, QDir::Files);
     QVERIFY2(!plots.isEmpty(), "no plots were drawn");
     for (const QString& plot : plots) QVERIFY(view->markdown().contains("plots/" + plot));
   }

@@ -14,9 +14,9 @@
 #include <QTimer>
 
 #include "display_text.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "main_window.h"
-#include "engine/recipe_catalog.h"
 #include "runnable_model_fixture.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"

@@ -328,7 +328,7 @@ class TrainingViewTest : public QObject {
     QCPGraph* train = plots.trainLossGraph();
     QVERIFY(train->dataCount() <= 2 * TrainingPlots::kMaxBuckets);
     QVERIFY(train->dataCount() >= TrainingPlots::kMaxBuckets / 2);
-    QCOMPARE(train->data()->findBegin(20000, false)->value, 40.0);  // the spike, at its step
+    QCOMPARE(train->data()->findBegin(20000, false)->value, 40.0);      // the spike, at its step
     QCOMPARE(plots.learningRateGraph()->dataCount(), int(kSteps / 4));  // flat: a point a bucket
     QCOMPARE(train->data()->constBegin()->key, 1.0);
     QCOMPARE((train->data()->constEnd() - 1)->key, double(kSteps));

@@ -13,10 +13,10 @@
 #include "geometry/cpu/blas_runtime.h"
 #include "geometry/cpu/covariance.h"
 #include "geometry/cpu/local_curvature.h"
-#include "geometry/median.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/cpu/workspace.h"
+#include "geometry/median.h"
 
 namespace strata::geometry {
 

@@ -25,9 +25,9 @@ struct RowNormalisation {
 };
 
 /**
- * μ, s_j (per `mode`) and the rows of positive weight. Throws std::invalid_argument for non-finite values, a
- * weight vector of the wrong length or with a negative or non-finite entry, W ≤ 1, or rows
- * that are all equal (tr(Σ_raw) = 0). Accumulates in double; parallel with OpenMP, with a
+ * μ, s_j (per `mode`) and the rows of positive weight. Throws std::invalid_argument for non-finite
+ * values, a weight vector of the wrong length or with a negative or non-finite entry, W ≤ 1, or
+ * rows that are all equal (tr(Σ_raw) = 0). Accumulates in double; parallel with OpenMP, with a
  * fixed reduction order (the result does not depend on thread timing).
  */
 RowNormalisation normaliseRows(const HiddenStates& states, std::span<const float> weights,

@@ -50,8 +50,8 @@ namespace {
 
 using namespace cuda_detail;
 
-constexpr int64_t kAnchorBatch = 2048;  // anchors per GEMM against a candidate block
-constexpr int64_t kPairBlock = 4096;    // difference directions per triangular solve
+constexpr int64_t kAnchorBatch = 2048;            // anchors per GEMM against a candidate block
+constexpr int64_t kPairBlock = 4096;              // difference directions per triangular solve
 constexpr double kLambdaFloor = kLambdaMaxFloor;  // floor of λ_max(C_i), as on the CPU
 
 /** Whether a device is usable, decided once per process (the answer does not change). */
@@ -187,10 +187,10 @@ class CudaBackend final : public GeometryBackend {
  private:
   /** The normalised rows on the device and Σ (lower triangle, column-major). */
   struct Normalised {
-    DeviceBuffer<float> rows;      // N×d, x_ij = s_j(x_ij − μ_j)
-    DeviceBuffer<float> rowNorm2;  // ‖x_i‖²
-    DeviceBuffer<double> sigma;    // d×d
-    double trace = 0;              // tr Σ
+    DeviceBuffer<float> rows;        // N×d, x_ij = s_j(x_ij − μ_j)
+    DeviceBuffer<float> rowNorm2;    // ‖x_i‖²
+    DeviceBuffer<double> sigma;      // d×d
+    double trace = 0;                // tr Σ
     int64_t constantDimensions = 0;  // `standardise`: zero-variance dimensions (s_j = 0)
   };
   Normalised normalise(const HiddenStates& states, std::span<const float> weights,
@@ -306,8 +306,8 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
   for (int64_t j = 0; j < d; ++j) out.trace += scale[j] * scale[j] * variance[j];
   DeviceBuffer<double> deviceScale(d);
   deviceScale.upload(scale, stream());
-  checkCuda(launchScaleSymmetric(out.sigma.data(), deviceScale.data(), d, 1.0 / (in.totalWeight - 1),
-                                 stream()),
+  checkCuda(launchScaleSymmetric(out.sigma.data(), deviceScale.data(), d,
+                                 1.0 / (in.totalWeight - 1), stream()),
             "scale kernel");
   checkCuda(launchNormaliseRows(out.rows.data(), mean.data(), n, d, deviceScale.data(), stream()),
             "normalise kernel");

@@ -4,7 +4,7 @@
 // of its layer runs is training; success (or Open Sweep Folder…) shows sweep.json in a
 // Bridgeability tab.
 
-#include "recipes/bridge_sweep.h"
+#include "recipes/bridge/bridge_sweep.h"
 
 #include <QFileInfo>
 

@@ -8,6 +8,7 @@
 #include "clean_path.h"
 #include "display_text.h"
 #include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
 #include "geometry/score.h"
 #include "gui_settings.h"
 #include "io/activation_store.h"
@@ -65,8 +66,9 @@ std::vector<plugin::MetricEntry> loadedPluginMetrics() {
 
 /** "l* = 7 (S = 1.83)" under the default weights and candidates, for the log. */
 QString bestLayerText(const geometry::GeometryReport& report) {
-  const geometry::LayerScores scores = geometry::scoreLayers(
-      report.layerIndices(), report.values(), {}, geometry::defaultCandidates(report.numLayers));
+  const geometry::LayerScores scores =
+      geometry::scoreLayers(report.layerIndices(), geometry::metricSeries(report), {},
+                            geometry::defaultCandidates(report.numLayers));
   if (scores.bestIndex < 0)
     return GeometryFeature::tr("no l* (no candidate layer has a finite score)");
   const auto best = static_cast<std::size_t>(scores.bestIndex);

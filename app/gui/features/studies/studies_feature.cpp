@@ -25,7 +25,8 @@ namespace strata {
 void StudiesFeature::install(Workbench& workbench) {
   m_workbench = &workbench;
   auto* run = new QAction(tr("Run &Study…"), this);
-  run->setStatusTip(tr("Replicate a paper's claim: every arm × seed trained, intervals, a verdict"));
+  run->setStatusTip(
+      tr("Replicate a paper's claim: every arm × seed trained, intervals, a verdict"));
   connect(run, &QAction::triggered, this, &StudiesFeature::showStudyDialog);
   workbench.addMenuAction(MenuSection::Training, run);
   auto* results = new QAction(tr("Open Study &Results…"), this);
@@ -47,16 +48,17 @@ bool StudiesFeature::startStudy(const StudyChoice& choice) {
   const QString folder = cleanAbsolute(choice.folder);
   const TrainingSlot& slot = m_workbench->trainingSlot();
   if (slot.holder != TrainingSlot::Holder::None) {
-    m_workbench->log().append(MessageLevel::Warning,
-                              tr("Not running the study in %1: %2 is training; stop it first")
-                                  .arg(folder, slot.folder));
+    m_workbench->log().append(
+        MessageLevel::Warning,
+        tr("Not running the study in %1: %2 is training; stop it first").arg(folder, slot.folder));
     return false;
   }
   StudyOptions options;
   options.folder = toFsPath(folder);
   options.seeds = choice.seeds;
   options.budget = choice.budget.toStdString();
-  for (const QString& setting : choice.overrides()) options.overrides.push_back(setting.toStdString());
+  for (const QString& setting : choice.overrides())
+    options.overrides.push_back(setting.toStdString());
   if (m_workbench->persistSettings()) options.device = jobDevice();  // the Preferences' device
   const std::string name = choice.study.toStdString();
   const QString details = tr("Study: %1\nFolder: %2\nSeeds: %3\nBudget: %4\nSettings: %5")
@@ -78,14 +80,15 @@ bool StudiesFeature::startStudy(const StudyChoice& choice) {
       [this, folder, details](JobOutcome outcome, const QString& error) {
         m_workbench->freeTrainingSlot();
         if (outcome == JobOutcome::Failed) {
-          m_workbench->reportFailure(tr("The study in “%1” failed.").arg(QFileInfo(folder).fileName()),
-                                     error, details);
+          m_workbench->reportFailure(
+              tr("The study in “%1” failed.").arg(QFileInfo(folder).fileName()), error, details);
         } else {
           if (outcome == JobOutcome::Cancelled)
-            m_workbench->log().append(MessageLevel::Warning,
-                                      tr("Study %1 stopped: its finished runs are kept, and running "
-                                         "it again in the same folder continues it")
-                                          .arg(folder));
+            m_workbench->log().append(
+                MessageLevel::Warning,
+                tr("Study %1 stopped: its finished runs are kept, and running "
+                   "it again in the same folder continues it")
+                    .arg(folder));
           const QStringList plots = writeStudyPlots(folder);  // the analysis so far
           m_workbench->log().append(MessageLevel::Info,
                                     tr("Study %1: %2 plots in %3")
@@ -104,9 +107,10 @@ void StudiesFeature::openStudyResults() {
       m_workbench->dialogParent(), tr("Choose a Study Folder"), m_workbench->runsRoot());
   if (folder.isEmpty()) return;
   if (!QFileInfo::exists(QDir(folder).filePath(QStringLiteral("study.json")))) {
-    m_workbench->reportFailure(tr("Cannot show the study in “%1”.").arg(QFileInfo(folder).fileName()),
-                               tr("the folder has no study.json (run a study into it first)"),
-                               tr("Folder: %1").arg(folder));
+    m_workbench->reportFailure(
+        tr("Cannot show the study in “%1”.").arg(QFileInfo(folder).fileName()),
+        tr("the folder has no study.json (run a study into it first)"),
+        tr("Folder: %1").arg(folder));
     return;
   }
   writeStudyPlots(folder);

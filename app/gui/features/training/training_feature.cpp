@@ -6,11 +6,11 @@
 #include "clean_path.h"
 #include "common/error.h"
 #include "display_text.h"
+#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "preferences.h"
-#include "engine/recipe_catalog.h"
 #include "tab_keys.h"
 #include "training_launch_dialog.h"
 #include "workbench.h"
@@ -134,10 +134,9 @@ bool TrainingFeature::slotIsFree(const QString& action, const QString& folder) {
               .arg(action, runName(folder), slot.folder));
       return false;
     case TrainingSlot::Holder::Study:  // a study trains its runs: one training at a time
-      m_workbench->log().append(
-          MessageLevel::Warning,
-          tr("Not %1 %2: the study in %3 is training; cancel it first")
-              .arg(action, runName(folder), slot.folder));
+      m_workbench->log().append(MessageLevel::Warning,
+                                tr("Not %1 %2: the study in %3 is training; cancel it first")
+                                    .arg(action, runName(folder), slot.folder));
       return false;
   }
   return false;

@@ -1,0 +1,33 @@
+#include "model/backbone/activation.h"
+
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/silu.h>
+
+namespace strata {
+
+std::optional<Activation> activationNamed(const std::string& name) {
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  // gelu_fast is 0.5x(1 + tanh(0.7978845608·x(1 + 0.044715x²))): the same function as gelu_new.
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
+    return Activation::GeluTanh;
+  if (name == "gelu") return Activation::GeluErf;
+  if (name == "relu") return Activation::Relu;
+  return std::nullopt;
+}
+
+at::Tensor activate(const at::Tensor& x, Activation activation) {
+  switch (activation) {
+    case Activation::Silu:
+      return at::silu(x);
+    case Activation::GeluTanh:
+      return at::gelu(x, "tanh");
+    case Activation::GeluErf:
+      return at::gelu(x);
+    case Activation::Relu:
+      return at::relu(x);
+  }
+  return x;
+}
+
+}  // namespace strata

@@ -1,0 +1,51 @@
+// What the blocks of every architecture share (see blocks.h).
+
+#include "model/backbone/blocks.h"
+
+#include "common/error.h"
+#include "model/backbone/rope.h"
+
+namespace strata {
+
+Activation blockActivation(const ModelConfig& config, const std::filesystem::path& file) {
+  if (const auto activation = activationNamed(config.hiddenAct)) return *activation;
+  throw ConfigError(file, config.hiddenActField,
+                    "activation '" + config.hiddenAct +
+                        "' is not supported (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
+                        "gelu_fast, relu)");
+}
+
+at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesystem::path& file) {
+  if (config.positionEncoding != PositionEncoding::Rotary) return {};
+  if (config.ropeScaling && !ropeScalingSupported(config.ropeScaling->type))
+    throw ConfigError(
+        file, "rope_scaling",
+        "type '" + config.ropeScaling->type + "' is not supported (supported: linear, llama3)");
+  int64_t rotary = config.headDim;
+  if (config.architecture == Architecture::GptNeoX) {
+    // As GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct).
+    rotary = static_cast<int64_t>(static_cast<double>(config.headDim) * config.rotaryFraction);
+    if (rotary <= 0 || rotary % 2 != 0)
+      throw ConfigError(file, "rotary_pct",
+                        "rotates " + std::to_string(rotary) + " of " +
+                            std::to_string(config.headDim) +
+                            " head dimensions; the count must be even and positive");
+  }
+  return ropeInverseFrequencies(rotary, config.ropeTheta, config.ropeScaling);
+}
+
+at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
+  switch (context.config->architecture) {
+    case Architecture::Llama:
+    case Architecture::Qwen2:
+    case Architecture::Qwen3:
+      return llamaBlock(w, hidden, context);
+    case Architecture::Gpt2:
+      return gpt2Block(w, hidden, context);
+    case Architecture::GptNeoX:
+      return neoxBlock(w, hidden, context);
+  }
+  throw std::logic_error("runBlock: unknown architecture");
+}
+
+}  // namespace strata

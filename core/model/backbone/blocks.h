@@ -1,0 +1,42 @@
+#pragma once
+// One transformer block of each supported family, as plain functions over BlockWeights, so a
+// block can run on weights that were just streamed in and are dropped right after.
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+
+#include "io/hf_config.h"
+#include "model/backbone/activation.h"
+#include "model/backbone/attention_options.h"
+#include "model/backbone/block_weights.h"
+
+namespace strata {
+
+/** What every block of one forward pass shares. */
+struct BlockContext {
+  const ModelConfig* config = nullptr;
+  Activation activation = Activation::Silu;
+  PreparedAttention attention;  ///< the batch's mask and rotary tables
+};
+
+/** Llama, Qwen2, Qwen3 (modeling_llama.py): pre-RMSNorm, GQA with RoPE, SwiGLU MLP. */
+at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+/** GPT-2 (modeling_gpt2.py): pre-LayerNorm, fused Conv1D c_attn, GELU MLP. */
+at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+/** GPT-NeoX / Pythia (modeling_gpt_neox.py): per-head fused q|k|v, partial RoPE, parallel or
+ *  sequential residual. */
+at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+
+/** The block function of the context's architecture. */
+at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+
+/** config.json's activation; ConfigError naming `configFile` when unsupported. */
+Activation blockActivation(const ModelConfig& config, const std::filesystem::path& configFile);
+
+/** RoPE inverse frequencies of the architecture, or undefined for GPT-2 (learned positions).
+ *  ConfigError naming `configFile` for a rope scaling or rotary_pct that cannot be rotated. */
+at::Tensor rotaryInverseFrequencies(const ModelConfig& config,
+                                    const std::filesystem::path& configFile);
+
+}  // namespace strata

@@ -1,0 +1,69 @@
+#pragma once
+// Reads a checkpoint's tensors into BlockWeights / OuterWeights in the compute dtype (float32
+// or bfloat16) on the target device, whatever the dtype on disk (F32, F16, BF16, F64). Every
+// expected tensor's presence, dtype and shape is checked once, from the headers, when the
+// loader is made, so that a streamed pass cannot fail half-way on a malformed file.
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/hf_config.h"
+#include "io/sharded_checkpoint.h"
+#include "model/backbone/block_weights.h"
+#include "model/backbone/weight_layout.h"
+
+namespace strata {
+
+/**
+ * Thread-safety: const methods may run concurrently (WeightFiles is thread-safe).
+ * Mappings: a shard stays mapped only while a tensor loaded from it holds it (see
+ * WeightFiles::shard), so dropping a streamed block releases its pages.
+ */
+class WeightLoader {
+ public:
+  /**
+   * Opens `folder`'s weights and checks them against `config`; tensors are handed out as
+   * `dtype` on `device`. `borrowMapped`: tensors already stored as `dtype` and loaded for the
+   * CPU may be read-only views into the mapping instead of copies (streaming: nothing is
+   * copied, the OS pages weights in and out). Throws FormatError naming the tensor that is
+   * missing, not floating-point, or of the wrong shape.
+   */
+  WeightLoader(const std::filesystem::path& folder, const ModelConfig& config, at::Device device,
+               at::ScalarType dtype, bool borrowMapped);
+
+  const WeightLayout& layout() const { return m_layout; }
+  const WeightFiles& files() const { return m_files; }
+  /** Checkpoint tensors no forward pass reads (and that are not known buffers), one line each. */
+  const std::vector<std::string>& warnings() const { return m_warnings; }
+
+  /** Block `layer` (0-based, as in Hugging Face names). */
+  BlockWeights block(int64_t layer) const;
+  /** Every tensor outside the blocks (the tied head is the token embedding itself). */
+  OuterWeights outer() const;
+  /** One tensor by name, in the loader's dtype on its device. */
+  at::Tensor tensor(const std::string& name) const;
+  /**
+   * Rows `indices` (int64, any shape) of the matrix `name`: [indices..., columns], in the
+   * loader's dtype on its device. Converts only those rows, so embedding lookups stream cheaply.
+   */
+  at::Tensor rows(const std::string& name, const at::Tensor& indices) const;
+
+ private:
+  void check(const std::string& name, const std::vector<int64_t>& shape) const;
+  void collectUnused(const ModelConfig& config);
+  at::Tensor mapped(const std::string& name) const;
+
+  WeightFiles m_files;
+  WeightLayout m_layout;
+  int64_t m_numLayers = 0;
+  at::Device m_device;
+  at::ScalarType m_dtype;
+  bool m_borrowMapped = false;
+  std::vector<std::string> m_warnings;
+};
+
+}  // namespace strata

@@ -1,0 +1,25 @@
+// Block diffusion over chunks: one batch (see block_diffusion.h).
+
+#include "model/diffusion/block_diffusion.h"
+
+namespace strata {
+
+BlockDiffusionBatch blockDiffusionBatch(DcdmTransformerImpl& model,
+                                        const MaskedDiffusion& diffusion, const torch::Tensor& x0,
+                                        std::optional<at::Generator> generator,
+                                        std::optional<ChunkLayout> layout) {
+  BlockDiffusionBatch batch;
+  // The layout first: chunk membership comes from clean content only, so the per-chunk noise
+  // levels can be drawn afterwards (for dcdm, before the chunks exist there is nothing to draw).
+  batch.layout = layout ? std::move(*layout) : model.chunkLayout(x0);
+  batch.t = diffusion.sampleChunkTimes(batch.layout.ids, batch.layout.chunks,
+                                       x0.options().dtype(torch::kFloat), generator);
+  batch.noised = diffusion.sampleNoiseMask(x0, batch.t, generator);
+  batch.xt = applyMask(x0, batch.noised, model.config().maskId());
+  batch.logits = model.forwardTraining(batch.xt, x0, batch.layout);
+  batch.loss =
+      maskedDiffusionLoss(diffusion, batch.logits, x0, batch.noised, batch.t, model.config().vocab);
+  return batch;
+}
+
+}  // namespace strata

@@ -1,0 +1,82 @@
+// The bridge's loss and sampler (see bridge_diffusion.h).
+
+#include "recipes/bridge/bridge_diffusion.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "model/diffusion/brownian_bridge.h"
+
+namespace strata {
+
+namespace {
+
+void requireSameSize(int64_t dataDim, const torch::Tensor& cond) {
+  if (cond.size(-1) != dataDim)
+    throw std::invalid_argument(
+        "the bridge process starts from the condition: it needs the "
+        "condition's size (" +
+        std::to_string(cond.size(-1)) + ") to equal the target's (" + std::to_string(dataDim) +
+        ")");
+}
+
+}  // namespace
+
+BridgeLossTerms bridgeLossTerms(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+                                const torch::Tensor& cond, const BridgeDiffusion& diffusion,
+                                std::optional<at::Generator> generator) {
+  const torch::Tensor t =
+      generator ? torch::rand({x0.size(0)}, *generator, x0.options().dtype(torch::kFloat))
+                : torch::rand({x0.size(0)}, x0.options().dtype(torch::kFloat));
+  BridgeLossTerms terms;
+  torch::Tensor output, target;
+  if (diffusion.process == DiffusionProcess::Bridge) {
+    requireSameSize(x0.size(-1), cond);
+    const BridgeMarginal noised =
+        brownianBridgeMarginal(x0, cond, t, diffusion.bridgeNoise, generator);
+    output = denoiser->forward(noised.xt, t, cond);
+    target = x0;
+    terms.estimate = output;
+  } else {
+    const CosineSchedule schedule;
+    const NoisedBatch noised = addNoise(x0, t, schedule, generator);
+    output = denoiser->forward(noised.xt, t, cond);
+    target = trainingTarget(diffusion.prediction, x0, noised.epsilon, noised.alphaBar);
+    terms.estimate =
+        x0FromOutput(noised.xt, output, noised.alphaBar, diffusion.prediction).to(output.dtype());
+  }
+  terms.loss = torch::mse_loss(output, target.to(output.dtype()));
+  if (diffusion.cosineWeight > 0) {
+    const torch::Tensor cosine = torch::nn::functional::cosine_similarity(
+        terms.estimate, x0, torch::nn::functional::CosineSimilarityFuncOptions().dim(-1));
+    terms.loss = terms.loss + diffusion.cosineWeight * (1 - cosine).mean();
+  }
+  return terms;
+}
+
+torch::Tensor bridgeLoss(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+                         const torch::Tensor& cond, const BridgeDiffusion& diffusion,
+                         std::optional<at::Generator> generator) {
+  return bridgeLossTerms(denoiser, x0, cond, diffusion, generator).loss;
+}
+
+torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, int64_t dataDim,
+                           const BridgeDiffusion& diffusion,
+                           std::optional<at::Generator> generator) {
+  const DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
+    return denoiser->forward(xt, t, cond);
+  };
+  if (diffusion.process == DiffusionProcess::Bridge) {
+    requireSameSize(dataDim, cond);
+    return brownianBridgeSample(model, cond.to(torch::kFloat), diffusion.sampleSteps, diffusion.eta,
+                                diffusion.bridgeNoise, generator);
+  }
+  const std::vector<int64_t> shape = {cond.size(0), cond.size(1), dataDim};
+  const auto options = cond.options().dtype(torch::kFloat);
+  const torch::Tensor noise =
+      generator ? torch::randn(shape, *generator, options) : torch::randn(shape, options);
+  return ddimSample(model, noise, diffusion.sampleSteps, diffusion.eta, diffusion.prediction,
+                    CosineSchedule(), generator);
+}
+
+}  // namespace strata

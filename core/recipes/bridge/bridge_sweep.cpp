@@ -1,0 +1,324 @@
+// The bridgeability sweep (see bridge_sweep.h).
+
+#include "recipes/bridge/bridge_sweep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/job.h"
+#include "common/text_file.h"
+#include "engine/capture.h"
+#include "engine/device_choice.h"
+#include "engine/metrics_log.h"
+#include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
+#include "engine/training_run.h"
+#include "geometry/backend.h"
+#include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
+#include "geometry/rank_correlation.h"
+#include "geometry/score.h"
+#include "io/activation_store.h"
+#include "io/atomic_file.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+/** object[key] as a number, NaN when the key is absent or null (statistics that are undefined,
+ *  or reports written before they existed). */
+double numberOrNaN(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                             : it->get<double>();
+}
+
+/** A store with scores for every layer of the sweep: the given one, or captured and scored. */
+geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& storePath,
+                                     JobContext& job) {
+  storePath = c.store.empty() ? c.folder / "acts.h5" : c.store;
+  if (c.store.empty() && (!fs::exists(storePath) || !geometry::readGeometry(storePath))) {
+    CaptureConfig capture;
+    capture.modelFolder = c.model;
+    capture.corpus = c.corpus;
+    capture.output = storePath;
+    capture.overwrite = true;
+    capture.sampling.tokenBudget = c.captureTokens;
+    capture.device = c.device;
+    job.info("capturing " + c.model.string() + " into " + storePath.string());
+    runCapture(capture, job);
+    job.info("scoring the layers of " + storePath.string());
+    auto backend = geometry::makeGeometryBackend(
+        geometry::parseDeviceChoice(resolveDevice(c.device, "device")));
+    geometry::GeometryReport report;
+    {  // the reader must be closed before the geometry is written into the same file
+      const ActivationStore store = ActivationStore::open(storePath);
+      report = geometry::scanStore(store, *backend, geometry::ProxyOptions{}, job);
+    }
+    geometry::writeGeometry(storePath, report);
+  }
+  auto report = geometry::readGeometry(storePath);
+  if (!report)
+    throw FormatError(storePath, "has no layer scores: run `strata-cli score` on it first");
+  return *report;
+}
+
+/** Trains (or continues) the bridge at `layer`; returns its run folder. */
+fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_t layer,
+                       JobContext& job) {
+  const fs::path run = c.folder / ("layer-" + std::to_string(layer));
+  if (isRunFolder(run)) {
+    if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+    return run;
+  }
+  const ConfigSchema schema = recipeSchema("bridge");
+  TrainingRequest request;
+  request.recipe = "bridge";
+  request.config = ResolvedConfig(schema);
+  request.config.set("device", c.device);  // an explicit `device=` setting still wins
+  for (const std::string& setting : c.settings) applyOverride(schema, setting, request.config);
+  request.config.set("model", c.model.string());
+  request.config.set("corpus", c.corpus.string());
+  request.config.set("store", store.string());
+  request.config.set("layer", layer);
+  request.config.set("steps", c.steps);
+  if (layer == 0) {
+    // The baseline is embedding-space diffusion (Diffusion-LM): it generates h_0 from noise
+    // without seeing h_0. Conditioned on h_0 it would only learn to copy its condition.
+    request.config.set("condition", std::string("none"));
+    request.config.set("process", std::string("gaussian"));
+  }
+  request.runFolder = run;
+  request.command = "strata-cli sweep-bridges (layer " + std::to_string(layer) + ")";
+  startTraining(request, job);
+  return run;
+}
+
+BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
+  BridgeSweepRow row;
+  row.layer = layer;
+  row.run = run;
+  row.valLoss = std::numeric_limits<double>::infinity();
+  for (const MetricsRecord& record : readMetricsLog(run / "metrics.jsonl")) {
+    if (!record.has("val_loss")) continue;
+    row.valLoss = std::min(row.valLoss, record.value("val_loss"));
+    row.valCosine = record.value("val_cosine");
+    row.ceGap = record.value("val_ce_gap");
+    if (record.has("val_rounding_accuracy"))
+      row.roundingAccuracy = record.value("val_rounding_accuracy");
+  }
+  if (!std::isfinite(row.valLoss))
+    throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  return row;
+}
+
+/** A statistic as JSON: null when undefined. */
+Json statistic(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+/** A statistic for the Markdown report: "n/a" when undefined. */
+std::string shown(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.3f", v);
+  return text;
+}
+
+void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
+  Json rows = Json::array();
+  std::string csv = "layer,score,m_curv,m_mono,k_eff,val_loss,val_cosine,val_ce_gap,run\n";
+  for (const auto& row : r.rows) {
+    rows.push_back({{"layer", row.layer},
+                    {"score", row.score},
+                    {"m_curv", statistic(row.curvature)},
+                    {"m_mono", statistic(row.monotonicity)},
+                    {"k_eff", statistic(row.effectiveRank)},
+                    {"val_loss", row.valLoss},
+                    {"val_cosine", row.valCosine},
+                    {"val_ce_gap", row.ceGap},
+                    {"run", row.run.string()}});
+    csv += std::to_string(row.layer) + "," + Json(row.score).dump() + "," +
+           statistic(row.curvature).dump() + "," + statistic(row.monotonicity).dump() + "," +
+           statistic(row.effectiveRank).dump() + "," + Json(row.valLoss).dump() + "," +
+           Json(row.valCosine).dump() + "," + Json(row.ceGap).dump() + "," + row.run.string() +
+           "\n";
+  }
+  Json baselines = Json::array();
+  for (const auto& row : r.baselines)
+    baselines.push_back({{"layer", row.layer},
+                         {"kind", "embedding diffusion (unconditional)"},
+                         {"val_loss", row.valLoss},
+                         {"val_cosine", row.valCosine},
+                         {"val_ce_gap", row.ceGap},
+                         {"val_rounding_accuracy", row.roundingAccuracy},
+                         {"run", row.run.string()}});
+  const Json report = {{"store", r.store.string()},
+                       {"normalisation", r.normalisation},
+                       {"rho", r.rho},
+                       {"p_value", r.pValue},
+                       {"rho_m_curv", statistic(r.rhoCurvature)},
+                       {"rho_m_mono", statistic(r.rhoMonotonicity)},
+                       {"rho_neg_k_eff", statistic(r.rhoEffectiveRank)},
+                       {"rho_neg_depth", statistic(r.rhoDepth)},
+                       {"partial_rho_given_depth", statistic(r.partialRho)},
+                       {"best_by_score", r.bestByScore},
+                       {"best_by_loss", r.bestByLoss},
+                       {"worst_by_score", r.worstByScore},
+                       {"layers", rows},
+                       {"baselines", baselines}};
+  writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
+  writeTextAtomically(folder / "sweep.csv", csv);
+  writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
+}
+
+}  // namespace
+
+std::string sweepStatisticsMarkdown(const BridgeSweepResult& r) {
+  return "# Bridgeability sweep\n\nStore: " + r.store.string() + " (normalisation " +
+         r.normalisation + "), " + std::to_string(r.rows.size()) +
+         " layers. Spearman ρ against −best val loss:\n\n| predictor | ρ |\n| --- | --- |\n" +
+         "| S (score) | " + shown(r.rho) + " |\n| +m_curv | " + shown(r.rhoCurvature) +
+         " |\n| +m_mono | " + shown(r.rhoMonotonicity) + " |\n| −k_eff | " +
+         shown(r.rhoEffectiveRank) + " |\n| −depth | " + shown(r.rhoDepth) +
+         " |\n| S given depth (partial) | " + shown(r.partialRho) + " |\n\n" +
+         "Permutation p of ρ(S): " + Json(r.pValue).dump() +
+         ". A partial ρ of n/a means S or the loss is ranked exactly like depth.\n";
+}
+
+void computeSweepStatistics(BridgeSweepResult& result) {
+  std::vector<double> score, negativeLoss, depth, negativeDepth, curvature, monotonicity,
+      negativeRank;
+  for (const auto& row : result.rows) {
+    score.push_back(row.score);
+    negativeLoss.push_back(-row.valLoss);
+    depth.push_back(double(row.layer));
+    negativeDepth.push_back(-double(row.layer));
+    curvature.push_back(row.curvature);
+    monotonicity.push_back(row.monotonicity);
+    negativeRank.push_back(-row.effectiveRank);
+  }
+  // A proxy undefined on a layer has no ρ (NaN) rather than ending the report.
+  const auto rho = [&](const std::vector<double>& predictor) {
+    for (double v : predictor)
+      if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+    return geometry::spearmanRho(predictor, negativeLoss);
+  };
+  result.rho = geometry::spearmanRho(score, negativeLoss);
+  result.rhoCurvature = rho(curvature);
+  result.rhoMonotonicity = rho(monotonicity);
+  result.rhoEffectiveRank = rho(negativeRank);
+  result.rhoDepth = rho(negativeDepth);
+  result.partialRho = result.rows.size() >= 3
+                          ? geometry::partialSpearmanRho(score, negativeLoss, depth)
+                          : std::numeric_limits<double>::quiet_NaN();
+}
+
+BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
+  if (c.firstLayer < 0 || c.lastLayer < c.firstLayer)
+    throw ConfigError("sweep-bridges", "layers", "must be a range a..b with 0 ≤ a ≤ b");
+  if (c.lastLayer - c.firstLayer < 1)
+    throw ConfigError("sweep-bridges", "layers", "needs at least two layers to correlate");
+  fs::create_directories(c.folder);
+  BridgeSweepResult result;
+  const geometry::GeometryReport report = scoredStore(c, result.store, job);
+  std::vector<int64_t> layers = report.layerIndices();
+  const auto scores = geometry::scoreLayers(layers, geometry::metricSeries(report), {},
+                                            geometry::LayerRange{c.firstLayer, c.lastLayer});
+  for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer) {
+    const auto it = std::find(layers.begin(), layers.end(), layer);
+    if (it == layers.end())
+      throw FormatError(result.store, "has no score for layer " + std::to_string(layer));
+    job.info("bridge at layer " + std::to_string(layer) + " (" +
+             std::to_string(layer - c.firstLayer + 1) + " of " +
+             std::to_string(c.lastLayer - c.firstLayer + 1) + ")");
+    BridgeSweepRow row = rowOf(layer, trainBridgeAt(c, result.store, layer, job));
+    const auto index = static_cast<size_t>(it - layers.begin());
+    row.score = scores.score[index];
+    row.curvature = report.layers[index].values.curvature;
+    row.monotonicity = report.layers[index].values.monotonicity;
+    row.effectiveRank = report.layers[index].values.effectiveRank;
+    result.rows.push_back(row);
+  }
+  result.normalisation = geometry::normalisationName(report.options.normalisation);
+  computeSweepStatistics(result);
+  std::vector<double> score, negativeLoss;
+  for (const auto& row : result.rows) {
+    score.push_back(row.score);
+    negativeLoss.push_back(-row.valLoss);
+  }
+  result.pValue = geometry::spearmanPermutationPValue(score, negativeLoss, c.permutations, 0);
+  result.bestByScore = layers[static_cast<size_t>(scores.bestIndex)];
+  result.worstByScore =
+      std::min_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
+        return a.score < b.score;
+      })->layer;
+  if (c.layerZeroBaseline && c.firstLayer > 0) {
+    job.info("baseline: embedding-space diffusion of h_0 (layer 0, unconditional)");
+    BridgeSweepRow row = rowOf(0, trainBridgeAt(c, result.store, 0, job));
+    row.score = std::numeric_limits<double>::quiet_NaN();
+    result.baselines.push_back(row);
+  }
+  result.bestByLoss =
+      std::max_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
+        return a.valLoss > b.valLoss;
+      })->layer;
+  writeReport(result, c.folder);
+  return result;
+}
+
+BridgeSweepResult readBridgeSweep(const fs::path& folder) {
+  const fs::path file = folder / "sweep.json";
+  BridgeSweepResult result;
+  try {
+    const Json json = Json::parse(readWholeFile(file));
+    result.store = json.at("store").get<std::string>();
+    result.rho = json.at("rho").get<double>();
+    result.pValue = json.at("p_value").get<double>();
+    result.bestByScore = json.at("best_by_score").get<int64_t>();
+    result.bestByLoss = json.at("best_by_loss").get<int64_t>();
+    result.worstByScore = json.value("worst_by_score", int64_t{-1});
+    // Reports written before these statistics existed read them as undefined.
+    result.rhoCurvature = numberOrNaN(json, "rho_m_curv");
+    result.rhoMonotonicity = numberOrNaN(json, "rho_m_mono");
+    result.rhoEffectiveRank = numberOrNaN(json, "rho_neg_k_eff");
+    result.rhoDepth = numberOrNaN(json, "rho_neg_depth");
+    result.partialRho = numberOrNaN(json, "partial_rho_given_depth");
+    result.normalisation = json.value("normalisation", std::string("trace"));
+    for (const Json& row : json.value("baselines", Json::array())) {
+      BridgeSweepRow r;
+      r.layer = row.at("layer").get<int64_t>();
+      r.score = std::numeric_limits<double>::quiet_NaN();
+      r.valLoss = row.at("val_loss").get<double>();
+      r.valCosine = row.at("val_cosine").get<double>();
+      r.ceGap = row.at("val_ce_gap").get<double>();
+      if (row.contains("val_rounding_accuracy") && row["val_rounding_accuracy"].is_number())
+        r.roundingAccuracy = row["val_rounding_accuracy"].get<double>();
+      r.run = row.at("run").get<std::string>();
+      result.baselines.push_back(r);
+    }
+    for (const Json& row : json.at("layers")) {
+      BridgeSweepRow r;
+      r.layer = row.at("layer").get<int64_t>();
+      r.score = row.at("score").get<double>();
+      r.curvature = numberOrNaN(row, "m_curv");
+      r.monotonicity = numberOrNaN(row, "m_mono");
+      r.effectiveRank = numberOrNaN(row, "k_eff");
+      r.valLoss = row.at("val_loss").get<double>();
+      r.valCosine = row.at("val_cosine").get<double>();
+      r.ceGap = row.at("val_ce_gap").get<double>();
+      r.run = row.at("run").get<std::string>();
+      result.rows.push_back(r);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(file, std::string("is not a sweep report: ") + e.what());
+  }
+  return result;
+}
+
+}  // namespace strata

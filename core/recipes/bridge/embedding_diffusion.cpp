@@ -1,0 +1,44 @@
+// Next-token sampling with unconditional embedding diffusion (see embedding_diffusion.h).
+
+#include "recipes/bridge/embedding_diffusion.h"
+
+#include <cmath>
+
+#include "engine/seeded_generator.h"
+
+namespace strata {
+
+bool isEmbeddingDiffusion(const LoadedBridge& bridge) {
+  return !bridge.diffusion.conditioned && bridge.source->layer() == 0;
+}
+
+int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& rounding,
+                                const std::vector<int32_t>& ids, uint64_t seed) {
+  torch::NoGradGuard noGrad;
+  const torch::Tensor input =
+      torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kInt64).unsqueeze(0);
+  const HiddenStatistics& stats = bridge.statistics.target;
+  const torch::Tensor known =
+      stats.normalise(bridge.source->condition(input).slice(1, 1));  // [1, n−1, d]
+  const int64_t length = known.size(1) + 1;
+  at::Generator generator = seededGenerator(seed, known.device());
+  const auto options = known.options();
+  const torch::Tensor knownNoise = torch::randn(known.sizes(), generator, options);
+  const torch::Tensor noise = torch::randn({1, length, known.size(2)}, generator, options);
+  const torch::Tensor noCondition = torch::zeros({1, length, known.size(2)}, options);
+  const CosineSchedule schedule;
+  const DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
+    const double alphaBar = schedule.alphaBar(t[0].item<double>());
+    torch::Tensor x = xt.clone();
+    x.slice(1, 0, length - 1)
+        .copy_(std::sqrt(alphaBar) * known + std::sqrt(1 - alphaBar) * knownNoise);
+    return bridge.denoiser->forward(x, t, noCondition);
+  };
+  const BridgeDiffusion& d = bridge.diffusion;
+  const torch::Tensor x0 =
+      ddimSample(model, noise, d.sampleSteps, d.eta, d.prediction, schedule, generator);
+  const torch::Tensor next = stats.denormalise(x0.slice(1, length - 1));
+  return static_cast<int32_t>(rounding.tokens(next)[0][0].item<int64_t>());
+}
+
+}  // namespace strata

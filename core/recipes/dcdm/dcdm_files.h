@@ -1,0 +1,40 @@
+#pragma once
+// How a dcdm run's settings become objects, and loading a trained masked diffusion LM from its
+// run folder (tokenizer files in the folder, weights of the best or newest valid checkpoint).
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "engine/config_schema.h"
+#include "model/diffusion/dcdm_transformer.h"
+#include "model/diffusion/masked_diffusion.h"
+#include "recipes/dlm_sampler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+
+MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& config);
+DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& config, int64_t vocab);
+
+struct LoadedDlm {
+  ResolvedConfig config;
+  std::unique_ptr<Tokenizer> tokenizer;
+  DcdmTransformer model{nullptr};
+  int64_t checkpointStep = 0;
+};
+/** IoError/FormatError naming the folder when it is not a dcdm run or has no valid checkpoint. */
+LoadedDlm loadDlmRun(const std::filesystem::path& runFolder,
+                     const torch::Device& device = torch::kCPU);
+/** The same, with the weights of checkpoint step-<step> (IoError when it is not there or does
+ *  not verify). */
+LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);
+
+/** The sampler of dlm_sampler.h on a model in memory (the recipe's evaluation samples);
+ *  defaultSteps applies when config.stepsPerChunk is 0. */
+DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
+                          const std::string& prompt, const DlmSamplingConfig& config,
+                          int64_t defaultSteps);
+
+}  // namespace strata

@@ -1,0 +1,170 @@
+// The masked-diffusion comparison study (see dlm_comparison.h).
+
+#include "recipes/dcdm/dlm_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/human_format.h"
+#include "common/job.h"
+#include "common/text_file.h"
+#include "engine/device_choice.h"
+#include "engine/metrics_log.h"
+#include "io/atomic_file.h"
+#include "model/diffusion/dlm_variant.h"
+#include "recipes/dcdm/dlm_sample_quality.h"
+#include "recipes/run_config.h"
+#include "recipes/sample_quality.h"
+#include "recipes/study_runs.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::vector<DlmVariantSpec> DlmComparisonConfig::defaultVariants() {
+  return {{"mdlm", {"variant=mdlm"}},
+          {"bdlm-B8", {"variant=bdlm", "block_size=8"}},
+          {"dcdm-K8-h4", {"variant=dcdm", "chunks=8", "subspace_rank=4"}},
+          {"dcdm-K4-h4", {"variant=dcdm", "chunks=4", "subspace_rank=4"}},
+          {"dcdm-K16-h4", {"variant=dcdm", "chunks=16", "subspace_rank=4"}},
+          {"dcdm-K8-h1", {"variant=dcdm", "chunks=8", "subspace_rank=1"}}};
+}
+
+namespace {
+
+DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
+  const RunManifest manifest = requireRun(run, "dcdm");
+  const ResolvedConfig config = runConfig(manifest);
+  DlmComparisonRow row;
+  row.name = spec.name;
+  row.run = run;
+  row.variant = config.text("variant");
+  const DlmVariant variant = parseDlmVariant(row.variant, manifest.file);
+  row.chunks = variant == DlmVariant::Dcdm ? config.integer("chunks") : 0;
+  row.rank = variant == DlmVariant::Dcdm ? config.integer("subspace_rank") : 0;
+  row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
+  row.parameters = manifest.integerFactOr("parameters", 0);
+  row.routerParameters = manifest.integerFactOr("router_parameters", 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  row.valLoss = std::numeric_limits<double>::infinity();
+  row.loadEntropy = row.maxChunkShare = nan;
+  double throughput = 0;
+  int64_t logged = 0;
+  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl")) {
+    if (r.has("tokens_per_s")) {
+      throughput += r.value("tokens_per_s");
+      ++logged;
+    }
+    if (!r.has("val_loss")) continue;
+    row.valLoss = std::min(row.valLoss, r.value("val_loss"));
+    row.maskedAcc = r.value("val_masked_acc");
+    if (r.has("val_load_entropy")) row.loadEntropy = r.value("val_load_entropy");
+    if (r.has("val_max_chunk_share")) row.maxChunkShare = r.value("val_max_chunk_share");
+  }
+  if (!std::isfinite(row.valLoss))
+    throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  row.pplBound = std::exp(row.valLoss);
+  row.tokensPerSecond = logged > 0 ? throughput / static_cast<double>(logged) : 0;
+  return row;
+}
+
+void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge,
+                      const std::string& device) {
+  const DlmSampleQuality q = judgeDlmSamples(row.run, samples, judge, device);
+  row.genPpl = q.genPpl;
+  row.wordDiversity = q.wordDiversity;
+  row.tokenDiversity = q.tokenDiversity;
+}
+
+void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder,
+                  const std::string& judge) {
+  Json list = Json::array();
+  std::string csv =
+      "name,variant,chunks,subspace_rank,block_size,val_loss,ppl_bound,masked_acc,"
+      "load_entropy,max_chunk_share,tokens_per_s,parameters,router_parameters,gen_ppl,"
+      "word_diversity,token_diversity\n";
+  std::string md =
+      "| run | variant | K | h | B | best val ELBO | PPL bound | masked acc | load "
+      "entropy | max chunk share | tokens/s | parameters (router) | Gen.PPL (judge) | word div | "
+      "token div |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+      "|\n";
+  for (const auto& r : rows) {
+    list.push_back(
+        {{"name", r.name},
+         {"variant", r.variant},
+         {"chunks", r.chunks},
+         {"subspace_rank", r.rank},
+         {"block_size", r.blockSize},
+         {"val_loss", r.valLoss},
+         {"ppl_bound", r.pplBound},
+         {"masked_acc", r.maskedAcc},
+         {"load_entropy", std::isfinite(r.loadEntropy) ? Json(r.loadEntropy) : Json(nullptr)},
+         {"max_chunk_share",
+          std::isfinite(r.maxChunkShare) ? Json(r.maxChunkShare) : Json(nullptr)},
+         {"tokens_per_s", r.tokensPerSecond},
+         {"parameters", r.parameters},
+         {"router_parameters", r.routerParameters},
+         {"gen_ppl", std::isfinite(r.genPpl) ? Json(r.genPpl) : Json(nullptr)},
+         {"word_diversity", std::isfinite(r.wordDiversity) ? Json(r.wordDiversity) : Json(nullptr)},
+         {"token_diversity",
+          std::isfinite(r.tokenDiversity) ? Json(r.tokenDiversity) : Json(nullptr)},
+         {"judge", judge},
+         {"run", r.run.string()}});
+    csv += r.name + "," + r.variant + "," + std::to_string(r.chunks) + "," +
+           std::to_string(r.rank) + "," + std::to_string(r.blockSize) + "," +
+           formatFixed(r.valLoss, 6, "–") + "," + formatFixed(r.pplBound, 4, "–") + "," +
+           formatFixed(r.maskedAcc, 6, "–") + "," + formatFixed(r.loadEntropy, 6, "–") + "," +
+           formatFixed(r.maxChunkShare, 6, "–") + "," + formatFixed(r.tokensPerSecond, 1, "–") +
+           "," + std::to_string(r.parameters) + "," + std::to_string(r.routerParameters) + "," +
+           formatFixed(r.genPpl, 4, "–") + "," + formatFixed(r.wordDiversity, 6, "–") + "," +
+           formatFixed(r.tokenDiversity, 6, "–") + "\n";
+    md += "| " + r.name + " | " + r.variant + " | " + (r.chunks ? std::to_string(r.chunks) : "–") +
+          " | " + (r.rank ? std::to_string(r.rank) : "–") + " | " +
+          (r.blockSize ? std::to_string(r.blockSize) : "–") + " | " +
+          formatFixed(r.valLoss, 4, "–") + " | " + formatFixed(r.pplBound, 2, "–") + " | " +
+          formatFixed(r.maskedAcc, 4, "–") + " | " + formatFixed(r.loadEntropy, 3, "–") + " | " +
+          formatFixed(r.maxChunkShare, 3, "–") + " | " + formatFixed(r.tokensPerSecond, 0, "–") +
+          " | " + std::to_string(r.parameters) + " (" + std::to_string(r.routerParameters) +
+          ") | " + formatFixed(r.genPpl, 2, "–") + " | " + formatFixed(r.wordDiversity, 3, "–") +
+          " | " + formatFixed(r.tokenDiversity, 3, "–") + " |\n";
+  }
+  md += judge.empty() ? "\nGen.PPL: no judge given (--judge MODEL_DIR).\n"
+                      : "\nGen.PPL judged by " + judge + " (re-tokenised with its tokenizer).\n";
+  writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
+  writeTextAtomically(folder / "compare.csv", csv);
+  writeTextAtomically(folder / "compare.md", md);
+}
+
+}  // namespace
+
+std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
+  if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
+  fs::create_directories(c.folder);
+  std::unique_ptr<GenerationJudge> judge;
+  if (!c.judge.empty())
+    judge = std::make_unique<GenerationJudge>(c.judge, c.device);  // fail before training
+  std::vector<DlmComparisonRow> rows;
+  std::vector<std::string> shared = {"device=" + c.device};  // c.settings may override it
+  shared.insert(shared.end(), c.settings.begin(), c.settings.end());
+  shared.push_back("corpus=" + c.corpus.string());
+  shared.push_back("steps=" + std::to_string(c.steps));
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    const DlmVariantSpec& spec = c.variants[i];
+    job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) +
+             ")");
+    rows.push_back(
+        rowOf(spec, trainStudyRun("dcdm", c.folder, shared, spec, "strata-cli compare-dlm", job)));
+    job.checkCancelled();
+    addSampleQuality(rows.back(), c.samples, judge.get(), c.device);
+  }
+  writeReports(rows, c.folder, c.judge.string());
+  return rows;
+}
+
+}  // namespace strata

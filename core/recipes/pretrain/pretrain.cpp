@@ -1,0 +1,154 @@
+// The pretrain recipe (see pretrain.h): settings, data, model, loss and the Hugging Face export.
+
+#include "recipes/pretrain/pretrain.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/job.h"
+#include "engine/metrics_log.h"
+#include "engine/recipe.h"
+#include "io/atomic_file.h"
+#include "io/corpus_hash.h"
+#include "model/backbone/safetensors_torch.h"
+#include "model/trainable/trainable_llama.h"
+#include "recipes/pretrain/pretrain_data.h"
+#include "recipes/pretrain/pretrain_files.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+namespace {
+
+class PretrainRecipe final : public Recipe {
+ public:
+  void build(const RecipeSetup& setup, JobContext& job) override {
+    const ResolvedConfig& c = setup.config;
+    m_setup.emplace(setup);
+    m_seqLen = c.integer("seq_len");
+    m_seed = static_cast<uint64_t>(c.integer("seed"));
+    m_batch = c.integer("batch");
+    m_evalWindows = c.integer("eval_windows");
+    m_device = setup.device;
+
+    TrainableLlamaConfig shape;
+    shape.dim = c.integer("dim");
+    shape.layers = c.integer("layers");
+    shape.heads = c.integer("heads");
+    shape.kvHeads = c.integer("kv_heads") == 0 ? shape.heads : c.integer("kv_heads");
+    shape.mlp = c.integer("mlp");
+    shape.maxPositions = std::max<int64_t>(m_seqLen, 2048);
+    const fs::path source = "the pretrain run configuration";
+    if (shape.dim % shape.heads != 0 || shape.headDim() % 2 != 0)
+      throw ConfigError(source, "heads", "dim / heads must be an even whole number");
+    if (shape.heads % shape.kvHeads != 0)
+      throw ConfigError(source, "kv_heads", "must divide heads");
+
+    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
+    const fs::path corpus = c.text("corpus");
+    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
+    m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
+    m_tokens =
+        tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen, c.real("val_fraction"), job);
+
+    shape.vocabSize = m_tokenizer->vocabSize();
+    m_shape = shape;
+    m_model = TrainableLlama(shape);
+    m_model->initialiseWeights();
+    m_model->to(m_device);
+  }
+
+  torch::nn::Module& model() override { return *m_model; }
+
+  std::vector<ParameterGroup> parameterGroups() override {
+    // AdamW's decoupled weight decay (Loshchilov & Hutter 2019) on matrices only.
+    ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
+    for (const auto& p : m_model->parameters())
+      (p.dim() >= 2 ? decayed : plain).parameters.push_back(p);
+    return {decayed, plain};
+  }
+
+  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
+    torch::Tensor windows = trainingWindows(m_tokens.train, m_seqLen, m_seed, slice.step,
+                                            slice.micro * m_batch + slice.firstRow, slice.rows);
+    MicroBatchResult result;
+    result.loss = m_model->loss(windows.to(m_device));
+    result.tokens = slice.rows * m_seqLen;
+    return result;
+  }
+
+  Metrics evaluate(int64_t /*step*/) override {
+    return {{"val_loss",
+             validationLoss(*m_model, m_tokens.val, m_seqLen, m_batch, m_evalWindows, m_device)}};
+  }
+
+  std::map<std::string, std::string> description() const override {
+    int64_t parameters = 0;
+    for (const auto& p : m_model->parameters()) parameters += p.numel();
+    return {{"corpus_hash", m_corpusHash},
+            {"train_tokens", std::to_string(m_tokens.train.size())},
+            {"val_tokens", std::to_string(m_tokens.val.size())},
+            {"parameters", std::to_string(parameters)},
+            {"vocab_size", std::to_string(m_shape.vocabSize)}};
+  }
+
+  void finish(const fs::path& runFolder, JobContext&) override {
+    // The Hugging Face folder: parameter names are already HF's (see trainable_llama.h).
+    NamedTensors tensors;
+    for (auto& [name, tensor] : m_model->huggingFaceTensors())
+      tensors.emplace_back(name, tensor.to(torch::kCPU, torch::kFloat).contiguous());
+    writeSafetensors(runFolder / "model.safetensors", tensors);
+    LlamaFolderConfig folder{m_shape.vocabSize,    m_shape.dim,          m_shape.layers,
+                             m_shape.heads,        m_shape.kvHeads,      m_shape.mlp,
+                             m_shape.maxPositions, m_tokenizer->bosId(), m_tokenizer->eosId()};
+    writeTextAtomically(runFolder / "config.json", llamaConfigJson(folder));
+    writePretrainDescription(runFolder, m_setup->config, description(), m_tokenizer->kind());
+  }
+
+ private:
+  std::optional<RecipeSetup> m_setup;
+  int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
+  uint64_t m_seed = 0;
+  torch::Device m_device{torch::kCPU};
+  std::string m_corpusHash;
+  std::unique_ptr<Tokenizer> m_tokenizer;
+  TokenSplit m_tokens;
+  TrainableLlamaConfig m_shape;
+  TrainableLlama m_model{nullptr};
+};
+
+}  // namespace
+
+std::vector<SettingSpec> pretrainSettings() {
+  std::vector<SettingSpec> settings = corpusSettings();
+  settings.insert(
+      settings.end(),
+      {
+          makeSetting("tokenizer", SettingType::Text, std::string("byte"),
+                      "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy",
+                      "data"),
+          makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per training window",
+                      "data", 2),
+          makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
+                      "data", 1e-4, 0.5),
+          makeSetting("eval_windows", SettingType::Integer, int64_t{64},
+                      "validation windows (of seq_len + 1 tokens) at most", "data", 1),
+          makeSetting("dim", SettingType::Integer, int64_t{128}, "hidden size", "model", 2),
+          makeSetting("layers", SettingType::Integer, int64_t{4}, "decoder blocks", "model", 1),
+          makeSetting("heads", SettingType::Integer, int64_t{4}, "attention heads", "model", 1),
+          makeSetting("kv_heads", SettingType::Integer, int64_t{0},
+                      "key/value heads (0 = as many as heads)", "model", 0),
+          makeSetting("mlp", SettingType::Integer, int64_t{352}, "SwiGLU intermediate size",
+                      "model", 1),
+      });
+  return settings;
+}
+
+std::unique_ptr<Recipe> makePretrainRecipe() { return std::make_unique<PretrainRecipe>(); }
+
+}  // namespace strata

@@ -1,0 +1,255 @@
+// Plugin recipes as training runs (engine/plugin_training.h), driven with the test plugin's
+// recipe "echo" (tests/plugins/test_plugin.cpp): loss = 1/step and lr = 0.1 at steps 1..n, its
+// progress, its own state file for resume, and modes that fail, throw or log a reserved name.
+
+#include "engine/plugin_training.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/error.h"
+#include "common/job.h"
+#include "common/text_file.h"
+#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
+#include "plugin/plugin_loader.h"
+#include "support/temp_dir.h"
+
+namespace strata {
+namespace {
+namespace fs = std::filesystem;
+
+const plugin::RecipeEntry& echo() {
+  static const plugin::PluginSet set = plugin::loadPlugins({STRATA_TEST_PLUGIN_DIR});
+  const plugin::RecipeEntry* recipe = set.findRecipe("echo");
+  if (!recipe) throw std::runtime_error("no recipe echo in " STRATA_TEST_PLUGIN_DIR);
+  return *recipe;
+}
+
+/** Records progress and messages; cancels its token once a progress of `cancelAt` arrives. */
+class RecordingSink final : public ProgressSink {
+ public:
+  explicit RecordingSink(CancellationToken token = {}, double cancelAt = 2.0)
+      : m_token(std::move(token)), m_cancelAt(cancelAt) {}
+  void progress(double fraction, const std::string& stage) override {
+    std::lock_guard lock(m_mutex);
+    fractions.push_back(fraction);
+    stages.push_back(stage);
+    if (fraction >= m_cancelAt) m_token.cancel();
+  }
+  void message(MessageLevel, const std::string& text) override {
+    std::lock_guard lock(m_mutex);
+    messages.push_back(text);
+  }
+  std::vector<double> fractions;
+  std::vector<std::string> stages;
+  std::vector<std::string> messages;
+
+ private:
+  std::mutex m_mutex;
+  CancellationToken m_token;
+  double m_cancelAt;
+};
+
+TrainingRequest echoRequest(const fs::path& folder, const std::string& mode = "ok",
+                            const std::string& greeting = "hi; there") {
+  TrainingRequest request;
+  request.recipe = "echo";
+  request.config = ResolvedConfig(pluginRecipeSchema(echo()));
+  request.config.set("greeting", greeting);
+  request.config.set("mode", mode);
+  request.runFolder = folder;
+  request.command = "test";
+  return request;
+}
+
+TrainingSummary start(const TrainingRequest& request, ProgressSink& sink,
+                      const CancellationToken& token = {}) {
+  JobContext job(sink, token);
+  return startPluginTraining(echo(), request, job);
+}
+
+std::vector<int64_t> steps(const std::vector<MetricsRecord>& records) {
+  std::vector<int64_t> out;
+  for (const auto& r : records) out.push_back(r.step);
+  return out;
+}
+
+/** What `body` throws as an Error; fails the test when it throws nothing. */
+std::string errorOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const CancelledError&) {
+    ADD_FAILURE() << "cancelled instead of failing";
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an Error";
+  return {};
+}
+
+TEST(PluginTraining, RecordsEveryMetricCallProgressAndRunJson) {
+  TempDir dir;
+  RecordingSink sink;
+  const TrainingSummary summary = start(echoRequest(dir / "run"), sink);
+  EXPECT_TRUE(summary.finished);
+  EXPECT_EQ(summary.lastStep, 5);
+  EXPECT_EQ(summary.totalSteps, 5);  // the recipe's "steps" setting
+  EXPECT_DOUBLE_EQ(summary.lastMetrics.at("loss"), 0.2);
+
+  // metrics.jsonl: one line per step with both metrics of that step, as the loop writes them.
+  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  ASSERT_EQ(steps(records), (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  for (const auto& r : records) {
+    ASSERT_EQ(r.values.size(), 2u);
+    EXPECT_DOUBLE_EQ(r.value("loss"), 1.0 / double(r.step));
+    EXPECT_DOUBLE_EQ(r.value("lr"), 0.1);
+    EXPECT_GT(r.wallTime, 1.6e9);
+  }
+  // Progress: the recipe's fractions in order, after Strata's own start.
+  const std::vector<double> expected = {0.2, 0.4, 0.6, 0.8, 1.0};
+  ASSERT_GE(sink.fractions.size(), expected.size());
+  EXPECT_EQ(std::vector<double>(sink.fractions.end() - 5, sink.fractions.end()), expected);
+  EXPECT_EQ(sink.stages.back(), "echo step");
+
+  const auto run = nlohmann::json::parse(readWholeFile(dir / "run" / "run.json"));
+  EXPECT_EQ(run["recipe"], "echo");
+  EXPECT_EQ(run["plugin"]["name"], "good");
+  EXPECT_EQ(run["plugin"]["version"], "0");
+  EXPECT_EQ(run["plugin"]["file"], echo().file.string());
+  EXPECT_EQ(run["config"]["greeting"], "hi; there");
+  EXPECT_EQ(run["config"]["steps"], "5");
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Finished);
+  EXPECT_EQ(readRunStatus(dir / "run").step, 5);
+  EXPECT_EQ(readRunInfo(dir / "run").recipe, "echo");
+  // The settings reached run() intact (';' included).
+  EXPECT_EQ(readWholeFile(dir / "run" / "echo.txt"), "hi; there");
+}
+
+TEST(PluginTraining, CancelStopsTheRunAndResumeContinuesIt) {
+  TempDir dir;
+  CancellationToken token;
+  RecordingSink sink(token, 0.4);  // Stop during step 2: the recipe sees it before step 3
+  EXPECT_THROW(start(echoRequest(dir / "run"), sink, token), CancelledError);
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Stopped);
+  EXPECT_EQ(readRunStatus(dir / "run").step, 2);
+  EXPECT_EQ(steps(readMetricsLog(dir / "run" / "metrics.jsonl")), (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(fs::exists(dir / "run" / "echo.txt"));
+
+  RecordingSink again;
+  CancellationToken fresh;
+  JobContext job(again, fresh);
+  const TrainingSummary summary = resumePluginTraining(&echo(), dir / "run", job);
+  EXPECT_TRUE(summary.finished);
+  EXPECT_EQ(summary.startStep, 2);
+  EXPECT_EQ(summary.lastStep, 5);
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Finished);
+  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  ASSERT_EQ(steps(records), (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  for (const auto& r : records) EXPECT_DOUBLE_EQ(r.value("loss"), 1.0 / double(r.step));
+  EXPECT_EQ(readWholeFile(dir / "run" / "echo.txt"), "hi; there");  // run.json's settings
+
+  // A finished run is not run again.
+  RecordingSink third;
+  JobContext job3(third, fresh);
+  EXPECT_TRUE(resumePluginTraining(&echo(), dir / "run", job3).finished);
+  EXPECT_EQ(readMetricsLog(dir / "run" / "metrics.jsonl").size(), 5u);
+}
+
+TEST(PluginTraining, ResumeDropsTheStepsTheRecipeRepeats) {
+  TempDir dir;
+  CancellationToken token;
+  RecordingSink sink(token, 0.4);
+  EXPECT_THROW(start(echoRequest(dir / "run"), sink, token), CancelledError);
+  // As if the process had logged steps 3 and 4 and been killed before its state file said so.
+  {
+    MetricsLogWriter writer(dir / "run" / "metrics.jsonl");
+    writer.append({3, 1.7e9, {{"loss", 99.0}}});
+    writer.append({4, 1.7e9, {{"loss", 98.0}}});
+  }
+  RecordingSink again;
+  JobContext job(again, CancellationToken{});
+  resumePluginTraining(&echo(), dir / "run", job);
+  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  ASSERT_EQ(steps(records), (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  EXPECT_DOUBLE_EQ(records[2].value("loss"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(records[3].value("loss"), 0.25);
+}
+
+TEST(PluginTraining, PauseHoldsTheRecipeInCancelledUntilResumed) {
+  TempDir dir;
+  TrainingRequest request = echoRequest(dir / "run");
+  request.control.pause();
+  RecordingSink sink;
+  std::thread resumer([&] {
+    for (int i = 0; i < 200 && readRunStatus(dir / "run").state != RunState::Paused; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Paused);
+    EXPECT_FALSE(fs::exists(dir / "run" / "metrics.jsonl"));  // no step while paused
+    request.control.resume();
+  });
+  EXPECT_TRUE(start(request, sink).finished);
+  resumer.join();
+  EXPECT_EQ(readMetricsLog(dir / "run" / "metrics.jsonl").size(), 5u);
+}
+
+TEST(PluginTraining, ANonZeroReturnFailsTheRunNamingPluginAndRecipe) {
+  TempDir dir;
+  RecordingSink sink;
+  const std::string error = errorOf([&] { start(echoRequest(dir / "run", "fail"), sink); });
+  EXPECT_NE(error.find("plugin recipe echo"), std::string::npos) << error;
+  EXPECT_NE(error.find("plugin good 0"), std::string::npos) << error;
+  EXPECT_NE(error.find(echo().file.string()), std::string::npos) << error;
+  EXPECT_NE(error.find("code 7"), std::string::npos) << error;
+  EXPECT_NE(error.find("deliberate failure at step 2"), std::string::npos) << error;
+  const RunStatus status = readRunStatus(dir / "run");
+  EXPECT_EQ(status.state, RunState::Failed);
+  EXPECT_EQ(status.error, error);
+  EXPECT_EQ(steps(readMetricsLog(dir / "run" / "metrics.jsonl")), (std::vector<int64_t>{1}));
+}
+
+TEST(PluginTraining, AnEscapingExceptionFailsTheRunWithoutACrash) {
+  TempDir dir;
+  RecordingSink sink;
+  // Through runJob, as both front ends run it: a Failed result, not an exception.
+  const JobResult result = runJob(
+      [&](JobContext& job) { startPluginTraining(echo(), echoRequest(dir / "run", "throw"), job); },
+      sink, CancellationToken{});
+  ASSERT_EQ(result.outcome, JobOutcome::Failed);
+  EXPECT_NE(result.error.find("plugin recipe echo"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("threw"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("deliberate exception from echo"), std::string::npos) << result.error;
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Failed);
+}
+
+TEST(PluginTraining, AReservedMetricNameFailsTheRun) {
+  TempDir dir;
+  RecordingSink sink;
+  const std::string error = errorOf([&] { start(echoRequest(dir / "run", "bad_metric"), sink); });
+  EXPECT_NE(error.find("\"step\""), std::string::npos) << error;
+  EXPECT_NE(error.find("plugin recipe echo"), std::string::npos) << error;
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Failed);
+  EXPECT_TRUE(readMetricsLog(dir / "run" / "metrics.jsonl").empty());
+}
+
+TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {
+  TempDir dir;
+  RecordingSink sink;
+  start(echoRequest(dir / "run"), sink);
+  EXPECT_THROW(start(echoRequest(dir / "run"), sink), IoError);
+  TrainingRequest parallel = echoRequest(dir / "other");
+  parallel.distributed.worldSize = 2;
+  EXPECT_THROW(start(parallel, sink), ConfigError);
+  TrainingRequest broken = echoRequest(dir / "third", "ok", "two\nlines");
+  EXPECT_THROW(start(broken, sink), ConfigError);
+  JobContext job(sink, CancellationToken{});
+  EXPECT_THROW(resumePluginTraining(&echo(), dir / "run", job, {}, {}, {"steps=9"}), ConfigError);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,88 @@
+// The cka plugin (plugins/cka), loaded from the build tree and called through the C ABI:
+// closed forms of linear CKA (Kornblith et al. 2019) and a NumPy reference of the sample-space
+// HSIC form (tests/reference/plugin_metrics_reference.py).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "support/plugin_test_support.h"
+#include "support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+using testing::gaussianMatrix;
+using testing::runBuiltMetric;
+
+double cka(const std::vector<float>& x, const std::vector<float>& y, int64_t n, int64_t d,
+           int64_t dy = -1) {
+  return runBuiltMetric("cka_prev", x, n, d, &y, dy < 0 ? d : dy);
+}
+
+TEST(CkaPlugin, DeclaresHigherIsBetterAndNoOptions) {
+  const plugin::MetricEntry* m = testing::builtPlugins().findMetric("cka_prev");
+  ASSERT_NE(m, nullptr) << "cka_prev not found in " STRATA_PLUGIN_BUILD_DIR;
+  EXPECT_TRUE(m->info.higherIsBetter);
+  EXPECT_TRUE(m->options.empty());
+}
+
+TEST(CkaPlugin, IsOneForALayerAndItself) {
+  const auto x = gaussianMatrix(300, 20, 1);
+  EXPECT_NEAR(cka(x, x, 300, 20), 1.0, 1e-12);
+}
+
+TEST(CkaPlugin, IsInvariantToOrthogonalTransformsIsotropicScalingAndShifts) {
+  const int64_t n = 400, d = 24;
+  auto x = gaussianMatrix(n, d, 2);
+  for (int64_t i = 0; i < n; ++i) x[size_t(i * d)] *= 5;  // anisotropic, so the test can fail
+  const auto y = testing::rotatedScaled(x, n, d, 0.01, 3);
+  EXPECT_NEAR(cka(x, y, n, d), 1.0, 1e-5);
+  const auto z = gaussianMatrix(n, d, 4);
+  const auto zr = testing::rotatedScaled(z, n, d, 40.0, 5);
+  EXPECT_NEAR(cka(x, z, n, d), cka(x, zr, n, d), 1e-5);
+}
+
+TEST(CkaPlugin, IsSmallForIndependentRandomMatrices) {
+  // E[CKA] of independent Gaussians is ≈ sqrt(dx·dy)/n-ish: small for n ≫ d.
+  const int64_t n = 2000, d = 16;
+  const double value = cka(gaussianMatrix(n, d, 6), gaussianMatrix(n, d, 7), n, d);
+  RecordProperty("independent", std::to_string(value));
+  EXPECT_GT(value, 0.0);
+  EXPECT_LT(value, 0.03);
+}
+
+TEST(CkaPlugin, IsUndefinedWithoutAPreviousLayer) {
+  const auto x = gaussianMatrix(50, 4, 8);
+  EXPECT_TRUE(std::isnan(runBuiltMetric("cka_prev", x, 50, 4)));
+}
+
+class CkaReference : public ::testing::TestWithParam<std::tuple<int64_t, int64_t, int64_t>> {};
+
+// Both of the plugin's forms: d×d products when n ≥ d, n×n when n < d.
+TEST_P(CkaReference, AgreesWithTheNumPyReference) {
+  const auto [n, d, dy] = GetParam();
+  const auto x = gaussianMatrix(n, d, 10 + uint64_t(n));
+  auto y = gaussianMatrix(n, dy, 11 + uint64_t(n));
+  for (int64_t i = 0; i < n; ++i)  // related to x, so the value is far from 0 and from 1
+    for (int64_t j = 0; j < std::min(d, dy); ++j)
+      y[size_t(i * dy + j)] += 0.7f * x[size_t(i * d + j)];
+  TempDir dir;
+  std::string why;
+  const std::string text = testing::pluginReference(dir.path().string(), x, n, d, &y, dy, why);
+  if (text.empty()) GTEST_SKIP() << "no reference: " << why;
+  const double want = nlohmann::json::parse(text)["cka"];
+  const double got = cka(x, y, n, d, dy);
+  RecordProperty("cka", std::to_string(got));
+  EXPECT_NEAR(got, want, 1e-9) << "n=" << n << " d=" << d << " dy=" << dy;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CkaReference,
+                         ::testing::Values(std::tuple<int64_t, int64_t, int64_t>{500, 32, 32},
+                                           std::tuple<int64_t, int64_t, int64_t>{60, 200, 200},
+                                           std::tuple<int64_t, int64_t, int64_t>{300, 16, 40}));
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,180 @@
+// The pretrain recipe as a specification: a tiny run learns, its exported Hugging Face folder
+// is the same Llama as the trainable one (Backbone's logits equal the module's), checkpoints
+// are complete, and a resumed run ends exactly where an uninterrupted one does.
+
+#include <torch/torch.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/text_file.h"
+#include "engine/checkpoint_store.h"
+#include "engine/recipe_catalog.h"
+#include "model/backbone/backbone.h"
+#include "model/trainable/trainable_llama.h"
+#include "recipes/pretrain/pretrain_files.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+#include "support/training_fixture.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+namespace fs = std::filesystem;
+using testing::loggedLosses;
+
+/** One uninterrupted tiny run, shared by the tests that only read it. */
+class PretrainRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = new TempDir;
+    testing::writeToyCorpus(*s_dir / "corpus.txt");
+    s_summary = testing::trainTiny(testing::tinyPretrainConfig(*s_dir / "corpus.txt"), out());
+  }
+  static void TearDownTestSuite() {
+    delete s_dir;
+    s_dir = nullptr;
+  }
+  static fs::path out() { return *s_dir / "run"; }
+  static inline TempDir* s_dir = nullptr;
+  static inline TrainingSummary s_summary;
+};
+
+TEST(PretrainByteTokenizer, RoundTripsArbitraryUtf8OneIdPerByte) {
+  TempDir dir;
+  writeTokenizerFiles("byte", dir.path());
+  const auto tokenizer = loadTokenizer(dir.path());
+  EXPECT_EQ(tokenizer->vocabSize(), 258);
+  EXPECT_EQ(tokenizer->bosId(), 256);
+  EXPECT_EQ(tokenizer->eosId(), 257);
+  const std::string text = "def f(x):\n\treturn x  # héllo ✓ 𝄞 🙂 \r\n  \x01\x7f end";
+  const std::vector<int32_t> ids = tokenizer->encode(text);
+  ASSERT_EQ(ids.size(), text.size());
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<uint8_t>(text[i]));
+  EXPECT_EQ(tokenizer->decode(ids), text);
+  std::string all;  // every byte value, as the tokenizer must cover all 256
+  for (int b = 1; b < 256; ++b) all += static_cast<char>(b);
+  EXPECT_EQ(tokenizer->decode(tokenizer->encode(all)), all);
+}
+
+TEST_F(PretrainRun, LossDecreasesClearly) {
+  const std::map<int64_t, double> losses = loggedLosses(out());
+  ASSERT_EQ(losses.size(), 30u);
+  double first = 0, last = 0;
+  for (int64_t i = 0; i < 5; ++i) {
+    first += losses.at(1 + i) / 5;
+    last += losses.at(30 - i) / 5;
+  }
+  EXPECT_LT(last, first - 1.0) << "first-5 mean " << first << ", last-5 mean " << last;
+  EXPECT_TRUE(s_summary.finished);
+  EXPECT_GT(s_summary.lastMetrics.at("val_loss"), 0);
+  EXPECT_LT(s_summary.lastMetrics.at("val_loss"), losses.at(1));
+}
+
+TEST_F(PretrainRun, ExportedFolderIsTheSameLlamaForBackbone) {
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "run.json",
+                           "tokenizer_config.json", "README.md", "training.json"})
+    EXPECT_TRUE(fs::is_regular_file(out() / file)) << file;
+  const auto backbone = Backbone::load(out());
+  EXPECT_EQ(backbone->numLayers(), 2);
+
+  TrainableLlamaConfig shape;
+  shape.vocabSize = 258;
+  shape.dim = 32;
+  shape.layers = 2;
+  shape.heads = 4;
+  shape.kvHeads = 2;
+  shape.mlp = 64;
+  TrainableLlama model(shape);
+  torch::load(model, (out() / "checkpoints" / "step-30" / "model.pt").string());
+
+  const torch::Tensor ids = torch::randint(0, 258, {2, 24}, torch::kInt64);
+  CaptureRequest request;
+  request.logits = true;
+  request.keepHidden = false;
+  const torch::Tensor expected = backbone->capture(ids, request).logits;
+  torch::NoGradGuard noGrad;
+  const torch::Tensor actual = model->forward(ids);
+  ASSERT_EQ(actual.sizes(), expected.sizes());
+  EXPECT_LT((actual - expected).abs().max().item<double>(), 1e-4);
+
+  const auto config = nlohmann::json::parse(readWholeFile(out() / "config.json"));
+  EXPECT_EQ(config["architectures"][0], "LlamaForCausalLM");
+  EXPECT_EQ(config["tie_word_embeddings"], true);
+  EXPECT_EQ(config["bos_token_id"], 256);
+  EXPECT_EQ(config["eos_token_id"], 257);
+  const auto training = nlohmann::json::parse(readWholeFile(out() / "training.json"));
+  EXPECT_EQ(training["command"], "training test");
+  EXPECT_TRUE(training["corpus_hash"].get<std::string>().starts_with("sha256:"));
+  EXPECT_DOUBLE_EQ(training["final_val_loss"].get<double>(), s_summary.lastMetrics.at("val_loss"));
+}
+
+TEST_F(PretrainRun, CheckpointFoldersAreCompleteWithNoTempLeft) {
+  const fs::path folder = out() / "checkpoints";
+  for (const char* step : {"step-10", "step-20", "step-30"}) {
+    EXPECT_TRUE(CheckpointStore::verify(folder / step)) << step;
+    for (const char* file : {"model.pt", "optimizer.pt", "rng.pt", "state.json", "manifest.json"})
+      EXPECT_TRUE(fs::is_regular_file(folder / step / file)) << step << "/" << file;
+  }
+  for (const auto& entry : fs::directory_iterator(folder))
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".")) << entry.path();
+  EXPECT_EQ(readWholeFile(folder / "latest"), "step-30\n");
+  const auto state = nlohmann::json::parse(readWholeFile(folder / "step-20" / "state.json"));
+  EXPECT_EQ(state["step"], 20);
+}
+
+TEST_F(PretrainRun, ResumedRunEndsWithTheUninterruptedWeights) {
+  TempDir dir;
+  ResolvedConfig config = testing::tinyPretrainConfig(*s_dir / "corpus.txt");
+  config.set("stop_after", int64_t{20});
+  const TrainingSummary stopped = testing::trainTiny(config, dir / "run");
+  EXPECT_FALSE(stopped.finished);
+  EXPECT_EQ(stopped.lastStep, 20);
+  // A half-written checkpoint of a later step (a crash) is skipped in favour of step-20.
+  fs::create_directories(dir / "run" / "checkpoints" / "step-25");
+  std::ofstream(dir / "run" / "checkpoints" / "step-25" / "model.pt") << "truncated";
+
+  const TrainingSummary resumed = testing::resumeTiny(dir / "run", {"stop_after=0"});
+  EXPECT_EQ(resumed.startStep, 20);
+  EXPECT_EQ(resumed.lastStep, 30);
+  EXPECT_TRUE(resumed.finished);
+  EXPECT_EQ(loggedLosses(dir / "run"), loggedLosses(out()));  // step for step, bit for bit
+  EXPECT_TRUE(testing::sameWeights(out() / "model.safetensors", dir / "run" / "model.safetensors"));
+  EXPECT_DOUBLE_EQ(resumed.lastMetrics.at("val_loss"), s_summary.lastMetrics.at("val_loss"));
+}
+
+TEST(PretrainConfigFile, OverridesDefaultsAndRejectsUnknownKeys) {
+  TempDir dir;
+  const ConfigSchema schema = recipeSchema("pretrain");
+  std::ofstream(dir / "good.json") << R"({"steps": 7, "seq_len": 64, "lr": 0.002, "kv_heads": 1,
+                                          "tokenizer": "byte"})";
+  ResolvedConfig config(schema);
+  applyConfigFile(schema, dir / "good.json", config);
+  EXPECT_EQ(config.integer("steps"), 7);
+  EXPECT_EQ(config.integer("seq_len"), 64);
+  EXPECT_DOUBLE_EQ(config.real("lr"), 0.002);
+  EXPECT_EQ(config.integer("kv_heads"), 1);
+  EXPECT_EQ(config.integer("batch"), 16);
+  std::ofstream(dir / "bad.json") << R"({"stpes": 7})";
+  EXPECT_THROW(applyConfigFile(schema, dir / "bad.json", config), ConfigError);
+  std::ofstream(dir / "type.json") << R"({"steps": "many"})";
+  EXPECT_THROW(applyConfigFile(schema, dir / "type.json", config), ConfigError);
+}
+
+TEST(CliPretrain, TrainsAndWritesAFolder) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const testing::CommandOutput result = testing::runCli(
+      "pretrain --corpus " + (dir / "corpus.txt").string() + " --out " + (dir / "m").string() +
+      " --steps 3 --batch 2 --seq-len 16 --dim 16 --layers 1 --heads 2 --mlp 32 --warmup 1");
+  ASSERT_EQ(result.exitCode, 0) << result.out;
+  EXPECT_NE(result.out.find("step 3/3 loss"), std::string::npos) << result.out;
+  EXPECT_TRUE(fs::is_regular_file(dir / "m" / "model.safetensors"));
+  const auto training = nlohmann::json::parse(readWholeFile(dir / "m" / "training.json"));
+  EXPECT_TRUE(training["command"].get<std::string>().starts_with("strata-cli pretrain --corpus"));
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,251 @@
+// The study framework end to end on the DCDM study's smoke budget (core/studies/): a study.json
+// with every field, and a study cancelled mid-run and run again ending with the same numbers as
+// an uninterrupted one. The smoke budget trains 8 arms × 2 seeds + a judge for 6 steps each.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/job.h"
+#include "common/text_file.h"
+#include "geometry/geometry_report.h"
+#include "studies/study_protocol.h"
+#include "studies/study_registry.h"
+#include "studies/study_runner.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+using Json = nlohmann::json;
+
+void writeSmallCorpus(const std::filesystem::path& file) {
+  std::ofstream out(file);
+  const char* lines[] = {"the cat sat on the mat and looked at the dog.",
+                         "a dog ran to the park where the birds sang all day.",
+                         "we walked home in the rain, talking about the sea."};
+  for (int i = 0; i < 120; ++i) out << lines[i % 3] << (i % 4 == 3 ? "\n\n" : "\n");
+}
+
+StudyOptions smokeOptions(const std::filesystem::path& folder,
+                          const std::filesystem::path& corpus) {
+  StudyOptions o;
+  o.folder = folder;
+  o.seeds = 2;
+  o.budget = "smoke";
+  o.device = "cpu";
+  o.overrides = {"corpus=" + corpus.string()};
+  return o;
+}
+
+/** Cancels the job on the first progress report of `run` at `step`. */
+class CancelAtSink final : public ProgressSink {
+ public:
+  CancelAtSink(std::string stageStart, CancellationToken token)
+      : m_start(std::move(stageStart)), m_token(std::move(token)) {}
+  void progress(double, const std::string& stage) override {
+    if (stage.rfind(m_start, 0) == 0 && stage.find("step 2/") != std::string::npos) {
+      m_token.cancel();
+      cancelled = true;
+    }
+  }
+  void message(MessageLevel, const std::string&) override {}
+  bool cancelled = false;
+
+ private:
+  std::string m_start;
+  CancellationToken m_token;
+};
+
+Json readStudy(const std::filesystem::path& folder) {
+  return Json::parse(readWholeFile(folder / "study.json"));
+}
+
+/** Every per-run number except the timings, keyed "arm-sN/metric". */
+std::map<std::string, Json> runNumbers(const Json& study) {
+  std::map<std::string, Json> numbers;
+  for (const auto& run : study.at("runs"))
+    for (const auto& [key, value] : run.at("metrics").items())
+      if (key != "train_seconds" && key != "tokens_per_s")
+        numbers[run.at("arm").get<std::string>() + "-s" +
+                std::to_string(run.at("seed").get<int>()) + "/" + key] = value;
+  return numbers;
+}
+
+TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+
+  // Uninterrupted, through the command a user types.
+  const auto cli = testing::runCli("study dcdm --out " + (dir / "whole").string() +
+                                   " --budget smoke --seeds 2 "
+                                   "--device cpu --set corpus=" +
+                                   (dir / "corpus.txt").string());
+  ASSERT_EQ(cli.exitCode, 0) << cli.out;
+  EXPECT_NE(cli.out.find("verdict: "), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("ETA"), std::string::npos) << "no ETA in the progress: " << cli.out;
+  const Json whole = readStudy(dir / "whole");
+  for (const char* key :
+       {"study", "title", "question", "protocol", "code_version", "build", "machine", "date",
+        "facts", "runs", "aggregates", "curves", "claims", "verdict"})
+    EXPECT_TRUE(whole.contains(key)) << key;
+  for (const char* key : {"budget", "seeds", "arms", "auxiliary", "shared_settings", "metrics",
+                          "claims", "headline", "decision_rule", "statistics"})
+    EXPECT_TRUE(whole["protocol"].contains(key)) << key;
+  EXPECT_EQ(whole["runs"].size(), 16u);  // 8 arms × 2 seeds
+  EXPECT_GT(whole["facts"]["unigram_entropy"].get<double>(), 1.0);
+  EXPECT_TRUE(whole["aggregates"]["mdlm"]["val_elbo_best"].contains("low"));
+  EXPECT_TRUE(whole["aggregates"]["dcdm-K8-h1"].contains("load_entropy_final"));
+  EXPECT_TRUE(whole["aggregates"]["bdlm-B8"].contains("gen_ppl"));
+  EXPECT_TRUE(whole["curves"]["val_loss"].contains("dcdm-K16-h4"));
+  EXPECT_EQ(whole["claims"].size(), 9u);
+  const std::string result = whole["verdict"]["result"];
+  EXPECT_TRUE(result == "supported" || result == "not supported" || result == "inconclusive")
+      << result;
+  EXPECT_FALSE(whole["verdict"]["reason"].get<std::string>().empty());
+  const std::string summary = readWholeFile(dir / "whole" / "study.md");
+  EXPECT_NE(summary.find("| best validation ELBO (nats/token) |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("**Verdict (dcdm_vs_bdlm): " + result + "**"), std::string::npos)
+      << summary;
+
+  // Cancelled in the middle of a run, then run again.
+  std::unique_ptr<Study> study = makeStudy("dcdm");
+  const StudyOptions options = smokeOptions(dir / "resumed", dir / "corpus.txt");
+  CancellationToken token;
+  CancelAtSink sink("dcdm-K8-h1-s0", token);
+  const JobResult stopped =
+      runJob([&](JobContext& job) { runStudy(*study, options, job); }, sink, token);
+  ASSERT_TRUE(sink.cancelled);
+  ASSERT_EQ(stopped.outcome, JobOutcome::Cancelled) << stopped.error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "resumed" / "study.json"));
+  // What is finished can be analysed without training: partial, and so inconclusive.
+  StudyOptions peek = options;
+  peek.analyseOnly = true;
+  NullProgressSink none;
+  JobContext peekJob(none, CancellationToken());
+  const StudyOutcome partial = runStudy(*study, peek, peekJob);
+  EXPECT_FALSE(partial.analysis.complete());
+  EXPECT_EQ(partial.analysis.runsMeasured, 7);  // seed 0's arms before dcdm-K8-h1
+  const Json partialJson = readStudy(dir / "resumed");
+  EXPECT_EQ(partialJson["complete"], false);
+  EXPECT_EQ(partialJson["verdict"]["result"], "inconclusive");
+  EXPECT_EQ(readStudy(dir / "resumed")["runs"].size(), 7u);
+  NullProgressSink quiet;
+  const JobResult finished =
+      runJob([&](JobContext& job) { runStudy(*study, options, job); }, quiet, {});
+  ASSERT_EQ(finished.outcome, JobOutcome::Succeeded) << finished.error;
+  const Json resumed = readStudy(dir / "resumed");
+  EXPECT_EQ(runNumbers(resumed), runNumbers(whole));
+  EXPECT_EQ(resumed["claims"][2]["difference"], whole["claims"][2]["difference"]);
+  EXPECT_EQ(resumed["verdict"], whole["verdict"]);
+  EXPECT_EQ(resumed["complete"], true);
+
+  // A rerun asking for another protocol is refused rather than mixed into the folder.
+  StudyOptions other = options;
+  other.seeds = 3;
+  JobContext quietJob(quiet, CancellationToken());
+  EXPECT_THROW(runStudy(*study, other, quietJob), ConfigError);
+}
+
+TEST(StudySmoke, ReprAlignStudyRunsEndToEnd) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  const StudyOutcome outcome =
+      runStudy(*makeStudy("repr-align"), smokeOptions(dir / "s", dir / "corpus.txt"), job);
+  const Json study = readStudy(dir / "s");
+  EXPECT_EQ(study["study"], "repr-align");
+  EXPECT_EQ(study["runs"].size(), 10u);  // 5 arms × 2 seeds, the teacher apart
+  EXPECT_TRUE(study["aggregates"]["lambda10-full"].contains("align_cos_mean"));
+  EXPECT_TRUE(study["aggregates"]["scratch-full"].contains("gen_ppl"));
+  EXPECT_TRUE(study["curves"].contains("val_align_cos_2"));  // the smoke teacher's 3 states
+  // The per-mask-ratio evaluation: one final CE per ratio, as a curve over the ratio too.
+  for (const char* key : {"val_ce_r10", "val_ce_r50", "val_ce_r90"}) {
+    const Json& ce = study["aggregates"]["lambda0-full"][key];
+    EXPECT_EQ(ce["n"], 2) << key;
+    EXPECT_GT(ce["mean"].get<double>(), 0.0) << key;
+  }
+  const Json& byRatio = study["curves"]["final_masked_ce_by_mask_percent"]["lambda10-full"];
+  EXPECT_EQ(byRatio["step"], Json::array({10, 30, 50, 70, 90}));
+  EXPECT_EQ(study["claims"].size(), 7u);
+  EXPECT_EQ(outcome.analysis.verdict.result, study["verdict"]["result"]);
+}
+
+TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  runStudy(*makeStudy("dihal"), smokeOptions(dir / "s", dir / "corpus.txt"), job);
+  EXPECT_TRUE(std::filesystem::exists(dir / "s" / "acts.h5"));
+  const Json study = readStudy(dir / "s");
+  EXPECT_EQ(study["protocol"]["seed_arm"], "sweep");
+  EXPECT_EQ(study["runs"].size(), 10u);  // (control + 3 layers) × 2 seeds + the sweep of each seed
+  EXPECT_EQ(study["aggregates"]["sweep"]["rho_s"]["n"], 2);
+  EXPECT_TRUE(study["aggregates"]["bridge-l2"].contains("val_loss_best"));
+  EXPECT_EQ(study["claims"][3]["baseline_metric"], "rho_neg_depth");
+  EXPECT_EQ(study["claims"][3]["difference"]["n"], 2);
+
+  // ρ under the other normalisations. k_eff = tr(Σ)/λ_max(Σ) does not depend on the scale, so
+  // the unnormalised scores must repeat the store's (trace) effective ranks, while m_curv, which
+  // scales with 1/‖h‖², must not.
+  const Json others = Json::parse(readWholeFile(dir / "s" / "normalisations.json"));
+  const auto trace = geometry::readGeometry(dir / "s" / "acts.h5");
+  ASSERT_TRUE(trace);
+  ASSERT_EQ(others["none"].size(), trace->layers.size());
+  bool curvatureDiffers = false;
+  for (size_t i = 0; i < others["none"].size(); ++i) {
+    const Json& none = others["none"][i];
+    const geometry::ProxyValues& traced = trace->layers[i].values;
+    ASSERT_EQ(none["layer"], trace->layers[i].layer);
+    EXPECT_NEAR(none["effective_rank"].get<double>(), traced.effectiveRank,
+                1e-6 * traced.effectiveRank)
+        << "layer " << none["layer"];
+    curvatureDiffers |= std::abs(none["curvature"].get<double>() - traced.curvature) >
+                        1e-3 * std::abs(traced.curvature);
+  }
+  EXPECT_TRUE(curvatureDiffers);
+  EXPECT_TRUE(others.contains("standardise"));
+  // An undefined proxy is written as null (layer 0's m_curv often is: duplicated embeddings) and
+  // read back as undefined, not as an error.
+  Json withUndefined = others;
+  withUndefined["none"][0]["curvature"] = nullptr;
+  std::ofstream(dir / "s" / "normalisations.json") << withUndefined.dump(2);
+  StudyOptions again = smokeOptions(dir / "s", dir / "corpus.txt");
+  again.analyseOnly = true;
+  EXPECT_NO_THROW(runStudy(*makeStudy("dihal"), again, job));
+  EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_none"));
+  EXPECT_TRUE(
+      study["aggregates"]["sweep"].contains("rho_s_standardise"));  // partial ρ: NaN with 3 layers
+
+  // Hybrid generation judged by the study's own judge: every bridge and the control have a
+  // Gen.PPL, the control also the frozen model's own.
+  EXPECT_TRUE(std::filesystem::exists(dir / "s" / "runs" / "judge" / "model.safetensors"));
+  for (const char* arm : {"embedding-diffusion", "bridge-l1", "bridge-l3"})
+    EXPECT_GT(study["aggregates"][arm]["gen_ppl"]["mean"].get<double>(), 1.0) << arm;
+  EXPECT_GT(study["aggregates"]["embedding-diffusion"]["original_gen_ppl"]["mean"].get<double>(),
+            1.0);
+  EXPECT_EQ(study["aggregates"]["sweep"]["gen_ppl_control"]["mean"],
+            study["aggregates"]["embedding-diffusion"]["gen_ppl"]["mean"]);
+  EXPECT_EQ(study["claims"].size(), 8u);
+  EXPECT_EQ(study["claims"][7]["baseline_metric"], "gen_ppl_control");
+}
+
+TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
+  EXPECT_THROW(makeStudy("nope"), ConfigError);
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  StudyOptions options = smokeOptions(dir / "s", dir / "corpus.txt");
+  options.overrides.push_back("no_such_setting=1");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  EXPECT_THROW(runStudy(*makeStudy("dcdm"), options, job), ConfigError);
+}
+
+}  // namespace
+}  // namespace strata
