@@ -38,18 +38,11 @@ const char* panelLabel(int panel) {
   }
 }
 
-/** The symbol alone: the title a short panel shows. */
-const char* panelSymbol(int panel) {
-  switch (panel) {
-    case GeometryPlot::CurvaturePanel:
-      return "m_curv";
-    case GeometryPlot::MonotonicityPanel:
-      return "m_mono";
-    case GeometryPlot::EffectiveRankPanel:
-      return "k_eff";
-    default:
-      return "S";
-  }
+/** The symbol alone, the title a short panel shows: a proxy's series name, or S. */
+QString panelSymbol(int panel) {
+  if (panel == GeometryPlot::ScorePanel) return QStringLiteral("S");
+  // CurvaturePanel = kCurvatureSeries, …
+  return QString::fromStdString(geometry::builtInSeries()[std::size_t(panel)].info.name);
 }
 
 QString panelToolTip(int panel) {
@@ -102,10 +95,9 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
     stackPanel(rect, p == ScorePanel);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    y->setLabel(QString::fromLatin1(panelSymbol(p)));
+    y->setLabel(panelSymbol(p));
     y->setLabelColor(kPanelColours[p].darker(120));
-    m_titles.push_back({y, QString::fromLatin1(panelLabel(p)), QString::fromLatin1(panelSymbol(p)),
-                        panelToolTip(p)});
+    m_titles.push_back({y, QString::fromLatin1(panelLabel(p)), panelSymbol(p), panelToolTip(p)});
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // 1, 2, 5, 10… for deep models

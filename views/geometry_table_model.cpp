@@ -203,10 +203,8 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
                         : tr("%1 (plugin; %2 is better)\n%3")
                               .arg(QString::fromStdString(series->info.description), direction,
                                    QString::fromStdString(series->info.source));
-      if (intervals)
-        tip +=
-            tr(", with its bootstrap interval (the token resamples reweight the anchors; "
-               "neighbours are searched among all tokens)");
+      // How each proxy's resamples are drawn: docs/geometry.md, "Intervals".
+      if (intervals) tip += tr(", with its bootstrap interval over the token resamples");
       return tip;
     }
     return {};

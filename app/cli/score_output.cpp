@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 namespace strata::cli {
 namespace {
@@ -229,7 +230,7 @@ std::string formatScoreJson(const ScoredReport& s) {
                   {"rank", s.scores.rank[i]},
                   {"spectrum", spectrumJson(l.spectrum)},
                   {"warnings", layerWarnings}});
-    layers.push_back(layer);
+    layers.push_back(std::move(layer));
   }
   // Settings-level warnings (no layer): terms of S that cancel under these settings.
   for (const std::string& w : s.scoreWarnings)

@@ -93,10 +93,4 @@ std::vector<MetricSeries> metricSeries(const GeometryReport& report) {
   return out;
 }
 
-int findSeries(const std::vector<MetricSeries>& series, const std::string& name) {
-  for (size_t i = 0; i < series.size(); ++i)
-    if (series[i].info.name == name) return int(i);
-  return -1;
-}
-
 }  // namespace strata::geometry

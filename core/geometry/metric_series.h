@@ -75,7 +75,4 @@ MetricSeries pluginMetricSeries(MetricInfo info, std::vector<double> values);
  *  metric in GeometryReport::pluginMetrics order. */
 std::vector<MetricSeries> metricSeries(const GeometryReport& report);
 
-/** The index of the series named `name` (MetricInfo::name), or -1. */
-int findSeries(const std::vector<MetricSeries>& series, const std::string& name);
-
 }  // namespace strata::geometry

@@ -61,8 +61,6 @@ TEST(MetricSeries, AReportIsTheProxiesThenItsPluginMetrics) {
   EXPECT_EQ(series[3].values, (std::vector<double>{6, 5, 4}));
   EXPECT_TRUE(series[3].intervals.empty());
   EXPECT_TRUE(series[3].replicates.empty());
-  EXPECT_EQ(findSeries(series, "twonn_id"), 3);
-  EXPECT_EQ(findSeries(series, "nothing"), -1);
 }
 
 TEST(MetricSeries, ProxiesEnterSAsLogsAndPluginMetricsAsThemselves) {
