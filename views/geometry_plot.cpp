@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "layer_geometry_view_ticks.h"
 #include "plot_palette.h"
 
 namespace strata {
@@ -13,17 +14,21 @@ const QColor kPanelColours[GeometryPlot::PanelCount] = {QColor(31, 119, 180), QC
                                                         QColor(44, 160, 44), QColor(148, 103, 189)};
 const QColor kBestColour(214, 39, 40);
 constexpr int kClickSlopPixels = 4;
-// Above and below each panel: room for half a tick label, not for a hidden axis's ticks.
-const QMargins kPanelGap(0, 8, 0, 4);
-// Panels shorter than this get fewer value ticks, so their labels never crowd.
-constexpr int kFewTicksBelow = 130;
-
-/** Fixed gaps above and below `rect`; the left and right margins follow the axes. */
-void stackPanel(QCPAxisRect* rect, bool carriesLayerAxis) {
-  rect->setAutoMargins(carriesLayerAxis ? QCP::msLeft | QCP::msRight | QCP::msBottom
-                                        : QCP::msLeft | QCP::msRight);
-  rect->setMargins(kPanelGap);
-}
+// Below each panel: a little air. Above it: the title strip (stackPanel). The halves of the
+// value labels at a panel's top and bottom reach into these gaps, in the left margin, clear of
+// the title, which starts at the panel's left edge.
+constexpr int kGapBelowPanel = 2;
+constexpr int kGapUnderTitle = 1;
+const QMargins kTitlePadding(3, 0, 3, 0);
+// Marker diameters and the room (pixels per layer) each needs so neighbours stay apart.
+constexpr double kFullMarker = 6, kFullMarkerRoom = 14;
+constexpr double kSmallMarker = 4, kSmallMarkerRoom = 7;
+constexpr double kBestRing = 10;
+constexpr double kBestStar = 16;
+constexpr double kBestLabelOffset = kBestStar / 2 + 3;  // pixels from the l* line to its label
+constexpr double kMinorTickRoom = 4;  // pixels at least between two minor layer ticks
+// Room above and below the data of a panel, a share of its height (more on short panels).
+constexpr double kRangePadding = 0.07;
 
 const char* panelLabel(int panel) {
   switch (panel) {
@@ -38,7 +43,7 @@ const char* panelLabel(int panel) {
   }
 }
 
-/** The symbol alone, the title a short panel shows: a proxy's series name, or S. */
+/** The symbol alone, the title a narrow panel shows: a proxy's series name, or S. */
 QString panelSymbol(int panel) {
   if (panel == GeometryPlot::ScorePanel) return QStringLiteral("S");
   // CurvaturePanel = kCurvatureSeries, …
@@ -53,9 +58,15 @@ QString panelToolTip(int panel) {
       "(+ the weighted plugin metrics), over the candidate layers");
 }
 
-/** The width `text` takes as an axis title (QCustomPlot measures it the same way). */
-int titleLength(const QFontMetrics& metrics, const QString& text) {
-  return metrics.boundingRect(QRect(), Qt::TextDontClip, text).width();
+QFont titleFont(const QFont& base) {
+  QFont font = base;
+  font.setBold(true);
+  return font;
+}
+
+/** Pixels the title item needs for `text` (its padding included). */
+int titleWidth(const QFontMetrics& metrics, const QString& text) {
+  return metrics.horizontalAdvance(text) + kTitlePadding.left() + kTitlePadding.right();
 }
 
 QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
@@ -79,14 +90,16 @@ QCPItemRect* makeShade(QCustomPlot* plot, QCPAxisRect* rect) {
 
 }  // namespace
 
-GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
+GeometryPlot::GeometryPlot(QWidget* parent)
+    : QCustomPlot(parent), m_layerTicker(QSharedPointer<LayerTicker>::create()) {
   followPalette(this);
   setMinimumWidth(kMinimumWidth);
   setMouseTracking(true);
-  // Tick counts and titles follow the panel heights of each layout, before anything is drawn.
-  connect(this, &QCustomPlot::beforeReplot, this, &GeometryPlot::fitTickCounts);
-  connect(this, &QCustomPlot::afterLayout, this, &GeometryPlot::fitAxisTitles);
+  // Tick counts, the layer step and the titles follow each layout, before anything is drawn.
+  connect(this, &QCustomPlot::beforeReplot, this, &GeometryPlot::fitPanels);
+  connect(this, &QCustomPlot::afterLayout, this, &GeometryPlot::fitTitles);
   plotLayout()->clear();
+  plotLayout()->setRowSpacing(0);  // the title strips and gaps keep the panels apart
   auto* margins = m_margins = new QCPMarginGroup(this);
   for (int p = 0; p < PanelCount; ++p) {
     auto* rect = new QCPAxisRect(this);
@@ -95,13 +108,11 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
     stackPanel(rect, p == ScorePanel);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    y->setLabel(panelSymbol(p));
-    y->setLabelColor(kPanelColours[p].darker(120));
-    m_titles.push_back({y, QString::fromLatin1(panelLabel(p)), panelSymbol(p), panelToolTip(p)});
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // 1, 2, 5, 10… for deep models
-    x->setTicker(ticker);
+    y->setTicker(QSharedPointer<ValueTicker>::create());
+    addTitle(rect, QString::fromLatin1(panelLabel(p)), panelSymbol(p), panelToolTip(p),
+             kPanelColours[p]);
+    m_titles.back().axis = y;
+    x->setTicker(m_layerTicker);        // one ticker: every panel's grid lines at the same layers
     x->setTickLabels(p == ScorePanel);  // one layer axis, under the last panel
     if (p == ScorePanel) x->setLabel(tr("layer"));
     if (p > 0)
@@ -129,7 +140,8 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
     m_values[p]->setName(QString::fromLatin1(panelLabel(p)));
     m_values[p]->setPen(QPen(kPanelColours[p], 2));
     m_values[p]->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, kPanelColours[p], Qt::white, 6));
+        QCPScatterStyle(QCPScatterStyle::ssCircle, kPanelColours[p], Qt::white, kFullMarker));
+    if (p != ScorePanel) m_bestMarkers[p] = addBestMarker(x, y);
 
     auto* line = new QCPItemStraightLine(this);
     line->setClipAxisRect(rect);
@@ -144,13 +156,18 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   m_bestPoint->setName(QStringLiteral("l*"));
   m_bestPoint->setLineStyle(QCPGraph::lsNone);
   m_bestPoint->setScatterStyle(
-      QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBestColour, 2), kBestColour, 16));
+      QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBestColour, 2), kBestColour, kBestStar));
   m_bestLabel = new QCPItemText(this);
   m_bestLabel->setClipAxisRect(score);
-  m_bestLabel->position->setAxes(score->axis(QCPAxis::atBottom), score->axis(QCPAxis::atLeft));
-  // Beside the star, not above it: a short score panel has no room above its maximum.
-  m_bestLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  m_bestLabel->setPadding(QMargins(12, 2, 12, 2));
+  // At the top of the panel (inside it however short it is), a few pixels beside the l* line,
+  // clear of the star at S's highest point: x is a pixel offset from the line (setScores).
+  m_bestLabel->position->setAxisRect(score);
+  m_bestLabel->position->setParentAnchorX(m_bestLines[ScorePanel]->point1);
+  m_bestLabel->position->setTypeX(QCPItemPosition::ptAbsolute);
+  m_bestLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  m_bestLabel->position->setCoords(kBestLabelOffset, 0);
+  m_bestLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  m_bestLabel->setPadding(QMargins(3, 1, 3, 1));
   m_bestLabel->setColor(kBestColour);
   QFont bold = font();
   bold.setBold(true);
@@ -159,42 +176,166 @@ GeometryPlot::GeometryPlot(QWidget* parent) : QCustomPlot(parent) {
   updateMinimumHeight();
 }
 
+void GeometryPlot::stackPanel(QCPAxisRect* rect, bool carriesLayerAxis) const {
+  rect->setAutoMargins(carriesLayerAxis ? QCP::msLeft | QCP::msRight | QCP::msBottom
+                                        : QCP::msLeft | QCP::msRight);
+  const int titleStrip =
+      QFontMetrics(titleFont(font())).height() + kTitlePadding.top() + kTitlePadding.bottom();
+  rect->setMargins(QMargins(0, titleStrip + kGapUnderTitle, 0, kGapBelowPanel));
+}
+
+QCPItemText* GeometryPlot::addTitle(QCPAxisRect* rect, const QString& full, const QString& brief,
+                                    const QString& toolTip, const QColor& colour) {
+  // Anchored at the panel's top-left corner and drawn upwards into the strip above it, so it
+  // never covers the data and has the whole width of the panel.
+  auto* item = new QCPItemText(this);
+  item->position->setType(QCPItemPosition::ptAxisRectRatio);
+  item->position->setAxisRect(rect);
+  item->position->setCoords(0, 0);
+  item->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  item->setTextAlignment(Qt::AlignLeft);
+  item->setClipToAxisRect(false);
+  item->setPadding(kTitlePadding);
+  item->setFont(titleFont(font()));
+  item->setColor(colour.darker(130));
+  item->setSelectable(false);
+  item->setText(full);
+  m_titles.push_back({rect, nullptr, item, full, brief, toolTip});
+  return item;
+}
+
+QCPGraph* GeometryPlot::addBestMarker(QCPAxis* x, QCPAxis* y) {
+  QCPGraph* ring = addGraph(x, y);
+  ring->setName(QStringLiteral("l* value"));
+  ring->setLineStyle(QCPGraph::lsNone);
+  ring->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kBestColour, 2), Qt::NoBrush, kBestRing));
+  return ring;
+}
+
+QCPItemText* GeometryPlot::titleItem(int index) const { return m_titles[std::size_t(index)].item; }
+
+QString GeometryPlot::fullTitle(int index) const { return m_titles[std::size_t(index)].full; }
+
+QCPAxisRect* GeometryPlot::titlePanel(int index) const { return m_titles[std::size_t(index)].rect; }
+
+QCPAxis* GeometryPlot::layerAxis() const { return m_panels[ScorePanel]->axis(QCPAxis::atBottom); }
+
+int GeometryPlot::layerTickStep() const { return m_layerTicker->step(); }
+
 void GeometryPlot::updateMinimumHeight() {
   const int panels = PanelCount + pluginPanelCount();
   setMinimumHeight(panels * kMinimumPanelHeight + kLayerAxisHeight);
 }
 
-void GeometryPlot::fitTickCounts() {
-  // Before the layout, so the margins are computed for the tick labels that will be drawn.
-  const int panels = PanelCount + pluginPanelCount();
-  const int panelHeight = (height() - kLayerAxisHeight) / std::max(panels, 1);
-  for (const AxisTitle& title : m_titles)
-    if (title.axis->scaleType() == QCPAxis::stLinear)
-      title.axis->ticker()->setTickCount(panelHeight < kFewTicksBelow ? 3 : 5);
+std::vector<QCPAxisRect*> GeometryPlot::panelsTopToBottom() const {
+  std::vector<QCPAxisRect*> rects(m_panels, m_panels + EffectiveRankPanel + 1);
+  for (const PluginPanel& panel : m_pluginPanels) rects.push_back(panel.rect);
+  rects.push_back(m_panels[ScorePanel]);
+  return rects;
 }
 
-void GeometryPlot::fitAxisTitles() {
-  // QCustomPlot centres a title on its axis and lets a longer one run over the neighbouring
-  // panels (or off the widget). Every panel shows its full name when all of them fit, else
-  // its symbol (one style for all panels), elided where even that is too long.
-  const auto room = [](const AxisTitle& title) { return title.axis->axisRect()->height() - 2; };
-  const bool full = std::all_of(m_titles.begin(), m_titles.end(), [&](const AxisTitle& title) {
-    return titleLength(QFontMetrics(title.axis->labelFont()), title.full) <= room(title);
-  });
-  for (const AxisTitle& title : m_titles) {
-    const QFontMetrics metrics(title.axis->labelFont());
-    QString text = full ? title.full : title.brief;
-    if (titleLength(metrics, text) > room(title))
-      text = metrics.elidedText(title.brief, Qt::ElideRight, std::max(room(title), 0));
-    if (text.isEmpty()) text = QStringLiteral("…");  // never empty: that would change the margins
-    title.axis->setLabel(text);
+void GeometryPlot::fitPanels() {
+  // Before the layout, so that the margins are computed for what will be drawn. Every panel
+  // gets the same height for its data: S, which also carries the layer axis, a larger share.
+  const std::vector<QCPAxisRect*> rects = panelsTopToBottom();
+  QCPAxisRect* score = m_panels[ScorePanel];
+  // The layer axis's height as of the last layout (an estimate before the first).
+  m_layerAxisMargin =
+      score->margins().bottom() > kGapBelowPanel ? score->margins().bottom() : kLayerAxisHeight;
+  std::vector<int> fixed;
+  int allFixed = 0;
+  for (QCPAxisRect* rect : rects) {
+    fixed.push_back(rect->margins().top() +
+                    (rect == score ? m_layerAxisMargin : rect->margins().bottom()));
+    allFixed += fixed.back();
   }
+  const QMargins outer = plotLayout()->margins();
+  const double spacing = plotLayout()->rowSpacing() * double(rects.size() - 1);
+  const double dataHeight =
+      std::max(1.0, (height() - outer.top() - outer.bottom() - spacing - allFixed) /
+                        double(std::max<std::size_t>(rects.size(), 1)));
+  QList<double> stretch;
+  for (const int margins : fixed) stretch << dataHeight + margins;
+  plotLayout()->setRowStretchFactors(stretch);
+  // The l* label stays legible where it crosses S's line.
+  QColor paper = palette().color(QPalette::Active, QPalette::Base);
+  paper.setAlpha(210);
+  m_bestLabel->setBrush(paper);
+  m_dataHeight = dataHeight;
+  rescaleValueAxes();  // the room for the l* marks depends on the height
+  // As many value labels as that height holds (ValueTicker).
+  for (const PanelTitle& title : m_titles)
+    if (const auto ticker = title.axis->ticker().dynamicCast<ValueTicker>())
+      ticker->setRoom(dataHeight, QFontMetrics(title.axis->tickLabelFont()).height());
+  // The layer axis's width: as of the last layout, moved by as much as the plot's width since
+  // (the margins follow the value labels, which barely change); fitTitles corrects it after
+  // this layout if it did change. Before the first layout, a guess.
+  fitLayerAxis(m_laidOutWidth > 0 ? score->width() + width() - m_laidOutWidth
+                                  : width() - kLayerAxisHeight);
+}
+
+bool GeometryPlot::fitLayerAxis(int axisWidth) {
+  QCPAxis* axis = layerAxis();
+  const double layers = std::max(axis->range().size(), 1.0);  // one layer per unit
+  const double pixelsPerLayer = std::max(axisWidth, 1) / layers;
+  // The widest label is the last layer's; a free label width between neighbours.
+  const int64_t last = m_report && !m_report->layers.empty() ? m_report->layers.back().layer : 0;
+  const double label = QFontMetrics(axis->tickLabelFont())
+                           .horizontalAdvance(QString::number(std::max<int64_t>(last, 10)));
+  const bool stepChanged =
+      m_layerTicker->fit(pixelsPerLayer, label, kLayerLabelGap, kMinorTickRoom);
+
+  const double marker = pixelsPerLayer >= kFullMarkerRoom    ? kFullMarker
+                        : pixelsPerLayer >= kSmallMarkerRoom ? kSmallMarker
+                                                             : 0;
+  const bool changed = stepChanged || marker != m_markerSize;
+  if (marker != m_markerSize) {
+    m_markerSize = marker;
+    const auto restyle = [marker](QCPGraph* graph, QCPScatterStyle::ScatterShape shape) {
+      QPen pen = graph->pen();
+      pen.setWidthF(marker >= kFullMarker ? 2 : 1.5);
+      graph->setPen(pen);
+      graph->setScatterStyle(marker > 0 ? QCPScatterStyle(shape, pen.color(), Qt::white, marker)
+                                        : QCPScatterStyle(QCPScatterStyle::ssNone));
+    };
+    for (int p = 0; p < PanelCount; ++p) restyle(m_values[p], QCPScatterStyle::ssCircle);
+    for (const PluginPanel& panel : m_pluginPanels)
+      restyle(panel.values, QCPScatterStyle::ssDiamond);
+  }
+  return changed;
+}
+
+void GeometryPlot::fitTitles() {
+  // A title wider than its panel (a very narrow plot, a long plugin name) shows the symbol, and
+  // an elided symbol when even that is too long; the tooltip always names it in full.
+  for (const PanelTitle& title : m_titles) {
+    const QFontMetrics metrics(title.item->font());
+    const int room = title.rect->width();
+    QString text = title.full;
+    if (titleWidth(metrics, text) > room) text = title.brief;
+    if (titleWidth(metrics, text) > room)
+      text = metrics.elidedText(title.brief, Qt::ElideRight,
+                                std::max(room - titleWidth(metrics, QString()), 0));
+    if (text.isEmpty()) text = QStringLiteral("…");
+    title.item->setText(text);
+  }
+  // The layer step and the panels' shares chosen before this layout used the last layout's
+  // width and layer axis height: if either moved enough to matter, draw once more.
+  m_laidOutWidth = width();
+  const int layerAxis = m_panels[ScorePanel]->margins().bottom();
+  const bool layerAxisMoved =
+      (layerAxis > kGapBelowPanel ? layerAxis : kLayerAxisHeight) != m_layerAxisMargin;
+  if (fitLayerAxis(m_panels[ScorePanel]->width()) || layerAxisMoved) replot(rpQueuedReplot);
 }
 
 QString GeometryPlot::titleToolTip(const QPoint& pixel) const {
-  for (const AxisTitle& title : m_titles) {
-    const QCPAxis::SelectablePart part = title.axis->getPartAt(pixel);
-    if (part == QCPAxis::spAxisLabel || part == QCPAxis::spTickLabels)
+  for (const PanelTitle& title : m_titles) {
+    const QRectF box(title.item->topLeft->pixelPosition(),
+                     title.item->bottomRight->pixelPosition());
+    const bool onTitle = box.contains(pixel);
+    const bool onTicks = title.axis && title.axis->getPartAt(pixel) == QCPAxis::spTickLabels;
+    if (onTitle || onTicks)
       return title.toolTip.isEmpty() ? title.full
                                      : title.full + QStringLiteral("\n") + title.toolTip;
   }
@@ -202,9 +343,11 @@ QString GeometryPlot::titleToolTip(const QPoint& pixel) const {
 }
 
 void GeometryPlot::rebuildPluginPanels() {
+  for (std::size_t t = PanelCount; t < m_titles.size(); ++t) removeItem(m_titles[t].item);
   m_titles.resize(PanelCount);  // the plugin panels' titles go with them
   for (const PluginPanel& panel : m_pluginPanels) {
     removeGraph(panel.values);
+    removeGraph(panel.bestMarker);
     removeItem(panel.bestLine);
     plotLayout()->remove(panel.rect);
   }
@@ -224,22 +367,26 @@ void GeometryPlot::rebuildPluginPanels() {
     QCPAxis* x = panel.rect->axis(QCPAxis::atBottom);
     QCPAxis* y = panel.rect->axis(QCPAxis::atLeft);
     const QString name = QString::fromStdString(series.info.name);
-    y->setLabel(name);
-    y->setLabelColor(colour.darker(120));
-    m_titles.push_back({y, name, name,
-                        tr("%1 (plugin; %2 is better)")
-                            .arg(QString::fromStdString(series.info.description),
-                                 series.info.higherIsBetter ? tr("higher") : tr("lower"))});
-    x->setTicker(layerAxis->ticker());
+    y->setTicker(QSharedPointer<ValueTicker>::create());
+    addTitle(panel.rect, name, name,
+             tr("%1 (plugin; %2 is better)")
+                 .arg(QString::fromStdString(series.info.description),
+                      series.info.higherIsBetter ? tr("higher") : tr("lower")),
+             colour);
+    m_titles.back().axis = y;
+    x->setTicker(m_layerTicker);
     x->setTickLabels(false);
     x->setRange(layerAxis->range());
     connect(layerAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
     panel.values = addGraph(x, y);
     panel.values->setName(name);
-    panel.values->setPen(QPen(colour, 2));
+    panel.values->setPen(QPen(colour, m_markerSize >= kFullMarker ? 2 : 1.5));
     panel.values->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, Qt::white, 6));
+        m_markerSize > 0
+            ? QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, Qt::white, m_markerSize)
+            : QCPScatterStyle(QCPScatterStyle::ssNone));
+    panel.bestMarker = addBestMarker(x, y);
     panel.bestLine = new QCPItemStraightLine(this);
     panel.bestLine->setClipAxisRect(panel.rect);
     for (QCPItemPosition* point : {panel.bestLine->point1, panel.bestLine->point2})
@@ -310,6 +457,19 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
   const double bestValue = hasBest ? scores.score[best] : 0;
   m_bestPoint->data()->clear();
   if (hasBest) m_bestPoint->addData(bestKey, bestValue);
+  // A ring on every metric's value at l*, so it stands out among many layers.
+  const auto ring = [&](QCPGraph* marker, const geometry::MetricSeries& series) {
+    marker->data()->clear();
+    if (hasBest && best < series.values.size() && geometry::isDefined(series.values[best]))
+      marker->addData(bestKey, series.values[best]);
+  };
+  std::size_t plugin = 0;
+  for (std::size_t s = 0; s < m_series.size(); ++s) {
+    if (m_series[s].builtIn)
+      ring(m_bestMarkers[s], m_series[s]);  // CurvaturePanel = kCurvatureSeries, …
+    else
+      ring(m_pluginPanels[plugin++].bestMarker, m_series[s]);
+  }
   for (int p = 0; p < PanelCount; ++p) {
     m_bestLines[p]->setVisible(hasBest);
     m_bestLines[p]->point1->setCoords(bestKey, 0);
@@ -321,13 +481,14 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
     panel.bestLine->point2->setCoords(bestKey, 1);
   }
   m_bestLabel->setVisible(hasBest);
-  m_bestLabel->position->setCoords(bestKey, bestValue);
+
   const double middle =
       n ? 0.5 * static_cast<double>(m_report->layers.front().layer + m_report->layers.back().layer)
         : 0;
   // In the right half the label goes left of the star, so it never runs off the panel.
+  m_bestLabel->position->setCoords(bestKey > middle ? -kBestLabelOffset : kBestLabelOffset, 0);
   m_bestLabel->setPositionAlignment((bestKey > middle ? Qt::AlignRight : Qt::AlignLeft) |
-                                    Qt::AlignVCenter);
+                                    Qt::AlignTop);
   m_bestLabel->setText(tr("l* = %1").arg(static_cast<qlonglong>(bestKey)));
 
   // Shade what lies outside first..last in every panel.
@@ -355,31 +516,41 @@ void GeometryPlot::setLogScale(bool logarithmic) {
     if (logarithmic)
       y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
     else
-      y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+      y->setTicker(QSharedPointer<ValueTicker>::create());
   }
   rescaleValueAxes();
   replot(rpQueuedReplot);
 }
 
 void GeometryPlot::rescaleValueAxes() {
+  // Room at both ends of every value axis, a share of the panel's data height: a fixed share,
+  // or more on a short panel, so that the l* ring (and on S the star) is never cut by the edge.
+  const auto share = [this](double pixels, double least) {
+    return m_dataHeight > 0 ? std::max(least, pixels / m_dataHeight) : least;
+  };
+  const double ring = share(kBestRing / 2 + 2, kRangePadding);
+  const double star = share(kBestStar / 2 + 2, 2 * kRangePadding);
   std::vector<QCPAxis*> axes;
   for (int p = 0; p < PanelCount; ++p) axes.push_back(m_panels[p]->axis(QCPAxis::atLeft));
   for (const PluginPanel& panel : m_pluginPanels) axes.push_back(panel.rect->axis(QCPAxis::atLeft));
   for (std::size_t p = 0; p < axes.size(); ++p) {
     QCPAxis* y = axes[p];
     y->rescale(true);
-    QCPRange range = y->range();
-    if (y->scaleType() == QCPAxis::stLogarithmic) {
-      range.lower /= 1.15;
-      range.upper *= 1.15;
-    } else {
-      const double pad =
-          range.size() > 0 ? range.size() * 0.08 : std::max(1e-9, std::abs(range.center()) * 0.1);
-      // Room above S for half the l* label when the best layer is the highest point.
-      range.lower -= pad;
-      range.upper += p == std::size_t(ScorePanel) ? 2 * pad : pad;
+    const QCPRange range = y->range();
+    const bool logarithmic = y->scaleType() == QCPAxis::stLogarithmic;
+    const auto toAxis = [&](double v) { return logarithmic ? std::log10(v) : v; };
+    const auto fromAxis = [&](double v) { return logarithmic ? std::pow(10.0, v) : v; };
+    double low = toAxis(range.lower), high = toAxis(range.upper);
+    if (!(high - low > 0)) {  // one value (or none): a band around it
+      const double pad = logarithmic ? 0.05 : std::max(1e-9, std::abs(0.5 * (low + high)) * 0.1);
+      low -= pad;
+      high += pad;
     }
-    y->setRange(range);
+    const double bottom = ring;
+    const double top = p == std::size_t(ScorePanel) ? star : ring;
+    // The data fill 1 − bottom − top of the height; the rest is the room above and below.
+    const double whole = (high - low) / std::max(0.2, 1.0 - bottom - top);
+    y->setRange(fromAxis(low - bottom * whole), fromAxis(high + top * whole));
   }
 }
 

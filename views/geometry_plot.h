@@ -3,15 +3,25 @@
 // panels sharing the layer axis (each proxy on its own y axis, so their scales never fight).
 // Each proxy is a line with its bootstrap interval as a translucent band; S is drawn over the
 // candidate layers only, the layers outside the candidates are shaded in every panel, and l*
-// is a dashed vertical line through all panels plus a star and a label on S. Each plugin metric
-// of the report gets one more panel (its values as a line; no band: plugins give point values),
-// stacked between k_eff and S.
+// is a dashed vertical line through all panels, a ring on every metric's value at l*, and a star
+// and a label on S. Each plugin metric of the report gets one more panel (its values as a line;
+// no band: plugins give point values), stacked between k_eff and S.
 //
-// Axis titles never run past their panel: all show their full names ("curvature m_curv") when
-// the panels are tall enough, else their symbols ("m_curv"), elided where even that is too
-// long; the full name and definition are the title's tooltip (titleToolTip). Each panel keeps a
-// minimum height (minimumHeight grows with the panels), so a view with many metrics scrolls
-// rather than squeezing them unreadable.
+// Readable for 5 to 80+ layers at the workbench's default size:
+// * Each panel's title ("curvature m_curv", "twonn_id", …) is written across the top of its
+//   panel, left-aligned in a strip of its own above the data, so it has the panel's width, not
+//   its height, and is never cut short at the default size (only a panel narrower than its name
+//   shows the symbol, elided if need be); the full name and definition are the title's tooltip
+//   (titleToolTip), as are the y tick labels'.
+// * The layer axis labels every 1st, 2nd, 5th, 10th, 20th, … layer: the smallest of those steps
+//   whose labels keep a gap of at least one label width between them (the other layers get
+//   minor ticks), so labels never overlap however many layers and however narrow the plot.
+// * Every panel gets the same height for its data (S's share also holds the layer axis), and
+//   as many value labels (two to five) as that height holds without crowding.
+// * Markers shrink and then disappear as the layers crowd (each marker keeps its own room); the
+//   l* ring stays.
+// Each panel keeps a minimum height (minimumHeight grows with the panels), so a view with many
+// metrics scrolls rather than squeezing them unreadable.
 //
 // Hovering emits layerHovered, a click (press and release on the same spot) layerClicked.
 // Replots are queued (rpQueuedReplot), so many score updates in one event-loop turn draw once.
@@ -28,6 +38,8 @@
 #include "geometry/score.h"
 
 namespace strata {
+
+class LayerTicker;  // layer_geometry_view_ticks.h
 
 class GeometryPlot final : public QCustomPlot {
   Q_OBJECT
@@ -54,6 +66,8 @@ class GeometryPlot final : public QCustomPlot {
   }
   /** The vertical l* line of a panel (hidden when there is no l*). */
   QCPItemStraightLine* bestLine(Panel which) const { return m_bestLines[which]; }
+  /** The ring on a proxy panel's value at l* (empty when there is no l*); S has its star. */
+  QCPGraph* bestMarker(Panel which) const { return m_bestMarkers[which]; }
   QCPItemText* bestLabel() const { return m_bestLabel; }
   /** The panels of the report's plugin metrics, in the report's order. */
   int pluginPanelCount() const { return static_cast<int>(m_pluginPanels.size()); }
@@ -64,15 +78,30 @@ class GeometryPlot final : public QCustomPlot {
   int64_t layerAt(const QPoint& pixel) const;
   /** The horizontal pixel position of `layer` on the shared layer axis. */
   double pixelOf(int64_t layer) const;
-  /** The full name and definition of the panel whose axis title or tick labels are under
-   *  `pixel`; empty elsewhere. */
+  /** The full name and definition of the panel whose title or tick labels are under `pixel`;
+   *  empty elsewhere. */
   QString titleToolTip(const QPoint& pixel) const;
+
+  /** The panels' titles: the four fixed panels' (Panel order), then the plugin panels'. */
+  int titleCount() const { return static_cast<int>(m_titles.size()); }
+  /** The drawn title of panel `index` (in titleCount order) and the full name it stands for. */
+  QCPItemText* titleItem(int index) const;
+  QString fullTitle(int index) const;
+  /** The panel `index`'s title belongs to. */
+  QCPAxisRect* titlePanel(int index) const;
+
+  /** The shared layer axis (under S, the one with tick labels). */
+  QCPAxis* layerAxis() const;
+  /** Layers between two labelled ticks of the layer axis (1, 2, 5, 10, 20, …). */
+  int layerTickStep() const;
 
   /** Below this a panel's values are unreadable: the plot asks for panels × this (+ the layer
    *  axis) as its minimum height. */
   static constexpr int kMinimumPanelHeight = 60;
   static constexpr int kLayerAxisHeight = 40;
   static constexpr int kMinimumWidth = 360;
+  /** Free pixels between two layer labels, in label widths (at least one label width). */
+  static constexpr double kLayerLabelGap = 1.0;
 
  signals:
   void layerHovered(qint64 layer, const QPoint& globalPosition);
@@ -88,14 +117,30 @@ class GeometryPlot final : public QCustomPlot {
   /** Replaces the plugin panels by one per metric of the report, S staying last. */
   void rebuildPluginPanels();
   void updateMinimumHeight();
-  /** Sets each value axis's title to the longest form its panel has room for (afterLayout). */
-  void fitAxisTitles();
-  /** Fewer value ticks on short panels (beforeReplot). */
-  void fitTickCounts();
+  /** Sets each panel's title to the longest form its panel has room for (afterLayout). */
+  void fitTitles();
+  /** The panels' shares of the height (the same data height for all), value ticks for that
+   *  height, the layer step and the marker size (beforeReplot). */
+  void fitPanels();
+  /** The proxies' panels, the plugin metrics', then S's: the plot's rows. */
+  std::vector<QCPAxisRect*> panelsTopToBottom() const;
+  /** The layer step and marker size for the layer axis's current width; true if either
+   *  changed. */
+  bool fitLayerAxis(int axisWidth);
+  /** The text strip above `rect` that holds its title, coloured `colour`. */
+  QCPItemText* addTitle(QCPAxisRect* rect, const QString& full, const QString& brief,
+                        const QString& toolTip, const QColor& colour);
+  /** Fixed gaps above (with room for the title) and below `rect`; left and right follow the
+   *  axes. */
+  void stackPanel(QCPAxisRect* rect, bool carriesLayerAxis) const;
+  /** A ring marking l*'s value on the panel of `x`, `y`. */
+  QCPGraph* addBestMarker(QCPAxis* x, QCPAxis* y);
 
-  /** A value axis's title in its long and short forms, and what it means. */
-  struct AxisTitle {
-    QCPAxis* axis = nullptr;
+  /** A panel's title in its long and short forms, and what it means. */
+  struct PanelTitle {
+    QCPAxisRect* rect = nullptr;
+    QCPAxis* axis = nullptr;  // the panel's value axis (its tick labels share the tooltip)
+    QCPItemText* item = nullptr;
     QString full;
     QString brief;
     QString toolTip;
@@ -105,6 +150,7 @@ class GeometryPlot final : public QCustomPlot {
     QCPAxisRect* rect = nullptr;
     QCPGraph* values = nullptr;
     QCPItemStraightLine* bestLine = nullptr;
+    QCPGraph* bestMarker = nullptr;
   };
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
@@ -116,13 +162,19 @@ class GeometryPlot final : public QCustomPlot {
   QCPItemStraightLine* m_bestLines[PanelCount] = {};
   QCPItemRect* m_shadeBefore[PanelCount] = {};
   QCPItemRect* m_shadeAfter[PanelCount] = {};
+  QCPGraph* m_bestMarkers[PanelCount] = {};  // null on S, which has m_bestPoint
   QCPGraph* m_bestPoint = nullptr;
   QCPItemText* m_bestLabel = nullptr;
   bool m_logScale = false;
   QPoint m_pressPosition{-1000, -1000};
   QCPMarginGroup* m_margins = nullptr;
   std::vector<PluginPanel> m_pluginPanels;
-  std::vector<AxisTitle> m_titles;  // the four panels', then the plugin panels'
+  std::vector<PanelTitle> m_titles;           // the four panels', then the plugin panels'
+  QSharedPointer<LayerTicker> m_layerTicker;  // every panel's layer axis
+  double m_markerSize = 6;
+  int m_layerAxisMargin = kLayerAxisHeight;  // S's bottom margin as fitPanels assumed it
+  int m_laidOutWidth = 0;                    // the plot's width at the last layout
+  double m_dataHeight = 0;                   // each panel's data height (fitPanels)
 };
 
 }  // namespace strata

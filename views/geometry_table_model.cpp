@@ -31,10 +31,9 @@ QString proxyIntervalText(double value, const geometry::Interval& interval) {
            geometryNumberText(interval.high));
 }
 
-QString proxyIntervalLines(double value, const geometry::Interval& interval) {
-  return QStringLiteral("%1\n[%2, %3]")
-      .arg(geometryNumberText(value), geometryNumberText(interval.low),
-           geometryNumberText(interval.high));
+QString intervalText(const geometry::Interval& interval) {
+  return QStringLiteral("[%1, %2]")
+      .arg(geometryNumberText(interval.low), geometryNumberText(interval.high));
 }
 
 GeometryTableModel::GeometryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -92,6 +91,8 @@ const geometry::MetricSeries* GeometryTableModel::seriesAt(int column) const {
   std::size_t index = m_series.size();
   if (column >= CurvatureColumn && column <= EffectiveRankColumn)
     index = static_cast<std::size_t>(column - CurvatureColumn);
+  else if (isIntervalColumn(column))
+    index = static_cast<std::size_t>(column - CurvatureIntervalColumn);
   else if (column >= ColumnCount)
     index = geometry::kBuiltInSeriesCount + static_cast<std::size_t>(column - ColumnCount);
   return index < m_series.size() ? &m_series[index] : nullptr;
@@ -116,12 +117,28 @@ QVariant GeometryTableModel::data(const QModelIndex& index, int role) const {
   // A layer with warnings (undefined proxies, exclusion from S) says why in every cell's tooltip.
   const QString warnings = warningText(index.row());
   if (role == Qt::ToolTipRole && !warnings.isEmpty()) return warnings;
-  if (series && role == Qt::DisplayRole)
-    return series->intervals.empty()
-               ? geometryNumberText(series->values[row])
-               : proxyIntervalLines(series->values[row], series->intervals[row]);
-  // Undefined values sort below every defined one.
-  if (series && role == SortRole) return sortable(series->values[row]);
+  const bool hasInterval = series && row < series->intervals.size();
+  if (series && isIntervalColumn(index.column())) {
+    // A proxy's interval on its own (the value is in the main columns); sorted by its lower end
+    // like S's interval.
+    const geometry::Interval interval =
+        hasInterval ? series->intervals[row] : geometry::Interval{std::nan(""), std::nan("")};
+    if (role == Qt::DisplayRole) return intervalText(interval);
+    if (role == SortRole) return sortable(interval.low);
+  } else if (series) {
+    if (role == Qt::DisplayRole) return geometryNumberText(series->values[row]);
+    // Undefined values sort below every defined one.
+    if (role == SortRole) return sortable(series->values[row]);
+    // One line per cell: the interval is in the tooltip (and in the interval columns).
+    if (role == Qt::ToolTipRole && hasInterval) {
+      const QString tip = tr("%1 %2 (bootstrap interval)")
+                              .arg(QString::fromStdString(series->info.name),
+                                   proxyIntervalText(series->values[row], series->intervals[row]));
+      return rank > 0 ? tip
+                      : tip + QLatin1Char('\n') +
+                            tr("Layer %1 is outside the candidate range").arg(layer.layer);
+    }
+  }
 
   switch (role) {
     case Qt::DisplayRole:
@@ -195,7 +212,7 @@ QVariant GeometryTableModel::headerData(int section, Qt::Orientation orientation
   if (const geometry::MetricSeries* series = seriesAt(section)) {
     const QString name = QString::fromStdString(series->info.name);
     const bool intervals = !series->intervals.empty();
-    if (role == Qt::DisplayRole) return intervals ? name + tr("\n[lo, hi]") : name;
+    if (role == Qt::DisplayRole) return isIntervalColumn(section) ? name + tr(" [lo, hi]") : name;
     if (role == Qt::ToolTipRole) {
       const QString direction = series->info.higherIsBetter ? tr("higher") : tr("lower");
       QString tip = series->builtIn

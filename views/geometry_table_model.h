@@ -1,11 +1,11 @@
 #pragma once
 // GeometryTableModel: one row per layer of a GeometryReport, one column per metric series of it
-// (geometry::metricSeries) — the three proxies with their bootstrap intervals, the score S and
-// the rank under the current weights and candidates (the main columns, kMainColumns, which the
-// table keeps in view), S's bootstrap interval, how often the layer is l* over the resamples,
-// then the plugin metrics' series (point values; ColumnCount + i is plugin metric i). A cell of
-// a series with intervals shows its value over its interval, on two lines, so the main columns
-// stay narrow enough to be seen side by side.
+// (geometry::metricSeries) — the three proxies, the score S and the rank under the current
+// weights and candidates (the main columns, kMainColumns, which the table keeps in view), S's
+// bootstrap interval, how often the layer is l* over the resamples, the three proxies' bootstrap
+// intervals, then the plugin metrics' series (point values; ColumnCount + i is plugin metric i).
+// Every cell is one line, so a table of 30 to 80 layers shows many rows at once and the main
+// columns stay narrow; a proxy cell's tooltip holds its value with its interval.
 // The report is an immutable snapshot; the scores are replaced (setScores) on every slider
 // move, which only changes the S, rank and highlight of the rows. GUI thread only.
 
@@ -25,8 +25,8 @@ namespace strata {
 QString geometryNumberText(double value);
 /** "0.1234 [0.1100, 0.1350]": a proxy with its bootstrap interval. */
 QString proxyIntervalText(double value, const geometry::Interval& interval);
-/** "0.1234\n[0.1100, 0.1350]": the same on two lines (the table's proxy cells). */
-QString proxyIntervalLines(double value, const geometry::Interval& interval);
+/** "[0.1100, 0.1350]": a bootstrap interval alone (the table's interval columns). */
+QString intervalText(const geometry::Interval& interval);
 
 class GeometryTableModel final : public QAbstractTableModel {
   Q_OBJECT
@@ -41,6 +41,9 @@ class GeometryTableModel final : public QAbstractTableModel {
     RankColumn,
     ScoreIntervalColumn,
     BestFrequencyColumn,
+    CurvatureIntervalColumn,
+    MonotonicityIntervalColumn,
+    EffectiveRankIntervalColumn,
     ColumnCount
   };
   /** Layer, the three proxies, S and rank: the columns the table shows without scrolling. */
@@ -89,8 +92,12 @@ class GeometryTableModel final : public QAbstractTableModel {
   QString csv() const;
 
  private:
-  /** The series shown in `column`, or null for the layer, score and rank columns. */
+  /** The series shown in `column` (its values, or its intervals in an interval column), or
+   *  null for the layer, score and rank columns. */
   const geometry::MetricSeries* seriesAt(int column) const;
+  static bool isIntervalColumn(int column) {
+    return column >= CurvatureIntervalColumn && column <= EffectiveRankIntervalColumn;
+  }
 
   std::shared_ptr<const geometry::GeometryReport> m_report;
   std::vector<geometry::MetricSeries> m_series;  // of m_report

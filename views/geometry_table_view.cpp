@@ -1,5 +1,6 @@
 #include "geometry_table_view.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QScrollBar>
 #include <algorithm>
@@ -7,11 +8,20 @@
 #include "geometry_table_model.h"
 
 namespace strata {
+namespace {
+
+constexpr int kRowPadding = 6;         // pixels above and below a row's line of text, together
+constexpr int kMinimumRowHeight = 20;  // room for the warning icon of the layer column
+
+}  // namespace
 
 GeometryTableView::GeometryTableView(QWidget* parent) : QTableView(parent) {
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  // Proxy cells hold two lines (value over interval): rows as tall as their contents.
-  verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // One line per cell: every row the same compact height (ResizeToContents would also measure
+  // every row of an 80-layer report on each re-rank).
+  verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  setWordWrap(false);
+  fitRowHeight();
 }
 
 void GeometryTableView::setModel(QAbstractItemModel* model) {
@@ -21,6 +31,42 @@ void GeometryTableView::setModel(QAbstractItemModel* model) {
   connect(model, &QAbstractItemModel::modelReset, this, askAgain);
   connect(model, &QAbstractItemModel::layoutChanged, this, askAgain);
   connect(model, &QAbstractItemModel::dataChanged, this, askAgain);
+}
+
+void GeometryTableView::changeEvent(QEvent* event) {
+  QTableView::changeEvent(event);
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) fitRowHeight();
+}
+
+void GeometryTableView::fitRowHeight() {
+  const int height = compactRowHeight();
+  verticalHeader()->setMinimumSectionSize(height);
+  verticalHeader()->setDefaultSectionSize(height);
+}
+
+int GeometryTableView::compactRowHeight() const {
+  // The l* row is bold: measure with the bold font, which is never shorter.
+  QFont bold = font();
+  bold.setBold(true);
+  return std::max(QFontMetrics(bold).height() + kRowPadding, kMinimumRowHeight);
+}
+
+int GeometryTableView::heightForRows(int rows) const {
+  // isHidden, not isVisible: this is asked before the view is first shown, too.
+  const int header = horizontalHeader()->isHidden() ? 0 : horizontalHeader()->sizeHint().height();
+  return header + rows * compactRowHeight() + 2 * frameWidth() +
+         horizontalScrollBar()->sizeHint().height();
+}
+
+int GeometryTableView::visibleRowCount() const {
+  if (!model()) return 0;
+  int count = 0;
+  const QRect viewportRect = viewport()->rect();
+  for (int row = 0; row < model()->rowCount(); ++row) {
+    const int top = rowViewportPosition(row);
+    if (top >= 0 && top + rowHeight(row) <= viewportRect.height()) ++count;
+  }
+  return count;
 }
 
 int GeometryTableView::mainColumnsWidth() const {

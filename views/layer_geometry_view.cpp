@@ -15,6 +15,7 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "display_text.h"
@@ -29,7 +30,12 @@
 namespace strata {
 namespace {
 
-constexpr int kControlsHeightCap = 330;  // pixels: the three weights, the range and 4 plugins
+// The table's share of the side when the window is short: this many rows (or every layer, if
+// fewer) stay in view, and the score controls scroll in what is left (issue: 30 to 80 layers at
+// the window's default size). With more room the controls are shown whole and the table grows.
+constexpr int kTableRowsInView = 10;
+// The controls never shrink below this (their first weight rows), whatever the table wants.
+constexpr int kControlsMinimumHeight = 90;
 
 QString scoreToolTip(const geometry::LayerScores& scores, std::size_t index, int64_t layer) {
   const bool excluded =
@@ -97,20 +103,27 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
 
   auto* scoreBox = new QGroupBox(tr("Score S(l)"), this);
   auto* scoreLayout = new QVBoxLayout(scoreBox);
+  scoreLayout->setContentsMargins(6, 2, 6, 2);  // compact: the table below wants the height
   scoreLayout->addWidget(m_controls);
-  auto* side = new QWidget(this);
-  auto* sideLayout = new QVBoxLayout(side);
-  sideLayout->setContentsMargins(0, 0, 0, 0);
-  // One weight per plugin metric: with many, the controls scroll instead of pushing the window.
-  m_controlsArea = new QScrollArea(side);
+  // The controls over the table, in a splitter the user can drag; fitSideSplit gives the table
+  // its rows first. One weight per plugin metric: with many, the controls scroll instead of
+  // pushing the window.
+  m_side = new QSplitter(Qt::Vertical, this);
+  m_controlsArea = new QScrollArea(m_side);
   m_controlsArea->setWidget(scoreBox);
   m_controlsArea->setWidgetResizable(true);
   m_controlsArea->setFrameShape(QFrame::NoFrame);
   m_controlsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_controlsArea->setMinimumWidth(scoreBox->minimumSizeHint().width() +
                                   m_controlsArea->verticalScrollBar()->sizeHint().width());
-  sideLayout->addWidget(m_controlsArea);
-  sideLayout->addWidget(m_table, 1);
+  m_controlsArea->setMinimumHeight(kControlsMinimumHeight);
+  m_side->addWidget(m_controlsArea);
+  m_side->addWidget(m_table);
+  m_side->setStretchFactor(0, 0);
+  m_side->setStretchFactor(1, 1);
+  m_side->setChildrenCollapsible(false);
+  // Once the user has placed the handle, the view leaves it there.
+  connect(m_side, &QSplitter::splitterMoved, this, [this] { m_sideSplitChosen = true; });
 
   // Many metric panels scroll vertically rather than being squeezed below a readable height.
   auto* plotArea = new QScrollArea(this);
@@ -123,7 +136,7 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(plotArea);
-  splitter->addWidget(side);
+  splitter->addWidget(m_side);
   // The side keeps the table's main columns in view (GeometryTableView's minimum); the plot
   // takes the rest. Neither can be collapsed away by dragging the handle.
   splitter->setStretchFactor(0, 1);
@@ -161,15 +174,39 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
       m_controls->setCandidates(previous);
   }
   rescore();
+  m_revealBest = true;
   // The new weight rows reach the controls' size hint once their layout requests (posted) are
   // handled: measure after them.
-  QMetaObject::invokeMethod(this, &LayerGeometryView::fitControlsHeight, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(this, &LayerGeometryView::fitSideSplit, Qt::QueuedConnection);
 }
 
-void LayerGeometryView::fitControlsHeight() {
-  // All the controls in view up to a cap; beyond it (many plugin weights) they scroll.
-  m_controlsArea->setMinimumHeight(
-      std::min(m_controlsArea->widget()->sizeHint().height(), kControlsHeightCap));
+void LayerGeometryView::fitSideSplit() {
+  const int total = m_side->height() - m_side->handleWidth();
+  if (total <= 0) return;  // not laid out yet: the resize that follows calls again
+  if (!m_sideSplitChosen) {
+    // The table first: kTableRowsInView rows (every layer if fewer); the controls get the
+    // rest, up to their whole height; what is left after both goes to the table.
+    const int rows = std::min(m_model->rowCount(), kTableRowsInView);
+    const int tableWants = m_table->heightForRows(std::max(rows, 1));
+    const int least = std::min(kControlsMinimumHeight, total);
+    const int controlsWhole = std::max(m_controlsArea->widget()->sizeHint().height(), least);
+    const int controls = std::clamp(total - tableWants, least, controlsWhole);
+    m_side->setSizes({controls, std::max(total - controls, 0)});
+  }
+  // A new report opens with its l* row in view, however deep the model.
+  if (m_revealBest && m_table->viewport()->height() > 0) {
+    m_revealBest = false;
+    const int best = m_model->bestRow();
+    if (best >= 0)
+      m_table->scrollTo(m_sorted->mapFromSource(m_model->index(best, 0)),
+                        QAbstractItemView::PositionAtCenter);
+  }
+}
+
+void LayerGeometryView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // After the layout has given the side its new height.
+  QMetaObject::invokeMethod(this, &LayerGeometryView::fitSideSplit, Qt::QueuedConnection);
 }
 
 void LayerGeometryView::updateHeader() {

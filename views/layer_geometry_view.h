@@ -8,6 +8,10 @@
 // Layout: the plot scrolls vertically when its panels would fall below a readable height; the
 // table always has room for its main columns (layer, proxies, S, rank) and the plot takes the
 // rest of the width (issue 22: readable at 1280×800 and 1920×1080 with any number of metrics).
+// On the right the controls sit over the table in a vertical splitter whose first placement
+// gives the table ten one-line rows before the controls take their whole height, so a
+// report of 30 to 80 layers lists many of them at the window's default size; once the user drags
+// the handle, it stays where they put it.
 //
 // Moving a control re-ranks at once through geometry::scoreLayers on the report's stored
 // values: nothing is recomputed and no file is read. Hovering the plot shows the layer's values
@@ -28,6 +32,7 @@
 class QCheckBox;
 class QLabel;
 class QScrollArea;
+class QSplitter;
 class QSortFilterProxyModel;
 class QToolButton;
 
@@ -71,12 +76,17 @@ class LayerGeometryView final : public QWidget {
 
   ScoreControls* controls() const { return m_controls; }
   GeometryPlot* plot() const { return m_plot; }
-  QTableView* table() const { return m_table; }
+  GeometryTableView* table() const { return m_table; }
+  /** The controls (top) and the table (bottom). */
+  QSplitter* sideSplitter() const { return m_side; }
   GeometryTableModel* tableModel() const { return m_model; }
   QCheckBox* logScaleBox() const { return m_logScale; }
   QToolButton* exportButton() const { return m_export; }
   /** The header: store, options, the recorded normalisation and interval method, warnings. */
   QLabel* headerLabel() const { return m_header; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  signals:
   /** The user clicked `layer` in the plot or the table: show its detail. */
@@ -87,7 +97,9 @@ class LayerGeometryView final : public QWidget {
  private:
   void rescore();
   void updateHeader();
-  void fitControlsHeight();
+  /** Places the controls/table handle (until the user moves it): see the file comment; and
+   *  scrolls a new report's l* row into view. */
+  void fitSideSplit();
   void showHoverText(qint64 layer, const QPoint& globalPosition);
   void tableClicked(const QModelIndex& index);
 
@@ -102,6 +114,9 @@ class LayerGeometryView final : public QWidget {
   GeometryPlot* m_plot;
   ScoreControls* m_controls;
   QScrollArea* m_controlsArea = nullptr;
+  QSplitter* m_side = nullptr;     // the controls over the table
+  bool m_sideSplitChosen = false;  // the user moved the handle: fitSideSplit leaves it
+  bool m_revealBest = false;       // a new report: fitSideSplit scrolls its l* row into view
   GeometryTableModel* m_model;
   QSortFilterProxyModel* m_sorted;
   GeometryTableView* m_table;

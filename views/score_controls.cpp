@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kMaxWeight = 5.0;
 constexpr int kSliderSteps = 100;  // slider positions per unit of weight
+constexpr int kRowSpacing = 2;     // pixels between two rows of controls
 
 QSlider* makeSlider(QWidget* parent, int minimum, int maximum) {
   auto* slider = new QSlider(Qt::Horizontal, parent);
@@ -27,39 +28,32 @@ QSlider* makeSlider(QWidget* parent, int minimum, int maximum) {
 }  // namespace
 
 ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
-  auto* grid = new QGridLayout(this);
-  grid->setContentsMargins(0, 0, 0, 0);
-  grid->setColumnStretch(1, 1);
-
-  // The weight rows (setSeries), above the candidate range.
-  m_weightRows = new QWidget(this);
-  m_weightGrid = new QGridLayout(m_weightRows);
-  m_weightGrid->setContentsMargins(0, 0, 0, 0);
-  m_weightGrid->setColumnStretch(1, 1);
-  grid->addWidget(m_weightRows, 0, 0, 1, 3);
+  // One grid, so that every row's label, slider and box line up: the proxies' weights, the
+  // candidate range and Reset, then the plugin metrics' weights (setSeries; 0 by default, so
+  // they come last: when the controls scroll beside a long table, these are what scroll away).
+  m_grid = new QGridLayout(this);
+  m_grid->setContentsMargins(0, 0, 0, 0);
+  m_grid->setColumnStretch(1, 1);
+  // Tight rows: beside a table of many layers, every pixel of height counts.
+  m_grid->setVerticalSpacing(kRowSpacing);
 
   const QString rangeTip = tr("Candidate layers for l*: S is z-scored over first..last");
   m_firstSlider = makeSlider(this, 0, 0);
   m_lastSlider = makeSlider(this, 0, 0);
   m_firstBox = new QSpinBox(this);
   m_lastBox = new QSpinBox(this);
+  m_firstLabel = new QLabel(tr("First layer"), this);
+  m_lastLabel = new QLabel(tr("Last layer"), this);
   m_firstSlider->setObjectName(QStringLiteral("firstLayerSlider"));
   m_lastSlider->setObjectName(QStringLiteral("lastLayerSlider"));
   m_firstBox->setObjectName(QStringLiteral("firstLayerBox"));
   m_lastBox->setObjectName(QStringLiteral("lastLayerBox"));
-  int row = 1;
-  for (auto [label, slider, box] : {std::tuple{tr("First layer"), m_firstSlider, m_firstBox},
-                                    std::tuple{tr("Last layer"), m_lastSlider, m_lastBox}}) {
-    auto* text = new QLabel(label, this);
-    for (QWidget* w :
-         {static_cast<QWidget*>(text), static_cast<QWidget*>(slider), static_cast<QWidget*>(box)})
-      w->setToolTip(rangeTip);
-    slider->setPageStep(1);
-    grid->addWidget(text, row, 0);
-    grid->addWidget(slider, row, 1);
-    grid->addWidget(box, row, 2);
-    ++row;
-  }
+  for (QWidget* w : {static_cast<QWidget*>(m_firstLabel), static_cast<QWidget*>(m_lastLabel),
+                     static_cast<QWidget*>(m_firstSlider), static_cast<QWidget*>(m_lastSlider),
+                     static_cast<QWidget*>(m_firstBox), static_cast<QWidget*>(m_lastBox)})
+    w->setToolTip(rangeTip);
+  m_firstSlider->setPageStep(1);
+  m_lastSlider->setPageStep(1);
   connect(m_firstSlider, &QSlider::valueChanged, this, [this](int v) { rangeChanged(true, v); });
   connect(m_firstBox, &QSpinBox::valueChanged, this, [this](int v) { rangeChanged(true, v); });
   connect(m_lastSlider, &QSlider::valueChanged, this, [this](int v) { rangeChanged(false, v); });
@@ -69,10 +63,27 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   m_reset->setToolTip(
       tr("Every weight to its default (1 for a proxy, 0 for a plugin metric) and "
          "candidates 1..L−1"));
-  grid->addWidget(m_reset, row, 2);
   connect(m_reset, &QPushButton::clicked, this, &ScoreControls::reset);
 
   setSeries(geometry::builtInSeries());
+}
+
+void ScoreControls::layOutRows() {
+  while (QLayoutItem* item = m_grid->takeAt(0)) delete item;  // the widgets stay
+  int row = 0;
+  const auto add = [&](QWidget* label, QWidget* slider, QWidget* box) {
+    m_grid->addWidget(label, row, 0);
+    m_grid->addWidget(slider, row, 1);
+    m_grid->addWidget(box, row, 2);
+    ++row;
+  };
+  for (const WeightRow& weight : m_rows)
+    if (weight.builtIn) add(weight.label, weight.slider, weight.box);
+  add(m_firstLabel, m_firstSlider, m_firstBox);
+  add(m_lastLabel, m_lastSlider, m_lastBox);
+  m_grid->addWidget(m_reset, row++, 2);
+  for (const WeightRow& weight : m_rows)
+    if (!weight.builtIn) add(weight.label, weight.slider, weight.box);
 }
 
 ScoreControls::WeightRow ScoreControls::makeRow(const geometry::MetricSeries& series) {
@@ -87,9 +98,10 @@ ScoreControls::WeightRow ScoreControls::makeRow(const geometry::MetricSeries& se
   WeightRow row;
   row.name = series.info.name;
   row.defaultWeight = series.defaultWeight();
-  row.label = new QLabel(QString::fromStdString(series.weightName), m_weightRows);
-  row.slider = makeSlider(m_weightRows, 0, static_cast<int>(kMaxWeight * kSliderSteps));
-  row.box = new QDoubleSpinBox(m_weightRows);
+  row.builtIn = series.builtIn;
+  row.label = new QLabel(QString::fromStdString(series.weightName), this);
+  row.slider = makeSlider(this, 0, static_cast<int>(kMaxWeight * kSliderSteps));
+  row.box = new QDoubleSpinBox(this);
   row.box->setRange(0, kMaxWeight);
   row.box->setSingleStep(0.1);
   row.box->setDecimals(2);
@@ -200,14 +212,8 @@ void ScoreControls::setSeries(const std::vector<geometry::MetricSeries>& series)
     delete gone.slider;
     delete gone.box;
   }
-  while (QLayoutItem* item = m_weightGrid->takeAt(0)) delete item;  // the widgets stay
   m_rows = std::move(rows);
-  for (std::size_t i = 0; i < m_rows.size(); ++i) {
-    const int row = static_cast<int>(i);
-    m_weightGrid->addWidget(m_rows[i].label, row, 0);
-    m_weightGrid->addWidget(m_rows[i].slider, row, 1);
-    m_weightGrid->addWidget(m_rows[i].box, row, 2);
-  }
+  layOutRows();
   changeQuietly([] {});
 }
 

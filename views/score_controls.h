@@ -2,7 +2,8 @@
 // ScoreControls: the knobs of the DiHAL score — one weight per metric series (a slider and a
 // spin box each, 0–5: w_c, w_m, w_k for the proxies, default 1, then w_<name> for each plugin
 // metric, default 0, so plugins leave S as it was until asked; setSeries makes the rows) and the
-// candidate layers first..last (a slider and a spin box each, first ≤ last always). Every change
+// candidate layers first..last (a slider and a spin box each, first ≤ last always). From the
+// top: the proxies' weights, the candidates, Reset, the plugin metrics' weights. Every change
 // emits settingsChanged() at once; the owner re-ranks with geometry::scoreLayers, which is cheap,
 // so no debouncing is needed. GUI thread only.
 
@@ -64,21 +65,25 @@ class ScoreControls final : public QWidget {
 
  private:
   struct WeightRow {
-    std::string name;  // the series' name
+    std::string name;     // the series' name
+    bool builtIn = true;  // a proxy (above the candidates) or a plugin metric (below Reset)
     double defaultWeight = 0;
     QLabel* label = nullptr;
     QSlider* slider = nullptr;
     QDoubleSpinBox* box = nullptr;
   };
   WeightRow makeRow(const geometry::MetricSeries& series);
+  /** Puts every row into the grid, in the order of the file comment. */
+  void layOutRows();
   void rangeChanged(bool firstMoved, int value);
   /** Runs `change` with the widgets' own signals blocked, then emits once if anything moved. */
   template <typename Change>
   void changeQuietly(Change change);
 
   std::vector<WeightRow> m_rows;
-  QWidget* m_weightRows;
-  QGridLayout* m_weightGrid;
+  QGridLayout* m_grid;
+  QLabel* m_firstLabel;
+  QLabel* m_lastLabel;
   QSlider* m_firstSlider;
   QSlider* m_lastSlider;
   QSpinBox* m_firstBox;

@@ -25,6 +25,7 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
   config.sampling.skipFirstPositions = cli.integer("skip-first");
   config.sampling.seed = static_cast<uint64_t>(cli.integer("seed"));
   config.sampling.maxDocuments = cli.integer("max-documents");
+  config.sampling.distinctPrefixes = !cli.isSet("keep-duplicate-prefixes");
   config.batchSequences = cli.integer("batch");
   config.streamLayers = cli.isSet("stream-layers");
   config.overwrite = cli.isSet("overwrite");
@@ -55,7 +56,7 @@ int runCapture(const Arguments& args) {
                   "(h_0 = embedding output … h_L = last block, before the final norm) into an\n"
                   "HDF5 activation store, layer by layer. Interrupted captures resume with\n"
                   "--resume; Ctrl-C stops cleanly, keeping every finished layer.");
-  cli.option("model", "DIR", "Hugging Face model folder")
+  cli.option("model", "DIR", "Hugging Face model folder or .gguf file")
       .option("corpus", "PATH", "a text file, a folder of .txt files, or a .jsonl file")
       .option("out", "FILE", "the activation store to write (.h5)")
       .option("tokens", "N", "number of token positions to store", "8192")
@@ -65,6 +66,9 @@ int runCapture(const Arguments& args) {
               "positions skipped at the start of each sequence (attention sinks)", "1")
       .option("seed", "S", "seed of the token sampling", "0")
       .option("max-documents", "N", "read only the first N documents (0 = all)", "0")
+      .flag("keep-duplicate-prefixes",
+            "also store positions whose causal prefix an earlier position had (identical hidden "
+            "states; dropped by default)")
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")
       .option("compute-dtype", "TYPE", "fp32 or bf16 forward passes (storage keeps --dtype)",
               "fp32")

@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
        runVerify},
       {"capture", "hidden states of every layer over a corpus, into an HDF5 activation store",
        runCapture},
+      {"import-gguf", "convert a GGUF model file (llama.cpp) into a Hugging Face folder",
+       runImportGguf},
       {"import-llama2c", "convert a llama2.c model.bin + tokenizer.bin into a Hugging Face folder",
        runImportLlama2c},
       {"score", "per-layer geometry proxies, the DiHAL score and l* of an activation store",

@@ -19,6 +19,7 @@ int runInspect(const Arguments& args);
 int runAbout(const Arguments& args);
 int runCapture(const Arguments& args);
 int runImportLlama2c(const Arguments& args);
+int runImportGguf(const Arguments& args);
 int runGenerate(const Arguments& args);
 int runPretrain(const Arguments& args);
 int runScore(const Arguments& args);

@@ -26,7 +26,8 @@ int runCompareAlign(const Arguments& original) {
                   "evaluation, masked-token accuracy, mean alignment cosine, throughput, and for\n"
                   "N samples of each student Gen.PPL under MODEL (the judge) and word/token\n"
                   "diversity. Running it again continues an interrupted study.");
-  cli.option("model", "DIR", "the autoregressive model: a Hugging Face folder with its tokenizer")
+  cli.option("model", "DIR",
+             "the autoregressive model: a Hugging Face folder with its tokenizer, or a .gguf file")
       .option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "200")
       .option("out", "DIR", "the study folder", "compare-align")

@@ -12,6 +12,7 @@
 #include "engine/device_choice.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
+#include "model_argument.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::cli {
@@ -59,7 +60,8 @@ int runGenerate(const Arguments& args) {
                   "upper layers + LM head) beside the original model, with Gen.PPL under a judge\n"
                   "model (--judge; default the source model itself), word and token diversity\n"
                   "and latency per token; it samples by default (temperature 1, top-p 0.95).");
-  cli.option("model", "DIR", "Hugging Face model folder (config.json, safetensors, tokenizer)")
+  cli.option("model", "DIR",
+             "Hugging Face model folder (config.json, safetensors, tokenizer) or .gguf file")
       .option("bridge", "RUN", "a bridge run folder: generate with the hybrid model")
       .option("dlm", "RUN",
               "a masked diffusion LM run (dcdm recipe) or a converted model "
@@ -111,7 +113,7 @@ int runGenerate(const Arguments& args) {
   const std::string device = deviceFrom(cli);
   if (bridge) return runBridgeGeneration(cli, config, device);
   if (cli.has("dlm")) return runDlmGeneration(cli, config, device);
-  const std::string folder = cli.value("model");
+  const std::string folder = modelFolderArgument(cli.value("model")).string();
   const std::string prompt = cli.value("prompt");
 
   const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);

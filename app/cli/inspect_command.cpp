@@ -8,7 +8,9 @@
 #include "common/human_format.h"
 #include "engine/run_folder.h"
 #include "inspect_run.h"
+#include "io/gguf_import.h"
 #include "io/model_folder.h"
+#include "model_argument.h"
 
 namespace strata::cli {
 namespace {
@@ -78,20 +80,26 @@ int runInspect(const Arguments& args) {
       "safetensors headers only, so it is fast even for large sharded models.");
   cli.positional("model-dir",
                  "folder with config.json and model.safetensors (or a sharded "
-                 "index), or a training run folder")
+                 "index), a .gguf model file, or a training run folder")
       .flag("json", "print one JSON object instead of the table");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
   }
-  const std::filesystem::path folder = cli.value("model-dir");
-  if (!std::filesystem::exists(folder / "config.json") && isRunFolder(folder))
-    return inspectRun(folder, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
-  const ModelSummary summary = inspectModelFolder(folder);
-  if (cli.isSet("json"))
-    std::cout << toJson(summary).dump(2) << "\n";
-  else
+  const std::filesystem::path given = cli.value("model-dir");
+  if (!std::filesystem::exists(given / "config.json") && isRunFolder(given))
+    return inspectRun(given, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
+  const bool gguf = isGgufModelFile(given);
+  const ModelSummary summary = inspectModelFolder(modelFolderArgument(given));
+  if (cli.isSet("json")) {
+    nlohmann::ordered_json out = toJson(summary);
+    if (gguf) out["gguf_file"] = given.string();
+    std::cout << out.dump(2) << "\n";
+  } else {
+    if (gguf)
+      std::cout << "GGUF file     " << given.string() << " (imported into the folder below)\n";
     printText(summary);
+  }
   return 0;
 }
 

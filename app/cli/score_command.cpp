@@ -22,6 +22,7 @@
 #include "geometry/term_cancellation.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
+#include "io/default_model.h"
 #include "plugin/plugin_metric.h"
 #include "plugin_arguments.h"
 #include "score_output.h"
@@ -109,6 +110,10 @@ void scoreDefault(const std::string& device, const geometry::ProxyOptions& optio
   CachedGeometryRequest request = defaultGeometryRequest();
   request.options = options;
   request.device = device;
+  const DefaultModel model = defaultModel();
+  if (!model.fallbackReason.empty()) std::cerr << "note: " << model.fallbackReason << "\n";
+  std::cerr << "default model: " << (model.name.empty() ? request.modelFolder.string() : model.name)
+            << " (" << request.modelFolder.string() << ")\n";
   CachedGeometry result;
   const auto work = [&](JobContext& job) { result = cachedGeometry(request, job, metrics); };
   if (runWithTerminalProgress(work) == JobOutcome::Cancelled) throw CancelledError();
@@ -137,10 +142,11 @@ int runScore(const Arguments& args) {
       "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
       "--corpus to capture first (into --out, or a temporary store), or --default.");
   cli.option("store", "FILE", "an activation store (.h5) written by `capture`")
-      .option("model", "DIR", "a Hugging Face model folder to capture first")
+      .option("model", "DIR", "a Hugging Face model folder or .gguf file to capture first")
       .option("corpus", "PATH", "the corpus to capture (with --model)")
       .flag("default",
-            "the built-in default model over the default corpus (argparse.py, or "
+            "the built-in default model (SmolLM2-135M-Instruct, or $STRATA_DEFAULT_MODEL) over "
+            "the default corpus (argparse.py, or "
             "$STRATA_DEFAULT_CORPUS), 4096 tokens of 128: captured and scored once, then read "
             "from the store cached in the user's data folder (as the workbench's Open Default "
             "Model)")

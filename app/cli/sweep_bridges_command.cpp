@@ -24,7 +24,7 @@ int runSweepBridges(const Arguments& original) {
       "Spearman ρ between the geometry score S(l) and −loss, with a permutation\n"
       "p-value. Layer scores come from --store, or from a store captured and scored\n"
       "into OUT/acts.h5. Running it again continues an interrupted sweep.");
-  cli.option("model", "DIR", "the source model (Hugging Face folder)")
+  cli.option("model", "DIR", "the source model (Hugging Face folder or .gguf file)")
       .option("corpus", "PATH", "training corpus of the bridges")
       .option("layers", "A..B", "the layers to bridge")
       .option("steps", "N", "optimizer steps of every bridge", "300")

@@ -41,7 +41,9 @@ QStringList openablePaths(const QMimeData* mime) {
   for (const QUrl& url : mime->urls()) {
     if (!url.isLocalFile()) continue;
     const QFileInfo info(url.toLocalFile());
-    if (info.isDir() || isStoreFile(info)) paths << info.absoluteFilePath();
+    const bool gguf =
+        info.isFile() && info.suffix().compare(QLatin1String("gguf"), Qt::CaseInsensitive) == 0;
+    if (info.isDir() || isStoreFile(info) || gguf) paths << info.absoluteFilePath();
   }
   return paths;
 }

@@ -36,7 +36,7 @@ std::filesystem::path installedPluginFolder() {
   return prefix.empty() ? prefix : prefix / "lib" / "strata" / "plugins";
 }
 
-std::filesystem::path defaultModelFolder() {
+std::filesystem::path smallModelFolder() {
   const std::filesystem::path data = installedDataFolder();
   if (!data.empty() && hasModelConfig(data / "models" / "default"))
     return data / "models" / "default";

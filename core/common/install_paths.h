@@ -29,11 +29,12 @@ std::filesystem::path installedDataFolder();
 std::filesystem::path installedPluginFolder();
 
 /**
- * The built-in default model: <prefix>/share/strata/models/default when that holds a
- * config.json, else the source tree's resources/models/default when this binary runs from a
- * build tree that still has it; empty when neither exists.
+ * The small model trained here (a 0.3M-parameter Llama, for fast tests and as the default's
+ * fallback; the real default is io/default_model.h's): <prefix>/share/strata/models/default
+ * when that holds a config.json, else the source tree's resources/models/default when this
+ * binary runs from a build tree that still has it; empty when neither exists.
  */
-std::filesystem::path defaultModelFolder();
+std::filesystem::path smallModelFolder();
 
 /**
  * A Python script shipped with Strata: <prefix>/share/strata/python/`name` when it exists, else

@@ -15,6 +15,8 @@
 #include "geometry/proxy_options_json.h"
 #include "io/activation_store.h"
 #include "io/corpus_hash.h"
+#include "io/default_model.h"
+#include "io/gguf_import.h"
 #include "io/model_fingerprint.h"
 
 namespace strata {
@@ -39,6 +41,7 @@ std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
                                    {"seed", s.seed},
                                    {"max_documents", s.maxDocuments},
                                    {"short_pieces", int(s.shortPieces)},
+                                   {"distinct_prefixes", s.distinctPrefixes},
                                    {"store_dtype", "float16"}};
   return identity.dump();
 }
@@ -108,11 +111,14 @@ bool sameScan(const geometry::GeometryReport& stored, const CachedGeometryReques
 
 CachedGeometryRequest defaultGeometryRequest() {
   CachedGeometryRequest r;
-  r.modelFolder = defaultModelFolder();
+  const DefaultModel model = defaultModel();
+  r.modelFolder = model.path;
   if (r.modelFolder.empty())
     throw ConfigError({}, "default model",
-                      "this Strata has no built-in default model (share/strata/models/default, or "
-                      "resources/models/default in a build tree)");
+                      model.fallbackReason +
+                          ", and this Strata has no small built-in model "
+                          "either (share/strata/models/default, or resources/models/default in a "
+                          "build tree)");
   r.corpus = defaultCorpusFile();
   if (r.corpus.empty())
     throw ConfigError({}, "default corpus",
@@ -139,16 +145,23 @@ std::filesystem::path storePathFor(const CachedGeometryRequest& request, JobCont
 }  // namespace
 
 std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
-  return storePathFor(request, nullptr);
+  CachedGeometryRequest resolved = request;
+  resolved.modelFolder = resolveModelFolder(request.modelFolder);
+  return storePathFor(resolved, nullptr);
 }
 
-CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& job,
+CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& job,
                               const std::vector<geometry::LayerMetric*>& metrics) {
-  requireInputs(request);
+  requireInputs(given);
+  // A .gguf model is imported once into a model folder (io/gguf_import.h); from here on the
+  // request names that folder.
+  CachedGeometryRequest request = given;
+  request.modelFolder = resolveModelFolder(given.modelFolder, &job);
   request.options.validate();
   const geometry::DeviceChoice device = geometry::parseDeviceChoice(request.device);
   job.progress(-1.0, "fingerprinting the model and the corpus");
   CachedGeometry result;
+  result.modelFolder = request.modelFolder;
   result.store = storePathFor(request, &job);  // a large corpus: progress and Cancel
   std::error_code error;
   std::filesystem::create_directories(request.cacheFolder, error);

@@ -26,7 +26,7 @@ class LayerMetric;
 }
 
 struct CachedGeometryRequest {
-  std::filesystem::path modelFolder;
+  std::filesystem::path modelFolder;  ///< a model folder, or a .gguf file (imported on first use)
   std::filesystem::path corpus;
   std::filesystem::path cacheFolder;  ///< created when missing
   CorpusOptions corpusOptions;
@@ -36,6 +36,7 @@ struct CachedGeometryRequest {
 };
 
 struct CachedGeometry {
+  std::filesystem::path modelFolder;  ///< the model read (a .gguf request: its import folder)
   std::filesystem::path store;
   bool captured = false;  ///< this call captured (or finished capturing) the store
   bool scored = false;    ///< this call computed /geometry; false: read from the store
@@ -43,9 +44,9 @@ struct CachedGeometry {
 };
 
 /**
- * The built-in default model over defaultCorpusFile(), 4,096 tokens in sequences of 128, cached
- * in userDataFolder()/geometry-cache (common/install_paths.h). ConfigError when this Strata has
- * no default model or the machine no default corpus.
+ * The default model (io/default_model.h: SmolLM2-135M-Instruct) over defaultCorpusFile(), 4,096
+ * tokens in sequences of 128, cached in userDataFolder()/geometry-cache (common/install_paths.h).
+ * ConfigError when this Strata has no default model or the machine no default corpus.
  */
 CachedGeometryRequest defaultGeometryRequest();
 

@@ -9,6 +9,7 @@
 #include "common/job.h"
 #include "engine/device_choice.h"
 #include "io/corpus_hash.h"
+#include "io/gguf_import.h"
 #include "io/model_fingerprint.h"
 #include "model/backbone/backbone.h"
 #include "tokenizer/bos_convention.h"
@@ -48,7 +49,7 @@ at::Tensor storedRowIndex(const TokenSample& sample) {
   std::vector<int64_t> rows;
   rows.reserve(sample.tokens.size());
   for (int64_t s = 0; s < sample.numSequences(); ++s)
-    for (int64_t t = sample.skipFirstPositions; t < sample.lengths[s]; ++t)
+    for (int64_t t = sample.firstStored[s]; t < sample.lengths[s]; ++t)
       rows.push_back(s * sample.sequenceLength + t);
   if (rows.size() != sample.tokens.size())
     throw Error("capture: the sample lists " + std::to_string(sample.tokens.size()) +
@@ -148,8 +149,11 @@ ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig&
 
 }  // namespace
 
-CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
-  if (config.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
+CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
+  if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
+  // A .gguf model is imported once into a model folder (io/gguf_import.h), read from there.
+  CaptureConfig config = given;
+  config.modelFolder = resolveModelFolder(given.modelFolder, &job);
   job.progress(-1.0, "loading the model");
   const auto backbone = Backbone::load(
       config.modelFolder,

@@ -20,6 +20,7 @@
 #include "engine/training_loop.h"
 #include "engine/versions.h"
 #include "io/atomic_file.h"
+#include "io/gguf_import.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -54,6 +55,19 @@ void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std:
   writeRunManifest(in.folder, run);
 }
 
+/** A recipe's `model` given as a .gguf file becomes its imported model folder (io/gguf_import.h)
+ *  before anything reads it, so run.json, the store checks and every loader see a folder. */
+void resolveGgufModel(const ConfigSchema& schema, ResolvedConfig& config, JobContext& job) {
+  const SettingSpec* model = schema.find("model");
+  if (!model || model->type != SettingType::Path || !config.has("model")) return;
+  const fs::path given = config.text("model");
+  if (!isGgufModelFile(given)) return;
+  const fs::path folder = resolveModelFolder(given, &job);
+  job.info("model " + given.string() + " (GGUF) is read from its imported folder " +
+           folder.string());
+  config.set("model", folder.string());
+}
+
 TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
   if (const plugin::RecipeEntry* recipe = findPluginRecipe(request.recipe))
     return startPluginTraining(*recipe, request, job);
@@ -67,6 +81,7 @@ TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
   createRunFolder(request.runFolder);
   in.recipe = request.recipe;
   in.config = request.config;
+  resolveGgufModel(in.schema, in.config, job);
   in.folder = request.runFolder;
   in.command = request.command;
   in.distributed = request.distributed;

@@ -1,7 +1,7 @@
 #pragma once
 // A Hugging Face config.json, read into the one structure every backbone understands.
 // Supported: LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel,
-// GPTNeoXForCausalLM. Anything else is a ConfigError that lists these.
+// GPTNeoXForCausalLM, Gemma3ForCausalLM. Anything else is a ConfigError that lists these.
 
 #include <cstdint>
 #include <filesystem>
@@ -11,10 +11,10 @@
 
 namespace strata {
 
-enum class Architecture { Llama, Qwen2, Qwen3, Gpt2, GptNeoX };
+enum class Architecture { Llama, Qwen2, Qwen3, Gpt2, GptNeoX, Gemma3 };
 
-/** How a backbone tells positions apart. Rotary positions (Llama, Qwen, GPT-NeoX) extend past
- *  max_position_embeddings; a learned absolute table (GPT-2's wpe) has no row beyond it. */
+/** How a backbone tells positions apart. Rotary positions (Llama, Qwen, GPT-NeoX, Gemma)
+ *  extend past max_position_embeddings; a learned absolute table (GPT-2's wpe) has none. */
 enum class PositionEncoding { Rotary, LearnedAbsolute };
 
 /** RoPE frequency scaling, as `rope_scaling` / `rope_parameters` describe it. */
@@ -24,6 +24,12 @@ struct RopeScaling {
   double lowFreqFactor = 1.0;
   double highFreqFactor = 4.0;
   int64_t originalMaxPositions = 8192;
+};
+
+/** What a layer's attention sees (Gemma-3's layer_types; every other architecture: Full). */
+enum class LayerAttention {
+  Full,     ///< "full_attention": every earlier key
+  Sliding,  ///< "sliding_attention": the slidingWindow latest keys, the query's own included
 };
 
 struct ModelConfig {
@@ -52,6 +58,28 @@ struct ModelConfig {
   std::string torchDtype;                     ///< config.json's torch_dtype, informational
   std::vector<int64_t> bosTokenIds;
   std::vector<int64_t> eosTokenIds;  ///< eos_token_id may be one id or a list
+
+  // Gemma-3 (modeling_gemma3.py); the defaults leave every other architecture as it is.
+  /** Per layer; empty when every layer attends fully. */
+  std::vector<LayerAttention> layerAttention;
+  /** Sliding layers: a query sees keys q − window < k ≤ q (masking_utils'
+   *  sliding_window_overlay). 0 when there are none. */
+  int64_t slidingWindow = 0;
+  double localRopeTheta = 10000.0;  ///< RoPE base of the sliding layers (rope_local_base_freq)
+  std::optional<RopeScaling> localRopeScaling;  ///< ropeScaling is the full layers' one
+  /** h_0 = token embedding × this, the factor first rounded to the compute dtype
+   *  (Gemma3TextScaledWordEmbedding: √hidden_size as a float32 tensor cast to the weights'
+   *  dtype, so 16 for d = 256 but 55.5 for √3072 in bfloat16). */
+  double embeddingScale = 1.0;
+  /** Attention scores are q·k times this; 0: 1/√headDim. Gemma-3: query_pre_attn_scalar^−½. */
+  double attentionScale = 0.0;
+  /** logits = cap·tanh(logits / cap) when > 0 (final_logit_softcapping). */
+  double finalLogitSoftcap = 0.0;
+
+  bool slidingLayer(int64_t layer) const {
+    return layer >= 0 && layer < static_cast<int64_t>(layerAttention.size()) &&
+           layerAttention[static_cast<std::size_t>(layer)] == LayerAttention::Sliding;
+  }
 
   /** True when no position at or past maxPositions exists (a learned position table). */
   bool positionsEndAtMax() const { return positionEncoding == PositionEncoding::LearnedAbsolute; }

@@ -13,11 +13,69 @@
 namespace strata {
 namespace {
 
-/** One candidate sequence: `length` document tokens from `start` of document `doc`. */
+/** One candidate sequence: `length` document tokens from `start` of document `doc`; it stores
+ *  positions [first, bos + length) of its sequence. */
 struct Candidate {
   int32_t doc;
   int32_t start;
   int32_t length;
+  int32_t first;
+};
+
+/** The hash of a causal prefix extended by one token: the murmur3 finaliser (a bijection) over
+ *  the parent's hash and the token, so two prefixes that differ only in their last token never
+ *  share a hash, and any other two do with probability 2⁻⁶⁴. Portable: integer arithmetic. */
+uint64_t extendPrefix(uint64_t parent, int32_t token) {
+  uint64_t x =
+      parent ^ ((static_cast<uint64_t>(static_cast<uint32_t>(token)) + 1) * 0x9E3779B97F4A7C15ull);
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDull;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ull;
+  x ^= x >> 33;
+  return x;
+}
+constexpr uint64_t kEmptyPrefix = 0x6A09E667F3BCC908ull;  // the hash of no tokens
+
+/** The prefixes seen so far, as a set of 64-bit hashes: open addressing with linear probing,
+ *  8 bytes a slot, at most 3/4 full (see the header for what that costs). */
+class PrefixSet {
+ public:
+  /** Adds `hash`; true when it was not there yet. */
+  bool insert(uint64_t hash) {
+    if (hash == 0) {  // 0 marks an empty slot: the one hash that cannot be stored in one
+      const bool added = !m_hasZero;
+      m_hasZero = true;
+      return added;
+    }
+    if ((m_size + 1) * 4 > m_slots.size() * 3) grow();
+    const size_t mask = m_slots.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      if (m_slots[i] == hash) return false;
+      if (m_slots[i] == 0) {
+        m_slots[i] = hash;
+        ++m_size;
+        return true;
+      }
+    }
+  }
+
+ private:
+  void grow() {
+    std::vector<uint64_t> old(std::max<size_t>(1024, m_slots.size() * 2), 0);
+    old.swap(m_slots);
+    const size_t mask = m_slots.size() - 1;
+    for (const uint64_t hash : old) {
+      if (hash == 0) continue;
+      size_t i = hash & mask;
+      while (m_slots[i] != 0) i = (i + 1) & mask;
+      m_slots[i] = hash;
+    }
+  }
+
+  std::vector<uint64_t> m_slots;  // a power of two of them once anything is stored
+  size_t m_size = 0;
+  bool m_hasZero = false;
 };
 
 // Counting (pass 1) is most of the work; re-tokenising the chosen documents is the rest.
@@ -107,22 +165,39 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
     policy["document_split"] = documentSplitName(reader->split());
   }
   std::vector<Candidate> candidates;
-  int64_t available = 0;
+  PrefixSet seen;         // every candidate row's prefix so far (distinctPrefixes only)
+  int64_t available = 0;  // candidate rows
+  int64_t repeated = 0;   // rows dropped because an earlier row had their prefix
   int64_t documents = 0;
   while (m_config.maxDocuments == 0 || documents < m_config.maxDocuments) {
     if (job != nullptr) job->checkCancelled();
     const std::optional<CorpusDocument> document = reader->next();
     if (!document) break;
     const int32_t doc = checkedInt32(documents, "documents");
-    const auto tokens = static_cast<int64_t>(m_tokenizer.encode(document->text).size());
+    const std::vector<int32_t> ids = m_tokenizer.encode(document->text);
+    const auto tokens = static_cast<int64_t>(ids.size());
     for (int64_t start = 0; start < tokens; start += perSequence) {
       const int64_t piece = std::min(perSequence, tokens - start);
       if (piece < perSequence && m_config.shortPieces == ShortPieces::Drop) break;
-      const int64_t kept = bos + piece - skip;
-      if (kept <= 0) continue;
-      candidates.push_back(
-          {doc, checkedInt32(start, "document length"), static_cast<int32_t>(piece)});
-      available += kept;
+      const int64_t rowLength = bos + piece;
+      if (rowLength <= skip) continue;
+      int64_t first = skip;
+      if (m_config.distinctPrefixes) {
+        // Rows whose prefix is already in `seen` can only be the first ones (the header); every
+        // row's prefix goes in, for the sequences after this one.
+        first = rowLength;
+        uint64_t prefix = kEmptyPrefix;
+        for (int64_t p = 0; p < rowLength; ++p) {
+          prefix =
+              extendPrefix(prefix, p < bos ? *m_bosId : ids[static_cast<size_t>(start + p - bos)]);
+          if (p >= skip && seen.insert(prefix) && first == rowLength) first = p;
+        }
+        repeated += first - skip;
+      }
+      if (first == rowLength) continue;
+      candidates.push_back({doc, checkedInt32(start, "document length"),
+                            static_cast<int32_t>(piece), static_cast<int32_t>(first)});
+      available += rowLength - first;
     }
     ++documents;
     if (job != nullptr && documents % kReportEvery == 0) {
@@ -132,12 +207,18 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
       job->progress(kCountingShare * fraction, "tokenising the corpus");
     }
   }
+  seen = {};  // pass 2 needs only the candidates
   if (available < budget)
-    throw ConfigError(source.path, "token_budget",
-                      "asks for " + std::to_string(budget) + " positions, but " +
-                          std::to_string(documents) + " documents give only " +
-                          std::to_string(available) + " (sequence length " +
-                          std::to_string(length) + ", skipping " + std::to_string(skip) + ")");
+    throw ConfigError(
+        source.path, "token_budget",
+        "asks for " + std::to_string(budget) + " positions, but " + std::to_string(documents) +
+            " documents give only " + std::to_string(available) +
+            (m_config.distinctPrefixes
+                 ? " rows with distinct causal prefixes (" + std::to_string(repeated) +
+                       " more repeat an earlier row's prefix)"
+                 : std::string()) +
+            " (sequence length " + std::to_string(length) + ", skipping " + std::to_string(skip) +
+            ")");
 
   // Selection: partial Fisher–Yates, portable (see the header).
   std::mt19937_64 rng(m_config.seed);
@@ -147,7 +228,7 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
     const size_t j = i + portableUniformBelow(rng, candidates.size() - i);
     std::swap(candidates[i], candidates[j]);
     Candidate candidate = candidates[i];
-    int64_t keeps = bos + candidate.length - skip;
+    int64_t keeps = bos + candidate.length - candidate.first;
     if (kept + keeps > budget) {  // the last sequence is cut to hit the budget exactly
       candidate.length = static_cast<int32_t>(candidate.length - (kept + keeps - budget));
       keeps = budget - kept;
@@ -193,9 +274,10 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
       std::copy_n(tokens.begin() + piece.start, piece.length, row + bos);
       const auto rowLength = static_cast<int32_t>(bos + piece.length);
       sample.lengths.push_back(rowLength);
+      sample.firstStored.push_back(piece.first);
       sample.sequenceDocument.push_back(doc);
       sample.sequenceStart.push_back(piece.start);
-      for (int64_t p = skip; p < rowLength; ++p) {
+      for (int64_t p = piece.first; p < rowLength; ++p) {
         sample.tokens.ids.push_back(row[p]);
         sample.tokens.doc.push_back(doc);
         sample.tokens.position.push_back(p < bos ? -1
@@ -217,11 +299,15 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
   if (m_bosId) policy["bos_id"] = *m_bosId;
   policy["pad_id"] = sample.padId;
   policy["short_pieces"] = m_config.shortPieces == ShortPieces::Pad ? "pad" : "drop";
+  // Stores made before this option have no "distinct_prefixes": they kept repeated prefixes.
+  policy["distinct_prefixes"] = m_config.distinctPrefixes;
   policy["seed"] = m_config.seed;
   policy["max_documents"] = m_config.maxDocuments;
   policy["documents_read"] = documents;
   policy["documents_sampled"] = documentsSampled;
   policy["candidate_sequences"] = candidateCount;
+  policy["candidate_rows"] = available;
+  if (m_config.distinctPrefixes) policy["repeated_prefix_rows_dropped"] = repeated;
   policy["sequences"] = sequences;
   policy["selection"] =
       "partial Fisher-Yates over candidate sequences, std::mt19937_64(seed), rejection-sampled "

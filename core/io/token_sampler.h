@@ -10,16 +10,40 @@
 //   short paragraphs would otherwise never be sampled) or dropped (ShortPieces::Drop).
 //   Right padding is safe for the causal backbones we capture: a real token never attends
 //   to a later (padding) position, so its hidden state is the unpadded one.
-// Kept rows: positions p in [skipFirstPositions, length) of every chosen sequence (position
-//   0 is an attention sink by default). A sequence whose piece keeps nothing is no candidate.
+// Rows: positions p in [skipFirstPositions, length) of a sequence (position 0 is an attention
+//   sink by default). A row's causal prefix is its sequence's ids 0..p (the BOS included).
+// Distinct prefixes (distinctPrefixes, the default): under causal attention a row's hidden
+//   state is a function of its causal prefix alone, so two rows with the same prefix are the
+//   same point in every layer (zero-distance neighbours for m_curv, a duplicated sample for
+//   every proxy). Pieces cut at fixed boundaries repeat their first tokens whenever documents
+//   start alike (code paragraphs opening with "    def ", a verbatim duplicated document, and
+//   with skipFirstPositions = 0 the lone BOS of every sequence). So a row is a candidate only
+//   when its prefix occurred at no earlier candidate row in corpus order (document, then
+//   position): the first occurrence is kept, later ones are dropped before the budget is
+//   filled. Since a repeated prefix repeats all its shorter prefixes, the dropped rows of a
+//   sequence are always its first ones: sequence s stores positions [firstStored[s], length)
+//   (firstStored ≥ skipFirstPositions) and a sequence left with no row is no candidate.
+//   Prefixes are compared by a 64-bit rolling hash (a bijective mixer chained over the ids):
+//   two different prefixes of the corpus share a hash, and the later row is wrongly dropped,
+//   with probability about n²/2⁶⁵ for n candidate rows (3·10⁻⁶ for 10⁷ rows).
 // Selection (portable, the same on every standard library): a partial Fisher–Yates shuffle
 //   of the candidate sequences (in corpus order), step i swapping slot i with slot
 //   i + portableUniformBelow(rng, C − i), rng = std::mt19937_64(seed); sequences are taken
-//   in that order until the kept positions reach the budget, the last one cut short to hit
-//   it exactly. The chosen sequences are then stored in corpus order (document, start).
+//   in that order until the kept positions reach the budget, the last one cut short (at its
+//   end) to hit it exactly. The chosen sequences are then stored in corpus order (document,
+//   start).
 //
 // Memory: the corpus is streamed twice — once to count tokens per document (one candidate
-// record per sequence is kept), once to re-tokenise only the chosen documents.
+// record of 16 bytes per sequence is kept), once to re-tokenise only the chosen documents.
+// Distinct prefixes add one 64-bit hash per distinct candidate row (about one per corpus
+// token) in an open-addressing table at most 3/4 full: 10.7 to 21.3 bytes per corpus token
+// (×1.5 for the moment the table doubles) — 3 to 5 MB for WikiText-2's validation split
+// (250k GPT-2 tokens), 1.3 to 2.6 GB for WikiText-103's 120M. No exact scheme needs less: to
+// know whether a new prefix occurred before, the table must hold every earlier one (it is the
+// trie of the corpus's sequences), and no prefix can be forgotten, since a later document may
+// repeat any earlier one verbatim. For a corpus too large for that, maxDocuments caps the
+// documents read (and so the table), or distinctPrefixes = false turns the check off (no
+// table at all).
 
 #include <cstdint>
 #include <filesystem>
@@ -51,11 +75,14 @@ struct TokenSamplerConfig {
   uint64_t seed = 0;
   int64_t maxDocuments = 0;  ///< only the first documents of the corpus; 0 = all
   ShortPieces shortPieces = ShortPieces::Pad;
+  /** Drop every row whose causal prefix an earlier row already had (see the file comment);
+   *  false stores every position after the skipped ones, duplicates included. */
+  bool distinctPrefixes = true;
 };
 
 /**
  * The sampled batch. Sequence s is ids[s*T, (s+1)*T): `lengths[s]` real tokens (BOS
- * included), then padId. Its stored rows are positions [skipFirstPositions, lengths[s]), so
+ * included), then padId. Its stored rows are positions [firstStored[s], lengths[s]), so
  * `tokens` lists, for s = 0..S−1 and those positions in order, the token id, the document
  * index (order of CorpusReader::next()) and the token's index in the document's ids
  * (−1 for the BOS, which is not part of the document).
@@ -65,8 +92,11 @@ struct TokenSample {
   int64_t skipFirstPositions = 0;
   bool bos = false;  ///< every sequence starts with the tokenizer's BOS
   int32_t padId = 0;
-  std::vector<int32_t> ids;               ///< S × T, row-major
-  std::vector<int32_t> lengths;           ///< S
+  std::vector<int32_t> ids;      ///< S × T, row-major
+  std::vector<int32_t> lengths;  ///< S
+  /** S: the first stored position of each sequence, ≥ skipFirstPositions (greater where its
+   *  first rows repeat an earlier row's prefix). */
+  std::vector<int32_t> firstStored;
   std::vector<int32_t> sequenceDocument;  ///< S: document of each sequence
   std::vector<int32_t> sequenceStart;     ///< S: document position of its first document token
   TokenTable tokens;                      ///< tokenBudget rows, in storage order
@@ -91,7 +121,8 @@ class TokenSampler {
 
   /** Samples the corpus at `corpus` (read twice with `options`). Reports progress to `job`
    *  and checks its cancellation between documents when given. ConfigError when the corpus
-   *  holds fewer positions than the budget; reader errors as CorpusReader raises them. */
+   *  holds fewer candidate rows (distinct ones, with distinctPrefixes) than the budget;
+   *  reader errors as CorpusReader raises them. */
   TokenSample sample(const std::filesystem::path& corpus, const CorpusOptions& options = {},
                      JobContext* job = nullptr) const;
   /** The same over documents in memory (document index = index in `documents`). */

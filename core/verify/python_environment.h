@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/python_choice.h"  // choosePython
 
 namespace strata {
 
@@ -20,14 +21,6 @@ class TransformersUnavailableError : public Error {
  private:
   std::string m_python;
 };
-
-/**
- * The Python to use: `explicitPython` when not empty (--python); else $STRATA_PYTHON; else the
- * Python Strata was configured with (CMake's STRATA_PYTHON) when it still exists; else
- * $STRATA_VENV/bin/python or ~/.local/share/strata/venv/bin/python when it exists; else
- * "python3" (looked up in PATH).
- */
-std::string choosePython(const std::string& explicitPython = {});
 
 /**
  * Checks, without importing them (importlib.util.find_spec, well under a second), that `python`

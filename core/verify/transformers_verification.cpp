@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/job.h"
+#include "io/gguf_import.h"
 #include "io/hf_config.h"
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
@@ -64,8 +65,11 @@ std::string TransformersVerification::verdict() const {
   return "DIFFERS from " + versus + ": " + why;
 }
 
-TransformersVerification verifyAgainstTransformers(const VerificationConfig& config,
+TransformersVerification verifyAgainstTransformers(const VerificationConfig& given,
                                                    JobContext& job) {
+  // A .gguf model: both sides read its imported Hugging Face folder (io/gguf_import.h).
+  VerificationConfig config = given;
+  config.modelFolder = resolveModelFolder(given.modelFolder, &job);
   // Cheap checks first: a folder Strata cannot read fails at once, not after transformers.
   try {
     readModelConfig(config.modelFolder / "config.json");

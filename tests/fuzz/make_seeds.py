@@ -9,6 +9,8 @@ import os
 import struct
 import sys
 
+import gguf_seeds
+
 
 def write(folder, name, data):
     os.makedirs(folder, exist_ok=True)
@@ -234,6 +236,7 @@ def main():
     pieces = ["<unk>", "\n<s>\n", "\n</s>\n"] + ["<0x%02X>" % b for b in range(256)] + \
              [" ", "a", "e", "t", " t", "he", " the", "Once", " upon", " time"]
     write(os.path.join(out, "fuzz_llama2c_tokenizer"), "tokenizer.bin", llama2c_tokenizer(pieces))
+    gguf_seeds.write_seeds(os.path.join(out, "fuzz_gguf"))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@
 # out-of-memory; prints the executions each target reached.
 #
 #   tests/fuzz/run-fuzzers.sh [seconds per target, default 60] [target ...]
+#   tests/fuzz/run-fuzzers.sh --build-only    # configure and build every target, run nothing
+#
+# The README's test command runs every target for a few seconds over its seeds (the ctest test
+# `fuzz_smoke`, tests/CMakeLists.txt), so that the harness cannot break unseen.
 #
 # Environment: STRATA_FUZZ_BUILD  build folder (default build-fuzz), STRATA_FUZZ_JOBS build
 # parallelism (default 1). Seeds: generated (make_seeds.py, make_store_seeds) into the build
@@ -14,12 +18,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 build=${STRATA_FUZZ_BUILD:-$source_dir/build-fuzz}
+build_only=0
+[[ ${1:-} == --build-only ]] && build_only=1 && shift
 seconds=${1:-60}
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fuzz_safetensors fuzz_hf_config fuzz_tokenizer_json fuzz_tokenizer_encode
-           fuzz_llama2c_checkpoint fuzz_llama2c_tokenizer fuzz_activation_store)
+           fuzz_llama2c_checkpoint fuzz_llama2c_tokenizer fuzz_activation_store fuzz_gguf)
 fi
 shared=$source_dir/../shared/data
 
@@ -28,6 +34,7 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
     -DSTRATA_FUZZ=ON -DSTRATA_GUI=OFF -DSTRATA_TESTS=OFF -DSTRATA_CUDA=OFF
 fi
 cmake --build "$build" -j "${STRATA_FUZZ_JOBS:-1}" --target "${targets[@]}" make_store_seeds
+((build_only)) && exit 0
 
 seeds=$build/fuzz-seeds
 python3 "$here/make_seeds.py" "$seeds"
@@ -48,6 +55,8 @@ for target in "${targets[@]}"; do
     fuzz_llama2c_tokenizer) [[ -f $shared/models/stories260K/tok512.bin ]] &&
                             extra+=("$shared/models/stories260K") ;;
   esac
+  max_len=65536
+  [[ $target == fuzz_gguf ]] && max_len=300000  # its K-quant seed has rows of 256 elements
   dict=()
   case $target in
     fuzz_hf_config | fuzz_tokenizer_json | fuzz_safetensors) dict=(-dict="$here/json.dict") ;;
@@ -57,7 +66,7 @@ for target in "${targets[@]}"; do
   set +e
   "$build/tests/fuzz/$target" "$corpus" "${extra[@]}" "${dict[@]}" \
     -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$target-" \
+    -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$target-" \
     >"$log" 2>&1
   rc=$?
   set -e

@@ -3,8 +3,8 @@
 
 For every architecture Strata reads (core/io/hf_config.h) and the variants that matter (GQA,
 tied embeddings, llama3 / linear RoPE scaling, q/k/v and MLP biases, Qwen3's q/k norms and
-explicit head_dim, GPT-NeoX partial rotary and sequential residual, legacy checkpoint layouts),
-this builds a tiny random model with transformers' own class (LlamaForCausalLM, ...), saves it
+explicit head_dim, GPT-NeoX partial rotary and sequential residual, Gemma-3's sliding-window and
+global layers with their own RoPE bases, legacy checkpoint layouts), this builds a tiny random model with transformers' own class (LlamaForCausalLM, ...), saves it
 with `save_pretrained` as float32, bfloat16 and sharded float32 (several shards and a
 model.safetensors.index.json; some variants float16 too), loads each folder back with
 `from_pretrained` upcast to float32 and eager attention, and writes next to it
@@ -25,9 +25,9 @@ makes them on the CPU), for the CUDA comparison (tests/core/model/backbone/cuda_
 transformers computes in float32 from exactly the stored values (a bfloat16 folder is upcast on
 load), as Strata does. Random weights are rescaled away from HF's initialisation (norm weights
 of 1, zero biases, 0.02-std matrices) so that a wrong norm weight, bias, RoPE or attention
-scale shows: matrices have unit-gain rows, norm weights 1 ± 0.1, biases ± 0.1. Embeddings keep
-a small scale (std 0.02, like trained models), so the first norm's eps is a visible share of
-the variance and a wrong eps shows too.
+scale shows: matrices have unit-gain rows, norm weights 1 ± 0.1 (Gemma's (1 + w) norms thus
+scale by about 2), biases ± 0.1. Embeddings keep a small scale (std 0.02, like trained models),
+so the first norm's eps is a visible share of the variance and a wrong eps shows too.
 """
 
 import copy
@@ -41,9 +41,9 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 import transformers
-from transformers import (GPT2Config, GPT2LMHeadModel, GPTNeoXConfig, GPTNeoXForCausalLM,
-                          LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM,
-                          Qwen3Config, Qwen3ForCausalLM)
+from transformers import (Gemma3ForCausalLM, Gemma3TextConfig, GPT2Config, GPT2LMHeadModel,
+                          GPTNeoXConfig, GPTNeoXForCausalLM, LlamaConfig, LlamaForCausalLM,
+                          Qwen2Config, Qwen2ForCausalLM, Qwen3Config, Qwen3ForCausalLM)
 from transformers.pytorch_utils import Conv1D
 
 transformers.logging.set_verbosity_error()  # unexpected-key notices for the legacy buffers
@@ -86,6 +86,20 @@ def neox_config(**overrides):
     return GPTNeoXConfig(**settings)
 
 
+def gemma3_config(**overrides):
+    # head_dim 16 is not hidden/heads (8), and query_pre_attn_scalar 12 is not head_dim, so
+    # neither can be derived; a window of 4 over 13 tokens really cuts the sliding layers.
+    settings = dict(vocab_size=96, hidden_size=32, intermediate_size=56, num_hidden_layers=5,
+                    num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                    query_pre_attn_scalar=12, sliding_window=4, max_position_embeddings=128,
+                    layer_types=["sliding_attention", "sliding_attention", "full_attention",
+                                 "sliding_attention", "full_attention"],
+                    rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh",
+                    tie_word_embeddings=True, bos_token_id=2, eos_token_id=1, pad_token_id=0)
+    settings.update(overrides)
+    return Gemma3TextConfig(**settings)
+
+
 def cases():
     llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
               "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
@@ -117,6 +131,26 @@ def cases():
         ("neox_sequential_legacy", GPTNeoXForCausalLM,
          neox_config(use_parallel_residual=False, rotary_pct=0.5, rotary_emb_base=500),
          DEFAULT_STORAGES, [legacy_neox_config, add_neox_buffers]),
+        # Gemma-3 as transformers 5 writes it: layer_types, rope_parameters per layer type
+        # (local base 1e4, global 1e6), √d-scaled embeddings, (1 + w) norms around attention
+        # and MLP, q/k norms, GQA, query_pre_attn_scalar, tied head.
+        ("gemma3_sliding_gqa_tied", Gemma3ForCausalLM, gemma3_config(), DEFAULT_STORAGES, []),
+        # As the Gemma-3 checkpoints on the Hub are (transformers 4.5x): rope_theta,
+        # rope_local_base_freq, rope_scaling {"rope_type": "linear"} for the global layers only,
+        # and no layer_types but sliding_window_pattern; and every optional feature at once:
+        # final logit softcapping, q/k/v/o biases, one key/value head, an LM head of its own.
+        # attn_logit_softcapping is set too: Gemma3Attention (5.25) keeps it but never passes
+        # it to the attention function, so it changes nothing, in transformers or in Strata.
+        ("gemma3_softcap_legacy_config", Gemma3ForCausalLM,
+         gemma3_config(num_hidden_layers=4, num_key_value_heads=1, sliding_window=3,
+                       layer_types=None, sliding_window_pattern=2, attention_bias=True,
+                       attn_logit_softcapping=4.0, final_logit_softcapping=5.0,
+                       tie_word_embeddings=False,
+                       rope_parameters={"full_attention": {"rope_type": "linear", "factor": 8.0,
+                                                           "rope_theta": 5e5},
+                                        "sliding_attention": {"rope_type": "default",
+                                                              "rope_theta": 100.0}}),
+         DEFAULT_STORAGES, [legacy_gemma3_config]),
     ]
 
 
@@ -192,6 +226,25 @@ def legacy_neox_config(folder, config):
         rope = c.pop("rope_parameters")
         c["rotary_pct"] = rope["partial_rotary_factor"]
         c["rotary_emb_base"] = rope["rope_theta"]
+        c["torch_dtype"] = c.pop("dtype")
+    rewrite_config(folder, edit)
+
+
+def legacy_gemma3_config(folder, config):
+    def edit(c):
+        rope = c.pop("rope_parameters")
+        full, local = rope["full_attention"], rope["sliding_attention"]
+        c["rope_theta"] = full.pop("rope_theta")
+        c["rope_local_base_freq"] = local["rope_theta"]
+        c["rope_scaling"] = full if full["rope_type"] != "default" else None
+        layer_types = c.pop("layer_types")
+        c.pop("_sliding_window_pattern", None)
+        # Older configs give the pattern instead: every n-th layer global.
+        pattern = layer_types.index("full_attention") + 1
+        if layer_types != ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+                           for i in range(len(layer_types))]:
+            raise RuntimeError(f"{folder}: layer_types {layer_types} follow no pattern")
+        c["sliding_window_pattern"] = pattern
         c["torch_dtype"] = c.pop("dtype")
     rewrite_config(folder, edit)
 

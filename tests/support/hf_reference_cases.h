@@ -15,6 +15,8 @@ inline const std::vector<std::string> kHfReferenceCases = {"llama_gqa_llama3_tie
                                                            "gpt2_prefixed",
                                                            "gpt2_bare",
                                                            "neox_parallel",
-                                                           "neox_sequential_legacy"};
+                                                           "neox_sequential_legacy",
+                                                           "gemma3_sliding_gqa_tied",
+                                                           "gemma3_softcap_legacy_config"};
 
 }  // namespace strata::testing

@@ -214,7 +214,7 @@ class DesktopTest : public QObject {
   void mainActionsHaveDistinctShortcuts() {
     MainWindow window;
     const QMap<QString, QAction*> actions = menuActions(window.menuBar());
-    const QStringList main = {"Open Model Folder…",
+    const QStringList main = {"Model Folder…",
                               "Open Activation Store…",
                               "Open Default Model",
                               "Preferences…",

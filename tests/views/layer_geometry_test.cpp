@@ -5,6 +5,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -115,6 +116,109 @@ void writeRandomStore(const QString& file, int64_t n, int64_t d, int64_t numLaye
   writer.close();
 }
 
+/**
+ * A report shaped like a real deep model's: layers 0..numLayers (numLayers + 1 hidden states),
+ * smooth proxies with ±8 % intervals, four replicates (so S has an interval and l* a
+ * frequency) and, with `plugins`, the two plugin metrics of this tree (twonn_id, cka_prev):
+ * six panels, as a store scored with the shipped plugins shows.
+ */
+std::shared_ptr<const GeometryReport> deepReport(int64_t numLayers, bool plugins = true) {
+  auto report = std::make_shared<GeometryReport>();
+  report->backend = "CPU: test";
+  report->modelId = "synthetic-" + std::to_string(numLayers) + "-layer-model";
+  report->numLayers = numLayers;
+  report->numTokens = 16384;
+  report->options.bootstrapResamples = 20;
+  if (plugins)
+    report->pluginMetrics = {{"twonn_id", "TwoNN intrinsic dimension", false, "/p/libtwonn.so"},
+                             {"cka_prev", "linear CKA with layer l-1", true, "/p/libcka.so"}};
+  for (int64_t l = 0; l <= numLayers; ++l) {
+    const double t = static_cast<double>(l) / static_cast<double>(numLayers);
+    geometry::LayerGeometry g;
+    g.layer = l;
+    // Neighbourhoods most compact and the rank lowest about two thirds of the way up: l* there.
+    const double middle = std::exp(-std::pow((t - 0.64) / 0.2, 2));
+    g.values = {0.45 + 0.3 * middle + 0.04 * std::sin(13.0 * t), std::exp(1.2 * t - 1.1 * t * t),
+                40.0 - 22.0 * middle + 10.0 * t};
+    g.curvature = {g.values.curvature * 0.92, g.values.curvature * 1.08};
+    g.monotonicity = {g.values.monotonicity * 0.92, g.values.monotonicity * 1.08};
+    g.effectiveRank = {g.values.effectiveRank * 0.92, g.values.effectiveRank * 1.08};
+    for (int r = 0; r < 4; ++r) {
+      const double wobble = 1.0 + 0.03 * std::sin(static_cast<double>(7 * l + 3 * r));
+      g.replicates.push_back({g.values.curvature * wobble, g.values.monotonicity / wobble,
+                              g.values.effectiveRank * wobble});
+    }
+    if (plugins)
+      g.pluginValues = {12.0 + 6.0 * std::cos(5.0 * t),
+                        l == 0 ? geometry::kUndefined : 0.8 + 0.15 * std::sin(3.0 * t)};
+    g.spectrum = {6, 3, 2, 1, 0.5, 0.25};
+    report->layers.push_back(g);
+  }
+  return report;
+}
+
+/** Rows of `table` wholly inside its viewport. */
+int wholeRowsInView(const QTableView* table) {
+  int rows = 0;
+  for (int row = 0; row < table->model()->rowCount(); ++row) {
+    const int top = table->rowViewportPosition(row);
+    if (top >= 0 && top + table->rowHeight(row) <= table->viewport()->height()) ++rows;
+  }
+  return rows;
+}
+
+/** A tick label of the layer axis as drawn: its text and its horizontal extent in pixels. */
+struct TickLabel {
+  QString text;
+  double left;
+  double right;
+};
+
+std::vector<TickLabel> layerTickLabels(QCPAxis* axis) {
+  const QFontMetrics metrics(axis->tickLabelFont());
+  const QVector<double> ticks = axis->tickVector();
+  const QVector<QString> labels = axis->tickVectorLabels();
+  std::vector<TickLabel> out;
+  for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+    if (!axis->range().contains(ticks[i])) continue;
+    const double centre = axis->coordToPixel(ticks[i]);
+    const double width = metrics.horizontalAdvance(labels[i]);
+    out.push_back({labels[i], centre - width / 2, centre + width / 2});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TickLabel& a, const TickLabel& b) { return a.left < b.left; });
+  return out;
+}
+
+QString boxText(const QRectF& r) {
+  return QStringLiteral("(%1,%2 %3×%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+/**
+ * The workbench at its own default size (no saved geometry) with `report`'s Layer Geometry
+ * view as its current tab: the size the view has when a user opens a store.
+ */
+struct DefaultWindow {
+  std::unique_ptr<MainWindow> window;
+  LayerGeometryView* view = nullptr;
+  QSize defaultSize;
+
+  explicit DefaultWindow(std::shared_ptr<const GeometryReport> report) {
+    window = std::make_unique<MainWindow>(MainWindow::Options{.persistSettings = false});
+    defaultSize = window->size();
+    view = new LayerGeometryView("/data/synthetic.h5", std::move(report));
+    window->tabs()->addTab(view, QStringLiteral("synthetic.h5 — geometry"));
+    window->tabs()->setCurrentWidget(view);
+    window->show();
+  }
+  /** Shown, laid out (queued layouts, splitter placement and replots done) and drawn. */
+  bool settle() {
+    if (!QTest::qWaitForWindowExposed(window.get())) return false;
+    QTest::qWait(300);
+    view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    return true;
+  }
+};
 }  // namespace
 
 /** Equal element by element, NaN matching NaN (layers outside the candidates). */
@@ -134,16 +238,264 @@ class LayerGeometryTest : public QObject {
     test::useThrowAwaySettings(m_root);
   }
 
+  void panelTitlesAreNeverCutShort_data() { readabilityCases(); }
+  void panelTitlesAreNeverCutShort() {
+    QFETCH(int, numLayers);
+    DefaultWindow at(deepReport(numLayers));
+    QVERIFY(at.settle());
+    QCOMPARE(at.window->size(), at.defaultSize);  // the view never pushes the window larger
+    GeometryPlot* plot = at.view->plot();
+    QCOMPARE(plot->titleCount(), 6);  // m_curv, m_mono, k_eff, S, twonn_id, cka_prev
+    for (int i = 0; i < plot->titleCount(); ++i) {
+      QCPItemText* title = plot->titleItem(i);
+      const QRectF box(title->topLeft->pixelPosition(), title->bottomRight->pixelPosition());
+      const QRect panel = plot->titlePanel(i)->outerRect();
+      const QRect data = plot->titlePanel(i)->rect();
+      const QString where =
+          QStringLiteral("“%1” (full name “%2”) at %3, panel %4, data %5")
+              .arg(title->text(), plot->fullTitle(i), boxText(box), boxText(panel), boxText(data));
+      // The whole name, drawn whole: inside its own panel's strip, over none of the data.
+      QVERIFY2(title->text() == plot->fullTitle(i), qPrintable("shortened: " + where));
+      QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(title->text()) <= box.width(),
+               qPrintable("cut: " + where));
+      QVERIFY2(QRectF(plot->rect()).contains(box), qPrintable("outside the plot: " + where));
+      QVERIFY2(QRectF(panel).adjusted(-0.5, -0.5, 0.5, 0.5).contains(box),
+               qPrintable("outside its panel: " + where));
+      QVERIFY2(box.bottom() <= data.top() + 0.5, qPrintable("over the data: " + where));
+      // Hovering a title names the panel in full.
+      QVERIFY2(plot->titleToolTip(box.center().toPoint()).startsWith(plot->fullTitle(i)),
+               qPrintable("no tooltip: " + where));
+    }
+    // Fitting the titles, ticks and panels settles: no replot follows the last one.
+    QSignalSpy replots(plot, &QCustomPlot::afterReplot);
+    QTest::qWait(200);
+    QCOMPARE(replots.count(), 0);
+    // Every panel is in view: the plot does not scroll at the default size.
+    const QWidget* viewport = plot->parentWidget();
+    QVERIFY2(plot->height() <= viewport->height(),
+             qPrintable(QStringLiteral("plot %1 px high in a %2 px viewport")
+                            .arg(plot->height())
+                            .arg(viewport->height())));
+  }
+
+  void tickLabelsNeverOverlap_data() { readabilityCases(); }
+  void tickLabelsNeverOverlap() {
+    QFETCH(int, numLayers);
+    DefaultWindow at(deepReport(numLayers));
+    QVERIFY(at.settle());
+    GeometryPlot* plot = at.view->plot();
+    QCPAxis* axis = plot->panel(GeometryPlot::ScorePanel)->axis(QCPAxis::atBottom);
+    QVERIFY(axis->tickLabels());
+    const std::vector<TickLabel> labels = layerTickLabels(axis);
+    const int axisWidth = axis->axisRect()->width();
+    const double widest = QFontMetrics(axis->tickLabelFont())
+                              .horizontalAdvance(QString::number(std::max(numLayers, 10)));
+    QString drawn;
+    for (const TickLabel& label : labels) drawn += label.text + QLatin1Char(' ');
+    const QString what = QStringLiteral("labels %1on a %2 px axis, %3 px per label")
+                             .arg(drawn)
+                             .arg(axisWidth)
+                             .arg(widest);
+    QVERIFY2(labels.size() >= 3, qPrintable(what));
+    QVERIFY2(double(labels.size()) * widest <= axisWidth, qPrintable(what));
+    for (std::size_t i = 1; i < labels.size(); ++i)  // a gap of at least 4 px between labels
+      QVERIFY2(labels[i].left - labels[i - 1].right >= 4, qPrintable(what));
+    // Evenly every 1st, 2nd, 5th or 10th layer: layers are easy to count on a deep model.
+    const int step = labels[1].text.toInt() - labels[0].text.toInt();
+    QVERIFY2(step == 1 || step == 2 || step == 5 || step == 10, qPrintable(what));
+    for (const TickLabel& label : labels)
+      QVERIFY2(label.text.toInt() % step == 0, qPrintable(what));
+    if (numLayers <= 5) QCOMPARE(step, 1);  // the toy model: every layer labelled
+    QCOMPARE(plot->layerTickStep(), step);
+
+    // Nor do the value labels of the (short) panels: a label's height apart at least.
+    std::vector<QCPAxisRect*> panels;
+    for (int p = 0; p < GeometryPlot::PanelCount; ++p)
+      panels.push_back(plot->panel(GeometryPlot::Panel(p)));
+    for (int m = 0; m < plot->pluginPanelCount(); ++m) panels.push_back(plot->pluginPanel(m));
+    for (QCPAxisRect* panel : panels) {
+      QCPAxis* values = panel->axis(QCPAxis::atLeft);
+      const int height = QFontMetrics(values->tickLabelFont()).height();
+      std::vector<double> at;
+      QString texts;
+      for (int i = 0; i < values->tickVector().size(); ++i)
+        if (values->range().contains(values->tickVector()[i])) {
+          at.push_back(values->coordToPixel(values->tickVector()[i]));
+          texts += values->tickVectorLabels()[i] + QLatin1Char(' ');
+        }
+      std::sort(at.begin(), at.end());
+      const QString where = QStringLiteral("labels %1on a %2 px panel, %3 px high")
+                                .arg(texts)
+                                .arg(panel->height())
+                                .arg(height);
+      QVERIFY2(at.size() >= 2, qPrintable(where));
+      for (std::size_t i = 1; i < at.size(); ++i)
+        QVERIFY2(at[i] - at[i - 1] >= height, qPrintable(where));
+    }
+  }
+
+  void markersStayApartAndLStarStandsOut_data() { readabilityCases(); }
+  void markersStayApartAndLStarStandsOut() {
+    QFETCH(int, numLayers);
+    DefaultWindow at(deepReport(numLayers));
+    QVERIFY(at.settle());
+    GeometryPlot* plot = at.view->plot();
+    const double pixelsPerLayer = std::abs(plot->pixelOf(1) - plot->pixelOf(0));
+    std::vector<QCPGraph*> lines;
+    for (int p = 0; p < GeometryPlot::PanelCount; ++p)
+      lines.push_back(plot->valueGraph(GeometryPlot::Panel(p)));
+    for (int m = 0; m < plot->pluginPanelCount(); ++m) lines.push_back(plot->pluginGraph(m));
+    for (QCPGraph* line : lines) {
+      const QCPScatterStyle style = line->scatterStyle();
+      // Two neighbouring markers never touch (with 80 layers the line goes alone).
+      if (style.shape() != QCPScatterStyle::ssNone)
+        QVERIFY2(style.size() + 2 <= pixelsPerLayer,
+                 qPrintable(QStringLiteral("%1: %2 px markers %3 px apart")
+                                .arg(line->name())
+                                .arg(style.size())
+                                .arg(pixelsPerLayer)));
+    }
+    if (numLayers <= 5)  // few layers: every value has its marker
+      QCOMPARE(plot->valueGraph(GeometryPlot::CurvaturePanel)->scatterStyle().shape(),
+               QCPScatterStyle::ssCircle);
+
+    // l*: a dashed line through every panel, a ring on each metric's value, a star and a label.
+    const int64_t best = at.view->bestLayer();
+    QVERIFY(best >= 1 && best < numLayers);
+    for (int p = 0; p < GeometryPlot::PanelCount; ++p) {
+      QVERIFY(plot->bestLine(GeometryPlot::Panel(p))->visible());
+      QCOMPARE(plot->bestLine(GeometryPlot::Panel(p))->point1->coords().x(), double(best));
+    }
+    for (int p = 0; p < GeometryPlot::ScorePanel; ++p) {
+      QCPGraph* ring = plot->bestMarker(GeometryPlot::Panel(p));
+      QCOMPARE(ring->dataCount(), 1);
+      QCOMPARE(ring->data()->at(0)->key, double(best));
+      QCOMPARE(
+          ring->data()->at(0)->value,
+          plot->valueGraph(GeometryPlot::Panel(p))->data()->findBegin(double(best), false)->value);
+    }
+    // Never cut by a panel's edge: each ring, and the star.
+    std::vector<std::pair<QCPGraph*, double>> marks;  // graph, radius in pixels
+    for (int p = 0; p < GeometryPlot::ScorePanel; ++p)
+      marks.push_back({plot->bestMarker(GeometryPlot::Panel(p)), 5});
+    marks.push_back({plot->valueGraph(GeometryPlot::ScorePanel), 8});  // S: the star on its top
+    for (const auto& [graph, radius] : marks) {
+      const QRect data = graph->keyAxis()->axisRect()->rect();
+      for (auto point = graph->data()->constBegin(); point != graph->data()->constEnd(); ++point) {
+        const double y = graph->valueAxis()->coordToPixel(point->value);
+        if (graph == plot->valueGraph(GeometryPlot::ScorePanel) && point->key != double(best))
+          continue;
+        QVERIFY2(y - radius >= data.top() && y + radius <= data.bottom() + 1,
+                 qPrintable(QStringLiteral("%1 at %2 px, panel %3..%4")
+                                .arg(graph->name())
+                                .arg(y)
+                                .arg(data.top())
+                                .arg(data.bottom())));
+      }
+    }
+    QCOMPARE(plot->bestLabel()->text(), QStringLiteral("l* = %1").arg(best));
+    const QRect panel = plot->panel(GeometryPlot::ScorePanel)->rect();
+    for (QCPItemAnchor* corner : {plot->bestLabel()->topLeft, plot->bestLabel()->bottomRight})
+      QVERIFY(panel.contains(corner->pixelPosition().toPoint()));
+  }
+
+  void tableShowsManyRowsAtOnce_data() { readabilityCases(); }
+  void tableShowsManyRowsAtOnce() {
+    QFETCH(int, numLayers);
+    DefaultWindow at(deepReport(numLayers));
+    QVERIFY(at.settle());
+    QCOMPARE(at.window->size(), at.defaultSize);
+    QTableView* table = at.view->table();
+    const int rows = table->model()->rowCount();
+    QCOMPARE(rows, numLayers + 1);
+    // At least ten layers listed (every one of a small model) without scrolling anything.
+    const int inView = wholeRowsInView(table);
+    QVERIFY2(inView >= std::min(rows, 10),
+             qPrintable(QStringLiteral("%1 of %2 rows in a %3 px viewport, rows %4 px high")
+                            .arg(inView)
+                            .arg(rows)
+                            .arg(table->viewport()->height())
+                            .arg(table->rowHeight(0))));
+    // l*'s row is among them, however deep the model.
+    const auto* sorted = qobject_cast<QSortFilterProxyModel*>(table->model());
+    const QModelIndex best =
+        sorted->mapFromSource(at.view->tableModel()->index(at.view->tableModel()->bestRow(), 0));
+    const int bestTop = table->rowViewportPosition(best.row());
+    QVERIFY2(bestTop >= 0 && bestTop + table->rowHeight(best.row()) <= table->viewport()->height(),
+             qPrintable(QStringLiteral("l* (layer %1) at %2 px of %3")
+                            .arg(at.view->bestLayer())
+                            .arg(bestTop)
+                            .arg(table->viewport()->height())));
+    // The main columns stay in view at their full width.
+    for (int column = 0; column < GeometryTableModel::kMainColumns; ++column) {
+      const int left = table->columnViewportPosition(column);
+      QVERIFY2(left >= 0 && left + table->columnWidth(column) <= table->viewport()->width(),
+               qPrintable(table->model()->headerData(column, Qt::Horizontal).toString()));
+    }
+    // The score controls are still there to use: every weight's first row is in view.
+    QVERIFY(at.view->controls()->isVisible());
+    QVERIFY(at.view->controls()->visibleRegion().boundingRect().height() >= 60);
+  }
+
+  // Among 81 layers, the mouse still finds the one under it, and its tooltip says so.
+  void hoverFindsTheLayerAmongEightyOne() {
+    DefaultWindow at(deepReport(80));
+    QVERIFY(at.settle());
+    GeometryPlot* plot = at.view->plot();
+    const int64_t best = at.view->bestLayer();
+    QSignalSpy hovered(plot, &GeometryPlot::layerHovered);
+    for (const int64_t layer : {int64_t{0}, best, int64_t{41}, int64_t{80}}) {
+      const QPoint point(qRound(plot->pixelOf(layer)),
+                         plot->panel(GeometryPlot::MonotonicityPanel)->rect().center().y());
+      QCOMPARE(plot->layerAt(point), layer);
+      QMouseEvent move(QEvent::MouseMove, QPointF(point), plot->mapToGlobal(QPointF(point)),
+                       Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+      QApplication::sendEvent(plot, &move);
+      QCOMPARE(hovered.last().at(0).toLongLong(), layer);
+    }
+    QVERIFY(at.view->toolTipText(best).startsWith(QStringLiteral("Layer %1 — l*").arg(best)));
+    QVERIFY(at.view->toolTipText(41).contains(QStringLiteral("twonn_id")));
+  }
+
+  // With STRATA_GEOMETRY_SCREENSHOTS set to a folder, writes the workbench at its default size
+  // with 5, 30 and 80 layers there (layer-geometry-<hidden states>.png: -6, -31, -81) to look
+  // at: docs/images/layer-geometry-31.png comes from here.
+  void screenshotsAtTheDefaultSize() {
+    const QString folder = qEnvironmentVariable("STRATA_GEOMETRY_SCREENSHOTS");
+    if (folder.isEmpty()) QSKIP("STRATA_GEOMETRY_SCREENSHOTS is not set");
+    for (const int numLayers : {5, 30, 80}) {
+      DefaultWindow at(deepReport(numLayers));
+      QVERIFY(at.settle());
+      const QString file =
+          QDir(folder).filePath(QStringLiteral("layer-geometry-%1.png").arg(numLayers + 1));
+      QVERIFY2(at.window->grab().save(file), qPrintable(file));
+    }
+  }
+
   void tableListsEveryLayerWithIntervalsScoreAndRank() {
     LayerGeometryView view("/data/acts.h5", sixLayerReport());
     QCOMPARE(view.tableModel()->rowCount(), 6);
     QCOMPARE(view.tableModel()->columnCount(), int(GeometryTableModel::ColumnCount));
-    // A proxy cell: the value over its interval (two lines keep the main columns narrow).
-    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("4\n[3.6, 4.4]"));
-    QCOMPARE(cell(view, 3, GeometryTableModel::MonotonicityColumn),
-             QStringLiteral("4\n[3.6, 4.4]"));
-    QCOMPARE(cell(view, 1, GeometryTableModel::EffectiveRankColumn),
-             QStringLiteral("8\n[7.2, 8.8]"));
+    // A proxy cell: one line, the value (narrow main columns, many rows in view); its tooltip
+    // and the interval columns after the main ones give its interval.
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("4"));
+    QCOMPARE(cell(view, 3, GeometryTableModel::MonotonicityColumn), QStringLiteral("4"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::EffectiveRankColumn), QStringLiteral("8"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureIntervalColumn),
+             QStringLiteral("[3.6, 4.4]"));
+    QCOMPARE(cell(view, 1, GeometryTableModel::EffectiveRankIntervalColumn),
+             QStringLiteral("[7.2, 8.8]"));
+    QCOMPARE(view.tableModel()
+                 ->headerData(GeometryTableModel::MonotonicityIntervalColumn, Qt::Horizontal)
+                 .toString(),
+             QStringLiteral("m_mono [lo, hi]"));
+    const QModelIndex curvature =
+        view.tableModel()->index(view.tableModel()->rowOf(2), GeometryTableModel::CurvatureColumn);
+    QCOMPARE(curvature.data(Qt::ToolTipRole).toString(),
+             QStringLiteral("m_curv 4 [3.6, 4.4] (bootstrap interval)"));
+    for (int row = 0; row < view.tableModel()->rowCount(); ++row)
+      for (int column = 0; column < view.tableModel()->columnCount(); ++column)
+        QVERIFY(!view.tableModel()->index(row, column).data().toString().contains('\n'));
     // Default weights and candidates 1..4: l* = 4, ranks by S as in sixLayerReport's table.
     QCOMPARE(view.controls()->candidates().first, 1);
     QCOMPARE(view.controls()->candidates().last, 4);
@@ -332,7 +684,9 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(plot->pluginGraph(0)->dataCount(), 6);
     QCOMPARE(plot->pluginGraph(1)->dataCount(), 5);  // layer 0's undefined value is left out
     QCOMPARE(plot->pluginGraph(1)->data()->at(2)->value, 0.7);
-    QCOMPARE(plot->pluginPanel(1)->axis(QCPAxis::atLeft)->label(), QStringLiteral("cka_prev"));
+    QCOMPARE(plot->titleCount(), GeometryPlot::PanelCount + 2);
+    QCOMPARE(plot->titlePanel(GeometryPlot::PanelCount + 1), plot->pluginPanel(1));
+    QCOMPARE(plot->titleItem(GeometryPlot::PanelCount + 1)->text(), QStringLiteral("cka_prev"));
 
     ScoreControls* controls = view.controls();
     // One weight row per series: the proxies (default 1), then the plugin metrics (default 0).
@@ -406,7 +760,8 @@ class LayerGeometryTest : public QObject {
     GeometryTableModel* model = view.tableModel();
     QCOMPARE(cell(view, 2, GeometryTableModel::LayerColumn), QStringLiteral("2 ⚠"));
     QCOMPARE(cell(view, 1, GeometryTableModel::LayerColumn), QStringLiteral("1"));
-    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("—\n[—, —]"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureColumn), QStringLiteral("—"));
+    QCOMPARE(cell(view, 2, GeometryTableModel::CurvatureIntervalColumn), QStringLiteral("[—, —]"));
     QVERIFY(!model->index(model->rowOf(2), 0).data(Qt::DecorationRole).isNull());
     QVERIFY(model->index(model->rowOf(1), 0).data(Qt::DecorationRole).isNull());
     const QString tip = model->index(model->rowOf(2), GeometryTableModel::ScoreColumn)
@@ -744,6 +1099,16 @@ class LayerGeometryTest : public QObject {
   }
 
  private:
+  // Readable at the workbench's default size (MainWindow, no saved geometry) for the 5-layer
+  // toy model, a 30-layer model (SmolLM2-135M: h_0..h_30, the built-in default) and an 80-layer
+  // one, each with the two shipped plugin metrics: six panels.
+  void readabilityCases() {
+    QTest::addColumn<int>("numLayers");
+    QTest::newRow("5 layers") << 5;
+    QTest::newRow("30 layers (31 hidden states)") << 30;
+    QTest::newRow("80 layers (81 hidden states)") << 80;
+  }
+
   QTemporaryDir m_root;
 };
 

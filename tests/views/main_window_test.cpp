@@ -7,6 +7,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
@@ -20,6 +21,7 @@
 #include <algorithm>
 
 #include "display_text.h"
+#include "features/open/open_feature.h"
 #include "io/activation_store.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
@@ -27,6 +29,7 @@
 #include "model_summary_view.h"
 #include "project_dock.h"
 #include "store_summary_view.h"
+#include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
 #include "training_view.h"
 
@@ -34,7 +37,19 @@ using namespace strata;
 
 namespace {
 constexpr int kTimeoutMs = 20000;
+
+/** Drags `path` over `window` and drops it there; whether the window accepted the drag. */
+bool dropOnto(MainWindow& window, const QString& path) {
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(path)});
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&window, &enter);
+  if (!enter.isAccepted()) return false;
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&window, &drop);
+  return true;
 }
+}  // namespace
 
 class MainWindowTest : public QObject {
   Q_OBJECT
@@ -127,13 +142,7 @@ class MainWindowTest : public QObject {
     MainWindow window;
     window.show();
     QSignalSpy opened(&window, &MainWindow::pathOpened);
-    QMimeData mime;
-    mime.setUrls({QUrl::fromLocalFile(m_model)});
-    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(&window, &enter);
-    QVERIFY(enter.isAccepted());
-    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(&window, &drop);
+    QVERIFY(dropOnto(window, m_model));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     QCOMPARE(window.projectDock()->entries(ProjectCategory::Models), QStringList{m_model});
 
@@ -143,6 +152,55 @@ class MainWindowTest : public QObject {
     refused.setAccepted(false);
     QApplication::sendEvent(&window, &refused);
     QVERIFY(!refused.isAccepted());
+  }
+
+  void droppingAGgufFileImportsAndOpensIt() {
+    const QString gguf = m_root.filePath("tiny.gguf");
+    testing::writeTinyLlamaGguf(toFsPath(gguf));
+    qputenv("STRATA_DATA_DIR", m_root.filePath("data").toUtf8());  // where the import goes
+    MainWindow window;
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QVERIFY(dropOnto(window, gguf));
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    const QString folder = opened.first().at(0).toString();
+    QVERIFY2(folder.startsWith(m_root.filePath("data/gguf/tiny-")), qPrintable(folder));
+    auto* view = qobject_cast<ModelSummaryView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    QCOMPARE(view->value("Layers"), QStringLiteral("1"));
+    QCOMPARE(view->value("Hidden size"), QStringLiteral("32"));
+    qunsetenv("STRATA_DATA_DIR");
+  }
+
+  void openModelMenuListsTheHuggingFaceCache() {
+    // A hub as huggingface_hub lays it out: the snapshot's files are links into blobs/.
+    const QString repo = m_root.filePath("hub/models--org--tiny-llama");
+    QVERIFY(QDir().mkpath(repo + "/blobs"));
+    QVERIFY(QDir().mkpath(repo + "/refs"));
+    QVERIFY(QDir().mkpath(repo + "/snapshots/abc123"));
+    for (const QString& name : QDir(m_model).entryList(QDir::Files)) {
+      QVERIFY(QFile::copy(m_model + "/" + name, repo + "/blobs/" + name));
+      QVERIFY(QFile::link("../../blobs/" + name, repo + "/snapshots/abc123/" + name));
+    }
+    QFile main(repo + "/refs/main");
+    QVERIFY(main.open(QIODevice::WriteOnly));
+    main.write("abc123");
+    main.close();
+    qputenv("HF_HUB_CACHE", m_root.filePath("hub").toUtf8());
+
+    MainWindow window;
+    QMenu* menu = window.findChild<OpenFeature*>()->modelMenu();
+    QVERIFY(menu);
+    QMetaObject::invokeMethod(menu, "aboutToShow");
+    QAction* cached = nullptr;
+    for (QAction* action : menu->actions())
+      if (action->text() == QStringLiteral("org/tiny-llama")) cached = action;
+    QVERIFY2(cached, "the cached model is not listed");
+    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    cached->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    QVERIFY(opened.first().at(0).toString().endsWith("snapshots/abc123"));
+    qunsetenv("HF_HUB_CACHE");
   }
 
   void openingARunFolderFollowsItInTheTrainingView() {

@@ -2,10 +2,11 @@
 // 1920×1080 (and at the window's default 1100×700), with the three proxies alone (3 metric panels),
 // with the two plugin metrics of this tree (twonn_id, cka_prev: 5 panels) and with many metrics (10
 // panels). Real data: a store captured from the built-in default model and scored with bootstrap
-// intervals. Checked on the drawn window: every axis title's text rectangle lies inside its own
-// panel (so inside the plot widget, and over no other panel), and the table's main columns (layer,
-// m_curv, m_mono, k_eff, S, rank) lie inside the table's viewport at their full width, with no
-// horizontal scrolling.
+// intervals. Checked on the drawn window: every panel's title is its full name and its text
+// rectangle lies inside its own panel, above the data (so inside the plot widget, and over no
+// other panel), the layer axis's title lies inside the score panel, and the table's main columns
+// (layer, m_curv, m_mono, k_eff, S, rank) lie inside the table's viewport at their full width,
+// with no horizontal scrolling. (tests/views/layer_geometry_test checks 30 and 80 layers.)
 
 #include <qcustomplot.h>
 
@@ -65,6 +66,18 @@ QRect titleBox(QCPAxis* axis) {
   if (vertical)
     return QRect(low, rect.center().y() - text.width() / 2, high - low + 1, text.width());
   return QRect(rect.center().x() - text.width() / 2, low, text.width(), high - low + 1);
+}
+
+/** The panels' titles as drawn (GeometryPlot draws them as text items above the panels). */
+std::vector<TitleBox> panelTitles(GeometryPlot* plot) {
+  std::vector<TitleBox> out;
+  for (int i = 0; i < plot->titleCount(); ++i) {
+    QCPItemText* item = plot->titleItem(i);
+    const QRect box =
+        QRectF(item->topLeft->pixelPosition(), item->bottomRight->pixelPosition()).toAlignedRect();
+    out.push_back({item->text(), box, plot->titlePanel(i)->outerRect()});
+  }
+  return out;
 }
 
 std::vector<TitleBox> axisTitles(QCustomPlot* plot) {
@@ -137,20 +150,29 @@ class PlotLayoutTest : public QObject {
     QCOMPARE(3 + plot->pluginPanelCount(), metricPanels);
     plot->replot();  // draws now: the title boxes are the drawn ones
     const QRect plotRect = plot->rect();
-    const std::vector<TitleBox> titles = axisTitles(plot);
-    QCOMPARE(int(titles.size()), metricPanels + 2);  // one per metric panel, S, the layer axis
-    for (const TitleBox& title : titles) {
-      const QString where =
-          QStringLiteral("“%1” at %2, panel %3, plot %4")
-              .arg(title.text, rectText(title.box), rectText(title.panel), rectText(plotRect));
+    const std::vector<TitleBox> titles = panelTitles(plot);
+    QCOMPARE(int(titles.size()), metricPanels + 1);  // one per metric panel, S
+    for (int i = 0; i < int(titles.size()); ++i) {
+      const TitleBox& title = titles[std::size_t(i)];
+      const QRect data = plot->titlePanel(i)->rect();
+      const QString where = QStringLiteral("“%1” at %2, panel %3, data %4, plot %5")
+                                .arg(title.text, rectText(title.box), rectText(title.panel),
+                                     rectText(data), rectText(plotRect));
       QVERIFY2(!title.box.isEmpty(), qPrintable("not drawn: " + where));
+      QVERIFY2(title.text == plot->fullTitle(i), qPrintable("shortened: " + where));
       QVERIFY2(plotRect.contains(title.box), qPrintable("outside the plot: " + where));
       QVERIFY2(title.panel.contains(title.box), qPrintable("outside its panel: " + where));
-      // A shortened title still names its panel in full on hover (the layer axis needs none).
-      if (title.text != QLatin1String("layer"))
-        QVERIFY2(!plot->titleToolTip(title.box.center()).isEmpty(),
-                 qPrintable("no tooltip: " + where));
+      QVERIFY2(title.box.bottom() <= data.top(), qPrintable("over the data: " + where));
+      // The title names its panel in full, with its definition, on hover.
+      QVERIFY2(plot->titleToolTip(title.box.center()).startsWith(plot->fullTitle(i)),
+               qPrintable("no tooltip: " + where));
     }
+    // The one axis title left: the layer axis's, inside the score panel.
+    const std::vector<TitleBox> axes = axisTitles(plot);
+    QCOMPARE(int(axes.size()), 1);
+    QCOMPARE(axes.front().text, QStringLiteral("layer"));
+    QVERIFY2(plotRect.contains(axes.front().box) && axes.front().panel.contains(axes.front().box),
+             qPrintable(rectText(axes.front().box)));
   }
 
   void mainTableColumnsAreInView_data() { sizesAndMetrics(); }

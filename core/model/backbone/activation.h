@@ -11,7 +11,7 @@ namespace strata {
 
 enum class Activation {
   Silu,      ///< "silu", "swish": x·σ(x) (Llama, Qwen SwiGLU gate)
-  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_fast": tanh approximation (GPT-2)
+  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_fast": tanh approximation (GPT-2, Gemma)
   GeluErf,   ///< "gelu": exact, with erf (GPT-NeoX / Pythia)
   Relu,      ///< "relu"
 };

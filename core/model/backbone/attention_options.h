@@ -29,6 +29,18 @@ struct AttentionOptions {
 };
 
 /**
+ * What Gemma-3's sliding-window layers read instead of PreparedAttention's mask, causal flag
+ * and rotary tables: the window cut into the mask (masking_utils' sliding_window_overlay: a
+ * query sees the `window` latest keys, its own included; bidirectional: |q − k| < window), and
+ * the tables of the local RoPE base.
+ */
+struct SlidingAttention {
+  at::Tensor mask;      ///< as PreparedAttention::mask, or undefined with `causal`
+  bool causal = false;  ///< a sequence that fits in the window needs no cut: is_causal
+  RopeTables rope;
+};
+
+/**
  * AttentionOptions resolved for one [B, T] batch: what every block of a pass over that batch
  * reads, built once (Backbone::prepare) rather than once per block or per runLayers() call.
  */
@@ -43,6 +55,8 @@ struct PreparedAttention {
    *  is_causal instead, so that the flash / memory-efficient kernels may run. */
   bool causal = false;
   RopeTables rope;  ///< in the compute dtype; undefined for GPT-2 (learned positions)
+  /** Gemma-3's sliding layers; all undefined for a model without them. */
+  SlidingAttention sliding;
 };
 
 }  // namespace strata

@@ -3,6 +3,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/linear.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <c10/core/InferenceMode.h>
 
 #include <optional>
@@ -23,6 +24,7 @@ struct Backbone::State {
   BackboneOptions options;
   Activation activation = Activation::Silu;
   at::Tensor inverseFrequencies;            // undefined for GPT-2
+  SlidingWindow sliding;                    // Gemma-3's sliding layers; window 0 otherwise
   std::optional<WeightLoader> loader;       // streaming: always on the CPU (see load())
   std::unique_ptr<CudaBlockStager> stager;  // streaming to a CUDA device only
   std::vector<BlockWeights> blocks;         // resident mode only
@@ -86,6 +88,7 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   state->options = options;
   state->activation = blockActivation(state->config, configFile);
   state->inverseFrequencies = rotaryInverseFrequencies(state->config, configFile);
+  state->sliding = slidingWindowOf(state->config, configFile);
   // Streaming reads every tensor on the CPU (mapped, converted there) and moves what a pass
   // needs to the device: blocks through the stager's pinned, overlapped copies.
   state->loader.emplace(folder, state->config,
@@ -112,6 +115,8 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   }
   if (state->inverseFrequencies.defined())
     state->inverseFrequencies = state->inverseFrequencies.to(options.device);
+  if (state->sliding.inverseFrequencies.defined())
+    state->sliding.inverseFrequencies = state->sliding.inverseFrequencies.to(options.device);
   return std::unique_ptr<Backbone>(new Backbone(std::move(state)));
 }
 
@@ -141,6 +146,9 @@ at::Tensor Backbone::embed(const at::Tensor& ids, const AttentionOptions& attent
                   " is past n_positions = " + std::to_string(s.config.maxPositions));
     hidden = hidden + s.rows(&OuterWeights::positions, positions);
   }
+  if (s.config.embeddingScale != 1.0)  // Gemma3TextScaledWordEmbedding, its rounding included
+    hidden =
+        hidden * at::scalar_tensor(s.config.embeddingScale, at::kFloat).to(hidden.scalar_type());
   return hidden;
 }
 
@@ -153,7 +161,7 @@ PreparedAttention Backbone::prepare(const AttentionOptions& attention, int64_t b
                                     int64_t length) const {
   const State& s = *m_state;
   return prepareAttention(attention, batch, length, s.inverseFrequencies, s.options.device,
-                          s.options.computeDType);
+                          s.options.computeDType, s.sliding);
 }
 
 at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int64_t toLayer,
@@ -173,7 +181,7 @@ at::Tensor Backbone::runLayers(const at::Tensor& hidden, int64_t fromLayer, int6
   if (fromLayer == toLayer) return h;
   const BlockContext context = s.context(attention);
   for (int64_t layer = fromLayer; layer < toLayer; ++layer)
-    h = runBlock(*s.block(layer), h, context);
+    h = runBlock(*s.block(layer), h, context, layer);
   return h;
 }
 
@@ -183,6 +191,8 @@ at::Tensor Backbone::finalNorm(const at::Tensor& hidden) const {
   const at::Tensor h = s.computable(hidden);
   if (s.outer.finalNormBias.defined())
     return layerNorm(h, s.outer.finalNorm, s.outer.finalNormBias, s.config.normEps);
+  if (s.config.architecture == Architecture::Gemma3)
+    return gemmaRmsNorm(h, s.outer.finalNorm, s.config.normEps);
   return rmsNorm(h, s.outer.finalNorm, s.config.normEps);
 }
 
@@ -190,9 +200,14 @@ at::Tensor Backbone::logits(const at::Tensor& normed) const {
   const State& s = *m_state;
   checkHidden(normed, s.config.hiddenSize, "logits");
   const at::Tensor h = s.computable(normed);
-  if (!s.streaming()) return at::linear(h, s.outer.head);
-  return at::linear(
-      h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head)).to(s.options.device));
+  const at::Tensor logits =
+      s.streaming()
+          ? at::linear(h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head))
+                              .to(s.options.device))
+          : at::linear(h, s.outer.head);
+  const double cap = s.config.finalLogitSoftcap;
+  if (cap <= 0) return logits;
+  return (logits / cap).tanh() * cap;  // Gemma3ForCausalLM.forward's final_logit_softcapping
 }
 
 CaptureResult Backbone::capture(const at::Tensor& ids, const CaptureRequest& request) const {
@@ -213,7 +228,7 @@ CaptureResult Backbone::capture(const at::Tensor& ids, const CaptureRequest& req
   const BlockContext context = s.context(prepare(request.attention, h.size(0), h.size(1)));
   for (int64_t layer = 0; layer < layers; ++layer) {
     if (request.job) request.job->checkCancelled();
-    h = runBlock(*s.block(layer), h, context);
+    h = runBlock(*s.block(layer), h, context, layer);
     deliver(layer + 1, h);
   }
   if (request.finalNorm || request.logits) result.finalNorm = finalNorm(h);

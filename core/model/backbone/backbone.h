@@ -1,11 +1,12 @@
 #pragma once
 // A pretrained transformer read from a Hugging Face folder, run block by block in LibTorch:
-// Llama, Qwen2, Qwen3, GPT-2, GPT-NeoX (Pythia). Everything computes in float32 (or, when the
-// options ask, bfloat16), whatever the dtype on disk, on the device the options name.
+// Llama, Qwen2, Qwen3, GPT-2, GPT-NeoX (Pythia), Gemma-3. Everything computes in float32 (or,
+// when the options ask, bfloat16), whatever the dtype on disk, on the device the options name.
 //
 // Layer numbering follows the papers and Hugging Face's hidden_states: h_0 is the embedding
-// output, h_l the output of block l (1-based; HF module layers[l-1]), h_L the last block's
-// output BEFORE the final norm (HF's hidden_states[L] is after it: use finalNorm()).
+// output (Gemma-3's already scaled by √d), h_l the output of block l (1-based; HF module
+// layers[l-1]), h_L the last block's output BEFORE the final norm (HF's hidden_states[L] is after
+// it: use finalNorm()).
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -84,8 +85,8 @@ class Backbone {
   /** Oddities found at load (tensors no pass reads), one readable line each. */
   const std::vector<std::string>& warnings() const;
 
-  /** h_0: token embeddings (plus learned positions for GPT-2). Throws strata::Error for an
-   *  id outside the vocabulary or a position past GPT-2's n_positions. */
+  /** h_0: token embeddings (plus learned positions for GPT-2; times √d for Gemma-3). Throws
+   * strata::Error for an id outside the vocabulary or a position past GPT-2's n_positions. */
   at::Tensor embed(const at::Tensor& ids, const AttentionOptions& attention = {}) const;
   /**
    * Maps h_from to h_to by running blocks from+1 … to (HF layers[from … to−1]);
@@ -102,7 +103,8 @@ class Backbone {
                        const PreparedAttention& attention) const;
   /** The final norm (model.norm / ln_f / final_layer_norm) of h_L. */
   at::Tensor finalNorm(const at::Tensor& hidden) const;
-  /** The LM head alone, applied to finalNorm()'s output: [B, T, vocab]. */
+  /** The LM head alone, applied to finalNorm()'s output: [B, T, vocab] (soft-capped when
+   *  config.json sets final_logit_softcapping). */
   at::Tensor logits(const at::Tensor& normed) const;
   /** h_0 … h_L of every token, and optionally the final norm and logits, in one pass. */
   CaptureResult capture(const at::Tensor& ids, const CaptureRequest& request = {}) const;

@@ -34,7 +34,18 @@ at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesy
   return ropeInverseFrequencies(rotary, config.ropeTheta, config.ropeScaling);
 }
 
-at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
+SlidingWindow slidingWindowOf(const ModelConfig& config, const std::filesystem::path& file) {
+  if (config.slidingWindow <= 0) return {};
+  if (config.localRopeScaling && !ropeScalingSupported(config.localRopeScaling->type))
+    throw ConfigError(file, "rope_parameters.sliding_attention",
+                      "type '" + config.localRopeScaling->type +
+                          "' is not supported (supported: linear, llama3)");
+  return {config.slidingWindow,
+          ropeInverseFrequencies(config.headDim, config.localRopeTheta, config.localRopeScaling)};
+}
+
+at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                    int64_t layer) {
   switch (context.config->architecture) {
     case Architecture::Llama:
     case Architecture::Qwen2:
@@ -44,6 +55,8 @@ at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const Block
       return gpt2Block(w, hidden, context);
     case Architecture::GptNeoX:
       return neoxBlock(w, hidden, context);
+    case Architecture::Gemma3:
+      return gemma3Block(w, hidden, context, layer);
   }
   throw std::logic_error("runBlock: unknown architecture");
 }

@@ -8,6 +8,7 @@
 
 #include "io/hf_config.h"
 #include "model/backbone/activation.h"
+#include "model/backbone/attention.h"
 #include "model/backbone/attention_options.h"
 #include "model/backbone/block_weights.h"
 
@@ -28,8 +29,16 @@ at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const Bloc
  *  sequential residual. */
 at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
 
-/** The block function of the context's architecture. */
-at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+/** Gemma-3 (modeling_gemma3.py): (1 + w) RMSNorms before and after attention and MLP, q/k
+ *  norms, GQA with query_pre_attn_scalar, GELU-tanh gated MLP; block `layer` (0-based) attends
+ *  through a sliding window or fully, with the local or global RoPE, as config.json says. */
+at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                       int64_t layer);
+
+/** The block function of the context's architecture, for block `layer` (0-based, HF's
+ *  layers[layer]: Gemma-3's layers differ by their index). */
+at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                    int64_t layer);
 
 /** config.json's activation; ConfigError naming `configFile` when unsupported. */
 Activation blockActivation(const ModelConfig& config, const std::filesystem::path& configFile);
@@ -38,5 +47,10 @@ Activation blockActivation(const ModelConfig& config, const std::filesystem::pat
  *  ConfigError naming `configFile` for a rope scaling or rotary_pct that cannot be rotated. */
 at::Tensor rotaryInverseFrequencies(const ModelConfig& config,
                                     const std::filesystem::path& configFile);
+
+/** Gemma-3's sliding layers: their window and the RoPE frequencies of the local base (and
+ *  local rope scaling, if any); window 0 for a model without sliding layers. ConfigError naming
+ *  `configFile` for a local rope scaling that cannot be applied. */
+SlidingWindow slidingWindowOf(const ModelConfig& config, const std::filesystem::path& configFile);
 
 }  // namespace strata

@@ -1,116 +1,15 @@
 #include "model/backbone/llama2c_import.h"
 
-#include <fcntl.h>  // AT_FDCWD
-#include <stdio.h>  // renameat2 (glibc >= 2.28)
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
 #include <nlohmann/json.hpp>
-#include <system_error>
 
 #include "common/error.h"
 #include "common/text_file.h"
-#include "io/atomic_file.h"
+#include "io/folder_install.h"
 #include "model/backbone/llama2c_tokenizer_json.h"
 #include "model/backbone/safetensors_torch.h"
 
 namespace strata {
-namespace {
-
 namespace fs = std::filesystem;
-
-std::atomic<unsigned> g_folderCounter{0};
-
-void writeText(const fs::path& file, const std::string& text) {
-  writeFileAtomically(file, [&](int fd) { writeAll(fd, text.data(), text.size(), file); });
-}
-
-/** "OUT/" and "a/../OUT" name the folder OUT; its parent is where the temporary goes. */
-fs::path folderPath(const fs::path& out) {
-  fs::path path = fs::absolute(out).lexically_normal();
-  if (!path.has_filename()) path = path.parent_path();
-  return path;
-}
-
-/** Whether `target` may be written: absent, an empty folder, or (with force) any folder. */
-void checkTarget(const fs::path& target, bool force) {
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(target, error);
-  if (!fs::exists(status)) return;
-  if (!fs::is_directory(status))
-    throw IoError(target, "exists and is not a folder; refusing to replace it");
-  if (!force && !fs::is_empty(target, error))
-    throw Error("'" + target.string() +
-                "' exists and is not empty; refusing to overwrite it (use --force to replace it)");
-}
-
-/** A fresh sibling folder `.<name>.tmp-<pid>-<n>`, removed with its contents unless committed. */
-class TemporaryFolder {
- public:
-  explicit TemporaryFolder(const fs::path& target) {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      std::string name = ".";
-      name.append(target.filename().string()).append(".tmp-");
-      name.append(std::to_string(::getpid())).append("-");
-      name.append(std::to_string(g_folderCounter++));
-      m_path = target.parent_path() / name;
-      std::error_code error;
-      if (fs::create_directory(m_path, error)) return;
-      if (error) break;  // create_directory reports an existing folder as false, no error
-    }
-    throw IoError(target, "cannot create a temporary folder next to it: " + lastSystemError());
-  }
-  ~TemporaryFolder() {
-    std::error_code ignored;  // best effort; a leftover .tmp folder is harmless
-    if (!m_committed) fs::remove_all(m_path, ignored);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-
-  const fs::path& path() const { return m_path; }
-  void commit() { m_committed = true; }
-
- private:
-  fs::path m_path;
-  bool m_committed = false;
-};
-
-/** Moves the finished `temporary` folder to `target` (see importLlama2c for the rules). */
-void install(TemporaryFolder& temporary, const fs::path& target, bool force) {
-  checkTarget(target, force);  // again: the folder may have appeared while we were writing
-  const fs::path& from = temporary.path();
-  // rename(2) replaces a missing target or an empty folder atomically.
-  if (::rename(from.c_str(), target.c_str()) == 0) {
-    temporary.commit();
-    fsyncDirectory(target.parent_path());
-    return;
-  }
-  if (errno != ENOTEMPTY && errno != EEXIST)
-    throw IoError(target, "cannot rename the temporary folder into place: " + lastSystemError());
-  // Non-empty and forced: swap the two folders in one step, then delete the old contents,
-  // which now sit under the temporary name (the destructor removes them).
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-    fsyncDirectory(target.parent_path());
-    return;
-  }
-  // A file system without RENAME_EXCHANGE: move the old folder aside first. A crash between
-  // the two renames leaves the old contents under the aside name, never a half-written folder.
-  const fs::path aside = fs::path(from).concat(".old");
-  if (::rename(target.c_str(), aside.c_str()) != 0)
-    throw IoError(target, "cannot move the existing folder aside: " + lastSystemError());
-  if (::rename(from.c_str(), target.c_str()) != 0) {
-    const std::string problem = lastSystemError();
-    ::rename(aside.c_str(), target.c_str());  // put the old one back
-    throw IoError(target, "cannot rename the temporary folder into place: " + problem);
-  }
-  temporary.commit();
-  fsyncDirectory(target.parent_path());
-  std::error_code ignored;
-  fs::remove_all(aside, ignored);
-}
-
-}  // namespace
 
 at::Tensor permuteRotaryRows(const at::Tensor& weight, int64_t heads) {
   const int64_t rows = weight.size(0), cols = weight.size(1);
@@ -176,8 +75,8 @@ std::string huggingFaceLlamaConfigJson(const Llama2cConfig& c) {
 
 Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& tokenizerBin,
                                   const fs::path& outFolder, const Llama2cImportOptions& options) {
-  const fs::path target = folderPath(outFolder);
-  checkTarget(target, options.force);  // fail before the slow part
+  const fs::path target = installTargetPath(outFolder);
+  checkInstallTarget(target, options.force);  // fail before the slow part
 
   const Llama2cCheckpoint checkpoint = readLlama2cCheckpoint(modelBin);
   const Llama2cConfig& c = checkpoint.config;
@@ -190,21 +89,17 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
   const std::string tokenizerBytes = readWholeFile(tokenizerBin);
   const auto tensors = huggingFaceLlamaTensors(checkpoint);
 
-  std::error_code error;
-  fs::create_directories(target.parent_path(), error);
-  if (error) throw IoError(target.parent_path(), "cannot create the folder: " + error.message());
-  TemporaryFolder temporary(target);
+  StagingFolder temporary(target);
   const fs::path& dir = temporary.path();
-  writeText(dir / "config.json", huggingFaceLlamaConfigJson(c));
-  writeText(dir / "generation_config.json",
-            "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": [2, 1]\n}\n");
+  writeTextFile(dir / "config.json", huggingFaceLlamaConfigJson(c));
+  writeTextFile(dir / "generation_config.json",
+                "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": [2, 1]\n}\n");
   writeSafetensors(dir / "model.safetensors", tensors,
                    {{"source", "llama2.c v" + std::to_string(c.version)}});
-  writeText(dir / "tokenizer.json", tokenizerJson);
-  writeText(dir / "tokenizer_config.json", llama2cTokenizerConfigJson(c.seqLen));
-  writeText(dir / "tokenizer.bin", tokenizerBytes);
-  fsyncDirectory(dir);
-  install(temporary, target, options.force);
+  writeTextFile(dir / "tokenizer.json", tokenizerJson);
+  writeTextFile(dir / "tokenizer_config.json", llama2cTokenizerConfigJson(c.seqLen));
+  writeTextFile(dir / "tokenizer.bin", tokenizerBytes);
+  temporary.install(target, options.force);
 
   Llama2cImportResult result;
   result.config = c;

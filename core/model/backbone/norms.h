@@ -1,5 +1,5 @@
 #pragma once
-// The two normalisations of the supported backbones.
+// The normalisations of the supported backbones.
 
 #include <ATen/core/Tensor.h>
 
@@ -11,6 +11,13 @@ namespace strata {
  * weight, NOTES.md). Used by Llama, Qwen2, and per head by Qwen3's q/k norms.
  */
 at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps);
+
+/**
+ * Gemma's RMSNorm as Gemma3RMSNorm computes it: x / sqrt(mean(x²) + eps) · (1 + w), all in
+ * float32, cast back to x's dtype only at the end (the opposite order to rmsNorm's; transformers
+ * PR 29402). Checkpoints store w, initialised to zeros, not 1 + w.
+ */
+at::Tensor gemmaRmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
 /** LayerNorm over the last dimension with weight and bias (GPT-2, GPT-NeoX). */
 at::Tensor layerNorm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,

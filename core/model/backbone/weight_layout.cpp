@@ -119,6 +119,43 @@ WeightLayout neoxLayout(const ModelConfig& c) {
   return layout;
 }
 
+// modeling_gemma3.py (Gemma3ForCausalLM): Llama's names, q/k norms, and the norms after
+// attention and after the MLP; post_attention_layernorm is one of those, not the MLP's input norm.
+WeightLayout gemma3Layout(const ModelConfig& c) {
+  const int64_t d = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKeyValueHeads * c.headDim;
+  const int64_t ff = c.intermediateSize;
+  WeightLayout layout;
+  layout.blockPrefix = "model.layers.";
+  auto& s = layout.blockSlots;
+  s = {{&B::attnNorm, "input_layernorm.weight", {d}},
+       {&B::q, "self_attn.q_proj.weight", {q, d}},
+       {&B::k, "self_attn.k_proj.weight", {kv, d}},
+       {&B::v, "self_attn.v_proj.weight", {kv, d}},
+       {&B::qNorm, "self_attn.q_norm.weight", {c.headDim}},
+       {&B::kNorm, "self_attn.k_norm.weight", {c.headDim}},
+       {&B::out, "self_attn.o_proj.weight", {d, q}},
+       {&B::attnOutNorm, "post_attention_layernorm.weight", {d}},
+       {&B::mlpNorm, "pre_feedforward_layernorm.weight", {d}},
+       {&B::gate, "mlp.gate_proj.weight", {ff, d}},
+       {&B::up, "mlp.up_proj.weight", {ff, d}},
+       {&B::down, "mlp.down_proj.weight", {d, ff}},
+       {&B::mlpOutNorm, "post_feedforward_layernorm.weight", {d}}};
+  if (c.attentionBias) {  // Gemma3Attention: attention_bias puts a bias on all four
+    s.push_back({&B::qBias, "self_attn.q_proj.bias", {q}});
+    s.push_back({&B::kBias, "self_attn.k_proj.bias", {kv}});
+    s.push_back({&B::vBias, "self_attn.v_proj.bias", {kv}});
+    s.push_back({&B::outBias, "self_attn.o_proj.bias", {d}});
+  }
+  layout.outerSlots = {{&O::tokens, "model.embed_tokens.weight", {c.vocabSize, d}},
+                       {&O::finalNorm, "model.norm.weight", {d}}};
+  layout.tiedHead = c.tieWordEmbeddings;
+  if (layout.tiedHead)
+    layout.ignoredSuffixes.push_back("lm_head.weight");
+  else
+    layout.outerSlots.push_back({&O::head, "lm_head.weight", {c.vocabSize, d}});
+  return layout;
+}
+
 }  // namespace
 
 std::string WeightLayout::outerName(at::Tensor OuterWeights::*field) const {
@@ -138,6 +175,8 @@ WeightLayout weightLayoutOf(const ModelConfig& config, const WeightFiles& files)
       return gpt2Layout(config, files);
     case Architecture::GptNeoX:
       return neoxLayout(config);
+    case Architecture::Gemma3:
+      return gemma3Layout(config);
   }
   throw std::logic_error("weightLayoutOf: unknown architecture");
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/error.h"
 #include "model/backbone/attention.h"
 #include "model/backbone/blocks.h"
 #include "model/backbone/norms.h"
@@ -28,6 +29,14 @@ std::string moduleName(std::string name) {
 TrainableBackboneImpl::TrainableBackboneImpl(const std::filesystem::path& folder, int64_t maskId) {
   const std::filesystem::path configFile = folder / "config.json";
   m_config = readModelConfig(configFile);
+  // The trainable copy runs the blocks itself but embeds, norms and heads the Llama / GPT way:
+  // Gemma-3's √d embedding scale, (1 + w) final norm, logit softcap and sliding layers are the
+  // frozen Backbone's alone, so a Gemma-3 student would silently compute another model.
+  if (m_config.architecture == Architecture::Gemma3)
+    throw ConfigError(configFile, "architectures",
+                      m_config.architectureName +
+                          " cannot be trained by Strata yet (only read: capture, generate, "
+                          "verify); use a Llama, Qwen, GPT-2 or GPT-NeoX model");
   m_activation = blockActivation(m_config, configFile);
   const WeightLoader loader(folder, m_config, torch::kCPU, torch::kFloat, /*borrowMapped=*/false);
   const WeightLayout& layout = loader.layout();
@@ -101,7 +110,7 @@ TrainableForward TrainableBackboneImpl::forward(const torch::Tensor& ids,
                                               m_inverseFrequencies, h.device(), h.scalar_type())};
   if (keepHidden) out.hidden.push_back(h);
   for (std::size_t layer = 0; layer < m_blocks.size(); ++layer) {
-    h = runBlock(m_blocks[layer], h, context);
+    h = runBlock(m_blocks[layer], h, context, static_cast<int64_t>(layer));
     if (keepHidden && layer + 1 < m_blocks.size()) out.hidden.push_back(h);
   }
   if (keepHidden) out.preNorm = h;

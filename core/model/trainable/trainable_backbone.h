@@ -1,7 +1,7 @@
 #pragma once
-// A pretrained Hugging Face model of any supported architecture (Llama, Qwen2, Qwen3, GPT-2,
-// GPT-NeoX) as a trainable torch module: every checkpoint tensor becomes a float32 parameter,
-// and the forward pass runs the very block functions the frozen Backbone runs
+// A pretrained Hugging Face model of the supported architectures but Gemma-3 (Llama, Qwen2,
+// Qwen3, GPT-2, GPT-NeoX) as a trainable torch module: every checkpoint tensor becomes a float32
+// parameter, and the forward pass runs the very block functions the frozen Backbone runs
 // (model/backbone/blocks.h), so a fresh copy computes exactly what the Backbone computes. Attention
 // is causal or bidirectional per call: the student of REPR-ALIGN is this module run with causal =
 // false.
@@ -40,7 +40,7 @@ class TrainableBackboneImpl : public torch::nn::Module {
   /**
    * Reads `folder` (config.json + safetensors, sharded or not). `maskId`: the tokenizer's mask
    * token when it has one (< the vocabulary), or −1 to add [MASK] at id vocab(). Throws what
-   * Backbone::load throws for a bad folder.
+   * Backbone::load throws for a bad folder, and ConfigError for Gemma-3 (not trainable yet).
    */
   TrainableBackboneImpl(const std::filesystem::path& folder, int64_t maskId);
 

@@ -150,8 +150,9 @@ class BridgeRecipe final : public Recipe {
 }  // namespace
 
 std::vector<SettingSpec> bridgeSettings() {
-  SettingSpec model = makeSetting("model", SettingType::Path, std::string(),
-                                  "the source model: a Hugging Face folder", "source");
+  SettingSpec model =
+      makeSetting("model", SettingType::Path, std::string(),
+                  "the source model: a Hugging Face folder or a .gguf file", "source");
   model.required = true;
   std::vector<SettingSpec> settings = {
       model,

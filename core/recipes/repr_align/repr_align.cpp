@@ -258,7 +258,7 @@ std::vector<SettingSpec> reprAlignSettings() {
   SettingSpec model =
       makeSetting("model", SettingType::Path, std::string(),
                   "the autoregressive model to convert: a Hugging Face folder with its "
-                  "tokenizer",
+                  "tokenizer, or a .gguf file",
                   "source");
   model.required = true;
   std::vector<SettingSpec> settings = {model};

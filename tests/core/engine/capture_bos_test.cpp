@@ -40,7 +40,9 @@ fs::path byteModel(const fs::path& folder, bool addBos) {
   return folder;
 }
 
-/** Captures `model` over the toy corpus with position 0 stored, so a BOS would be seen. */
+/** Captures `model` over the toy corpus with position 0 stored, so a BOS would be seen, and
+ *  rows with repeated prefixes kept: else the lone BOS, the same prefix in every sequence,
+ *  would be stored for the corpus's first sequence only (io/token_sampler.h). */
 ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& dir) {
   testing::writeToyCorpus(dir / "corpus.txt");
   CaptureConfig config;
@@ -50,6 +52,7 @@ ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& d
   config.sampling.sequenceLength = 16;
   config.sampling.tokenBudget = 64;
   config.sampling.skipFirstPositions = 0;
+  config.sampling.distinctPrefixes = false;
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   runCapture(config, job);

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "io/activation_store.h"
+#include "io/corpus.h"
 #include "io/model_fingerprint.h"
 #include "model/backbone/backbone.h"
 #include "support/letter_corpus.h"
@@ -60,21 +61,36 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
   EXPECT_EQ(store.meta().extra.at("bos_prepended"), "true");
   EXPECT_EQ(store.meta().extra.at("bos_rule"), "set by the caller");
 
-  // Independent of the capture job: rebuild each stored token's sequence from the token table
-  // (BOS + the document ids before it) and run the backbone on that prefix alone.
+  // Independent of the capture job: rebuild each stored token's sequence from its document
+  // (BOS + the document ids from its piece's start up to it) and run the backbone on that
+  // prefix alone. Not from the token table: a sequence's first positions are not stored when
+  // an earlier sequence had the same prefix (io/token_sampler.h).
   const auto backbone = Backbone::load(model);
   const auto tokenizer = loadTokenizer(model);
   const TokenTable& tokens = store.tokens();
+  std::vector<std::string> documents;
+  for (const auto reader = CorpusReader::open(corpus); const auto document = reader->next();)
+    documents.push_back(document->text);
   std::vector<std::vector<float>> layers;
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l) layers.push_back(store.readLayer(l));
-  for (std::size_t row : {std::size_t{0}, std::size_t{57}, std::size_t{149}}) {
-    // Walk back to the start of this token's sequence: documents are cut into pieces of T − 1
-    // tokens (after the BOS), so a piece starts where the position is a multiple of T − 1.
-    const int32_t piece = static_cast<int32_t>(config.sampling.sequenceLength - 1);
-    std::size_t first = row;
-    while (tokens.position[first] % piece != 0) --first;
+  // Documents are cut into pieces of T − 1 tokens (after the BOS), so a piece starts where
+  // the position is a multiple of T − 1.
+  const int32_t piece = static_cast<int32_t>(config.sampling.sequenceLength - 1);
+  std::vector<std::size_t> rows{0, 57, 149};
+  // And the first stored row of every sequence whose first rows were dropped as repeats: its
+  // hidden state must still be that of its whole prefix.
+  for (std::size_t row = 1; row < tokens.size(); ++row)
+    if (tokens.position[row] % piece > 0 && (tokens.doc[row] != tokens.doc[row - 1] ||
+                                             tokens.position[row] != tokens.position[row - 1] + 1))
+      rows.push_back(row);
+  EXPECT_GT(rows.size(), 3u) << "the letter corpus repeats no prefix any more";
+  for (const std::size_t row : rows) {
+    const int32_t position = tokens.position[row];
+    const std::vector<int32_t> document = tokenizer->encode(documents.at(tokens.doc[row]));
+    ASSERT_LT(static_cast<std::size_t>(position), document.size()) << "row " << row;
+    ASSERT_EQ(document[position], tokens.ids[row]) << "row " << row;
     std::vector<int64_t> ids{*tokenizer->bosId()};
-    for (std::size_t r = first; r <= row; ++r) ids.push_back(tokens.ids[r]);
+    for (int32_t i = position - position % piece; i <= position; ++i) ids.push_back(document[i]);
     const at::Tensor input = at::tensor(ids, at::kLong).unsqueeze(0);
     const CaptureResult expected = backbone->capture(input);
     for (int64_t l = 0; l <= testing::kRandomLayers; ++l) {

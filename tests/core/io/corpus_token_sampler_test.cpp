@@ -1,5 +1,6 @@
 // Tokenised sampling for capture: seeded and portable selection, the exact budget, skipped
 // sink positions, and a token table that agrees with the documents it claims to come from.
+// (Rows with repeated causal prefixes: token_sampler_distinct_prefixes_test.cpp.)
 
 #include <gtest/gtest.h>
 
@@ -99,6 +100,12 @@ TEST(TokenSampler, PinsTheRandomStreamSoSelectionsArePortable) {
   const TokenSample sample = sampleSynthetic(smallConfig(40, 7));
   // Recorded from this implementation: any standard library must reproduce it.
   EXPECT_EQ(chosenPieces(sample),
+            (std::vector<std::pair<int32_t, int32_t>>{{5, 240}, {7, 90}, {7, 165}, {21, 225}}));
+  // Recorded before rows with repeated prefixes were dropped: turned off, the option gives the
+  // old selection back.
+  TokenSamplerConfig everyRow = smallConfig(40, 7);
+  everyRow.distinctPrefixes = false;
+  EXPECT_EQ(chosenPieces(sampleSynthetic(everyRow)),
             (std::vector<std::pair<int32_t, int32_t>>{{2, 60}, {16, 165}, {38, 0}}));
 }
 
@@ -107,7 +114,8 @@ TEST(TokenSampler, KeepsExactlyTheBudget) {
     const TokenSample sample = sampleSynthetic(smallConfig(budget));
     EXPECT_EQ(static_cast<int64_t>(sample.tokens.size()), budget);
     int64_t rows = 0;
-    for (const int32_t length : sample.lengths) rows += length - sample.skipFirstPositions;
+    for (int64_t s = 0; s < sample.numSequences(); ++s)
+      rows += sample.lengths[s] - sample.firstStored[s];
     EXPECT_EQ(rows, budget);
   }
 }
@@ -125,9 +133,11 @@ TEST(TokenSampler, NeverStoresTheSkippedFirstPositions) {
   EXPECT_FALSE(plain.bos);
   size_t row = 0;
   for (int64_t s = 0; s < plain.numSequences(); ++s) {
-    // The first stored row of a sequence is its fourth document token.
-    EXPECT_EQ(plain.tokens.position[row], plain.sequenceStart[s] + 3);
-    row += static_cast<size_t>(plain.lengths[s] - 3);
+    // The first stored row of a sequence is its fourth document token, or a later one where
+    // an earlier sequence started with the same tokens.
+    EXPECT_GE(plain.firstStored[s], 3);
+    EXPECT_EQ(plain.tokens.position[row], plain.sequenceStart[s] + plain.firstStored[s]);
+    row += static_cast<size_t>(plain.lengths[s] - plain.firstStored[s]);
   }
   EXPECT_EQ(row, plain.tokens.size());
 }
@@ -146,6 +156,7 @@ TEST(TokenSampler, LeavesTheBosToTheTokenizersTemplateWhenNotTold) {
 TEST(TokenSampler, StoresTheBosWithPositionMinusOneWhenNothingIsSkipped) {
   TokenSamplerConfig config = smallConfig(64);
   config.skipFirstPositions = 0;
+  config.distinctPrefixes = false;  // else only the corpus's first sequence keeps its BOS row
   const TokenSample sample = sampleSynthetic(config);
   size_t row = 0;
   for (int64_t s = 0; s < sample.numSequences(); ++s) {
@@ -174,11 +185,14 @@ TEST(TokenSampler, DecodedSequencesAreFoundInTheirDocuments) {
     const auto text = gpt2().decode(sequence.subspan(1, sample.lengths[s] - 1));
     EXPECT_NE(documents.at(sample.sequenceDocument[s]).text.find(text), std::string::npos)
         << "sequence " << s << ": '" << text << "'";
-    // The stored rows of the sequence are its tokens after the skipped position, in order.
-    const auto rows = std::span(sample.tokens.ids).subspan(row, sample.lengths[s] - 1);
-    EXPECT_TRUE(std::equal(rows.begin(), rows.end(), sequence.begin() + 1));
+    // The stored rows of the sequence are its tokens from its first stored position, in order.
+    const int32_t first = sample.firstStored[s];
+    EXPECT_GE(first, 1);  // never the skipped position
+    const auto rows = std::span(sample.tokens.ids).subspan(row, sample.lengths[s] - first);
+    EXPECT_TRUE(std::equal(rows.begin(), rows.end(), sequence.begin() + first));
     row += rows.size();
   }
+  EXPECT_EQ(row, sample.tokens.size());
 }
 
 TEST(TokenSampler, PadsShortPiecesAndDropsThemOnRequest) {
@@ -248,6 +262,7 @@ TEST(TokenSampler, DescribesItsPolicyAsJson) {
   EXPECT_EQ(policy.at("document_split"), "paragraphs");
   EXPECT_EQ(policy.at("documents_read"), 40);
   EXPECT_EQ(policy.at("sequences"), sample.numSequences());
+  EXPECT_EQ(policy.at("distinct_prefixes"), true);
 }
 
 TEST(TokenSampler, SamplesAFileAsItSamplesItsDocuments) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/error.h"
 
 namespace strata {
@@ -134,12 +136,120 @@ TEST(ModelConfig, ReadsGptNeoXRotaryFromTransformers5RopeParameters) {
   EXPECT_DOUBLE_EQ(bare.ropeTheta, 10000.0);
 }
 
+// google/gemma-3-270m's config.json (transformers 4.55): layer_types, and the RoPE bases of
+// the global and the sliding layers at the top level.
+std::string gemma3Config270m(const std::string& extra = {}) {
+  std::string layerTypes;
+  for (int layer = 0; layer < 18; ++layer)
+    layerTypes += std::string(layer ? ", " : "") +
+                  ((layer + 1) % 6 ? "\"sliding_attention\"" : "\"full_attention\"");
+  return R"({"_sliding_window_pattern": 6, "architectures": ["Gemma3ForCausalLM"],
+    "attention_bias": false, "attn_logit_softcapping": null, "bos_token_id": 2,
+    "eos_token_id": 1, "final_logit_softcapping": null, "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 640, "intermediate_size": 2048,
+    "layer_types": [)" +
+         layerTypes + R"(], "max_position_embeddings": 32768, "model_type": "gemma3_text",
+    "num_attention_heads": 4, "num_hidden_layers": 18, "num_key_value_heads": 1,
+    "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
+    "rope_local_base_freq": 10000.0, "rope_scaling": null, "rope_theta": 1000000.0,
+    "sliding_window": 512, "torch_dtype": "bfloat16", "use_bidirectional_attention": false,
+    "vocab_size": 262144)" +
+         extra + "}";
+}
+
+TEST(ModelConfig, ReadsGemma3AsTheHubWritesIt) {
+  const ModelConfig c = parseModelConfig(gemma3Config270m(), "config.json");
+  EXPECT_EQ(c.architecture, Architecture::Gemma3);
+  EXPECT_EQ(c.headDim, 256);  // explicit: 640 / 4 would be 160
+  EXPECT_EQ(c.numKeyValueHeads, 1);
+  EXPECT_EQ(c.hiddenAct, "gelu_pytorch_tanh");
+  EXPECT_EQ(c.hiddenActField, "hidden_activation");
+  EXPECT_TRUE(c.qkNorm);
+  EXPECT_TRUE(c.tieWordEmbeddings);  // Gemma3TextConfig's default
+  ASSERT_EQ(c.layerAttention.size(), 18u);
+  for (int64_t layer = 0; layer < 18; ++layer)
+    EXPECT_EQ(c.slidingLayer(layer), (layer + 1) % 6 != 0) << "layer " << layer;
+  EXPECT_EQ(c.slidingWindow, 512);
+  EXPECT_DOUBLE_EQ(c.ropeTheta, 1e6);
+  EXPECT_DOUBLE_EQ(c.localRopeTheta, 1e4);
+  EXPECT_FALSE(c.ropeScaling.has_value());
+  EXPECT_DOUBLE_EQ(c.attentionScale, 1.0 / 16.0);
+  EXPECT_DOUBLE_EQ(c.embeddingScale, std::sqrt(640.0));
+  EXPECT_DOUBLE_EQ(c.finalLogitSoftcap, 0.0);
+}
+
+TEST(ModelConfig, ReadsGemma3PatternAndGlobalRopeScalingOfOlderConfigs) {
+  // gemma-3-1b / the 4B text config (transformers 4.50): no layer_types, linear scaling for
+  // the global layers only.
+  const ModelConfig c = parseModelConfig(R"({"architectures": ["Gemma3ForCausalLM"],
+    "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 8, "num_attention_heads": 2,
+    "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 16,
+    "sliding_window_pattern": 3, "sliding_window": 5, "rope_theta": 500000.0,
+    "rope_local_base_freq": 100.0, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+    "final_logit_softcapping": 30.0})",
+                                         "config.json");
+  for (int64_t layer = 0; layer < 8; ++layer)
+    EXPECT_EQ(c.slidingLayer(layer), layer != 2 && layer != 5) << "layer " << layer;
+  ASSERT_TRUE(c.ropeScaling.has_value());
+  EXPECT_EQ(c.ropeScaling->type, "linear");
+  EXPECT_DOUBLE_EQ(c.ropeScaling->factor, 8.0);
+  EXPECT_FALSE(c.localRopeScaling.has_value());
+  EXPECT_DOUBLE_EQ(c.ropeTheta, 5e5);
+  EXPECT_DOUBLE_EQ(c.localRopeTheta, 100.0);
+  EXPECT_DOUBLE_EQ(c.attentionScale, 0.0625);  // query_pre_attn_scalar's default, 256
+  EXPECT_DOUBLE_EQ(c.finalLogitSoftcap, 30.0);
+  // Without a pattern, every sixth layer is global.
+  const ModelConfig six = parseModelConfig(R"({"architectures": ["Gemma3ForCausalLM"],
+    "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 7, "num_attention_heads": 8,
+    "intermediate_size": 16})",
+                                           "config.json");
+  for (int64_t layer = 0; layer < 7; ++layer)
+    EXPECT_EQ(six.slidingLayer(layer), layer != 5) << "layer " << layer;
+  EXPECT_EQ(six.slidingWindow, 4096);
+  EXPECT_EQ(six.headDim, 256);
+  EXPECT_EQ(six.numKeyValueHeads, 4);
+}
+
+TEST(ModelConfig, ReadsGemma3RopeParametersPerLayerType) {
+  const ModelConfig c = parseModelConfig(R"({"architectures": ["Gemma3ForCausalLM"],
+    "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+    "num_key_value_heads": 2, "head_dim": 4, "intermediate_size": 16, "sliding_window": 3,
+    "layer_types": ["full_attention", "sliding_attention"], "query_pre_attn_scalar": 12,
+    "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 4.0,
+                                           "rope_theta": 2000.0},
+                        "sliding_attention": {"rope_type": "default", "rope_theta": 50.0}}})",
+                                         "config.json");
+  EXPECT_FALSE(c.slidingLayer(0));
+  EXPECT_TRUE(c.slidingLayer(1));
+  ASSERT_TRUE(c.ropeScaling.has_value());
+  EXPECT_DOUBLE_EQ(c.ropeScaling->factor, 4.0);
+  EXPECT_DOUBLE_EQ(c.ropeTheta, 2000.0);
+  EXPECT_DOUBLE_EQ(c.localRopeTheta, 50.0);
+  EXPECT_FALSE(c.localRopeScaling.has_value());
+  EXPECT_DOUBLE_EQ(c.attentionScale, 1.0 / std::sqrt(12.0));
+}
+
+TEST(ModelConfig, RejectsGemma3LayerTypesAndModesItCannotRun) {
+  EXPECT_NE(errorOf<ConfigError>(gemma3Config270m(R"(, "layer_types": ["full_attention"])"))
+                .find("'layer_types'"),
+            std::string::npos);
+  std::string twoLayers = gemma3Config270m(R"(, "num_hidden_layers": 2,
+    "layer_types": ["full_attention", "chunked_attention"])");
+  EXPECT_NE(errorOf<ConfigError>(twoLayers).find("chunked_attention"), std::string::npos);
+  EXPECT_NE(errorOf<ConfigError>(gemma3Config270m(R"(, "use_bidirectional_attention": true)"))
+                .find("use_bidirectional_attention"),
+            std::string::npos);
+  EXPECT_NE(errorOf<ConfigError>(gemma3Config270m(R"(, "sliding_window": null)"))
+                .find("'sliding_window'"),
+            std::string::npos);
+}
+
 TEST(ModelConfig, UnknownArchitectureListsTheSupportedOnes) {
   const std::string message = errorOf<ConfigError>(R"({"architectures": ["MambaForCausalLM"]})");
   EXPECT_NE(message.find("/models/x/config.json"), std::string::npos) << message;
   EXPECT_NE(message.find("MambaForCausalLM"), std::string::npos) << message;
   for (const char* name : {"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-                           "GPT2LMHeadModel", "GPTNeoXForCausalLM"})
+                           "GPT2LMHeadModel", "GPTNeoXForCausalLM", "Gemma3ForCausalLM"})
     EXPECT_NE(message.find(name), std::string::npos) << message;
 }
 

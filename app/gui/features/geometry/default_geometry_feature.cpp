@@ -3,9 +3,10 @@
 #include <QAction>
 
 #include "common/error.h"
-#include "common/install_paths.h"
 #include "display_text.h"
 #include "engine/cached_geometry.h"
+#include "io/default_model.h"
+#include "io/gguf_import.h"
 #include "log_dock.h"
 #include "plugin/plugin_metric.h"
 #include "preferences.h"
@@ -18,9 +19,9 @@ void DefaultGeometryFeature::install(Workbench& workbench) {
   m_action = new QAction(tr("Open &Default Model"), this);
   m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   m_action->setStatusTip(
-      tr("Open the built-in default model (a 4-layer byte-level Llama) on its layer geometry, "
-         "computed once and then cached"));
-  m_action->setEnabled(!defaultModelFolder().empty());
+      tr("Open the built-in default model (SmolLM2-135M-Instruct, or $STRATA_DEFAULT_MODEL) on "
+         "its layer geometry, computed once and then cached"));
+  m_action->setEnabled(!defaultModel().path.empty());
   connect(m_action, &QAction::triggered, this, &DefaultGeometryFeature::openDefaultModel);
   workbench.addMenuAction(MenuSection::FileOpen, m_action);
 }
@@ -40,7 +41,10 @@ void DefaultGeometryFeature::openDefaultModel() {
     return;
   }
   if (m_workbench->persistSettings()) request.device = jobDevice();  // the Preferences' device
-  m_workbench->openModelFolder(toQString(request.modelFolder));
+  // A GGUF default is imported by the geometry job first; its folder opens when that is done
+  // (opening it now would import the same file twice, side by side).
+  const bool gguf = isGgufModelFile(request.modelFolder);
+  if (!gguf) m_workbench->openModelFolder(toQString(request.modelFolder));
   m_workbench->log().append(MessageLevel::Info,
                             tr("Layer geometry of the default model over %1 (cached in %2)")
                                 .arg(toQString(request.corpus), toQString(request.cacheFolder)));
@@ -53,10 +57,11 @@ void DefaultGeometryFeature::openDefaultModel() {
   };
   m_job = m_workbench->startJob(
       tr("Default model geometry"), std::move(work),
-      [this, request, result](JobOutcome outcome, const QString& error) {
+      [this, request, result, gguf](JobOutcome outcome, const QString& error) {
         LogDock& log = m_workbench->log();
         switch (outcome) {
           case JobOutcome::Succeeded: {
+            if (gguf) m_workbench->openModelFolder(toQString(result->modelFolder));
             const QString store = toQString(result->store);
             log.append(MessageLevel::Info,
                        result->captured || result->scored

@@ -4,10 +4,13 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMenu>
 
 #include "clean_path.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
+#include "io/gguf_import.h"
+#include "io/hf_cache.h"
 #include "io/model_folder.h"
 #include "log_dock.h"
 #include "model_summary_view.h"
@@ -29,13 +32,25 @@ bool isStoreFile(const QFileInfo& info) {
 void OpenFeature::install(Workbench& workbench) {
   m_workbench = &workbench;
   QWidget* window = workbench.dialogParent();
-  auto* openModel = new QAction(tr("Open &Model Folder…"), this);
+  // File ▸ Open Model: a folder, a GGUF file, or a model already in the Hugging Face cache.
+  m_modelMenu = new QMenu(tr("Open &Model"), window);
+  auto* openModel = new QAction(tr("Model &Folder…"), this);
   openModel->setShortcut(QKeySequence::Open);
   connect(openModel, &QAction::triggered, this, [this, window] {
     const QString folder = QFileDialog::getExistingDirectory(window, tr("Open Model Folder"));
     if (!folder.isEmpty()) openModelFolder(folder);
   });
-  workbench.addMenuAction(MenuSection::FileOpen, openModel);
+  auto* openGguf = new QAction(tr("&GGUF File…"), this);
+  connect(openGguf, &QAction::triggered, this, [this, window] {
+    const QString file = QFileDialog::getOpenFileName(window, tr("Open GGUF Model"), QString(),
+                                                      tr("GGUF models (*.gguf)"));
+    if (!file.isEmpty()) openModelFolder(file);
+  });
+  m_modelMenu->addAction(openModel);
+  m_modelMenu->addAction(openGguf);
+  connect(m_modelMenu, &QMenu::aboutToShow, this, &OpenFeature::listCachedModels);
+  listCachedModels();
+  workbench.addMenuAction(MenuSection::FileOpen, m_modelMenu->menuAction());
   auto* openStore = new QAction(tr("Open &Activation Store…"), this);
   openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   connect(openStore, &QAction::triggered, this, [this, window] {
@@ -51,13 +66,14 @@ void OpenFeature::openPath(const QString& path) {
   const QFileInfo info(path);
   if (info.isDir() && isRunFolder(toFsPath(path))) {
     m_workbench->showTrainingRun(info.absoluteFilePath());  // followed live while it trains
-  } else if (info.isDir()) {
+  } else if (info.isDir() || isGgufModelFile(toFsPath(path))) {
     openModelFolder(path);
   } else if (isStoreFile(info)) {
     openActivationStore(path);
   } else {
     const QString problem =
-        info.exists() ? tr("not a model folder, a training run or an activation store (.h5)")
+        info.exists() ? tr("not a model folder, a GGUF model, a training run or an activation "
+                           "store (.h5)")
                       : tr("no such file or folder");
     failOpen(path, tr("Could not open “%1”.").arg(info.fileName()),
              path + QStringLiteral(": ") + problem);
@@ -70,16 +86,48 @@ void OpenFeature::failOpen(const QString& path, const QString& summary, const QS
 }
 
 void OpenFeature::openModelFolder(const QString& folder) {
-  openInBackground(cleanAbsolute(folder), tr("model folder"), "reading config and weight headers",
-                   [this](const std::filesystem::path& path) -> std::function<void()> {
-                     auto summary = std::make_shared<const ModelSummary>(inspectModelFolder(path));
-                     return [this, summary] { showModel(summary); };
-                   });
+  const bool gguf = isGgufModelFile(toFsPath(folder));
+  openInBackground(
+      cleanAbsolute(folder), gguf ? tr("GGUF model") : tr("model folder"),
+      "reading config and weight headers",
+      [this](const std::filesystem::path& path, JobContext& job) -> std::function<void()> {
+        // A .gguf is imported into a folder the first time (seconds, with
+        // progress and Cancel), then opened like any model folder.
+        auto summary = std::make_shared<const ModelSummary>(
+            inspectModelFolder(resolveModelFolder(path, &job)));
+        return [this, summary] { showModel(summary); };
+      });
+}
+
+void OpenFeature::listCachedModels() {
+  // Everything after the two fixed actions is the cache's listing, rebuilt each time the menu
+  // opens (a directory scan of the hub: milliseconds).
+  const QList<QAction*> actions = m_modelMenu->actions();
+  for (int i = 2; i < actions.size(); ++i) {
+    m_modelMenu->removeAction(actions[i]);
+    actions[i]->deleteLater();
+  }
+  const std::filesystem::path hub = huggingFaceHubFolder();
+  const std::vector<HfCachedModel> models = listHuggingFaceCache(hub);
+  m_modelMenu->addSection(models.empty()
+                              ? tr("No models in the Hugging Face cache (%1)").arg(toQString(hub))
+                              : tr("Hugging Face cache (%1)").arg(toQString(hub)));
+  for (const HfCachedModel& model : models) {
+    QString label = QString::fromStdString(model.repoId);
+    if (model.path.extension() == ".gguf")
+      label += QStringLiteral(" · ") + toQString(model.path.filename());
+    if (!model.isMain)
+      label += tr(" @ %1").arg(QString::fromStdString(model.revision.substr(0, 8)));
+    const QString path = toQString(model.path);
+    auto* action = m_modelMenu->addAction(label, this, [this, path] { openModelFolder(path); });
+    action->setToolTip(path);
+    action->setData(path);
+  }
 }
 
 void OpenFeature::openActivationStore(const QString& file) {
   openInBackground(cleanAbsolute(file), tr("activation store"), "reading store metadata",
-                   [this](const std::filesystem::path& path) -> std::function<void()> {
+                   [this](const std::filesystem::path& path, JobContext&) -> std::function<void()> {
                      auto summary = std::make_shared<const StoreSummary>(readStoreSummary(path));
                      return [this, summary] { showStore(summary); };
                    });
@@ -94,7 +142,7 @@ void OpenFeature::openInBackground(const QString& path, const QString& what, con
   // Reading a sharded model's headers can take seconds on a network disk: never on this thread.
   JobWork work = [show, read = std::move(read), fsPath = toFsPath(path), stage](JobContext& job) {
     job.progress(-1.0, stage);
-    auto ready = read(fsPath);
+    auto ready = read(fsPath, job);
     job.checkCancelled();  // a cancelled open shows nothing, even when the reading finished
     *show = std::move(ready);
     job.progress(1.0, "done");

@@ -1,5 +1,6 @@
 #pragma once
-// The open feature: File ▸ Open Model Folder… and Open Activation Store…, the project dock's
+// The open feature: File ▸ Open Model (a folder, a GGUF file, or a model from the Hugging Face
+// cache) and Open Activation Store…, the project dock's
 // double-click, and Workbench::openPath for everyone else (Recent, drops, a finished capture).
 // Every open runs its I/O in a background job, and the window only ever sees the finished,
 // immutable snapshot (ModelSummary, StoreSummary), which it registers with the workbench and
@@ -13,8 +14,11 @@
 
 #include "project_dock.h"
 
+class QMenu;
+
 namespace strata {
 
+class JobContext;
 class Workbench;
 struct ModelSummary;
 struct StoreSummary;
@@ -26,10 +30,13 @@ class OpenFeature final : public QObject {
   using QObject::QObject;
   void install(Workbench& workbench);
 
-  /** A folder opens as a model (a run folder in the Training tab), a .h5/.hdf5 file as an
-   *  activation store; anything else is reported. */
+  /** A folder or a .gguf file opens as a model (a run folder in the Training tab), a
+   *  .h5/.hdf5 file as an activation store; anything else is reported. */
   void openPath(const QString& path);
+  /** A model folder, or a .gguf file (imported into a folder the first time). */
   void openModelFolder(const QString& folder);
+  /** File ▸ Open Model's submenu (its entries after the first two list the HF cache). */
+  QMenu* modelMenu() const { return m_modelMenu; }
   void openActivationStore(const QString& file);
 
  signals:
@@ -38,15 +45,18 @@ class OpenFeature final : public QObject {
 
  private:
   /** Runs on the worker thread; returns what the GUI thread then runs to show the result. */
-  using Reader = std::function<std::function<void()>(const std::filesystem::path&)>;
+  using Reader = std::function<std::function<void()>(const std::filesystem::path&, JobContext&)>;
   /** Opens `path` (a `what`, e.g. "model folder") with `read` in a background job. */
   void openInBackground(const QString& path, const QString& what, const char* stage, Reader read);
   void failOpen(const QString& path, const QString& summary, const QString& error);
   void showModel(std::shared_ptr<const ModelSummary> summary);
   void showStore(std::shared_ptr<const StoreSummary> summary);
   void activateEntry(ProjectCategory category, const QString& path);
+  /** Rebuilds the Hugging Face cache entries of modelMenu(). */
+  void listCachedModels();
 
   Workbench* m_workbench = nullptr;
+  QMenu* m_modelMenu = nullptr;
   QStringList m_opening;  ///< paths whose open job is running
 };
 

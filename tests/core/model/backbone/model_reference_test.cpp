@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "io/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/safetensors_torch.h"
@@ -157,6 +158,10 @@ TEST_P(ReferenceModels, MatchesEveryLayerResidentAndStreamed) {
 // every saved form; bidirectional, it must equal the frozen Backbone's bidirectional pass; and
 // gradients must reach every parameter that is not frozen, and only those.
 TEST_P(ReferenceModels, TrainableCopyMatchesTheReferenceAndTrainsWhatIsNotFrozen) {
+  if (GetParam().starts_with("gemma3")) {  // not trainable yet: refused, never half-right
+    EXPECT_THROW(TrainableBackbone(folder("float32"), /*maskId=*/-1), ConfigError);
+    return;
+  }
   for (const std::string& storage : storages()) {
     const std::filesystem::path dir = folder(storage);
     TrainableBackbone copy(dir, /*maskId=*/-1);

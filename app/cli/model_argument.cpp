@@ -1,0 +1,18 @@
+#include "model_argument.h"
+
+#include "common/error.h"
+#include "io/gguf_import.h"
+#include "terminal_progress.h"
+
+namespace strata::cli {
+
+std::filesystem::path modelFolderArgument(const std::filesystem::path& given) {
+  if (!isGgufModelFile(given)) return given;
+  std::filesystem::path folder;
+  const JobOutcome outcome =
+      runWithTerminalProgress([&](JobContext& job) { folder = resolveModelFolder(given, &job); });
+  if (outcome == JobOutcome::Cancelled) throw CancelledError();
+  return folder;
+}
+
+}  // namespace strata::cli

