@@ -31,11 +31,11 @@ std::string q80(int64_t count) {
 
 }  // namespace
 
-void writeTinyLlamaGguf(const std::filesystem::path& file) {
+void writeTinyLlamaGguf(const std::filesystem::path& file, int blocks) {
   GgufTestFile f;
   f.set("general.architecture", ggufString("llama"))
       .set("general.name", ggufString("tiny llama"))
-      .set("llama.block_count", ggufUInt32(1))
+      .set("llama.block_count", ggufUInt32(static_cast<uint32_t>(blocks)))
       .set("llama.context_length", ggufUInt32(64))
       .set("llama.embedding_length", ggufUInt32(kWidth))
       .set("llama.feed_forward_length", ggufUInt32(kFfn))
@@ -56,19 +56,23 @@ void writeTinyLlamaGguf(const std::filesystem::path& file) {
       .set("tokenizer.ggml.bos_token_id", ggufUInt32(0))
       .set("tokenizer.ggml.eos_token_id", ggufUInt32(0));
   f.addF32Tensor("token_embd.weight", {kWidth, kVocab}, values(kWidth * kVocab, 0.1f));
-  f.addF32Tensor("blk.0.attn_norm.weight", {kWidth}, values(kWidth, 1.0f));
-  f.addF32Tensor("blk.0.attn_q.weight", {kWidth, kHeads * kHeadDim},
-                 values(kWidth * kHeads * kHeadDim, 0.2f));
-  f.addF32Tensor("blk.0.attn_k.weight", {kWidth, kKvHeads * kHeadDim},
-                 values(kWidth * kKvHeads * kHeadDim, 0.3f));
-  f.addF32Tensor("blk.0.attn_v.weight", {kWidth, kKvHeads * kHeadDim},
-                 values(kWidth * kKvHeads * kHeadDim, 0.4f));
-  f.addF32Tensor("blk.0.attn_output.weight", {kHeads * kHeadDim, kWidth},
-                 values(kWidth * kHeads * kHeadDim, 0.5f));
-  f.addF32Tensor("blk.0.ffn_norm.weight", {kWidth}, values(kWidth, 0.6f));
-  f.addTensor({"blk.0.ffn_gate.weight", {kWidth, kFfn}, 8, q80(kWidth * kFfn)});
-  f.addTensor({"blk.0.ffn_up.weight", {kWidth, kFfn}, 8, q80(kWidth * kFfn)});
-  f.addTensor({"blk.0.ffn_down.weight", {kFfn, kWidth}, 8, q80(kWidth * kFfn)});
+  for (int b = 0; b < blocks; ++b) {
+    const std::string p = "blk." + std::to_string(b) + ".";
+    const float phase = 0.1f * b;
+    f.addF32Tensor(p + "attn_norm.weight", {kWidth}, values(kWidth, 1.0f + phase));
+    f.addF32Tensor(p + "attn_q.weight", {kWidth, kHeads * kHeadDim},
+                   values(kWidth * kHeads * kHeadDim, 0.2f + phase));
+    f.addF32Tensor(p + "attn_k.weight", {kWidth, kKvHeads * kHeadDim},
+                   values(kWidth * kKvHeads * kHeadDim, 0.3f + phase));
+    f.addF32Tensor(p + "attn_v.weight", {kWidth, kKvHeads * kHeadDim},
+                   values(kWidth * kKvHeads * kHeadDim, 0.4f + phase));
+    f.addF32Tensor(p + "attn_output.weight", {kHeads * kHeadDim, kWidth},
+                   values(kWidth * kHeads * kHeadDim, 0.5f + phase));
+    f.addF32Tensor(p + "ffn_norm.weight", {kWidth}, values(kWidth, 0.6f + phase));
+    f.addTensor({p + "ffn_gate.weight", {kWidth, kFfn}, 8, q80(kWidth * kFfn)});
+    f.addTensor({p + "ffn_up.weight", {kWidth, kFfn}, 8, q80(kWidth * kFfn)});
+    f.addTensor({p + "ffn_down.weight", {kFfn, kWidth}, 8, q80(kWidth * kFfn)});
+  }
   f.addF32Tensor("output_norm.weight", {kWidth}, values(kWidth, 0.7f));
   f.write(file);
 }

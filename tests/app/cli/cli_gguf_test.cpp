@@ -92,6 +92,19 @@ TEST_F(CliGguf, InspectAndGenerateTakeTheGgufFileItself) {
       << "imported twice: " << generated.err;
 }
 
+TEST_F(CliGguf, CaptureTakesTheGgufFile) {
+  const fs::path corpus = m_dir.path() / "corpus.txt";
+  std::ofstream(corpus) << "The capital of France is Paris. The capital of Italy is Rome.\n\n"
+                        << "Layer geometry changes with depth in a pretrained model.\n";
+  const fs::path store = m_dir.path() / "acts.h5";
+  const CommandOutput captured =
+      testing::runCli("capture --model " + m_gguf.string() + " --corpus " + corpus.string() +
+                      " --tokens 16 --seq-len 12 --out " + store.string());
+  ASSERT_EQ(captured.exitCode, 0) << captured.out;
+  EXPECT_NE(captured.out.find("31 layers"), std::string::npos) << captured.out;  // h_0 … h_30
+  EXPECT_TRUE(fs::exists(store));
+}
+
 TEST_F(CliGguf, ADamagedGgufIsAnErrorNamingTheFileAndTheTensor) {
   const fs::path cut = m_dir.path() / "cut.gguf";
   {
