@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "common/build_info.h"
+#include "common/openmp_wait.h"
 #include "engine/device_info.h"
 #include "main_window.h"
 #include "preferences.h"
@@ -50,6 +51,7 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  strata::runWithPassiveOpenMpWaits(argv);
   QApplication app(argc, argv);
   strata::setComputeThreads(strata::defaultThreadCount());
   strata::addBuiltInRecipes();
