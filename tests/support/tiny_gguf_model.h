@@ -1,6 +1,6 @@
 #pragma once
-// A complete, tiny GGUF model written by tests: llama architecture (1 or more blocks, width 32, 2 query
-// heads and 1 key/value head, MLP 64, 8 tokens), float32 weights with the MLP in Q8_0, and a
+// A complete, tiny GGUF model written by tests: llama architecture (1 or more blocks, width 32, 2
+// query heads and 1 key/value head, MLP 64, 8 tokens), float32 weights with the MLP in Q8_0, and a
 // gpt2-style tokenizer in the metadata — everything Strata's GGUF import needs, in a few KB.
 
 #include <filesystem>

@@ -65,7 +65,7 @@ TEST_F(CliGguf, ImportWritesAFolderThatTransformersLoadsAndVerifyPasses) {
   EXPECT_EQ(json["agrees"], true) << verified.out;
 }
 
-TEST_F(CliGguf, InspectAndGenerateTakeTheGgufFileItself) {
+TEST_F(CliGguf, InspectGenerateAndVerifyTakeTheGgufFileItself) {
   const CommandOutput inspected = testing::runCliSplit("inspect --json " + m_gguf.string());
   ASSERT_EQ(inspected.exitCode, 0) << inspected.out << inspected.err;
   const auto json = nlohmann::json::parse(inspected.out);
@@ -90,6 +90,12 @@ TEST_F(CliGguf, InspectAndGenerateTakeTheGgufFileItself) {
       << generated.out;
   EXPECT_EQ(generated.err.find("importing"), std::string::npos)
       << "imported twice: " << generated.err;
+
+  // verify takes the .gguf too: both sides read its imported folder.
+  const CommandOutput verified =
+      testing::runCliSplit("verify --json --python " + m_python + " " + m_gguf.string());
+  ASSERT_EQ(verified.exitCode, 0) << verified.out << verified.err;
+  EXPECT_EQ(nlohmann::json::parse(verified.out)["agrees"], true) << verified.out;
 }
 
 TEST_F(CliGguf, CaptureTakesTheGgufFile) {
