@@ -14,6 +14,7 @@
 #include "log_dock.h"
 #include "main_window.h"
 #include "project_dock.h"
+#include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
 
 using namespace strata;
@@ -74,6 +75,46 @@ class DefaultModelTest : public QObject {
     QVERIFY(window.logDock()->text().contains("Read the default model's cached geometry"));
     QVERIFY(!window.logDock()->text().contains("Captured and scored"));
     QVERIFY(qobject_cast<LayerGeometryView*>(window.tabs()->currentWidget()));
+  }
+
+  void aGgufDefaultIsImportedAndLandsOnItsGeometry() {
+    // The real default is SmolLM2's GGUF; a tiny GGUF stands in for it here (a 2-block llama
+    // whose tokenizer knows a, b, c and the space), over a corpus of those letters.
+    const QString gguf = m_root.filePath("tiny.gguf");
+    testing::writeTinyLlamaGguf(toFsPath(gguf), 2);
+    {
+      std::ofstream corpus(m_root.filePath("letters.txt").toStdString());
+      uint32_t state = 7;
+      for (int document = 0; document < 120; ++document) {
+        for (int i = 0; i < 160; ++i) {
+          state = state * 1664525u + 1013904223u;
+          corpus << "abc "[(state >> 16) % 4];
+        }
+        corpus << "a\n\n";
+      }
+    }
+    const QByteArray savedModel = qgetenv("STRATA_DEFAULT_MODEL");
+    const QByteArray savedCorpus = qgetenv("STRATA_DEFAULT_CORPUS");
+    qputenv("STRATA_DEFAULT_MODEL", gguf.toUtf8());
+    qputenv("STRATA_DEFAULT_CORPUS", m_root.filePath("letters.txt").toUtf8());
+    MainWindow window(MainWindow::Options{.persistSettings = false});
+    QList<ErrorReport> errors;
+    window.setErrorReporter([&errors](const ErrorReport& r) { errors << r; });
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::geometryShown);
+    window.openDefaultModel();
+    const bool ok = shown.wait(kTimeoutMs);
+    qputenv("STRATA_DEFAULT_MODEL", savedModel);
+    qputenv("STRATA_DEFAULT_CORPUS", savedCorpus);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).error));
+    QVERIFY(ok);
+    auto* view = qobject_cast<LayerGeometryView*>(window.tabs()->currentWidget());
+    QVERIFY2(view, "the current tab is not the Layer Geometry");
+    QCOMPARE(view->report().layers.size(), std::size_t(3));  // h_0, h_1, h_2
+    const QStringList models = window.projectDock()->entries(ProjectCategory::Models);
+    QCOMPARE(models.size(), 1);
+    QVERIFY2(models.first().startsWith(m_root.filePath("data/gguf/tiny-")),
+             qPrintable(models.first()));
   }
 
   void aMissingCorpusIsReported() {

@@ -1,6 +1,7 @@
 #include "default_geometry_feature.h"
 
 #include <QAction>
+#include <QDir>
 
 #include "common/error.h"
 #include "display_text.h"
@@ -24,6 +25,17 @@ void DefaultGeometryFeature::install(Workbench& workbench) {
   m_action->setEnabled(!defaultModel().path.empty());
   connect(m_action, &QAction::triggered, this, &DefaultGeometryFeature::openDefaultModel);
   workbench.addMenuAction(MenuSection::FileOpen, m_action);
+}
+
+void DefaultGeometryFeature::openStoreAfterModel(const QString& model, const QString& store) {
+  auto* once = new QObject(this);  // the connection's owner: deleted once it has fired
+  connect(&m_workbench->events(), &WorkbenchEvents::pathOpened, once,
+          [this, once, model, store](const QString& path) {
+            if (QDir::cleanPath(path) != QDir::cleanPath(model)) return;
+            once->deleteLater();
+            m_workbench->openActivationStore(store);  // its /geometry then opens the tab
+          });
+  m_workbench->openModelFolder(model);
 }
 
 void DefaultGeometryFeature::openDefaultModel() {
@@ -61,13 +73,15 @@ void DefaultGeometryFeature::openDefaultModel() {
         LogDock& log = m_workbench->log();
         switch (outcome) {
           case JobOutcome::Succeeded: {
-            if (gguf) m_workbench->openModelFolder(toQString(result->modelFolder));
             const QString store = toQString(result->store);
             log.append(MessageLevel::Info,
                        result->captured || result->scored
                            ? tr("Captured and scored the default model into %1").arg(store)
                            : tr("Read the default model's cached geometry from %1").arg(store));
-            m_workbench->openActivationStore(store);  // its /geometry then opens the tab
+            if (gguf)  // the imported folder first, then the store, so Layer Geometry ends in front
+              openStoreAfterModel(toQString(result->modelFolder), store);
+            else
+              m_workbench->openActivationStore(store);  // its /geometry then opens the tab
             break;
           }
           case JobOutcome::Cancelled:

@@ -34,6 +34,9 @@ class DefaultGeometryFeature final : public QObject {
   void defaultGeometryFinished(strata::JobOutcome outcome);
 
  private:
+  /** Opens `model` and, once it is open, `store` (whose /geometry then opens in front). */
+  void openStoreAfterModel(const QString& model, const QString& store);
+
   Workbench* m_workbench = nullptr;
   QAction* m_action = nullptr;
   QPointer<JobController> m_job;  ///< the capture + score, while it runs
