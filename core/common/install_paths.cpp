@@ -78,6 +78,17 @@ std::filesystem::path defaultCorpusFile() {
   return found.empty() ? std::filesystem::path() : found.front();
 }
 
+std::filesystem::path sharedDataFolder() {
+  if (const char* chosen = std::getenv("STRATA_SHARED_DATA_DIR"); chosen && *chosen) return chosen;
+#ifdef STRATA_SOURCE_DIR
+  std::error_code error;
+  const std::filesystem::path beside =
+      std::filesystem::path(STRATA_SOURCE_DIR).parent_path() / "shared" / "data";
+  if (std::filesystem::is_directory(beside, error)) return beside;
+#endif
+  return {};
+}
+
 std::filesystem::path userDataFolder() {
   if (const char* chosen = std::getenv("STRATA_DATA_DIR"); chosen && *chosen) return chosen;
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)

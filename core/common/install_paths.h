@@ -51,6 +51,14 @@ std::filesystem::path bundledPythonScript(const std::string& name);
 std::filesystem::path defaultCorpusFile();
 
 /**
+ * The project's shared data folder (corpora, tokenizers, small models): $STRATA_SHARED_DATA_DIR
+ * when set, else `../shared/data` beside the source tree when this binary runs from a build tree
+ * and that folder exists; empty otherwise. Studies find their default corpus there, wherever
+ * they are run from.
+ */
+std::filesystem::path sharedDataFolder();
+
+/**
  * Where Strata keeps what it computes for the user across sessions (the default model's cached
  * geometry): $STRATA_DATA_DIR when set, else $XDG_DATA_HOME/strata, else ~/.local/share/strata.
  * Not created here.

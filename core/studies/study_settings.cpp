@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "common/install_paths.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -18,11 +19,17 @@ std::string settingIn(const std::vector<std::string>& assignments, const std::st
 
 std::string studyCorpus(const StudyOptions& options) {
   std::string corpus = settingIn(options.overrides, "corpus");
-  if (corpus.empty()) corpus = "../shared/data/corpora/tinyshakespeare.txt";
+  if (corpus.empty()) {
+    // The default is found from the installation or source tree (common/install_paths.h), not
+    // from the working directory, so a study runs the same from any folder.
+    const fs::path shared = sharedDataFolder();
+    corpus = shared.empty() ? std::string("../shared/data/corpora/tinyshakespeare.txt")
+                            : (shared / "corpora" / "tinyshakespeare.txt").string();
+  }
   if (!fs::is_regular_file(corpus))
     throw ConfigError("corpus", corpus,
-                      "is not a file (pass --set corpus=PATH; the default is "
-                      "../shared/data/corpora/tinyshakespeare.txt from the working directory)");
+                      "is not a file (pass --set corpus=PATH, or point STRATA_SHARED_DATA_DIR at "
+                      "the folder holding corpora/tinyshakespeare.txt)");
   return fs::absolute(corpus).lexically_normal().string();
 }
 
