@@ -2,13 +2,20 @@
 // (core/geometry/cpu/) within 1e-4 relative; geometry_cuda_test.cpp compares the two.
 //
 // What runs where (one layer, N rows × d columns, M anchors, P pairs, k neighbours):
-//  * The rows are uploaded once per call (N·d floats) and normalised in place on the device:
-//    weighted mean μ (kernel, double sums), S = Σ_i w_i (x_i − μ)(x_i − μ)ᵀ by cublasSsyrk over
-//    blocks of rows, each block's float result added into a double d×d matrix (so the float
-//    accumulation runs over at most a few thousand rows), tr S by cublasDasum, then
-//    Σ_ij = s_i s_j S_ij/(W − 1) and x_ij ← s_j(x_ij − μ_j), the scales s_j per the
-//    normalisation (`trace`: s = sqrt(d(W − 1)/tr S) for all j; `standardise`: 1/σ_j).
-//  * Spectrum and λ_max(Σ): cusolverDnDsyevd (double, eigenvalues only). m_mono (Rayleigh):
+//  * The rows are uploaded once per call (N·d floats) in blocks through pinned staging buffers
+//    (staged_upload.h), each block folded in while the next is on its way: weighted column sums
+//    (double) and, by cublasSsyrk, S_c = Σ_i w_i (x_i − c)(x_i − c)ᵀ around the first block's
+//    plain mean c, each block's float result added into a double d×d matrix (so the float
+//    accumulation runs over at most a few thousand rows). Then the weighted mean μ,
+//    S = S_c − W (μ − c)(μ − c)ᵀ (cublasDsyr), tr S by cublasDasum, Σ_ij = s_i s_j S_ij/(W − 1)
+//    and x_ij ← s_j(x_ij − μ_j) in place, the scales s_j per the normalisation (`trace`:
+//    s = sqrt(d(W − 1)/tr S) for all j; `standardise`: 1/σ_j).
+//  * Spectrum head and λ_max(Σ): Lanczos with full reorthogonalisation in double
+//    (geometry/lanczos_spectrum.h on device_krylov_space.h: dsymv and dgemv, ~130–210 steps for
+//    64 values of a power-law spectrum at d = 4,096), not a full eigendecomposition, whose FP64
+//    tridiagonalisation costs ~0.1 s at d = 4,096 whatever N. Where Lanczos does not converge in
+//    its basis (flat spectra, whose head is a dense cluster), cusolverDnDsyevd (double,
+//    eigenvalues only) gives the values instead. m_mono (Rayleigh):
 //    cusolverDnDpotrf of Σ + εI, then per block of pairs the directions u (double),
 //    cublasDtrsm for L⁻¹u and column norms: uᵀPu/uᵀu = ‖L⁻¹u‖²/‖u‖²; the mean is taken on the
 //    host, skipping u = 0. min-eig: 1/(λ_max + ε).
@@ -23,8 +30,10 @@
 // everything d×d, the directions u, the Grams and all sums are double. cuBLAS runs in its
 // default math mode, which never uses TF32 for float products.
 // Limits: k ≤ 64 (the Gram lives in shared memory; larger k is refused with a message that
-// names the CPU backend), N < 2^31 rows. Device memory: N·d floats + two or three d×d doubles +
-// O((anchor batch + candidate block)·d + anchor batch · candidate block).
+// names the CPU backend), N < 2^31 rows. Device memory: N·d floats (kept for the next call) +
+// two or three d×d doubles + the Lanczos basis (d × at most 512 doubles for 64 values) +
+// O((anchor batch + candidate block)·d + anchor batch · candidate block). Host: two pinned
+// staging buffers of 64 MiB, kept for the backend's life.
 // Threading: one computeProxies at a time per backend object (its stream and library handles
 // are its own); separate objects may run concurrently.
 
@@ -40,9 +49,12 @@
 
 #include "common/error.h"
 #include "geometry/cuda/cuda_status.h"
+#include "geometry/cuda/device_krylov_space.h"
 #include "geometry/cuda/device_memory.h"
 #include "geometry/cuda/kernels.h"
 #include "geometry/cuda/neighbourhood_math.h"
+#include "geometry/cuda/staged_upload.h"
+#include "geometry/lanczos_spectrum.h"
 #include "geometry/median.h"
 
 namespace strata::geometry {
@@ -53,6 +65,21 @@ using namespace cuda_detail;
 constexpr int64_t kAnchorBatch = 2048;            // anchors per GEMM against a candidate block
 constexpr int64_t kPairBlock = 4096;              // difference directions per triangular solve
 constexpr double kLambdaFloor = kLambdaMaxFloor;  // floor of λ_max(C_i), as on the CPU
+constexpr int64_t kMeanChunkRows = 512;           // rows per partial column sum (in double)
+
+/** Rows per covariance block: ~16 Mi floats (64 MiB), a multiple of kMeanChunkRows. */
+int64_t covarianceBlockRows(int64_t d) {
+  const int64_t rows = std::clamp<int64_t>((int64_t(1) << 24) / d, kMeanChunkRows, 8192);
+  return rows / kMeanChunkRows * kMeanChunkRows;
+}
+
+/** `cache` when it holds at least `count` elements, else a new buffer (the old one freed first). */
+template <class T>
+DeviceBuffer<T> takeAtLeast(DeviceBuffer<T>& cache, int64_t count) {
+  if (int64_t(cache.size()) >= count) return std::move(cache);
+  cache = DeviceBuffer<T>();
+  return DeviceBuffer<T>(count);
+}
 
 /** Whether a device is usable, decided once per process (the answer does not change). */
 struct Availability {
@@ -195,7 +222,9 @@ class CudaBackend final : public GeometryBackend {
   };
   Normalised normalise(const HiddenStates& states, std::span<const float> weights,
                        const CheckedInputs& in, Normalisation mode);
-  /** Eigenvalues of Σ, ascending (destroys sigma). */
+  /** The `count` largest eigenvalues of Σ, descending (may destroy sigma). */
+  std::vector<double> leadingEigenvalues(Normalised& x, int64_t d, int64_t count);
+  /** Every eigenvalue of Σ, ascending (destroys sigma). */
   std::vector<double> eigenvalues(DeviceBuffer<double>& sigma, int64_t d);
   /** Mean Rayleigh quotient of (Σ + εI)^{-1} over the pairs' directions. */
   double meanRayleighQuotient(const Normalised& x, const CheckedInputs& in, double epsilon);
@@ -209,6 +238,10 @@ class CudaBackend final : public GeometryBackend {
   StreamHandle m_stream;
   CublasHandle m_cublas;
   CusolverHandle m_cusolver;
+  StagedUpload m_upload;
+  // The rows' device memory, kept from one call to the next (a layer after another of the same
+  // shape allocates nothing): held until the backend is destroyed.
+  DeviceBuffer<float> m_rowsCache;
 };
 
 CudaBackend::CudaBackend() {
@@ -239,35 +272,42 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
                                                const CheckedInputs& in, Normalisation mode) {
   const int64_t n = in.rows, d = in.cols;
   Normalised out;
-  out.rows = DeviceBuffer<float>(n * d);
-  out.rows.upload({states.data, size_t(n * d)}, stream());
+  out.rows = takeAtLeast(m_rowsCache, n * d);
   DeviceBuffer<float> deviceWeights(int64_t(weights.size()));
   deviceWeights.upload(weights, stream());
   const float* w = weights.empty() ? nullptr : deviceWeights.data();
 
-  // Weighted mean: column sums over chunks of rows, then the chunks summed in order.
-  const int64_t wantedChunks = std::min<int64_t>(128, (n + 63) / 64);
-  const int64_t rowsPerChunk = (n + wantedChunks - 1) / wantedChunks;
-  const int64_t chunks = (n + rowsPerChunk - 1) / rowsPerChunk;
-  DeviceBuffer<double> partial(chunks * d), mean(d);
-  checkCuda(
-      launchWeightedColumnSums(out.rows.data(), w, n, d, rowsPerChunk, partial.data(), stream()),
-      "weighted column sums kernel");
-  checkCuda(launchMeanFromPartials(partial.data(), chunks, d, 1.0 / in.totalWeight, mean.data(),
-                                   stream()),
-            "mean kernel");
-
-  // S = Σ_i w_i (x_i − μ)(x_i − μ)ᵀ: float syrk per block of rows, summed in double.
+  // One pass over blocks of rows, each folded in as soon as it lands (the upload of the next
+  // overlaps it): weighted column sums per chunk of kMeanChunkRows rows, and the shifted
+  // S_c = Σ_i w_i (x_i − c)(x_i − c)ᵀ by a float syrk per block, summed in double. The shift c
+  // is the first block's plain mean, close to μ, so centring on it loses nothing to rounding;
+  // then S = S_c − W (μ − c)(μ − c)ᵀ.
+  const int64_t blockRows = covarianceBlockRows(d);
+  const int64_t chunks = (n + kMeanChunkRows - 1) / kMeanChunkRows;
+  DeviceBuffer<double> partial(chunks * d), mean(d), shift(d);
   out.sigma = DeviceBuffer<double>(d * d);
   checkCuda(cudaMemsetAsync(out.sigma.data(), 0, out.sigma.size() * sizeof(double), stream()),
             "cudaMemsetAsync");
   {
-    const int64_t blockRows = std::clamp<int64_t>((int64_t(1) << 24) / d, 64, 8192);
     DeviceBuffer<float> centred(std::min(blockRows, n) * d), part(d * d);
     const float one = 1, zero = 0;
     for (int64_t r0 = 0; r0 < n; r0 += blockRows) {
       const int64_t count = std::min(blockRows, n - r0);
-      checkCuda(launchWeightedCentredRows(out.rows.data(), w, mean.data(), r0, count, d,
+      float* block = out.rows.data() + r0 * d;
+      m_upload.copy(states.data + r0 * d, block, count * d, stream());
+      if (r0 == 0) {
+        const int64_t shiftChunks = (count + kMeanChunkRows - 1) / kMeanChunkRows;
+        checkCuda(launchWeightedColumnSums(block, nullptr, count, d, kMeanChunkRows, partial.data(),
+                                           stream()),
+                  "column sums kernel (shift)");
+        checkCuda(launchMeanFromPartials(partial.data(), shiftChunks, d, 1.0 / double(count),
+                                         shift.data(), stream()),
+                  "shift kernel");
+      }
+      checkCuda(launchWeightedColumnSums(block, w ? w + r0 : nullptr, count, d, kMeanChunkRows,
+                                         partial.data() + (r0 / kMeanChunkRows) * d, stream()),
+                "weighted column sums kernel");
+      checkCuda(launchWeightedCentredRows(out.rows.data(), w, shift.data(), r0, count, d,
                                           centred.data(), stream()),
                 "weighted centring kernel");
       // Row-major count×d rows = column-major d×count: S_block = A·Aᵀ.
@@ -277,6 +317,21 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
       checkCuda(launchAccumulateLower(part.data(), out.sigma.data(), d, stream()),
                 "covariance accumulation kernel");
     }
+  }
+  checkCuda(launchMeanFromPartials(partial.data(), chunks, d, 1.0 / in.totalWeight, mean.data(),
+                                   stream()),
+            "mean kernel");
+  {
+    // δ = μ − c; S −= W δδᵀ on the lower triangle.
+    DeviceBuffer<double> delta(d);
+    const double minusOne = -1, minusW = -in.totalWeight;
+    checkCublas(cublasDcopy(m_cublas.get(), int(d), mean.data(), 1, delta.data(), 1),
+                "cublasDcopy (μ)");
+    checkCublas(cublasDaxpy(m_cublas.get(), int(d), &minusOne, shift.data(), 1, delta.data(), 1),
+                "cublasDaxpy (μ − c)");
+    checkCublas(cublasDsyr(m_cublas.get(), CUBLAS_FILL_MODE_LOWER, int(d), &minusW, delta.data(), 1,
+                           out.sigma.data(), int(d)),
+                "cublasDsyr (shift correction)");
   }
   double traceS = 0;
   checkCublas(cublasDasum(m_cublas.get(), int(d), out.sigma.data(), int(d + 1), &traceS),
@@ -315,6 +370,16 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
   checkCuda(launchRowSquaredNorms(out.rows.data(), n, d, out.rowNorm2.data(), stream()),
             "row norms kernel");
   return out;
+}
+
+std::vector<double> CudaBackend::leadingEigenvalues(Normalised& x, int64_t d, int64_t count) {
+  {
+    DeviceKrylovSpace space(m_cublas.get(), stream(), x.sigma.data(), d, lanczosCapacity(d, count));
+    LanczosSpectrum lanczos = lanczosLeadingEigenvalues(space, count, x.trace);
+    if (lanczos.converged) return std::move(lanczos.values);
+  }
+  const std::vector<double> ascending = eigenvalues(x.sigma, d);
+  return std::vector<double>(ascending.rbegin(), ascending.rbegin() + count);
 }
 
 std::vector<double> CudaBackend::eigenvalues(DeviceBuffer<double>& sigma, int64_t d) {
@@ -486,13 +551,13 @@ ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
 
   if (options.monotonicity == MonotonicityMode::Rayleigh)
     result.values.monotonicity = meanRayleighQuotient(x, in, epsilon);
-  const std::vector<double> ascending = eigenvalues(x.sigma, d);
-  const double lambdaMax = ascending.back();
+  const int64_t kept = std::clamp<int64_t>(options.spectrumSize, 1, d);
+  result.spectrum = leadingEigenvalues(x, d, kept);
+  const double lambdaMax = result.spectrum.front();
   if (options.monotonicity == MonotonicityMode::MinEigenvalue)
     result.values.monotonicity = 1 / (lambdaMax + epsilon);
   result.values.effectiveRank = x.trace / lambdaMax;
-  const int64_t kept = std::clamp<int64_t>(options.spectrumSize, 0, d);
-  result.spectrum.assign(ascending.rbegin(), ascending.rbegin() + kept);
+  m_rowsCache = std::move(x.rows);
   return result;
 }
 
