@@ -2,14 +2,13 @@
 
 #include "engine/training_checkpoint.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/job.h"
 #include "common/text_file.h"
+#include "engine/generator_states.h"
 #include "io/atomic_file.h"
 
 namespace strata {
@@ -17,18 +16,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-torch::Tensor cpuGeneratorState() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return generator.get_state();
-}
-
-void setCpuGeneratorState(const torch::Tensor& state) {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(state);
-}
 
 Json countersJson(const LoopCounters& c) {
   Json metrics = Json::object();
@@ -70,10 +57,10 @@ LoopCounters countersFrom(const Json& json) {
 }  // namespace
 
 void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& counters,
-                            Recipe& recipe, torch::optim::Optimizer& optimizer, bool isBest,
-                            int64_t keepLast) {
+                            Recipe& recipe, torch::optim::Optimizer& optimizer, at::Device device,
+                            bool isBest, int64_t keepLast) {
   const fs::path temp = store.begin(counters.step);
-  std::vector<std::string> files = {"model.pt", "optimizer.pt", "rng.pt", "state.json"};
+  std::vector<std::string> files = {"model.pt", "optimizer.pt", "state.json"};
   try {
     {
       torch::serialize::OutputArchive archive;
@@ -83,7 +70,7 @@ void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& co
       writeTextAtomically(temp / "model.pt", std::move(out).str());
     }
     writeTextAtomically(temp / "optimizer.pt", serialised(optimizer));
-    writeTextAtomically(temp / "rng.pt", serialised(cpuGeneratorState()));
+    for (const std::string& state : saveGeneratorStates(temp, device)) files.push_back(state);
     writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
     for (const std::string& extra : recipe.saveExtraState(temp)) files.push_back(extra);
   } catch (...) {  // a full disk: leave no half-written temporary behind
@@ -97,7 +84,7 @@ void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& co
 std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& store,
                                                          Recipe& recipe,
                                                          torch::optim::Optimizer& optimizer,
-                                                         JobContext& job) {
+                                                         at::Device device, JobContext& job) {
   for (const auto& [step, folder] : store.checkpoints()) {
     if (!CheckpointStore::verify(folder)) {
       job.warning("skipping checkpoint " + folder.string() +
@@ -110,9 +97,7 @@ std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& 
       archive.load_from((folder / "model.pt").string());
       recipe.model().load(archive);
       torch::load(optimizer, (folder / "optimizer.pt").string());
-      torch::Tensor rng;
-      torch::load(rng, (folder / "rng.pt").string());
-      setCpuGeneratorState(rng);
+      restoreGeneratorStates(folder, device, job);
       recipe.restoreExtraState(folder);
       return counters;
     } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #pragma once
 // What a training checkpoint holds and how the loop writes and reads it: the model's state,
-// the optimizer's (AdamW moments and step counts), torch's CPU random generator, the recipe's
+// the optimizer's (AdamW moments and step counts), torch's default random generators (the CPU's,
+// and the CUDA device's on a GPU: engine/generator_states.h), the recipe's
 // own state and the loop's counters (state.json: step, best validation loss, the metrics
 // interval in progress). Internal to the training loop.
 
@@ -33,14 +34,14 @@ struct LoopCounters {
 };
 
 void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& counters,
-                            Recipe& recipe, torch::optim::Optimizer& optimizer, bool isBest,
-                            int64_t keepLast);
+                            Recipe& recipe, torch::optim::Optimizer& optimizer, at::Device device,
+                            bool isBest, int64_t keepLast);
 
 /** Restores the newest checkpoint that verifies and loads, skipping damaged ones with a
- *  warning; nullopt when there is none. */
+ *  warning; nullopt when there is none. `device` is the resumed run's. */
 std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& store,
                                                          Recipe& recipe,
                                                          torch::optim::Optimizer& optimizer,
-                                                         JobContext& job);
+                                                         at::Device device, JobContext& job);
 
 }  // namespace strata

@@ -103,7 +103,8 @@ class TrainingLoop {
     if (m_in.resume) {
       m_store.removeStale();
       if (m_leader) removeStaleTemporaries(m_in.folder);  // status.json, metrics exports
-      if (auto counters = loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_job)) {
+      if (auto counters =
+              loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_device, m_job)) {
         m_counters = *counters;
         m_job.info("resumed from step " + std::to_string(m_counters.step));
       } else {
@@ -296,7 +297,7 @@ class TrainingLoop {
   }
 
   void checkpoint(bool best) {
-    saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, best,
+    saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, m_device, best,
                            m_config.integer("keep_last"));
     m_lastCheckpoint = m_counters.step;
     writeStatus(RunState::Running);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/random/random_draws.h"
+
 namespace strata {
 namespace {
 
@@ -108,7 +110,7 @@ torch::Tensor ChunkRouterImpl::balanceLoss(const torch::Tensor& affinity) const 
   const int64_t k = m_config.chunks;
   const torch::Tensor logits = (affinity + m_balanceBias) / m_config.temperature;
   // Gumbel(0, 1) noise; the clamp keeps log(−log u) finite at u = 0 or 1.
-  const torch::Tensor u = torch::rand_like(logits).clamp(1e-10, 1.0 - 1e-7);
+  const torch::Tensor u = uniformLike(logits).clamp(1e-10, 1.0 - 1e-7);
   const torch::Tensor gumbel = -torch::log(-torch::log(u));
   const torch::Tensor soft = torch::softmax((logits + gumbel) / m_config.gumbelTemperature, -1);
   const torch::Tensor hard = torch::one_hot(soft.argmax(-1), k).to(soft.scalar_type());

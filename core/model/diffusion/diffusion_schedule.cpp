@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "model/random/random_draws.h"
+
 namespace strata {
 namespace {
 
@@ -121,9 +123,7 @@ torch::Tensor epsilonFromOutput(const torch::Tensor& xt, const torch::Tensor& ou
 
 torch::Tensor standardNormal(const torch::Tensor& like,
                              const std::optional<at::Generator>& generator) {
-  // LibTorch 1.13 takes c10::optional; *generator converts to it.
-  return generator ? torch::randn(like.sizes(), *generator, like.options())
-                   : torch::randn_like(like);
+  return normalLike(like, generator);
 }
 
 torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noise, int64_t steps,

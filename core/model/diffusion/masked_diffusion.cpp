@@ -5,6 +5,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "model/random/random_draws.h"
+
 namespace strata {
 
 std::optional<MaskSchedule> parseMaskSchedule(std::string_view name) {
@@ -28,8 +30,7 @@ torch::Tensor MaskedDiffusion::weight(const torch::Tensor& t) const {
 
 torch::Tensor MaskedDiffusion::sampleTimes(int64_t batch, const torch::TensorOptions& options,
                                            std::optional<at::Generator> generator) const {
-  torch::Tensor u =
-      generator ? torch::rand({batch}, *generator, options) : torch::rand({batch}, options);
+  torch::Tensor u = uniformDraw({batch}, options, generator);
   if (antithetic) {
     const torch::Tensor offset = torch::arange(batch, options) / static_cast<double>(batch);
     u = torch::remainder(u / static_cast<double>(batch) + offset, 1.0);
@@ -43,8 +44,7 @@ torch::Tensor MaskedDiffusion::sampleChunkTimes(const torch::Tensor& ids, int64_
   if (!ids.defined() || ids.dim() != 2 || chunks < 1)
     throw std::invalid_argument("per-chunk times need ids [B, T] and at least one chunk");
   const int64_t batch = ids.size(0), slots = batch * chunks;
-  torch::Tensor u = generator ? torch::rand({batch, chunks}, *generator, options)
-                              : torch::rand({batch, chunks}, options);
+  torch::Tensor u = uniformDraw({batch, chunks}, options, generator);
   if (antithetic) {  // bd3lms: offset_b = arange(B·nb) / (B·nb), viewed [B, nb]
     const torch::Tensor offset =
         (torch::arange(slots, options) / static_cast<double>(slots)).view({batch, chunks});
@@ -57,8 +57,7 @@ torch::Tensor MaskedDiffusion::sampleChunkTimes(const torch::Tensor& ids, int64_
 torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
                                                std::optional<at::Generator> generator) const {
   const torch::Tensor moveChance = t.dim() == 1 ? (1 - alpha(t)).unsqueeze(1) : 1 - alpha(t);
-  const torch::Tensor u = generator ? torch::rand(x0.sizes(), *generator, t.options())
-                                    : torch::rand(x0.sizes(), t.options());
+  const torch::Tensor u = uniformDraw(x0.sizes(), t.options(), generator);
   return u < moveChance;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "model/diffusion/masked_diffusion.h"
+#include "model/random/random_draws.h"
 
 namespace strata {
 
@@ -54,9 +55,9 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
 }
 
 torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
-                                   std::optional<at::Generator> generator) {
-  const torch::Tensor u = generator ? torch::rand({batch}, *generator, torch::kDouble)
-                                    : torch::rand({batch}, torch::kDouble);
+                                   at::Device device, std::optional<at::Generator> generator) {
+  const torch::Tensor u =
+      uniformDraw({batch}, torch::TensorOptions(torch::kDouble).device(device), generator);
   const double top = options.ceWeighting == CeWeighting::Elbo ? 1.0 : 1 - options.minTime;
   return options.minTime + (top - options.minTime) * u;
 }

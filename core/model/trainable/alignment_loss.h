@@ -59,10 +59,11 @@ std::string alignmentStateName(int64_t state, int64_t numLayers);
  */
 std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers);
 
-/** One t per sequence, float64, from torch's global RNG or `generator` (validation):
- *  U(minTime, 1 − minTime) under Uniform, U(minTime, 1) under Elbo (the ELBO integrates over
- *  (0, 1]; minTime keeps 1/t finite). */
+/** One t per sequence, float64 on `device`, from torch's default generator of that device or
+ *  `generator` (validation; made for `device`): U(minTime, 1 − minTime) under Uniform,
+ *  U(minTime, 1) under Elbo (the ELBO integrates over (0, 1]; minTime keeps 1/t finite). */
 torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
+                                   at::Device device = at::kCPU,
                                    std::optional<at::Generator> generator = std::nullopt);
 
 struct AlignmentLoss {

@@ -2,8 +2,6 @@
 
 #include "model/trainable/trainable_backbone.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -13,6 +11,8 @@
 #include "model/backbone/norms.h"
 #include "model/backbone/weight_layout.h"
 #include "model/backbone/weight_loader.h"
+#include "model/random/random_draws.h"
+#include "model/random/seeded_generator.h"
 
 namespace strata {
 
@@ -127,7 +127,10 @@ void TrainableBackboneImpl::freezeEmbeddings() {
 
 void TrainableBackboneImpl::reinitialise(uint64_t seed) {
   torch::NoGradGuard noGrad;
-  at::Generator generator = at::detail::createCPUGenerator(seed);
+  // Drawn on the CPU whatever the parameters' device, so a seed gives the same weights on every
+  // device (a CUDA generator's stream differs from the CPU's), then copied.
+  const at::Generator generator = seededGenerator(seed, torch::kCPU);
+  const auto floats = torch::TensorOptions(torch::kFloat).device(torch::kCPU);
   constexpr double kInitializerRange = 0.02;
   // m_named lists each tensor once (a tied head is the embedding itself), in a fixed order.
   for (auto& [name, parameter] : m_named) {
@@ -136,8 +139,7 @@ void TrainableBackboneImpl::reinitialise(uint64_t seed) {
     else if (parameter.dim() == 1)
       parameter.fill_(1.0);  // norm scales
     else
-      parameter.copy_(torch::randn(parameter.sizes(), generator, torch::kFloat) *
-                      kInitializerRange);
+      parameter.copy_(normalDraw(parameter.sizes(), floats, generator) * kInitializerRange);
   }
   if (m_maskEmbedding.defined()) m_maskEmbedding.copy_(m_outer.tokens.mean(0, true));
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/diffusion/brownian_bridge.h"
+#include "model/random/random_draws.h"
 
 namespace strata {
 
@@ -25,9 +26,7 @@ void requireSameSize(int64_t dataDim, const torch::Tensor& cond) {
 BridgeLossTerms bridgeLossTerms(BridgeDenoiser& denoiser, const torch::Tensor& x0,
                                 const torch::Tensor& cond, const BridgeDiffusion& diffusion,
                                 std::optional<at::Generator> generator) {
-  const torch::Tensor t =
-      generator ? torch::rand({x0.size(0)}, *generator, x0.options().dtype(torch::kFloat))
-                : torch::rand({x0.size(0)}, x0.options().dtype(torch::kFloat));
+  const torch::Tensor t = uniformDraw({x0.size(0)}, x0.options().dtype(torch::kFloat), generator);
   BridgeLossTerms terms;
   torch::Tensor output, target;
   if (diffusion.process == DiffusionProcess::Bridge) {
@@ -73,8 +72,7 @@ torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, 
   }
   const std::vector<int64_t> shape = {cond.size(0), cond.size(1), dataDim};
   const auto options = cond.options().dtype(torch::kFloat);
-  const torch::Tensor noise =
-      generator ? torch::randn(shape, *generator, options) : torch::randn(shape, options);
+  const torch::Tensor noise = normalDraw(shape, options, generator);
   return ddimSample(model, noise, diffusion.sampleSteps, diffusion.eta, diffusion.prediction,
                     CosineSchedule(), generator);
 }

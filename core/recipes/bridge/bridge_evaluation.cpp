@@ -2,13 +2,12 @@
 
 #include "recipes/bridge/bridge_evaluation.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "model/diffusion/embedding_rounding.h"
+#include "model/random/seeded_generator.h"
 
 namespace strata {
 
@@ -16,8 +15,9 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
                                              const BridgeDiffusion& diffusion,
                                              const BridgeEvaluationData& data) {
   torch::NoGradGuard noGrad;
-  // A generator of its own: evaluation must not move the training's random stream.
-  at::Generator generator = at::detail::createCPUGenerator(data.seed ^ 0xB81D6EULL);
+  // A generator of its own: evaluation must not move the training's random stream. Made for
+  // the device the windows arrive on.
+  std::optional<at::Generator> generator;
   std::optional<EmbeddingRounding> rounding;
   if (data.source.layer() == 0) rounding.emplace(data.source.backbone());
   const int64_t windows = data.windows;
@@ -32,6 +32,7 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
     const torch::Tensor x0 = data.statistics.target.normalise(batch.modelledTarget());
     const torch::Tensor cond =
         data.statistics.conditionInput(batch.modelledCondition(), diffusion.conditioned);
+    if (!generator) generator = seededGenerator(data.seed ^ 0xB81D6EULL, x0.device());
 
     const BridgeLossTerms terms = bridgeLossTerms(denoiser, x0, cond, diffusion, generator);
     loss += terms.loss.item<double>() * static_cast<double>(rows);

@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-#include "engine/seeded_generator.h"
+#include "model/random/random_draws.h"
+#include "model/random/seeded_generator.h"
 
 namespace strata {
 
@@ -23,8 +24,8 @@ int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& r
   const int64_t length = known.size(1) + 1;
   at::Generator generator = seededGenerator(seed, known.device());
   const auto options = known.options();
-  const torch::Tensor knownNoise = torch::randn(known.sizes(), generator, options);
-  const torch::Tensor noise = torch::randn({1, length, known.size(2)}, generator, options);
+  const torch::Tensor knownNoise = normalDraw(known.sizes(), options, generator);
+  const torch::Tensor noise = normalDraw({1, length, known.size(2)}, options, generator);
   const torch::Tensor noCondition = torch::zeros({1, length, known.size(2)}, options);
   const CosineSchedule schedule;
   const DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/device_choice.h"
-#include "engine/seeded_generator.h"
+#include "model/random/seeded_generator.h"
 #include "recipes/bridge/bridge_files.h"
 #include "recipes/bridge/embedding_diffusion.h"
 #include "recipes/sample_quality.h"

@@ -2,7 +2,6 @@
 
 #include "recipes/dcdm/dcdm.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
 #include "model/diffusion/block_diffusion.h"
+#include "model/random/seeded_generator.h"
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/pretrain/pretrain_data.h"
 #include "tokenizer/tokenizer.h"
@@ -92,7 +92,7 @@ class DcdmRecipe final : public Recipe {
   }
 
   Metrics evaluate(int64_t step) override {
-    at::Generator generator = at::detail::createCPUGenerator(m_seed ^ 0xDCD3ULL);
+    at::Generator generator = seededGenerator(m_seed ^ 0xDCD3ULL, m_device);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
     double loss = 0, nll = 0, count = 0, correct = 0;

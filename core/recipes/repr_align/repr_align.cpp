@@ -2,7 +2,6 @@
 
 #include "recipes/repr_align/repr_align.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -13,6 +12,8 @@
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"
 #include "model/backbone/backbone.h"
+#include "model/random/random_draws.h"
+#include "model/random/seeded_generator.h"
 #include "model/trainable/alignment_loss.h"
 #include "model/trainable/trainable_backbone.h"
 #include "recipes/pretrain/pretrain_data.h"
@@ -81,11 +82,11 @@ class ReprAlignRecipe final : public Recipe {
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
     const torch::Tensor x0 = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
                                              slice.micro * m_batch + slice.firstRow, slice.rows);
-    // t and the noise come from torch's global CPU generator, which checkpoints restore.
-    const torch::Tensor t = sampleAlignmentTimes(slice.rows, m_options);
-    const torch::Tensor noised =
-        torch::rand({slice.rows, m_seqLen}, torch::kDouble) < t.unsqueeze(1);
-    const AlignmentLoss loss = batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device),
+    // t and the noise come from torch's default generator of the device, which checkpoints
+    // restore; drawn there, not copied there.
+    const torch::Tensor t = sampleAlignmentTimes(slice.rows, m_options, m_device);
+    const torch::Tensor noised = uniformDraw({slice.rows, m_seqLen}, t.options()) < t.unsqueeze(1);
+    const AlignmentLoss loss = batchLoss(x0.to(m_device), noised, t,
                                          /*withTeacher=*/!m_layers.empty());
     MicroBatchResult result;
     result.loss = loss.total;
@@ -105,7 +106,7 @@ class ReprAlignRecipe final : public Recipe {
    *  what a number is: masked_ce always (mean CE over masked targets, not an ELBO, so no "ppl");
    *  under the ELBO weighting also elbo and ppl_bound = exp(elbo). */
   Metrics evaluate(int64_t step) override {
-    at::Generator generator = at::detail::createCPUGenerator(m_seed ^ 0xA11CULL);
+    const at::Generator generator = seededGenerator(m_seed ^ 0xA11CULL, m_device);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
     double maskedNll = 0, elbo = 0, align = 0, targets = 0, positions = 0, correct = 0;
@@ -113,10 +114,10 @@ class ReprAlignRecipe final : public Recipe {
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
       const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
-      const torch::Tensor t = sampleAlignmentTimes(rows, m_options, generator);
+      const torch::Tensor t = sampleAlignmentTimes(rows, m_options, m_device, generator);
       const torch::Tensor noised =
-          torch::rand({rows, m_seqLen}, generator, torch::kDouble) < t.unsqueeze(1);
-      const AlignmentLoss l = batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device), true);
+          uniformDraw({rows, m_seqLen}, t.options(), generator) < t.unsqueeze(1);
+      const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, true);
       // Sums over the batches, so the means are over every held-out target alike.
       const auto n = static_cast<double>(l.targets);
       maskedNll += l.maskedNllSum;
@@ -168,16 +169,16 @@ class ReprAlignRecipe final : public Recipe {
   /** Mean masked CE of the held-out windows with every position masked with probability `ratio`
    *  (a generator of its own per ratio, so every run sees the same masks). */
   double maskedCeAtRatio(int64_t windows, double ratio) {
-    at::Generator generator =
-        at::detail::createCPUGenerator(m_seed ^ 0x5A7EULL ^ static_cast<uint64_t>(ratio * 1000));
+    const at::Generator generator =
+        seededGenerator(m_seed ^ 0x5A7EULL ^ static_cast<uint64_t>(ratio * 1000), m_device);
+    const auto doubles = torch::TensorOptions(torch::kDouble).device(m_device);
     double nll = 0, targets = 0;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
       const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
-      const torch::Tensor t = torch::full({rows}, ratio, torch::kDouble);
-      const torch::Tensor noised = torch::rand({rows, m_seqLen}, generator, torch::kDouble) < ratio;
-      const AlignmentLoss l =
-          batchLoss(x0.to(m_device), noised.to(m_device), t.to(m_device), false);
+      const torch::Tensor t = torch::full({rows}, ratio, doubles);
+      const torch::Tensor noised = uniformDraw({rows, m_seqLen}, doubles, generator) < ratio;
+      const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, false);
       nll += l.maskedNllSum;
       targets += static_cast<double>(l.targets);
     }

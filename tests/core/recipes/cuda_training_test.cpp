@@ -1,10 +1,10 @@
-// Every training recipe on the GPU in bf16: each recipe's own tiny configuration (the one its
-// CPU tests train) runs on device=cuda with precision=bf16, learns (finite losses, run.json
-// names the CUDA device), checkpoints, and a run stopped at a checkpoint and resumed logs the
-// same training and validation losses, bit for bit, as the uninterrupted run. Deterministic
-// algorithms are asked for (and cuBLAS's fixed workspace), so that a difference can only come
-// from what the checkpoint kept; a second uninterrupted run tells a non-deterministic kernel
-// apart from a resume bug. Skips, saying why, where no CUDA device is usable
+// Every training recipe on the GPU in bf16 (the bridge with both processes): each recipe's own
+// tiny configuration (the one its CPU tests train) runs on device=cuda with precision=bf16, learns
+// (finite losses, run.json names the CUDA device), checkpoints, and a run stopped at a checkpoint
+// and resumed logs the same training and validation losses, bit for bit, as the uninterrupted run.
+// Deterministic algorithms are asked for (and cuBLAS's fixed workspace), so that a difference can
+// only come from what the checkpoint kept; a second uninterrupted run tells a non-deterministic
+// kernel apart from a resume bug. Skips, saying why, where no CUDA device is usable
 // (scripts/device-check.sh fails when these skip on a GPU machine). With
 // STRATA_CUDA_TESTS_ON_CPU=1 they run on the CPU instead (the rehearsal of the device check
 // runs them so, so the GPU run is not their first).
@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,9 +22,7 @@
 
 #include "common/text_file.h"
 #include "engine/device_choice.h"
-#include "io/hf_config.h"
-#include "support/bridge_fixture.h"
-#include "support/recipe_configs.h"
+#include "support/recipe_cases.h"
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
@@ -33,44 +30,7 @@ namespace strata {
 namespace {
 namespace fs = std::filesystem;
 
-struct RecipeCase {
-  std::string name;                                           ///< the test's name
-  std::string recipe;                                         ///< the recipe catalog's name
-  std::function<ResolvedConfig(const fs::path& dir)> config;  ///< the CPU tests' tiny run
-  int64_t stopAfter;                                          ///< a checkpoint step of that run
-};
-
-std::ostream& operator<<(std::ostream& out, const RecipeCase& c) { return out << c.name; }
-
-fs::path corpusIn(const fs::path& dir) {
-  testing::writeToyCorpus(dir / "corpus.txt");
-  return dir / "corpus.txt";
-}
-
-const std::vector<RecipeCase>& recipeCases() {
-  static const std::vector<RecipeCase> cases = {
-      {"pretrain", "pretrain",
-       [](const fs::path& d) { return testing::tinyPretrainConfig(corpusIn(d)); }, 20},
-      {"bridge", "bridge",
-       [](const fs::path& d) { return testing::tinyBridgeConfig(corpusIn(d), 2); }, 20},
-      {"mdlm", "dcdm",
-       [](const fs::path& d) { return testing::tinyDlmConfig(corpusIn(d), "mdlm"); }, 10},
-      {"bdlm", "dcdm",
-       [](const fs::path& d) { return testing::tinyDlmConfig(corpusIn(d), "bdlm"); }, 10},
-      {"dcdm", "dcdm",
-       [](const fs::path& d) { return testing::tinyDlmConfig(corpusIn(d), "dcdm"); }, 10},
-      {"repr_align", "repr_align",
-       [](const fs::path& d) {
-         const fs::path model =
-             testing::randomByteModel(d / "model", static_cast<int>(Architecture::Llama));
-         return testing::tinyConversion(model, corpusIn(d));
-       },
-       12},
-  };
-  return cases;
-}
-
-class CudaTraining : public ::testing::TestWithParam<RecipeCase> {
+class CudaTraining : public ::testing::TestWithParam<testing::RecipeCase> {
  protected:
   static bool onCpu() { return std::getenv("STRATA_CUDA_TESTS_ON_CPU") != nullptr; }
   void SetUp() override {
@@ -97,7 +57,7 @@ class CudaTraining : public ::testing::TestWithParam<RecipeCase> {
 };
 
 TEST_P(CudaTraining, TrainsInBf16AndAStoppedRunResumesExactly) {
-  const RecipeCase& c = GetParam();
+  const testing::RecipeCase& c = GetParam();
   TempDir dir;
   const ResolvedConfig config = onGpu(dir.path());
   const TrainingSummary whole = testing::trainRecipe(c.recipe, config, dir / "whole");
@@ -138,7 +98,7 @@ TEST_P(CudaTraining, TrainsInBf16AndAStoppedRunResumesExactly) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cuda, CudaTraining, ::testing::ValuesIn(recipeCases()),
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaTraining, ::testing::ValuesIn(testing::everyRecipeCase()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
