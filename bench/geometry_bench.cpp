@@ -103,6 +103,46 @@ double gpuSeconds(int runs, const std::function<at::Tensor()>& product) {
 
 }  // namespace
 
+/** The CPU backend's stages one by one (same code, timed separately). */
+nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampling& sampling,
+                         const geo::ProxyOptions& options) {
+  const int64_t d = states.cols;
+  namespace cpu = geo::cpu;
+  nlohmann::json p;
+  cpu::Workspace workspace;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass reuses the buffers, as the backend does
+    auto start = Clock::now();
+    const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
+    p["normalise"] = secondsSince(start);
+    start = Clock::now();
+    float* normalised = workspace.normalised.take<float>(norm.rows.size() * d);
+    cpu::normalisedRows(states, norm, normalised);
+    p["normalised_copy"] = secondsSince(start);
+    start = Clock::now();
+    double* s = workspace.sigma.take<double>(d * d);
+    cpu::normalisedCovariance(normalised, norm, workspace, s);
+    p["covariance_syrk"] = secondsSince(start);
+    start = Clock::now();
+    const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize);
+    p["spectrum_lanczos"] = secondsSince(start);
+    start = Clock::now();
+    for (int64_t j = 0; j < d; ++j) s[j * d + j] += 1e-3;
+    cpu::choleskyInPlace(s, d);
+    p["cholesky"] = secondsSince(start);
+    start = Clock::now();
+    (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs, workspace.directions);
+    p["rayleigh_trsm"] = secondsSince(start);
+    start = Clock::now();
+    const auto lists =
+        cpu::nearestNeighbours(normalised, norm, sampling.anchors, options.neighbours, workspace);
+    p["knn"] = secondsSince(start);
+    start = Clock::now();
+    (void)cpu::neighbourhoodLambdaMax(normalised, norm, lists);
+    p["neighbour_gram"] = secondsSince(start);
+  }
+  return p;
+}
+
 int main(int argc, char** argv) try {
   if (argc < 2) {
     std::cerr
@@ -235,43 +275,16 @@ int main(int argc, char** argv) try {
       std::vector<double>(result.spectrum.begin(),
                           result.spectrum.begin() + std::min<size_t>(4, result.spectrum.size()));
 
-  if (phases) {
-    // The backend's stages one by one (same code, timed separately).
-    namespace cpu = geo::cpu;
-    nlohmann::json p;
-    cpu::Workspace workspace;
-    for (int pass = 0; pass < 2;
-         ++pass) {  // the second pass reuses the buffers, as the backend does
-      auto start = Clock::now();
-      const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
-      p["normalise"] = secondsSince(start);
-      start = Clock::now();
-      float* normalised = workspace.normalised.take<float>(norm.rows.size() * d);
-      cpu::normalisedRows(states, norm, normalised);
-      p["normalised_copy"] = secondsSince(start);
-      start = Clock::now();
-      double* s = workspace.sigma.take<double>(d * d);
-      cpu::normalisedCovariance(normalised, norm, workspace, s);
-      p["covariance_syrk"] = secondsSince(start);
-      start = Clock::now();
-      const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize);
-      p["spectrum_lanczos"] = secondsSince(start);
-      start = Clock::now();
-      for (int64_t j = 0; j < d; ++j) s[j * d + j] += 1e-3;
-      cpu::choleskyInPlace(s, d);
-      p["cholesky"] = secondsSince(start);
-      start = Clock::now();
-      (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs, workspace.directions);
-      p["rayleigh_trsm"] = secondsSince(start);
-      start = Clock::now();
-      const auto lists =
-          cpu::nearestNeighbours(normalised, norm, sampling.anchors, options.neighbours, workspace);
-      p["knn"] = secondsSince(start);
-      start = Clock::now();
-      (void)cpu::neighbourhoodLambdaMax(normalised, norm, lists);
-      p["neighbour_gram"] = secondsSince(start);
-    }
+  if (phases && gpu) {
+    // The backend times its own stages (waiting for the device after each), once more.
+    backend->timeStages(true);
+    const geo::ProxyResult timed = backend->computeProxies(states, {}, sampling, options);
+    nlohmann::json p = nlohmann::json::array();
+    for (const auto& [stage, seconds] : timed.stageSeconds)
+      p.push_back({{"stage", stage}, {"seconds", seconds}});
     out["phases"] = p;
+  } else if (phases) {
+    out["phases"] = cpuPhases(states, sampling, options);
   }
   std::cout << out.dump(2) << std::endl;
   return 0;

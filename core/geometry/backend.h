@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "geometry/proxy_options.h"
@@ -28,6 +29,9 @@ struct ProxyResult {
   std::vector<double> localLambdaMax;
   /** Under `standardise`: dimensions of zero variance, left at 0 (0 otherwise). */
   int64_t constantDimensions = 0;
+  /** Wall seconds of each stage, in order, when the backend was asked to time them
+   *  (GeometryBackend::timeStages) and can; empty otherwise. */
+  std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
 class GeometryBackend {
@@ -35,6 +39,9 @@ class GeometryBackend {
   virtual ~GeometryBackend() = default;
   /** For logs and reports, e.g. "CPU: Eigen + OpenBLAS, 2 threads" or "CUDA: NVIDIA H200". */
   virtual std::string description() const = 0;
+  /** Whether computeProxies fills ProxyResult::stageSeconds (for benchmarks: on a device this
+   *  waits for each stage to finish, which the untimed path never does). Default: ignored. */
+  virtual void timeStages(bool on) { (void)on; }
   /**
    * Proxies of one layer. `rowWeights` empty: every row counts once. Otherwise one
    * non-negative integer multiplicity per row (a bootstrap resample): Σ and the mean are the

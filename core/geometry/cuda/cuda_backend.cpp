@@ -40,6 +40,7 @@
 #include "geometry/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -72,6 +73,26 @@ int64_t covarianceBlockRows(int64_t d) {
   const int64_t rows = std::clamp<int64_t>((int64_t(1) << 24) / d, kMeanChunkRows, 8192);
   return rows / kMeanChunkRows * kMeanChunkRows;
 }
+
+/** Wall seconds per stage into `out` when on: each lap waits for the stream to finish first. */
+class StageClock {
+ public:
+  StageClock(bool on, cudaStream_t stream, std::vector<std::pair<std::string, double>>& out)
+      : m_on(on), m_stream(stream), m_out(out), m_last(std::chrono::steady_clock::now()) {}
+  void lap(const std::string& stage) {
+    if (!m_on) return;
+    checkCuda(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize (stage timing)");
+    const auto now = std::chrono::steady_clock::now();
+    m_out.emplace_back(stage, std::chrono::duration<double>(now - m_last).count());
+    m_last = now;
+  }
+
+ private:
+  bool m_on;
+  cudaStream_t m_stream;
+  std::vector<std::pair<std::string, double>>& m_out;
+  std::chrono::steady_clock::time_point m_last;
+};
 
 /** `cache` when it holds at least `count` elements, else a new buffer (the old one freed first). */
 template <class T>
@@ -208,6 +229,7 @@ class CudaBackend final : public GeometryBackend {
  public:
   CudaBackend();
   std::string description() const override { return m_description; }
+  void timeStages(bool on) override { m_timeStages = on; }
   ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
                              const TokenSampling& sampling, const ProxyOptions& options) override;
 
@@ -222,8 +244,8 @@ class CudaBackend final : public GeometryBackend {
   };
   Normalised normalise(const HiddenStates& states, std::span<const float> weights,
                        const CheckedInputs& in, Normalisation mode);
-  /** The `count` largest eigenvalues of Σ, descending (may destroy sigma). */
-  std::vector<double> leadingEigenvalues(Normalised& x, int64_t d, int64_t count);
+  /** The `count` largest eigenvalues of Σ, descending (may destroy sigma); `how` says by what. */
+  std::vector<double> leadingEigenvalues(Normalised& x, int64_t d, int64_t count, std::string& how);
   /** Every eigenvalue of Σ, ascending (destroys sigma). */
   std::vector<double> eigenvalues(DeviceBuffer<double>& sigma, int64_t d);
   /** Mean Rayleigh quotient of (Σ + εI)^{-1} over the pairs' directions. */
@@ -242,6 +264,7 @@ class CudaBackend final : public GeometryBackend {
   // The rows' device memory, kept from one call to the next (a layer after another of the same
   // shape allocates nothing): held until the backend is destroyed.
   DeviceBuffer<float> m_rowsCache;
+  bool m_timeStages = false;
 };
 
 CudaBackend::CudaBackend() {
@@ -372,12 +395,15 @@ CudaBackend::Normalised CudaBackend::normalise(const HiddenStates& states,
   return out;
 }
 
-std::vector<double> CudaBackend::leadingEigenvalues(Normalised& x, int64_t d, int64_t count) {
+std::vector<double> CudaBackend::leadingEigenvalues(Normalised& x, int64_t d, int64_t count,
+                                                    std::string& how) {
   {
     DeviceKrylovSpace space(m_cublas.get(), stream(), x.sigma.data(), d, lanczosCapacity(d, count));
     LanczosSpectrum lanczos = lanczosLeadingEigenvalues(space, count, x.trace);
+    how = "Lanczos, " + std::to_string(lanczos.steps) + " steps";
     if (lanczos.converged) return std::move(lanczos.values);
   }
+  how += " without converging, then cusolverDnDsyevd";
   const std::vector<double> ascending = eigenvalues(x.sigma, d);
   return std::vector<double>(ascending.rbegin(), ascending.rbegin() + count);
 }
@@ -533,26 +559,34 @@ ProxyResult CudaBackend::computeProxies(const HiddenStates& states,
                                         std::span<const float> rowWeights,
                                         const TokenSampling& sampling,
                                         const ProxyOptions& options) {
+  ProxyResult result;
+  StageClock clock(m_timeStages, stream(), result.stageSeconds);
   const CheckedInputs in = checkInputs(states, rowWeights, sampling, options);
   checkCuda(cudaSetDevice(m_device), "cudaSetDevice");  // the caller's thread may be new
+  clock.lap("checks (host)");
   Normalised x = normalise(states, rowWeights, in, options.normalisation);
+  clock.lap("upload, mean and covariance");
   const int64_t d = in.cols;
   const double epsilon = options.ridgeFactor * x.trace / double(d);
 
-  ProxyResult result;
   result.constantDimensions = x.constantDimensions;
   if (options.curvature) {
     result.localLambdaMax = neighbourhoodLambdaMax(x, in);
     for (double& lambda : result.localLambdaMax) lambda = std::max(lambda, kLambdaFloor);
     result.values.curvature = curvatureFromLambdaMax(result.localLambdaMax);
+    clock.lap("m_curv: nearest neighbours and local λ_max");
   } else {
     result.values.curvature = std::numeric_limits<double>::quiet_NaN();
   }
 
-  if (options.monotonicity == MonotonicityMode::Rayleigh)
+  if (options.monotonicity == MonotonicityMode::Rayleigh) {
     result.values.monotonicity = meanRayleighQuotient(x, in, epsilon);
+    clock.lap("m_mono: Cholesky and triangular solves");
+  }
   const int64_t kept = std::clamp<int64_t>(options.spectrumSize, 1, d);
-  result.spectrum = leadingEigenvalues(x, d, kept);
+  std::string how;
+  result.spectrum = leadingEigenvalues(x, d, kept, how);
+  clock.lap("spectrum head (" + how + ")");
   const double lambdaMax = result.spectrum.front();
   if (options.monotonicity == MonotonicityMode::MinEigenvalue)
     result.values.monotonicity = 1 / (lambdaMax + epsilon);
