@@ -13,7 +13,7 @@ ratio measures Strata's overhead against what PyTorch does with the same kernels
 peaks of both sides come from bench/gpu_memory.py (nvidia-smi, same method for both).
 
 usage: python bench/training_step.py BUILD_DIR [--recipe bridge|dcdm|repr_align ...]
-       [--device cpu|cuda] [--size tiny|gpu] [--steps N] [--out results.json]
+       [--device cpu|cuda] [--size tiny|small|gpu] [--steps N] [--out results.json]
 """
 import argparse, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -30,6 +30,10 @@ SIZES = {
     "tiny": dict(source=dict(hidden=64, layers=2, heads=4, kv=2, mlp=128, vocab=64), layer=1,
                  seq=32, batch=4, steps=6, log=2,
                  dcdm=dict(dim=64, layers=2, heads=4, mlp=128), bridge=dict(width=64, depth=1, heads=4, mlp_ratio=2)),
+    # the CPU at a size where the model's work, not Python's per-operation cost, is most of a step
+    "small": dict(source=dict(hidden=256, layers=4, heads=4, kv=2, mlp=704, vocab=512), layer=3,
+                  seq=64, batch=8, steps=12, log=3,
+                  dcdm=dict(dim=256, layers=4, heads=4, mlp=1024), bridge=dict(width=256, depth=2, heads=4, mlp_ratio=4)),
     "gpu": dict(source=dict(hidden=1024, layers=8, heads=16, kv=8, mlp=2816, vocab=4096), layer=6,
                 seq=256, batch=32, steps=40, log=5,
                 dcdm=dict(dim=1024, layers=8, heads=16, mlp=4096), bridge=dict(width=1024, depth=4, heads=16, mlp_ratio=4)),

@@ -45,9 +45,11 @@ struct BatchSlice {
 };
 
 struct MicroBatchResult {
-  torch::Tensor loss;                     ///< scalar, mean over the slice, with grad
-  int64_t tokens = 0;                     ///< tokens processed (throughput)
-  std::map<std::string, double> metrics;  ///< extra per-step values, logged as means
+  torch::Tensor loss;  ///< scalar, mean over the slice, with grad
+  int64_t tokens = 0;  ///< tokens processed (throughput)
+  /** Extra per-step values, logged as means: scalars left where they were computed (the loop
+   *  reads them at logging steps, so a recipe never makes the host wait for the GPU). */
+  std::map<std::string, torch::Tensor> metrics;
 };
 
 using Metrics = std::map<std::string, double>;

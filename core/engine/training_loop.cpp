@@ -18,7 +18,9 @@
 #include "common/job.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
+#include "engine/gradient_clipping.h"
 #include "engine/metrics_log.h"
+#include "engine/pending_step_values.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/tensorboard_writer.h"
@@ -200,8 +202,14 @@ class TrainingLoop {
     m_optimizer->zero_grad();
     const int64_t accum = m_config.integer("grad_accum");
     const int64_t share = m_config.integer("batch") / m_in.distributed.worldSize;
-    double loss = 0;
-    std::map<std::string, double> extras;
+    // The step's loss and metrics stay on the device (float64: the sums of values read one by
+    // one); m_pending reads them at the next logging step or checkpoint.
+    torch::Tensor loss;
+    std::map<std::string, torch::Tensor> extras;
+    const auto addMean = [accum](torch::Tensor& sum, const torch::Tensor& value) {
+      const torch::Tensor part = value.detach().to(torch::kDouble) / static_cast<double>(accum);
+      sum = sum.defined() ? sum + part : part;
+    };
     for (int64_t micro = 0; micro < accum; ++micro) {
       const BatchSlice slice{s, micro, m_in.distributed.rank * share, share};
       MicroBatchResult result;
@@ -210,25 +218,24 @@ class TrainingLoop {
         result = m_recipe->microBatchLoss(slice);
       }
       (result.loss / static_cast<double>(accum)).backward();
-      loss += result.loss.item<double>() / static_cast<double>(accum);
+      addMean(loss, result.loss);
       m_counters.intervalTokens += result.tokens * m_in.distributed.worldSize;
-      for (const auto& [name, value] : result.metrics)
-        extras[name] += value / static_cast<double>(accum);
+      for (const auto& [name, value] : result.metrics) addMean(extras[name], value);
     }
     if (m_group) {
       m_group->averageGradients(m_parameters);
-      loss = m_group->average(loss);
+      loss = torch::tensor(m_group->average(loss.item<double>()), torch::kDouble);
     }
-    if (!std::isfinite(loss))
-      throw Error("training: the loss became " + std::to_string(loss) + " at step " +
-                  std::to_string(s) + " (try a lower lr or a larger warmup)");
     const double clip = m_config.real("grad_clip");
-    if (clip > 0) extras["grad_norm"] = torch::nn::utils::clip_grad_norm_(m_parameters, clip);
+    if (clip > 0) {
+      const torch::Tensor norm = clipGradientNorm(m_parameters, clip);
+      extras["grad_norm"] = norm.defined() ? norm : torch::zeros({}, torch::kDouble);
+    }
     m_optimizer->step();
     m_counters.step = s;
-    m_counters.intervalLoss += loss;
-    ++m_counters.intervalSteps;
-    for (const auto& [name, value] : extras) m_counters.intervalMetrics[name] += value;
+    m_pending.add(s, loss, std::move(extras));
+    // Ranks check the loss together, every step: one leaving alone would hang the others.
+    if (m_group) m_pending.flushInto(m_counters);
   }
 
   void afterStep(int64_t s, double lr, int64_t steps) {
@@ -246,6 +253,7 @@ class TrainingLoop {
   }
 
   void logInterval(int64_t s, double lr, int64_t steps) {
+    m_pending.flushInto(m_counters);
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
     const double n = static_cast<double>(std::max<int64_t>(1, m_counters.intervalSteps));
@@ -297,6 +305,7 @@ class TrainingLoop {
   }
 
   void checkpoint(bool best) {
+    m_pending.flushInto(m_counters);  // the interval in progress is part of the checkpoint
     saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, m_device, best,
                            m_config.integer("keep_last"));
     m_lastCheckpoint = m_counters.step;
@@ -352,6 +361,7 @@ class TrainingLoop {
   std::unique_ptr<MetricsLogWriter> m_metrics;
   std::unique_ptr<TensorBoardWriter> m_tensorBoard;
   LoopCounters m_counters;
+  PendingStepValues m_pending;
   TrainingSummary m_summary;
   int64_t m_evaluatedAt = -1, m_lastCheckpoint = -1, m_bestAt = -1;
   std::chrono::steady_clock::time_point m_intervalStart;

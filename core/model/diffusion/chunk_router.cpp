@@ -49,9 +49,13 @@ torch::Tensor chunkLoads(const torch::Tensor& ids, int64_t chunks) {
   if (chunks < 1) throw std::invalid_argument("chunk loads need at least one chunk");
   const torch::Tensor flat = ids.reshape({-1}).to(torch::kLong);
   if (flat.numel() == 0) return torch::full({chunks}, 1.0 / static_cast<double>(chunks));
-  if (flat.min().item<int64_t>() < 0 || flat.max().item<int64_t>() >= chunks)
+  // Checked on the CPU only: on a GPU, reading min and max would make the host wait (as
+  // bincount does there), and scatter_add checks its indices itself.
+  if (flat.is_cpu() && (flat.min().item<int64_t>() < 0 || flat.max().item<int64_t>() >= chunks))
     throw std::invalid_argument("chunk ids must lie in [0, " + std::to_string(chunks) + ")");
-  const torch::Tensor counts = torch::bincount(flat, {}, chunks).to(torch::kFloat);
+  const auto floats = torch::TensorOptions(torch::kFloat).device(flat.device());
+  const torch::Tensor counts =
+      torch::zeros({chunks}, floats).scatter_add_(0, flat, torch::ones({flat.numel()}, floats));
   return counts / static_cast<double>(flat.numel());
 }
 
@@ -130,10 +134,12 @@ void ChunkRouterImpl::updateBalanceBias(const torch::Tensor& loads, double rate)
   torch::NoGradGuard noGrad;
   const torch::Tensor fractions = loads.detach().to(m_balanceBias.options()).reshape({k});
   const torch::Tensor total = fractions.sum();
-  if (total.item<double>() <= 0.0) return;  // no tokens seen: nothing to balance
+  // No tokens seen: nothing to balance. Decided on the device, so the host never waits.
+  const torch::Tensor seen = total > 0;
   const torch::Tensor direction = torch::sign(total / static_cast<double>(k) - fractions);
-  m_balanceBias.add_(direction * rate);
-  m_balanceBias.sub_(m_balanceBias.mean());
+  m_balanceBias.add_(torch::where(seen, direction * rate, torch::zeros_like(direction)));
+  const torch::Tensor mean = m_balanceBias.mean();
+  m_balanceBias.sub_(torch::where(seen, mean, torch::zeros_like(mean)));
 }
 
 int64_t ChunkRouterImpl::parameterCount() const {

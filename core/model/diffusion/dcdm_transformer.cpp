@@ -130,7 +130,9 @@ torch::Tensor DcdmTransformerImpl::embed(const torch::Tensor& ids) {
   if (length > m_config.maxPositions)
     throw std::invalid_argument("sequence of " + std::to_string(length) + " tokens exceeds " +
                                 std::to_string(m_config.maxPositions) + " positions");
-  if (ids.numel() > 0 &&
+  // Checked on the CPU only: on a GPU, reading min and max would make the host wait at every
+  // step, and the embedding kernel checks its indices itself.
+  if (ids.numel() > 0 && ids.is_cpu() &&
       (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() > m_config.vocab))
     throw std::invalid_argument("token ids must lie in [0, vocab] ([MASK] = vocab)");
   const torch::Tensor positions = torch::arange(length, ids.options().dtype(torch::kLong));
@@ -146,10 +148,14 @@ ChunkLayout DcdmTransformerImpl::chunkLayout(const torch::Tensor& x0, const torc
     return routeChunkSequentially(
         *m_router, [this](const torch::Tensor& ids) { return embed(ids); }, x0, m_config.maskId(),
         pinned);
-  ChunkLayout layout = m_config.variant == DlmVariant::Bdlm
-                           ? positionalChunkLayout(batch, length, m_config.blockSize)
-                           : fixedChunkLayout(torch::zeros({batch, length}, torch::kLong), 1);
-  layout.ids = layout.ids.to(x0.device());
+  ChunkLayout layout;
+  if (m_config.variant == DlmVariant::Bdlm) {
+    layout = positionalChunkLayout(batch, length, m_config.blockSize);
+    layout.ids = layout.ids.to(x0.device());
+  } else {  // one chunk, made where it is used (no copy for the host to wait on)
+    layout.ids = torch::zeros({batch, length}, x0.options().dtype(torch::kLong));
+    layout.chunks = 1;
+  }
   if (pinned.defined())
     layout.ids = layout.ids.masked_fill(pinned.to(x0.device(), torch::kBool), 0);
   return layout;
@@ -170,6 +176,8 @@ torch::Tensor DcdmTransformerImpl::forwardTraining(const torch::Tensor& xt, cons
   requireTokens(xt, "x_t");
   requireTokens(x0, "x_0");
   if (xt.sizes() != x0.sizes()) throw std::invalid_argument("x_t and x_0 must have one shape");
+  if (layout.chunks == 1 && !layout.orderBias.defined())  // forwardEmbedded's one-chunk path
+    return run(embed(xt), {}, {}, xt.size(1));            // never reads the clean stream
   return forwardEmbedded(embed(xt), embed(x0), layout, options);
 }
 

@@ -2,6 +2,7 @@
 
 #include "model/trainable/alignment_loss.h"
 
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -80,13 +81,15 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
   schedule.epsilon = 0;
   const torch::Tensor weight = schedule.weight(t.to(torch::kFloat)).unsqueeze(1);
   const torch::Tensor elbo = (nll * trained.to(torch::kFloat) * weight).sum();
+  // Counts and sums stay tensors: the training step reads none of them (no host wait on a
+  // GPU), the evaluation reads them once per batch.
   AlignmentLoss out;
-  out.targets = trained.sum().item<int64_t>();
+  out.targets = trained.sum();
   out.positions = trained.numel();
-  out.correct = ((logProbabilities.argmax(-1) == targets) & trained).sum().item<int64_t>();
-  out.maskedNllSum = maskedNll.item<double>();
-  out.elboSum = elbo.item<double>();
-  const double denominator = static_cast<double>(std::max<int64_t>(1, out.targets));
+  out.correct = ((logProbabilities.argmax(-1) == targets) & trained).sum();
+  out.maskedNllSum = maskedNll.detach();
+  out.elboSum = elbo.detach();
+  const torch::Tensor denominator = out.targets.clamp_min(1).to(torch::kFloat);
   out.diffusion = options.ceWeighting == CeWeighting::Elbo
                       ? elbo / static_cast<double>(std::max<int64_t>(1, out.positions))
                       : maskedNll / denominator;
@@ -101,24 +104,33 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
   const auto hiddenOf = [](const std::vector<torch::Tensor>& states, size_t l) {
     return states.at(l).slice(1, 0, -1).to(torch::kFloat);
   };
+  std::map<size_t, torch::Tensor> alignedCosines;  // computed once, for the loss and the curves
   for (const int64_t l : layers) {
-    const torch::Tensor s = hiddenOf(student, static_cast<size_t>(l));
-    const torch::Tensor h = hiddenOf(teacher, static_cast<size_t>(l)).detach();
-    align = align + (options.distance == AlignmentDistance::Cosine
-                         ? 1 - meanCosine(s, h)
-                         : ((s - h).pow(2).sum(-1) * aligned).sum() / denominator);
+    const auto state = static_cast<size_t>(l);
+    const torch::Tensor s = hiddenOf(student, state);
+    const torch::Tensor h = hiddenOf(teacher, state).detach();
+    if (options.distance == AlignmentDistance::Cosine) {
+      const torch::Tensor cosine = meanCosine(s, h);
+      alignedCosines[state] = cosine.detach();
+      align = align + (1 - cosine);
+    } else {
+      align = align + ((s - h).pow(2).sum(-1) * aligned).sum() / denominator;
+    }
   }
   if (!teacher.empty()) {  // the curves: every hidden state, aligned or not
     torch::NoGradGuard noGrad;
-    for (size_t l = 0; l < student.size() && l < teacher.size(); ++l)
-      out.layerCosine.push_back(
-          meanCosine(hiddenOf(student, l), hiddenOf(teacher, l)).item<double>());
+    for (size_t l = 0; l < student.size() && l < teacher.size(); ++l) {
+      const auto found = alignedCosines.find(l);
+      out.layerCosine.push_back(found != alignedCosines.end()
+                                    ? found->second
+                                    : meanCosine(hiddenOf(student, l), hiddenOf(teacher, l)));
+    }
   }
   out.align = layers.empty() ? align : align / static_cast<double>(layers.size());
-  if (out.targets == 0) {  // nothing masked: no signal, and no 1 − 0 from the empty mean
-    out.diffusion = out.diffusion * 0;
-    out.align = out.align * 0;
-  }
+  // Nothing masked: no signal, and no 1 − 0 from the empty mean.
+  const torch::Tensor anyTarget = out.targets > 0;
+  out.diffusion = torch::where(anyTarget, out.diffusion, torch::zeros_like(out.diffusion));
+  out.align = torch::where(anyTarget, out.align, torch::zeros_like(out.align));
   out.total = out.diffusion + options.lambda * out.align;
   return out;
 }

@@ -72,12 +72,13 @@ struct AlignmentLoss {
   torch::Tensor align;      ///< 1 − mean cos (or mean squared L2)
   /** Mean cos over the aligned positions of EVERY hidden state (the alignment curves), the
    *  aligned layers and the others alike; empty when no teacher states were given. */
-  std::vector<double> layerCosine;
-  int64_t targets = 0;      ///< masked targets counted
-  int64_t positions = 0;    ///< every target position, masked or not: B·(T − 1)
-  int64_t correct = 0;      ///< of which the argmax prediction is right (masked-token accuracy)
-  double maskedNllSum = 0;  ///< Σ CE over the masked targets (masked CE = this / targets)
-  double elboSum = 0;       ///< Σ CE/t over the masked targets (ELBO = this / positions)
+  std::vector<torch::Tensor> layerCosine;
+  // Scalar tensors on the logits' device (read them with .item() where a number is needed).
+  torch::Tensor targets;       ///< masked targets counted (int64)
+  int64_t positions = 0;       ///< every target position, masked or not: B·(T − 1)
+  torch::Tensor correct;       ///< of which the argmax prediction is right (int64)
+  torch::Tensor maskedNllSum;  ///< Σ CE over the masked targets (masked CE = this / targets)
+  torch::Tensor elboSum;       ///< Σ CE/t over the masked targets (ELBO = this / positions)
 };
 
 /**

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "engine/batch_transfer.h"
 #include "io/activation_store.h"
 
 namespace strata {
@@ -27,7 +28,7 @@ int64_t BridgeSource::hiddenSize() const { return m_backbone->config().hiddenSiz
 
 torch::Tensor BridgeSource::condition(const torch::Tensor& ids) const {
   torch::NoGradGuard noGrad;
-  return m_backbone->embed(ids.to(m_device)).to(torch::kFloat);
+  return m_backbone->embed(toTrainingDevice(ids, m_device)).to(torch::kFloat);
 }
 
 torch::Tensor BridgeSource::target(const torch::Tensor& condition) const {

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "engine/batch_transfer.h"
 #include "engine/recipe.h"
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
@@ -24,10 +25,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/** Entropy of chunk loads over log K (1 = perfectly even, 0 = every token in one chunk). */
-double normalisedEntropy(const torch::Tensor& loads) {
+/** Entropy of chunk loads over log K (1 = perfectly even, 0 = every token in one chunk), a
+ *  float64 scalar on the loads' device. */
+torch::Tensor normalisedEntropy(const torch::Tensor& loads) {
   const torch::Tensor p = loads.to(torch::kDouble);
-  const double entropy = -(p * torch::log(p.clamp_min(1e-12))).sum().item<double>();
+  const torch::Tensor entropy = -(p * torch::log(p.clamp_min(1e-12))).sum();
   return entropy / std::log(static_cast<double>(p.size(0)));
 }
 
@@ -68,20 +70,21 @@ class DcdmRecipe final : public Recipe {
   }
 
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
-    const torch::Tensor x0 = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
-                                             slice.micro * m_batch + slice.firstRow, slice.rows)
-                                 .to(m_device);
+    const torch::Tensor x0 =
+        toTrainingDevice(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
+                                         slice.micro * m_batch + slice.firstRow, slice.rows),
+                         m_device);
     const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0);
     const MaskedDiffusionLoss& loss = batch.loss;
     MicroBatchResult result;
     result.loss = loss.loss;
     result.tokens = slice.rows * m_seqLen;
     result.metrics["masked_acc"] =
-        loss.maskedCorrect.item<double>() / std::max(1.0, loss.maskedCount.item<double>());
+        loss.maskedCorrect.to(torch::kDouble) / loss.maskedCount.to(torch::kDouble).clamp_min(1.0);
     if (m_model->hasRouter()) {
       const torch::Tensor balance = m_model->balanceLoss(batch.layout);
       result.loss = result.loss + m_balanceWeight * balance;
-      result.metrics["balance_loss"] = balance.item<double>();
+      result.metrics["balance_loss"] = balance.detach();
       const int64_t chunks = m_model->config().chunks;
       const torch::Tensor loads = chunkLoads(batch.layout.ids, chunks);
       result.metrics["load_entropy"] = normalisedEntropy(loads);
@@ -118,7 +121,7 @@ class DcdmRecipe final : public Recipe {
                        {"masked_acc", correct / std::max(1.0, count)}};
     if (chunks > 0) {
       loads /= loads.sum().clamp_min(1e-12);
-      metrics["load_entropy"] = normalisedEntropy(loads);
+      metrics["load_entropy"] = normalisedEntropy(loads).item<double>();
       metrics["max_chunk_share"] = loads.max().item<double>();
       for (int64_t k = 0; k < chunks; ++k)
         metrics["chunk_share_" + std::to_string(k)] = loads[k].item<double>();

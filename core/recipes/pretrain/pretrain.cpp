@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "engine/batch_transfer.h"
 #include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "io/atomic_file.h"
@@ -77,7 +78,7 @@ class PretrainRecipe final : public Recipe {
     torch::Tensor windows = trainingWindows(m_tokens.train, m_seqLen, m_seed, slice.step,
                                             slice.micro * m_batch + slice.firstRow, slice.rows);
     MicroBatchResult result;
-    result.loss = m_model->loss(windows.to(m_device));
+    result.loss = m_model->loss(toTrainingDevice(windows, m_device));
     result.tokens = slice.rows * m_seqLen;
     return result;
   }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "engine/batch_transfer.h"
 #include "engine/recipe.h"
 #include "io/corpus_hash.h"
 #include "model/backbone/backbone.h"
@@ -86,15 +87,15 @@ class ReprAlignRecipe final : public Recipe {
     // restore; drawn there, not copied there.
     const torch::Tensor t = sampleAlignmentTimes(slice.rows, m_options, m_device);
     const torch::Tensor noised = uniformDraw({slice.rows, m_seqLen}, t.options()) < t.unsqueeze(1);
-    const AlignmentLoss loss = batchLoss(x0.to(m_device), noised, t,
+    const AlignmentLoss loss = batchLoss(toTrainingDevice(x0, m_device), noised, t,
                                          /*withTeacher=*/!m_layers.empty());
     MicroBatchResult result;
     result.loss = loss.total;
     result.tokens = slice.rows * m_seqLen;
-    result.metrics["diff_loss"] = loss.diffusion.item<double>();
-    result.metrics["align_loss"] = loss.align.item<double>();
+    result.metrics["diff_loss"] = loss.diffusion;
+    result.metrics["align_loss"] = loss.align;
     result.metrics["masked_acc"] =
-        static_cast<double>(loss.correct) / std::max<int64_t>(1, loss.targets);
+        loss.correct.to(torch::kDouble) / loss.targets.clamp_min(1).to(torch::kDouble);
     for (size_t l = 0; l < loss.layerCosine.size(); ++l)
       result.metrics["align_cos_" + stateName(l)] = loss.layerCosine[l];
     return result;
@@ -119,15 +120,16 @@ class ReprAlignRecipe final : public Recipe {
           uniformDraw({rows, m_seqLen}, t.options(), generator) < t.unsqueeze(1);
       const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, true);
       // Sums over the batches, so the means are over every held-out target alike.
-      const auto n = static_cast<double>(l.targets);
-      maskedNll += l.maskedNllSum;
-      elbo += l.elboSum;
+      const auto n = static_cast<double>(l.targets.item<int64_t>());
+      maskedNll += l.maskedNllSum.item<double>();
+      elbo += l.elboSum.item<double>();
       positions += static_cast<double>(l.positions);
       align += l.align.item<double>() * n;
       targets += n;
-      correct += static_cast<double>(l.correct);
+      correct += static_cast<double>(l.correct.item<int64_t>());
       cosines.resize(l.layerCosine.size(), 0.0);
-      for (size_t k = 0; k < l.layerCosine.size(); ++k) cosines[k] += l.layerCosine[k] * n;
+      for (size_t k = 0; k < l.layerCosine.size(); ++k)
+        cosines[k] += l.layerCosine[k].item<double>() * n;
     }
     const double n = std::max(1.0, targets);
     const double maskedCe = maskedNll / n;
@@ -179,8 +181,8 @@ class ReprAlignRecipe final : public Recipe {
       const torch::Tensor t = torch::full({rows}, ratio, doubles);
       const torch::Tensor noised = uniformDraw({rows, m_seqLen}, doubles, generator) < ratio;
       const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, false);
-      nll += l.maskedNllSum;
-      targets += static_cast<double>(l.targets);
+      nll += l.maskedNllSum.item<double>();
+      targets += static_cast<double>(l.targets.item<int64_t>());
     }
     return nll / std::max(1.0, targets);
   }

@@ -31,13 +31,13 @@ TEST(AlignmentLoss, MatchesTheHandComputedCase) {
   const AlignmentLoss loss =
       alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, c.teacher, {0}, options);
   // p(token 1 | position 0) = 3/4; only position 0 is aligned: cos([1,0],[1,1]) = 1/√2.
-  EXPECT_EQ(loss.targets, 1);
-  EXPECT_EQ(loss.correct, 1);  // log 3 > 0: token 1 is the argmax
+  EXPECT_EQ(loss.targets.item<int64_t>(), 1);
+  EXPECT_EQ(loss.correct.item<int64_t>(), 1);  // log 3 > 0: token 1 is the argmax
   EXPECT_NEAR(loss.diffusion.item<double>(), std::log(4.0 / 3.0), 1e-6);
   EXPECT_NEAR(loss.align.item<double>(), 1 - 1 / std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(loss.total.item<double>(), std::log(4.0 / 3.0) + 10 * (1 - 1 / std::sqrt(2.0)), 1e-5);
   ASSERT_EQ(loss.layerCosine.size(), 1u);
-  EXPECT_NEAR(loss.layerCosine[0], 1 / std::sqrt(2.0), 1e-6);
+  EXPECT_NEAR(loss.layerCosine[0].item<double>(), 1 / std::sqrt(2.0), 1e-6);
   loss.total.backward();
   EXPECT_GT(c.student[0].grad().abs().sum().item<double>(), 0);  // the student is pulled
   EXPECT_FALSE(c.teacher[0].grad().defined());                   // the teacher is frozen
@@ -72,7 +72,7 @@ TEST(AlignmentLoss, CurvesCoverEveryLayerNotOnlyTheAlignedOnes) {
       alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, c.teacher, {0}, {});
   EXPECT_NEAR(loss.align.item<double>(), 1 - 1 / std::sqrt(2.0), 1e-6);  // layer 0 alone
   ASSERT_EQ(loss.layerCosine.size(), 2u);
-  EXPECT_NEAR(loss.layerCosine[1], -1.0, 1e-6);  // cos([0,2],[0,−3]) at position 0
+  EXPECT_NEAR(loss.layerCosine[1].item<double>(), -1.0, 1e-6);  // cos([0,2],[0,−3]) at position 0
   // Without a teacher (λ = 0): no alignment, no curves, the same diffusion loss.
   const AlignmentLoss plain = alignmentLoss(c.logits, c.x0, c.noised, c.t, c.student, {}, {}, {});
   EXPECT_TRUE(plain.layerCosine.empty());
@@ -132,12 +132,12 @@ TEST(AlignmentLoss, ElboEqualsAnIndependentSumOfCrossEntropyOverT) {
   const AlignmentLoss elbo = alignmentLoss(logits, x0, noised, t, {}, {}, {}, options);
   // Divided as masked_diffusion divides: by every target position, B·(T − 1).
   EXPECT_NEAR(elbo.diffusion.item<double>(), elboSum / (B * (T - 1)), 1e-5);
-  EXPECT_NEAR(elbo.elboSum, elboSum, 1e-4);
+  EXPECT_NEAR(elbo.elboSum.item<double>(), elboSum, 1e-4);
   EXPECT_EQ(elbo.positions, B * (T - 1));
-  EXPECT_EQ(elbo.targets, masked);
+  EXPECT_EQ(elbo.targets.item<int64_t>(), masked);
   const AlignmentLoss uniform = alignmentLoss(logits, x0, noised, t, {}, {}, {}, {});
   EXPECT_NEAR(uniform.diffusion.item<double>(), ceSum / static_cast<double>(masked), 1e-5);
-  EXPECT_NEAR(uniform.maskedNllSum, ceSum, 1e-4);
+  EXPECT_NEAR(uniform.maskedNllSum.item<double>(), ceSum, 1e-4);
 }
 
 TEST(AlignmentLoss, EachLayerSetAlignsItsStatesAndNoOthers) {
@@ -177,7 +177,7 @@ TEST(AlignmentLoss, EachLayerSetAlignsItsStatesAndNoOthers) {
   const AlignmentLoss loss =
       alignmentLoss(c.logits, c.x0, c.noised, c.t, student, teacher, {1}, {});
   ASSERT_EQ(loss.layerCosine.size(), 4u);
-  EXPECT_NEAR(loss.layerCosine[3], std::cos(angles[3]), 1e-6);
+  EXPECT_NEAR(loss.layerCosine[3].item<double>(), std::cos(angles[3]), 1e-6);
 }
 
 }  // namespace

@@ -1,0 +1,14 @@
+#pragma once
+// A batch built on the host (token windows) moved to the training device without making the
+// host wait for the GPU: a plain copy from pageable memory returns only when the GPU has run
+// everything queued before it, so the next step could not be queued meanwhile.
+
+#include <torch/torch.h>
+
+namespace strata {
+
+/** `host` on `device`: on CUDA through pinned memory, asynchronously (ordered on the stream
+ *  before the kernels that read it); elsewhere an ordinary copy (none on the CPU). */
+torch::Tensor toTrainingDevice(const torch::Tensor& host, const torch::Device& device);
+
+}  // namespace strata
