@@ -223,6 +223,7 @@ int runScore(const Arguments& args) {
   }
 
   geometry::GeometryReport report;
+  std::filesystem::path writeTo;  // the store that keeps /geometry, once S is decided below
   if (fromDefault) {
     scoreDefault(cli.value("device"), options, plugin::pointers(pluginMetrics), report);
   } else {
@@ -256,10 +257,7 @@ int runScore(const Arguments& args) {
         return 130;
       }
     }
-    if (!cli.isSet("no-write") && temporary.path.empty()) {
-      geometry::writeGeometry(storePath, report);
-      std::cerr << "wrote the geometry into " << storePath.string() << " (/geometry)\n";
-    }
+    if (!cli.isSet("no-write") && temporary.path.empty()) writeTo = storePath;
   }
   const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
                                                 : geometry::defaultCandidates(report.numLayers);
@@ -268,6 +266,11 @@ int runScore(const Arguments& args) {
   const std::vector<geometry::MetricSeries> series = geometry::metricSeries(report);
   geometry::ScoreWeights weights = proxyWeights;
   for (double w : orderedWeights(pluginWeights, report.pluginMetrics)) weights.push_back(w);
+  if (!writeTo.empty()) {
+    // The store keeps S under these weights and candidates, so it equals what is printed.
+    geometry::writeGeometry(writeTo, report, {weights, candidates});
+    std::cerr << "wrote the geometry into " << writeTo.string() << " (/geometry)\n";
+  }
   const auto scores = geometry::scoreLayers(report.layerIndices(), series, weights, candidates);
   ScoredReport scored{report, series, scores, weights, candidates};
   // S and l* on every token resample (the proxies' resamples), for their intervals.

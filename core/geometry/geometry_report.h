@@ -52,11 +52,21 @@ GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
                          const std::vector<int64_t>& layers = {},
                          const std::vector<LayerMetric*>& metrics = {});
 
+/** How S and l* are computed from a report: the weight of each of metricSeries(report), in
+ *  order (missing ones take their default: 1 for a proxy, 0 for a plugin metric), and the
+ *  candidate layers (none: defaultCandidates). */
+struct ScoreChoice {
+  ScoreWeights weights;
+  std::optional<LayerRange> candidates;
+};
+
 /**
- * Writes the report into the store file as /geometry (replacing an earlier one). The store
- * must not be open for writing elsewhere. Throws IoError / FormatError naming the file.
+ * Writes the report into the store file as /geometry (replacing an earlier one), with S, its
+ * interval and l*'s frequency under `choice`, which its attributes record. The store must not
+ * be open for writing elsewhere. Throws IoError / FormatError naming the file.
  */
-void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report);
+void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
+                   const ScoreChoice& choice = {});
 
 /** The /geometry a scan left in the store, or nullopt when it has none. */
 std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile);

@@ -86,7 +86,8 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
   return out;
 }
 
-void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report) {
+void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report,
+                const ScoreChoice& choice) {
   const hdf5::Location where{group, file, kGroup};
   hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
   hdf5::writeStringAttribute(where, "normalisation",
@@ -139,9 +140,16 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
                           {"undefined", w.undefined}});
   if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
-  // Plugin metrics weigh 0 by default, so the stored S is the proxies' alone.
-  const LayerRange candidates = defaultCandidates(report.numLayers);
-  const LayerScores scores = scoreLayers(layers, series, {}, candidates);
+  // S under the caller's choice (by default the proxies' alone: plugin metrics weigh 0), and
+  // the choice itself, so that what a reader recomputes equals what was printed.
+  const LayerRange candidates = choice.candidates.value_or(defaultCandidates(report.numLayers));
+  const LayerScores scores = scoreLayers(layers, series, choice.weights, candidates);
+  nlohmann::json weights = nlohmann::json::object();
+  for (size_t s = 0; s < series.size(); ++s)
+    weights[series[s].key] = weightOf(series, choice.weights, s);
+  hdf5::writeStringAttribute(where, "score_weights", weights.dump());
+  hdf5::writeStringAttribute(where, "score_candidates",
+                             nlohmann::json::array({candidates.first, candidates.last}).dump());
   out.doubles("score", scores.score, {n});
   const auto replicates = report.replicates();
   hsize_t resamples = 0;
@@ -156,14 +164,14 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
       }
     out.doubles("replicates", flat, {n, resamples, 3});
     const ScoreBootstrap boot =
-        bootstrapScores(layers, series, {}, candidates, report.options.confidence);
+        bootstrapScores(layers, series, choice.weights, candidates, report.options.confidence);
     std::vector<double> bounds;
     for (const Interval& i : boot.score) bounds.insert(bounds.end(), {i.low, i.high});
     out.doubles("score_interval", bounds, {n, 2});
     out.doubles("l_star_frequency", boot.bestFrequency, {n});
   }
-  const std::string cancelling =
-      cancellingTermsWarning(report.options.normalisation, report.options.monotonicity, {});
+  const std::string cancelling = cancellingTermsWarning(
+      report.options.normalisation, report.options.monotonicity, choice.weights);
   if (!cancelling.empty())
     hdf5::writeStringAttribute(where, "score_warnings", nlohmann::json::array({cancelling}).dump());
 
@@ -210,7 +218,8 @@ std::vector<double> unpad(const double* row, size_t width) {
 
 }  // namespace
 
-void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report) {
+void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
+                   const ScoreChoice& choice) {
   hdf5::quietErrors();
   // Keeps a capture (or another scan) from writing the same file meanwhile.
   WriterLock lock = WriterLock::forExistingFile(storeFile);
@@ -222,7 +231,7 @@ void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport&
   {
     hdf5::Group group(H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (!group) throw IoError(storeFile, "cannot create the geometry group" + hdf5::detailSuffix());
-    writeGroup(group.get(), storeFile, report);
+    writeGroup(group.get(), storeFile, report, choice);
   }
   if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
     throw IoError(storeFile, "cannot flush the geometry" + hdf5::detailSuffix());

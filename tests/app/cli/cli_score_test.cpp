@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "support/geometry_store_fixture.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"
+#include "support/python_finder.h"
 #include "support/temp_dir.h"
 
 namespace strata {
@@ -48,6 +51,49 @@ TEST(CliScore, JsonAgreesWithTheStoredGeometryAndTheScore) {
   const auto scores =
       geometry::scoreLayers(stored->layerIndices(), geometry::metricSeries(*stored), {}, {1, 3});
   EXPECT_EQ(doc["l_star"].get<int64_t>(), stored->layers[size_t(scores.bestIndex)].layer);
+}
+
+TEST(CliScore, TheStoreKeepsSUnderTheWeightsAndCandidatesItPrinted) {
+  std::string why;
+  const std::string python = testing::findPython({"h5py"}, "run scripts/setup.sh", why);
+  if (python.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  const auto store = dir / "acts.h5";
+  testing::writeGeometryFixtureStore(store);
+  const auto run = testing::runCliSplit("score --store " + store.string() + kSmall +
+                                        " --weights 1,0,2 --candidates 0..4 --json --device cpu");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  const auto printed = nlohmann::json::parse(run.out);
+
+  // h5py, not Strata, reads back what the store holds.
+  const std::string script =
+      "import h5py, json, sys\n"
+      "g = h5py.File(sys.argv[1], 'r')['geometry']\n"
+      "text = lambda a: a.decode() if isinstance(a, bytes) else a\n"
+      "print(json.dumps({'score': [None if x != x else float(x) for x in g['score'][:]],\n"
+      "  'weights': json.loads(text(g.attrs['score_weights'])),\n"
+      "  'candidates': json.loads(text(g.attrs['score_candidates']))}))\n";
+  const auto scriptFile = dir / "read_geometry.py";
+  std::ofstream(scriptFile) << script;
+  FILE* pipe = popen((python + " " + scriptFile.string() + " " + store.string()).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe)) text += buffer.data();
+  ASSERT_EQ(pclose(pipe), 0) << text;
+  const auto stored = nlohmann::json::parse(text);
+
+  EXPECT_EQ(stored["candidates"], nlohmann::json::array({0, 4})) << text;
+  EXPECT_EQ(stored["weights"]["curvature"], 1.0) << text;
+  EXPECT_EQ(stored["weights"]["monotonicity"], 0.0);
+  EXPECT_EQ(stored["weights"]["effective_rank"], 2.0);
+  ASSERT_EQ(stored["score"].size(), printed["layers"].size());
+  for (size_t i = 0; i < printed["layers"].size(); ++i) {
+    const auto& want = printed["layers"][i]["score"];
+    const auto& got = stored["score"][i];
+    ASSERT_EQ(got.is_null(), want.is_null()) << "layer " << i;
+    if (!want.is_null()) EXPECT_NEAR(got.get<double>(), want.get<double>(), 1e-12) << "layer " << i;
+  }
 }
 
 TEST(CliScore, TableMarksLStarAndCsvHasOneRowPerLayer) {
