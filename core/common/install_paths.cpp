@@ -89,6 +89,16 @@ std::filesystem::path sharedDataFolder() {
   return {};
 }
 
+std::filesystem::path sourceTreeFolder() {
+#ifdef STRATA_SOURCE_DIR
+  std::error_code error;
+  if (std::filesystem::is_directory(installedDataFolder(), error)) return {};  // installed
+  const std::filesystem::path source(STRATA_SOURCE_DIR);
+  if (std::filesystem::is_directory(source, error)) return source;
+#endif
+  return {};
+}
+
 std::filesystem::path userDataFolder() {
   if (const char* chosen = std::getenv("STRATA_DATA_DIR"); chosen && *chosen) return chosen;
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)

@@ -59,6 +59,12 @@ std::filesystem::path defaultCorpusFile();
 std::filesystem::path sharedDataFolder();
 
 /**
+ * The source tree this binary was built from, when it runs from a build tree and that tree
+ * still exists (a study records its commit); empty for an installed Strata.
+ */
+std::filesystem::path sourceTreeFolder();
+
+/**
  * Where Strata keeps what it computes for the user across sessions (the default model's cached
  * geometry): $STRATA_DATA_DIR when set, else $XDG_DATA_HOME/strata, else ~/.local/share/strata.
  * Not created here.

@@ -6,22 +6,17 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/capture.h"
-#include "engine/device_choice.h"
 #include "engine/metrics_log.h"
-#include "geometry/backend.h"
 #include "geometry/geometry_report.h"
-#include "geometry/metric_series.h"
 #include "geometry/score.h"
-#include "io/activation_store.h"
-#include "io/atomic_file.h"
 #include "recipes/bridge/bridge_sweep.h"
 #include "recipes/bridge/hybrid_generation.h"
+#include "studies/dihal_geometry.h"
 #include "studies/study_analysis.h"
 #include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
@@ -35,14 +30,11 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
 
-/** The store is scored with `trace` (the default); these two are scored beside it, so ρ can be
- *  reported under every normalisation (DIR/normalisations.json). */
+/** The store this study's bridges read (DIR/acts.h5). */
+fs::path storeOf(const StudyProtocol& p) { return settingIn(p.shared, "store"); }
+
 const std::vector<geometry::Normalisation> kOtherNormalisations = {
     geometry::Normalisation::None, geometry::Normalisation::Standardise};
-
-fs::path normalisationsFile(const StudyProtocol& p) {
-  return fs::path(settingIn(p.shared, "store")).parent_path() / "normalisations.json";
-}
 
 /** `count` prompts from the held-out tail (the last 5 %, pretrain's val_fraction) of the corpus:
  *  the first `bytes` bytes of lines spread evenly over it, cut at a space. */
@@ -69,30 +61,13 @@ std::vector<std::string> corpusPrompts(const fs::path& corpus, int64_t count, si
   return prompts;
 }
 
-/** The sweep's rows and statistics for one set of proxy values (layer order of `layers`). */
-BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
-                          const std::vector<geometry::ProxyValues>& values, int64_t last,
-                          const std::vector<StudyRunResult>& runs, const fs::path& source) {
-  const auto scores = geometry::scoreLayers(layers, geometry::proxySeries(values), {},
-                                            geometry::LayerRange{1, last});
-  BridgeSweepResult sweep;
-  for (const auto& r : runs) {
-    if (r.arm.rfind("bridge-l", 0) != 0) continue;
-    BridgeSweepRow row;
-    row.layer = std::stoll(r.arm.substr(8));
-    row.valLoss = r.measurement.values.at("val_loss_best");
-    const auto index =
-        static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
-    if (index >= layers.size())
-      throw FormatError(source, "has no score for layer " + std::to_string(row.layer));
-    row.score = scores.score[index];
-    row.curvature = values[index].curvature;
-    row.monotonicity = values[index].monotonicity;
-    row.effectiveRank = values[index].effectiveRank;
-    sweep.rows.push_back(row);
-  }
-  if (sweep.rows.size() >= 2) computeSweepStatistics(sweep);
-  return sweep;
+/** The bridges of one seed's runs (arms bridge-l<l>) with their best validation loss. */
+std::vector<BridgeLoss> bridgeLosses(const std::vector<StudyRunResult>& runs) {
+  std::vector<BridgeLoss> losses;
+  for (const auto& r : runs)
+    if (r.arm.rfind("bridge-l", 0) == 0)
+      losses.push_back({std::stoll(r.arm.substr(8)), r.measurement.values.at("val_loss_best")});
+  return losses;
 }
 
 double valueOf(const std::vector<StudyRunResult>& runs, const std::string& arm,
@@ -255,85 +230,29 @@ class DihalStudy final : public Study {
   /** The activation store of the trained model, captured and scored once (DIR/acts.h5). */
   void afterAuxiliary(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
                       JobContext& job) override {
-    const fs::path store = settingIn(p.shared, "store");
-    if (!fs::exists(store) || !geometry::readGeometry(store))
-      captureAndScore(p, runs, options, job);
-    if (!fs::exists(normalisationsFile(p))) scoreOtherNormalisations(p, options, job);
+    const fs::path store = storeOf(p);
+    if (!fs::exists(store) || !geometry::readGeometry(store)) {
+      CaptureConfig capture;
+      capture.modelFolder = runs / "model";
+      capture.corpus = settingIn(p.shared, "corpus");
+      capture.output = store;
+      capture.overwrite = true;
+      capture.sampling.tokenBudget = p.budget == "smoke" ? 256 : 8192;
+      capture.sampling.sequenceLength = p.budget == "smoke" ? 16 : 64;
+      capture.device = options.device;
+      captureAndScoreStore(capture, options.device, job);
+    }
+    if (!fs::exists(normalisationsFile(store)))
+      scoreOtherNormalisations(store, options.device, candidates(p), job);
   }
 
-  void captureAndScore(const StudyProtocol& p, const fs::path& runs, const StudyOptions& options,
-                       JobContext& job) {
-    const fs::path store = settingIn(p.shared, "store");
-    CaptureConfig capture;
-    capture.modelFolder = runs / "model";
-    capture.corpus = settingIn(p.shared, "corpus");
-    capture.output = store;
-    capture.overwrite = true;
-    capture.sampling.tokenBudget = p.budget == "smoke" ? 256 : 8192;
-    capture.sampling.sequenceLength = p.budget == "smoke" ? 16 : 64;
-    capture.device = options.device;
-    job.info("capturing the model's hidden states into " + store.string());
-    runCapture(capture, job);
-    job.info("scoring the layers of " + store.string());
-    auto backend = geometry::makeGeometryBackend(
-        geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
-    geometry::GeometryReport report;
-    {  // the reader must be closed before the geometry is written into the same file
-      const ActivationStore opened = ActivationStore::open(store);
-      report = geometry::scanStore(opened, *backend, geometry::ProxyOptions{}, job);
-    }
-    geometry::writeGeometry(store, report);
+  std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
+    return dihalLayerTables(storeOf(p), candidates(p));
   }
 
-  /** The proxies under the other normalisations, per layer, into normalisations.json. */
-  void scoreOtherNormalisations(const StudyProtocol& p, const StudyOptions& options,
-                                JobContext& job) {
-    const fs::path store = settingIn(p.shared, "store");
-    auto backend = geometry::makeGeometryBackend(
-        geometry::parseDeviceChoice(resolveDevice(options.device, "device")));
-    const ActivationStore opened = ActivationStore::open(store);
-    nlohmann::json all = nlohmann::json::object();
-    for (const geometry::Normalisation mode : kOtherNormalisations) {
-      job.info(std::string("scoring the layers with normalisation ") +
-               geometry::normalisationName(mode));
-      geometry::ProxyOptions proxies;
-      proxies.normalisation = mode;
-      const geometry::GeometryReport report = geometry::scanStore(opened, *backend, proxies, job);
-      nlohmann::json layers = nlohmann::json::array();
-      for (const auto& layer : report.layers)
-        layers.push_back({{"layer", layer.layer},
-                          {"curvature", layer.values.curvature},
-                          {"monotonicity", layer.values.monotonicity},
-                          {"effective_rank", layer.values.effectiveRank}});
-      all[geometry::normalisationName(mode)] = layers;
-    }
-    writeTextAtomically(normalisationsFile(p), all.dump(2) + "\n");
-  }
-
-  /** The layers and proxy values `normalisations.json` holds for `mode`. */
-  static std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(
-      const fs::path& file, geometry::Normalisation mode) {
-    const nlohmann::json all = nlohmann::json::parse(readWholeFile(file), nullptr, false);
-    const char* name = geometry::normalisationName(mode);
-    if (all.is_discarded() || !all.contains(name))
-      throw FormatError(file, std::string("has no layers scored with ") + name);
-    // An undefined proxy (e.g. m_curv of layer 0, all neighbourhoods zero-spread) is NaN, which
-    // JSON writes as null.
-    const auto number = [&](const nlohmann::json& row, const char* key) {
-      const nlohmann::json& v = row.at(key);
-      if (v.is_null()) return kNan;
-      if (!v.is_number())
-        throw FormatError(file, std::string("has a non-number ") + key, key, "value");
-      return v.get<double>();
-    };
-    std::vector<int64_t> layers;
-    std::vector<geometry::ProxyValues> values;
-    for (const auto& row : all.at(name)) {
-      layers.push_back(row.at("layer").get<int64_t>());
-      values.push_back(
-          {number(row, "curvature"), number(row, "monotonicity"), number(row, "effective_rank")});
-    }
-    return {layers, values};
+  /** geometry/score.h's default candidates 1..L−1 of the model trained here. */
+  static geometry::LayerRange candidates(const StudyProtocol& p) {
+    return {1, modelLayers(p.budget == "smoke") - 1};
   }
 
   void prepareMeasuring(const StudyProtocol& p, const fs::path& runs,
@@ -389,12 +308,12 @@ class DihalStudy final : public Study {
 
   RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t,
                                  const std::vector<StudyRunResult>& runs) override {
-    const fs::path storePath = settingIn(p.shared, "store");
+    const fs::path storePath = storeOf(p);
     const auto report = geometry::readGeometry(storePath);
     if (!report) throw FormatError(storePath, "has no layer scores");
-    const int64_t last = modelLayers(p.budget == "smoke") - 1;
+    const std::vector<BridgeLoss> bridges = bridgeLosses(runs);
     BridgeSweepResult sweep =
-        sweepOf(report->layerIndices(), report->values(), last, runs, storePath);
+        sweepOf(report->layerIndices(), report->values(), candidates(p), bridges, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
     const auto byLoss =
@@ -419,10 +338,10 @@ class DihalStudy final : public Study {
         {"regret_worst", worst->valLoss - byLoss->valLoss},
         {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(byScore->layer), "gen_ppl")},
         {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
-    const fs::path others = normalisationsFile(p);
+    const fs::path others = normalisationsFile(storePath);
     for (const geometry::Normalisation mode : kOtherNormalisations) {
       const auto [layers, values] = readNormalisation(others, mode);
-      const BridgeSweepResult other = sweepOf(layers, values, last, runs, others);
+      const BridgeSweepResult other = sweepOf(layers, values, candidates(p), bridges, others);
       const std::string name = geometry::normalisationName(mode);
       m.values["rho_s_" + name] = other.rho;
       m.values["partial_rho_" + name] = other.partialRho;

@@ -73,6 +73,16 @@ struct RunMeasurement {
   std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;
 };
 
+/** Numbers a study's claims rest on besides the runs' (e.g. DiHAL's per-layer proxies and
+ *  score with their intervals), written into study.json under "tables" so that every sentence
+ *  of the study's page can be recomputed from the file. A column "<c>_low"/"<c>_high" beside
+ *  "<c>" is its interval. */
+struct StudyTable {
+  std::string description;
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;  ///< one value per column (NaN: undefined)
+};
+
 /** One study: its protocol and how it measures a run. Used from the one job thread. */
 class Study {
  public:
@@ -96,6 +106,9 @@ class Study {
                                 const StudyOptions&) {}
   /** The numbers of a finished run of `arm` (the runner adds the generic ones). */
   virtual RunMeasurement measure(const StudyArm& arm, const std::filesystem::path& run) = 0;
+  /** Tables for study.json (see StudyTable), read after the runs; empty when what they come
+   *  from does not exist yet (an analysis before afterAuxiliary ran). */
+  virtual std::map<std::string, StudyTable> tables(const StudyProtocol&) const { return {}; }
 };
 
 }  // namespace strata

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "common/build_info.h"
 #include "common/error.h"
 #include "common/text_file.h"
 #include "engine/training_loop.h"
@@ -89,22 +88,59 @@ Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& over
   return j;
 }
 
-}  // namespace
-
-std::string protocolJson(const StudyProtocol& p, const std::vector<std::string>& overrides) {
-  Json j = {{"study", p.name}, {"protocol", protocolObject(p, overrides)}};
-  return j.dump(2) + "\n";
+Json codeJson(const CodeProvenance& c) {
+  return {{"version", c.version},        {"build_type", c.buildType},
+          {"compiler", c.compiler},      {"cuda", c.withCuda},
+          {"executable", c.executable},  {"executable_time", c.executableTime},
+          {"source_tree", c.sourceTree}, {"commit", c.commit},
+          {"commit_time", c.commitTime}, {"changes", c.changes}};
 }
 
+Json seriesJson(const std::vector<std::pair<int64_t, double>>& series) {
+  Json points = Json::array();
+  for (const auto& [step, v] : series) points.push_back({step, number(v)});
+  return points;
+}
+
+/** Each seed's value of `curve` for `arm` at every step of the summary (null where that seed
+ *  did not log the step), so the mean and band can be recomputed and every seed drawn. */
+Json seedCurves(const std::vector<StudyRunResult>& runs, const std::string& arm,
+                const std::string& curve, const std::vector<int64_t>& steps) {
+  Json seeds = Json::object();
+  for (const auto& r : runs) {
+    if (r.arm != arm) continue;
+    const auto found = r.measurement.curves.find(curve);
+    if (found == r.measurement.curves.end()) continue;
+    const std::map<int64_t, double> byStep(found->second.begin(), found->second.end());
+    Json values = Json::array();
+    for (int64_t step : steps) {
+      const auto v = byStep.find(step);
+      values.push_back(v == byStep.end() ? Json(nullptr) : number(v->second));
+    }
+    seeds[std::to_string(r.seed)] = values;
+  }
+  return seeds;
+}
+
+Json tableJson(const StudyTable& t) {
+  Json rows = Json::array();
+  for (const auto& row : t.rows) rows.push_back(numbers(row));
+  return {{"description", t.description}, {"columns", t.columns}, {"rows", rows}};
+}
+
+}  // namespace
+
 void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOptions& options,
-                    const std::map<std::string, double>& facts,
-                    const std::vector<StudyRunResult>& runs, const StudyAnalysis& a) {
+                    const StudyRecord& record, const StudyAnalysis& a) {
+  const std::map<std::string, double>& facts = record.facts;
+  const std::vector<StudyRunResult>& runs = record.runs;
   Json j = {{"study", p.name},
             {"title", p.title},
             {"question", p.question},
             {"protocol", protocolObject(p, options.overrides)}};
-  j["code_version"] = build::kVersion;
-  j["build"] = std::string(build::kBuildType) + ", " + build::kCompiler;
+  j["code_version"] = record.code.version;
+  j["build"] = record.code.buildType + ", " + record.code.compiler;
+  j["code"] = codeJson(record.code);
   j["machine"] = {{"host", hostName()},
                   {"cpus", std::thread::hardware_concurrency()},
                   {"device", options.device},
@@ -117,8 +153,13 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   for (const auto& r : runs) {
     Json metrics = Json::object();
     for (const auto& [k, v] : r.measurement.values) metrics[k] = number(v);
-    runList.push_back(
-        {{"arm", r.arm}, {"seed", r.seed}, {"folder", r.folder.string()}, {"metrics", metrics}});
+    Json curves = Json::object();
+    for (const auto& [name, series] : r.measurement.curves) curves[name] = seriesJson(series);
+    runList.push_back({{"arm", r.arm},
+                       {"seed", r.seed},
+                       {"folder", r.folder.string()},
+                       {"metrics", metrics},
+                       {"curves", curves}});
   }
   j["runs"] = runList;
   Json aggregates = Json::object();
@@ -151,11 +192,15 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
       arms[arm.name] = {{"step", found->second.steps},
                         {"mean", numbers(mean)},
                         {"low", numbers(low)},
-                        {"high", numbers(high)}};
+                        {"high", numbers(high)},
+                        {"seeds", seedCurves(runs, arm.name, curve, found->second.steps)}};
     }
     curves[curve] = arms;
   }
   j["curves"] = curves;
+  Json tables = Json::object();
+  for (const auto& [name, table] : record.tables) tables[name] = tableJson(table);
+  j["tables"] = tables;
   Json claims = Json::array();
   for (const auto& c : a.claims) {
     Json cj = claimJson(c.claim);
@@ -171,14 +216,15 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   writeTextAtomically(file, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
+std::string protocolJson(const StudyProtocol& p, const std::vector<std::string>& overrides) {
+  Json j = {{"study", p.name}, {"protocol", protocolObject(p, overrides)}};
+  return j.dump(2) + "\n";
+}
+
 void writeRunMeasurement(const fs::path& file, const RunMeasurement& m) {
   Json values = Json::object(), curves = Json::object();
   for (const auto& [k, v] : m.values) values[k] = number(v);
-  for (const auto& [k, series] : m.curves) {
-    Json points = Json::array();
-    for (const auto& [step, v] : series) points.push_back({step, number(v)});
-    curves[k] = points;
-  }
+  for (const auto& [k, series] : m.curves) curves[k] = seriesJson(series);
   writeTextAtomically(file, Json({{"values", values}, {"curves", curves}}).dump(1) + "\n");
 }
 

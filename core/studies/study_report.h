@@ -11,11 +11,17 @@
 //                 "metrics": [{"key", "label", "lower_is_better"}], "curves", "claims": [{"id",
 //                 "statement", "metric", "arm", "baseline" | "reference", "direction", "margin"}],
 //                 "headline", "decision_rule", "statistics": {...}},
-//    "code_version", "build", "machine": {"host", "cpus", "device", "libtorch"}, "date",
+//    "code_version", "build",
+//    "code": {"version", "build_type", "compiler", "cuda", "executable", "executable_time",
+//             "source_tree", "commit", "commit_time", "changes": [git status lines]},
+//    "machine": {"host", "cpus", "device", "libtorch"}, "date",
 //    "facts": {key: value},
-//    "runs": [{"arm", "seed", "folder", "metrics": {key: value}}],
+//    "runs": [{"arm", "seed", "folder", "metrics": {key: value},
+//              "curves": {curve: [[step, value], ...]}}],
 //    "aggregates": {arm: {metric: {"n", "mean", "sd", "low", "high", "values"}}},
-//    "curves": {curve: {arm: {"step": [...], "mean": [...], "low": [...], "high": [...]}}},
+//    "curves": {curve: {arm: {"step": [...], "mean": [...], "low": [...], "high": [...],
+//                             "seeds": {seed: [value per step, null where not logged]}}}},
+//    "tables": {name: {"description", "columns": [...], "rows": [[...], ...]}},
 //    "claims": [{"id", "statement", ..., "difference": {...}, "verdict": {"result", "reason"}}],
 //    "complete", "runs_measured", "runs_planned",   (false / fewer: a partial analysis)
 //    "verdict": {"result", "reason"}}
@@ -28,15 +34,23 @@
 #include <vector>
 
 #include "studies/study_analysis.h"
+#include "studies/study_provenance.h"
 
 namespace strata {
 
 /** The protocol as JSON text (what DIR/protocol.json holds; the device is not part of it). */
 std::string protocolJson(const StudyProtocol& protocol, const std::vector<std::string>& overrides);
 
+struct StudyRecord {
+  CodeProvenance code;
+  std::map<std::string, double> facts;
+  std::vector<StudyRunResult> runs;
+  std::map<std::string, StudyTable> tables;
+};
+
 void writeStudyJson(const std::filesystem::path& file, const StudyProtocol& protocol,
-                    const StudyOptions& options, const std::map<std::string, double>& facts,
-                    const std::vector<StudyRunResult>& runs, const StudyAnalysis& analysis);
+                    const StudyOptions& options, const StudyRecord& record,
+                    const StudyAnalysis& analysis);
 
 void writeRunMeasurement(const std::filesystem::path& file, const RunMeasurement& measurement);
 /** nullopt when the file does not exist; FormatError naming it when it is not readable. */

@@ -121,7 +121,10 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job) {
   const StudyProtocol protocol = study.protocol(options);
-  const std::map<std::string, double> facts = study.facts(protocol);
+  StudyRecord record;
+  record.code = codeProvenance();  // when the study starts: its checkout may move on meanwhile
+  record.facts = study.facts(protocol);
+  const std::map<std::string, double>& facts = record.facts;
   checkProtocol(protocol, facts);
   checkOverrides(protocol, options);
   const std::vector<PlannedRun> plan = planRuns(protocol, options);
@@ -135,7 +138,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   }
   StudyProgressSink progress(job, total, done);
   const std::string command = "strata-cli study " + protocol.name;
-  std::vector<StudyRunResult> results;
+  std::vector<StudyRunResult>& results = record.runs;
   bool measuring = false, auxiliaryDone = true;
   for (size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& r = plan[i];
@@ -187,7 +190,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     }
   }
   StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
-  writeStudyJson(outcome.studyJson, protocol, options, facts, results, outcome.analysis);
+  record.tables = study.tables(protocol);
+  writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
   writeTextAtomically(options.folder / "study.md",
                       studySummaryMarkdown(protocol, facts, outcome.analysis));
   return outcome;

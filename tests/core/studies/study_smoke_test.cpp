@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -190,6 +192,46 @@ TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
   EXPECT_TRUE(study["aggregates"]["bridge-l2"].contains("val_loss_best"));
   EXPECT_EQ(study["claims"][3]["baseline_metric"], "rho_neg_depth");
   EXPECT_EQ(study["claims"][3]["difference"]["n"], 2);
+
+  // The per-layer numbers S rests on, in study.json: the store's proxies with their intervals,
+  // and S over the candidates 1..3, recomputed here from the table's own proxies (DESIGN.md:
+  // S = z(log m_curv) + z(log m_mono) − z(log k_eff), z over the candidates, population sd).
+  const Json& table = study["tables"]["layers_trace"];
+  const auto column = [&](const std::string& name) {
+    const auto& columns = table["columns"];
+    return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  const auto stored = geometry::readGeometry(dir / "s" / "acts.h5");
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(table["rows"].size(), stored->layers.size());  // layers 0..4
+  std::vector<std::array<double, 3>> logs;
+  for (const auto& row : table["rows"]) {
+    const auto layer = row[column("layer")].get<int64_t>();
+    EXPECT_EQ(row[column("k_eff")].get<double>(), stored->layers[layer].values.effectiveRank);
+    EXPECT_LE(row[column("k_eff_low")].get<double>(), row[column("k_eff_high")].get<double>());
+    if (layer >= 1 && layer <= 3)
+      logs.push_back({std::log(row[column("m_curv")].get<double>()),
+                      std::log(row[column("m_mono")].get<double>()),
+                      std::log(row[column("k_eff")].get<double>())});
+    else
+      EXPECT_TRUE(row[column("S")].is_null()) << "layer " << layer << " is no candidate";
+  }
+  ASSERT_EQ(logs.size(), 3u);
+  std::array<double, 3> mean{}, sd{};
+  for (const auto& l : logs)
+    for (int k = 0; k < 3; ++k) mean[k] += l[k] / 3;
+  for (const auto& l : logs)
+    for (int k = 0; k < 3; ++k) sd[k] += (l[k] - mean[k]) * (l[k] - mean[k]) / 3;
+  for (int layer = 1; layer <= 3; ++layer) {
+    const auto& l = logs[layer - 1];
+    const double z = (l[0] - mean[0]) / std::sqrt(sd[0]) + (l[1] - mean[1]) / std::sqrt(sd[1]) -
+                     (l[2] - mean[2]) / std::sqrt(sd[2]);
+    EXPECT_NEAR(table["rows"][layer][column("S")].get<double>(), z, 1e-9) << "layer " << layer;
+  }
+  EXPECT_TRUE(study["tables"].contains("layers_none"));
+  EXPECT_TRUE(study["tables"].contains("layers_standardise"));
+  // Every seed's curve is there beside the mean.
+  EXPECT_EQ(study["curves"]["val_loss"]["bridge-l2"]["seeds"].size(), 2u);
 
   // ρ under the other normalisations. k_eff = tr(Σ)/λ_max(Σ) does not depend on the scale, so
   // the unnormalised scores must repeat the store's (trace) effective ranks, while m_curv, which

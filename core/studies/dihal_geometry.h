@@ -1,0 +1,69 @@
+#pragma once
+// What both DiHAL studies (the model pretrained here, and a real pretrained model) do with the
+// activation store their bridges read: capture and score it once, score it again under the other
+// normalisations (DIR/normalisations.json), the per-layer numbers S rests on as study.json
+// tables, and the sweep statistics of one seed's bridges against one set of proxies. No torch
+// here.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "geometry/backend.h"
+#include "geometry/proxy_options.h"
+#include "geometry/score.h"
+#include "recipes/bridge/bridge_sweep.h"
+#include "studies/study_protocol.h"
+
+namespace strata {
+
+class JobContext;
+struct CaptureConfig;
+
+namespace geometry {
+struct GeometryReport;
+}
+
+/** normalisations.json beside `store`. */
+std::filesystem::path normalisationsFile(const std::filesystem::path& store);
+
+/** Captures `capture` (overwriting) and writes the default proxies' scan into the store. */
+void captureAndScoreStore(const CaptureConfig& capture, const std::string& device, JobContext& job);
+
+/** Scans `store` under `none` and `standardise` and writes each layer's proxies and the
+ *  per-layer table (layerTable) of each into normalisations.json. */
+void scoreOtherNormalisations(const std::filesystem::path& store, const std::string& device,
+                              const geometry::LayerRange& candidates, JobContext& job);
+
+/** The layers and proxy values normalisations.json holds for `mode`. */
+std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(
+    const std::filesystem::path& file, geometry::Normalisation mode);
+
+/** Per layer: the proxies with their bootstrap intervals, S over `candidates` with its
+ *  interval, and how often each layer is l* over the token resamples. */
+StudyTable layerTable(const geometry::GeometryReport& report,
+                      const geometry::LayerRange& candidates);
+
+/** "layers_<normalisation>" for the store's own scan and each one normalisations.json holds a
+ *  table of; empty when the store has not been scored yet. */
+std::map<std::string, StudyTable> dihalLayerTables(const std::filesystem::path& store,
+                                                   const geometry::LayerRange& candidates);
+
+/** One trained bridge of a seed: its layer and best validation loss. */
+struct BridgeLoss {
+  int64_t layer = 0;
+  double valLoss = 0;
+};
+
+/** The sweep's rows and statistics for one set of proxy values (S over `candidates`, then the
+ *  bridges' layers); FormatError naming `source` when a bridge's layer has no proxies. */
+BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
+                          const std::vector<geometry::ProxyValues>& values,
+                          const geometry::LayerRange& candidates,
+                          const std::vector<BridgeLoss>& bridges,
+                          const std::filesystem::path& source);
+
+}  // namespace strata
