@@ -43,6 +43,12 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
     throw UsageError("--compute-dtype must be fp32 or bf16, got '" + computeDType + "'");
   config.computeDType = computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
 
+  config.write.threads = static_cast<int>(cli.integer("write-threads"));
+  config.write.deflateLevel = static_cast<int>(cli.integer("deflate-level"));
+  if (config.write.threads < 0) throw UsageError("--write-threads must be 0 or more");
+  if (config.write.deflateLevel < 1 || config.write.deflateLevel > 9)
+    throw UsageError("--deflate-level must be between 1 and 9");
+
   config.corpusOptions = corpusOptionsFrom(cli);
   config.device = deviceFrom(cli);
   return config;
@@ -73,6 +79,10 @@ int runCapture(const Arguments& args) {
       .option("compute-dtype", "TYPE", "fp32 or bf16 forward passes (storage keeps --dtype)",
               "fp32")
       .option("batch", "B", "sequences per forward pass", "16")
+      .option("write-threads", "N",
+              "threads compressing the store's chunks (0 = one per hardware thread)", "0")
+      .option("deflate-level", "L",
+              "zlib level of a new store, 1 (fastest) to 9; readers need no change", "1")
       .flag("stream-layers", "keep only one block's weights in memory (for models larger than RAM)")
       .flag("resume", "finish an interrupted store at --out (same corpus and sampling options)")
       .flag("overwrite", "replace an existing store at --out");

@@ -131,7 +131,7 @@ ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig&
                                  const TokenSample& sample, const BosConvention& bos) {
   if (!config.resume || !std::filesystem::exists(config.output))
     return ActivationStoreWriter::create(config.output, storeMetaFor(config, model, sample, bos),
-                                         sample.tokens, config.overwrite);
+                                         sample.tokens, config.overwrite, config.write);
   {
     // The stored rows must be exactly the ones this run will compute.
     const ActivationStore existing = ActivationStore::open(config.output);
@@ -144,7 +144,7 @@ ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig&
                         "holds other tokens than this capture samples (different corpus, "
                         "tokenizer or sampling options): cannot resume it");
   }
-  return ActivationStoreWriter::resume(config.output);
+  return ActivationStoreWriter::resume(config.output, config.write);
 }
 
 }  // namespace

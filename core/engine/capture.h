@@ -5,8 +5,9 @@
 // It works layer by layer over the whole sample — h_0 for every sequence, then block 1 for
 // every sequence, … — so memory holds one layer's states (S·T·d floats) and, with layer
 // streaming, one block's weights; and each finished layer is written (and flushed) on a
-// background thread while the next one is computed, so the writing (deflate) overlaps the
-// forward passes and a crash keeps every finished layer. Resuming an interrupted store
+// background thread while the next one is computed, so the writing overlaps the forward
+// passes and a crash keeps every finished layer. The writing is bound by deflate, which a pool
+// of threads does chunk by chunk (CaptureConfig::write). Resuming an interrupted store
 // re-samples the same tokens (same corpus, tokenizer and seed), recomputes the forward pass and
 // writes only the missing layers.
 
@@ -33,6 +34,8 @@ struct CaptureConfig {
   CorpusOptions corpusOptions;
   TokenSamplerConfig sampling;
   StoreDType dtype = StoreDType::Float16;
+  /** Threads and deflate level of the store's writing (io/activation_store.h). */
+  StoreWriteOptions write;
   ComputeDType computeDType = ComputeDType::Float32;
   /** "cpu", "cuda" or "auto" (engine/device_choice.h). On CUDA the weights and forward
    *  passes live on the GPU and each finished layer's stored rows are copied back for writing;

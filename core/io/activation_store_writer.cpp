@@ -10,7 +10,6 @@
 // writer drops HDF5's own lock, so readers can open the file while it is written. That also
 // means HDF5 no longer stops a second writer; this writer takes its own WriterLock for that.
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -23,6 +22,7 @@
 #include "io/activation_store_layout.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_open_error.h"
+#include "io/layer_values_writer.h"
 #include "io/writer_lock.h"
 
 namespace strata {
@@ -30,11 +30,6 @@ namespace strata {
 namespace layout = store_layout;
 
 namespace {
-
-// Random-looking float data compresses little whatever the level (measured on 20,000×1024
-// normal values: level 4 → 86% of raw in 2.0 s for float16, level 1 → 87% in 1.2 s). If
-// capture becomes compression-bound, level 1 is the knob; readers need no change.
-constexpr unsigned kDeflateLevel = 4;
 
 std::string utcNow() {
   const std::time_t now = std::time(nullptr);
@@ -46,7 +41,16 @@ std::string utcNow() {
 }
 
 void checkArguments(const std::filesystem::path& file, const StoreMeta& meta,
-                    const TokenTable& tokens) {
+                    const TokenTable& tokens, const StoreWriteOptions& options) {
+  if (options.deflateLevel < 1 || options.deflateLevel > 9) {
+    throw ConfigError(file, "deflate level",
+                      "must be between 1 and 9, is " + std::to_string(options.deflateLevel));
+  }
+  if (options.threads < 0) {
+    throw ConfigError(
+        file, "write threads",
+        "must be 0 (one per hardware thread) or more, is " + std::to_string(options.threads));
+  }
   if (meta.hiddenSize <= 0 || meta.numLayers < 0) {
     throw FormatError(file, "hidden_size must be positive and num_layers not negative", "meta",
                       "group");
@@ -78,13 +82,15 @@ hdf5::Group createGroup(hid_t file, const std::filesystem::path& path, const cha
 // A chunked, shuffled, deflated dataset of fixed dimensions (SWMR cannot extend datasets
 // anyway, and fixed dimensions give HDF5's compact fixed-array chunk index).
 hdf5::Dataset createDataset(hid_t file, const std::filesystem::path& path, const std::string& name,
-                            hid_t type, std::vector<hsize_t> dims, std::vector<hsize_t> chunk) {
+                            hid_t type, std::vector<hsize_t> dims, std::vector<hsize_t> chunk,
+                            int deflateLevel) {
   const hdf5::Dataspace space(
       H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   const hdf5::PropertyList dcpl(H5Pcreate(H5P_DATASET_CREATE));
   const bool ok = space && dcpl &&
                   H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
-                  H5Pset_shuffle(dcpl.get()) >= 0 && H5Pset_deflate(dcpl.get(), kDeflateLevel) >= 0;
+                  H5Pset_shuffle(dcpl.get()) >= 0 &&
+                  H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflateLevel)) >= 0;
   hdf5::Dataset dataset(
       ok ? H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)
          : H5I_INVALID_HID);
@@ -101,7 +107,7 @@ void writeAll(hid_t dataset, hid_t memType, const void* data, const std::filesys
 
 // Everything before SWMR starts: groups, attributes, tokens, empty layers, zero flags.
 void createLayout(hid_t file, const std::filesystem::path& path, const StoreMeta& meta,
-                  const TokenTable& tokens) {
+                  const TokenTable& tokens, int deflateLevel) {
   {
     const hdf5::Group group = createGroup(file, path, layout::kMetaGroup);
     const hdf5::Location where{group.get(), path, layout::kMetaGroup};
@@ -123,8 +129,8 @@ void createLayout(hid_t file, const std::filesystem::path& path, const StoreMeta
   const std::vector<int32_t>* columns[] = {&tokens.ids, &tokens.doc, &tokens.position};
   for (size_t i = 0; i < 3; ++i) {
     const std::string name = std::string(layout::kTokensGroup) + "/" + layout::kTokenColumns[i];
-    const hdf5::Dataset dataset =
-        createDataset(file, path, name, H5T_STD_I32LE, {n}, {std::min<hsize_t>(n, 65536)});
+    const hdf5::Dataset dataset = createDataset(file, path, name, H5T_STD_I32LE, {n},
+                                                {std::min<hsize_t>(n, 65536)}, deflateLevel);
     writeAll(dataset.get(), H5T_NATIVE_INT32, columns[i]->data(), path, name);
   }
   createGroup(file, path, layout::kLayersGroup);
@@ -134,7 +140,8 @@ void createLayout(hid_t file, const std::filesystem::path& path, const StoreMeta
       layout::chunkRowsFor(meta.hiddenSize, meta.dtype, static_cast<int64_t>(n)));
   const auto d = static_cast<hsize_t>(meta.hiddenSize);
   for (int64_t layer = 0; layer <= meta.numLayers; ++layer) {
-    createDataset(file, path, layout::layerName(layer), layerType, {n, d}, {chunkRows, d});
+    createDataset(file, path, layout::layerName(layer), layerType, {n, d}, {chunkRows, d},
+                  deflateLevel);
   }
   // Contiguous: 1 byte per layer, written here so its space exists before SWMR starts.
   const hsize_t flagCount = static_cast<hsize_t>(meta.numLayers) + 1;
@@ -151,6 +158,7 @@ void createLayout(hid_t file, const std::filesystem::path& path, const StoreMeta
 struct ActivationStoreWriter::State {
   std::filesystem::path file;
   StoreMeta meta;
+  StoreWriteOptions options;
   int64_t numTokens = 0;
   std::vector<uint8_t> complete;
   // Destroyed in reverse: datasets, then the file, then the lock.
@@ -182,12 +190,14 @@ struct ActivationStoreWriter::State {
 
 ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path& file,
                                                     const StoreMeta& meta, const TokenTable& tokens,
-                                                    bool overwrite) {
+                                                    bool overwrite,
+                                                    const StoreWriteOptions& options) {
   hdf5::quietErrors();
-  checkArguments(file, meta, tokens);
+  checkArguments(file, meta, tokens, options);
   auto state = std::make_unique<State>();
   state->file = file;
   state->meta = meta;
+  state->options = options;
   state->meta.strataVersion = build::kVersion;
   state->meta.createdUtc = utcNow();
   state->numTokens = static_cast<int64_t>(tokens.size());
@@ -204,7 +214,7 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
       throw IoError(file, "cannot create the HDF5 file (HDF5: " + detail + ")");
     }
     truncated = true;
-    createLayout(state->h5.get(), file, state->meta, tokens);
+    createLayout(state->h5.get(), file, state->meta, tokens, options.deflateLevel);
     if (H5Fstart_swmr_write(state->h5.get()) < 0) {
       throw IoError(file, "cannot start SWMR writing" + hdf5::detailSuffix());
     }
@@ -222,11 +232,18 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
   return ActivationStoreWriter(std::move(state));
 }
 
-ActivationStoreWriter ActivationStoreWriter::resume(const std::filesystem::path& file) {
+ActivationStoreWriter ActivationStoreWriter::resume(const std::filesystem::path& file,
+                                                    const StoreWriteOptions& options) {
   hdf5::quietErrors();
+  if (options.threads < 0) {
+    throw ConfigError(
+        file, "write threads",
+        "must be 0 (one per hardware thread) or more, is " + std::to_string(options.threads));
+  }
   layout::requireHdf5File(file);
   auto state = std::make_unique<State>();
   state->file = file;
+  state->options = options;
   state->lock = WriterLock::forExistingFile(file);
   {
     // A killed SWMR writer leaves the superblock marked "open for writing", and its recorded
@@ -301,44 +318,9 @@ void ActivationStoreWriter::writeLayer(int64_t layer, std::span<const float> row
   if (s.complete[static_cast<size_t>(layer)] != 0) s.setComplete(layer, 0);
 
   const hdf5::Dataset dataset(H5Dopen2(s.h5.get(), name.c_str(), H5P_DEFAULT));
-  const hdf5::PropertyList dcpl(dataset ? H5Dget_create_plist(dataset.get()) : H5I_INVALID_HID);
-  hsize_t chunk[2] = {1, 1};
-  if (!dcpl || H5Pget_chunk(dcpl.get(), 2, chunk) < 0) {
-    throw IoError(s.file, "cannot open dataset /" + name + hdf5::detailSuffix());
-  }
-  // Whole chunks per call, so HDF5 never reads back and re-compresses a half-written chunk.
-  const int64_t blockRows = layout::transferRowsFor(d, static_cast<int64_t>(chunk[0]));
-  const bool toHalf = s.meta.dtype == StoreDType::Float16;
-  const hdf5::Datatype half = toHalf ? hdf5::halfType() : hdf5::Datatype();
-  std::vector<Eigen::half> staging;
-  for (int64_t done = 0; done < s.numTokens; done += blockRows) {
-    const int64_t rows = std::min(blockRows, s.numTokens - done);
-    const std::span<const float> block = rowsMajor.subspan(done * d, rows * d);
-    const hsize_t memDims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(d)};
-    const hdf5::Dataspace memSpace(H5Screate_simple(2, memDims, nullptr));
-    const hdf5::Dataspace fileSpace = layout::selectRows(dataset.get(), done, rows, d);
-    const void* data = block.data();
-    if (toHalf) {
-      // Converted here (round to nearest even) so HDF5 does no slow soft conversion.
-      staging.resize(block.size());
-      for (size_t i = 0; i < block.size(); ++i) {
-        staging[i] = static_cast<Eigen::half>(block[i]);
-        if (std::isfinite(block[i]) && !std::isfinite(static_cast<float>(staging[i]))) {
-          throw FormatError(s.file,
-                            "value " + std::to_string(block[i]) + " at row " +
-                                std::to_string(done + static_cast<int64_t>(i) / d) +
-                                " is outside the float16 range (±65504); write this "
-                                "model's store as float32",
-                            name, "dataset");
-        }
-      }
-      data = staging.data();
-    }
-    if (!fileSpace || H5Dwrite(dataset.get(), toHalf ? half.get() : H5T_NATIVE_FLOAT,
-                               memSpace.get(), fileSpace.get(), H5P_DEFAULT, data) < 0) {
-      throw IoError(s.file, "cannot write dataset /" + name + hdf5::detailSuffix());
-    }
-  }
+  if (!dataset) throw IoError(s.file, "cannot open dataset /" + name + hdf5::detailSuffix());
+  writeLayerValues(dataset.get(), rowsMajor, {s.numTokens, d, s.meta.dtype}, s.options, s.file,
+                   name);
   // Data first, flag second: a reader never sees a flag for data that is not in the file.
   s.flush(dataset.get(), name);
   s.setComplete(layer, 1);

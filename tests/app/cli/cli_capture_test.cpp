@@ -1,6 +1,7 @@
 // `strata-cli capture` end to end: the real binary writes a store that the reader accepts.
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include "io/activation_store.h"
 #include "support/cli_runner.h"
@@ -11,14 +12,19 @@
 namespace strata {
 namespace {
 
-TEST(CliCapture, WritesACompleteStoreAndReportsIt) {
-  TempDir dir;
+// A random model and a corpus in `dir`; the capture command of 100 tokens from them, up to
+// its --out.
+std::string captureCommandIn(const std::filesystem::path& dir) {
   testing::writeRandomBackbone(dir / "model");
   testing::writeLetterTokenizer(dir / "model");
   testing::writeLetterCorpus(dir / "corpus.txt");
-  const std::string common = "capture --model " + (dir / "model").string() + " --corpus " +
-                             (dir / "corpus.txt").string() + " --out " +
-                             (dir / "acts.h5").string() + " --tokens 100 --seq-len 16";
+  return "capture --model " + (dir / "model").string() + " --corpus " +
+         (dir / "corpus.txt").string() + " --tokens 100 --seq-len 16 --out ";
+}
+
+TEST(CliCapture, WritesACompleteStoreAndReportsIt) {
+  TempDir dir;
+  const std::string common = captureCommandIn(dir.path()) + (dir / "acts.h5").string();
   const testing::CommandOutput result = testing::runCli(common);
   ASSERT_EQ(result.exitCode, 0) << result.out;
   EXPECT_NE(result.out.find("Wrote"), std::string::npos) << result.out;
@@ -45,9 +51,42 @@ TEST(CliCapture, WritesACompleteStoreAndReportsIt) {
 TEST(CliCapture, BadOptionsAreUsageErrors) {
   EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --dtype float64").exitCode, 2);
   EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --tokens ten").exitCode, 2);
+  EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --deflate-level 0").exitCode, 2);
+  EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --deflate-level 10").exitCode, 2);
+  EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --write-threads -1").exitCode, 2);
   const testing::CommandOutput help = testing::runCli("capture --help");
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_NE(help.out.find("usage: strata-cli capture"), std::string::npos) << help.out;
+}
+
+// The deflate level recorded in a layer's filter pipeline (what h5py reports as
+// compression_opts).
+unsigned deflateLevelOf(const std::filesystem::path& file, const char* dataset) {
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t set = H5Dopen2(h5, dataset, H5P_DEFAULT), dcpl = H5Dget_create_plist(set);
+  unsigned flags = 0, level = 0;
+  size_t count = 1;
+  H5Pget_filter_by_id2(dcpl, H5Z_FILTER_DEFLATE, &flags, &count, &level, 0, nullptr, nullptr);
+  H5Pclose(dcpl);
+  H5Dclose(set);
+  H5Fclose(h5);
+  return level;
+}
+
+TEST(CliCapture, WriteThreadsAndDeflateLevelChangeTheFileNotTheValues) {
+  TempDir dir;
+  const std::string common = captureCommandIn(dir.path());
+  ASSERT_EQ(testing::runCli(common + (dir / "fast.h5").string()).exitCode, 0);
+  ASSERT_EQ(
+      testing::runCli(common + (dir / "small.h5").string() + " --write-threads 1 --deflate-level 9")
+          .exitCode,
+      0);
+  EXPECT_EQ(deflateLevelOf(dir / "fast.h5", "layers/1"), 1u);
+  EXPECT_EQ(deflateLevelOf(dir / "small.h5", "layers/1"), 9u);
+  const ActivationStore fast = ActivationStore::open(dir / "fast.h5");
+  const ActivationStore small = ActivationStore::open(dir / "small.h5");
+  for (int64_t layer = 0; layer <= testing::kRandomLayers; ++layer)
+    EXPECT_EQ(fast.readLayer(layer), small.readLayer(layer)) << "layer " << layer;
 }
 
 TEST(CliCapture, MissingModelFolderNamesIt) {
