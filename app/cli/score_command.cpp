@@ -16,11 +16,7 @@
 #include "engine/capture.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
-#include "geometry/metric_series.h"
-#include "geometry/score.h"
-#include "geometry/score_bootstrap.h"
-#include "geometry/term_cancellation.h"
-#include "io/activation_store.h"
+#include "geometry/store_scoring.h"
 #include "io/atomic_file.h"
 #include "io/default_model.h"
 #include "plugin/plugin_metric.h"
@@ -103,10 +99,11 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
     throw CancelledError();
 }
 
-/** --default: the report of the default model's cached store (engine/cached_geometry.h). */
-void scoreDefault(const std::string& device, const geometry::ProxyOptions& options,
-                  const std::vector<geometry::LayerMetric*>& metrics,
-                  geometry::GeometryReport& report) {
+/** --default: the report of the default model's cached store (engine/cached_geometry.h); returns
+ *  the store's path. */
+std::filesystem::path scoreDefault(const std::string& device, const geometry::ProxyOptions& options,
+                                   const std::vector<geometry::LayerMetric*>& metrics,
+                                   geometry::GeometryReport& report) {
   CachedGeometryRequest request = defaultGeometryRequest();
   request.options = options;
   request.device = device;
@@ -120,6 +117,7 @@ void scoreDefault(const std::string& device, const geometry::ProxyOptions& optio
   std::cerr << (result.captured ? "captured " : "cached store ") << result.store.string()
             << (result.scored ? " (scored now)" : " (scores read from it)") << "\n";
   report = std::move(result.report);
+  return result.store;
 }
 
 /** Removes a temporary store when the command ends, however it ends. */
@@ -130,6 +128,51 @@ struct TemporaryFile {
     if (!path.empty()) std::filesystem::remove(path, ignored);
   }
 };
+
+/**
+ * --weights, --plugin-weights and --candidates as one choice of S, in the order of the scan's
+ * series (the proxies, then every loaded plugin metric, which `metrics` receives).
+ */
+geometry::ScoreChoice scoreChoiceFrom(
+    const CommandLine& cli, std::vector<std::unique_ptr<geometry::LayerMetric>>& metrics) {
+  geometry::ScoreChoice choice;
+  choice.weights = parseWeights(cli.value("weights"));
+  // Plugin metrics: every loaded one is computed (weight 0 unless given), failures are named.
+  std::map<std::string, double> pluginWeights;
+  if (!cli.isSet("no-plugins")) {
+    const plugin::PluginSet& plugins = pluginsReportingFailures();
+    pluginWeights = parsePluginWeights(cli.optionalValue("plugin-weights").value_or(""), plugins);
+    try {
+      metrics = plugin::makePluginMetrics(
+          plugins, parsePluginOptions(cli.optionalValue("plugin-options").value_or("")));
+    } catch (const ConfigError& e) {
+      throw UsageError(e.what());
+    }
+  } else if (cli.has("plugin-weights") || cli.has("plugin-options")) {
+    throw UsageError("--plugin-weights and --plugin-options need plugins (drop --no-plugins)");
+  }
+  std::vector<geometry::MetricInfo> infos;
+  for (const auto& metric : metrics) infos.push_back(metric->info());
+  for (double w : orderedWeights(pluginWeights, infos)) choice.weights.push_back(w);
+  if (cli.has("candidates")) choice.candidates = parseRange(cli, "candidates");
+  return choice;
+}
+
+/** The table (or --json), and --csv. */
+void printScored(const CommandLine& cli, const geometry::ScoredGeometry& scored) {
+  if (cli.has("csv")) {
+    const std::string target = cli.value("csv");
+    const std::string csv = formatScoreCsv(scored);
+    if (target == "-")
+      std::cout << csv;
+    else
+      writeFileAtomically(target, [&](int fd) { writeAll(fd, csv.data(), csv.size(), target); });
+  }
+  if (cli.isSet("json"))
+    std::cout << formatScoreJson(scored);
+  else if (cli.optionalValue("csv").value_or("") != "-")
+    std::cout << formatScoreTable(scored);
+}
 
 }  // namespace
 
@@ -199,22 +242,8 @@ int runScore(const Arguments& args) {
   }
   if (!fromDefault && !fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
   const geometry::ProxyOptions options = proxyOptionsFrom(cli);
-  const geometry::ScoreWeights proxyWeights = parseWeights(cli.value("weights"));
-  // Plugin metrics: every loaded one is computed (weight 0 unless given), failures are named.
   std::vector<std::unique_ptr<geometry::LayerMetric>> pluginMetrics;
-  std::map<std::string, double> pluginWeights;
-  if (!cli.isSet("no-plugins")) {
-    const plugin::PluginSet& plugins = pluginsReportingFailures();
-    pluginWeights = parsePluginWeights(cli.optionalValue("plugin-weights").value_or(""), plugins);
-    try {
-      pluginMetrics = plugin::makePluginMetrics(
-          plugins, parsePluginOptions(cli.optionalValue("plugin-options").value_or("")));
-    } catch (const ConfigError& e) {
-      throw UsageError(e.what());
-    }
-  } else if (cli.has("plugin-weights") || cli.has("plugin-options")) {
-    throw UsageError("--plugin-weights and --plugin-options need plugins (drop --no-plugins)");
-  }
+  const geometry::ScoreChoice choice = scoreChoiceFrom(cli, pluginMetrics);
   geometry::DeviceChoice device;
   try {
     device = geometry::parseDeviceChoice(cli.value("device"));
@@ -222,80 +251,45 @@ int runScore(const Arguments& args) {
     throw UsageError(e.what());
   }
 
-  geometry::GeometryReport report;
-  std::filesystem::path writeTo;  // the store that keeps /geometry, once S is decided below
+  geometry::ScoredGeometry scored;
   if (fromDefault) {
-    scoreDefault(cli.value("device"), options, plugin::pointers(pluginMetrics), report);
+    const std::filesystem::path store =
+        scoreDefault(cli.value("device"), options, plugin::pointers(pluginMetrics), scored.report);
+    scored = geometry::scoreReport(std::move(scored.report), choice);
+    if (cli.has("weights") || cli.has("plugin-weights") || cli.has("candidates"))
+      geometry::writeGeometry(store, scored);  // the cache's /geometry follows what is printed
   } else {
-    auto backend = geometry::makeGeometryBackend(device);
     TemporaryFile temporary;
-    std::filesystem::path storePath;
+    geometry::StoreScoring request;
+    request.options = options;
+    request.device = device;
+    request.metrics = plugin::pointers(pluginMetrics);
+    request.choice = choice;
     if (fromStore) {
-      storePath = cli.value("store");
+      request.store = cli.value("store");
     } else if (cli.has("out")) {
-      storePath = cli.value("out");
+      request.store = cli.value("out");
     } else {
-      storePath = temporary.path = std::filesystem::temp_directory_path() /
-                                   ("strata-score-" + std::to_string(::getpid()) + ".h5");
+      request.store = temporary.path = std::filesystem::temp_directory_path() /
+                                       ("strata-score-" + std::to_string(::getpid()) + ".h5");
     }
-    if (!fromStore) captureFirst(cli, storePath);
-
-    std::vector<int64_t> layers;
+    if (!fromStore) captureFirst(cli, request.store);
     if (cli.has("layers")) {
       const auto range = parseRange(cli, "layers");
-      for (int64_t l = range.first; l <= range.last; ++l) layers.push_back(l);
+      for (int64_t l = range.first; l <= range.last; ++l) request.layers.push_back(l);
     }
-    std::cerr << "scoring on " << backend->description() << "\n";
-    {
-      const ActivationStore store = ActivationStore::open(storePath);
-      const auto outcome = runWithTerminalProgress([&](JobContext& job) {
-        report = geometry::scanStore(store, *backend, options, job, layers,
-                                     plugin::pointers(pluginMetrics));
-      });
-      if (outcome == JobOutcome::Cancelled) {
-        std::cerr << "score cancelled: nothing was written\n";
-        return 130;
-      }
+    request.writeGeometry = !cli.isSet("no-write") && temporary.path.empty();
+    const auto outcome = runWithTerminalProgress(
+        [&](JobContext& job) { scored = geometry::scoreStore(request, job); });
+    if (outcome == JobOutcome::Cancelled) {
+      std::cerr << "score cancelled: nothing was written\n";
+      return 130;
     }
-    if (!cli.isSet("no-write") && temporary.path.empty()) writeTo = storePath;
+    if (request.writeGeometry)
+      std::cerr << "wrote the geometry into " << request.store.string() << " (/geometry)\n";
   }
-  const auto candidates = cli.has("candidates") ? parseRange(cli, "candidates")
-                                                : geometry::defaultCandidates(report.numLayers);
-  // One list of metric series, one weight each: --weights for the proxies, --plugin-weights by
-  // name for the plugin metrics (0 when not named).
-  const std::vector<geometry::MetricSeries> series = geometry::metricSeries(report);
-  geometry::ScoreWeights weights = proxyWeights;
-  for (double w : orderedWeights(pluginWeights, report.pluginMetrics)) weights.push_back(w);
-  if (!writeTo.empty()) {
-    // The store keeps S under these weights and candidates, so it equals what is printed.
-    geometry::writeGeometry(writeTo, report, {weights, candidates});
-    std::cerr << "wrote the geometry into " << writeTo.string() << " (/geometry)\n";
-  }
-  const auto scores = geometry::scoreLayers(report.layerIndices(), series, weights, candidates);
-  ScoredReport scored{report, series, scores, weights, candidates};
-  // S and l* on every token resample (the proxies' resamples), for their intervals.
-  scored.bootstrap = geometry::bootstrapScores(report.layerIndices(), series, weights, candidates,
-                                               options.confidence);
-  if (const std::string w =
-          geometry::cancellingTermsWarning(options.normalisation, options.monotonicity, weights);
-      !w.empty()) {
-    scored.scoreWarnings.push_back(w);
-    std::cerr << "warning: " << w << "\n";
-  }
-
-  if (cli.has("csv")) {
-    const std::string target = cli.value("csv");
-    if (target == "-") {
-      std::cout << formatScoreCsv(scored);
-    } else {
-      const std::string csv = formatScoreCsv(scored);
-      writeFileAtomically(target, [&](int fd) { writeAll(fd, csv.data(), csv.size(), target); });
-    }
-  }
-  if (cli.isSet("json"))
-    std::cout << formatScoreJson(scored);
-  else if (cli.optionalValue("csv").value_or("") != "-")
-    std::cout << formatScoreTable(scored);
+  for (const std::string& w : scored.scoreWarnings) std::cerr << "warning: " << w << "\n";
+  printScored(cli, scored);
   return 0;
 }
 

@@ -40,29 +40,29 @@ nlohmann::json jsonInterval(const geometry::Interval& interval) {
   return {jsonNumber(interval.low), jsonNumber(interval.high)};
 }
 
-double weightOf(const ScoredReport& s, size_t series) {
+double weightOf(const geometry::ScoredGeometry& s, size_t series) {
   return geometry::weightOf(s.series, s.weights, series);
 }
 
 /** The warnings of layer entry i: the layer's own, then the score's about it. */
-std::vector<geometry::ProxyWarning> warningsOf(const ScoredReport& s, size_t i) {
+std::vector<geometry::ProxyWarning> warningsOf(const geometry::ScoredGeometry& s, size_t i) {
   std::vector<geometry::ProxyWarning> out = s.report.layers[i].warnings;
   for (const auto& w : s.scores.warnings)
     if (w.layer == s.report.layers[i].layer) out.push_back(w);
   return out;
 }
 
-geometry::Interval bootOf(const ScoredReport& s, size_t i) {
+geometry::Interval bootOf(const geometry::ScoredGeometry& s, size_t i) {
   return i < s.bootstrap.score.size()
              ? s.bootstrap.score[i]
              : geometry::Interval{geometry::kUndefined, geometry::kUndefined};
 }
 
-bool excludesPoint(const ScoredReport& s, size_t i) {
+bool excludesPoint(const geometry::ScoredGeometry& s, size_t i) {
   return i < s.bootstrap.excludesPoint.size() && s.bootstrap.excludesPoint[i];
 }
 
-double frequencyOf(const ScoredReport& s, size_t i) {
+double frequencyOf(const geometry::ScoredGeometry& s, size_t i) {
   return i < s.bootstrap.bestFrequency.size() ? s.bootstrap.bestFrequency[i] : geometry::kUndefined;
 }
 
@@ -72,7 +72,7 @@ nlohmann::json warningJson(const geometry::ProxyWarning& w) {
 
 }  // namespace
 
-std::string formatScoreTable(const ScoredReport& s) {
+std::string formatScoreTable(const geometry::ScoredGeometry& s) {
   const bool bootstrapped = s.report.options.bootstrapResamples > 0;
   const bool scoreBootstrapped = s.bootstrap.resamples > 0;
   std::vector<std::string> header{"layer"};
@@ -145,7 +145,7 @@ std::string formatScoreTable(const ScoredReport& s) {
   return out.str();
 }
 
-std::string formatScoreCsv(const ScoredReport& s) {
+std::string formatScoreCsv(const geometry::ScoredGeometry& s) {
   std::ostringstream out;
   // The proxies (with their intervals) first, then the fixed columns, then the plugin metrics.
   out << "layer";
@@ -177,7 +177,7 @@ std::string formatScoreCsv(const ScoredReport& s) {
 
 namespace {
 
-nlohmann::json pluginMetricsJson(const ScoredReport& s) {
+nlohmann::json pluginMetricsJson(const geometry::ScoredGeometry& s) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t m = 0; m < s.series.size(); ++m) {
     const auto& info = s.series[m].info;
@@ -192,7 +192,7 @@ nlohmann::json pluginMetricsJson(const ScoredReport& s) {
 }
 
 /** The proxies' weights by key (curvature, monotonicity, effective_rank). */
-nlohmann::json proxyWeightsJson(const ScoredReport& s) {
+nlohmann::json proxyWeightsJson(const geometry::ScoredGeometry& s) {
   nlohmann::json out = nlohmann::json::object();
   for (size_t m = 0; m < s.series.size(); ++m)
     if (s.series[m].builtIn) out[s.series[m].key] = weightOf(s, m);
@@ -201,7 +201,7 @@ nlohmann::json proxyWeightsJson(const ScoredReport& s) {
 
 }  // namespace
 
-std::string formatScoreJson(const ScoredReport& s) {
+std::string formatScoreJson(const geometry::ScoredGeometry& s) {
   const auto& o = s.report.options;
   nlohmann::json layers = nlohmann::json::array();
   nlohmann::json warnings = nlohmann::json::array();

@@ -13,6 +13,7 @@
 #include "geometry/backend.h"
 #include "geometry/layer_metric.h"
 #include "geometry/proxy_options_json.h"
+#include "geometry/store_scoring.h"
 #include "io/activation_store.h"
 #include "io/corpus_hash.h"
 #include "io/default_model.h"
@@ -198,15 +199,12 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& jo
   ProgressShareSink share(job, kCaptureShare, 1.0 - kCaptureShare);
   JobContext step = share.context();
   step.progress(-1.0, "starting the geometry backend");
-  const auto backend = geometry::makeGeometryBackend(device);
-  job.info("scoring on " + backend->description());
-  {
-    const ActivationStore store = ActivationStore::open(result.store);
-    result.report = geometry::scanStore(store, *backend, request.options, step, {}, metrics);
-  }  // closed before the same file is written
-  job.checkCancelled();
-  job.progress(-1.0, "writing /geometry");
-  geometry::writeGeometry(result.store, result.report);
+  geometry::StoreScoring scoring;
+  scoring.store = result.store;
+  scoring.options = request.options;
+  scoring.device = device;
+  scoring.metrics = metrics;
+  result.report = geometry::scoreStore(scoring, step).report;
   result.scored = true;
   job.progress(1.0, "done");
   return result;

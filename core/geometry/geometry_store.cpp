@@ -42,8 +42,7 @@
 #include "geometry/metric_series.h"
 #include "geometry/proxy_options_json.h"
 #include "geometry/score.h"
-#include "geometry/score_bootstrap.h"
-#include "geometry/term_cancellation.h"
+#include "geometry/store_scoring.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_open_error.h"
 #include "io/writer_lock.h"
@@ -86,8 +85,8 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
   return out;
 }
 
-void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryReport& report,
-                const ScoreChoice& choice) {
+void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeometry& scored) {
+  const GeometryReport& report = scored.report;
   const hdf5::Location where{group, file, kGroup};
   hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
   hdf5::writeStringAttribute(where, "normalisation",
@@ -104,7 +103,7 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
   out.write("layers", H5T_NATIVE_INT64, H5T_STD_I64LE, {n}, layers.data());
   // Every metric series: a proxy as its own dataset with its intervals, the plugin metrics
   // together as one [n, P] matrix with their descriptions in an attribute.
-  const std::vector<MetricSeries> series = metricSeries(report);
+  const std::vector<MetricSeries>& series = scored.series;
   std::vector<const MetricSeries*> plugins;
   for (const MetricSeries& s : series) {
     if (!s.builtIn) {
@@ -140,17 +139,16 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
                           {"undefined", w.undefined}});
   if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
-  // S under the caller's choice (by default the proxies' alone: plugin metrics weigh 0), and
-  // the choice itself, so that what a reader recomputes equals what was printed.
-  const LayerRange candidates = choice.candidates.value_or(defaultCandidates(report.numLayers));
-  const LayerScores scores = scoreLayers(layers, series, choice.weights, candidates);
+  // S as scored (store_scoring.h), and the weights and candidates it was scored under, so that
+  // what a reader recomputes equals what the front end printed.
   nlohmann::json weights = nlohmann::json::object();
-  for (size_t s = 0; s < series.size(); ++s)
-    weights[series[s].key] = weightOf(series, choice.weights, s);
+  for (size_t s = 0; s < scored.series.size(); ++s)
+    weights[scored.series[s].key] = scored.weights[s];
   hdf5::writeStringAttribute(where, "score_weights", weights.dump());
-  hdf5::writeStringAttribute(where, "score_candidates",
-                             nlohmann::json::array({candidates.first, candidates.last}).dump());
-  out.doubles("score", scores.score, {n});
+  hdf5::writeStringAttribute(
+      where, "score_candidates",
+      nlohmann::json::array({scored.candidates.first, scored.candidates.last}).dump());
+  out.doubles("score", scored.scores.score, {n});
   const auto replicates = report.replicates();
   hsize_t resamples = 0;
   for (const auto& layer : replicates) resamples = std::max<hsize_t>(resamples, layer.size());
@@ -163,17 +161,14 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const GeometryRe
         flat.insert(flat.end(), {v.curvature, v.monotonicity, v.effectiveRank});
       }
     out.doubles("replicates", flat, {n, resamples, 3});
-    const ScoreBootstrap boot =
-        bootstrapScores(layers, series, choice.weights, candidates, report.options.confidence);
     std::vector<double> bounds;
-    for (const Interval& i : boot.score) bounds.insert(bounds.end(), {i.low, i.high});
+    for (const Interval& i : scored.bootstrap.score) bounds.insert(bounds.end(), {i.low, i.high});
     out.doubles("score_interval", bounds, {n, 2});
-    out.doubles("l_star_frequency", boot.bestFrequency, {n});
+    out.doubles("l_star_frequency", scored.bootstrap.bestFrequency, {n});
   }
-  const std::string cancelling = cancellingTermsWarning(
-      report.options.normalisation, report.options.monotonicity, choice.weights);
-  if (!cancelling.empty())
-    hdf5::writeStringAttribute(where, "score_warnings", nlohmann::json::array({cancelling}).dump());
+  if (!scored.scoreWarnings.empty())
+    hdf5::writeStringAttribute(where, "score_warnings",
+                               nlohmann::json(scored.scoreWarnings).dump());
 
   std::vector<std::vector<double>> spectra, local;
   for (const auto& l : report.layers)
@@ -220,6 +215,10 @@ std::vector<double> unpad(const double* row, size_t width) {
 
 void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
                    const ScoreChoice& choice) {
+  writeGeometry(storeFile, scoreReport(report, choice));
+}
+
+void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored) {
   hdf5::quietErrors();
   // Keeps a capture (or another scan) from writing the same file meanwhile.
   WriterLock lock = WriterLock::forExistingFile(storeFile);
@@ -231,7 +230,7 @@ void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport&
   {
     hdf5::Group group(H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (!group) throw IoError(storeFile, "cannot create the geometry group" + hdf5::detailSuffix());
-    writeGroup(group.get(), storeFile, report, choice);
+    writeGroup(group.get(), storeFile, scored);
   }
   if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
     throw IoError(storeFile, "cannot flush the geometry" + hdf5::detailSuffix());

@@ -23,6 +23,7 @@
 #include "geometry/metric_series.h"
 #include "geometry/rank_correlation.h"
 #include "geometry/score.h"
+#include "geometry/store_scoring.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
 
@@ -55,14 +56,10 @@ geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& store
     job.info("capturing " + c.model.string() + " into " + storePath.string());
     runCapture(capture, job);
     job.info("scoring the layers of " + storePath.string());
-    auto backend = geometry::makeGeometryBackend(
-        geometry::parseDeviceChoice(resolveDevice(c.device, "device")));
-    geometry::GeometryReport report;
-    {  // the reader must be closed before the geometry is written into the same file
-      const ActivationStore store = ActivationStore::open(storePath);
-      report = geometry::scanStore(store, *backend, geometry::ProxyOptions{}, job);
-    }
-    geometry::writeGeometry(storePath, report);
+    geometry::StoreScoring scoring;
+    scoring.store = storePath;
+    scoring.device = geometry::parseDeviceChoice(resolveDevice(c.device, "device"));
+    geometry::scoreStore(scoring, job);
   }
   auto report = geometry::readGeometry(storePath);
   if (!report)

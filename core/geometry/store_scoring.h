@@ -1,0 +1,60 @@
+#pragma once
+// The one home of "score a store": scan its layers on a backend, score them under a choice of
+// weights and candidate layers, and keep the result in the store's /geometry. The CLI, the
+// workbench, the geometry cache, bridge sweeps and studies all go through here, so what a front
+// end shows is the ScoredGeometry returned, and /geometry holds the same S.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "geometry/backend.h"
+#include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
+#include "geometry/score.h"
+#include "geometry/score_bootstrap.h"
+
+namespace strata {
+class JobContext;
+}
+
+namespace strata::geometry {
+
+/** A report scored under a choice: the value every front end prints and /geometry stores. */
+struct ScoredGeometry {
+  GeometryReport report;
+  std::vector<MetricSeries> series;  // metricSeries(report): the proxies, then plugin metrics
+  ScoreWeights weights;              // one per series (the choice's, defaults filled in)
+  LayerRange candidates;             // the choice's, or defaultCandidates
+  LayerScores scores;
+  ScoreBootstrap bootstrap;  // S intervals and l* frequencies (none without replicates)
+  std::vector<std::string> scoreWarnings;  // settings-level: terms of S that cancel
+};
+
+/** S, l*, their bootstrap and the settings' warnings for `report` under `choice`. No I/O. */
+ScoredGeometry scoreReport(GeometryReport report, const ScoreChoice& choice = {});
+
+/** What to score and how. */
+struct StoreScoring {
+  std::filesystem::path store;
+  ProxyOptions options;
+  DeviceChoice device = DeviceChoice::Auto;
+  std::vector<int64_t> layers;        // empty: every completed layer
+  std::vector<LayerMetric*> metrics;  // plugin metrics, computed on every layer
+  ScoreChoice choice;                 // weights and candidates of S
+  bool writeGeometry = true;          // keep the result as the store's /geometry
+};
+
+/**
+ * Scans request.store on a backend of request.device (job.info names it), scores the report
+ * under request.choice and, when asked, writes it as /geometry (the store is closed first).
+ * A cancelled scan throws CancelledError before anything is written.
+ */
+ScoredGeometry scoreStore(const StoreScoring& request, JobContext& job);
+
+/** Writes a scored report as the store's /geometry (replacing an earlier one); see
+ *  writeGeometry(path, report, choice). */
+void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored);
+
+}  // namespace strata::geometry
