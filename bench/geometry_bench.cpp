@@ -143,25 +143,27 @@ nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampli
   return p;
 }
 
-int main(int argc, char** argv) try {
-  if (argc < 2) {
-    std::cerr
-        << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
-           "[--anchors M] [--neighbours k] [--directions M] [--spectrum S] [--phases]\n";
-    return 2;
-  }
+/** The command line (see the usage at the top of this file). */
+struct BenchArguments {
+  std::string npy;  // empty with --random
   int64_t randomRows = 0, randomCols = 0;
   std::string device = "cpu";
   geo::ProxyOptions options;
-  options.bootstrapResamples = 0;
   int runs = 3;
   bool phases = false;
   std::string samplingOut;
+};
+
+BenchArguments parseArguments(int argc, char** argv) {
+  BenchArguments args;
+  args.options.bootstrapResamples = 0;
   const bool random = std::string(argv[1]) == "--random";
   if (random && argc < 4) throw std::runtime_error("--random needs N and D");
   if (random) {
-    randomRows = std::stoll(argv[2]);
-    randomCols = std::stoll(argv[3]);
+    args.randomRows = std::stoll(argv[2]);
+    args.randomCols = std::stoll(argv[3]);
+  } else {
+    args.npy = argv[1];
   }
   for (int i = random ? 4 : 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -170,65 +172,53 @@ int main(int argc, char** argv) try {
       return std::stoll(argv[++i]);
     };
     if (a == "--runs")
-      runs = int(value());
+      args.runs = int(value());
     else if (a == "--anchors")
-      options.anchors = value();
+      args.options.anchors = value();
     else if (a == "--neighbours")
-      options.neighbours = value();
+      args.options.neighbours = value();
     else if (a == "--directions")
-      options.directions = value();
+      args.options.directions = value();
     else if (a == "--spectrum")
-      options.spectrumSize = value();
+      args.options.spectrumSize = value();
     else if (a == "--device" && i + 1 < argc)
-      device = argv[++i];
+      args.device = argv[++i];
     else if (a == "--phases")
-      phases = true;
+      args.phases = true;
     else if (a == "--sampling-out" && i + 1 < argc)
-      samplingOut = argv[++i];
+      args.samplingOut = argv[++i];
     else
       throw std::runtime_error("unknown option " + a);
   }
-  int64_t n = randomRows, d = randomCols;
-  const std::vector<float> data = random ? randomLayer(n, d) : loadNpy(argv[1], n, d);
-  const geo::HiddenStates states{data.data(), n, d};
-  const bool gpu = device == "cuda";
-  auto backend = gpu ? geo::makeGeometryBackend(geo::DeviceChoice::Cuda) : geo::makeCpuBackend();
-  const geo::TokenSampling sampling = geo::drawTokenSampling(n, {}, options, options.seed);
-  if (!samplingOut.empty()) {
-    nlohmann::json drawn;
-    drawn["anchors"] = sampling.anchors;
-    drawn["pairs"] = nlohmann::json::array();
-    for (const auto& [x, y] : sampling.pairs) drawn["pairs"].push_back({x, y});
-    std::ofstream(samplingOut) << drawn.dump();
-  }
+  return args;
+}
 
-  std::vector<double> times;
-  geo::ProxyResult result;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = Clock::now();
-    result = backend->computeProxies(states, {}, sampling, options);
-    times.push_back(secondsSince(start));
-  }
+/** Seconds (medians) of the floor's two products on this device: sgemm and syrk. */
+struct FloorTimes {
+  double gemm = 0, syrk = 0;
+};
 
-  // The BLAS rate on the kNN product's own shape: (M×d)·(N×d)ᵀ, in blocks of 4096 rows as the
-  // backend runs it, and one ssyrk of the whole matrix (Σ's shape).
-  const int64_t m = std::min<int64_t>(options.anchors, n);
-  std::vector<float> a(data.begin(), data.begin() + m * d);
-  const int64_t block = 4096;
-  std::vector<float> c(static_cast<size_t>(gpu ? 0 : m * block));
+/**
+ * The BLAS rate on the kNN product's own shape: (M×d)·(N×d)ᵀ, in blocks of 4096 rows as the
+ * backend runs it, and one ssyrk of the whole matrix (Σ's shape). On the GPU: cuBLAS's float32
+ * GEMM (TF32 off, as the backend computes) on the same products, the layer resident there.
+ */
+FloorTimes measureFloor(const std::vector<float>& data, int64_t n, int64_t d, int64_t m, bool gpu,
+                        int runs) {
   std::vector<double> gemmTimes, syrkTimes;
-  std::vector<float> sigma(static_cast<size_t>(gpu ? 0 : d * d));
   if (gpu) {
-    // The floor on the GPU: cuBLAS's float32 GEMM (TF32 off, as the backend computes) on the
-    // same products, the layer resident on the device.
     at::globalContext().setAllowTF32CuBLAS(false);
     const at::Tensor x =
         at::from_blob(const_cast<float*>(data.data()), {n, d}, at::kFloat).to(at::kCUDA);
     const at::Tensor anchors = x.narrow(0, 0, m);
     gemmTimes.push_back(gpuSeconds(runs, [&] { return at::mm(anchors, x.t()); }));
     syrkTimes.push_back(gpuSeconds(runs, [&] { return at::mm(x.t(), x); }) / 2.0);  // syrk: half
+    return {median(gemmTimes), median(syrkTimes)};
   }
-  for (int r = 0; r < (gpu ? 0 : runs); ++r) {
+  const std::vector<float> a(data.begin(), data.begin() + m * d);
+  const int64_t block = 4096;
+  std::vector<float> c(static_cast<size_t>(m * block)), sigma(static_cast<size_t>(d * d));
+  for (int r = 0; r < runs; ++r) {
     auto start = Clock::now();
     for (int64_t b = 0; b < n; b += block) {
       const int64_t nb = std::min(block, n - b);
@@ -241,8 +231,46 @@ int main(int argc, char** argv) try {
                 0.0f, sigma.data(), int(d));
     syrkTimes.push_back(secondsSince(start));
   }
+  return {median(gemmTimes), median(syrkTimes)};
+}
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::cerr
+        << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
+           "[--anchors M] [--neighbours k] [--directions M] [--spectrum S] [--phases]\n";
+    return 2;
+  }
+  const BenchArguments args = parseArguments(argc, argv);
+  const geo::ProxyOptions& options = args.options;
+  const std::string& device = args.device;
+  const int runs = args.runs;
+  int64_t n = args.randomRows, d = args.randomCols;
+  const std::vector<float> data = args.npy.empty() ? randomLayer(n, d) : loadNpy(args.npy, n, d);
+  const geo::HiddenStates states{data.data(), n, d};
+  const bool gpu = device == "cuda";
+  auto backend = gpu ? geo::makeGeometryBackend(geo::DeviceChoice::Cuda) : geo::makeCpuBackend();
+  const geo::TokenSampling sampling = geo::drawTokenSampling(n, {}, options, options.seed);
+  if (!args.samplingOut.empty()) {
+    nlohmann::json drawn;
+    drawn["anchors"] = sampling.anchors;
+    drawn["pairs"] = nlohmann::json::array();
+    for (const auto& [x, y] : sampling.pairs) drawn["pairs"].push_back({x, y});
+    std::ofstream(args.samplingOut) << drawn.dump();
+  }
+
+  std::vector<double> times;
+  geo::ProxyResult result;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    result = backend->computeProxies(states, {}, sampling, options);
+    times.push_back(secondsSince(start));
+  }
+
+  const int64_t m = std::min<int64_t>(options.anchors, n);
+  const FloorTimes floor = measureFloor(data, n, d, m, gpu, runs);
   const double gemmFlops = 2.0 * double(m) * double(n) * double(d);
-  const double sgemmRate = gemmFlops / median(gemmTimes);
+  const double sgemmRate = gemmFlops / floor.gemm;
   const double pairs = double(options.directions);
   // The products the definitions require: Σ by syrk (N·d² flops), the kNN distances
   // (2·M·N·d), the Cholesky (d³/3) and the triangular solve with M directions (d²·M).
@@ -264,7 +292,7 @@ int main(int argc, char** argv) try {
   out["seconds"] = median(times);
   out["seconds_all"] = times;
   out["sgemm_gflops"] = sgemmRate / 1e9;
-  out["ssyrk_gflops"] = double(n) * d * d / median(syrkTimes) / 1e9;
+  out["ssyrk_gflops"] = double(n) * d * d / floor.syrk / 1e9;
   out["floor_gflop"] = floorFlops / 1e9;
   out["floor_seconds"] = floorSeconds;
   out["over_floor"] = median(times) / floorSeconds;
@@ -275,7 +303,7 @@ int main(int argc, char** argv) try {
       std::vector<double>(result.spectrum.begin(),
                           result.spectrum.begin() + std::min<size_t>(4, result.spectrum.size()));
 
-  if (phases && gpu) {
+  if (args.phases && gpu) {
     // The backend times its own stages (waiting for the device after each), once more.
     backend->timeStages(true);
     const geo::ProxyResult timed = backend->computeProxies(states, {}, sampling, options);
@@ -283,7 +311,7 @@ int main(int argc, char** argv) try {
     for (const auto& [stage, seconds] : timed.stageSeconds)
       p.push_back({{"stage", stage}, {"seconds", seconds}});
     out["phases"] = p;
-  } else if (phases) {
+  } else if (args.phases) {
     out["phases"] = cpuPhases(states, sampling, options);
   }
   std::cout << out.dump(2) << std::endl;
