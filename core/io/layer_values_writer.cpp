@@ -73,6 +73,15 @@ void writeThroughFilters(hid_t dataset, int64_t chunkRows, const LayerShape& sha
   }
 }
 
+// Whether HDF5 would pad an edge chunk with zero bytes and filter it like the others: the
+// default fill value, and edge chunks not exempted from the filters (H5Pset_chunk_opts).
+bool filtersZeroPaddedEdgeChunks(hid_t dcpl) {
+  H5D_fill_value_t fill = H5D_FILL_VALUE_ERROR;
+  unsigned options = 0;
+  return H5Pfill_value_defined(dcpl, &fill) >= 0 && fill == H5D_FILL_VALUE_DEFAULT &&
+         H5Pget_chunk_opts(dcpl, &options) >= 0 && options == 0;
+}
+
 }  // namespace
 
 int writeThreadsFor(const StoreWriteOptions& options) {
@@ -95,7 +104,8 @@ void writeLayerValues(hid_t dataset, std::span<const float> values, const LayerS
   const size_t elementSize = layout::elementSize(shape.dtype);
   const auto filters = chunk_filters::shuffleDeflateOf(dcpl.get());
   if (options.directChunks && filters && filters->elementSize == elementSize &&
-      chunk[1] == static_cast<hsize_t>(shape.hiddenSize)) {
+      chunk[1] == static_cast<hsize_t>(shape.hiddenSize) &&
+      filtersZeroPaddedEdgeChunks(dcpl.get())) {
     writeRowChunks(dataset,
                    {.rows = shape.rows,
                     .chunkRows = static_cast<int64_t>(chunk[0]),

@@ -25,7 +25,8 @@ struct LayerShape {
  * is rounded to nearest even; a finite value beyond its range is a FormatError naming the row,
  * `file` and `name` ("layers/7"), and an HDF5 failure an IoError. Direct chunk writes are used
  * when options.directChunks is set and the dataset is chunked by whole rows with exactly
- * shuffle + deflate (every layer Strata creates); otherwise H5Dwrite filters on this thread.
+ * shuffle + deflate, the default fill value and filtered edge chunks (every layer Strata
+ * creates); otherwise H5Dwrite filters on this thread.
  * Calls HDF5 from the calling thread only.
  */
 void writeLayerValues(hid_t dataset, std::span<const float> values, const LayerShape& shape,
