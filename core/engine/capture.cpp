@@ -90,11 +90,11 @@ class BackgroundLayerWriter {
   BackgroundLayerWriter(const BackgroundLayerWriter&) = delete;
   BackgroundLayerWriter& operator=(const BackgroundLayerWriter&) = delete;
 
-  /** Waits for the previous write (rethrowing its error), then starts writing `rows`
-   *  (float32, contiguous, on the CPU), which the worker keeps alive until it is written. */
+  /** Checks `rows` (float32, contiguous, on the CPU), waits for the previous write (rethrowing
+   *  its error), then starts writing them; the worker keeps them alive until written. */
   void write(int64_t layer, at::Tensor rows) {
-    finish();
     // A NaN would poison every proxy of the layer; stop here and keep the layers before it.
+    // Checked before waiting, so that the check overlaps the previous layer's write.
     if (const int64_t bad = rows.numel() - at::isfinite(rows).sum().item<int64_t>(); bad > 0)
       throw Error("layer " + std::to_string(layer) + ": " + std::to_string(bad) + " of " +
                   std::to_string(rows.numel()) +
@@ -102,6 +102,7 @@ class BackgroundLayerWriter {
                   "beyond float range); " +
                   (layer == 0 ? std::string("no layer was stored")
                               : "the store keeps layers 0.." + std::to_string(layer - 1)));
+    finish();
     m_pending = std::async(std::launch::async, [this, layer, rows = std::move(rows)] {
       m_store.writeLayer(layer, {rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())});
     });

@@ -1,0 +1,286 @@
+// The DiHAL study on a real pretrained model (see dihal_pretrained_study.h and
+// docs/studies/dihal.md, "On a real pretrained model").
+
+#include "studies/dihal_pretrained_study.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/error.h"
+#include "common/job.h"
+#include "engine/capture.h"
+#include "geometry/geometry_report.h"
+#include "geometry/metric_series.h"
+#include "io/default_model.h"
+#include "io/gguf_import.h"
+#include "io/hf_config.h"
+#include "studies/dihal_geometry.h"
+#include "studies/study_analysis.h"
+#include "studies/study_settings.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kControl = "embedding-diffusion";
+const std::vector<std::string> kProcesses = {"gaussian", "bridge"};
+const std::vector<geometry::Normalisation> kNormalisations = {geometry::Normalisation::Trace,
+                                                              geometry::Normalisation::None,
+                                                              geometry::Normalisation::Standardise};
+
+/** The bridges' layers: every layer of the paper's range and past it (1..8), then every fourth
+ *  (12, 16, ...) up to the last candidate L − 1. */
+std::vector<int64_t> bridgeLayers(int64_t numLayers) {
+  std::vector<int64_t> layers;
+  for (int64_t l = 1; l < numLayers; l += l < 8 ? 1 : 4) layers.push_back(l);
+  return layers;
+}
+
+/** The model: --set model=PATH (a folder or a .gguf), else Strata's default model. */
+std::string studyModel(const StudyOptions& options) {
+  std::string model = settingIn(options.overrides, "model");
+  if (model.empty()) model = defaultModel().path.string();
+  if (model.empty())
+    throw ConfigError("model", "", "no default model is installed: pass --set model=PATH");
+  return fs::absolute(model).lexically_normal().string();
+}
+
+/** L of the model (a GGUF file is imported into its folder once, as every command does). */
+int64_t modelDepth(const std::string& model) {
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  return readModelConfig(resolveModelFolder(model, &job) / "config.json").numLayers;
+}
+
+std::string armName(const std::string& process, int64_t layer) {
+  return process + "-l" + std::to_string(layer);
+}
+
+class DihalPretrainedStudy final : public Study {
+ public:
+  StudyProtocol protocol(const StudyOptions& options) const override {
+    checkStudyOptions(options);
+    const bool smoke = options.budget == "smoke";
+    const std::string corpus = studyCorpus(options, "wikitext2-valid.txt");
+    const std::string model = studyModel(options);
+    const int64_t depth = modelDepth(model);
+    const fs::path folder = fs::absolute(options.folder).lexically_normal();
+
+    StudyProtocol p;
+    p.name = "dihal-pretrained";
+    p.title = "DiHAL on a real pretrained model: does S predict bridgeability beyond depth?";
+    p.question =
+        "Across the layers of a real pretrained model, does S(l) rank the layers by how well an "
+        "equal-budget bridge rebuilds h_l (Spearman ρ with −val loss), beyond what depth alone "
+        "predicts, for a Gaussian bridge and for a Brownian bridge from the embeddings?";
+    p.budget = options.budget;
+    for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
+    const int64_t steps = smoke ? 6 : kSteps;
+    const int64_t seqLen = smoke ? 8 : kSeqLen;
+    const int64_t every = smoke ? 3 : kSteps / 10;
+    p.shared = {"model=" + model, "store=" + (folder / "acts.h5").string(),
+                "targets=store",  // bridges learn from the captured store, not the model
+                "corpus=" + corpus, "threads=1", "steps=" + std::to_string(steps),
+                "warmup=" + std::to_string(smoke ? 1 : kSteps / 20),
+                "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
+                "log_every=" + std::to_string(smoke ? 1 : 25), "seq_len=" + std::to_string(seqLen),
+                "batch=" + std::to_string(smoke ? 2 : 16),
+                // a fixed, small validation set: the first windows of the store's held-out tail
+                "eval_windows=" + std::to_string(smoke ? 2 : kEvalWindows)};
+    for (const auto& s : smoke ? std::vector<std::string>{"width=16", "depth=1", "heads=2"}
+                               : std::vector<std::string>{"width=128", "depth=2", "heads=4"})
+      p.shared.push_back(s);
+    p.budgetNote = smoke ? "smoke: 6 steps per bridge on a small capture; for tests only"
+                         : "full: " + std::to_string(kSteps) + " steps of 16 × " +
+                               std::to_string(kSeqLen) + " tokens per bridge from a capture of " +
+                               std::to_string(kCaptureTokens) +
+                               " tokens, sized from measured step rates (docs/studies/dihal.md)";
+    p.arms.push_back({kControl,
+                      "bridge",
+                      {"layer=0", "condition=none", "process=gaussian"},
+                      "the control: embedding-space diffusion of h_0, unconditional"});
+    for (const auto& process : kProcesses)
+      for (int64_t l : bridgeLayers(depth))
+        p.arms.push_back(
+            {armName(process, l),
+             "bridge",
+             {"layer=" + std::to_string(l), "process=" + process},
+             "rebuilds h_" + std::to_string(l) + " from the input embeddings (" + process + ")"});
+    p.seedArm = "sweep";
+    p.metrics = {{"val_loss_best", "best val loss of the bridge", true},
+                 {"val_loss_final", "final val loss of the bridge", true},
+                 {"val_cosine", "final val cosine of the rebuilt state", false},
+                 {"val_ce_gap", "final CE(upper stack fed ĥ) − CE(fed true h) (nats)", true},
+                 {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
+                 {"train_seconds", "training wall clock (s)", true}};
+    for (const auto mode : kNormalisations) {
+      const std::string n = geometry::normalisationName(mode);
+      p.metrics.push_back({"lstar_" + n, "l*: argmax S over every candidate (" + n + ")", false});
+    }
+    for (const auto& process : kProcesses) {
+      for (const auto mode : kNormalisations) {
+        const std::string n = geometry::normalisationName(mode);
+        p.metrics.push_back({"rho_s_" + process + "_" + n,
+                             "ρ(S, −val loss) over the bridges' layers, " + process + ", " + n,
+                             false});
+        p.metrics.push_back({"partial_rho_" + process + "_" + n,
+                             "partial ρ(S, −val loss | depth), " + process + ", " + n, false});
+      }
+      const auto add = [&](const std::string& key, const std::string& label, bool lower) {
+        p.metrics.push_back({key + "_" + process, label + " (" + process + ")", lower});
+      };
+      add("rho_neg_depth", "ρ(−depth, −val loss)", false);
+      add("rho_m_curv", "ρ(+m_curv, −val loss), trace", false);
+      add("rho_m_mono", "ρ(+m_mono, −val loss), trace", false);
+      add("rho_neg_k_eff", "ρ(−k_eff, −val loss)", false);
+      add("oracle_layer", "the bridged layer of lowest val loss", false);
+      add("lstar_bridged", "the bridged layer S (trace) ranks first", false);
+      add("regret_lstar", "val loss at lstar_bridged − at the oracle layer", true);
+      add("regret_worst", "val loss at the lowest-scored bridged layer − at the oracle", true);
+    }
+    p.curves = {"val_loss"};
+    const auto higher = ClaimDirection::Higher;
+    p.claims = {
+        {"control_converged", "budget check: the layer-0 control has converged (< 2 % drop)",
+         "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
+        {"score_predicts", "S ranks the layers by bridgeability (gaussian, trace)",
+         "rho_s_gaussian_trace", "sweep", "", "zero", higher, 0},
+        {"beyond_depth", "S predicts bridgeability beyond depth (gaussian, trace)",
+         "partial_rho_gaussian_trace", "sweep", "", "zero", higher, 0},
+        {"score_vs_depth", "S predicts better than depth alone (gaussian, trace)",
+         "rho_s_gaussian_trace", "sweep", "", "", higher, 0, "rho_neg_depth_gaussian"},
+        {"beyond_depth_none", "beyond depth, gaussian, normalisation none",
+         "partial_rho_gaussian_none", "sweep", "", "zero", higher, 0},
+        {"beyond_depth_standardise", "beyond depth, gaussian, normalisation standardise",
+         "partial_rho_gaussian_standardise", "sweep", "", "zero", higher, 0},
+        {"beyond_depth_bridge", "beyond depth, Brownian bridge, trace", "partial_rho_bridge_trace",
+         "sweep", "", "zero", higher, 0},
+        {"score_vs_depth_bridge", "S predicts better than depth alone (bridge, trace)",
+         "rho_s_bridge_trace", "sweep", "", "", higher, 0, "rho_neg_depth_bridge"},
+        {"beyond_depth_bridge_none", "beyond depth, bridge, none", "partial_rho_bridge_none",
+         "sweep", "", "zero", higher, 0},
+        {"beyond_depth_bridge_standardise", "beyond depth, bridge, standardise",
+         "partial_rho_bridge_standardise", "sweep", "", "zero", higher, 0},
+        {"lstar_beats_worst", "the bridged layer S ranks first beats the lowest-scored (gaussian)",
+         "regret_lstar_gaussian", "sweep", "", "", ClaimDirection::Lower, 0,
+         "regret_worst_gaussian"},
+    };
+    p.headline = "beyond_depth";
+    return p;
+  }
+
+  std::map<std::string, double> facts(const StudyProtocol&) const override {
+    return {{"zero", 0.0}, {"convergence_tolerance", 0.02}};
+  }
+
+  /** The model's store over the corpus, captured and scored once (DIR/acts.h5). */
+  void afterAuxiliary(const StudyProtocol& p, const fs::path&, const StudyOptions& options,
+                      JobContext& job) override {
+    const fs::path store = settingIn(p.shared, "store");
+    if (!fs::exists(store) || !geometry::readGeometry(store)) {
+      CaptureConfig capture;
+      capture.modelFolder = settingIn(p.shared, "model");
+      capture.corpus = settingIn(p.shared, "corpus");
+      capture.output = store;
+      capture.overwrite = true;
+      const bool smoke = p.budget == "smoke";
+      capture.sampling.tokenBudget = smoke ? 128 : kCaptureTokens;
+      // Each stored sequence is BOS + 4 bridge windows: windows never cross a document.
+      capture.sampling.sequenceLength = 4 * std::stoll(settingIn(p.shared, "seq_len")) + 1;
+      capture.device = options.device;
+      captureAndScoreStore(capture, options.device, job);
+    }
+    if (!fs::exists(normalisationsFile(store)))
+      scoreOtherNormalisations(store, options.device, candidates(p), job);
+  }
+
+  std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
+    return dihalLayerTables(settingIn(p.shared, "store"), candidates(p));
+  }
+
+  RunMeasurement measure(const StudyArm&, const fs::path& run) override {
+    return bridgeRunMeasurement(run);
+  }
+
+  RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t,
+                                 const std::vector<StudyRunResult>& runs) override {
+    const fs::path store = settingIn(p.shared, "store");
+    RunMeasurement m;
+    for (const auto mode : kNormalisations) {
+      const auto [layers, values] = proxiesOf(store, mode);
+      const std::string n = geometry::normalisationName(mode);
+      const auto scores =
+          geometry::scoreLayers(layers, geometry::proxySeries(values), {}, candidates(p));
+      m.values["lstar_" + n] =
+          scores.bestIndex >= 0 ? double(layers[size_t(scores.bestIndex)]) : kNan;
+      for (const auto& process : kProcesses) {
+        std::vector<BridgeLoss> bridges;
+        const std::string prefix = process + "-l";
+        for (const auto& r : runs)
+          if (r.arm.rfind(prefix, 0) == 0)
+            bridges.push_back({std::stoll(r.arm.substr(prefix.size())),
+                               r.measurement.values.at("val_loss_best")});
+        const BridgeSweepResult sweep = sweepOf(layers, values, candidates(p), bridges, store);
+        if (sweep.rows.size() < 2) continue;
+        m.values["rho_s_" + process + "_" + n] = sweep.rho;
+        m.values["partial_rho_" + process + "_" + n] = sweep.partialRho;
+        if (mode != geometry::Normalisation::Trace) continue;
+        addSweepNumbers(sweep, process, m);
+      }
+    }
+    return m;
+  }
+
+ private:
+  static geometry::LayerRange candidates(const StudyProtocol& p) {
+    return {1, modelDepth(settingIn(p.shared, "model")) - 1};
+  }
+
+  /** The store's own scan (trace) or normalisations.json's. */
+  static std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> proxiesOf(
+      const fs::path& store, geometry::Normalisation mode) {
+    if (mode != geometry::Normalisation::Trace)
+      return readNormalisation(normalisationsFile(store), mode);
+    const auto report = geometry::readGeometry(store);
+    if (!report) throw FormatError(store, "has no layer scores");
+    return {report->layerIndices(), report->values()};
+  }
+
+  static void addSweepNumbers(const BridgeSweepResult& sweep, const std::string& process,
+                              RunMeasurement& m) {
+    const auto byLoss =
+        std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
+    const auto byScore =
+        std::max_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    const auto worst =
+        std::min_element(sweep.rows.begin(), sweep.rows.end(),
+                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    m.values["rho_neg_depth_" + process] = sweep.rhoDepth;
+    m.values["rho_m_curv_" + process] = sweep.rhoCurvature;
+    m.values["rho_m_mono_" + process] = sweep.rhoMonotonicity;
+    m.values["rho_neg_k_eff_" + process] = sweep.rhoEffectiveRank;
+    m.values["oracle_layer_" + process] = double(byLoss->layer);
+    m.values["lstar_bridged_" + process] = double(byScore->layer);
+    m.values["regret_lstar_" + process] = byScore->valLoss - byLoss->valLoss;
+    m.values["regret_worst_" + process] = worst->valLoss - byLoss->valLoss;
+  }
+
+  // The full budget (docs/studies/dihal.md, "On a real pretrained model": sized from measured
+  // step rates before the run).
+  static constexpr int64_t kSteps = 2000;
+  static constexpr int64_t kSeqLen = 32;
+  static constexpr int64_t kEvalWindows = 16;
+  static constexpr int64_t kCaptureTokens = 32768;
+};
+
+}  // namespace
+
+std::unique_ptr<Study> makeDihalPretrainedStudy() {
+  return std::make_unique<DihalPretrainedStudy>();
+}
+
+}  // namespace strata
