@@ -13,9 +13,11 @@
 #include "common/build_info.h"
 #include "common/openmp_wait.h"
 #include "engine/device_info.h"
+#include "features/geometry/default_geometry_feature.h"
 #include "main_window.h"
 #include "preferences.h"
 #include "recipes/built_in_recipes.h"
+#include "services.h"
 
 namespace {
 
@@ -40,11 +42,14 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
                    [&window, file] { saveScreenshotAndQuit(window, file); });
   window.show();
   if (openDefault)
-    QTimer::singleShot(0, &window, [&window] { window.openDefaultModel(); });
+    QTimer::singleShot(0, &window, [&window] {
+      window.feature<strata::DefaultGeometryFeature>()->openDefaultModel();
+    });
   else if (path.isEmpty())
     saveScreenshotAndQuit(window, file);
   else
-    QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+    QTimer::singleShot(0, &window,
+                       [&window, path] { window.service<strata::OpenService>().openPath(path); });
   return QApplication::exec();
 }
 
@@ -98,8 +103,11 @@ int main(int argc, char** argv) {
   strata::MainWindow window;
   window.show();
   if (parser.isSet(openDefault))
-    QTimer::singleShot(0, &window, [&window] { window.openDefaultModel(); });
+    QTimer::singleShot(0, &window, [&window] {
+      window.feature<strata::DefaultGeometryFeature>()->openDefaultModel();
+    });
   else if (!path.isEmpty())
-    QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+    QTimer::singleShot(0, &window,
+                       [&window, path] { window.service<strata::OpenService>().openPath(path); });
   return QApplication::exec();
 }

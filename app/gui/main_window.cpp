@@ -21,6 +21,7 @@
 #include "gui_settings.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
+#include "services.h"
 #include "tab_keys.h"
 
 namespace strata {
@@ -128,6 +129,18 @@ void MainWindow::createMenus() {
   m_menus.insert(MenuSection::Help, menuBar()->addMenu(tr("&Help")));
 }
 
+void MainWindow::installFeatures() {
+  // In menu order: each adds its entries to the menus as it is installed.
+  for (const FeatureEntry& entry : registeredFeatures()) {
+    Feature* feature = entry.create(this);
+    feature->setObjectName(QLatin1String(entry.name));
+    m_features.append(feature);
+    feature->install(*this);
+  }
+  connect(m_events, &WorkbenchEvents::pathOpened, this,
+          [this](const QString& path) { m_recent.add(path); });
+}
+
 void MainWindow::addMenuAction(MenuSection section, QAction* action) {
   switch (section) {
     case MenuSection::FileOpen:
@@ -178,8 +191,8 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
   const QStringList paths = m_recent.paths();
   for (const QString& path : paths) {
-    QAction* action =
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openPath(path); });
+    QAction* action = m_recentMenu->addAction(
+        QFileInfo(path).fileName(), this, [this, path] { service<OpenService>().openPath(path); });
     action->setToolTip(path);
     action->setStatusTip(path);
   }
@@ -231,7 +244,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QStringList paths = openablePaths(event->mimeData());
   if (paths.isEmpty()) return;
   event->acceptProposedAction();
-  for (const QString& path : paths) openPath(path);
+  for (const QString& path : paths) service<OpenService>().openPath(path);
 }
 
 void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }

@@ -2,13 +2,9 @@
 // MainWindow: the workbench's frame and nothing more — a tab area where views plug in, the
 // project dock (left), the log dock (bottom), a status bar with the running jobs, the menus, the
 // open models and stores, the training slot and the runs root. It implements Workbench
-// (workbench.h) and installs the features (features/<feature>/), each of which adds its menu
-// actions and owns its state: open (opening models, stores, runs), capture, geometry (Score
-// Layers…, the Layer Geometry and layer detail tabs), default_geometry (Open Default Model),
-// verify, training (the Training tab), routing (Chunk Routing), alignment, bridge (the Bridge,
-// Bridgeability and Generate tabs, sweeps), preferences (Preferences…, About, the device line).
-// The public methods below the frame's own are thin forwarders to the features, kept for the
-// view tests and main.cpp. GUI thread only.
+// (workbench.h) and makes and installs every registered feature (feature.h) in menu order,
+// naming none of them; main.cpp and the tests reach a feature through Workbench::feature<F>()
+// and follow it through its own signals or WorkbenchEvents. GUI thread only.
 
 #include <QMainWindow>
 #include <QMap>
@@ -17,16 +13,10 @@
 #include <functional>
 #include <memory>
 
-#include "bridge_view.h"  // for callers of bridgeView()
 #include "common/job.h"
-#include "engine/capture.h"
-#include "engine/training_run.h"
 #include "error_dialog.h"
-#include "job_controller.h"  // JobOutcome's metatype, for captureFinished
 #include "project_dock.h"
 #include "recent_files.h"
-#include "score_layers_dialog.h"  // GeometryScanSettings
-#include "training_view.h"        // for callers of trainingView()
 #include "workbench.h"
 
 class QAction;
@@ -36,27 +26,9 @@ class QTabWidget;
 
 namespace strata {
 
-class AlignmentView;
-class AlignmentFeature;
 class BackgroundJobs;
-class BridgeabilityView;
-class BridgeFeature;
-class CaptureFeature;
-class ChunkRoutingView;
-class DefaultGeometryFeature;
-class GeneratePanel;
-class GeometryFeature;
 class JobProgressWidget;
-class LayerDetailView;
-class LayerGeometryView;
 class LogDock;
-class OpenFeature;
-class PreferencesFeature;
-class RoutingFeature;
-class StudiesFeature;
-class TrainingFeature;
-class VerifyFeature;
-struct TransformersVerification;
 
 class MainWindow final : public QMainWindow, public Workbench {
   Q_OBJECT
@@ -112,79 +84,11 @@ class MainWindow final : public QMainWindow, public Workbench {
    *  "training/runsRoot", else defaultRunsRoot() made absolute). */
   QString runsRoot() const override { return m_runsRoot; }
   void setRunsRoot(const QString& root) override;
-  void openPath(const QString& path) override;
-  void openModelFolder(const QString& folder) override;
-  void openActivationStore(const QString& file) override;
-  void showTrainingRun(const QString& run) override;
-  QString shownTrainingRun() const override;
-  void openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values) override;
-
-  // Forwarders to the features (see each feature's header).
-  QAction* preferencesAction() const;
-  QAction* aboutAction() const;
-  QAction* openDefaultModelAction() const;
-  QAction* captureAction() const;
-  QAction* verifyAction() const;
-  QAction* scoreLayersAction() const;
-  std::shared_ptr<const TransformersVerification> verification(const QString& modelFolder) const;
-  LayerGeometryView* geometryView(const QString& storeFile) const;
-  LayerDetailView* layerDetailView(const QString& storeFile, qint64 layer) const;
-  void startGeometryScan(const QString& storeFile, const GeometryScanSettings& settings);
-  void showLayerDetail(const QString& storeFile, qint64 layer);
-  TrainingView* trainingView() const;
-  BridgeView* bridgeView() const;
-  BridgeabilityView* bridgeabilityView(const QString& folder) const;
-  GeneratePanel* generatePanel(const QString& bridgeRun) const;
-  ChunkRoutingView* chunkRoutingView(const QString& dcdmRun) const;
-  AlignmentView* alignmentView(const QString& alignRun) const;
-  /** Training ▸ Run Study… and the Study tabs. */
-  StudiesFeature* studiesFeature() const { return m_studies; }
-  /** The sweep folder a bridgeability sweep of this window trains in, or empty. */
-  QString sweepFolder() const;
-
- public slots:
-  void openDefaultModel();
-  void showCaptureDialog();
-  void startCapture(const strata::CaptureConfig& config);
-  void verifyModel(const QString& modelFolder = {});
-  void showTrainingView();
-  void showTrainingLaunchDialog();
-  bool startTrainingRun(strata::TrainingRequest request);
-  void showBridgeView();
-  void openSweepFolder(const QString& folder);
-  void showGeneratePanel(const QString& bridgeRun = {});
-  void showChunkRouting(const QString& dcdmRun = {});
-  void showAlignment(const QString& alignRun = {});
+  const QList<Feature*>& features() const override { return m_features; }
 
  signals:
-  /** A model or store finished opening and its tab is shown. */
-  void pathOpened(const QString& path);
-  /** Opening `path` failed; the error was reported. */
-  void openFailed(const QString& path, const QString& error);
   /** The last running background job has finished (busy() is false now). */
   void jobsFinished();
-  /** File ▸ Open Default Model's job ended (Succeeded: its store is being opened). */
-  void defaultGeometryFinished(strata::JobOutcome outcome);
-  /** A capture into `output` ended (Succeeded: the store is being opened). */
-  void captureFinished(const QString& output, strata::JobOutcome outcome);
-  /** A verification of `modelFolder` ended (Succeeded: its table and badge are shown). */
-  void verificationFinished(const QString& modelFolder, strata::JobOutcome outcome);
-  /** A geometry scan of `storeFile` ended (Succeeded: /geometry is written, the tab shown). */
-  void geometryFinished(const QString& storeFile, strata::JobOutcome outcome);
-  /** The Layer Geometry tab of `storeFile` was opened or given a new report. */
-  void geometryShown(const QString& storeFile);
-  /** The detail tab of `layer` of `storeFile` is shown. */
-  void layerDetailShown(const QString& storeFile, qint64 layer);
-  /** A training job for `folder` started (new or resumed). */
-  void trainingStarted(const QString& folder);
-  /** The training job of `folder` ended (Cancelled: stopped, resumable). */
-  void trainingFinished(const QString& folder, strata::JobOutcome outcome);
-  /** The Bridge tab was given the l* of `store`'s score (-1: none). */
-  void bridgeLayerSuggested(const QString& store, qint64 layer);
-  /** A bridgeability sweep into `folder` ended (Succeeded: its tab is shown). */
-  void bridgeSweepFinished(const QString& folder, strata::JobOutcome outcome);
-  /** A hybrid generation with `bridgeRun` ended (Succeeded: the panel shows the comparison). */
-  void generationFinished(const QString& bridgeRun, strata::JobOutcome outcome);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -219,18 +123,7 @@ class MainWindow final : public QMainWindow, public Workbench {
   TrainingSlot m_trainingSlot;
   QString m_runsRoot;
 
-  // The features, children of this window, in install order.
-  OpenFeature* m_open = nullptr;
-  DefaultGeometryFeature* m_defaultGeometry = nullptr;
-  CaptureFeature* m_capture = nullptr;
-  VerifyFeature* m_verify = nullptr;
-  GeometryFeature* m_geometry = nullptr;
-  TrainingFeature* m_training = nullptr;
-  RoutingFeature* m_routing = nullptr;
-  AlignmentFeature* m_alignment = nullptr;
-  StudiesFeature* m_studies = nullptr;
-  BridgeFeature* m_bridge = nullptr;
-  PreferencesFeature* m_preferences = nullptr;
+  QList<Feature*> m_features;  ///< children of this window, in install (menu) order
 };
 
 }  // namespace strata

@@ -1,20 +1,23 @@
 #pragma once
 // Workbench: everything a feature (app/gui/features/<feature>/) may ask of the window, and
 // nothing more — tabs keyed by path, menus, background jobs, error reports, the open models and
-// stores, the one training slot, the runs root, and a few services other features provide
-// (opening a path, the Training tab). Features talk to each other only through this interface
-// and the signals of WorkbenchEvents, never through each other's members, so a feature can be
-// read (and deleted) on its own, as Qt Creator's plugins talk through ICore.
-// MainWindow implements it. GUI thread only.
+// stores, the one training slot, the runs root, the installed features and the services they
+// offer each other (services.h: opening a path, the Training tab). Features talk to each other
+// only through this interface and the signals of WorkbenchEvents, never through each other's
+// members, so a feature can be read (and deleted) on its own, as Qt Creator's plugins talk
+// through ICore. MainWindow implements it. GUI thread only.
 
-#include <QMap>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <QWidget>
+#include <QtGlobal>
 #include <functional>
 #include <memory>
+#include <typeinfo>
 
 #include "common/job.h"
+#include "feature.h"
 
 class QAction;
 
@@ -138,21 +141,24 @@ class Workbench {
   virtual QString runsRoot() const = 0;
   virtual void setRunsRoot(const QString& root) = 0;
 
-  // Services of the open feature.
-  /** A folder opens as a model (or a run, in the Training tab), a .h5/.hdf5 file as a store. */
-  virtual void openPath(const QString& path) = 0;
-  virtual void openModelFolder(const QString& folder) = 0;
-  virtual void openActivationStore(const QString& file) = 0;
-
-  // Services of the training feature.
-  /** Shows `run` in the Training tab (opening it), followed live while it trains. */
-  virtual void showTrainingRun(const QString& run) = 0;
-  /** The run the Training tab shows; empty when none (or the tab is closed). */
-  virtual QString shownTrainingRun() const = 0;
-  /** The launcher for every recipe, `recipe` preselected and `values` (key → CLI text) filled
-   *  in over the remembered ones; OK trains it. */
-  virtual void openTrainingLauncher(const QString& recipe,
-                                    const QMap<QString, QString>& values) = 0;
+  // The features (feature.h), installed in menu order.
+  virtual const QList<Feature*>& features() const = 0;
+  /** The installed feature of type F (e.g. `feature<CaptureFeature>()`), or nullptr. For the
+   *  frame's callers — main.cpp and the tests; a feature never asks for another. */
+  template <class F>
+  F* feature() const {
+    for (Feature* installed : features())
+      if (auto* found = qobject_cast<F*>(installed)) return found;
+    return nullptr;
+  }
+  /** The feature that offers `Service` (services.h); one always does, so a missing one is a
+   *  programming error and stops the program. */
+  template <class Service>
+  Service& service() const {
+    for (Feature* installed : features())
+      if (auto* found = dynamic_cast<Service*>(installed)) return *found;
+    qFatal("Strata: no installed feature offers %s", typeid(Service).name());
+  }
 };
 
 }  // namespace strata

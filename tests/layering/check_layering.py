@@ -6,6 +6,10 @@
 * core/ and app/cli include no Qt; views/ and app/gui include neither torch nor a core header
   that includes torch, directly or through other Strata headers (Qt before torch does not
   compile, and one torch translation unit costs ~30 s).
+* The workbench's features (app/gui/features/<feature>/) include no other feature's header:
+  they reach each other through the Workbench (services.h, WorkbenchEvents). The frame
+  (app/gui/*, main.cpp aside) includes no feature at all — MainWindow installs the registered
+  ones without naming them — and views/ includes nothing of app/gui.
 
 Usage: check_layering.py SOURCE_DIR. Prints each violation as file:line and exits 1 if any.
 """
@@ -41,6 +45,55 @@ def includes(path):
 def files(root):
     for pattern in SOURCES:
         yield from root.rglob(pattern)
+
+
+def feature_includes(source):
+    """Feature-to-feature, frame-to-feature and views-to-app/gui includes."""
+    gui = source / "app/gui"
+    features = gui / "features"
+    shared = {p.name for folder in (gui, source / "views") for p in folder.glob("*.h")}
+    owners = {}  # a header's file name -> the feature folders holding one of that name
+    for header in features.rglob("*.h"):
+        owners.setdefault(header.name, set()).add(header.relative_to(features).parts[0])
+
+    def features_of(path, target):
+        """The feature folders `#include "target"` in `path` may reach."""
+        parts = target.split("/")
+        if parts[0] == "features" and len(parts) > 2:
+            return {parts[1]}
+        beside = (path.parent / target).resolve()
+        if beside.is_file():
+            inside = beside.is_relative_to(features)
+            return {beside.relative_to(features).parts[0]} if inside else set()
+        if len(parts) == 1 and target not in shared:
+            return owners.get(target, set())
+        return set()
+
+    problems = []
+    for path in files(features):
+        mine = path.relative_to(features).parts[0]
+        for number, angle, target in includes(path):
+            others = sorted(features_of(path, target) - {mine}) if not angle else []
+            if others:
+                problems.append(f"{path.relative_to(source)}:{number}: the {mine} feature includes "
+                                f"{target} of the {', '.join(others)} feature (features reach each "
+                                f"other through the Workbench: services.h, WorkbenchEvents)")
+    for path in [*gui.glob("*.h"), *gui.glob("*.cpp")]:
+        if path.name == "main.cpp":
+            continue
+        for number, angle, target in includes(path):
+            reached = sorted(features_of(path, target)) if not angle else []
+            if reached:
+                problems.append(f"{path.relative_to(source)}:{number}: the frame includes {target} "
+                                f"of the {', '.join(reached)} feature (MainWindow installs the "
+                                f"registered features without naming them)")
+    gui_headers = {p.name for p in gui.rglob("*.h")}
+    for path in files(source / "views"):
+        for number, angle, target in includes(path):
+            if not angle and (target.split("/")[0] == "features" or target in gui_headers):
+                problems.append(f"{path.relative_to(source)}:{number}: views/ includes {target} "
+                                f"of app/gui (views sit below the workbench)")
+    return problems
 
 
 def main(source):
@@ -87,6 +140,8 @@ def main(source):
         for number, angle, target in includes(path):
             if angle and QT.match(target):
                 problems.append(f"{path.relative_to(source)}:{number}: strata-cli includes Qt <{target}>")
+
+    problems += feature_includes(source)
 
     for problem in problems:
         print(problem)

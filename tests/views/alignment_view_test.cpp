@@ -28,6 +28,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/metrics_log.h"
+#include "features/alignment/alignment_feature.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "throw_away_settings.h"
@@ -391,19 +392,19 @@ class AlignmentViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&errors](const ErrorReport& report) { errors << report.error; });
-    window.showAlignment(m_dir.filePath("not-a-run"));
-    window.showAlignment(m_pretrain);
+    window.feature<AlignmentFeature>()->showAlignment(m_dir.filePath("not-a-run"));
+    window.feature<AlignmentFeature>()->showAlignment(m_pretrain);
     QCOMPARE(errors.size(), 2);
     QVERIFY2(errors[0].contains("no run.json"), qPrintable(errors[0]));
     QVERIFY2(errors[1].contains("pretrain run, not a repr_align run"), qPrintable(errors[1]));
     QCOMPARE(window.tabs()->count(), 0);
 
-    window.showAlignment(m_l10);
-    AlignmentView* view = window.alignmentView(m_l10);
+    window.feature<AlignmentFeature>()->showAlignment(m_l10);
+    AlignmentView* view = window.feature<AlignmentFeature>()->alignmentView(m_l10);
     QVERIFY(view);
     QCOMPARE(window.tabs()->currentWidget(), view);
     QCOMPARE(window.tabs()->tabText(0), QStringLiteral("Alignment — align-l10"));
-    window.showAlignment(m_l10);  // focuses the open tab
+    window.feature<AlignmentFeature>()->showAlignment(m_l10);  // focuses the open tab
     QCOMPARE(window.tabs()->count(), 1);
     QCOMPARE(errors.size(), 2);
   }

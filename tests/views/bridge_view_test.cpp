@@ -25,6 +25,10 @@
 #include "bridge_metrics_plot.h"
 #include "bridge_sweep_dialog.h"
 #include "bridgeability_view.h"
+#include "features/bridge/bridge_feature.h"
+#include "features/geometry/geometry_feature.h"
+#include "features/open/open_feature.h"
+#include "features/training/training_feature.h"
 #include "layer_geometry_view.h"
 #include "main_window.h"
 #include "recipes/bridge/bridge_layer.h"
@@ -65,14 +69,14 @@ class BridgeViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    QSignalSpy shown(&window, &MainWindow::geometryShown);
-    window.openActivationStore(m_store);
+    QSignalSpy shown(&window.events(), &WorkbenchEvents::geometryShown);
+    window.feature<OpenFeature>()->openActivationStore(m_store);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kTimeoutMs);  // its /geometry is shown
-    QVERIFY(window.geometryView(m_store));
+    QVERIFY(window.feature<GeometryFeature>()->geometryView(m_store));
 
-    QSignalSpy suggested(&window, &MainWindow::bridgeLayerSuggested);
-    window.showBridgeView();
-    BridgeView* view = window.bridgeView();
+    QSignalSpy suggested(window.feature<BridgeFeature>(), &BridgeFeature::bridgeLayerSuggested);
+    window.feature<BridgeFeature>()->showBridgeView();
+    BridgeView* view = window.feature<BridgeFeature>()->bridgeView();
     QVERIFY(view);
     QCOMPARE(suggested.count(), 1);  // from the open Layer Geometry tab: no job needed
     QCOMPARE(view->store(), m_store);
@@ -98,13 +102,13 @@ class BridgeViewTest : public QObject {
 
   void readsLStarFromTheStoreWhenNoGeometryTabIsOpen() {
     MainWindow window(MainWindow::Options{false});
-    window.showBridgeView();
-    BridgeView* view = window.bridgeView();
+    window.feature<BridgeFeature>()->showBridgeView();
+    BridgeView* view = window.feature<BridgeFeature>()->bridgeView();
     QVERIFY(view->layerSourceLabel()->text().contains(QStringLiteral("No activation store")));
     QCOMPARE(view->suggestedLayer(), -1);
 
     // Typed (or browsed) stores are read once the typing stops, in a job.
-    QSignalSpy suggested(&window, &MainWindow::bridgeLayerSuggested);
+    QSignalSpy suggested(window.feature<BridgeFeature>(), &BridgeFeature::bridgeLayerSuggested);
     view->storeEdit()->setFocus();
     QTest::keyClicks(view->storeEdit(), m_store);
     QTRY_COMPARE_WITH_TIMEOUT(suggested.count(), 1, kTimeoutMs);
@@ -125,9 +129,9 @@ class BridgeViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.showBridgeView();
-    BridgeView* view = window.bridgeView();
-    QSignalSpy suggested(&window, &MainWindow::bridgeLayerSuggested);
+    window.feature<BridgeFeature>()->showBridgeView();
+    BridgeView* view = window.feature<BridgeFeature>()->bridgeView();
+    QSignalSpy suggested(window.feature<BridgeFeature>(), &BridgeFeature::bridgeLayerSuggested);
     view->storeEdit()->setFocus();
     QTest::keyClicks(view->storeEdit(), m_root.filePath("missing.h5"));
     QTRY_COMPARE_WITH_TIMEOUT(suggested.count(), 1, kTimeoutMs);
@@ -140,15 +144,15 @@ class BridgeViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.openActivationStore(m_store);
-    QTRY_VERIFY_WITH_TIMEOUT(window.geometryView(m_store), kTimeoutMs);
-    window.showBridgeView();
-    window.bridgeView()->setCorpus(m_corpus);
-    window.bridgeView()->setRefreshInterval(20);
+    window.feature<OpenFeature>()->openActivationStore(m_store);
+    QTRY_VERIFY_WITH_TIMEOUT(window.feature<GeometryFeature>()->geometryView(m_store), kTimeoutMs);
+    window.feature<BridgeFeature>()->showBridgeView();
+    window.feature<BridgeFeature>()->bridgeView()->setCorpus(m_corpus);
+    window.feature<BridgeFeature>()->bridgeView()->setRefreshInterval(20);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
-    window.bridgeView()->sweepButton()->click();
+    window.feature<BridgeFeature>()->bridgeView()->sweepButton()->click();
     auto* dialog = window.findChild<BridgeSweepDialog*>();
     QVERIFY(dialog);
     QCOMPARE(dialog->storeEdit()->text(), m_store);  // filled from the Bridge tab
@@ -168,24 +172,26 @@ class BridgeViewTest : public QObject {
         "eval_every=4 checkpoint_every=4 eval_windows=2 stats_windows=4 threads=1 device=cpu"));
     QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->problem()));
 
-    QSignalSpy finished(&window, &MainWindow::bridgeSweepFinished);
+    QSignalSpy finished(window.feature<BridgeFeature>(), &BridgeFeature::bridgeSweepFinished);
     dialog->okButton()->click();
-    QCOMPARE(window.sweepFolder(), folder);
-    QVERIFY(window.bridgeView()->runLabel()->text().startsWith(QStringLiteral("Sweep")));
+    QCOMPARE(window.feature<BridgeFeature>()->sweepFolder(), folder);
+    QVERIFY(window.feature<BridgeFeature>()->bridgeView()->runLabel()->text().startsWith(
+        QStringLiteral("Sweep")));
     // The sweep holds the window's one training slot: a training run is refused meanwhile.
     TrainingRequest other;
     other.recipe = "bridge";
     other.runFolder = m_root.filePath("refused-run").toStdString();
-    QVERIFY(!window.startTrainingRun(other));
+    QVERIFY(!window.feature<TrainingFeature>()->startTrainingRun(other));
     QVERIFY(!QFileInfo::exists(m_root.filePath("refused-run")));
     // The tab follows whichever layer run of the sweep is training.
-    QTRY_VERIFY_WITH_TIMEOUT(window.bridgeView()->shownRun().startsWith(folder + "/layer-"),
-                             kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.feature<BridgeFeature>()->bridgeView()->shownRun().startsWith(folder + "/layer-"),
+        kTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3 * kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
-    QVERIFY(window.sweepFolder().isEmpty());
-    BridgeabilityView* view = window.bridgeabilityView(folder);
+    QVERIFY(window.feature<BridgeFeature>()->sweepFolder().isEmpty());
+    BridgeabilityView* view = window.feature<BridgeFeature>()->bridgeabilityView(folder);
     QVERIFY(view);
     QCOMPARE(view->table()->rowCount(), 2);
     QCOMPARE(view->result().rows.at(1).run,

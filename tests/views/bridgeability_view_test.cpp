@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "features/bridge/bridge_feature.h"
 #include "main_window.h"
 #include "recipes/bridge/bridge_sweep.h"
 #include "throw_away_settings.h"
@@ -128,15 +129,15 @@ class BridgeabilityViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.openSweepFolder(m_folder);
+    window.feature<BridgeFeature>()->openSweepFolder(m_folder);
     QVERIFY(errors.isEmpty());
-    BridgeabilityView* view = window.bridgeabilityView(m_folder);
+    BridgeabilityView* view = window.feature<BridgeFeature>()->bridgeabilityView(m_folder);
     QVERIFY(view);
     QCOMPARE(window.tabs()->currentWidget(), view);
-    window.openSweepFolder(m_folder);  // again: the same tab, refreshed
+    window.feature<BridgeFeature>()->openSweepFolder(m_folder);  // again: the same tab, refreshed
     QCOMPARE(window.tabs()->count(), 1);
 
-    window.openSweepFolder(m_root.filePath("nowhere"));
+    window.feature<BridgeFeature>()->openSweepFolder(m_root.filePath("nowhere"));
     QCOMPARE(errors.size(), 1);
     QVERIFY2(errors.first().contains(QStringLiteral("sweep.json")), qPrintable(errors.first()));
   }

@@ -25,6 +25,8 @@
 
 #include "capture_dialog.h"
 #include "display_text.h"
+#include "features/capture/capture_feature.h"
+#include "features/open/open_feature.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
 #include "main_window.h"
@@ -140,13 +142,15 @@ class CaptureTest : public QObject {
   void captureActionNeedsAnOpenModelAndOpensTheDialog() {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     window.show();
-    QVERIFY(!window.captureAction()->isEnabled());
-    QCOMPARE(window.captureAction()->shortcut(), QKeySequence("Ctrl+Shift+C"));
+    QVERIFY(!window.feature<CaptureFeature>()->captureAction()->isEnabled());
+    QCOMPARE(window.feature<CaptureFeature>()->captureAction()->shortcut(),
+             QKeySequence("Ctrl+Shift+C"));
     openModel(window);
-    QVERIFY(window.captureAction()->isEnabled());
+    QVERIFY(window.feature<CaptureFeature>()->captureAction()->isEnabled());
     QCOMPARE(window.currentModel(), m_model);
 
-    window.captureAction()->trigger();  // returns at once: the dialog has no event loop
+    // Returns at once: the dialog has no event loop.
+    window.feature<CaptureFeature>()->captureAction()->trigger();
     auto* dialog = window.findChild<CaptureDialog*>();
     QVERIFY(dialog);
     QTRY_VERIFY(dialog->isVisible());
@@ -168,7 +172,7 @@ class CaptureTest : public QObject {
     QCOMPARE(window.projectDock()->selectedEntry(ProjectCategory::Models), m_model);
     QMenu* menu = window.projectDock()->findChild<QMenu*>();
     QVERIFY(menu);
-    QVERIFY(menu->actions().contains(window.captureAction()));
+    QVERIFY(menu->actions().contains(window.feature<CaptureFeature>()->captureAction()));
     menu->close();
   }
 
@@ -177,7 +181,7 @@ class CaptureTest : public QObject {
     window.show();
     openModel(window);
     const QString output = m_root.filePath("captured.h5");
-    QSignalSpy captured(&window, &MainWindow::captureFinished);
+    QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
 
     // The GUI thread must keep serving events while the job runs: measure the longest gap
     // between ticks of a 10 ms timer.
@@ -196,7 +200,7 @@ class CaptureTest : public QObject {
     clock.start();
     timer.start();
 
-    window.startCapture(smallCapture(output));
+    window.feature<CaptureFeature>()->startCapture(smallCapture(output));
     QVERIFY(window.busy());  // startCapture only started the job
     QVERIFY(window.jobProgress()->isVisible());
     QVERIFY(window.jobProgress()->cancelButton()->isEnabled());
@@ -221,12 +225,12 @@ class CaptureTest : public QObject {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     openModel(window);
     const QString output = m_root.filePath("resumed.h5");
-    QSignalSpy captured(&window, &MainWindow::captureFinished);
-    window.startCapture(smallCapture(output));
+    QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
+    window.feature<CaptureFeature>()->startCapture(smallCapture(output));
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
     CaptureConfig again = smallCapture(output);
     again.resume = true;  // what the dialog's "Resume it" produces for an existing output
-    window.startCapture(again);
+    window.feature<CaptureFeature>()->startCapture(again);
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 2, kTimeoutMs);
     QCOMPARE(captured.last().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
     const QString log = window.logDock()->text();
@@ -237,10 +241,10 @@ class CaptureTest : public QObject {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     openModel(window);
     const QString output = m_root.filePath("cancelled.h5");
-    QSignalSpy captured(&window, &MainWindow::captureFinished);
+    QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
     CaptureConfig config = smallCapture(output);
     config.sampling.tokenBudget = 20000;  // long enough that Cancel lands while it runs
-    window.startCapture(config);
+    window.feature<CaptureFeature>()->startCapture(config);
     window.jobProgress()->cancelButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
     QCOMPARE(captured.first().at(1).value<JobOutcome>(), JobOutcome::Cancelled);
@@ -257,10 +261,10 @@ class CaptureTest : public QObject {
     QList<ErrorReport> reports;
     window.setErrorReporter([&reports](const ErrorReport& report) { reports << report; });
     openModel(window);
-    QSignalSpy captured(&window, &MainWindow::captureFinished);
+    QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
     CaptureConfig config = smallCapture(m_root.filePath("never.h5"));
     config.corpus = toFsPath(m_root.filePath("no-such-corpus.txt"));
-    window.startCapture(config);
+    window.feature<CaptureFeature>()->startCapture(config);
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
     QCOMPARE(captured.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(reports.size(), 1);
@@ -271,8 +275,8 @@ class CaptureTest : public QObject {
 
  private:
   void openModel(MainWindow& window) {
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openModelFolder(m_model);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openModelFolder(m_model);
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
   }
 

@@ -28,6 +28,7 @@
 #include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
+#include "features/routing/routing_feature.h"
 #include "job_progress_widget.h"
 #include "main_window.h"
 #include "throw_away_settings.h"
@@ -201,18 +202,19 @@ class ChunkRoutingViewTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&errors](const ErrorReport& report) { errors << report.summary; });
-    window.showChunkRouting(m_run);
-    QVERIFY(window.chunkRoutingView(m_run));
-    QCOMPARE(window.tabs()->currentWidget(), window.chunkRoutingView(m_run));
-    window.showChunkRouting(m_dir.path());  // not a run folder
+    window.feature<RoutingFeature>()->showChunkRouting(m_run);
+    QVERIFY(window.feature<RoutingFeature>()->chunkRoutingView(m_run));
+    QCOMPARE(window.tabs()->currentWidget(),
+             window.feature<RoutingFeature>()->chunkRoutingView(m_run));
+    window.feature<RoutingFeature>()->showChunkRouting(m_dir.path());  // not a run folder
     QCOMPARE(errors.size(), 1);
   }
 
   void theTabsRoutingsAreJobsOfTheWindow() {
     // The window's busy() and its status bar see the tab's routing, like every other job.
     MainWindow window(MainWindow::Options{false});
-    window.showChunkRouting(m_run);
-    ChunkRoutingView* view = window.chunkRoutingView(m_run);
+    window.feature<RoutingFeature>()->showChunkRouting(m_run);
+    ChunkRoutingView* view = window.feature<RoutingFeature>()->chunkRoutingView(m_run);
     QVERIFY(view);
     QSignalSpy routed(view, &ChunkRoutingView::routed);
     QSignalSpy idle(&window, &MainWindow::jobsFinished);

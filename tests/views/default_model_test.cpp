@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "display_text.h"
+#include "features/geometry/default_geometry_feature.h"
+#include "features/geometry/geometry_feature.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"
 #include "main_window.h"
@@ -43,10 +45,11 @@ class DefaultModelTest : public QObject {
     QList<ErrorReport> errors;
     window.setErrorReporter([&errors](const ErrorReport& r) { errors << r; });
     window.show();
-    QSignalSpy finished(&window, &MainWindow::defaultGeometryFinished);
-    QSignalSpy shown(&window, &MainWindow::geometryShown);
-    QVERIFY(window.openDefaultModelAction()->isEnabled());
-    window.openDefaultModelAction()->trigger();
+    QSignalSpy finished(window.feature<DefaultGeometryFeature>(),
+                        &DefaultGeometryFeature::defaultGeometryFinished);
+    QSignalSpy shown(&window.events(), &WorkbenchEvents::geometryShown);
+    QVERIFY(window.feature<DefaultGeometryFeature>()->openDefaultModelAction()->isEnabled());
+    window.feature<DefaultGeometryFeature>()->openDefaultModelAction()->trigger();
     QVERIFY(window.busy());  // capture and scoring run in the background
     QVERIFY(shown.wait(kTimeoutMs));
     QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).error));
@@ -57,7 +60,7 @@ class DefaultModelTest : public QObject {
     QVERIFY2(store.startsWith(m_root.filePath("data/geometry-cache/default-")), qPrintable(store));
     auto* view = qobject_cast<LayerGeometryView*>(window.tabs()->currentWidget());
     QVERIFY2(view, "the current tab is not the Layer Geometry");
-    QCOMPARE(view, window.geometryView(store));
+    QCOMPARE(view, window.feature<GeometryFeature>()->geometryView(store));
     QCOMPARE(view->report().layers.size(), std::size_t(5));
     QCOMPARE(window.projectDock()->entries(ProjectCategory::ActivationStores), QStringList{store});
     const QStringList models = window.projectDock()->entries(ProjectCategory::Models);
@@ -69,8 +72,8 @@ class DefaultModelTest : public QObject {
   void laterOpeningsReadTheCache() {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     window.show();
-    QSignalSpy shown(&window, &MainWindow::geometryShown);
-    window.openDefaultModel();
+    QSignalSpy shown(&window.events(), &WorkbenchEvents::geometryShown);
+    window.feature<DefaultGeometryFeature>()->openDefaultModel();
     QVERIFY(shown.wait(kTimeoutMs));
     QVERIFY(window.logDock()->text().contains("Read the default model's cached geometry"));
     QVERIFY(!window.logDock()->text().contains("Captured and scored"));
@@ -101,8 +104,8 @@ class DefaultModelTest : public QObject {
     QList<ErrorReport> errors;
     window.setErrorReporter([&errors](const ErrorReport& r) { errors << r; });
     window.show();
-    QSignalSpy shown(&window, &MainWindow::geometryShown);
-    window.openDefaultModel();
+    QSignalSpy shown(&window.events(), &WorkbenchEvents::geometryShown);
+    window.feature<DefaultGeometryFeature>()->openDefaultModel();
     const bool ok = shown.wait(kTimeoutMs);
     qputenv("STRATA_DEFAULT_MODEL", savedModel);
     qputenv("STRATA_DEFAULT_CORPUS", savedCorpus);
@@ -123,8 +126,9 @@ class DefaultModelTest : public QObject {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     QList<ErrorReport> errors;
     window.setErrorReporter([&errors](const ErrorReport& r) { errors << r; });
-    QSignalSpy finished(&window, &MainWindow::defaultGeometryFinished);
-    window.openDefaultModel();
+    QSignalSpy finished(window.feature<DefaultGeometryFeature>(),
+                        &DefaultGeometryFeature::defaultGeometryFinished);
+    window.feature<DefaultGeometryFeature>()->openDefaultModel();
     QVERIFY(finished.wait(kTimeoutMs));
     qputenv("STRATA_DEFAULT_CORPUS", saved);
     QCOMPARE(finished.first().at(0).value<JobOutcome>(), JobOutcome::Failed);

@@ -23,6 +23,8 @@
 #include "engine/device_info.h"
 #include "engine/versions.h"
 #include "error_dialog.h"
+#include "features/geometry/default_geometry_feature.h"
+#include "features/preferences/preferences_feature.h"
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "main_window.h"
@@ -128,7 +130,7 @@ class DesktopTest : public QObject {
   void preferencesThroughTheWindowAreSavedAndApplied() {
     MainWindow window;
     QVERIFY(!isDark(QApplication::palette()));  // offscreen's platform palette is light
-    window.preferencesAction()->trigger();
+    window.feature<PreferencesFeature>()->preferencesAction()->trigger();
     auto* dialog = window.findChild<PreferencesDialog*>();
     QVERIFY(dialog);
     QTRY_VERIFY(dialog->isVisible());
@@ -188,7 +190,7 @@ class DesktopTest : public QObject {
 
   void aboutDialogNamesQtLibTorchCudaAndTheBlas() {
     MainWindow window;
-    window.aboutAction()->trigger();
+    window.feature<PreferencesFeature>()->aboutAction()->trigger();
     auto* about = window.findChild<AboutDialog*>();
     QVERIFY(about);
     const QString text = about->text();
@@ -244,14 +246,15 @@ class DesktopTest : public QObject {
                qPrintable(keys + " is used by " + owner.value(keys) + " and " + it.key()));
       owner.insert(keys, it.key());
     }
-    QCOMPARE(window.preferencesAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    QCOMPARE(window.feature<PreferencesFeature>()->preferencesAction()->shortcut(),
+             QKeySequence(Qt::CTRL | Qt::Key_Comma));
   }
 
   void openDefaultModelOpensTheBuiltInModel() {
     MainWindow window;
-    QVERIFY(window.openDefaultModelAction()->isEnabled());
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openDefaultModelAction()->trigger();
+    QVERIFY(window.feature<DefaultGeometryFeature>()->openDefaultModelAction()->isEnabled());
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<DefaultGeometryFeature>()->openDefaultModelAction()->trigger();
     // The model folder and, once its geometry is ready, the activation store are opened by two
     // jobs; a cached geometry can finish first, so the order of the two signals is not fixed.
     const auto modelOpenings = [&opened] {

@@ -20,6 +20,7 @@
 
 #include "bridge_fixture.h"
 #include "common/error.h"
+#include "features/bridge/bridge_feature.h"
 #include "main_window.h"
 #include "throw_away_settings.h"
 
@@ -59,8 +60,8 @@ class GeneratePanelTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.showGeneratePanel(m_run);
-    GeneratePanel* panel = window.generatePanel(m_run);
+    window.feature<BridgeFeature>()->showGeneratePanel(m_run);
+    GeneratePanel* panel = window.feature<BridgeFeature>()->generatePanel(m_run);
     QVERIFY(panel);
     QVERIFY2(panel->hybridTitle()->text().contains(QStringLiteral("l* = 2")),
              qPrintable(panel->hybridTitle()->text()));  // from run.json, before generating
@@ -69,7 +70,7 @@ class GeneratePanelTest : public QObject {
     panel->maxTokensBox()->setValue(4);
     panel->temperatureBox()->setValue(0);
     panel->stepsBox()->setValue(2);
-    QSignalSpy finished(&window, &MainWindow::generationFinished);
+    QSignalSpy finished(window.feature<BridgeFeature>(), &BridgeFeature::generationFinished);
     panel->generateButton()->click();
     QVERIFY(panel->generating());
     QVERIFY(!panel->generateButton()->isEnabled() && panel->stopButton()->isEnabled());
@@ -100,7 +101,7 @@ class GeneratePanelTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
-    window.showGeneratePanel(m_root.path());  // no run.json
+    window.feature<BridgeFeature>()->showGeneratePanel(m_root.path());  // no run.json
     QCOMPARE(errors.size(), 1);
     QCOMPARE(window.tabs()->count(), 0);
 

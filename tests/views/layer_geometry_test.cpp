@@ -25,6 +25,8 @@
 
 #include "common/error.h"
 #include "display_text.h"
+#include "features/geometry/geometry_feature.h"
+#include "features/open/open_feature.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 #include "geometry/term_cancellation.h"
@@ -1012,15 +1014,15 @@ class LayerGeometryTest : public QObject {
     QList<ErrorReport> errors;
     window.setErrorReporter([&errors](const ErrorReport& report) { errors << report; });
     window.show();
-    QVERIFY(!window.scoreLayersAction()->isEnabled());
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QVERIFY(!window.feature<GeometryFeature>()->scoreLayersAction()->isEnabled());
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     QSignalSpy idle(&window, &MainWindow::jobsFinished);
-    window.openActivationStore(file);
+    window.feature<OpenFeature>()->openActivationStore(file);
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(!window.busy(), kTimeoutMs);  // /geometry looked for: none yet
-    QVERIFY(window.scoreLayersAction()->isEnabled());
+    QVERIFY(window.feature<GeometryFeature>()->scoreLayersAction()->isEnabled());
     QCOMPARE(window.currentStore(), file);
-    QVERIFY(!window.geometryView(file));
+    QVERIFY(!window.feature<GeometryFeature>()->geometryView(file));
     QVERIFY(!geometry::readGeometry(toFsPath(file)).has_value());
 
     GeometryScanSettings settings;
@@ -1029,14 +1031,14 @@ class LayerGeometryTest : public QObject {
     settings.options.anchors = 64;
     settings.options.directions = 64;
     settings.options.neighbours = 8;
-    QSignalSpy finished(&window, &MainWindow::geometryFinished);
-    window.startGeometryScan(file, settings);
+    QSignalSpy finished(window.feature<GeometryFeature>(), &GeometryFeature::geometryFinished);
+    window.feature<GeometryFeature>()->startGeometryScan(file, settings);
     QVERIFY(window.busy());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3 * kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().error));
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
 
-    LayerGeometryView* view = window.geometryView(file);
+    LayerGeometryView* view = window.feature<GeometryFeature>()->geometryView(file);
     QVERIFY(view);
     QCOMPARE(window.tabs()->currentWidget(), view);
     QCOMPARE(view->report().layers.size(), 5u);
@@ -1056,10 +1058,10 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(view->plot()->pluginPanelCount(), int(stored->pluginMetrics.size()));
 
     // A click on layer 2 computes its principal plane in a job and opens the detail tab.
-    QSignalSpy detailShown(&window, &MainWindow::layerDetailShown);
+    QSignalSpy detailShown(window.feature<GeometryFeature>(), &GeometryFeature::layerDetailShown);
     emit view->layerDetailRequested(2);
     QTRY_COMPARE_WITH_TIMEOUT(detailShown.count(), 1, kTimeoutMs);
-    LayerDetailView* detail = window.layerDetailView(file, 2);
+    LayerDetailView* detail = window.feature<GeometryFeature>()->layerDetailView(file, 2);
     QVERIFY(detail);
     QCOMPARE(detail->scatterPointCount(), 300);
     QCOMPARE(detail->spectrumPlot()->graph(0)->dataCount(),
@@ -1068,11 +1070,11 @@ class LayerGeometryTest : public QObject {
 
     // Opening the store again elsewhere shows the stored geometry without scoring.
     MainWindow second(MainWindow::Options{false});
-    QSignalSpy shown(&second, &MainWindow::geometryShown);
-    second.openActivationStore(file);
+    QSignalSpy shown(&second.events(), &WorkbenchEvents::geometryShown);
+    second.feature<OpenFeature>()->openActivationStore(file);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kTimeoutMs);
-    QVERIFY(second.geometryView(file));
-    QCOMPARE(second.geometryView(file)->bestLayer(), view->bestLayer());
+    QVERIFY(second.feature<GeometryFeature>()->geometryView(file));
+    QCOMPARE(second.feature<GeometryFeature>()->geometryView(file)->bestLayer(), view->bestLayer());
   }
 
   void failedScanReachesTheErrorReporter() {
@@ -1086,8 +1088,8 @@ class LayerGeometryTest : public QObject {
     // An invalid option makes the scan fail. (More neighbours than rows no longer does: m_curv is
     // then undefined with a warning, docs/geometry.md "Degenerate layers".)
     settings.options.neighbours = 1;
-    QSignalSpy finished(&window, &MainWindow::geometryFinished);
-    window.startGeometryScan(file, settings);
+    QSignalSpy finished(window.feature<GeometryFeature>(), &GeometryFeature::geometryFinished);
+    window.feature<GeometryFeature>()->startGeometryScan(file, settings);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
@@ -1095,7 +1097,7 @@ class LayerGeometryTest : public QObject {
     QVERIFY2(
         errors.first().details.contains("geometry options: field 'neighbours': must be at least 2"),
         qPrintable(errors.first().details));
-    QVERIFY(!window.geometryView(file));
+    QVERIFY(!window.feature<GeometryFeature>()->geometryView(file));
   }
 
  private:

@@ -22,6 +22,7 @@
 
 #include "display_text.h"
 #include "features/open/open_feature.h"
+#include "features/training/training_feature.h"
 #include "io/activation_store.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
@@ -69,9 +70,9 @@ class MainWindowTest : public QObject {
   void opensModelFolderInTheBackground() {
     MainWindow window;
     window.show();
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     QSignalSpy done(&window, &MainWindow::jobsFinished);
-    window.openModelFolder(m_model);
+    window.feature<OpenFeature>()->openModelFolder(m_model);
     QVERIFY(window.busy());  // the folder is read on a worker, not here
     QVERIFY(opened.isEmpty());
     QVERIFY(done.wait(kTimeoutMs));
@@ -95,10 +96,11 @@ class MainWindowTest : public QObject {
 
   void reopeningAFolderKeepsOneEntryAndOneTab() {
     MainWindow window;
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openModelFolder(m_model);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openModelFolder(m_model);
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
-    window.openModelFolder(m_model + "/");  // the same folder, spelled differently
+    window.feature<OpenFeature>()->openModelFolder(m_model +
+                                                   "/");  // the same folder, spelled differently
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, kTimeoutMs);
     QCOMPARE(window.projectDock()->entries(ProjectCategory::Models).size(), 1);
     QCOMPARE(window.tabs()->count(), 1);
@@ -107,8 +109,8 @@ class MainWindowTest : public QObject {
   void brokenFolderShowsAnErrorDialog() {
     MainWindow window;
     window.show();
-    QSignalSpy failed(&window, &MainWindow::openFailed);
-    window.openModelFolder(m_broken);
+    QSignalSpy failed(window.feature<OpenFeature>(), &OpenFeature::openFailed);
+    window.feature<OpenFeature>()->openModelFolder(m_broken);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
     const QString error = failed.first().at(1).toString();
     QVERIFY2(error.contains("config.json") && error.contains("FooForCausalLM"), qPrintable(error));
@@ -132,7 +134,7 @@ class MainWindowTest : public QObject {
     MainWindow window;
     QList<ErrorReport> reports;
     window.setErrorReporter([&reports](const ErrorReport& report) { reports << report; });
-    window.openPath(m_root.filePath("does-not-exist"));
+    window.feature<OpenFeature>()->openPath(m_root.filePath("does-not-exist"));
     QCOMPARE(reports.size(), 1);
     QVERIFY(reports.first().error.contains("no such file or folder"));
     QVERIFY(window.findChild<QMessageBox*>() == nullptr);
@@ -141,7 +143,7 @@ class MainWindowTest : public QObject {
   void droppingAFolderOpensIt() {
     MainWindow window;
     window.show();
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     QVERIFY(dropOnto(window, m_model));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     QCOMPARE(window.projectDock()->entries(ProjectCategory::Models), QStringList{m_model});
@@ -160,7 +162,7 @@ class MainWindowTest : public QObject {
     qputenv("STRATA_DATA_DIR", m_root.filePath("data").toUtf8());  // where the import goes
     MainWindow window;
     window.show();
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     QVERIFY(dropOnto(window, gguf));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     const QString folder = opened.first().at(0).toString();
@@ -196,7 +198,7 @@ class MainWindowTest : public QObject {
     for (QAction* action : menu->actions())
       if (action->text() == QStringLiteral("org/tiny-llama")) cached = action;
     QVERIFY2(cached, "the cached model is not listed");
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     cached->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     QVERIFY(opened.first().at(0).toString().endsWith("snapshots/abc123"));
@@ -216,9 +218,9 @@ class MainWindowTest : public QObject {
     write("metrics.jsonl", "{\"step\": 1, \"wall_time\": 1, \"loss\": 2.5}\n");
     MainWindow window;
     window.show();
-    window.openPath(run);
-    QVERIFY(window.trainingView());
-    QCOMPARE(window.trainingView()->shownRun(), QDir::cleanPath(run));
+    window.feature<OpenFeature>()->openPath(run);
+    QVERIFY(window.feature<TrainingFeature>()->trainingView());
+    QCOMPARE(window.feature<TrainingFeature>()->trainingView()->shownRun(), QDir::cleanPath(run));
     QVERIFY(window.projectDock()->entries(ProjectCategory::Models).isEmpty());  // not a model
   }
 
@@ -261,8 +263,8 @@ class MainWindowTest : public QObject {
       writer.close();
     }
     MainWindow window;
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openPath(file);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openPath(file);
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     QCOMPARE(window.projectDock()->entries(ProjectCategory::ActivationStores), QStringList{file});
     auto* view = qobject_cast<StoreSummaryView*>(window.tabs()->currentWidget());
@@ -295,8 +297,8 @@ class MainWindowTest : public QObject {
 
   void projectDockEntryReopensAClosedTab() {
     MainWindow window;
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openModelFolder(m_model);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openModelFolder(m_model);
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     emit window.tabs()->tabCloseRequested(0);
     QCOMPARE(window.tabs()->count(), 0);

@@ -21,6 +21,8 @@
 
 #include "bridge_fixture.h"
 #include "display_text.h"
+#include "features/geometry/geometry_feature.h"
+#include "features/open/open_feature.h"
 #include "geometry/geometry_report.h"
 #include "geometry_plot.h"
 #include "geometry_table_model.h"
@@ -146,7 +148,8 @@ class PlotLayoutTest : public QObject {
     QFETCH(int, metricPanels);
     const std::unique_ptr<MainWindow> window = openGeometry();
     QVERIFY(window);
-    GeometryPlot* plot = window->geometryView(QDir::cleanPath(storeFile()))->plot();
+    GeometryPlot* plot =
+        window->feature<GeometryFeature>()->geometryView(QDir::cleanPath(storeFile()))->plot();
     QCOMPARE(3 + plot->pluginPanelCount(), metricPanels);
     plot->replot();  // draws now: the title boxes are the drawn ones
     const QRect plotRect = plot->rect();
@@ -179,7 +182,8 @@ class PlotLayoutTest : public QObject {
   void mainTableColumnsAreInView() {
     const std::unique_ptr<MainWindow> window = openGeometry();
     QVERIFY(window);
-    LayerGeometryView* view = window->geometryView(QDir::cleanPath(storeFile()));
+    LayerGeometryView* view =
+        window->feature<GeometryFeature>()->geometryView(QDir::cleanPath(storeFile()));
     QTableView* table = view->table();
     QCOMPARE(table->horizontalScrollBar()->value(), 0);
     const int viewport = table->viewport()->width();
@@ -237,11 +241,12 @@ class PlotLayoutTest : public QObject {
     window->resize(size);
     window->show();
     if (!QTest::qWaitForWindowExposed(window.get())) return nullptr;
-    QSignalSpy shown(window.get(), &MainWindow::geometryShown);
-    window->openActivationStore(storeFile());
+    QSignalSpy shown(&window->events(), &WorkbenchEvents::geometryShown);
+    window->feature<OpenFeature>()->openActivationStore(storeFile());
     if (!QTest::qWaitFor([&] { return shown.count() >= 1 && !window->busy(); }, kTimeoutMs))
       return nullptr;
-    LayerGeometryView* view = window->geometryView(QDir::cleanPath(storeFile()));
+    LayerGeometryView* view =
+        window->feature<GeometryFeature>()->geometryView(QDir::cleanPath(storeFile()));
     if (!view) return nullptr;
     if (extraMetrics > 0) view->setReport(withMoreMetrics(view->report(), extraMetrics));
     QTest::qWait(300);  // queued replots and layouts settle

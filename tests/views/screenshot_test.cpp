@@ -26,6 +26,14 @@
 #include "common/job.h"
 #include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
+#include "features/alignment/alignment_feature.h"
+#include "features/bridge/bridge_feature.h"
+#include "features/capture/capture_feature.h"
+#include "features/geometry/default_geometry_feature.h"
+#include "features/geometry/geometry_feature.h"
+#include "features/open/open_feature.h"
+#include "features/routing/routing_feature.h"
+#include "features/training/training_feature.h"
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "main_window.h"
@@ -143,39 +151,40 @@ class ScreenshotTest : public QObject {
   void cleanupTestCase() { m_window.reset(); }
 
   void workbenchWithTheDefaultModel() {
-    QSignalSpy opened(m_window.get(), &MainWindow::pathOpened);
-    m_window->openModelFolder(test::defaultModelFolder());
+    QSignalSpy opened(&m_window->events(), &WorkbenchEvents::pathOpened);
+    m_window->feature<OpenFeature>()->openModelFolder(test::defaultModelFolder());
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
     save("workbench-default-model");
   }
 
   /** Model ▸ Capture… on the default model, as a newcomer first sees it. */
   void captureDialog() {
-    m_window->showCaptureDialog();
+    m_window->feature<CaptureFeature>()->showCaptureDialog();
     saveDialog<CaptureDialog>("capture-dialog");
   }
 
   /** Training ▸ Start Training…, the recipe list and its settings. */
   void trainingLaunchDialog() {
-    m_window->showTrainingLaunchDialog();
+    m_window->feature<TrainingFeature>()->showTrainingLaunchDialog();
     saveDialog<TrainingLaunchDialog>("training-launch");
   }
 
   void layerGeometry() {
-    QSignalSpy shown(m_window.get(), &MainWindow::geometryShown);
-    m_window->openActivationStore(m_store);
+    QSignalSpy shown(&m_window->events(), &WorkbenchEvents::geometryShown);
+    m_window->feature<OpenFeature>()->openActivationStore(m_store);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);  // its stored /geometry
     QTRY_VERIFY(!m_window->busy());
     save("layer-geometry");
   }
 
   void layerDetail() {
-    QSignalSpy shown(m_window.get(), &MainWindow::layerDetailShown);
-    m_window->showLayerDetail(QDir::cleanPath(m_store), 2);
+    QSignalSpy shown(m_window->feature<GeometryFeature>(), &GeometryFeature::layerDetailShown);
+    m_window->feature<GeometryFeature>()->showLayerDetail(QDir::cleanPath(m_store), 2);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kTimeoutMs);
     QTRY_VERIFY(!m_window->busy());
     // A token selected in the scatter, its context in the strip (the "=" of "total = …").
-    LayerDetailView* view = m_window->layerDetailView(QDir::cleanPath(m_store), 2);
+    LayerDetailView* view =
+        m_window->feature<GeometryFeature>()->layerDetailView(QDir::cleanPath(m_store), 2);
     QVERIFY(view);
     const LayerDetail& detail = view->detail();
     int64_t row = static_cast<int64_t>(detail.tokenIds.size() / 2);
@@ -189,8 +198,8 @@ class ScreenshotTest : public QObject {
   }
 
   void trainingTab() {
-    m_window->showTrainingView();
-    TrainingView* view = m_window->trainingView();
+    m_window->feature<TrainingFeature>()->showTrainingView();
+    TrainingView* view = m_window->feature<TrainingFeature>()->trainingView();
     QVERIFY(view);
     QSignalSpy arrived(view, &TrainingView::recordsArrived);
     view->showRun(m_runs + "/dcdm");
@@ -199,17 +208,18 @@ class ScreenshotTest : public QObject {
   }
 
   void bridgeTab() {
-    m_window->showBridgeView();
-    QVERIFY(m_window->bridgeView());
+    m_window->feature<BridgeFeature>()->showBridgeView();
+    QVERIFY(m_window->feature<BridgeFeature>()->bridgeView());
     QTRY_VERIFY(!m_window->busy());  // l* read from the store
-    m_window->bridgeView()->showRun(m_runs + "/bridge-l2");
+    m_window->feature<BridgeFeature>()->bridgeView()->showRun(m_runs + "/bridge-l2");
     QTest::qWait(800);  // the run's metrics are replayed on the view's timer
     save("bridge");
   }
 
   void chunkRouting() {
-    m_window->showChunkRouting(m_runs + "/dcdm");
-    ChunkRoutingView* view = m_window->chunkRoutingView(m_runs + "/dcdm");
+    m_window->feature<RoutingFeature>()->showChunkRouting(m_runs + "/dcdm");
+    ChunkRoutingView* view =
+        m_window->feature<RoutingFeature>()->chunkRoutingView(m_runs + "/dcdm");
     QVERIFY(view);
     QSignalSpy routed(view, &ChunkRoutingView::routed);
     view->setText(QStringLiteral("def add_3(x, y):\n    total = x + y * 3\n    return total\n"));
@@ -218,8 +228,9 @@ class ScreenshotTest : public QObject {
   }
 
   void alignment() {
-    m_window->showAlignment(m_runs + "/repr-align");
-    AlignmentView* view = m_window->alignmentView(m_runs + "/repr-align");
+    m_window->feature<AlignmentFeature>()->showAlignment(m_runs + "/repr-align");
+    AlignmentView* view =
+        m_window->feature<AlignmentFeature>()->alignmentView(m_runs + "/repr-align");
     QVERIFY(view);
     // One graph per layer once the run's metrics are read (at once or on the view's timer).
     QTRY_VERIFY_WITH_TIMEOUT(view->curvesPlot()->graphCount() > 0, kTimeoutMs);
@@ -237,9 +248,10 @@ class ScreenshotTest : public QObject {
     m_window->resize(kWindowSize);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    QSignalSpy finished(m_window.get(), &MainWindow::defaultGeometryFinished);
-    QSignalSpy shown(m_window.get(), &MainWindow::geometryShown);
-    m_window->openDefaultModel();
+    QSignalSpy finished(m_window->feature<DefaultGeometryFeature>(),
+                        &DefaultGeometryFeature::defaultGeometryFinished);
+    QSignalSpy shown(&m_window->events(), &WorkbenchEvents::geometryShown);
+    m_window->feature<DefaultGeometryFeature>()->openDefaultModel();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QCOMPARE(finished.at(0).at(0).value<JobOutcome>(), JobOutcome::Succeeded);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);  // the cached store's /geometry

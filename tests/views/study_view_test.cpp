@@ -104,7 +104,7 @@ class StudyViewTest : public QObject {
     MainWindow window(MainWindow::Options{.persistSettings = false});
     QList<ErrorReport> errors;
     window.setErrorReporter([&errors](const ErrorReport& report) { errors << report; });
-    StudiesFeature* studies = window.studiesFeature();
+    StudiesFeature* studies = window.feature<StudiesFeature>();
     QVERIFY(studies);
     QSignalSpy finished(studies, &StudiesFeature::studyFinished);
     StudyChoice choice;

@@ -16,6 +16,7 @@
 #include "display_text.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
+#include "features/training/training_feature.h"
 #include "main_window.h"
 #include "runnable_model_fixture.h"
 #include "runs_table.h"
@@ -66,8 +67,8 @@ class StallMeter final : public QObject {
 TrainingView* openTrainingTab(MainWindow& window, QStringList& errors) {
   window.setErrorReporter([&errors](const ErrorReport& report) { errors << report.error; });
   window.show();
-  window.showTrainingView();
-  TrainingView* view = window.trainingView();
+  window.feature<TrainingFeature>()->showTrainingView();
+  TrainingView* view = window.feature<TrainingFeature>()->trainingView();
   view->setRefreshIntervals(100, 50);
   return view;
 }
@@ -93,8 +94,8 @@ class TrainingRunTest : public QObject {
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
     window.show();
     QCOMPARE(window.runsRoot(), QDir::cleanPath(m_root.filePath("runs")));
-    window.showTrainingView();
-    TrainingView* view = window.trainingView();
+    window.feature<TrainingFeature>()->showTrainingView();
+    TrainingView* view = window.feature<TrainingFeature>()->trainingView();
     QVERIFY(view);
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
@@ -126,8 +127,8 @@ class TrainingRunTest : public QObject {
     QTest::qWait(500);
     meter.stop();
     const qint64 idle = meter.longest();
-    QSignalSpy started(&window, &MainWindow::trainingStarted);
-    QSignalSpy finished(&window, &MainWindow::trainingFinished);
+    QSignalSpy started(&window.events(), &WorkbenchEvents::trainingStarted);
+    QSignalSpy finished(window.feature<TrainingFeature>(), &TrainingFeature::trainingFinished);
     QSignalSpy plotted(view, &TrainingView::recordsArrived);
     meter.start();
     QElapsedTimer clock;
@@ -182,8 +183,8 @@ class TrainingRunTest : public QObject {
     request.runFolder = toFsPath(folder);
 
     // Pause as soon as step 10 is logged: deterministic, however fast the steps are.
-    QSignalSpy finished(&window, &MainWindow::trainingFinished);
-    QVERIFY(window.startTrainingRun(request));
+    QSignalSpy finished(window.feature<TrainingFeature>(), &TrainingFeature::trainingFinished);
+    QVERIFY(window.feature<TrainingFeature>()->startTrainingRun(request));
     QTRY_VERIFY_WITH_TIMEOUT(view->plots()->recordCount() >= 10, kTimeoutMs);
     view->pauseButton()->click();
     QCOMPARE(view->activeState(), TrainingView::ActiveState::Paused);
@@ -232,8 +233,8 @@ class TrainingRunTest : public QObject {
     applyOverride(schema, "steps=30", request.config);
     const QString folder = QDir::cleanPath(m_root.filePath("runs/echo"));
     request.runFolder = toFsPath(folder);
-    QSignalSpy finished(&window, &MainWindow::trainingFinished);
-    QVERIFY(window.startTrainingRun(request));
+    QSignalSpy finished(window.feature<TrainingFeature>(), &TrainingFeature::trainingFinished);
+    QVERIFY(window.feature<TrainingFeature>()->startTrainingRun(request));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "features/open/open_feature.h"
+#include "features/verify/verify_feature.h"
 #include "log_dock.h"
 #include "main_window.h"
 #include "model_summary_view.h"
@@ -133,9 +135,9 @@ class TransformersVerificationViewTest : public QObject {
     const QString model = openDefaultModel(window);
     QCOMPARE(window.projectDock()->entryBadge(ProjectCategory::Models, model),
              QStringLiteral("not verified"));
-    QVERIFY(window.verifyAction()->isEnabled());
-    QSignalSpy finished(&window, &MainWindow::verificationFinished);
-    window.verifyAction()->trigger();
+    QVERIFY(window.feature<VerifyFeature>()->verifyAction()->isEnabled());
+    QSignalSpy finished(window.feature<VerifyFeature>(), &VerifyFeature::verificationFinished);
+    window.feature<VerifyFeature>()->verifyAction()->trigger();
     QVERIFY(finished.wait(kJobTimeoutMs));
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Failed);
     QCOMPARE(errors.size(), 1);
@@ -154,8 +156,8 @@ class TransformersVerificationViewTest : public QObject {
     QStringList errors;
     window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
     const QString model = openDefaultModel(window);
-    QSignalSpy finished(&window, &MainWindow::verificationFinished);
-    window.verifyModel(model);
+    QSignalSpy finished(window.feature<VerifyFeature>(), &VerifyFeature::verificationFinished);
+    window.feature<VerifyFeature>()->verifyModel(model);
     QVERIFY(finished.wait(kJobTimeoutMs));
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.first().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
@@ -166,7 +168,7 @@ class TransformersVerificationViewTest : public QObject {
     QVERIFY(tab);
     QVERIFY(tab->verificationView());
     QCOMPARE(tab->verificationView()->table()->rowCount(), 4 + 1 + 2);  // 4 layers of the default
-    QVERIFY(window.verification(model)->agrees());
+    QVERIFY(window.feature<VerifyFeature>()->verification(model)->agrees());
     qunsetenv("STRATA_PYTHON");
   }
 
@@ -175,8 +177,8 @@ class TransformersVerificationViewTest : public QObject {
   QString openDefaultModel(MainWindow& window) {
     const QString model =
         QDir::cleanPath(QStringLiteral(STRATA_SOURCE_DIR "/resources/models/default"));
-    QSignalSpy opened(&window, &MainWindow::pathOpened);
-    window.openModelFolder(model);
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openModelFolder(model);
     if (!opened.wait(20000)) qFatal("the default model did not open");
     return model;
   }

@@ -7,11 +7,14 @@
 #include "alignment_view.h"
 #include "clean_path.h"
 #include "common/error.h"
+#include "services.h"
 #include "tab_keys.h"
 #include "workbench.h"
 
 namespace strata {
 namespace {
+
+const FeatureRegistration<AlignmentFeature> registration("alignment", 80);
 
 bool isAlignmentRun(const QString& folder) {
   try {
@@ -39,7 +42,7 @@ AlignmentView* AlignmentFeature::alignmentView(const QString& run) const {
 
 void AlignmentFeature::showAlignment(const QString& alignRun) {
   QString run = alignRun;
-  const QString shown = m_workbench->shownTrainingRun();
+  const QString shown = m_workbench->service<TrainingService>().shownRun();
   if (run.isEmpty() && !shown.isEmpty() && isAlignmentRun(shown)) run = shown;
   if (run.isEmpty()) {
     run = QFileDialog::getExistingDirectory(m_workbench->dialogParent(),

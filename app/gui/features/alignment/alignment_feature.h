@@ -5,17 +5,19 @@
 
 #include <QObject>
 
+#include "feature.h"
+
 namespace strata {
 
 class AlignmentView;
 class Workbench;
 
-class AlignmentFeature final : public QObject {
+class AlignmentFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** The open Alignment tab of `alignRun`, or nullptr. */
   AlignmentView* alignmentView(const QString& alignRun) const;

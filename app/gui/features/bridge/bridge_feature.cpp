@@ -16,6 +16,7 @@
 #include "preferences.h"
 #include "recipes/bridge/bridge_layer.h"
 #include "recipes/bridge/hybrid_generation.h"
+#include "services.h"
 #include "store_summary_view.h"
 #include "tab_keys.h"
 #include "workbench.h"
@@ -23,6 +24,8 @@
 
 namespace strata {
 namespace {
+
+const FeatureRegistration<BridgeFeature> registration("bridge", 100);
 
 const QString kBridgeCorpusKey = QStringLiteral("bridge/corpus");
 
@@ -102,7 +105,7 @@ void BridgeFeature::showBridgeView() {
   connect(view, &BridgeView::generateRequested, this, &BridgeFeature::showGeneratePanel);
   connect(view, &BridgeView::storeChanged, this, &BridgeFeature::suggestBridgeLayer);
   connect(view, &BridgeView::showInTrainingRequested, this,
-          [this](const QString& run) { m_workbench->showTrainingRun(run); });
+          [this](const QString& run) { m_workbench->service<TrainingService>().showRun(run); });
   m_bridgeView = view;
   const TrainingSlot& slot = m_workbench->trainingSlot();
   if (slot.holder == TrainingSlot::Holder::Sweep)
@@ -167,7 +170,7 @@ void BridgeFeature::showBridgeLaunchDialog() {
   values.insert(QStringLiteral("layer"), QString::number(m_bridgeView->layer()));
   if (m_workbench->persistSettings() && !m_bridgeView->corpus().isEmpty())
     guiSettings().setValue(kBridgeCorpusKey, m_bridgeView->corpus());
-  m_workbench->openTrainingLauncher(QStringLiteral("bridge"), values);
+  m_workbench->service<TrainingService>().openTrainingLauncher(QStringLiteral("bridge"), values);
 }
 
 void BridgeFeature::showGeneratePanel(const QString& bridgeRun) {

@@ -11,7 +11,8 @@
 #include <QPointer>
 #include <memory>
 
-#include "bridge_view.h"     // QPointer needs the complete type
+#include "bridge_view.h"  // QPointer needs the complete type
+#include "feature.h"
 #include "job_controller.h"  // JobOutcome's metatype
 
 namespace strata {
@@ -22,12 +23,12 @@ class Workbench;
 struct BridgeSweepConfig;
 struct BridgeSweepResult;
 
-class BridgeFeature final : public QObject {
+class BridgeFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** The Bridge tab, or nullptr while it is not open. */
   BridgeView* bridgeView() const { return m_bridgeView; }

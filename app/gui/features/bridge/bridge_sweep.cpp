@@ -17,6 +17,7 @@
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "preferences.h"
+#include "services.h"
 #include "store_summary_view.h"
 #include "tab_keys.h"
 #include "workbench.h"
@@ -183,7 +184,7 @@ void BridgeFeature::showBridgeability(const QString& folder,
   }
   auto* view = new BridgeabilityView(folder, std::move(result));
   connect(view, &BridgeabilityView::runActivated, this,
-          [this](const QString& run) { m_workbench->showTrainingRun(run); });
+          [this](const QString& run) { m_workbench->service<TrainingService>().showRun(run); });
   m_workbench->addTab(view, tabkey::sweep(folder), tr("Bridgeability — %1").arg(fileName(folder)));
 }
 

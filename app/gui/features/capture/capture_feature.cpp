@@ -10,10 +10,13 @@
 #include "log_dock.h"
 #include "preferences.h"
 #include "project_dock.h"
+#include "services.h"
 #include "workbench.h"
 
 namespace strata {
 namespace {
+
+const FeatureRegistration<CaptureFeature> registration("capture", 30);
 
 QString captureDetails(const CaptureConfig& config) {
   return CaptureFeature::tr(
@@ -87,7 +90,7 @@ void CaptureFeature::startCapture(const CaptureConfig& dialogConfig) {
                     .arg(summary->layersKept)
                     .arg(summary->seconds, 0, 'f', 1)
                     .arg(summary->tokensPerSecond, 0, 'f', 0));
-            m_workbench->openActivationStore(output);
+            m_workbench->service<OpenService>().openActivationStore(output);
             break;
           case JobOutcome::Cancelled:
             m_workbench->log().append(MessageLevel::Warning,

@@ -7,6 +7,7 @@
 #include <QObject>
 
 #include "engine/capture.h"
+#include "feature.h"
 #include "job_controller.h"  // JobOutcome's metatype
 
 class QAction;
@@ -15,12 +16,12 @@ namespace strata {
 
 class Workbench;
 
-class CaptureFeature final : public QObject {
+class CaptureFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** Model ▸ Capture… (Ctrl+Shift+C): enabled while a model is open. */
   QAction* captureAction() const { return m_captureAction; }

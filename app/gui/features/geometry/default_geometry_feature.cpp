@@ -11,9 +11,15 @@
 #include "log_dock.h"
 #include "plugin/plugin_metric.h"
 #include "preferences.h"
+#include "services.h"
 #include "workbench.h"
 
 namespace strata {
+namespace {
+
+const FeatureRegistration<DefaultGeometryFeature> registration("default_geometry", 20);
+
+}  // namespace
 
 void DefaultGeometryFeature::install(Workbench& workbench) {
   m_workbench = &workbench;
@@ -33,9 +39,10 @@ void DefaultGeometryFeature::openStoreAfterModel(const QString& model, const QSt
           [this, once, model, store](const QString& path) {
             if (QDir::cleanPath(path) != QDir::cleanPath(model)) return;
             once->deleteLater();
-            m_workbench->openActivationStore(store);  // its /geometry then opens the tab
+            m_workbench->service<OpenService>().openActivationStore(
+                store);  // its /geometry then opens the tab
           });
-  m_workbench->openModelFolder(model);
+  m_workbench->service<OpenService>().openModelFolder(model);
 }
 
 void DefaultGeometryFeature::openDefaultModel() {
@@ -56,7 +63,7 @@ void DefaultGeometryFeature::openDefaultModel() {
   // A GGUF default is imported by the geometry job first; its folder opens when that is done
   // (opening it now would import the same file twice, side by side).
   const bool gguf = isGgufModelFile(request.modelFolder);
-  if (!gguf) m_workbench->openModelFolder(toQString(request.modelFolder));
+  if (!gguf) m_workbench->service<OpenService>().openModelFolder(toQString(request.modelFolder));
   m_workbench->log().append(MessageLevel::Info,
                             tr("Layer geometry of the default model over %1 (cached in %2)")
                                 .arg(toQString(request.corpus), toQString(request.cacheFolder)));
@@ -81,7 +88,8 @@ void DefaultGeometryFeature::openDefaultModel() {
             if (gguf)  // the imported folder first, then the store, so Layer Geometry ends in front
               openStoreAfterModel(toQString(result->modelFolder), store);
             else
-              m_workbench->openActivationStore(store);  // its /geometry then opens the tab
+              m_workbench->service<OpenService>().openActivationStore(
+                  store);  // its /geometry then opens the tab
             break;
           }
           case JobOutcome::Cancelled:

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QPointer>
 
+#include "feature.h"
 #include "job_controller.h"  // JobOutcome's metatype
 
 class QAction;
@@ -17,12 +18,12 @@ namespace strata {
 
 class Workbench;
 
-class DefaultGeometryFeature final : public QObject {
+class DefaultGeometryFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** File ▸ Open Default Model (Ctrl+D): enabled when the built-in default model is found. */
   QAction* openDefaultModelAction() const { return m_action; }

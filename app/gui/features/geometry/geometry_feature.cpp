@@ -26,6 +26,8 @@
 namespace strata {
 namespace {
 
+const FeatureRegistration<GeometryFeature> registration("geometry", 50);
+
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 const char* deviceName(geometry::DeviceChoice device) {

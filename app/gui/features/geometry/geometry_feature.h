@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "feature.h"
 #include "job_controller.h"       // JobOutcome's metatype
 #include "score_layers_dialog.h"  // GeometryScanSettings
 
@@ -25,12 +26,12 @@ class LayerDetailView;
 class LayerGeometryView;
 class Workbench;
 
-class GeometryFeature final : public QObject {
+class GeometryFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** Geometry ▸ Score Layers… (Ctrl+Shift+G): enabled while an activation store is open. */
   QAction* scoreLayersAction() const { return m_scoreLayersAction; }

@@ -20,6 +20,8 @@
 namespace strata {
 namespace {
 
+const FeatureRegistration<OpenFeature> registration("open", 10);
+
 QString displayName(const QString& path) { return QFileInfo(path).fileName(); }
 
 bool isStoreFile(const QFileInfo& info) {
@@ -65,7 +67,8 @@ void OpenFeature::install(Workbench& workbench) {
 void OpenFeature::openPath(const QString& path) {
   const QFileInfo info(path);
   if (info.isDir() && isRunFolder(toFsPath(path))) {
-    m_workbench->showTrainingRun(info.absoluteFilePath());  // followed live while it trains
+    m_workbench->service<TrainingService>().showRun(
+        info.absoluteFilePath());  // followed live while it trains
   } else if (info.isDir() || isGgufModelFile(toFsPath(path))) {
     openModelFolder(path);
   } else if (isStoreFile(info)) {

@@ -1,10 +1,10 @@
 #pragma once
 // The open feature: File ▸ Open Model (a folder, a GGUF file, or a model from the Hugging Face
-// cache) and Open Activation Store…, the project dock's
-// double-click, and Workbench::openPath for everyone else (Recent, drops, a finished capture).
-// Every open runs its I/O in a background job, and the window only ever sees the finished,
-// immutable snapshot (ModelSummary, StoreSummary), which it registers with the workbench and
-// shows as the path's summary tab. A run folder goes to the Training tab instead.
+// cache) and Open Activation Store…, the project dock's double-click, and OpenService
+// (services.h) for everyone else (Recent, drops, a finished capture). Every open runs its I/O in a
+// background job, and the window only ever sees the finished, immutable snapshot (ModelSummary,
+// StoreSummary), which it registers with the workbench and shows as the path's summary tab. A run
+// folder goes to the Training tab instead.
 
 #include <QObject>
 #include <QStringList>
@@ -12,7 +12,9 @@
 #include <functional>
 #include <memory>
 
+#include "feature.h"
 #include "project_dock.h"
+#include "services.h"
 
 class QMenu;
 
@@ -23,21 +25,21 @@ class Workbench;
 struct ModelSummary;
 struct StoreSummary;
 
-class OpenFeature final : public QObject {
+class OpenFeature final : public Feature, public OpenService {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** A folder or a .gguf file opens as a model (a run folder in the Training tab), a
    *  .h5/.hdf5 file as an activation store; anything else is reported. */
-  void openPath(const QString& path);
+  void openPath(const QString& path) override;
   /** A model folder, or a .gguf file (imported into a folder the first time). */
-  void openModelFolder(const QString& folder);
+  void openModelFolder(const QString& folder) override;
   /** File ▸ Open Model's submenu (its entries after the first two list the HF cache). */
   QMenu* modelMenu() const { return m_modelMenu; }
-  void openActivationStore(const QString& file);
+  void openActivationStore(const QString& file) override;
 
  signals:
   /** Opening `path` failed; the error was reported. */

@@ -12,6 +12,11 @@
 #include "workbench.h"
 
 namespace strata {
+namespace {
+
+const FeatureRegistration<PreferencesFeature> registration("preferences", 1000);
+
+}  // namespace
 
 void PreferencesFeature::install(Workbench& workbench) {
   m_workbench = &workbench;

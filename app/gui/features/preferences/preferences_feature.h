@@ -5,6 +5,8 @@
 
 #include <QObject>
 
+#include "feature.h"
+
 class QAction;
 class QLabel;
 
@@ -12,12 +14,12 @@ namespace strata {
 
 class Workbench;
 
-class PreferencesFeature final : public QObject {
+class PreferencesFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** File ▸ Preferences… (Ctrl+,). */
   QAction* preferencesAction() const { return m_preferencesAction; }

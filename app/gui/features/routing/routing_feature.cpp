@@ -10,11 +10,14 @@
 #include "display_text.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
+#include "services.h"
 #include "tab_keys.h"
 #include "workbench.h"
 
 namespace strata {
 namespace {
+
+const FeatureRegistration<RoutingFeature> registration("routing", 70);
 
 bool isDcdmRun(const QString& folder) {
   try {
@@ -41,7 +44,7 @@ ChunkRoutingView* RoutingFeature::chunkRoutingView(const QString& run) const {
 
 void RoutingFeature::showChunkRouting(const QString& dcdmRun) {
   QString run = dcdmRun;
-  const QString shown = m_workbench->shownTrainingRun();
+  const QString shown = m_workbench->service<TrainingService>().shownRun();
   if (run.isEmpty() && !shown.isEmpty() && isDcdmRun(shown)) run = shown;
   if (run.isEmpty()) {
     run = QFileDialog::getExistingDirectory(m_workbench->dialogParent(), tr("Choose a dcdm Run"),

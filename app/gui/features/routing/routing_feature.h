@@ -6,17 +6,19 @@
 
 #include <QObject>
 
+#include "feature.h"
+
 namespace strata {
 
 class ChunkRoutingView;
 class Workbench;
 
-class RoutingFeature final : public QObject {
+class RoutingFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** The open Chunk Routing tab of `dcdmRun`, or nullptr. */
   ChunkRoutingView* chunkRoutingView(const QString& dcdmRun) const;

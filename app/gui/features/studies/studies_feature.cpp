@@ -21,6 +21,11 @@
 #include "yield_to_gui.h"
 
 namespace strata {
+namespace {
+
+const FeatureRegistration<StudiesFeature> registration("studies", 90);
+
+}  // namespace
 
 void StudiesFeature::install(Workbench& workbench) {
   m_workbench = &workbench;

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include "common/job.h"
+#include "feature.h"
 
 namespace strata {
 
@@ -17,12 +18,12 @@ class StudyView;
 class Workbench;
 struct StudyChoice;
 
-class StudiesFeature final : public QObject {
+class StudiesFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** Starts `choice` (false, with a log line, when the training slot is taken). */
   bool startStudy(const StudyChoice& choice);

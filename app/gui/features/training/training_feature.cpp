@@ -19,6 +19,8 @@
 namespace strata {
 namespace {
 
+const FeatureRegistration<TrainingFeature> registration("training", 60);
+
 QString runName(const QString& folder) { return QFileInfo(folder).fileName(); }
 
 }  // namespace

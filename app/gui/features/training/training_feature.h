@@ -1,11 +1,12 @@
 #pragma once
 // The training feature: Training ▸ Start Training… and Training Runs, the Training tab, and the
-// workbench's training services (showing a run, the launcher other features prefill). The
-// launcher builds its form from the recipe's schema; core's startTraining / resumeTraining run
-// in a background job that holds the workbench's training slot (one training or sweep at a
-// time), and the Training tab follows the run through its folder — the same files a strata-cli
-// run writes, so the tab shows both alike. Pause/Resume go through a TrainingControl shared
-// with the job; Stop cancels the job, and the engine checkpoints and marks the run stopped.
+// TrainingService the other features use (services.h: showing a run, the launcher they
+// prefill). The launcher builds its form from the recipe's schema; core's startTraining /
+// resumeTraining run in a background job that holds the workbench's training slot (one training
+// or sweep at a time), and the Training tab follows the run through its folder — the same files
+// a strata-cli run writes, so the tab shows both alike. Pause/Resume go through a
+// TrainingControl shared with the job; Stop cancels the job, and the engine checkpoints and
+// marks the run stopped.
 
 #include <QMap>
 #include <QObject>
@@ -13,8 +14,10 @@
 #include <memory>
 
 #include "engine/training_run.h"
+#include "feature.h"
 #include "job_controller.h"  // JobOutcome's metatype
-#include "training_view.h"   // QPointer needs the complete type
+#include "services.h"
+#include "training_view.h"  // QPointer needs the complete type
 
 class QAction;
 
@@ -22,27 +25,27 @@ namespace strata {
 
 class Workbench;
 
-class TrainingFeature final : public QObject {
+class TrainingFeature final : public Feature, public TrainingService {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** The Training tab, or nullptr while it is not open. */
   TrainingView* trainingView() const { return m_view; }
   /** Opens the Training tab (creating it when closed). */
   void showTrainingView();
   /** Opens the Training tab on `run` (added to its list when outside the runs root). */
-  void showRun(const QString& run);
+  void showRun(const QString& run) override;
   /** The run the Training tab shows; empty when none or closed. */
-  QString shownRun() const;
+  QString shownRun() const override;
   /** Opens the (non-modal) launcher for the registered recipes with the Preferences' device
    *  and threads; OK starts the run. */
   void showTrainingLaunchDialog();
   /** The launcher for every recipe; `recipe` and `values` (key → CLI text) preselect and
    *  fill it over the remembered values. */
-  void openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values);
+  void openTrainingLauncher(const QString& recipe, const QMap<QString, QString>& values) override;
   /**
    * Trains `request` (startTraining) in a background job; the Training tab follows the run.
    * Refused with a log line (false) while the training slot is taken.

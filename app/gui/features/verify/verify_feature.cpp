@@ -14,6 +14,11 @@
 #include "workbench.h"
 
 namespace strata {
+namespace {
+
+const FeatureRegistration<VerifyFeature> registration("verify", 40);
+
+}  // namespace
 
 void VerifyFeature::install(Workbench& workbench) {
   m_workbench = &workbench;

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "feature.h"
 #include "job_controller.h"  // JobOutcome's metatype
 
 class QAction;
@@ -19,12 +20,12 @@ namespace strata {
 class Workbench;
 struct TransformersVerification;
 
-class VerifyFeature final : public QObject {
+class VerifyFeature final : public Feature {
   Q_OBJECT
 
  public:
-  using QObject::QObject;
-  void install(Workbench& workbench);
+  using Feature::Feature;
+  void install(Workbench& workbench) override;
 
   /** Model ▸ Verify against Transformers: enabled while a model is open. */
   QAction* verifyAction() const { return m_verifyAction; }
