@@ -5,7 +5,9 @@ Both sides run the same random Llama-shaped checkpoint (HF layout) over the same
 sequences of the same length (the corpus is one long document, so every sequence is full and
 the Python side runs as many sequences as Strata reports), with the same thread count and the
 same LibTorch (Strata links the C++ part of the very torch wheel this Python imports), and
-write every layer's hidden states for the stored positions to HDF5 with shuffle + deflate 4.
+write every layer's hidden states for the stored positions to HDF5 with shuffle + deflate at the
+same level (`--deflate-level`, default 1 as strata-cli capture; Strata compresses on
+`--write-threads`, h5py on its one thread).
 The reference is `transformers`' LlamaModel (`--reference transformers`, SDPA attention,
 output_hidden_states) or a plain eager re-implementation (`--reference eager`).
 Timed: forward passes + writing (model loading and corpus sampling excluded on both sides).
@@ -15,6 +17,7 @@ usage: ~/.local/share/strata/venv/bin/python bench/capture_throughput.py BUILD_D
        [--model DIR|FILE.gguf|smollm2]
        [--device cpu|cuda] [--shape small|llama-3.2-1b] [--seq-len T] [--batch B]
        [--compute-dtype fp32|bf16] [--storage float32|float16]
+       [--deflate-level L] [--write-threads N]
 
 On the GPU (bench/device_benchmarks.py): `--device cuda --shape llama-3.2-1b --compute-dtype
 bf16` writes a random checkpoint of Llama-3.2-1B's shapes in bfloat16 (16 layers x 2048, GQA
@@ -22,7 +25,9 @@ bf16` writes a random checkpoint of Llama-3.2-1B's shapes in bfloat16 (16 layers
 angle table) and runs both sides on the GPU in bfloat16 (transformers: dtype=bfloat16, SDPA).
 Besides the end-to-end figures (forward passes and writing, which on a GPU are bound by the
 CPU's deflate), the Python side's forward passes alone are timed too, and each side's GPU
-memory peak is sampled with nvidia-smi (bench/gpu_memory.py).
+memory peak is sampled with nvidia-smi (bench/gpu_memory.py). `strata_over_python_forward_only`
+is Strata's end-to-end tokens/s over transformers' forward-only tokens/s: how close writing the
+store comes to costing nothing beside the model (the GPU goal is >= 0.5).
 """
 import argparse, json, os, re, struct, subprocess, sys, tempfile, time
 
@@ -172,7 +177,7 @@ def synchronize(device):
         torch.cuda.synchronize()
 
 
-def python_capture(forward, sequences, batch, out, device="cpu", storage=torch.float32):
+def python_capture(forward, sequences, batch, out, device="cpu", storage=torch.float32, level=1):
     """Layer-major like Strata: keep one layer's states, write it, go on. Returns the seconds
     of the whole and of the forward passes alone."""
     started = time.perf_counter()
@@ -183,7 +188,7 @@ def python_capture(forward, sequences, batch, out, device="cpu", storage=torch.f
         for l in range(LAYERS + 1):
             rows = torch.cat([hs[l][:, 1:, :].reshape(-1, HIDDEN) for hs in per_batch]).to(storage).cpu().numpy()
             f.create_dataset(f"layers/{l}", data=rows, chunks=(min(256, len(rows)), HIDDEN),
-                             shuffle=True, compression="gzip", compression_opts=4)
+                             shuffle=True, compression="gzip", compression_opts=level)
     return time.perf_counter() - started, forward_seconds
 
 
@@ -201,6 +206,9 @@ def main():
     ap.add_argument("--seq-len", type=int, default=SEQ)
     ap.add_argument("--compute-dtype", choices=["fp32", "bf16"], default="fp32")
     ap.add_argument("--storage", choices=["float32", "float16"], default="float32")
+    ap.add_argument("--deflate-level", type=int, default=1, help="both sides' zlib level")
+    ap.add_argument("--write-threads", type=int, default=0,
+                    help="Strata's compressing threads (0: one per hardware thread)")
     ap.add_argument("--work", default=None, help="folder for the checkpoint and stores (default: a new temporary one)")
     ap.add_argument("--model", default=None,
                     help="a real Llama model (folder or .gguf) instead of random weights of --shape; "
@@ -230,7 +238,9 @@ def main():
                               os.path.join(work, "strata.h5"), "--tokens", str(args.tokens),
                               "--seq-len", str(SEQ), "--dtype", args.storage, "--batch", str(args.batch),
                               "--split", "file", "--device", args.device,
-                              "--compute-dtype", args.compute_dtype], env=env, capture_output=True, text=True)
+                              "--compute-dtype", args.compute_dtype, "--deflate-level", str(args.deflate_level),
+                              "--write-threads", str(args.write_threads)],
+                             env=env, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("strata-cli capture failed:\n" + run.stdout + run.stderr)
     strata_seconds = float(re.search(r" in ([0-9.]+) s", run.stdout).group(1))
@@ -248,13 +258,15 @@ def main():
                 sys.exit("--reference eager runs on the CPU in float32 only")
             forward, reference = (lambda ids: forward_all_layers(weights, ids)), "plain eager PyTorch"
         python_seconds, python_forward_seconds = python_capture(
-            forward, sequences, args.batch, os.path.join(work, "python.h5"), args.device, storage)
+            forward, sequences, args.batch, os.path.join(work, "python.h5"), args.device, storage,
+            args.deflate_level)
     python_tokens = sequences.shape[0] * (SEQ - 1)
 
     result = {"model": f"Llama {LAYERS}x{HIDDEN}, GQA {HEADS}/{KV}, MLP {MLP}, vocab {VOCAB} "
                        f"({args.model or args.shape})",
               "torch": torch.__version__, "reference": reference, "threads": args.threads, "sequence_length": SEQ, "batch": args.batch,
               "device": args.device, "compute_dtype": args.compute_dtype, "storage": args.storage,
+              "deflate_level": args.deflate_level, "write_threads": args.write_threads or os.cpu_count(),
               "strata_tokens": stored, "strata_seconds": strata_seconds,
               "strata_tokens_per_s": stored / strata_seconds,
               "python_tokens": python_tokens, "python_seconds": python_seconds,
@@ -264,6 +276,8 @@ def main():
               "strata_gpu_memory_peak_mib": strata_memory.peak_mib,
               "python_gpu_memory_peak_mib": python_memory.peak_mib}
     result["ratio_strata_over_python"] = result["strata_tokens_per_s"] / result["python_tokens_per_s"]
+    result["strata_over_python_forward_only"] = (result["strata_tokens_per_s"]
+                                                 / result["python_forward_tokens_per_s"])
     print(json.dumps(result, indent=2))
     if args.out:
         json.dump(result, open(args.out, "w"), indent=2)

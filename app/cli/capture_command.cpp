@@ -108,7 +108,7 @@ int runCapture(const Arguments& args) {
             << " layers on " << (config.device == "cuda" ? "CUDA" : "the CPU");
   if (summary.layersKept > 0) std::cout << " (" << summary.layersKept << " already complete)";
   if (summary.seconds > 0)
-    std::cout << " in " << static_cast<int64_t>(summary.seconds * 10) / 10.0 << " s ("
+    std::cout << " in " << static_cast<int64_t>(summary.seconds * 100) / 100.0 << " s ("
               << formatCount(static_cast<int64_t>(summary.tokensPerSecond)) << " token-layers/s)";
   std::cout << "\n";
   return 0;
