@@ -106,6 +106,97 @@ uint64_t portableUniformBelow(std::mt19937_64& rng, uint64_t bound) {
   }
 }
 
+namespace {
+
+/** Pass 1's outcome: every candidate sequence of every document, and the counts. */
+struct CandidateScan {
+  std::vector<Candidate> candidates;
+  int64_t available = 0;  // candidate rows
+  int64_t repeated = 0;   // rows dropped because an earlier row had their prefix
+  int64_t documents = 0;  // documents read
+};
+
+/** Pass 1: tokenises every document and lists its candidate sequences (and their kept rows). */
+CandidateScan scanCandidates(CorpusReader& reader, const Tokenizer& tokenizer,
+                             const std::optional<int32_t>& bosId, const TokenSamplerConfig& config,
+                             JobContext* job) {
+  const int64_t bos = bosId ? 1 : 0;
+  const int64_t skip = config.skipFirstPositions;
+  const int64_t perSequence = config.sequenceLength - bos;  // document tokens in a full sequence
+  CandidateScan scan;
+  std::vector<Candidate>& candidates = scan.candidates;
+  int64_t& available = scan.available;
+  int64_t& repeated = scan.repeated;
+  int64_t& documents = scan.documents;
+  PrefixSet seen;  // every candidate row's prefix so far (distinctPrefixes only)
+  while (config.maxDocuments == 0 || documents < config.maxDocuments) {
+    if (job != nullptr) job->checkCancelled();
+    const std::optional<CorpusDocument> document = reader.next();
+    if (!document) break;
+    const int32_t doc = checkedInt32(documents, "documents");
+    const std::vector<int32_t> ids = tokenizer.encode(document->text);
+    const auto tokens = static_cast<int64_t>(ids.size());
+    for (int64_t start = 0; start < tokens; start += perSequence) {
+      const int64_t piece = std::min(perSequence, tokens - start);
+      if (piece < perSequence && config.shortPieces == ShortPieces::Drop) break;
+      const int64_t rowLength = bos + piece;
+      if (rowLength <= skip) continue;
+      int64_t first = skip;
+      if (config.distinctPrefixes) {
+        // Rows whose prefix is already in `seen` can only be the first ones (the header); every
+        // row's prefix goes in, for the sequences after this one.
+        first = rowLength;
+        uint64_t prefix = kEmptyPrefix;
+        for (int64_t p = 0; p < rowLength; ++p) {
+          prefix =
+              extendPrefix(prefix, p < bos ? *bosId : ids[static_cast<size_t>(start + p - bos)]);
+          if (p >= skip && seen.insert(prefix) && first == rowLength) first = p;
+        }
+        repeated += first - skip;
+      }
+      if (first == rowLength) continue;
+      candidates.push_back({doc, checkedInt32(start, "document length"),
+                            static_cast<int32_t>(piece), static_cast<int32_t>(first)});
+      available += rowLength - first;
+    }
+    ++documents;
+    if (job != nullptr && documents % kReportEvery == 0) {
+      double fraction = reader.fractionRead();
+      if (config.maxDocuments > 0)
+        fraction = std::max(fraction, static_cast<double>(documents) / config.maxDocuments);
+      job->progress(kCountingShare * fraction, "tokenising the corpus");
+    }
+  }
+  return scan;
+}
+
+/** Selection: partial Fisher–Yates, portable (see the header); sorted back into corpus order.
+ *  The last sequence is cut so that exactly `budget` rows are kept. */
+std::vector<Candidate> chooseCandidates(std::vector<Candidate> candidates, int64_t bos,
+                                        int64_t budget, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Candidate> chosen;
+  int64_t kept = 0;
+  for (size_t i = 0; kept < budget; ++i) {
+    const size_t j = i + portableUniformBelow(rng, candidates.size() - i);
+    std::swap(candidates[i], candidates[j]);
+    Candidate candidate = candidates[i];
+    int64_t keeps = bos + candidate.length - candidate.first;
+    if (kept + keeps > budget) {  // the last sequence is cut to hit the budget exactly
+      candidate.length = static_cast<int32_t>(candidate.length - (kept + keeps - budget));
+      keeps = budget - kept;
+    }
+    chosen.push_back(candidate);
+    kept += keeps;
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const Candidate& a, const Candidate& b) {
+    return a.doc != b.doc ? a.doc < b.doc : a.start < b.start;
+  });
+  return chosen;
+}
+
+}  // namespace
+
 TokenSampler::TokenSampler(const Tokenizer& tokenizer, TokenSamplerConfig config)
     : m_tokenizer(tokenizer), m_config(config) {
   const bool bos = m_config.addBos.value_or(templateStartsWithBos(tokenizer));
@@ -155,7 +246,6 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
   const int64_t length = m_config.sequenceLength;
   const int64_t skip = m_config.skipFirstPositions;
   const int64_t budget = m_config.tokenBudget;
-  const int64_t perSequence = length - bos;  // document tokens in a full sequence
 
   // Pass 1: every candidate sequence of every document, and how many positions it keeps.
   auto reader = source.open();
@@ -164,50 +254,9 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
     policy["corpus_format"] = corpusFormatName(reader->format());
     policy["document_split"] = documentSplitName(reader->split());
   }
-  std::vector<Candidate> candidates;
-  PrefixSet seen;         // every candidate row's prefix so far (distinctPrefixes only)
-  int64_t available = 0;  // candidate rows
-  int64_t repeated = 0;   // rows dropped because an earlier row had their prefix
-  int64_t documents = 0;
-  while (m_config.maxDocuments == 0 || documents < m_config.maxDocuments) {
-    if (job != nullptr) job->checkCancelled();
-    const std::optional<CorpusDocument> document = reader->next();
-    if (!document) break;
-    const int32_t doc = checkedInt32(documents, "documents");
-    const std::vector<int32_t> ids = m_tokenizer.encode(document->text);
-    const auto tokens = static_cast<int64_t>(ids.size());
-    for (int64_t start = 0; start < tokens; start += perSequence) {
-      const int64_t piece = std::min(perSequence, tokens - start);
-      if (piece < perSequence && m_config.shortPieces == ShortPieces::Drop) break;
-      const int64_t rowLength = bos + piece;
-      if (rowLength <= skip) continue;
-      int64_t first = skip;
-      if (m_config.distinctPrefixes) {
-        // Rows whose prefix is already in `seen` can only be the first ones (the header); every
-        // row's prefix goes in, for the sequences after this one.
-        first = rowLength;
-        uint64_t prefix = kEmptyPrefix;
-        for (int64_t p = 0; p < rowLength; ++p) {
-          prefix =
-              extendPrefix(prefix, p < bos ? *m_bosId : ids[static_cast<size_t>(start + p - bos)]);
-          if (p >= skip && seen.insert(prefix) && first == rowLength) first = p;
-        }
-        repeated += first - skip;
-      }
-      if (first == rowLength) continue;
-      candidates.push_back({doc, checkedInt32(start, "document length"),
-                            static_cast<int32_t>(piece), static_cast<int32_t>(first)});
-      available += rowLength - first;
-    }
-    ++documents;
-    if (job != nullptr && documents % kReportEvery == 0) {
-      double fraction = reader->fractionRead();
-      if (m_config.maxDocuments > 0)
-        fraction = std::max(fraction, static_cast<double>(documents) / m_config.maxDocuments);
-      job->progress(kCountingShare * fraction, "tokenising the corpus");
-    }
-  }
-  seen = {};  // pass 2 needs only the candidates
+  CandidateScan scan = scanCandidates(*reader, m_tokenizer, m_bosId, m_config, job);
+  std::vector<Candidate>& candidates = scan.candidates;
+  const int64_t available = scan.available, repeated = scan.repeated, documents = scan.documents;
   if (available < budget)
     throw ConfigError(
         source.path, "token_budget",
@@ -220,27 +269,9 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
             " (sequence length " + std::to_string(length) + ", skipping " + std::to_string(skip) +
             ")");
 
-  // Selection: partial Fisher–Yates, portable (see the header).
-  std::mt19937_64 rng(m_config.seed);
-  std::vector<Candidate> chosen;
-  int64_t kept = 0;
-  for (size_t i = 0; kept < budget; ++i) {
-    const size_t j = i + portableUniformBelow(rng, candidates.size() - i);
-    std::swap(candidates[i], candidates[j]);
-    Candidate candidate = candidates[i];
-    int64_t keeps = bos + candidate.length - candidate.first;
-    if (kept + keeps > budget) {  // the last sequence is cut to hit the budget exactly
-      candidate.length = static_cast<int32_t>(candidate.length - (kept + keeps - budget));
-      keeps = budget - kept;
-    }
-    chosen.push_back(candidate);
-    kept += keeps;
-  }
   const auto candidateCount = static_cast<int64_t>(candidates.size());
-  candidates = {};
-  std::sort(chosen.begin(), chosen.end(), [](const Candidate& a, const Candidate& b) {
-    return a.doc != b.doc ? a.doc < b.doc : a.start < b.start;
-  });
+  const std::vector<Candidate> chosen =
+      chooseCandidates(std::move(candidates), bos, budget, m_config.seed);
 
   // Pass 2: re-tokenise the chosen documents and fill the batch and the token table.
   TokenSample sample;
