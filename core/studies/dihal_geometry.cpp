@@ -12,11 +12,13 @@
 #include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
+#include "engine/metrics_log.h"
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/score_bootstrap.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
+#include "studies/study_run_metrics.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -179,6 +181,26 @@ std::map<std::string, StudyTable> dihalLayerTables(const fs::path& store,
   return tables;
 }
 
+RunMeasurement bridgeRunMeasurement(const fs::path& run) {
+  const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
+  const MetricSeries val = metricSeries(records, "val_loss");
+  if (val.empty())
+    throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
+  RunMeasurement m;
+  m.values["val_loss_best"] = minimumOf(val);
+  m.values["val_loss_final"] = lastOf(val);
+  m.values["val_cosine"] = lastOf(metricSeries(records, "val_cosine"));
+  m.values["val_ce_gap"] = lastOf(metricSeries(records, "val_ce_gap"));
+  // The evaluation at 70 % of the run (the last one at or before it) against the final one.
+  const int64_t lastStep = val.back().first;
+  double at70 = val.front().second;
+  for (const auto& [step, v] : val)
+    if (step * 10 <= lastStep * 7) at70 = v;
+  m.values["converge_drop"] = (at70 - lastOf(val)) / std::max(1e-12, std::abs(lastOf(val)));
+  m.curves["val_loss"] = val;
+  return m;
+}
+
 BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
                           const std::vector<geometry::ProxyValues>& values,
                           const geometry::LayerRange& candidates,
@@ -201,6 +223,18 @@ BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
   }
   if (sweep.rows.size() >= 2) computeSweepStatistics(sweep);
   return sweep;
+}
+
+SweepChoice sweepChoice(const BridgeSweepResult& sweep) {
+  const auto& rows = sweep.rows;
+  const auto byLoss = std::min_element(
+      rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
+  const auto byScore = std::max_element(
+      rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+  const auto worst = std::min_element(
+      rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+  return {byScore->layer, byLoss->layer, worst->layer, byScore->valLoss - byLoss->valLoss,
+          worst->valLoss - byLoss->valLoss};
 }
 
 }  // namespace strata

@@ -52,6 +52,11 @@ StudyTable layerTable(const geometry::GeometryReport& report,
 std::map<std::string, StudyTable> dihalLayerTables(const std::filesystem::path& store,
                                                    const geometry::LayerRange& candidates);
 
+/** A finished bridge run's own numbers: val_loss_best, val_loss_final, val_cosine and
+ *  val_ce_gap (last evaluation), converge_drop = (val loss at the last evaluation at or before
+ *  70 % of the steps − final) / final; the curve val_loss. FormatError when it has no val loss. */
+RunMeasurement bridgeRunMeasurement(const std::filesystem::path& run);
+
 /** One trained bridge of a seed: its layer and best validation loss. */
 struct BridgeLoss {
   int64_t layer = 0;
@@ -65,5 +70,17 @@ BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
                           const geometry::LayerRange& candidates,
                           const std::vector<BridgeLoss>& bridges,
                           const std::filesystem::path& source);
+
+/** The layers a sweep picks (over its bridged layers) and what each pick costs. */
+struct SweepChoice {
+  int64_t lstar = -1;      ///< the bridged layer S ranks first
+  int64_t oracle = -1;     ///< the bridged layer of lowest val loss
+  int64_t worst = -1;      ///< the bridged layer S ranks last
+  double regretLstar = 0;  ///< val loss at lstar − at oracle
+  double regretWorst = 0;  ///< val loss at worst − at oracle
+};
+
+/** Needs at least one row. */
+SweepChoice sweepChoice(const BridgeSweepResult& sweep);
 
 }  // namespace strata

@@ -250,23 +250,15 @@ class DihalPretrainedStudy final : public Study {
 
   static void addSweepNumbers(const BridgeSweepResult& sweep, const std::string& process,
                               RunMeasurement& m) {
-    const auto byLoss =
-        std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
-    const auto byScore =
-        std::max_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.score < b.score; });
-    const auto worst =
-        std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    const SweepChoice choice = sweepChoice(sweep);
     m.values["rho_neg_depth_" + process] = sweep.rhoDepth;
     m.values["rho_m_curv_" + process] = sweep.rhoCurvature;
     m.values["rho_m_mono_" + process] = sweep.rhoMonotonicity;
     m.values["rho_neg_k_eff_" + process] = sweep.rhoEffectiveRank;
-    m.values["oracle_layer_" + process] = double(byLoss->layer);
-    m.values["lstar_bridged_" + process] = double(byScore->layer);
-    m.values["regret_lstar_" + process] = byScore->valLoss - byLoss->valLoss;
-    m.values["regret_worst_" + process] = worst->valLoss - byLoss->valLoss;
+    m.values["oracle_layer_" + process] = double(choice.oracle);
+    m.values["lstar_bridged_" + process] = double(choice.lstar);
+    m.values["regret_lstar_" + process] = choice.regretLstar;
+    m.values["regret_worst_" + process] = choice.regretWorst;
   }
 
   // The full budget (docs/studies/dihal.md, "On a real pretrained model": sized from measured

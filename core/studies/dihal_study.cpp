@@ -268,21 +268,7 @@ class DihalStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
-    const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
-    const MetricSeries val = metricSeries(records, "val_loss");
-    if (val.empty())
-      throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
-    RunMeasurement m;
-    m.values["val_loss_best"] = minimumOf(val);
-    m.values["val_loss_final"] = lastOf(val);
-    m.values["val_cosine"] = lastOf(metricSeries(records, "val_cosine"));
-    // The evaluation at 70 % of the run (the last one at or before it) against the final one.
-    const int64_t lastStep = val.back().first;
-    double at70 = val.front().second;
-    for (const auto& [step, v] : val)
-      if (step * 10 <= lastStep * 7) at70 = v;
-    m.values["converge_drop"] = (at70 - lastOf(val)) / std::max(1e-12, std::abs(lastOf(val)));
-    m.curves["val_loss"] = val;
+    RunMeasurement m = bridgeRunMeasurement(run);
     m.values["gen_ppl"] = m.values["word_diversity"] = m.values["original_gen_ppl"] = kNan;
     if (!m_prompts.empty()) {
       HybridComparisonConfig config;
@@ -316,15 +302,7 @@ class DihalStudy final : public Study {
         sweepOf(report->layerIndices(), report->values(), candidates(p), bridges, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
-    const auto byLoss =
-        std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });
-    const auto byScore =
-        std::max_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.score < b.score; });
-    const auto worst =
-        std::min_element(sweep.rows.begin(), sweep.rows.end(),
-                         [](const auto& a, const auto& b) { return a.score < b.score; });
+    const SweepChoice choice = sweepChoice(sweep);
     m.values = {
         {"rho_s", sweep.rho},
         {"rho_neg_depth", sweep.rhoDepth},
@@ -332,11 +310,11 @@ class DihalStudy final : public Study {
         {"rho_m_curv", sweep.rhoCurvature},
         {"rho_m_mono", sweep.rhoMonotonicity},
         {"rho_neg_k_eff", sweep.rhoEffectiveRank},
-        {"lstar", double(byScore->layer)},
-        {"oracle_layer", double(byLoss->layer)},
-        {"regret_lstar", byScore->valLoss - byLoss->valLoss},
-        {"regret_worst", worst->valLoss - byLoss->valLoss},
-        {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(byScore->layer), "gen_ppl")},
+        {"lstar", double(choice.lstar)},
+        {"oracle_layer", double(choice.oracle)},
+        {"regret_lstar", choice.regretLstar},
+        {"regret_worst", choice.regretWorst},
+        {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(choice.lstar), "gen_ppl")},
         {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
     const fs::path others = normalisationsFile(storePath);
     for (const geometry::Normalisation mode : kOtherNormalisations) {

@@ -24,6 +24,12 @@ bool hasMetric(const StudyProtocol& p, const std::string& key) {
   return false;
 }
 
+bool lowerIsBetter(const StudyProtocol& p, const std::string& key) {
+  for (const auto& m : p.metrics)
+    if (m.key == key) return m.lowerIsBetter;
+  return true;
+}
+
 }  // namespace
 
 std::vector<double> seedValues(const StudyProtocol& protocol,
@@ -59,6 +65,11 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
       throw ConfigError(where, "claim " + c.id, "names no baseline metric " + c.baselineMetric);
     if (c.baseline.empty() && c.baselineMetric.empty() && !facts.count(c.reference))
       throw ConfigError(where, "claim " + c.id, "names no reference value " + c.reference);
+    for (const auto& candidate : c.candidates)
+      if (!hasArm(p, candidate))
+        throw ConfigError(where, "claim " + c.id, "names no candidate arm " + candidate);
+    if (!c.candidates.empty() && !hasMetric(p, c.selectionMetric))
+      throw ConfigError(where, "claim " + c.id, "names no selection metric " + c.selectionMetric);
   }
   bool headline = false;
   for (const auto& c : p.claims) headline = headline || c.id == p.headline;
@@ -95,7 +106,25 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
         c.points.push_back(summarise(values, p.bootstrap));
       }
     }
-  for (const auto& claim : p.claims) {
+  for (StudyClaim claim : p.claims) {
+    std::map<std::string, double> selection;
+    if (!claim.candidates.empty()) {
+      // Select on the selection metric's means; the differences below use `metric` only.
+      const bool lower = lowerIsBetter(p, claim.selectionMetric);
+      bool chosen = false;
+      double best = 0;
+      for (const auto& candidate : claim.candidates) {
+        const SeedSummary s =
+            summarise(seedValues(p, runs, candidate, claim.selectionMetric), p.bootstrap);
+        if (s.n == 0 || !std::isfinite(s.mean)) continue;
+        selection[candidate] = s.mean;
+        if (!chosen || (lower ? s.mean < best : s.mean > best)) {
+          claim.arm = candidate;
+          best = s.mean;
+          chosen = true;
+        }
+      }
+    }
     const std::vector<double> values = seedValues(p, runs, claim.arm, claim.metric);
     std::vector<double> differences;
     if (!claim.baselineMetric.empty()) {
@@ -108,7 +137,7 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
     } else {
       differences = pairedDifferences(values, seedValues(p, runs, claim.baseline, claim.metric));
     }
-    ClaimResult result{claim, summarise(differences, p.bootstrap), {}};
+    ClaimResult result{claim, selection, summarise(differences, p.bootstrap), {}};
     result.verdict = decideClaim(claim, result.difference);
     if (claim.id == p.headline) a.verdict = result.verdict;
     a.claims.push_back(std::move(result));

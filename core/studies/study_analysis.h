@@ -26,7 +26,9 @@ struct CurveSummary {
 };
 
 struct ClaimResult {
-  StudyClaim claim;
+  StudyClaim claim;  ///< with a selection, `arm` is the selected candidate
+  /// With a selection: each candidate's mean selection metric over the seeds it was measured at.
+  std::map<std::string, double> selection;
   SeedSummary difference;  ///< arm − baseline per seed (or arm − reference)
   StudyVerdict verdict;
 };

@@ -4,16 +4,20 @@
 
 #include "common/error.h"
 #include "studies/dcdm_study.h"
+#include "studies/dihal_pretrained_study.h"
 #include "studies/dihal_study.h"
 #include "studies/repr_align_study.h"
 
 namespace strata {
 
-std::vector<std::string> studyNames() { return {"dcdm", "dihal", "repr-align"}; }
+std::vector<std::string> studyNames() {
+  return {"dcdm", "dihal", "dihal-pretrained", "repr-align"};
+}
 
 std::unique_ptr<Study> makeStudy(const std::string& name) {
   if (name == "dcdm") return makeDcdmStudy();
   if (name == "dihal") return makeDihalStudy();
+  if (name == "dihal-pretrained") return makeDihalPretrainedStudy();
   if (name == "repr-align") return makeReprAlignStudy();
   std::string known;
   for (const auto& n : studyNames()) known += (known.empty() ? "" : ", ") + n;

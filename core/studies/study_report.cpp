@@ -51,6 +51,10 @@ Json claimJson(const StudyClaim& c) {
   if (!c.baselineMetric.empty()) j["baseline_metric"] = c.baselineMetric;
   j["direction"] = c.direction == ClaimDirection::Lower ? "lower" : "higher";
   j["margin"] = c.margin;
+  if (!c.candidates.empty()) {
+    j["candidates"] = c.candidates;
+    j["selection_metric"] = c.selectionMetric;
+  }
   return j;
 }
 
@@ -203,7 +207,12 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   j["tables"] = tables;
   Json claims = Json::array();
   for (const auto& c : a.claims) {
-    Json cj = claimJson(c.claim);
+    Json cj = claimJson(c.claim);  // with a selection, "arm" is the selected candidate
+    if (!c.selection.empty()) {
+      Json means = Json::object();
+      for (const auto& [arm, mean] : c.selection) means[arm] = number(mean);
+      cj["selection"] = means;
+    }
     cj["difference"] = summaryJson(c.difference);
     cj["verdict"] = {{"result", c.verdict.result}, {"reason", c.verdict.reason}};
     claims.push_back(cj);

@@ -17,19 +17,20 @@ std::string settingIn(const std::vector<std::string>& assignments, const std::st
   return value;
 }
 
-std::string studyCorpus(const StudyOptions& options) {
+std::string studyCorpus(const StudyOptions& options, const std::string& defaultName) {
   std::string corpus = settingIn(options.overrides, "corpus");
   if (corpus.empty()) {
     // The default is found from the installation or source tree (common/install_paths.h), not
     // from the working directory, so a study runs the same from any folder.
     const fs::path shared = sharedDataFolder();
-    corpus = shared.empty() ? std::string("../shared/data/corpora/tinyshakespeare.txt")
-                            : (shared / "corpora" / "tinyshakespeare.txt").string();
+    corpus = shared.empty() ? "../shared/data/corpora/" + defaultName
+                            : (shared / "corpora" / defaultName).string();
   }
   if (!fs::is_regular_file(corpus))
     throw ConfigError("corpus", corpus,
                       "is not a file (pass --set corpus=PATH, or point STRATA_SHARED_DATA_DIR at "
-                      "the folder holding corpora/tinyshakespeare.txt)");
+                      "the folder holding corpora/" +
+                          defaultName + ")");
   return fs::absolute(corpus).lexically_normal().string();
 }
 

@@ -52,9 +52,15 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
     if (any) md += row + "\n";
   }
   md += "\n| claim | metric | difference (arm − baseline) | verdict |\n| --- | --- | --- | --- |\n";
-  for (const auto& c : a.claims)
-    md += "| " + c.claim.id + ": " + c.claim.statement + " | " + c.claim.metric + " | " +
+  for (const auto& c : a.claims) {
+    // A selected arm is named with the selection that picked it (study_verdict.h).
+    const std::string selected = c.selection.empty()
+                                     ? ""
+                                     : " (selected by " + c.claim.selectionMetric + ": " +
+                                           c.claim.arm + " against " + c.claim.baseline + ")";
+    md += "| " + c.claim.id + ": " + c.claim.statement + selected + " | " + c.claim.metric + " | " +
           cell(c.difference) + " | **" + c.verdict.result + "** |\n";
+  }
   md += "\n**Verdict (" + p.headline + "): " + a.verdict.result + "** — " + a.verdict.reason + "\n";
   return md;
 }

@@ -11,10 +11,16 @@
 //   not supported  — the interval lies wholly on the other side of 0 (the data contradict it);
 //   inconclusive   — anything else (the interval touches 0 or the margin), or fewer than 2
 //                    paired seeds.
+// A claim may first select its arm: of `candidates`, the one whose mean `selectionMetric` over
+// the seeds is best (lowest when that metric is lower-is-better; ties: the first listed), e.g.
+// the λ with the lowest validation CE; the rule above then tests that arm on `metric`, numbers
+// the selection did not see (e.g. CE on held-out windows), so choosing the best of several arms
+// does not by itself make the claim look supported.
 // No torch here.
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "studies/study_statistics.h"
 
@@ -35,6 +41,9 @@ struct StudyClaim {
   std::string baselineMetric;
   ClaimDirection direction = ClaimDirection::Lower;
   double margin = 0;  ///< how far past 0 the interval must lie to count as support
+  /// When not empty: `arm` is chosen among these by `selectionMetric` (see the top of the file).
+  std::vector<std::string> candidates;
+  std::string selectionMetric;
   StudyClaim() = default;
   StudyClaim(std::string id, std::string statement, std::string metric, std::string arm,
              std::string baseline, std::string reference, ClaimDirection direction, double margin,

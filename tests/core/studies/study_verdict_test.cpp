@@ -111,11 +111,76 @@ TEST(StudyAnalysis, ClaimAgainstAnotherMetricOfTheSameArmPairsBySeed) {
   EXPECT_EQ(a.claims[2].verdict.result, "inconclusive");
 }
 
+/** Arms base, x, y with a validation metric `val` and a held-out metric `test` per seed. */
+StudyProtocol selectionProtocol() {
+  StudyProtocol p;
+  p.name = "toy";
+  p.seeds = {0, 1, 2};
+  p.arms = {{"base", "pretrain", {}, ""}, {"x", "pretrain", {}, ""}, {"y", "pretrain", {}, ""}};
+  p.metrics = {{"val", "validation loss", true}, {"test", "held-out loss", true}};
+  StudyClaim best{"best_beats_base",
+                  "the best arm on validation beats base on held-out data",
+                  "test",
+                  "x",
+                  "base",
+                  "",
+                  ClaimDirection::Lower,
+                  0};
+  best.candidates = {"x", "y"};
+  best.selectionMetric = "val";
+  p.claims = {best};
+  p.headline = "best_beats_base";
+  return p;
+}
+
+void add(std::vector<StudyRunResult>& r, const std::string& arm, std::vector<double> val,
+         std::vector<double> test) {
+  for (int64_t s = 0; s < 3; ++s)
+    r.push_back({arm, s, {}, {{{"val", val[size_t(s)]}, {"test", test[size_t(s)]}}, {}}});
+}
+
+TEST(StudyAnalysis, SelectedClaimPicksTheBestValidationArmAndTestsItOnHeldOutNumbers) {
+  std::vector<StudyRunResult> r;
+  add(r, "base", {2.0, 2.0, 2.0}, {2.0, 2.1, 2.2});
+  // y is best on validation (mean 1.5 < x's 1.6) but no better than base on held-out data;
+  // x would have been supported on held-out data. The selection must not peek at `test`.
+  add(r, "x", {1.6, 1.6, 1.6}, {1.5, 1.6, 1.7});
+  add(r, "y", {1.4, 1.5, 1.6}, {2.1, 2.0, 2.3});
+  const StudyAnalysis a = analyseStudy(selectionProtocol(), {}, r);
+  ASSERT_EQ(a.claims.size(), 1u);
+  EXPECT_EQ(a.claims[0].claim.arm, "y");
+  EXPECT_NEAR(a.claims[0].selection.at("x"), 1.6, 1e-12);
+  EXPECT_NEAR(a.claims[0].selection.at("y"), 1.5, 1e-12);
+  // y − base on `test`: +0.1, −0.1, +0.1 — inconclusive, not x's clear −0.5.
+  EXPECT_NEAR(a.claims[0].difference.mean, 0.1 / 3, 1e-12);
+  EXPECT_EQ(a.verdict.result, "inconclusive");
+}
+
+TEST(StudyAnalysis, SelectionOfAHigherIsBetterMetricTakesTheLargestMeanAndTiesTheFirst) {
+  StudyProtocol p = selectionProtocol();
+  p.metrics[0].lowerIsBetter = false;
+  std::vector<StudyRunResult> r;
+  add(r, "base", {0, 0, 0}, {2.0, 2.0, 2.0});
+  add(r, "x", {1, 2, 3}, {1.0, 1.1, 1.2});
+  add(r, "y", {2, 2, 2}, {3.0, 3.0, 3.0});
+  const StudyAnalysis a = analyseStudy(p, {}, r);
+  EXPECT_EQ(a.claims[0].claim.arm, "x");  // means 2 and 2: the first listed
+  EXPECT_EQ(a.verdict.result, "supported");
+  p.claims[0].candidates = {"y", "x"};
+  EXPECT_EQ(analyseStudy(p, {}, r).claims[0].claim.arm, "y");
+}
+
 TEST(StudyAnalysis, ProtocolNamingAnUnknownArmIsRefused) {
   StudyProtocol p = twoArmProtocol();
   p.claims[0].baseline = "c";
   EXPECT_THROW(checkProtocol(p, {{"ref", 2.0}}), ConfigError);
   EXPECT_THROW(checkProtocol(twoArmProtocol(), {}), ConfigError);  // the reference is missing
+  StudyProtocol selecting = selectionProtocol();
+  selecting.claims[0].candidates.push_back("z");
+  EXPECT_THROW(checkProtocol(selecting, {}), ConfigError);
+  selecting = selectionProtocol();
+  selecting.claims[0].selectionMetric = "nope";
+  EXPECT_THROW(checkProtocol(selecting, {}), ConfigError);
 }
 
 }  // namespace
