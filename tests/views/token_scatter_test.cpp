@@ -16,12 +16,12 @@
 
 #include "bridge_fixture.h"
 #include "display_text.h"
+#include "engine/layer_detail.h"
+#include "engine/token_context.h"
 #include "geometry/geometry_report.h"
 #include "io/activation_store.h"
-#include "layer_detail.h"
 #include "layer_detail_view.h"
 #include "throw_away_settings.h"
-#include "token_context.h"
 #include "token_context_strip.h"
 #include "token_strip.h"
 
@@ -203,7 +203,7 @@ class TokenScatterTest : public QObject {
     QVERIFY(report);
     const auto detail =
         std::make_shared<LayerDetail>(readLayerDetail(toFsPath(store), report->layers[2]));
-    QVERIFY2(detail->tokenTextNote.isEmpty(), qPrintable(detail->tokenTextNote));
+    QVERIFY2(detail->tokenTextNote.empty(), detail->tokenTextNote.c_str());
     QCOMPARE(detail->tokenTexts.size(), detail->tokenIds.size());
     QCOMPARE(detail->documents.size(), detail->tokenIds.size());
 
@@ -253,7 +253,8 @@ class TokenScatterTest : public QObject {
     layer.layer = 1;
     const LayerDetail detail = readLayerDetail(toFsPath(file), layer);
     QVERIFY(detail.tokenTexts.empty());
-    QVERIFY2(detail.tokenTextNote.contains("no-such-model"), qPrintable(detail.tokenTextNote));
+    QVERIFY2(detail.tokenTextNote.find("no-such-model") != std::string::npos,
+             detail.tokenTextNote.c_str());
     LayerDetailView view(std::make_shared<LayerDetail>(detail));
     QVERIFY(view.tokenToolTip(3).startsWith(QStringLiteral("token id 43\ndocument 0, position 4")));
     view.selectToken(3);

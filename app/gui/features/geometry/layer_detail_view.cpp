@@ -82,16 +82,17 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWid
       tr("<b>Layer %1</b> of %2 — %3 tokens, d = %4<br><small>m_curv %5 · m_mono %6 · "
          "k_eff %7</small>")
           .arg(g.layer)
-          .arg(QFileInfo(m_detail->storeFile).fileName().toHtmlEscaped(), countText(tokens))
+          .arg(QFileInfo(toQString(m_detail->storeFile)).fileName().toHtmlEscaped(),
+               countText(tokens))
           .arg(m_detail->hiddenSize)
           .arg(proxyIntervalText(g.values.curvature, g.curvature),
                proxyIntervalText(g.values.monotonicity, g.monotonicity),
                proxyIntervalText(g.values.effectiveRank, g.effectiveRank)));
-  if (!m_detail->tokenTextNote.isEmpty())  // why hovering shows ids only
-    m_header->setText(
-        m_header->text() +
-        QStringLiteral("<br><small>⚠ %1</small>").arg(m_detail->tokenTextNote.toHtmlEscaped()));
-  m_header->setToolTip(m_detail->storeFile);
+  if (!m_detail->tokenTextNote.empty())  // why hovering shows ids only
+    m_header->setText(m_header->text() +
+                      QStringLiteral("<br><small>⚠ %1</small>")
+                          .arg(QString::fromStdString(m_detail->tokenTextNote).toHtmlEscaped()));
+  m_header->setToolTip(toQString(m_detail->storeFile));
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   m_colourBy->addItem(tr("Colour by position"), static_cast<int>(Colouring::Position));
@@ -107,8 +108,8 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWid
   buildHistogram();
   buildScatter();
 
-  const QString base =
-      QFileInfo(m_detail->storeFile).completeBaseName() + QStringLiteral("-layer%1").arg(g.layer);
+  const QString base = QFileInfo(toQString(m_detail->storeFile)).completeBaseName() +
+                       QStringLiteral("-layer%1").arg(g.layer);
   m_export->setText(tr("Export"));
   m_export->setPopupMode(QToolButton::InstantPopup);
   auto* menu = new QMenu(m_export);
@@ -346,8 +347,8 @@ QString LayerDetailView::tokenToolTip(int64_t row) const {
   lines << (r < m_detail->documents.size()
                 ? tr("document %1, position %2").arg(m_detail->documents[r]).arg(position)
                 : tr("position %1").arg(position));
-  if (r >= m_detail->tokenTexts.size() && !m_detail->tokenTextNote.isEmpty())
-    lines << m_detail->tokenTextNote;
+  if (r >= m_detail->tokenTexts.size() && !m_detail->tokenTextNote.empty())
+    lines << QString::fromStdString(m_detail->tokenTextNote);
   return lines.join(QLatin1Char('\n'));
 }
 

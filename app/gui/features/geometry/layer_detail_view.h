@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "histogram_bins.h"
-#include "layer_detail.h"
+#include "engine/layer_detail.h"
 
 class QComboBox;
 class QCustomPlot;

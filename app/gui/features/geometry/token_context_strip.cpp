@@ -5,8 +5,8 @@
 #include <QTextCursor>
 #include <QTextDocument>
 
-#include "layer_detail.h"
-#include "token_context.h"
+#include "engine/layer_detail.h"
+#include "engine/token_context.h"
 #include "token_strip.h"
 
 namespace strata {

@@ -1,35 +1,31 @@
-#include "layer_detail.h"
+#include "engine/layer_detail.h"
 
-#include <QCoreApplication>
 #include <exception>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <unordered_map>
 
-#include "display_text.h"
 #include "io/activation_store.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("LayerDetail", text); }
-
 /** Every row's token text, decoded once per distinct id; `note` says why when there are none. */
 std::vector<std::string> decodeRows(const StoreMeta& meta, const std::vector<int32_t>& ids,
-                                    QString& note) {
+                                    std::string& note) {
   const std::filesystem::path folder(meta.modelId);
   std::error_code error;
   if (meta.modelId.empty() || !std::filesystem::is_directory(folder, error)) {
-    note = tr("token text unavailable: the store's model folder “%1” is not there")
-               .arg(QString::fromStdString(meta.modelId));
+    note = "token text unavailable: the store's model folder “" + meta.modelId + "” is not there";
     return {};
   }
   std::unique_ptr<Tokenizer> tokenizer;
   try {
     tokenizer = loadTokenizer(folder);
   } catch (const std::exception& e) {
-    note = tr("token text unavailable: %1").arg(QString::fromUtf8(e.what()));
+    note = std::string("token text unavailable: ") + e.what();
     return {};
   }
   std::unordered_map<int32_t, std::string> decoded;
@@ -58,7 +54,7 @@ LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
   const ActivationStore store = ActivationStore::open(storeFile);
   const std::vector<float> rows = store.readLayer(geometry.layer);
   LayerDetail detail;
-  detail.storeFile = toQString(storeFile);
+  detail.storeFile = storeFile;
   detail.hiddenSize = store.meta().hiddenSize;
   detail.geometry = geometry;
   const geometry::HiddenStates states{rows.data(), store.numTokens(), detail.hiddenSize};

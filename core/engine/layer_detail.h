@@ -1,9 +1,8 @@
 #pragma once
-// LayerDetail: what the layer detail view shows of one layer of an activation store, copied out
-// on a worker thread (readLayerDetail) so the store can be closed: the layer's geometry, its
-// principal plane, and per stored row the token id, document, position and text.
+// LayerDetail: what the workbench's layer detail tab shows of one layer of an activation store,
+// copied out (readLayerDetail) so the store can be closed: the layer's geometry, its principal
+// plane, and per stored row the token id, document, position and text. No Qt and no torch.
 
-#include <QString>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -15,7 +14,7 @@
 namespace strata {
 
 struct LayerDetail {
-  QString storeFile;
+  std::filesystem::path storeFile;
   int64_t hiddenSize = 0;            // d
   geometry::LayerGeometry geometry;  // proxies, intervals, spectrum, local λ_max
   geometry::PrincipalPlane plane;    // N×2 coordinates and explained shares
@@ -25,7 +24,7 @@ struct LayerDetail {
   /** Each row's token decoded alone (raw bytes, possibly partial UTF-8); empty when the model's
    *  tokenizer could not be loaded (tokenTextNote says why). */
   std::vector<std::string> tokenTexts;
-  QString tokenTextNote;
+  std::string tokenTextNote;  ///< UTF-8; empty when every row has its text
 };
 
 /**

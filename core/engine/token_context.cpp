@@ -1,4 +1,4 @@
-#include "token_context.h"
+#include "engine/token_context.h"
 
 #include <algorithm>
 #include <cstdlib>
