@@ -69,7 +69,7 @@ int runStudy(const Arguments& original) {
           names + ".");
   cli.positional("name", "the study (" + names + ")")
       .option("out", "DIR", "the study folder")
-      .option("seeds", "N", "seeds 0..N−1 of every arm", "3")
+      .option("seeds", "N", "seeds 0..N−1 (a study may train some arms at the first few only)", "3")
       .option("budget", "full|smoke",
               "the protocol's budget (about an hour on 2 CPU cores), or a "
               "few seconds (tests)",

@@ -80,7 +80,8 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
                            const std::vector<StudyRunResult>& runs) {
   checkProtocol(p, facts);
   StudyAnalysis a;
-  a.runsPlanned = static_cast<int64_t>(p.arms.size() * p.seeds.size());
+  for (size_t index = 0; index < p.seeds.size(); ++index)
+    for (const auto& arm : p.arms) a.runsPlanned += arm.runsAtSeed(index) ? 1 : 0;
   for (const auto& r : runs) a.runsMeasured += r.arm != p.seedArm ? 1 : 0;
   std::vector<std::string> armNames;
   for (const auto& arm : p.arms) armNames.push_back(arm.name);

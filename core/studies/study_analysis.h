@@ -39,7 +39,7 @@ struct StudyAnalysis {
   std::vector<ClaimResult> claims;
   StudyVerdict verdict;      ///< the headline claim's; inconclusive while the study is incomplete
   int64_t runsMeasured = 0;  ///< (arm, seed) runs in the analysis
-  int64_t runsPlanned = 0;   ///< arms × seeds
+  int64_t runsPlanned = 0;   ///< arms × the seeds each arm trains at
   bool complete() const { return runsMeasured == runsPlanned; }
 };
 

@@ -26,6 +26,11 @@ struct StudyArm {
   std::string recipe;                 ///< a recipe of recipes/registry.h
   std::vector<std::string> settings;  ///< "key=value", applied after the shared settings
   std::string description;
+  /// Trained at the first `seedLimit` of the protocol's seeds only (0: at every seed): a study
+  /// gives its headline arms more seeds than the others. Claims pair the seeds both arms have.
+  int64_t seedLimit = 0;
+  /** Whether this arm trains at the protocol's `index`-th seed (0-based). */
+  bool runsAtSeed(size_t index) const { return seedLimit <= 0 || int64_t(index) < seedLimit; }
 };
 
 struct StudyMetric {

@@ -36,10 +36,12 @@ Json summaryJson(const SeedSummary& s) {
 }
 
 Json armJson(const StudyArm& a) {
-  return {{"name", a.name},
-          {"recipe", a.recipe},
-          {"settings", a.settings},
-          {"description", a.description}};
+  Json j = {{"name", a.name},
+            {"recipe", a.recipe},
+            {"settings", a.settings},
+            {"description", a.description}};
+  if (a.seedLimit > 0) j["seed_limit"] = a.seedLimit;  // absent: every seed
+  return j;
 }
 
 Json claimJson(const StudyClaim& c) {

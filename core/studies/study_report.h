@@ -7,6 +7,7 @@
 // study.json:
 //   {"study", "title", "question",
 //    "protocol": {"budget", "budget_note", "seeds", "arms": [{"name", "recipe", "settings",
+//                 "seed_limit" (only when the arm trains at the first seeds only),
 //                 "description"}], "auxiliary": [...], "shared_settings", "overrides",
 //                 "metrics": [{"key", "label", "lower_is_better"}], "curves", "claims": [{"id",
 //                 "statement", "metric", "arm", "baseline" | "reference", "direction", "margin"}],

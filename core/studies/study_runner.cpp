@@ -69,8 +69,10 @@ std::vector<PlannedRun> planRuns(const StudyProtocol& p, const StudyOptions& opt
     plan.push_back(r);
   }
   // Seed-major: an interrupted study has whole seeds done first, the arms alternating.
-  for (int64_t seed : p.seeds)
+  for (size_t index = 0; index < p.seeds.size(); ++index)
     for (const auto& a : p.arms) {
+      if (!a.runsAtSeed(index)) continue;
+      const int64_t seed = p.seeds[index];
       std::vector<std::string> base = p.shared;
       base.insert(base.end(), a.settings.begin(), a.settings.end());
       base.push_back("seed=" + std::to_string(seed));
@@ -98,6 +100,15 @@ void fixProtocol(const fs::path& folder, const std::string& protocol, bool analy
         file, "protocol",
         "differs from the one asked for now (other --seeds, --budget or --set): a study "
         "folder continues only the protocol it was started with; use another --out");
+}
+
+/** How many arms train at `seed`. */
+size_t armsAtSeed(const StudyProtocol& p, int64_t seed) {
+  const auto index =
+      static_cast<size_t>(std::find(p.seeds.begin(), p.seeds.end(), seed) - p.seeds.begin());
+  size_t n = 0;
+  for (const auto& a : p.arms) n += a.runsAtSeed(index) ? 1 : 0;
+  return n;
 }
 
 int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
@@ -184,7 +195,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     for (const auto& result : results)
       if (result.seed == *r.seed) seedRuns.push_back(result);
     // Statistics across the arms of a seed only once every arm of it is measured.
-    if (lastOfSeed && !protocol.seedArm.empty() && seedRuns.size() == protocol.arms.size()) {
+    if (lastOfSeed && !protocol.seedArm.empty() &&
+        seedRuns.size() == armsAtSeed(protocol, *r.seed)) {
       results.push_back({protocol.seedArm, *r.seed, options.folder,
                          study.seedMeasurement(protocol, *r.seed, seedRuns)});
     }

@@ -99,7 +99,12 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   for (const char* key : {"budget", "seeds", "arms", "auxiliary", "shared_settings", "metrics",
                           "claims", "headline", "decision_rule", "statistics"})
     EXPECT_TRUE(whole["protocol"].contains(key)) << key;
-  EXPECT_EQ(whole["runs"].size(), 16u);  // 8 arms × 2 seeds
+  // mdlm, bdlm-B8 and dcdm-K8-h4 at both seeds, the 5 ablation arms at the first (smoke).
+  EXPECT_EQ(whole["runs"].size(), 11u);
+  EXPECT_EQ(whole["runs_planned"], 11);
+  EXPECT_EQ(whole["aggregates"]["dcdm-K8-h4"]["val_elbo_best"]["n"], 2);
+  EXPECT_EQ(whole["aggregates"]["bdlm-B4"]["val_elbo_best"]["n"], 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "whole" / "runs" / "bdlm-B4-s1"));
   EXPECT_GT(whole["facts"]["unigram_entropy"].get<double>(), 1.0);
   EXPECT_TRUE(whole["aggregates"]["mdlm"]["val_elbo_best"].contains("low"));
   EXPECT_TRUE(whole["aggregates"]["dcdm-K8-h1"].contains("load_entropy_final"));

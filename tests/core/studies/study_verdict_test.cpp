@@ -170,6 +170,22 @@ TEST(StudyAnalysis, SelectionOfAHigherIsBetterMetricTakesTheLargestMeanAndTiesTh
   EXPECT_EQ(analyseStudy(p, {}, r).claims[0].claim.arm, "y");
 }
 
+TEST(StudyAnalysis, AnArmLimitedToTheFirstSeedsIsPlannedAndPairedOnThoseOnly) {
+  StudyProtocol p = twoArmProtocol();
+  p.arms[1].seedLimit = 2;  // b trains at seeds 0 and 1 only
+  std::vector<StudyRunResult> r = runs({1.0, 2.0, 1.5}, {1.5, 2.1, 1.7});
+  r.pop_back();  // b at seed 2 was never trained
+  const StudyAnalysis a = analyseStudy(p, {{"ref", 2.0}}, r);
+  EXPECT_EQ(a.runsPlanned, 5);
+  EXPECT_TRUE(a.complete());
+  EXPECT_EQ(a.claims[0].difference.n, 2);  // a − b at seeds 0 and 1: −0.5, −0.1
+  EXPECT_NEAR(a.claims[0].difference.mean, -0.3, 1e-12);
+  EXPECT_EQ(a.claims[1].difference.n, 3);  // a against the reference: every seed of a
+  EXPECT_TRUE(p.arms[1].runsAtSeed(1));
+  EXPECT_FALSE(p.arms[1].runsAtSeed(2));
+  EXPECT_TRUE(p.arms[0].runsAtSeed(7));
+}
+
 TEST(StudyAnalysis, ProtocolNamingAnUnknownArmIsRefused) {
   StudyProtocol p = twoArmProtocol();
   p.claims[0].baseline = "c";
