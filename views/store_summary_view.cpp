@@ -8,16 +8,6 @@
 
 namespace strata {
 
-StoreSummary readStoreSummary(const std::filesystem::path& file) {
-  const ActivationStore store = ActivationStore::open(file);
-  StoreSummary summary;
-  summary.file = file;
-  summary.meta = store.meta();
-  summary.numTokens = store.numTokens();
-  summary.completedLayers = store.completedLayers();
-  return summary;
-}
-
 QString layerRangesText(std::vector<int64_t> layers) {
   std::sort(layers.begin(), layers.end());
   layers.erase(std::unique(layers.begin(), layers.end()), layers.end());

@@ -1,28 +1,17 @@
 #pragma once
 // StoreSummaryView: a tab showing an activation store (.h5) — the model it was captured from,
 // its shape, and which layers are complete. It shows a StoreSummary snapshot read on a worker
-// thread (HDF5 I/O never runs on the GUI thread); GUI thread only.
+// thread by core's readStoreSummary (HDF5 I/O never runs on the GUI thread); GUI thread only.
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <vector>
 
-#include "io/activation_store.h"
+#include "io/store_summary.h"
 #include "summary_form.h"
 
 namespace strata {
-
-/** What the views need of a store, copied out so the file can be closed at once. */
-struct StoreSummary {
-  std::filesystem::path file;
-  StoreMeta meta;
-  int64_t numTokens = 0;
-  std::vector<int64_t> completedLayers;
-};
-
-/** Opens `file` and copies its summary. Blocking I/O: call from a job. Throws strata::Error. */
-StoreSummary readStoreSummary(const std::filesystem::path& file);
 
 class StoreSummaryView final : public SummaryForm {
   Q_OBJECT

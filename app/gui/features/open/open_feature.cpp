@@ -12,6 +12,7 @@
 #include "io/gguf_import.h"
 #include "io/hf_cache.h"
 #include "io/model_folder.h"
+#include "io/store_summary.h"
 #include "log_dock.h"
 #include "model_summary_view.h"
 #include "store_summary_view.h"
