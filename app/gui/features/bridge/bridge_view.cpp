@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
+#include "metrics_follower.h"
 #include "setting_field.h"
 
 namespace strata {
@@ -51,7 +52,7 @@ BridgeView::BridgeView(QWidget* parent)
       m_showInTraining(new QPushButton(tr("Show in Training Tab"), this)),
       m_runLabel(new QLabel(tr("No bridge run followed: train one, or open a run folder."), this)),
       m_plot(new BridgeMetricsPlot(this)),
-      m_poll(new QTimer(this)) {
+      m_metrics(new MetricsFollower(500, this)) {
   setObjectName(QStringLiteral("BridgeView"));
   m_layer->setObjectName(QStringLiteral("layer"));
   m_layer->setRange(0, 9999);
@@ -129,15 +130,14 @@ BridgeView::BridgeView(QWidget* parent)
   layout->addLayout(runRow);
   layout->addWidget(m_plot, 1);
 
-  m_poll->setInterval(500);
-  connect(m_poll, &QTimer::timeout, this, &BridgeView::pollRun);
+  connect(m_metrics, &MetricsFollower::due, this, &BridgeView::pollRun);
   updateLayerSource();
   updateButtons();
 }
 
 BridgeView::~BridgeView() = default;
 
-void BridgeView::setRefreshInterval(int ms) { m_poll->setInterval(ms); }
+void BridgeView::setRefreshInterval(int ms) { m_metrics->setInterval(ms); }
 
 QString BridgeView::modelFolder() const { return m_model->text().trimmed(); }
 void BridgeView::setModelFolder(const QString& folder) { m_model->setText(folder); }
@@ -176,10 +176,9 @@ void BridgeView::updateLayerSource() {
 void BridgeView::showRun(const QString& run) {
   m_sweep.clear();
   const QString clean = run.isEmpty() ? QString() : cleanAbsolute(run);
-  if (clean == m_run && m_tail) return;
+  if (clean == m_run && !m_metrics->runFolder().isEmpty()) return;
   m_run = clean;
-  m_tail =
-      clean.isEmpty() ? nullptr : std::make_unique<MetricsTail>(toFsPath(clean) / "metrics.jsonl");
+  m_metrics->follow(clean);
   m_plot->clear();
   pollRun();
   updateButtons();
@@ -189,7 +188,7 @@ void BridgeView::followSweep(const QString& folder) {
   showRun({});
   m_sweep = cleanAbsolute(folder);
   m_runLabel->setText(tr("Sweep in %1: waiting for its first bridge").arg(m_sweep));
-  if (isVisible()) m_poll->start();
+  if (isVisible()) m_metrics->start();
 }
 
 void BridgeView::pollRun() {
@@ -203,17 +202,13 @@ void BridgeView::pollRun() {
         return;
       }
   }
-  if (!m_tail) return;
-  QString problem;
-  try {
-    std::vector<MetricsRecord> records = m_tail->readNew();
-    if (m_tail->restarted())  // a resume truncated the log: what was plotted is gone
-      m_plot->setRecords(records);
-    else
-      m_plot->appendRecords(records);
-  } catch (const Error& error) {
-    problem = QString::fromStdString(error.what());
-  }
+  if (m_metrics->runFolder().isEmpty()) return;
+  const MetricsUpdate update = m_metrics->read();
+  if (update.restarted)  // a resume truncated the log: what was plotted is gone
+    m_plot->setRecords(update.records);
+  else if (update.error.isEmpty())
+    m_plot->appendRecords(update.records);
+  const QString& problem = update.error;
   const RunStatus status = readRunStatus(toFsPath(m_run));
   QString text =
       tr("%1 — %2, step %3 of %4")
@@ -242,11 +237,11 @@ void BridgeView::openRun() {
 void BridgeView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   pollRun();
-  m_poll->start();
+  m_metrics->start();
 }
 
 void BridgeView::hideEvent(QHideEvent* event) {
-  m_poll->stop();  // a tab in the background reads no files
+  m_metrics->stop();  // a tab in the background reads no files
   QWidget::hideEvent(event);
 }
 

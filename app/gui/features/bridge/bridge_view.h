@@ -28,6 +28,7 @@ class QToolButton;
 namespace strata {
 
 class BridgeMetricsPlot;
+class MetricsFollower;
 
 class BridgeView final : public QWidget {
   Q_OBJECT
@@ -108,7 +109,7 @@ class BridgeView final : public QWidget {
   QPushButton* m_showInTraining;
   QLabel* m_runLabel;
   BridgeMetricsPlot* m_plot;
-  QTimer* m_poll;
+  MetricsFollower* m_metrics;  ///< the shown run's metrics.jsonl; its timer also follows a sweep
 
   qint64 m_suggested = -1;
   QString m_suggestionSource;
@@ -116,7 +117,6 @@ class BridgeView final : public QWidget {
   bool m_settingLayer = false;  ///< the spin box moves because of a suggestion, not the user
   QString m_run;
   QString m_sweep;
-  std::unique_ptr<MetricsTail> m_tail;
 };
 
 }  // namespace strata

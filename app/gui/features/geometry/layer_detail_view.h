@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "histogram_bins.h"
 #include "engine/layer_detail.h"
+#include "histogram_bins.h"
 
 class QComboBox;
 class QCustomPlot;

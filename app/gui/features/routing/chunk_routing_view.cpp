@@ -23,6 +23,7 @@
 #include "engine/metrics_log.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
+#include "metrics_follower.h"
 #include "model/diffusion/dlm_variant.h"
 #include "plot_export.h"
 #include "plot_palette.h"
@@ -40,8 +41,8 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
       m_stepLabel(new QLabel(this)),
       m_strip(new TokenStrip(this)),
       m_typingDelay(new QTimer(this)),
-      m_pollTimer(new QTimer(this)),
-      m_tail(std::make_unique<MetricsTail>(toFsPath(m_run) / "metrics.jsonl")) {
+      m_metrics(new MetricsFollower(1000, this)) {
+  m_metrics->follow(m_run);
   m_textEdit->setPlaceholderText(tr("Type a sequence to route…"));
   m_textEdit->setMaximumHeight(80);
   auto* pick = new QPushButton(tr("Pick from Corpus…"), this);
@@ -104,9 +105,8 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
     m_stepLabel->setText(step < 0 ? tr("none") : tr("step %1").arg(step));
     requestRouting();
   });
-  m_pollTimer->setInterval(1000);
-  connect(m_pollTimer, &QTimer::timeout, this, &ChunkRoutingView::poll);
-  m_pollTimer->start();
+  connect(m_metrics, &MetricsFollower::due, this, &ChunkRoutingView::poll);
+  m_metrics->start();
   poll();
 }
 
@@ -213,10 +213,14 @@ void ChunkRoutingView::showReport(std::shared_ptr<const ChunkRoutingReport> repo
 }
 
 void ChunkRoutingView::poll() {
+  const MetricsUpdate update = m_metrics->read();
+  if (!update.error.isEmpty()) {
+    m_status->setText(update.error);
+    return;
+  }
+  if (update.restarted) m_loadPlot->clearGraphs();
+  appendChunkLoad(*m_loadPlot, update.records);
   try {
-    std::vector<MetricsRecord> records = m_tail->readNew();
-    if (m_tail->restarted()) m_loadPlot->clearGraphs();
-    appendChunkLoad(*m_loadPlot, records);
     refreshCheckpoints();
   } catch (const std::exception& error) {
     m_status->setText(QString::fromStdString(error.what()));

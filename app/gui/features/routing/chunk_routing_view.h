@@ -30,7 +30,7 @@ namespace strata {
 
 class JobController;
 class JobProgressWidget;
-class MetricsTail;
+class MetricsFollower;
 class TokenStrip;
 
 class ChunkRoutingView final : public QWidget {
@@ -101,9 +101,8 @@ class ChunkRoutingView final : public QWidget {
   QCPColorMap* m_maskMap;
   QCustomPlot* m_loadPlot;
   QTimer* m_typingDelay;
-  QTimer* m_pollTimer;
+  MetricsFollower* m_metrics;  ///< the run's metrics.jsonl (the load plot); polled even hidden
   std::vector<int64_t> m_steps;
-  std::unique_ptr<MetricsTail> m_tail;
   JobStarter m_startJob;
   QPointer<JobController> m_job;
   bool m_pending = false;  ///< a request arrived while a routing ran

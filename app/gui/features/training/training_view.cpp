@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "display_text.h"
+#include "metrics_follower.h"
 #include "runs_table.h"
 #include "training_plots.h"
 
@@ -46,7 +47,7 @@ TrainingView::TrainingView(const QString& runsRoot, QWidget* parent)
       m_plots(new TrainingPlots(this)),
       m_log(new QPlainTextEdit(this)),
       m_listTimer(new QTimer(this)),
-      m_tailTimer(new QTimer(this)),
+      m_metrics(new MetricsFollower(300, this)),
       m_logFlush(new QTimer(this)) {
   setObjectName(QStringLiteral("TrainingView"));
   m_rootLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -124,7 +125,7 @@ TrainingView::TrainingView(const QString& runsRoot, QWidget* parent)
   m_logFlush->setInterval(150);
   connect(m_logFlush, &QTimer::timeout, this, &TrainingView::flushLog);
   connect(m_listTimer, &QTimer::timeout, this, &TrainingView::refreshRuns);
-  connect(m_tailTimer, &QTimer::timeout, this, &TrainingView::pollShownRun);
+  connect(m_metrics, &MetricsFollower::due, this, &TrainingView::pollShownRun);
   setRefreshIntervals(1000, 300);
   setRunsRoot(m_runsRoot);
   updateButtons();
@@ -134,7 +135,7 @@ TrainingView::~TrainingView() = default;
 
 void TrainingView::setRefreshIntervals(int listMs, int tailMs) {
   m_listTimer->setInterval(listMs);
-  m_tailTimer->setInterval(tailMs);
+  m_metrics->setInterval(tailMs);
 }
 
 void TrainingView::showEvent(QShowEvent* event) {
@@ -142,13 +143,13 @@ void TrainingView::showEvent(QShowEvent* event) {
   refreshRuns();
   pollShownRun();
   m_listTimer->start();
-  m_tailTimer->start();
+  m_metrics->start();
 }
 
 void TrainingView::hideEvent(QHideEvent* event) {
   // A tab in the background reads no files; showing it again catches up at once.
   m_listTimer->stop();
-  m_tailTimer->stop();
+  m_metrics->stop();
   QWidget::hideEvent(event);
 }
 
@@ -172,9 +173,9 @@ void TrainingView::refreshRuns() {
 
 void TrainingView::showRun(const QString& folder) {
   const QString clean = cleanAbsolute(folder);
-  if (clean == m_shown && m_tail) return;
+  if (clean == m_shown && !m_metrics->runFolder().isEmpty()) return;
   m_shown = clean;
-  m_tail = std::make_unique<MetricsTail>(toFsPath(clean) / "metrics.jsonl");
+  m_metrics->follow(clean);
   m_tailError.clear();
   m_shownStatus = readRunStatus(toFsPath(clean));
   const RunInfo* info = m_runs->info(clean);
@@ -189,23 +190,23 @@ void TrainingView::showRun(const QString& folder) {
 }
 
 void TrainingView::pollShownRun() {
-  if (!m_tail) return;
-  try {
-    std::vector<MetricsRecord> records = m_tail->readNew();
-    const int count = static_cast<int>(records.size());
-    if (m_tail->restarted()) {  // truncated by a resume: what was plotted is gone
-      m_plots->setRecords(records);
+  if (m_metrics->runFolder().isEmpty()) return;
+  const MetricsUpdate update = m_metrics->read();
+  if (update.error.isEmpty()) {
+    const int count = static_cast<int>(update.records.size());
+    if (update.restarted) {  // truncated by a resume: what was plotted is gone
+      m_plots->setRecords(update.records);
       m_rate.clear();
     } else {
-      m_plots->appendRecords(records);
+      m_plots->appendRecords(update.records);
     }
-    for (const MetricsRecord& record : records) m_rate.add(record.step, record.wallTime);
+    for (const MetricsRecord& record : update.records) m_rate.add(record.step, record.wallTime);
     if (count > 0) emit recordsArrived(count);
     m_tailError.clear();
-  } catch (const Error& error) {
-    const QString text = QString::fromStdString(error.what());
-    if (text != m_tailError) appendLog(static_cast<int>(MessageLevel::Warning), text);
-    m_tailError = text;
+  } else {
+    if (update.error != m_tailError)
+      appendLog(static_cast<int>(MessageLevel::Warning), update.error);
+    m_tailError = update.error;
   }
   m_shownStatus = readRunStatus(toFsPath(m_shown));
   updateProgress();

@@ -28,6 +28,7 @@ class QTimer;
 
 namespace strata {
 
+class MetricsFollower;
 class RunsTable;
 class TrainingPlots;
 
@@ -109,7 +110,6 @@ class TrainingView final : public QWidget {
   QString m_runsRoot;
   QStringList m_extraRuns;  ///< opened with Open Run Folder…
   QString m_shown;
-  std::unique_ptr<MetricsTail> m_tail;
   StepRate m_rate;  // of the shown run, for the ETA
   RunStatus m_shownStatus;
   int64_t m_shownCheckpoint = -1;
@@ -129,7 +129,7 @@ class TrainingView final : public QWidget {
   TrainingPlots* m_plots;
   QPlainTextEdit* m_log;
   QTimer* m_listTimer;
-  QTimer* m_tailTimer;
+  MetricsFollower* m_metrics;  ///< the shown run's metrics.jsonl
   QTimer* m_logFlush;
   QStringList m_pendingLog;
 };

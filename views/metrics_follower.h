@@ -1,0 +1,61 @@
+#pragma once
+// MetricsFollower: a run's metrics.jsonl followed for a tab — core's MetricsTail behind a timer
+// the tab starts while it is shown (a tab in the background reads no files). On each `due` the
+// tab polls: read() returns the records appended since the last read (all of them again when a
+// resume cut or replaced the file), or the error that stopped the read, and the tab refreshes
+// whatever else it follows (status, checkpoints). The Training, Bridge and Chunk Routing tabs
+// each follow their run with one. GUI thread only.
+
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "engine/metrics_log.h"
+
+class QTimer;
+
+namespace strata {
+
+/** What one read of a followed metrics.jsonl found. */
+struct MetricsUpdate {
+  /** The records appended since the last read; all of the file when `restarted`. */
+  std::vector<MetricsRecord> records;
+  /** The file shrank or was replaced (a resume truncated it): what the tab had is gone. */
+  bool restarted = false;
+  /** Why the file could not be read (nothing else is set then); empty when it was read. */
+  QString error;
+};
+
+class MetricsFollower final : public QObject {
+  Q_OBJECT
+
+ public:
+  /** Follows no run until follow(); once started, `due` fires every `intervalMs`. */
+  MetricsFollower(int intervalMs, QObject* parent);
+  ~MetricsFollower() override;
+
+  /** Follows `runFolder`/metrics.jsonl from its first line; empty: no run. */
+  void follow(const QString& runFolder);
+  /** The run followed; empty when none. */
+  const QString& runFolder() const { return m_runFolder; }
+  /** Reads what the run appended since the last read; an empty update while following none. */
+  MetricsUpdate read();
+
+  void setInterval(int ms);
+  /** `due` every interval from now on: for a tab being shown. */
+  void start();
+  /** No more `due`: for a tab being hidden. */
+  void stop();
+
+ signals:
+  /** Time for the tab to poll (and read()). */
+  void due();
+
+ private:
+  QString m_runFolder;
+  std::unique_ptr<MetricsTail> m_tail;
+  QTimer* m_timer;
+};
+
+}  // namespace strata
