@@ -105,6 +105,44 @@ QStringList writeStudyPlots(const QString& studyFolder) {
       charts::writeCurveChart(chart, file);
       written << file;
     }
+    // A table's columns against its first (e.g. DiHAL's proxies and S per layer), each with
+    // its interval "<c>_low"/"<c>_high" as a band; older study.json files have no tables.
+    const Json noTables = Json::object();
+    const Json& tables = study.contains("tables") ? study.at("tables") : noTables;
+    for (const auto& [table, t] : tables.items()) {
+      const auto& columns = t.at("columns");
+      const auto columnOf = [&](const std::string& c) -> int {
+        for (size_t i = 0; i < columns.size(); ++i)
+          if (columns[i] == c) return static_cast<int>(i);
+        return -1;
+      };
+      const auto valuesOf = [&](int column) {
+        QVector<double> values;
+        for (const auto& row : t.at("rows")) values.push_back(numberOf(row.at(column)));
+        return values;
+      };
+      const std::string x = columns.at(0);
+      for (size_t c = 1; c < columns.size(); ++c) {
+        const std::string column = columns[c];
+        if (column.ends_with("_low") || column.ends_with("_high")) continue;
+        charts::CurveChart chart;
+        chart.title = name + ": " + text(column) + " by " + text(x) + " (" + text(table) + ")";
+        chart.xLabel = text(x);
+        chart.yLabel = text(column);
+        charts::CurveSeries series{
+            text(column), valuesOf(0), valuesOf(static_cast<int>(c)), {}, {}};
+        const int low = columnOf(column + "_low"), high = columnOf(column + "_high");
+        if (low >= 0 && high >= 0) {
+          series.low = valuesOf(low);
+          series.high = valuesOf(high);
+        }
+        chart.series.push_back(series);
+        const QString file =
+            QDir(plots).filePath("table_" + text(table) + "_" + text(column) + ".png");
+        charts::writeCurveChart(chart, file);
+        written << file;
+      }
+    }
     for (const auto& metric : protocol.at("metrics")) {
       const std::string key = metric.at("key");
       charts::IntervalChart chart;

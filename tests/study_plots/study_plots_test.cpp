@@ -51,6 +51,8 @@ const char* kStudyJson = R"({
                 "b": {"loss": {"n": 3, "mean": 2.5, "sd": 0.2, "low": 2.3, "high": 2.7, "values": [2.3, 2.5, 2.7]}}},
  "curves": {"val_loss": {"a": {"step": [10, 20, 30], "mean": [3.0, 2.5, 2.0], "low": [2.9, 2.4, 1.9], "high": [3.1, 2.6, 2.1]},
                          "b": {"step": [10, 20, 30], "mean": [3.1, 2.8, 2.5], "low": [3.0, 2.7, 2.3], "high": [3.2, 2.9, 2.7]}}},
+ "tables": {"layers": {"description": "per layer", "columns": ["layer", "S", "S_low", "S_high"],
+                       "rows": [[1, 0.5, 0.2, 0.8], [2, -0.3, -0.6, 0.1], [3, 1.2, 0.9, 1.6], [4, null, null, null]]}},
  "claims": [{"id": "a_lower", "statement": "a is lower", "metric": "loss", "arm": "a", "baseline": "b",
              "direction": "lower", "margin": 0,
              "difference": {"n": 3, "mean": -0.5, "sd": 0.1, "low": -0.6, "high": -0.4, "values": [-0.4, -0.5, -0.6]},
@@ -74,7 +76,8 @@ class StudyPlotsTest : public QObject {
     plots.start(STRATA_STUDY_PLOTS_PATH, {dir.path()});
     QVERIFY(plots.waitForFinished(60000));
     QVERIFY2(plots.exitCode() == 0, plots.readAllStandardError().constData());
-    for (const char* name : {"loss.png", "curve_val_loss.png", "claims_loss.png"}) {
+    for (const char* name :
+         {"loss.png", "curve_val_loss.png", "claims_loss.png", "table_layers_S.png"}) {
       const QString file = QDir(dir.filePath("plots")).filePath(name);
       QVERIFY2(QFile::exists(file), qPrintable(file));
       const QImage image(file);
@@ -86,6 +89,21 @@ class StudyPlotsTest : public QObject {
       QVERIFY2(data >= 6,
                qPrintable(QStringLiteral("%1: only %2 coloured data colours").arg(name).arg(data)));
     }
+  }
+
+  void tableIntervalsAreBandsNotChartsOfTheirOwn() {
+    QTemporaryDir dir;
+    QFile json(dir.filePath("study.json"));
+    QVERIFY(json.open(QIODevice::WriteOnly));
+    json.write(kStudyJson);
+    json.close();
+    QProcess plots;
+    plots.start(STRATA_STUDY_PLOTS_PATH, {dir.path()});
+    QVERIFY(plots.waitForFinished(60000));
+    QCOMPARE(plots.exitCode(), 0);
+    const QStringList tableCharts =
+        QDir(dir.filePath("plots")).entryList({QStringLiteral("table_*.png")});
+    QCOMPARE(tableCharts, QStringList{QStringLiteral("table_layers_S.png")});
   }
 
   void malformedStudyJsonFailsNamingTheFile() {
