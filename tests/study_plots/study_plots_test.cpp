@@ -89,18 +89,7 @@ class StudyPlotsTest : public QObject {
       QVERIFY2(data >= 6,
                qPrintable(QStringLiteral("%1: only %2 coloured data colours").arg(name).arg(data)));
     }
-  }
-
-  void tableIntervalsAreBandsNotChartsOfTheirOwn() {
-    QTemporaryDir dir;
-    QFile json(dir.filePath("study.json"));
-    QVERIFY(json.open(QIODevice::WriteOnly));
-    json.write(kStudyJson);
-    json.close();
-    QProcess plots;
-    plots.start(STRATA_STUDY_PLOTS_PATH, {dir.path()});
-    QVERIFY(plots.waitForFinished(60000));
-    QCOMPARE(plots.exitCode(), 0);
+    // A table's interval columns are the band of their column, not charts of their own.
     const QStringList tableCharts =
         QDir(dir.filePath("plots")).entryList({QStringLiteral("table_*.png")});
     QCOMPARE(tableCharts, QStringList{QStringLiteral("table_layers_S.png")});
