@@ -8,8 +8,6 @@
 
 #include <QMainWindow>
 #include <QMap>
-#include <QPointer>
-#include <filesystem>
 #include <functional>
 #include <memory>
 

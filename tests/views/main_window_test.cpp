@@ -1,5 +1,6 @@
-// MainWindow: opening model folders (in a background job), the project dock, summary tabs,
-// error reporting, recent files, drag and drop. Fixture folders are written by the test.
+// MainWindow: installing the registered features, opening model folders (in a background job),
+// the project dock, summary tabs, error reporting, recent files, drag and drop. Fixture folders
+// are written by the test.
 
 #include "main_window.h"
 
@@ -21,6 +22,7 @@
 #include <algorithm>
 
 #include "display_text.h"
+#include "features/capture/capture_feature.h"
 #include "features/open/open_feature.h"
 #include "features/training/training_feature.h"
 #include "io/activation_store.h"
@@ -29,6 +31,7 @@
 #include "model_folder_fixture.h"
 #include "model_summary_view.h"
 #include "project_dock.h"
+#include "services.h"
 #include "store_summary_view.h"
 #include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
@@ -66,6 +69,27 @@ class MainWindowTest : public QObject {
   }
 
   void init() { RecentFiles().clear(); }
+
+  void installsEveryRegisteredFeatureInMenuOrder() {
+    MainWindow window(MainWindow::Options{.persistSettings = false});
+    QStringList installed;
+    for (const Feature* feature : window.features()) installed << feature->objectName();
+    const QStringList menuOrder = {"open",     "default_geometry", "capture",    "verify",
+                                   "geometry", "training",         "routing",    "alignment",
+                                   "studies",  "bridge",           "preferences"};
+    QCOMPARE(installed, menuOrder);
+    QVERIFY(window.feature<CaptureFeature>() != nullptr);
+    QCOMPARE(window.feature<CaptureFeature>()->parent(), &window);
+  }
+
+  void featuresOfferTheirServicesThroughTheWorkbench() {
+    MainWindow window(MainWindow::Options{.persistSettings = false});
+    const Workbench& workbench = window;
+    QCOMPARE(&workbench.service<OpenService>(),
+             static_cast<OpenService*>(window.feature<OpenFeature>()));
+    QCOMPARE(&workbench.service<TrainingService>(),
+             static_cast<TrainingService*>(window.feature<TrainingFeature>()));
+  }
 
   void opensModelFolderInTheBackground() {
     MainWindow window;
