@@ -3,8 +3,8 @@
 // the tab starts while it is shown (a tab in the background reads no files). On each `due` the
 // tab polls: read() returns the records appended since the last read (all of them again when a
 // resume cut or replaced the file), or the error that stopped the read, and the tab refreshes
-// whatever else it follows (status, checkpoints). The Training, Bridge and Chunk Routing tabs
-// each follow their run with one. GUI thread only.
+// whatever else it follows (status, checkpoints). The Training, Bridge, Alignment and Chunk
+// Routing tabs follow their runs with one each. GUI thread only.
 
 #include <QObject>
 #include <QString>

@@ -56,15 +56,12 @@ QList<AlignmentRunInfo> alignmentRunsIn(const QString& root) {
   return runs;
 }
 
-AlignmentRun::AlignmentRun(AlignmentRunInfo info)
-    : m_info(std::move(info)), m_tail(toFsPath(m_info.folder) / "metrics.jsonl") {}
+AlignmentRun::AlignmentRun(AlignmentRunInfo info) : m_info(std::move(info)) {}
 
-bool AlignmentRun::poll() {
-  std::vector<MetricsRecord> records = m_tail.readNew();
-  const bool restarted = m_tail.restarted();  // a resume truncated the log: what we had is gone
-  if (restarted) m_table.clear();
-  m_table.append(records);
-  return restarted || !records.empty();
+bool AlignmentRun::absorb(const MetricsUpdate& update) {
+  if (update.restarted) m_table.clear();  // a resume truncated the log: what we had is gone
+  m_table.append(update.records);
+  return update.restarted || !update.records.empty();
 }
 
 }  // namespace strata

@@ -1,16 +1,17 @@
 #pragma once
 // A repr_align run as the Alignment view follows it: which run it is (folder, name, λ), and its
-// metrics.jsonl tailed into an AlignmentTable — replayed whole on the first poll, then only the
-// lines appended since; a file a resume truncated or replaced is read again from the top.
-// Reading happens on the GUI thread, a poll at a time, as in the Training and Chunk Routing
-// tabs (the new lines of a second are small; only the first replay reads the whole file).
+// metrics.jsonl gathered into an AlignmentTable — replayed whole on the first read, then only
+// the lines appended since; a file a resume truncated or replaced is read again from the top.
+// The view reads each run with a MetricsFollower (views/metrics_follower.h) on the GUI thread,
+// a poll at a time, as the Training and Chunk Routing tabs do (the new lines of a second are
+// small; only the first replay reads the whole file).
 
 #include <QList>
 #include <QString>
 #include <limits>
 
 #include "alignment_table.h"
-#include "engine/metrics_log.h"
+#include "metrics_follower.h"
 
 namespace strata {
 
@@ -41,15 +42,14 @@ class AlignmentRun {
   const AlignmentTable& table() const { return m_table; }
 
   /**
-   * Adds what was appended to metrics.jsonl since the last poll (everything, the first time).
-   * When the file shrank or was replaced the table is rebuilt from the new file. Returns true
-   * when the table changed. Throws IoError when metrics.jsonl exists but cannot be read.
+   * Adds what a read of the run's metrics.jsonl found (an update without error): the records
+   * appended since the last read, or, when the file shrank or was replaced, the whole new file
+   * (the table is rebuilt). Returns true when the table changed.
    */
-  bool poll();
+  bool absorb(const MetricsUpdate& update);
 
  private:
   AlignmentRunInfo m_info;
-  MetricsTail m_tail;
   AlignmentTable m_table;
 };
 

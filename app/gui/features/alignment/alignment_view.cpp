@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSplitter>
-#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "error_dialog.h"
+#include "metrics_follower.h"
 #include "plot_export.h"
 
 namespace strata {
@@ -47,7 +47,8 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
       m_sourceBox(new QComboBox(this)),
       m_comparisonBox(new QComboBox(this)),
       m_note(new QLabel(this)),
-      m_pollTimer(new QTimer(this)) {
+      m_metrics(new MetricsFollower(1000, this)),
+      m_comparisonMetrics(new MetricsFollower(1000, this)) {
   setObjectName(QStringLiteral("AlignmentView"));
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_title->setToolTip(QDir::toNativeSeparators(runFolder()));
@@ -84,9 +85,9 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
   layout->addWidget(buildPlots(), 1);
   buildExportMenu(exportButton);
 
-  m_pollTimer->setInterval(1000);
-  connect(m_pollTimer, &QTimer::timeout, this, &AlignmentView::poll);
-  pollRun(*m_run);
+  m_metrics->follow(runFolder());
+  connect(m_metrics, &MetricsFollower::due, this, &AlignmentView::poll);
+  pollRun(*m_run, *m_metrics);
   refreshCandidates();
   refresh();
 }
@@ -131,15 +132,15 @@ void AlignmentView::buildExportMenu(QToolButton* button) {
 void AlignmentView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   poll();  // a tab shown again catches up at once
-  m_pollTimer->start();
+  m_metrics->start();
 }
 
 void AlignmentView::hideEvent(QHideEvent* event) {
-  m_pollTimer->stop();  // a tab in the background reads no files
+  m_metrics->stop();  // a tab in the background reads no files
   QWidget::hideEvent(event);
 }
 
-void AlignmentView::setPollInterval(int ms) { m_pollTimer->setInterval(ms); }
+void AlignmentView::setPollInterval(int ms) { m_metrics->setInterval(ms); }
 
 CosineSource AlignmentView::requestedSource() const {
   return static_cast<CosineSource>(m_sourceBox->currentData().toInt());
@@ -160,26 +161,30 @@ QCPGraph* AlignmentView::comparisonCurve(int layer) const {
 }
 
 void AlignmentView::poll() {
-  bool changed = pollRun(*m_run);
-  if (m_comparison && pollRun(*m_comparison)) changed = true;
+  bool changed = pollRun(*m_run, *m_metrics);
+  if (m_comparison && pollRun(*m_comparison, *m_comparisonMetrics)) changed = true;
   if (refreshCandidates()) changed = true;
   if (changed) refresh();
 }
 
-bool AlignmentView::pollRun(AlignmentRun& run) {
+bool AlignmentView::pollRun(AlignmentRun& run, MetricsFollower& metrics) {
   const QString& folder = run.info().folder;
-  try {
-    const bool changed = run.poll();
+  const MetricsUpdate update = metrics.read();
+  if (update.error.isEmpty()) {
     m_errors.remove(folder);
-    return changed;
-  } catch (const std::exception& error) {
-    // Reported once: the timer retries every second, and the dialog must not pile up.
-    const QString text = QString::fromStdString(error.what());
-    if (m_errors.value(folder) != text)
-      reportError(tr("Cannot read the metrics of “%1”.").arg(run.info().name), text, folder);
-    m_errors.insert(folder, text);
-    return false;
+    return run.absorb(update);
   }
+  // Reported once: the timer retries every second, and the dialog must not pile up.
+  if (m_errors.value(folder) != update.error)
+    reportError(tr("Cannot read the metrics of “%1”.").arg(run.info().name), update.error, folder);
+  m_errors.insert(folder, update.error);
+  return false;
+}
+
+void AlignmentView::setComparison(std::unique_ptr<AlignmentRun> run) {
+  m_comparison = std::move(run);
+  m_comparisonMetrics->follow(m_comparison ? m_comparison->info().folder : QString());
+  if (m_comparison) pollRun(*m_comparison, *m_comparisonMetrics);
 }
 
 bool AlignmentView::refreshCandidates() {
@@ -216,8 +221,7 @@ bool AlignmentView::refreshCandidates() {
     const auto other = std::find_if(runs.begin(), runs.end(), [this](const AlignmentRunInfo& i) {
       return differentLambda(i, m_run->info());
     });
-    m_comparison = std::make_unique<AlignmentRun>(other != runs.end() ? *other : runs.first());
-    pollRun(*m_comparison);
+    setComparison(std::make_unique<AlignmentRun>(other != runs.end() ? *other : runs.first()));
     picked = true;
   }
   selectComparisonItem();
@@ -259,8 +263,7 @@ bool AlignmentView::setComparisonRun(const QString& folder) {
     return false;
   }
   m_comparisonChosen = true;
-  m_comparison = std::make_unique<AlignmentRun>(std::move(info));
-  pollRun(*m_comparison);
+  setComparison(std::make_unique<AlignmentRun>(std::move(info)));
   refreshCandidates();  // lists a folder from outside the runs folder too
   refresh();
   return true;
@@ -268,7 +271,7 @@ bool AlignmentView::setComparisonRun(const QString& folder) {
 
 void AlignmentView::clearComparison() {
   m_comparisonChosen = true;
-  m_comparison.reset();
+  setComparison(nullptr);
   selectComparisonItem();
   refresh();
 }

@@ -12,10 +12,10 @@
 // same runs folder are offered, and the first of them (one with another λ, preferably) is
 // compared automatically until the user chooses.
 //
-// Both runs are polled every second while the tab is visible (MetricsTail, as the Training
-// tab), so a run still training grows live; a log a resume truncated is read again. Exports:
-// each plot as PNG / PDF, the step × layer table as CSV. Errors (an unreadable log, a compared
-// folder that is not a repr_align run) are shown in the error dialog. GUI thread only.
+// Both runs are polled every second while the tab is visible (a MetricsFollower each, as the
+// Training tab), so a run still training grows live; a log a resume truncated is read again.
+// Exports: each plot as PNG / PDF, the step × layer table as CSV. Errors (an unreadable log, a
+// compared folder that is not a repr_align run) are shown in the error dialog. GUI thread only.
 
 #include <QHash>
 #include <QList>
@@ -31,7 +31,6 @@ class QCPGraph;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QTimer;
 class QToolButton;
 
 namespace strata {
@@ -98,8 +97,11 @@ class AlignmentView final : public QWidget {
  private:
   QWidget* buildPlots();
   void buildExportMenu(QToolButton* button);
-  /** Reads one run's new lines; an error is reported once until the run reads again. */
-  bool pollRun(AlignmentRun& run);
+  /** Reads one run's new lines with its follower; an error is reported once until the run
+   *  reads again. Returns true when the run's table changed. */
+  bool pollRun(AlignmentRun& run, MetricsFollower& metrics);
+  /** Compares with `run` (nullptr: none), read at once. */
+  void setComparison(std::unique_ptr<AlignmentRun> run);
   /** Re-lists the runs offered for comparison; picks one while the user has not chosen.
    *  Returns true when it picked one. */
   bool refreshCandidates();
@@ -124,8 +126,9 @@ class AlignmentView final : public QWidget {
   QCustomPlot* m_heatmapPlot;
   QCPColorMap* m_cosineMap;
   QCustomPlot* m_lossPlot;
-  QList<QList<QCPGraph*>> m_curves;  ///< [run][layer], as last drawn
-  QTimer* m_pollTimer;
+  QList<QList<QCPGraph*>> m_curves;      ///< [run][layer], as last drawn
+  MetricsFollower* m_metrics;            ///< the run's; its timer polls both runs while shown
+  MetricsFollower* m_comparisonMetrics;  ///< the comparison run's (no timer of its own)
 };
 
 }  // namespace strata

@@ -22,7 +22,6 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
-class QTimer;
 class QToolButton;
 
 namespace strata {
