@@ -4,6 +4,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/error.h"
 #include "engine/device_choice.h"
 #include "recipes/dcdm/dcdm_files.h"
@@ -11,29 +14,45 @@
 
 namespace strata {
 
+int64_t DlmStepBudget::stepsFor(int64_t chunkTokens, int64_t tokensBefore,
+                                int64_t stepsBefore) const {
+  if (stepsPerChunk > 0) return stepsPerChunk;
+  if (!(stepsPerToken > 0)) throw Error("sampling: steps per token must be positive");
+  // The cumulative budget, so that rounding never accumulates over chunks; the 1e-9 keeps an
+  // exact product (0.5 · 8) from rounding up through float error.
+  const auto through = static_cast<int64_t>(
+      std::ceil(stepsPerToken * static_cast<double>(tokensBefore + chunkTokens) - 1e-9));
+  return std::max<int64_t>(1, through - stepsBefore);
+}
+
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
   LoadedDlm dlm = loadDlmRun(runFolder, computeDevice(config.device, "device"));
   return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config,
-                         dlm.config.integer("sample_steps"));
+                         dlmStepBudgetFrom(dlm.config));
 }
 
 DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
                           const std::string& promptText, const DlmSamplingConfig& config,
-                          int64_t defaultSteps) {
+                          const DlmStepBudget& runBudget) {
   if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
   const auto& shape = model->config();
-  const int64_t steps = config.stepsPerChunk > 0 ? config.stepsPerChunk : defaultSteps;
+  DlmStepBudget budget = runBudget;
+  if (config.stepsPerChunk > 0) {
+    budget.stepsPerChunk = config.stepsPerChunk;
+  } else if (config.stepsPerToken > 0) {
+    budget.stepsPerChunk = 0;
+    budget.stepsPerToken = config.stepsPerToken;
+  }
   const std::vector<int32_t> prompt = tokenizer.encode(promptText, true);
   const int64_t length = static_cast<int64_t>(prompt.size()) + config.newTokens;
   if (length > shape.maxPositions)
     throw Error("sampling: prompt + new tokens (" + std::to_string(length) +
                 ") exceed the model's " + std::to_string(shape.maxPositions) + " positions");
-  // mdlm has a single chunk: give it S steps per block_size tokens, as bdlm gets.
-  const int64_t stepsPerChunk =
-      shape.variant == DlmVariant::Mdlm
-          ? steps * ((config.newTokens + shape.blockSize - 1) / shape.blockSize)
-          : steps;
+  // Under the old per-chunk rule mdlm's single chunk gets S steps per block_size tokens, as
+  // bdlm gets (the per-token budget needs no such correction).
+  if (budget.stepsPerChunk > 0 && shape.variant == DlmVariant::Mdlm)
+    budget.stepsPerChunk *= (config.newTokens + shape.blockSize - 1) / shape.blockSize;
   // The prompt is pinned to chunk 0 (clean context for every chunk); the rest is laid out as in
   // training — for dcdm, chunk-sequential routing of the current sequence: when chunk c is
   // decoded, chunks < c are clean, which is all that pass c (and chunk c's membership) reads,
@@ -70,7 +89,7 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
         .index_copy_(0, rows, logits)
         .to(torch::kCPU);
   };
-  DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, stepsPerChunk, config);
+  DlmSample sample = unmaskChunkByChunk(unmasking, prompt, config.newTokens, budget, config);
   sample.text = tokenizer.decode(sample.tokens, true);
   return sample;
 }

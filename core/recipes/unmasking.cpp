@@ -14,6 +14,14 @@ namespace strata {
 DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
                              int64_t newTokens, int64_t stepsPerChunk,
                              const DlmSamplingConfig& config) {
+  DlmStepBudget budget;
+  budget.stepsPerChunk = std::max<int64_t>(1, stepsPerChunk);
+  return unmaskChunkByChunk(model, prompt, newTokens, budget, config);
+}
+
+DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
+                             int64_t newTokens, const DlmStepBudget& budget,
+                             const DlmSamplingConfig& config) {
   torch::NoGradGuard noGrad;
   DlmSample sample;
   sample.prompt = prompt;
@@ -29,13 +37,14 @@ DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int3
     const torch::Tensor ids = model.chunkIds(x);
     const torch::Tensor masked = (x == model.maskId)[0];
     const int64_t chunk = ids[0].masked_select(masked).min().item<int64_t>();
-    if (chunk != currentChunk) {
-      currentChunk = chunk;
-      stepsLeft = stepsPerChunk;
-    }
-    const torch::Tensor logits = model.logits(x, ids).to(torch::kFloat);  // [T, vocab]
     const torch::Tensor candidates = (masked & (ids[0] == chunk)).nonzero().squeeze(1);
     const int64_t remaining = candidates.size(0);
+    if (chunk != currentChunk) {
+      currentChunk = chunk;
+      const int64_t revealed = newTokens - masked.sum().item<int64_t>();
+      stepsLeft = budget.stepsFor(remaining, revealed, step);
+    }
+    const torch::Tensor logits = model.logits(x, ids).to(torch::kFloat);  // [T, vocab]
     const int64_t budget = std::max<int64_t>(stepsLeft, 1);
     const int64_t reveal = (remaining + budget - 1) / budget;
     // Choose a token for each candidate, then keep the `reveal` most confident.

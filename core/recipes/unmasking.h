@@ -23,9 +23,15 @@ struct UnmaskingModel {
   std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& chunkIds)> logits;
 };
 
-/** Fills `newTokens` masked positions after `prompt` with `stepsPerChunk` steps per chunk; a
- *  chunk that gains masked positions after its steps are spent reveals them all at once. The
- *  result's text is left empty (the caller's tokenizer decodes). */
+/** Fills `newTokens` masked positions after `prompt`, each chunk with the steps `budget` gives
+ *  it when the sampler reaches it (its masked positions then); a chunk that gains masked
+ *  positions after its steps are spent reveals them all at once. The result's text is left
+ *  empty (the caller's tokenizer decodes). */
+DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
+                             int64_t newTokens, const DlmStepBudget& budget,
+                             const DlmSamplingConfig& config);
+
+/** The same with `stepsPerChunk` steps for every chunk. */
 DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
                              int64_t newTokens, int64_t stepsPerChunk,
                              const DlmSamplingConfig& config);

@@ -38,4 +38,11 @@ BlockDiffusionBatch blockDiffusionBatch(DcdmTransformerImpl& model,
                                         std::optional<at::Generator> generator = std::nullopt,
                                         std::optional<ChunkLayout> layout = std::nullopt);
 
+/** Steps 3–4 for a given layout, noise levels t [B, T] and noise mask [B, T] (bool): x_t, the
+ *  logits and the loss. blockDiffusionBatch draws t and the mask, then calls this; the held-out
+ *  evaluation (shared_noise_elbo.h) passes the same draws to every variant. */
+BlockDiffusionBatch blockDiffusionAt(DcdmTransformerImpl& model, const MaskedDiffusion& diffusion,
+                                     const torch::Tensor& x0, ChunkLayout layout,
+                                     const torch::Tensor& t, const torch::Tensor& noised);
+
 }  // namespace strata

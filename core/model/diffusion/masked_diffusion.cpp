@@ -56,8 +56,11 @@ torch::Tensor MaskedDiffusion::sampleChunkTimes(const torch::Tensor& ids, int64_
 
 torch::Tensor MaskedDiffusion::sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
                                                std::optional<at::Generator> generator) const {
+  return noiseMaskFrom(uniformDraw(x0.sizes(), t.options(), generator), t);
+}
+
+torch::Tensor MaskedDiffusion::noiseMaskFrom(const torch::Tensor& u, const torch::Tensor& t) const {
   const torch::Tensor moveChance = t.dim() == 1 ? (1 - alpha(t)).unsqueeze(1) : 1 - alpha(t);
-  const torch::Tensor u = uniformDraw(x0.sizes(), t.options(), generator);
   return u < moveChance;
 }
 
@@ -81,6 +84,7 @@ MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion,
   const torch::Tensor weighted = nll * masked * weight;  // each token weighted by its own t
   MaskedDiffusionLoss out;
   out.loss = weighted.sum() / static_cast<double>(x0.numel());
+  out.sequenceLoss = weighted.detach().sum(1) / static_cast<double>(x0.size(1));
   out.maskedNll = (nll * masked).sum().detach();
   out.maskedCount = masked.sum().detach();
   out.maskedCorrect = ((logProbabilities.argmax(-1) == x0) & noised).sum().detach();

@@ -46,6 +46,10 @@ struct MaskedDiffusion {
    *  (per token), from the global RNG: returns the masked-position flags [B, T] (bool). */
   torch::Tensor sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
                                 std::optional<at::Generator> generator = std::nullopt) const;
+  /** The noise mask as a function of given uniforms: token l is masked iff u_l < 1 − α(t_l).
+   *  u [B, T] in [0, 1); t [B] or [B, T]. sampleNoiseMask is this with fresh u; the evaluation
+   *  protocol (shared_noise_elbo.h) passes the same u to every variant. */
+  torch::Tensor noiseMaskFrom(const torch::Tensor& u, const torch::Tensor& t) const;
 };
 
 /** x_t: x0 with [MASK] (= maskId) at the flagged positions. */
@@ -57,6 +61,7 @@ torch::Tensor subsLogProbabilities(const torch::Tensor& logits, int64_t vocab);
 
 struct MaskedDiffusionLoss {
   torch::Tensor loss;           ///< scalar: Σ weight·NLL over masked positions / (B·T)
+  torch::Tensor sequenceLoss;   ///< [B]: each sequence's Σ weight·NLL / T (detached); mean = loss
   torch::Tensor maskedNll;      ///< Σ NLL over masked positions (no weight), for accuracy/ppl
   torch::Tensor maskedCount;    ///< number of masked positions
   torch::Tensor maskedCorrect;  ///< masked positions whose argmax is the clean token

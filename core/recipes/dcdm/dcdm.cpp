@@ -15,7 +15,7 @@
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
 #include "model/diffusion/block_diffusion.h"
-#include "model/random/seeded_generator.h"
+#include "recipes/dcdm/dcdm_evaluation.h"
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/pretrain/pretrain_data.h"
 #include "tokenizer/tokenizer.h"
@@ -25,14 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/** Entropy of chunk loads over log K (1 = perfectly even, 0 = every token in one chunk), a
- *  float64 scalar on the loads' device. */
-torch::Tensor normalisedEntropy(const torch::Tensor& loads) {
-  const torch::Tensor p = loads.to(torch::kDouble);
-  const torch::Tensor entropy = -(p * torch::log(p.clamp_min(1e-12))).sum();
-  return entropy / std::log(static_cast<double>(p.size(0)));
-}
-
 class DcdmRecipe final : public Recipe {
  public:
   void build(const RecipeSetup& setup, JobContext& job) override {
@@ -40,14 +32,18 @@ class DcdmRecipe final : public Recipe {
     m_seqLen = c.integer("seq_len");
     m_seed = static_cast<uint64_t>(c.integer("seed"));
     m_batch = c.integer("batch");
-    m_evalWindows = c.integer("eval_windows");
+    m_evaluation.seqLen = m_seqLen;
+    m_evaluation.batch = m_batch;
+    m_evaluation.windows = c.integer("eval_windows");
+    m_evaluation.timePoints = c.integer("eval_t_points");
+    m_evaluation.seed = static_cast<uint64_t>(c.integer("eval_seed"));
     m_balanceWeight = c.real("balance_weight");
     m_biasRate = c.real("bias_rate");
     m_diffusion = maskedDiffusionFrom(c);
     m_device = setup.device;
     m_runFolder = setup.runFolder;
     m_leader = setup.rank == 0;
-    m_sampleSteps = c.integer("sample_steps");
+    m_sampleBudget = dlmStepBudgetFrom(c);
 
     const fs::path corpus = c.text("corpus");
     const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
@@ -55,6 +51,11 @@ class DcdmRecipe final : public Recipe {
     m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
     m_tokens = tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen - 1,
                               c.real("val_fraction"), job);
+    const int64_t windows = heldOutWindowCount(m_tokens.val, m_seqLen, m_evaluation.windows);
+    if (windows < m_evaluation.windows)
+      job.info("evaluation: the held-out tokens hold " + std::to_string(windows) + " windows of " +
+               std::to_string(m_seqLen) + " tokens, fewer than eval_windows = " +
+               std::to_string(m_evaluation.windows) + " (val_windows records the count)");
 
     m_model = DcdmTransformer(dcdmConfigFrom(c, m_tokenizer->vocabSize()));
     m_model->to(m_device);
@@ -95,39 +96,15 @@ class DcdmRecipe final : public Recipe {
   }
 
   Metrics evaluate(int64_t step) override {
-    at::Generator generator = seededGenerator(m_seed ^ 0xDCD3ULL, m_device);
-    const int64_t windows =
-        std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
-    double loss = 0, nll = 0, count = 0, correct = 0;
-    const int64_t chunks = m_model->hasRouter() ? m_model->config().chunks : 0;
-    torch::Tensor loads = torch::zeros({std::max<int64_t>(chunks, 1)});
-    for (int64_t first = 0; first < windows; first += m_batch) {
-      const int64_t rows = std::min(m_batch, windows - first);
-      torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
-      x0 = x0.to(m_device);
-      const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0, generator);
-      const MaskedDiffusionLoss& l = batch.loss;
-      loss += l.loss.item<double>() * static_cast<double>(rows);
-      nll += l.maskedNll.item<double>();
-      count += l.maskedCount.item<double>();
-      correct += l.maskedCorrect.item<double>();
-      if (chunks > 0)
-        loads += chunkLoads(batch.layout.ids, chunks).to(torch::kCPU) * static_cast<double>(rows);
+    // The shared protocol (dcdm_evaluation.h): fixed windows, a fixed t grid and per-window
+    // noise that no variant, batch size or training seed changes.
+    HeldOutEvaluation evaluation =
+        heldOutElbo(*m_model, m_diffusion, m_tokens.val, m_evaluation, m_device);
+    if (m_leader) {
+      writeWindowElbos(step, evaluation.windowElbo);
+      writeSample(step);
     }
-    const double n = static_cast<double>(std::max<int64_t>(1, windows));
-    Metrics metrics = {{"loss", loss / n},
-                       {"ppl_bound", std::exp(loss / n)},
-                       {"masked_nll", nll / std::max(1.0, count)},
-                       {"masked_acc", correct / std::max(1.0, count)}};
-    if (chunks > 0) {
-      loads /= loads.sum().clamp_min(1e-12);
-      metrics["load_entropy"] = normalisedEntropy(loads).item<double>();
-      metrics["max_chunk_share"] = loads.max().item<double>();
-      for (int64_t k = 0; k < chunks; ++k)
-        metrics["chunk_share_" + std::to_string(k)] = loads[k].item<double>();
-    }
-    if (m_leader) writeSample(step);
-    return metrics;
+    return std::move(evaluation.metrics);
   }
 
   std::map<std::string, std::string> description() const override {
@@ -143,6 +120,17 @@ class DcdmRecipe final : public Recipe {
   }
 
  private:
+  /** Each window's ELBO, one line per evaluation in val_elbo_windows.jsonl: every variant is
+   *  scored on the same windows and noise, so two runs' lines can be compared window by window
+   *  (a paired difference), far more precisely than their means alone. */
+  void writeWindowElbos(int64_t step, const std::vector<double>& elbo) const {
+    const nlohmann::json line = {{"step", step},
+                                 {"eval_seed", m_evaluation.seed},
+                                 {"eval_t_points", m_evaluation.timePoints},
+                                 {"elbo", elbo}};
+    std::ofstream(m_runFolder / "val_elbo_windows.jsonl", std::ios::app) << line.dump() << "\n";
+  }
+
   /** One generation sample per evaluation, appended to samples.jsonl: the first held-out
    *  tokens as the prompt, seq_len/2 new tokens, chunk ids and reveal steps. */
   void writeSample(int64_t step) {
@@ -151,7 +139,7 @@ class DcdmRecipe final : public Recipe {
     DlmSamplingConfig config;
     config.newTokens = std::max<int64_t>(1, m_seqLen / 2);
     const DlmSample sample = sampleWithModel(
-        m_model, *m_tokenizer, m_tokenizer->decode(promptIds, true), config, m_sampleSteps);
+        m_model, *m_tokenizer, m_tokenizer->decode(promptIds, true), config, m_sampleBudget);
     const nlohmann::json line = {{"step", step},
                                  {"prompt", m_tokenizer->decode(sample.prompt, true)},
                                  {"text", sample.text},
@@ -163,8 +151,9 @@ class DcdmRecipe final : public Recipe {
 
   fs::path m_runFolder;
   bool m_leader = true;
-  int64_t m_sampleSteps = 8;
-  int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
+  DlmStepBudget m_sampleBudget;
+  HeldOutElboOptions m_evaluation;
+  int64_t m_seqLen = 0, m_batch = 0;
   uint64_t m_seed = 0;
   double m_balanceWeight = 0, m_biasRate = 0;
   MaskedDiffusion m_diffusion;
@@ -189,8 +178,18 @@ std::vector<SettingSpec> dcdmSettings() {
                       2),
           makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
                       "data", 1e-4, 0.5),
-          makeSetting("eval_windows", SettingType::Integer, int64_t{32},
-                      "held-out sequences per evaluation", "data", 1),
+          makeSetting("eval_windows", SettingType::Integer, int64_t{128},
+                      "held-out sequences per evaluation (the first ones of the held-out tail, "
+                      "the same for every variant)",
+                      "data", 1),
+          makeSetting("eval_t_points", SettingType::Integer, int64_t{8},
+                      "evaluation: G midpoints of [1e-3, 1] at which every window's ELBO is "
+                      "computed, every chunk at the same t",
+                      "data", 1, 1024),
+          makeSetting("eval_seed", SettingType::Integer, int64_t{0},
+                      "evaluation: seed of each window's token uniforms (with the window index; "
+                      "independent of seed and variant)",
+                      "data", 0),
           makeChoice("variant", "dcdm", {"mdlm", "bdlm", "dcdm"},
                      "mdlm: no chunks; bdlm: positional blocks; dcdm: content-defined chunks",
                      "model"),
@@ -220,8 +219,14 @@ std::vector<SettingSpec> dcdmSettings() {
           makeSetting("bias_rate", SettingType::Real, 0.001,
                       "dcdm: step of the non-trained balance bias per micro-batch", "balance", 0,
                       1),
-          makeSetting("sample_steps", SettingType::Integer, int64_t{8},
-                      "unmasking steps per chunk when sampling", "sampling", 1),
+          makeSetting("sample_steps_per_token", SettingType::Real, 1.0,
+                      "denoising steps per generated token: each chunk (block) gets "
+                      "ceil(rate × its tokens) steps, so every variant takes the same number",
+                      "sampling", 1e-3, 1),
+          makeSetting("sample_steps", SettingType::Integer, int64_t{0},
+                      "0 = sample_steps_per_token; S > 0: S steps per chunk whatever its size "
+                      "(the old rule; mdlm S per block_size tokens)",
+                      "sampling", 0),
       });
   return settings;
 }

@@ -23,6 +23,13 @@ MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& c) {
   return diffusion;
 }
 
+DlmStepBudget dlmStepBudgetFrom(const ResolvedConfig& config) {
+  DlmStepBudget budget;
+  budget.stepsPerToken = config.real("sample_steps_per_token");
+  budget.stepsPerChunk = config.integer("sample_steps");
+  return budget;
+}
+
 DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
   DcdmTransformerConfig config;
   config.vocab = vocab;

@@ -31,10 +31,13 @@ LoadedDlm loadDlmRun(const std::filesystem::path& runFolder,
  *  not verify). */
 LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);
 
+/** A run's sampling budget: sample_steps_per_token, or sample_steps per chunk when it is > 0. */
+DlmStepBudget dlmStepBudgetFrom(const ResolvedConfig& config);
+
 /** The sampler of dlm_sampler.h on a model in memory (the recipe's evaluation samples);
- *  defaultSteps applies when config.stepsPerChunk is 0. */
+ *  runBudget applies unless config.stepsPerChunk or config.stepsPerToken is set. */
 DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
                           const std::string& prompt, const DlmSamplingConfig& config,
-                          int64_t defaultSteps);
+                          const DlmStepBudget& runBudget);
 
 }  // namespace strata

@@ -24,6 +24,9 @@ DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t sampl
   DlmSamplingConfig config;
   config.newTokens = std::clamp<int64_t>(dlm.config.integer("seq_len") - 1, 1, 64);
   config.temperature = 1.0;
+  // Equal denoising steps per token in every variant, whatever the run's sample_steps says:
+  // the samples are compared across variants (dlm_sampler.h, DlmStepBudget).
+  config.stepsPerToken = dlm.config.real("sample_steps_per_token");
   std::vector<std::string> texts;
   std::vector<std::vector<int32_t>> tokens;
   std::vector<JudgedText> judged;
@@ -31,11 +34,14 @@ DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t sampl
   for (int64_t i = 0; i < samples; ++i) {
     config.seed = static_cast<uint64_t>(i);
     const DlmSample sample =
-        sampleWithModel(dlm.model, *dlm.tokenizer, "", config, dlm.config.integer("sample_steps"));
+        sampleWithModel(dlm.model, *dlm.tokenizer, "", config, dlmStepBudgetFrom(dlm.config));
     texts.push_back(sample.text);
     tokens.push_back(sample.tokens);
     judged.push_back({"", sample.text});
-    lines += Json({{"seed", i}, {"text", sample.text}, {"tokens", sample.tokens}})
+    lines += Json({{"seed", i},
+                   {"text", sample.text},
+                   {"tokens", sample.tokens},
+                   {"steps", sample.steps}})
                  .dump(-1, ' ', false, Json::error_handler_t::replace) +
              "\n";
   }

@@ -1,7 +1,9 @@
 #pragma once
 // The sample quality of a trained masked-diffusion LM run (mdlm, bdlm, dcdm), as compare-dlm
 // and the DCDM study report it: N samples (temperature 1, seeds 0..N−1, from the BOS prompt,
-// min(seq_len − 1, 64) tokens), their word and token diversity and, with a judge, their Gen.PPL
+// min(seq_len − 1, 64) tokens, at the run's sample_steps_per_token — equal denoising steps per
+// token in every variant, never sample_steps' per-chunk rule), their word and token diversity
+// and, with a judge, their Gen.PPL
 // (recipes/sample_quality.h). The samples go to the run's judged_samples.jsonl, so what a
 // number was computed from can be read. No torch here.
 

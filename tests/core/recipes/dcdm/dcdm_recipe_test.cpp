@@ -5,8 +5,11 @@
 #include <torch/torch.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "common/job.h"
@@ -15,6 +18,7 @@
 #include "recipes/dcdm/chunk_routing.h"
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/dcdm/dlm_comparison.h"
+#include "recipes/dcdm/dlm_sample_quality.h"
 #include "recipes/dlm_sampler.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "recipes/sample_quality.h"
@@ -73,6 +77,15 @@ TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
     for (const char* key : {"val_loss", "val_ppl_bound", "val_masked_acc", "val_masked_nll"})
       ASSERT_TRUE(m.count(key) && std::isfinite(m.at(key))) << variant << " " << key;
     EXPECT_NEAR(m.at("val_ppl_bound"), std::exp(m.at("val_loss")), 1e-6 * m.at("val_ppl_bound"));
+    // Each evaluation's per-window ELBOs (val_elbo_windows.jsonl) average to its val_loss.
+    std::istringstream windows(readWholeFile(run(variant) / "val_elbo_windows.jsonl"));
+    std::string last;
+    for (std::string line; std::getline(windows, line);) last = line;
+    const auto elbo = nlohmann::json::parse(last).at("elbo").get<std::vector<double>>();
+    ASSERT_EQ(static_cast<double>(elbo.size()), m.at("val_windows")) << variant;
+    double mean = 0;
+    for (const double v : elbo) mean += v / static_cast<double>(elbo.size());
+    EXPECT_NEAR(mean, m.at("val_loss"), 1e-9 * mean) << variant;
     const auto losses = testing::loggedLosses(run(variant));
     ASSERT_EQ(losses.size(), 20u) << variant;
     EXPECT_LT(losses.rbegin()->second, losses.begin()->second) << variant;
@@ -105,6 +118,8 @@ TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {
   // The evaluation samples (one per evaluation) are logged once per step, as uninterrupted.
   EXPECT_EQ(readWholeFile(dir / "run" / "samples.jsonl"),
             readWholeFile(run("dcdm") / "samples.jsonl"));
+  EXPECT_EQ(readWholeFile(dir / "run" / "val_elbo_windows.jsonl"),
+            readWholeFile(run("dcdm") / "val_elbo_windows.jsonl"));
   const auto first = nlohmann::json::parse(
       readWholeFile(run("dcdm") / "samples.jsonl")
           .substr(0, readWholeFile(run("dcdm") / "samples.jsonl").find('\n')));
@@ -139,6 +154,50 @@ TEST_F(DcdmRecipe, TheSamplerUnmasksBlockByBlock) {
                                    " --prompt 'a dog ' --max-new-tokens 8 --show-chunks");
   ASSERT_EQ(cli.exitCode, 0) << cli.out;
   EXPECT_NE(cli.out.find("position  chunk  step"), std::string::npos) << cli.out;
+}
+
+TEST_F(DcdmRecipe, EveryVariantSpendsTheSameDenoisingStepsPerToken) {
+  // The runs were trained with sample_steps = 2 (per chunk); an explicit rate overrides it.
+  for (const double rate : {1.0, 0.5}) {
+    for (const char* variant : {"mdlm", "bdlm", "dcdm"}) {
+      DlmSamplingConfig config;
+      config.newTokens = 24;
+      config.stepsPerToken = rate;
+      const DlmSample sample = sampleDlm(run(variant), "the cat ", config);
+      // Each chunk, in decoding order, is revealed over exactly the steps the budget gives it:
+      // max(1, ⌈rate · tokens through the chunk⌉ − steps before it).
+      const size_t promptLength = sample.prompt.size();
+      std::map<int64_t, std::set<int64_t>> stepsOfChunk;
+      std::map<int64_t, int64_t> tokensOfChunk, firstStep;
+      for (size_t i = 0; i < sample.tokens.size(); ++i) {
+        const int64_t chunk = sample.chunkIds[promptLength + i], step = sample.unmaskedAtStep[i];
+        stepsOfChunk[chunk].insert(step);
+        ++tokensOfChunk[chunk];
+        firstStep[chunk] = firstStep.count(chunk) ? std::min(firstStep[chunk], step) : step;
+      }
+      int64_t tokens = 0, steps = 0;
+      for (const auto& [chunk, n] : tokensOfChunk) {
+        tokens += n;
+        const int64_t budget = std::max<int64_t>(
+            1, static_cast<int64_t>(std::ceil(rate * static_cast<double>(tokens) - 1e-9)) - steps);
+        EXPECT_EQ(firstStep[chunk], steps) << variant << " chunk " << chunk;
+        EXPECT_EQ(static_cast<int64_t>(stepsOfChunk[chunk].size()), budget)
+            << variant << " rate " << rate << " chunk " << chunk << " of " << n << " tokens";
+        steps += budget;
+      }
+      EXPECT_EQ(sample.steps, steps) << variant;
+      if (rate == 1.0) EXPECT_EQ(sample.steps, 24) << variant;  // one token per step, every arm
+    }
+  }
+  // Judged samples (compare-dlm, the DCDM study) use the run's rate, never sample_steps.
+  for (const char* variant : {"mdlm", "bdlm", "dcdm"}) {
+    judgeDlmSamples(run(variant), 2, nullptr, "cpu");
+    std::istringstream lines(readWholeFile(run(variant) / "judged_samples.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+      const auto judged = nlohmann::json::parse(line);
+      EXPECT_EQ(judged.at("steps").get<size_t>(), judged.at("tokens").size()) << variant;
+    }
+  }
 }
 
 TEST_F(DcdmRecipe, TheDcdmSamplerPinsThePromptAndDecodesChunksInTheirTrainingLayout) {
