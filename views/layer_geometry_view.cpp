@@ -20,6 +20,7 @@
 
 #include "display_text.h"
 #include "geometry/score_bootstrap.h"
+#include "geometry/store_scoring.h"
 #include "geometry/term_cancellation.h"
 #include "geometry_plot.h"
 #include "geometry_table_model.h"
@@ -244,11 +245,12 @@ void LayerGeometryView::updateHeader() {
 }
 
 void LayerGeometryView::rescore() {
-  const geometry::ScoreWeights weights = m_controls->weights();
-  m_scores = geometry::scoreLayers(m_layers, m_series, weights, m_controls->candidates());
+  geometry::ScoredLayers scored =
+      geometry::scoreSeries(m_layers, m_series, m_report->options, m_report->numLayers,
+                            {m_controls->weights(), m_controls->candidates()});
+  m_scores = std::move(scored.scores);
   m_model->setScores(m_scores);
-  m_model->setScoreBootstrap(geometry::bootstrapScores(
-      m_layers, m_series, weights, m_controls->candidates(), m_report->options.confidence));
+  m_model->setScoreBootstrap(std::move(scored.bootstrap));
   updateHeader();  // the cancelling-terms warning depends on the weights
   m_plot->setScores(m_scores, m_controls->candidates());
   emit scoresChanged();

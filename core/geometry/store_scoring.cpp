@@ -8,22 +8,29 @@
 
 namespace strata::geometry {
 
-ScoredGeometry scoreReport(GeometryReport report, const ScoreChoice& choice) {
-  ScoredGeometry scored;
-  scored.report = std::move(report);
-  const GeometryReport& r = scored.report;
-  scored.series = metricSeries(r);
-  for (size_t s = 0; s < scored.series.size(); ++s)
-    scored.weights.push_back(weightOf(scored.series, choice.weights, s));
-  scored.candidates = choice.candidates.value_or(defaultCandidates(r.numLayers));
-  const std::vector<int64_t> layers = r.layerIndices();
-  scored.scores = scoreLayers(layers, scored.series, scored.weights, scored.candidates);
-  scored.bootstrap = bootstrapScores(layers, scored.series, scored.weights, scored.candidates,
-                                     r.options.confidence);
+ScoredLayers scoreSeries(const std::vector<int64_t>& layers,
+                         const std::vector<MetricSeries>& series, const ProxyOptions& options,
+                         int64_t numLayers, const ScoreChoice& choice) {
+  ScoredLayers scored;
+  for (size_t s = 0; s < series.size(); ++s)
+    scored.weights.push_back(weightOf(series, choice.weights, s));
+  scored.candidates = choice.candidates.value_or(defaultCandidates(numLayers));
+  scored.scores = scoreLayers(layers, series, scored.weights, scored.candidates);
+  scored.bootstrap =
+      bootstrapScores(layers, series, scored.weights, scored.candidates, options.confidence);
   if (std::string w =
-          cancellingTermsWarning(r.options.normalisation, r.options.monotonicity, scored.weights);
+          cancellingTermsWarning(options.normalisation, options.monotonicity, scored.weights);
       !w.empty())
     scored.scoreWarnings.push_back(std::move(w));
+  return scored;
+}
+
+ScoredGeometry scoreReport(GeometryReport report, const ScoreChoice& choice) {
+  ScoredGeometry scored;
+  scored.series = metricSeries(report);
+  static_cast<ScoredLayers&>(scored) =
+      scoreSeries(report.layerIndices(), scored.series, report.options, report.numLayers, choice);
+  scored.report = std::move(report);
   return scored;
 }
 

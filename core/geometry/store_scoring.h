@@ -21,18 +21,30 @@ class JobContext;
 
 namespace strata::geometry {
 
-/** A report scored under a choice: the value every front end prints and /geometry stores. */
-struct ScoredGeometry {
-  GeometryReport report;
-  std::vector<MetricSeries> series;  // metricSeries(report): the proxies, then plugin metrics
-  ScoreWeights weights;              // one per series (the choice's, defaults filled in)
-  LayerRange candidates;             // the choice's, or defaultCandidates
+/** S, l*, their bootstrap and the settings' warnings under one choice of weights and
+ *  candidates. */
+struct ScoredLayers {
+  ScoreWeights weights;   // one per series (the choice's, defaults filled in)
+  LayerRange candidates;  // the choice's, or defaultCandidates
   LayerScores scores;
   ScoreBootstrap bootstrap;  // S intervals and l* frequencies (none without replicates)
   std::vector<std::string> scoreWarnings;  // settings-level: terms of S that cancel
 };
 
-/** S, l*, their bootstrap and the settings' warnings for `report` under `choice`. No I/O. */
+/** A report scored under a choice: the value every front end prints and /geometry stores. */
+struct ScoredGeometry : ScoredLayers {
+  GeometryReport report;
+  std::vector<MetricSeries> series;  // metricSeries(report): the proxies, then plugin metrics
+};
+
+/** The scoring itself, for `series` of a report's `layers` (metricSeries, layerIndices) scanned
+ *  with `options` over a store of `numLayers` layers. Views that rescore as weights change call
+ *  this with the series they keep; everything else goes through scoreReport. No I/O. */
+ScoredLayers scoreSeries(const std::vector<int64_t>& layers,
+                         const std::vector<MetricSeries>& series, const ProxyOptions& options,
+                         int64_t numLayers, const ScoreChoice& choice = {});
+
+/** `report` scored under `choice` (scoreSeries on its series). No I/O. */
 ScoredGeometry scoreReport(GeometryReport report, const ScoreChoice& choice = {});
 
 /** What to score and how. */

@@ -10,6 +10,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/score.h"
+#include "geometry/store_scoring.h"
 #include "gui_settings.h"
 #include "io/activation_store.h"
 #include "layer_detail_view.h"
@@ -152,20 +153,15 @@ void GeometryFeature::startGeometryScan(const QString& storeFile,
   auto report = std::make_shared<geometry::GeometryReport>();
   JobWork work = [settings, file = toFsPath(store), report](JobContext& job) {
     job.progress(-1.0, "starting the geometry backend");
-    const std::unique_ptr<geometry::GeometryBackend> backend =
-        geometry::makeGeometryBackend(settings.device);
-    job.info("geometry backend: " + backend->description());
-    {
-      const ActivationStore activations = ActivationStore::open(file);
-      // An option a metric does not declare fails the job here, naming the metric.
-      const auto metrics = plugin::makePluginMetrics(
-          plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
-      *report = geometry::scanStore(activations, *backend, settings.options, job, {},
-                                    plugin::pointers(metrics));
-    }  // closed before the same file is written
-    job.checkCancelled();
-    job.progress(-1.0, "writing /geometry");
-    geometry::writeGeometry(file, *report);
+    // An option a metric does not declare fails the job here, naming the metric.
+    const auto metrics = plugin::makePluginMetrics(
+        plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
+    geometry::StoreScoring scoring;  // scan, then /geometry under the default weights
+    scoring.store = file;
+    scoring.options = settings.options;
+    scoring.device = settings.device;
+    scoring.metrics = plugin::pointers(metrics);
+    *report = geometry::scoreStore(scoring, job).report;
   };
   m_workbench->startJob(
       tr("Scoring %1").arg(fileName(store)), std::move(work),
