@@ -64,16 +64,15 @@ class DcdmStudy final : public Study {
                                          "layers=2",   "heads=4", "mlp=256"};
     const int64_t steps = smoke ? 6 : kFullSteps;
     const int64_t every = smoke ? 3 : kFullSteps / 10;
-    p.shared = {"corpus=" + corpus,
-                "tokenizer=byte",
-                "threads=1",
-                "lr=0.002",
+    p.shared = {"corpus=" + corpus, "tokenizer=byte", "threads=1", "lr=0.002",
                 "warmup=" + std::to_string(smoke ? 1 : kFullSteps / 20),
-                "steps=" + std::to_string(steps),
-                "eval_every=" + std::to_string(every),
+                "steps=" + std::to_string(steps), "eval_every=" + std::to_string(every),
                 "checkpoint_every=" + std::to_string(every),
-                "eval_windows=" + std::to_string(smoke ? 2 : 32),
-                "log_every=" + std::to_string(smoke ? 1 : 25)};
+                // Every arm on the same windows and noise, the ELBO on a fixed t grid
+                // (docs/dcdm.md, "Evaluation protocol"), sampling at one step per token.
+                "eval_windows=" + std::to_string(smoke ? 2 : 128),
+                "eval_t_points=" + std::to_string(smoke ? 2 : 8), "eval_seed=0",
+                "sample_steps_per_token=1", "log_every=" + std::to_string(smoke ? 1 : 25)};
     p.shared.insert(p.shared.end(), model.begin(), model.end());
     p.budgetNote = smoke ? "smoke: 6 steps of 2 × 16 tokens, a 1-layer dim-16 model; for tests only"
                          : "full: " + std::to_string(kFullSteps) +

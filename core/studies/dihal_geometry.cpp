@@ -16,6 +16,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/score_bootstrap.h"
+#include "geometry/store_scoring.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
 #include "studies/study_run_metrics.h"
@@ -33,9 +34,12 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 const std::vector<geometry::Normalisation> kOtherNormalisations = {
     geometry::Normalisation::None, geometry::Normalisation::Standardise};
 
-std::unique_ptr<geometry::GeometryBackend> backendFor(const std::string& device) {
-  return geometry::makeGeometryBackend(
-      geometry::parseDeviceChoice(resolveDevice(device, "device")));
+/** The scoring of `store` on `device` (geometry::scoreStore). */
+geometry::StoreScoring scoringOf(const fs::path& store, const std::string& device) {
+  geometry::StoreScoring scoring;
+  scoring.store = store;
+  scoring.device = geometry::parseDeviceChoice(resolveDevice(device, "device"));
+  return scoring;
 }
 
 Json numberJson(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
@@ -73,26 +77,19 @@ void captureAndScoreStore(const CaptureConfig& capture, const std::string& devic
   job.info("capturing the model's hidden states into " + capture.output.string());
   runCapture(capture, job);
   job.info("scoring the layers of " + capture.output.string());
-  auto backend = backendFor(device);
-  geometry::GeometryReport report;
-  {  // the reader must be closed before the geometry is written into the same file
-    const ActivationStore opened = ActivationStore::open(capture.output);
-    report = geometry::scanStore(opened, *backend, geometry::ProxyOptions{}, job);
-  }
-  geometry::writeGeometry(capture.output, report);
+  geometry::scoreStore(scoringOf(capture.output, device), job);
 }
 
 void scoreOtherNormalisations(const fs::path& store, const std::string& device,
                               const geometry::LayerRange& candidates, JobContext& job) {
-  auto backend = backendFor(device);
-  const ActivationStore opened = ActivationStore::open(store);
   Json all = Json::object(), tables = Json::object();
   for (const geometry::Normalisation mode : kOtherNormalisations) {
     const std::string name = geometry::normalisationName(mode);
     job.info("scoring the layers with normalisation " + name);
-    geometry::ProxyOptions proxies;
-    proxies.normalisation = mode;
-    const geometry::GeometryReport report = geometry::scanStore(opened, *backend, proxies, job);
+    geometry::StoreScoring scoring = scoringOf(store, device);
+    scoring.options.normalisation = mode;
+    scoring.writeGeometry = false;  // /geometry keeps the default (`trace`) scan
+    const geometry::GeometryReport report = geometry::scoreStore(scoring, job).report;
     Json layers = Json::array();
     for (const auto& layer : report.layers)
       layers.push_back({{"layer", layer.layer},
@@ -134,10 +131,10 @@ std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalis
 StudyTable layerTable(const geometry::GeometryReport& report,
                       const geometry::LayerRange& candidates) {
   const std::vector<int64_t> layers = report.layerIndices();
-  const std::vector<geometry::MetricSeries> series = geometry::metricSeries(report);
-  const geometry::LayerScores scores = geometry::scoreLayers(layers, series, {}, candidates);
-  const geometry::ScoreBootstrap boot =
-      geometry::bootstrapScores(layers, series, {}, candidates, report.options.confidence);
+  const geometry::ScoredLayers scored = geometry::scoreSeries(
+      layers, geometry::metricSeries(report), report.options, report.numLayers, {{}, candidates});
+  const geometry::LayerScores& scores = scored.scores;
+  const geometry::ScoreBootstrap& boot = scored.bootstrap;
   StudyTable t;
   t.description = std::string("per layer, normalisation ") +
                   geometry::normalisationName(report.options.normalisation) +

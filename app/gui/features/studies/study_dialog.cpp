@@ -28,10 +28,16 @@ QString aboutStudy(const QString& study) {
     return StudyDialog::tr(
         "DCDM: does content-defined chunking beat fixed blocks and unstructured "
         "masked diffusion? (docs/studies/dcdm.md)");
+  if (study == QLatin1String("dihal-pretrained"))
+    return StudyDialog::tr(
+        "DiHAL on a real pretrained model (SmolLM2-135M over WikiText-2): does the geometry "
+        "score predict bridgeability beyond depth, for Gaussian and Brownian bridges? "
+        "(docs/studies/dihal-pretrained.md)");
   if (study == QLatin1String("repr-align"))
     return StudyDialog::tr(
-        "REPR-ALIGN: does aligning to the teacher (λ = 10) speed up converting an "
-        "autoregressive model into a diffusion LM? (docs/studies/repr-align.md)");
+        "REPR-ALIGN: which alignment weight λ (and which aligned states) speeds up converting "
+        "an autoregressive model into a diffusion LM, tested against λ = 0 on held-out "
+        "windows? (docs/studies/repr-align.md)");
   return {};
 }
 
