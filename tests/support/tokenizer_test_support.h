@@ -13,9 +13,9 @@
 
 namespace strata::testing {
 
-inline std::filesystem::path sharedData(const std::string& relative) {
-  return std::filesystem::path(STRATA_SHARED_DATA_DIR) / relative;
-}
+/** ../shared/data/<relative> (defined in a .cpp: the path is this checkout's, see
+ *  tests/CMakeLists.txt). */
+std::filesystem::path sharedData(const std::string& relative);
 
 inline std::string readBinary(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
