@@ -4,22 +4,12 @@
 
 #include <stdexcept>
 
+#include "common/split_mix.h"
 #include "model/diffusion/block_diffusion.h"
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
 
 namespace strata {
-
-namespace {
-
-uint64_t splitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::vector<double> elboTimeGrid(int64_t points, double samplingEpsilon) {
   if (points < 1) throw std::invalid_argument("the ELBO's t grid needs at least one point");

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/split_mix.h"
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_manifest.h"
@@ -23,17 +24,6 @@
 namespace strata {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-namespace {
-
-uint64_t splitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::vector<SettingSpec> corpusSettings(bool corpusRequired) {
   SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),

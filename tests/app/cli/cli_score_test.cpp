@@ -92,7 +92,9 @@ TEST(CliScore, TheStoreKeepsSUnderTheWeightsAndCandidatesItPrinted) {
     const auto& want = printed["layers"][i]["score"];
     const auto& got = stored["score"][i];
     ASSERT_EQ(got.is_null(), want.is_null()) << "layer " << i;
-    if (!want.is_null()) EXPECT_NEAR(got.get<double>(), want.get<double>(), 1e-12) << "layer " << i;
+    if (!want.is_null()) {
+      EXPECT_NEAR(got.get<double>(), want.get<double>(), 1e-12) << "layer " << i;
+    }
   }
 }
 
