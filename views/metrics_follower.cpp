@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "display_text.h"
+#include "engine/run_folder.h"
 
 namespace strata {
 
@@ -19,7 +20,7 @@ void MetricsFollower::follow(const QString& runFolder) {
   m_runFolder = runFolder;
   m_tail = runFolder.isEmpty()
                ? nullptr
-               : std::make_unique<MetricsTail>(toFsPath(runFolder) / "metrics.jsonl");
+               : std::make_unique<MetricsTail>(RunFolder(toFsPath(runFolder)).metricsFile());
 }
 
 MetricsUpdate MetricsFollower::read() {

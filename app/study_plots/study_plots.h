@@ -10,8 +10,9 @@
 
 namespace strata {
 
-/** Reads `studyFolder`/study.json, writes the PNGs, returns their paths. Throws
- *  std::runtime_error naming the file when study.json is missing or malformed. */
+/** Reads `studyFolder`/study.json (core's readStudyReport), writes the PNGs, returns their
+ *  paths. Throws IoError / FormatError naming the file when study.json is missing or is not a
+ *  study report. */
 QStringList writeStudyPlots(const QString& studyFolder);
 
 }  // namespace strata

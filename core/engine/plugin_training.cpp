@@ -86,7 +86,7 @@ class PluginRun {
   TrainingSummary run(const std::string& settings, const RunManifest* manifest) {
     WriterLock lock;
     try {
-      lock = WriterLock::forNewFile(m_folder / "run.lock", true);
+      lock = WriterLock::forNewFile(RunFolder(m_folder).lockFile(), true);
     } catch (const LockHeldError&) {
       throw IoError(m_folder, "another process is training in this run folder right now");
     }
@@ -205,7 +205,7 @@ class PluginRun {
     }
   }
 
-  fs::path metricsFile() const { return m_folder / "metrics.jsonl"; }
+  fs::path metricsFile() const { return RunFolder(m_folder).metricsFile(); }
 
   /** Writes the pending line. The first line of a resumed run first drops what the log holds
    *  from that step on: the recipe is repeating those steps from its checkpoint. */

@@ -39,7 +39,7 @@ double unixNow() {
 int64_t newestCheckpointStep(const fs::path& runFolder) {
   int64_t newest = -1;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(runFolder / "checkpoints", ec)) {
+  for (const auto& entry : fs::directory_iterator(RunFolder(runFolder).checkpointsFolder(), ec)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with("step-")) continue;
     try {
@@ -65,15 +65,14 @@ void writeRunStatus(const fs::path& runFolder, const RunStatus& status) {
                {"updated", unixNow()}};
   if (!status.error.empty()) json["error"] = status.error;
   const std::string text = json.dump(2) + "\n";
-  writeFileAtomically(runFolder / "status.json", [&](int fd) {
-    writeAll(fd, text.data(), text.size(), runFolder / "status.json");
-  });
+  const fs::path file = RunFolder(runFolder).statusFile();
+  writeFileAtomically(file, [&](int fd) { writeAll(fd, text.data(), text.size(), file); });
 }
 
 RunStatus readRunStatus(const fs::path& runFolder) {
   RunStatus status;
   try {
-    const Json json = Json::parse(readWholeFile(runFolder / "status.json"));
+    const Json json = Json::parse(readWholeFile(RunFolder(runFolder).statusFile()));
     status.state = stateNamed(json.value("state", std::string()));
     status.step = json.value("step", int64_t{0});
     status.totalSteps = json.value("total_steps", int64_t{0});
@@ -83,7 +82,8 @@ RunStatus readRunStatus(const fs::path& runFolder) {
     return RunStatus{};
   }
   const bool live = status.state == RunState::Running || status.state == RunState::Paused;
-  if (live && !heldByAnotherWriter(runFolder / "run.lock")) status.state = RunState::Interrupted;
+  if (live && !heldByAnotherWriter(RunFolder(runFolder).lockFile()))
+    status.state = RunState::Interrupted;
   return status;
 }
 
@@ -117,6 +117,12 @@ std::vector<RunInfo> listRuns(const fs::path& root) {
     return a.created != b.created ? a.created > b.created : a.folder < b.folder;
   });
   return runs;
+}
+
+RunManifest RunFolder::manifest() const { return readRunManifest(m_folder); }
+
+RunMetrics RunFolder::metrics() const {
+  return RunMetrics(metricsFile(), readMetricsLog(metricsFile()));
 }
 
 fs::path defaultRunsRoot() {

@@ -6,14 +6,21 @@
 //   metrics.jsonl     one JSON object per logged step (engine/metrics_log.h)
 //   events.out.tfevents.*   the same scalars for TensorBoard
 //   checkpoints/step-<n>/   (engine/checkpoint_store.h), checkpoints/latest, checkpoints/best
-// Listing and status need no torch: the GUI and `strata-cli runs` use this header.
+// RunFolder below is the one place these names are spelled: everything that reads or writes a
+// run's files (the training loop, the comparisons, the studies, the views, the CLI) asks it.
+// No torch here: the GUI and `strata-cli runs` use this header.
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint_store.h"
+#include "engine/run_metrics.h"
+
 namespace strata {
+
+struct RunManifest;  // engine/run_manifest.h
 
 enum class RunState {
   Running,      ///< a live process holds run.lock
@@ -56,6 +63,34 @@ RunInfo readRunInfo(const std::filesystem::path& runFolder);
 /** Every run folder directly inside `root` (and `root` itself if it is one), newest first.
  *  Unreadable ones are skipped. A missing root gives an empty list. */
 std::vector<RunInfo> listRuns(const std::filesystem::path& root);
+
+/** One run's folder: the names of its files, and their readers. Cheap to make (reads nothing
+ *  until asked). */
+class RunFolder {
+ public:
+  explicit RunFolder(std::filesystem::path folder) : m_folder(std::move(folder)) {}
+  const std::filesystem::path& path() const { return m_folder; }
+
+  std::filesystem::path manifestFile() const { return m_folder / "run.json"; }
+  std::filesystem::path statusFile() const { return m_folder / "status.json"; }
+  std::filesystem::path lockFile() const { return m_folder / "run.lock"; }
+  std::filesystem::path metricsFile() const { return m_folder / "metrics.jsonl"; }
+  std::filesystem::path checkpointsFolder() const { return m_folder / "checkpoints"; }
+
+  /** True when the folder holds a run.json. */
+  bool exists() const { return isRunFolder(m_folder); }
+  RunStatus status() const { return readRunStatus(m_folder); }
+  void writeStatus(const RunStatus& status) const { writeRunStatus(m_folder, status); }
+  RunInfo info() const { return readRunInfo(m_folder); }
+  /** run.json (engine/run_manifest.h: readRunManifest). */
+  RunManifest manifest() const;
+  /** metrics.jsonl, read now (a missing file reads as no records). */
+  RunMetrics metrics() const;
+  CheckpointStore checkpoints() const { return CheckpointStore(checkpointsFolder()); }
+
+ private:
+  std::filesystem::path m_folder;
+};
 
 /** Where runs go when no folder is given: $STRATA_RUNS_DIR, else ./runs. */
 std::filesystem::path defaultRunsRoot();

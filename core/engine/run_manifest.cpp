@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
+#include "engine/run_folder.h"
 #include "io/atomic_file.h"
 
 namespace strata {
@@ -120,7 +121,7 @@ int64_t RunManifest::integerFact(const std::string& key) const {
 }
 
 std::filesystem::path runManifestFile(const std::filesystem::path& runFolder) {
-  return runFolder / "run.json";
+  return RunFolder(runFolder).manifestFile();
 }
 
 RunManifest readRunManifest(const std::filesystem::path& runFolder) {

@@ -45,13 +45,13 @@ class TrainingLoop {
       : m_in(in),
         m_config(in.config),
         m_job(job),
-        m_store(in.folder / "checkpoints"),
+        m_store(RunFolder(in.folder).checkpointsFolder()),
         m_leader(in.distributed.rank == 0) {}
 
   TrainingSummary run() {
     if (m_leader) {
       try {
-        m_lock = WriterLock::forNewFile(m_in.folder / "run.lock", true);
+        m_lock = WriterLock::forNewFile(RunFolder(m_in.folder).lockFile(), true);
       } catch (const LockHeldError&) {
         throw IoError(m_in.folder, "another process is training in this run folder right now");
       }
@@ -118,7 +118,7 @@ class TrainingLoop {
                         m_counters.step >= m_config.integer("steps");
     if (m_alreadyFinished) return;
     if (m_leader) {
-      const fs::path metricsFile = m_in.folder / "metrics.jsonl";
+      const fs::path metricsFile = RunFolder(m_in.folder).metricsFile();
       // metrics.jsonl and any per-step log a recipe keeps (samples.jsonl) forget the steps the
       // checkpoint does not cover: they will be logged again, identically.
       for (const auto& entry : fs::directory_iterator(m_in.folder)) {

@@ -8,11 +8,10 @@
 #include <memory>
 
 #include "common/error.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "recipes/dcdm/dlm_sample_quality.h"
 #include "recipes/sample_quality.h"
 #include "studies/study_protocol.h"
-#include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
 
 namespace strata {
@@ -175,25 +174,17 @@ class DcdmStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
-    const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
+    const RunMetrics metrics = RunFolder(run).metrics();
     RunMeasurement m;
-    const MetricSeries val = metricSeries(records, "val_loss");
-    if (val.empty())
-      throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
-    const MetricSeries load = metricSeries(records, "val_load_entropy");
-    const MetricSeries tps = metricSeries(records, "tokens_per_s");
+    const LoggedSeries val = metrics.validationLoss();
+    const LoggedSeries load = metrics.series("val_load_entropy");
     m.values["val_elbo_best"] = minimumOf(val);
     m.values["val_elbo_final"] = lastOf(val);
-    m.values["val_masked_acc"] = lastOf(metricSeries(records, "val_masked_acc"));
+    m.values["val_masked_acc"] = metrics.last("val_masked_acc");
     m.values["load_entropy_final"] = lastOf(load);
-    double loadSum = 0, tpsSum = 0;
-    for (const auto& [step, v] : load) loadSum += v;
-    for (const auto& [step, v] : tps) tpsSum += v;
-    m.values["load_entropy_mean"] =
-        load.empty() ? std::nan("") : loadSum / static_cast<double>(load.size());
-    m.values["max_chunk_share"] = lastOf(metricSeries(records, "val_max_chunk_share"));
-    m.values["tokens_per_s"] =
-        tps.empty() ? std::nan("") : tpsSum / static_cast<double>(tps.size());
+    m.values["load_entropy_mean"] = meanOf(load);
+    m.values["max_chunk_share"] = metrics.last("val_max_chunk_share");
+    m.values["tokens_per_s"] = metrics.mean("tokens_per_s");
     const DlmSampleQuality q = judgeDlmSamples(run, m_samples, m_judge.get(), m_device);
     m.values["gen_ppl"] = q.genPpl;
     m.values["token_diversity"] = q.tokenDiversity;

@@ -12,14 +12,13 @@
 #include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/score_bootstrap.h"
 #include "geometry/store_scoring.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
-#include "studies/study_run_metrics.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -179,15 +178,13 @@ std::map<std::string, StudyTable> dihalLayerTables(const fs::path& store,
 }
 
 RunMeasurement bridgeRunMeasurement(const fs::path& run) {
-  const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
-  const MetricSeries val = metricSeries(records, "val_loss");
-  if (val.empty())
-    throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
+  const RunMetrics metrics = RunFolder(run).metrics();
+  const LoggedSeries val = metrics.validationLoss();
   RunMeasurement m;
   m.values["val_loss_best"] = minimumOf(val);
   m.values["val_loss_final"] = lastOf(val);
-  m.values["val_cosine"] = lastOf(metricSeries(records, "val_cosine"));
-  m.values["val_ce_gap"] = lastOf(metricSeries(records, "val_ce_gap"));
+  m.values["val_cosine"] = metrics.last("val_cosine");
+  m.values["val_ce_gap"] = metrics.last("val_ce_gap");
   // The evaluation at 70 % of the run (the last one at or before it) against the final one.
   const int64_t lastStep = val.back().first;
   double at70 = val.front().second;

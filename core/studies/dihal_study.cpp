@@ -11,14 +11,12 @@
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/capture.h"
-#include "engine/metrics_log.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
 #include "recipes/bridge/bridge_sweep.h"
 #include "recipes/bridge/hybrid_generation.h"
 #include "studies/dihal_geometry.h"
 #include "studies/study_analysis.h"
-#include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
 
 namespace strata {

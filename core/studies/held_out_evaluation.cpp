@@ -5,11 +5,11 @@
 #include <torch/torch.h>
 
 #include "common/job.h"
-#include "engine/checkpoint_store.h"
 #include "engine/config_schema.h"
 #include "engine/device_choice.h"
 #include "engine/recipe.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "recipes/run_config.h"
 
@@ -23,7 +23,7 @@ std::map<std::string, double> evaluateRunAgain(const fs::path& run,
   ResolvedConfig config = runConfig(manifest);
   const ConfigSchema schema = recipeSchema(manifest.recipe);
   for (const auto& o : overrides) applyOverride(schema, o, config);
-  const auto [step, checkpoint] = CheckpointStore(run / "checkpoints").chosen(std::nullopt);
+  const auto [step, checkpoint] = RunFolder(run).checkpoints().chosen(std::nullopt);
 
   const fs::path scratch = run / "held_out_evaluation";
   fs::create_directories(scratch);

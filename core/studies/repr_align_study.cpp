@@ -8,12 +8,11 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "recipes/repr_align/align_sample_quality.h"
 #include "recipes/repr_align/repr_align.h"
 #include "recipes/sample_quality.h"
 #include "studies/held_out_evaluation.h"
-#include "studies/study_run_metrics.h"
 #include "studies/study_settings.h"
 
 namespace strata {
@@ -178,24 +177,20 @@ class ReprAlignStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
-    const std::vector<MetricsRecord> records = readMetricsLog(run / "metrics.jsonl");
+    const RunMetrics metrics = RunFolder(run).metrics();
     RunMeasurement m;
-    const MetricSeries val = metricSeries(records, "val_loss");
-    if (val.empty())
-      throw FormatError(run / "metrics.jsonl", "has no validation loss", "val_loss", "key");
-    double sum = 0;
-    for (const auto& [step, v] : val) sum += v;
-    m.values["val_ce_mean"] = sum / static_cast<double>(val.size());
+    const LoggedSeries val = metrics.validationLoss();
+    m.values["val_ce_mean"] = meanOf(val);
     m.values["val_ce_first"] = val.front().second;
     m.values["val_ce_best"] = minimumOf(val);
     m.values["val_ce_final"] = lastOf(val);
-    m.values["val_masked_acc"] = lastOf(metricSeries(records, "val_masked_acc"));
+    m.values["val_masked_acc"] = metrics.last("val_masked_acc");
     m.curves["val_loss"] = val;
     // The recipe's fixed-ratio evaluations (recipes/repr_align/repr_align.cpp): which end of the
     // noise schedule the adaptation improves.
-    MetricSeries byRatio;
+    LoggedSeries byRatio;
     for (const int percent : kReprAlignMaskPercents) {
-      const MetricSeries ce = metricSeries(records, "val_masked_ce_r" + std::to_string(percent));
+      const LoggedSeries ce = metrics.series("val_masked_ce_r" + std::to_string(percent));
       m.values["val_ce_r" + std::to_string(percent)] = ce.empty() ? std::nan("") : lastOf(ce);
       if (!ce.empty()) byRatio.emplace_back(percent, lastOf(ce));
       if (percent == 50 && !ce.empty()) m.curves["val_ce_r50"] = ce;
@@ -205,18 +200,14 @@ class ReprAlignStudy final : public Study {
     int64_t states = 0;
     for (int64_t l = 0;; ++l) {
       const std::string key = "val_align_cos_" + std::to_string(l);
-      const MetricSeries cos = metricSeries(records, key);
+      const LoggedSeries cos = metrics.series(key);
       if (cos.empty()) break;
       m.curves[key] = cos;
       cosines += lastOf(cos);
       ++states;
     }
     m.values["align_cos_mean"] = states > 0 ? cosines / static_cast<double>(states) : std::nan("");
-    double tps = 0;
-    const MetricSeries speed = metricSeries(records, "tokens_per_s");
-    for (const auto& [step, v] : speed) tps += v;
-    m.values["tokens_per_s"] =
-        speed.empty() ? std::nan("") : tps / static_cast<double>(speed.size());
+    m.values["tokens_per_s"] = metrics.mean("tokens_per_s");
     // The test numbers: the run's last 2.5 % of the token stream, past the validation windows
     // (the first eval_windows of the last 5 %) and never trained on, with the recipe's own
     // evaluation (the same masks at every arm of a seed).

@@ -9,14 +9,12 @@
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/config_schema.h"
-#include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "recipes/study_runs.h"
 #include "studies/study_progress.h"
 #include "studies/study_report.h"
-#include "studies/study_run_metrics.h"
 #include "studies/study_summary.h"
 
 namespace strata {
@@ -185,7 +183,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
                        static_cast<double>(std::max<int64_t>(total, 1)),
                    r.folderName + " measuring");
       m = study.measure(*r.arm, folder);
-      m->values["train_seconds"] = trainingSeconds(readMetricsLog(folder / "metrics.jsonl"));
+      m->values["train_seconds"] = RunFolder(folder).metrics().trainingSeconds();
       writeRunMeasurement(cache, *m);
     }
     results.push_back({r.arm->name, *r.seed, folder, *m});

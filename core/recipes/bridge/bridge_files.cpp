@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
-#include "engine/checkpoint_store.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "io/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 #include "recipes/run_config.h"
@@ -107,7 +107,7 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
   bridge.denoiser =
       BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
 
-  const auto checkpoint = CheckpointStore(runFolder / "checkpoints").bestOrNewestValid();
+  const auto checkpoint = RunFolder(runFolder).checkpoints().bestOrNewestValid();
   if (checkpoint) {
     torch::serialize::InputArchive archive;
     archive.load_from((checkpoint->second / "model.pt").string());
@@ -117,7 +117,8 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
     bridge.checkpointStep = checkpoint->first;
     return bridge;
   }
-  throw FormatError(runFolder / "checkpoints", "has no valid checkpoint of the bridge");
+  throw FormatError(RunFolder(runFolder).checkpointsFolder(),
+                    "has no valid checkpoint of the bridge");
 }
 
 }  // namespace strata

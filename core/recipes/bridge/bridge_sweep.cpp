@@ -14,7 +14,6 @@
 #include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/training_run.h"
@@ -102,17 +101,13 @@ BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
   BridgeSweepRow row;
   row.layer = layer;
   row.run = run;
-  row.valLoss = std::numeric_limits<double>::infinity();
-  for (const MetricsRecord& record : readMetricsLog(run / "metrics.jsonl")) {
-    if (!record.has("val_loss")) continue;
-    row.valLoss = std::min(row.valLoss, record.value("val_loss"));
-    row.valCosine = record.value("val_cosine");
-    row.ceGap = record.value("val_ce_gap");
-    if (record.has("val_rounding_accuracy"))
-      row.roundingAccuracy = record.value("val_rounding_accuracy");
-  }
-  if (!std::isfinite(row.valLoss))
-    throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  const RunMetrics metrics = RunFolder(run).metrics();
+  row.valLoss = minimumOf(metrics.validationLoss());
+  // Each at the last evaluation, as the bridge logs them together with the validation loss.
+  row.valCosine = metrics.last("val_cosine");
+  row.ceGap = metrics.last("val_ce_gap");
+  if (const double rounding = metrics.last("val_rounding_accuracy"); std::isfinite(rounding))
+    row.roundingAccuracy = rounding;
   return row;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "engine/checkpoint_store.h"
+#include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/dcdm/training_mask.h"
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 
 std::vector<int64_t> dlmCheckpointSteps(const fs::path& runFolder) {
   std::vector<int64_t> steps;
-  for (const auto& [step, folder] : CheckpointStore(runFolder / "checkpoints").checkpoints())
+  for (const auto& [step, folder] : RunFolder(runFolder).checkpoints().checkpoints())
     if (CheckpointStore::verify(folder)) steps.push_back(step);
   std::sort(steps.begin(), steps.end());
   return steps;

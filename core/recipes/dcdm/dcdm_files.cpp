@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
-#include "engine/checkpoint_store.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "recipes/run_config.h"
 
 namespace strata {
@@ -58,8 +58,7 @@ LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device,
   dlm.config = runConfig(run);
   dlm.tokenizer = loadTokenizer(runFolder);
   dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
-  const auto [checkpointStep, checkpointFolder] =
-      CheckpointStore(runFolder / "checkpoints").chosen(step);
+  const auto [checkpointStep, checkpointFolder] = RunFolder(runFolder).checkpoints().chosen(step);
   torch::serialize::InputArchive archive;
   archive.load_from((checkpointFolder / "model.pt").string());
   dlm.model->load(archive);

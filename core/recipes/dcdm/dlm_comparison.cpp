@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,7 +13,7 @@
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/device_choice.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "model/diffusion/dlm_variant.h"
 #include "recipes/dcdm/dlm_sample_quality.h"
@@ -50,26 +49,14 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
   row.parameters = manifest.integerFactOr("parameters", 0);
   row.routerParameters = manifest.integerFactOr("router_parameters", 0);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  row.valLoss = std::numeric_limits<double>::infinity();
-  row.loadEntropy = row.maxChunkShare = nan;
-  double throughput = 0;
-  int64_t logged = 0;
-  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl")) {
-    if (r.has("tokens_per_s")) {
-      throughput += r.value("tokens_per_s");
-      ++logged;
-    }
-    if (!r.has("val_loss")) continue;
-    row.valLoss = std::min(row.valLoss, r.value("val_loss"));
-    row.maskedAcc = r.value("val_masked_acc");
-    if (r.has("val_load_entropy")) row.loadEntropy = r.value("val_load_entropy");
-    if (r.has("val_max_chunk_share")) row.maxChunkShare = r.value("val_max_chunk_share");
-  }
-  if (!std::isfinite(row.valLoss))
-    throw FormatError(run / "metrics.jsonl", "has no validation loss");
+  const RunMetrics metrics = RunFolder(run).metrics();
+  row.valLoss = minimumOf(metrics.validationLoss());
+  row.maskedAcc = metrics.last("val_masked_acc");
+  row.loadEntropy = metrics.last("val_load_entropy");  // NaN for mdlm and bdlm: not logged
+  row.maxChunkShare = metrics.last("val_max_chunk_share");
   row.pplBound = std::exp(row.valLoss);
-  row.tokensPerSecond = logged > 0 ? throughput / static_cast<double>(logged) : 0;
+  const double throughput = metrics.mean("tokens_per_s");
+  row.tokensPerSecond = std::isfinite(throughput) ? throughput : 0;
   return row;
 }
 

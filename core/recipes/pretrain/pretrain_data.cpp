@@ -14,7 +14,7 @@
 #include "common/job.h"
 #include "common/split_mix.h"
 #include "common/text_file.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "io/atomic_file.h"
 #include "model/trainable/trainable_llama.h"
@@ -141,7 +141,8 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
                               const std::string& tokenizerKind) {
   double firstLoss = 0, finalLoss = 0, finalVal = 0, throughput = 0;
   int64_t steps = 0, throughputCount = 0;
-  for (const MetricsRecord& r : readMetricsLog(runFolder / "metrics.jsonl")) {
+  const RunMetrics metrics = RunFolder(runFolder).metrics();
+  for (const MetricsRecord& r : metrics.records()) {
     if (r.has("loss")) {
       if (r.step == 1) firstLoss = r.value("loss");
       finalLoss = r.value("loss");

@@ -3,14 +3,13 @@
 #include "recipes/repr_align/align_comparison.h"
 
 #include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
 #include "common/text_file.h"
-#include "engine/metrics_log.h"
+#include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "recipes/run_config.h"
 #include "recipes/sample_quality.h"
@@ -56,27 +55,24 @@ AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
   row.randomInit = config.text("student_init") == "random";
   row.lossName = config.text("ce_weighting") == "uniform" ? "masked CE" : "ELBO";
   row.trainableParameters = manifest.integerFactOr("trainable_parameters", 0);
-  row.bestValLoss = std::numeric_limits<double>::infinity();
-  double throughput = 0;
-  int64_t logged = 0;
-  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl")) {
-    if (r.has("tokens_per_s")) {
-      throughput += r.value("tokens_per_s");
-      ++logged;
-    }
-    if (!r.has("val_loss")) continue;
-    row.valLoss.emplace_back(r.step, r.value("val_loss"));
-    row.bestValLoss = std::min(row.bestValLoss, r.value("val_loss"));
-    row.maskedAcc = r.value("val_masked_acc");
+  const RunMetrics metrics = RunFolder(run).metrics();
+  row.valLoss = metrics.validationLoss();
+  row.bestValLoss = minimumOf(row.valLoss);
+  row.finalValLoss = lastOf(row.valLoss);
+  row.maskedAcc = metrics.last("val_masked_acc");
+  // The mean over the aligned states of their cosine at the last evaluation.
+  row.meanCosine = std::nan("");
+  for (auto r = metrics.records().rbegin(); r != metrics.records().rend(); ++r) {
+    if (!r->has("val_loss")) continue;
     double sum = 0;
     int layers = 0;
-    for (const auto& [key, value] : r.values)
+    for (const auto& [key, value] : r->values)
       if (isHuggingFaceStateCosine(key)) sum += value, ++layers;
-    row.meanCosine = layers > 0 ? sum / layers : std::nan("");
+    if (layers > 0) row.meanCosine = sum / layers;
+    break;
   }
-  if (row.valLoss.empty()) throw FormatError(run / "metrics.jsonl", "has no validation loss");
-  row.finalValLoss = row.valLoss.back().second;
-  row.tokensPerSecond = logged > 0 ? throughput / static_cast<double>(logged) : 0;
+  const double throughput = metrics.mean("tokens_per_s");
+  row.tokensPerSecond = std::isfinite(throughput) ? throughput : 0;
   return row;
 }
 

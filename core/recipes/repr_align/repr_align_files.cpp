@@ -6,9 +6,9 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
-#include "engine/checkpoint_store.h"
 #include "engine/device_choice.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "model/diffusion/dcdm_masks.h"
 #include "recipes/run_config.h"
 #include "recipes/unmasking.h"
@@ -52,8 +52,7 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
       modelFolder,
       maskTokenFor(*loaded.tokenizer, readModelConfig(modelFolder / "config.json").vocabSize,
                    modelFolder));
-  const auto [checkpointStep, checkpointFolder] =
-      CheckpointStore(runFolder / "checkpoints").chosen(step);
+  const auto [checkpointStep, checkpointFolder] = RunFolder(runFolder).checkpoints().chosen(step);
   torch::serialize::InputArchive archive;
   archive.load_from((checkpointFolder / "model.pt").string());
   loaded.model->load(archive);

@@ -1,6 +1,7 @@
 // study.json (core/studies/study_report.h) written from hand-fed runs: every seed's curve beside
 // the mean (null where a seed did not log a step), every run's own curves, the study's tables,
-// and the code's provenance (the commit of the checkout, checked against git itself).
+// and the code's provenance (the commit of the checkout, checked against git itself); and read
+// back by the one reader of study reports (studies/report/study_report_reader.h).
 
 #include "studies/study_report.h"
 
@@ -8,11 +9,14 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "common/install_paths.h"
 #include "common/text_file.h"
+#include "studies/report/study_report_reader.h"
 #include "support/temp_dir.h"
 
 namespace strata {
@@ -86,6 +90,69 @@ TEST(StudyReport, WritesEverySeedsCurveTablesAndTheCodesCommit) {
   EXPECT_FALSE(j["code"]["executable"].get<std::string>().empty());
   EXPECT_TRUE(j["code"]["changes"].is_array());
   EXPECT_EQ(j["code_version"], j["code"]["version"]);
+}
+
+TEST(StudyReport, TheReaderGivesBackWhatTheWriterWrote) {
+  TempDir dir;
+  StudyProtocol p = oneArmProtocol();
+  p.arms.push_back({"other", "pretrain", {}, ""});
+  p.claims.push_back(
+      {"d", "arm below other", "loss", "arm", "other", "", ClaimDirection::Lower, 0});
+  StudyRecord record;
+  record.code = codeProvenance();
+  record.facts = {{"one", 1.0}};
+  record.runs = {run(0, 0.5, {{10, 2.0}, {30, 0.5}}), run(1, 0.7, {{10, 4.0}, {30, 0.7}})};
+  for (const auto& [seed, loss] : {std::pair<int64_t, double>{0, 0.9}, {1, 1.3}}) {
+    StudyRunResult r = run(seed, loss, {{10, 5.0}, {30, loss}});
+    r.arm = "other";
+    record.runs.push_back(r);
+  }
+  record.tables["layers"] = {"per layer", {"layer", "S"}, {{1, 0.5}, {2, std::nan("")}}};
+  StudyOptions options;
+  options.folder = dir.path();
+  const StudyAnalysis analysis = analyseStudy(p, record.facts, record.runs);
+  writeStudyJson(dir / "study.json", p, options, record, analysis);
+
+  const StudyReport report = readStudyReport(dir.path());
+  EXPECT_EQ(report.study, "toy");
+  EXPECT_EQ(report.arms, (std::vector<std::string>{"arm", "other"}));
+  ASSERT_EQ(report.metrics.size(), 1u);
+  EXPECT_EQ(report.metrics[0].key, "loss");
+  EXPECT_DOUBLE_EQ(report.facts.at("one"), 1.0);
+  const auto arm = report.aggregate("arm", "loss");
+  ASSERT_TRUE(arm);
+  EXPECT_EQ(arm->n, 2);
+  EXPECT_DOUBLE_EQ(arm->mean, 0.6);
+  EXPECT_EQ(arm->values, (std::vector<double>{0.5, 0.7}));
+  EXPECT_FALSE(report.aggregate("arm", "nothing"));
+  EXPECT_FALSE(report.aggregate("nobody", "loss"));
+  ASSERT_EQ(report.claims.size(), 2u);
+  EXPECT_EQ(report.claims[0].reference, "one");
+  EXPECT_EQ(report.claims[1].baseline, "other");
+  EXPECT_EQ(report.claims[1].difference.values, (std::vector<double>{0.5 - 0.9, 0.7 - 1.3}));
+  EXPECT_EQ(report.claims[1].verdict, analysis.claims[1].verdict.result);
+  ASSERT_EQ(report.curves.size(), 1u);
+  EXPECT_EQ(report.curves[0].first, "val_loss");
+  ASSERT_EQ(report.curves[0].second.size(), 2u);
+  EXPECT_EQ(report.curves[0].second[1].first, "other");  // the protocol's arm order
+  EXPECT_EQ(report.curves[0].second[0].second.x, (std::vector<double>{10, 30}));
+  EXPECT_DOUBLE_EQ(report.curves[0].second[0].second.mean[0], 3.0);
+  EXPECT_TRUE(std::isnan(report.tables.at("layers").rows[1][1]));  // null reads as NaN
+  EXPECT_EQ(report.verdict, analysis.verdict.result);
+  EXPECT_TRUE(report.complete);
+}
+
+TEST(StudyReport, TheReaderNamesTheFileAndWhatIsMissing) {
+  TempDir dir;
+  EXPECT_THROW(readStudyReport(dir.path()), IoError);  // no study.json
+  std::ofstream(dir / "study.json") << "{\"study\": \"toy\"}";
+  try {
+    readStudyReport(dir.path());
+    FAIL() << "a study.json without a protocol was read";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "study.json").string()), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("protocol"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

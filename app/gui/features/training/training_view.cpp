@@ -181,7 +181,7 @@ void TrainingView::showRun(const QString& folder) {
   const RunInfo* info = m_runs->info(clean);
   m_shownCheckpoint = info ? info->lastCheckpoint : -1;
   m_plots->setExportName(QFileInfo(clean).fileName());
-  m_plots->setMetricsFile(QDir(clean).filePath(QStringLiteral("metrics.jsonl")));
+  m_plots->setMetricsFile(toQString(RunFolder(toFsPath(clean)).metricsFile()));
   m_plots->clear();
   m_rate.clear();
   m_runs->selectRun(clean);

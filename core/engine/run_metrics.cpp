@@ -1,31 +1,40 @@
-// Numbers read from a run's metrics log (see study_run_metrics.h).
+// What a run logged (see run_metrics.h).
 
-#include "studies/study_run_metrics.h"
+#include "engine/run_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "common/error.h"
 
 namespace strata {
 namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 }
 
-MetricSeries metricSeries(const std::vector<MetricsRecord>& records, const std::string& key) {
-  MetricSeries series;
+LoggedSeries loggedSeries(const std::vector<MetricsRecord>& records, const std::string& key) {
+  LoggedSeries series;
   for (const MetricsRecord& r : records)
     if (r.has(key) && std::isfinite(r.value(key))) series.emplace_back(r.step, r.value(key));
   return series;
 }
 
-double minimumOf(const MetricSeries& series) {
+double minimumOf(const LoggedSeries& series) {
   double best = kNan;
   for (const auto& [step, value] : series)
     if (!(value >= best)) best = value;  // NaN best takes the first value
   return best;
 }
 
-double lastOf(const MetricSeries& series) { return series.empty() ? kNan : series.back().second; }
+double lastOf(const LoggedSeries& series) { return series.empty() ? kNan : series.back().second; }
+
+double meanOf(const LoggedSeries& series) {
+  if (series.empty()) return kNan;
+  double sum = 0;
+  for (const auto& [step, value] : series) sum += value;
+  return sum / static_cast<double>(series.size());
+}
 
 double trainingSeconds(const std::vector<MetricsRecord>& records) {
   struct Interval {
@@ -55,6 +64,15 @@ double trainingSeconds(const std::vector<MetricsRecord>& records) {
   for (const Interval& i : intervals)
     seconds += static_cast<double>(i.steps) * perStep / i.tokensPerSecond;
   return seconds;
+}
+
+RunMetrics::RunMetrics(std::filesystem::path file, std::vector<MetricsRecord> records)
+    : m_file(std::move(file)), m_records(std::move(records)) {}
+
+LoggedSeries RunMetrics::validationLoss() const {
+  LoggedSeries val = series("val_loss");
+  if (val.empty()) throw FormatError(m_file, "has no validation loss", "val_loss", "key");
+  return val;
 }
 
 }  // namespace strata

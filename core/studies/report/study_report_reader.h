@@ -1,0 +1,60 @@
+#pragma once
+// Reads DIR/study.json (studies/study_report.h writes it) into values: the one reader of study
+// reports, for the plots (app/study_plots), the workbench and the tests. Torch-free and
+// Qt-free, and linked on its own (strata_study_report), so strata-study-plots stays small.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "studies/study_protocol.h"
+#include "studies/study_statistics.h"
+
+namespace strata {
+
+/** A claim as decided: what it compares and the paired difference its verdict rests on. */
+struct StudyReportClaim {
+  std::string id, statement, metric, arm;
+  std::string baseline;   ///< the arm compared against; empty for a claim against a reference
+  std::string reference;  ///< the fact compared against; empty for a claim against an arm
+  SeedSummary difference;
+  std::string verdict;  ///< "supported", "not supported" or "inconclusive"
+  std::string reason;
+};
+
+/** One arm's curve: over steps (or over the curve's own x, "<y>_by_<x>"), mean and interval. */
+struct StudyReportCurve {
+  std::vector<double> x, mean, low, high;
+};
+
+struct StudyReport {
+  std::filesystem::path file;
+  std::string study, title, question;
+  std::vector<StudyMetric> metrics;
+  /// The protocol's arms, then the seed arm when the study has one: the order of every table.
+  std::vector<std::string> arms;
+  std::map<std::string, double> facts;  ///< NaN where study.json has null
+  /// aggregates[arm][metric]: the seeds' summary; absent where the arm has no such metric.
+  std::map<std::string, std::map<std::string, SeedSummary>> aggregates;
+  std::vector<StudyReportClaim> claims;
+  /// curves[curve]: each arm's curve, in the protocol's arm order.
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, StudyReportCurve>>>>
+      curves;
+  std::map<std::string, StudyTable> tables;  ///< empty for reports written before tables
+  bool complete = false;
+  int64_t runsMeasured = 0, runsPlanned = 0;
+  std::string verdict, verdictReason;
+
+  /** The summary of `metric` for `arm`; nullopt when the report has none. */
+  std::optional<SeedSummary> aggregate(const std::string& arm, const std::string& metric) const;
+};
+
+/** `studyFolder`/study.json. IoError naming it when it cannot be read, FormatError naming it
+ *  (and the missing key) when it is not a study report. */
+StudyReport readStudyReport(const std::filesystem::path& studyFolder);
+
+}  // namespace strata
