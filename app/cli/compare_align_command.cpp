@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "common/text_file.h"
 #include "device_arguments.h"
-#include "recipes/repr_align/align_comparison.h"
+#include "studies/comparison_studies.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -22,7 +22,8 @@ int runCompareAlign(const Arguments& original) {
                   "with the same budget — λ = 0 (plain adaptation) and λ = 10 (alignment), each\n"
                   "with everything trainable and with embeddings + LM head + MLPs frozen, and a\n"
                   "random-init student trained from scratch (λ = 0) — each a resumable run in\n"
-                  "OUT/<name>, then write OUT/compare.{md,csv,json}: validation loss at every\n"
+                  "OUT/runs/<name>-s<seed>, run as a study (OUT/study.json, OUT/study.md: no\n"
+                  "claims) — then write OUT/compare.{md,csv,json}: validation loss at every\n"
                   "evaluation, masked-token accuracy, mean alignment cosine, throughput, and for\n"
                   "N samples of each student Gen.PPL under MODEL (the judge) and word/token\n"
                   "diversity. Running it again continues an interrupted study.");
@@ -30,6 +31,10 @@ int runCompareAlign(const Arguments& original) {
              "the autoregressive model: a Hugging Face folder with its tokenizer, or a .gguf file")
       .option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "200")
+      .option("seeds", "N",
+              "seeds per variant: the --set seed (0 when none) and the next N − 1; with more "
+              "than one, study.md gives each metric's mean and interval",
+              "1")
       .option("out", "DIR", "the study folder", "compare-align")
       .option("samples", "N",
               "continuations sampled per student for Gen.PPL and diversity (0 = none)", "8")
@@ -46,6 +51,8 @@ int runCompareAlign(const Arguments& original) {
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
+  config.seeds = cli.integer("seeds");
+  if (config.seeds < 1) throw UsageError("--seeds must be at least 1");
   config.settings = sets;
   config.device = deviceFrom(cli);
   config.samples = cli.integer("samples");

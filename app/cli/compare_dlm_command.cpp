@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "common/text_file.h"
 #include "device_arguments.h"
-#include "recipes/dcdm/dlm_comparison.h"
+#include "studies/comparison_studies.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -20,7 +20,8 @@ int runCompareDlm(const Arguments& original) {
       "compare-dlm",
       "Train the masked diffusion LM variants with the same budget on the same corpus —\n"
       "mdlm, bdlm (B = 8), dcdm (K = 8, h = 4), and the ablations dcdm K = 4 and 16 and\n"
-      "point routing h = 1 — each a resumable run in OUT/<name>, then write\n"
+      "point routing h = 1 — each a resumable run in OUT/runs/<name>-s<seed>, run as a\n"
+      "study (OUT/study.json, OUT/study.md: no claims, it decides nothing) — then write\n"
       "OUT/compare.{md,csv,json}: best validation ELBO, perplexity bound, masked-token\n"
       "accuracy, chunk-load entropy and largest chunk share, throughput, and the\n"
       "sample quality of N samples per run: word and token diversity and, with\n"
@@ -28,6 +29,10 @@ int runCompareDlm(const Arguments& original) {
       "table). Running it again continues an interrupted study.");
   cli.option("corpus", "PATH", "the training corpus")
       .option("steps", "N", "optimizer steps of every run", "300")
+      .option("seeds", "N",
+              "seeds per variant: the --set seed (0 when none) and the next N − 1; with more "
+              "than one, study.md gives each metric's mean and interval",
+              "1")
       .option("out", "DIR", "the study folder", "compare-dlm")
       .option("set", "KEY=VALUE", "a dcdm setting shared by every run (repeatable), e.g. dim=64")
       .option("samples", "N", "samples per run for diversity and Gen.PPL (0 = none)", "8")
@@ -43,6 +48,8 @@ int runCompareDlm(const Arguments& original) {
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");
+  config.seeds = cli.integer("seeds");
+  if (config.seeds < 1) throw UsageError("--seeds must be at least 1");
   config.settings = sets;
   config.device = deviceFrom(cli);
   config.samples = cli.integer("samples");

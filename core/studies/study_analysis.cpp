@@ -71,6 +71,7 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
     if (!c.candidates.empty() && !hasMetric(p, c.selectionMetric))
       throw ConfigError(where, "claim " + c.id, "names no selection metric " + c.selectionMetric);
   }
+  if (p.claims.empty() && p.headline.empty()) return;  // a comparison: it decides nothing
   bool headline = false;
   for (const auto& c : p.claims) headline = headline || c.id == p.headline;
   if (!headline) throw ConfigError(where, "headline", "names no claim " + p.headline);
@@ -143,7 +144,9 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
     if (claim.id == p.headline) a.verdict = result.verdict;
     a.claims.push_back(std::move(result));
   }
-  if (!a.complete())
+  if (p.claims.empty())
+    a.verdict = {"no claim", "a comparison: it reports its arms side by side and decides nothing"};
+  else if (!a.complete())
     a.verdict = {"inconclusive", "partial analysis: " + std::to_string(a.runsMeasured) + " of " +
                                      std::to_string(a.runsPlanned) +
                                      " runs finished; the study is not complete"};

@@ -37,7 +37,8 @@ struct StudyAnalysis {
   std::map<std::string, std::map<std::string, SeedSummary>> aggregates;  ///< arm → metric →
   std::map<std::string, std::map<std::string, CurveSummary>> curves;     ///< curve → arm →
   std::vector<ClaimResult> claims;
-  StudyVerdict verdict;      ///< the headline claim's; inconclusive while the study is incomplete
+  StudyVerdict
+      verdict;  ///< the headline claim's; inconclusive while incomplete; "no claim" without claims
   int64_t runsMeasured = 0;  ///< (arm, seed) runs in the analysis
   int64_t runsPlanned = 0;   ///< arms × the seeds each arm trains at
   bool complete() const { return runsMeasured == runsPlanned; }

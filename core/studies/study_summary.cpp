@@ -51,6 +51,7 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
     }
     if (any) md += row + "\n";
   }
+  if (p.claims.empty()) return md + "\n" + a.verdict.reason + ".\n";
   md += "\n| claim | metric | difference (arm − baseline) | verdict |\n| --- | --- | --- | --- |\n";
   for (const auto& c : a.claims) {
     // A selected arm is named with the selection that picked it (study_verdict.h).

@@ -60,7 +60,7 @@ struct StudyClaim {
 };
 
 struct StudyVerdict {
-  std::string result;  ///< "supported", "not supported" or "inconclusive"
+  std::string result;  ///< "supported", "not supported", "inconclusive"; "no claim": a comparison
   std::string reason;
 };
 

@@ -1,4 +1,4 @@
-// The masked-diffusion comparison study (see dlm_comparison.h).
+// The masked-diffusion comparison's rows and tables (see dlm_comparison.h).
 
 #include "recipes/dcdm/dlm_comparison.h"
 
@@ -34,13 +34,11 @@ std::vector<DlmVariantSpec> DlmComparisonConfig::defaultVariants() {
           {"dcdm-K8-h1", {"variant=dcdm", "chunks=8", "subspace_rank=1"}}};
 }
 
-namespace {
-
-DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
+DlmComparisonRow dlmComparisonRow(const std::string& name, const fs::path& run) {
   const RunManifest manifest = requireRun(run, "dcdm");
   const ResolvedConfig config = runConfig(manifest);
   DlmComparisonRow row;
-  row.name = spec.name;
+  row.name = name;
   row.run = run;
   row.variant = config.text("variant");
   const DlmVariant variant = parseDlmVariant(row.variant, manifest.file);
@@ -55,6 +53,7 @@ DlmComparisonRow rowOf(const DlmVariantSpec& spec, const fs::path& run) {
   row.loadEntropy = metrics.last("val_load_entropy");  // NaN for mdlm and bdlm: not logged
   row.maxChunkShare = metrics.last("val_max_chunk_share");
   row.pplBound = std::exp(row.valLoss);
+  row.genPpl = row.wordDiversity = row.tokenDiversity = std::nan("");
   const double throughput = metrics.mean("tokens_per_s");
   row.tokensPerSecond = std::isfinite(throughput) ? throughput : 0;
   return row;
@@ -68,8 +67,8 @@ void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJu
   row.tokenDiversity = q.tokenDiversity;
 }
 
-void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder,
-                  const std::string& judge) {
+void writeDlmComparisonReports(const std::vector<DlmComparisonRow>& rows, const fs::path& folder,
+                               const std::string& judge) {
   Json list = Json::array();
   std::string csv =
       "name,variant,chunks,subspace_rank,block_size,val_loss,ppl_bound,masked_acc,"
@@ -126,32 +125,6 @@ void writeReports(const std::vector<DlmComparisonRow>& rows, const fs::path& fol
   writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
   writeTextAtomically(folder / "compare.csv", csv);
   writeTextAtomically(folder / "compare.md", md);
-}
-
-}  // namespace
-
-std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
-  if (c.variants.empty()) throw ConfigError("compare-dlm", "variants", "is empty");
-  fs::create_directories(c.folder);
-  std::unique_ptr<GenerationJudge> judge;
-  if (!c.judge.empty())
-    judge = std::make_unique<GenerationJudge>(c.judge, c.device);  // fail before training
-  std::vector<DlmComparisonRow> rows;
-  std::vector<std::string> shared = {"device=" + c.device};  // c.settings may override it
-  shared.insert(shared.end(), c.settings.begin(), c.settings.end());
-  shared.push_back("corpus=" + c.corpus.string());
-  shared.push_back("steps=" + std::to_string(c.steps));
-  for (size_t i = 0; i < c.variants.size(); ++i) {
-    const DlmVariantSpec& spec = c.variants[i];
-    job.info(spec.name + " (" + std::to_string(i + 1) + " of " + std::to_string(c.variants.size()) +
-             ")");
-    rows.push_back(
-        rowOf(spec, trainStudyRun("dcdm", c.folder, shared, spec, "strata-cli compare-dlm", job)));
-    job.checkCancelled();
-    addSampleQuality(rows.back(), c.samples, judge.get(), c.device);
-  }
-  writeReports(rows, c.folder, c.judge.string());
-  return rows;
 }
 
 }  // namespace strata

@@ -1,11 +1,12 @@
 #pragma once
-// The masked-diffusion comparison study (`strata-cli compare-dlm`): mdlm, bdlm and dcdm trained
-// with the same budget on the same corpus, plus the dcdm ablations — K (chunks) and point
-// (h = 1) versus subspace (h > 1) routing — each an ordinary resumable dcdm run in the study
-// folder; then one table of validation ELBO, perplexity bound, masked-token accuracy, chunk
-// balance, throughput and sample quality: N samples per run (temperature 1, seeds 0..N−1, from
-// the BOS prompt), their word and token diversity and, with a judge, their Gen.PPL under that
-// separate autoregressive model (recipes/sample_quality.h). No torch here.
+// The masked-diffusion comparison (`strata-cli compare-dlm`, run as a study by
+// studies/comparison_studies.h): mdlm, bdlm and dcdm trained with the same budget on the same
+// corpus, plus the dcdm ablations — K (chunks) and point (h = 1) versus subspace (h > 1)
+// routing. Here: what it is asked, a finished run's row — validation ELBO, perplexity bound,
+// masked-token accuracy, chunk balance, throughput and sample quality: N samples per run
+// (temperature 1, seeds 0..N−1, from the BOS prompt), their word and token diversity and, with
+// a judge, their Gen.PPL under that separate autoregressive model (recipes/sample_quality.h) —
+// and the tables. No torch here.
 
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +17,7 @@
 
 namespace strata {
 
-class JobContext;
+class GenerationJudge;
 
 /** A variant's run folder name (e.g. "dcdm-K8-h4") and its dcdm settings. */
 using DlmVariantSpec = StudyVariant;
@@ -25,6 +26,7 @@ struct DlmComparisonConfig {
   std::filesystem::path corpus;
   std::filesystem::path folder;
   int64_t steps = 300;
+  int64_t seeds = 1;  ///< seeds per variant: the settings' seed (0 when none) and the next ones
   std::vector<std::string> settings;  ///< shared settings, "key=value"
   /// Where the runs train ("device" setting; an explicit device= in settings wins), sample
   /// and are judged: "cpu", "cuda" or "auto" (engine/device_choice.h).
@@ -51,8 +53,13 @@ struct DlmComparisonRow {
   std::filesystem::path run;
 };
 
-/** Trains (or continues) every variant, then writes compare.json, compare.csv and compare.md
- *  (a Markdown table) into the folder. */
-std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& config, JobContext& job);
+/** A finished dcdm run's row: its settings and logged metrics (sample quality left NaN). */
+DlmComparisonRow dlmComparisonRow(const std::string& name, const std::filesystem::path& run);
+/** Draws `samples` samples of the run, judged when a judge is given, into the row's quality. */
+void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJudge* judge,
+                      const std::string& device);
+/** compare.json, compare.csv and compare.md (a Markdown table) into `folder`. */
+void writeDlmComparisonReports(const std::vector<DlmComparisonRow>& rows,
+                               const std::filesystem::path& folder, const std::string& judge);
 
 }  // namespace strata

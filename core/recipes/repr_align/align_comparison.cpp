@@ -1,4 +1,4 @@
-// The REPR-ALIGN study (see align_comparison.h).
+// The alignment comparison's rows and tables (see align_comparison.h).
 
 #include "recipes/repr_align/align_comparison.h"
 
@@ -44,7 +44,9 @@ bool isHuggingFaceStateCosine(const std::string& key) {
          key.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
 }
 
-AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
+}  // namespace
+
+AlignComparisonRow alignComparisonRow(const std::string& name, const fs::path& run) {
   const RunManifest manifest = requireRun(run, "repr_align");
   const ResolvedConfig config = runConfig(manifest);
   AlignComparisonRow row;
@@ -76,14 +78,14 @@ AlignComparisonRow rowOf(const std::string& name, const fs::path& run) {
   return row;
 }
 
+namespace {
+
 /** The validation loss at `step`, or NaN when that run did not evaluate there. */
 double lossAt(const AlignComparisonRow& row, int64_t step) {
   for (const auto& [s, loss] : row.valLoss)
     if (s == step) return loss;
   return std::nan("");
 }
-
-constexpr int64_t kPromptTokens = 8;  // held-out tokens before each sampled continuation
 
 /** Gen.PPL and the diversities, or empty cells when no samples were drawn. */
 std::string qualityCells(const StudentSampleQuality& q, const std::string& separator, int digits,
@@ -93,7 +95,10 @@ std::string qualityCells(const StudentSampleQuality& q, const std::string& separ
          separator + formatFixed(q.tokenDiversity, digits);
 }
 
-void writeReports(const std::vector<AlignComparisonRow>& rows, const fs::path& folder) {
+}  // namespace
+
+void writeAlignComparisonReports(const std::vector<AlignComparisonRow>& rows,
+                                 const fs::path& folder) {
   // The loss columns: the evaluations of the first run (every run has the same schedule).
   std::vector<int64_t> steps;
   for (const auto& [step, loss] : rows.front().valLoss) steps.push_back(step);
@@ -159,43 +164,6 @@ void writeReports(const std::vector<AlignComparisonRow>& rows, const fs::path& f
   writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
   writeTextAtomically(folder / "compare.csv", csv);
   writeTextAtomically(folder / "compare.md", md);
-}
-
-}  // namespace
-
-std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& c,
-                                                   JobContext& job) {
-  if (c.variants.empty()) throw ConfigError("compare-align", "variants", "is empty");
-  std::vector<std::string> shared = {"device=" + c.device};  // c.settings may override it
-  shared.insert(shared.end(), c.settings.begin(), c.settings.end());
-  shared.push_back("model=" + c.model.string());
-  shared.push_back("corpus=" + c.corpus.string());
-  shared.push_back("steps=" + std::to_string(c.steps));
-  std::vector<AlignComparisonRow> rows;
-  for (size_t i = 0; i < c.variants.size(); ++i) {
-    const StudyVariant& variant = c.variants[i];
-    job.info(variant.name + " (" + std::to_string(i + 1) + " of " +
-             std::to_string(c.variants.size()) + ")");
-    rows.push_back(rowOf(variant.name, trainStudyRun("repr_align", c.folder, shared, variant,
-                                                     "strata-cli compare-align", job)));
-  }
-  if (c.samples > 0) {
-    // One judge for every arm: the teacher, i.e. the model every student was converted from.
-    job.info("sampling " + std::to_string(c.samples) + " continuations per student");
-    const GenerationJudge judge(c.model, c.device);
-    const std::vector<std::string> prompts =
-        heldOutPrompts(rows.front().run, c.samples, kPromptTokens, job);
-    StudentSampling sampling;
-    sampling.samples = c.samples;
-    sampling.newTokens = c.sampleTokens;
-    sampling.device = c.device;
-    for (AlignComparisonRow& row : rows) {
-      job.checkCancelled();
-      row.quality = judgeStudentSamples(row.run, prompts, sampling, judge);
-    }
-  }
-  writeReports(rows, c.folder);
-  return rows;
 }
 
 }  // namespace strata

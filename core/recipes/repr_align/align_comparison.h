@@ -1,12 +1,12 @@
 #pragma once
-// The REPR-ALIGN study (`strata-cli compare-align`): the same model converted with the same
-// budget five ways — plain adaptation (λ = 0) versus alignment (λ = 10), each with everything
-// trainable ("full") and with embeddings + LM head + MLPs frozen ("frozen"), and a random-init
-// student of the same architecture trained from scratch (λ = 0, full) — each an ordinary
-// resumable repr_align run in the study folder; then one table of validation loss along the
-// way, masked-token accuracy, alignment, throughput at equal steps, and the quality of N
-// samples from each student (Gen.PPL under the teacher as judge, word and token diversity).
-// No torch here.
+// The alignment comparison (`strata-cli compare-align`, run as a study by
+// studies/comparison_studies.h): the same model converted with the same budget five ways —
+// plain adaptation (λ = 0) versus alignment (λ = 10), each with everything trainable ("full")
+// and with embeddings + LM head + MLPs frozen ("frozen"), and a random-init student of the same
+// architecture trained from scratch (λ = 0, full). Here: what it is asked, a finished run's row
+// — validation loss along the way, masked-token accuracy, alignment, throughput at equal steps,
+// and the quality of N samples from each student (Gen.PPL under the teacher as judge, word and
+// token diversity) — and the tables. No torch here.
 
 #include <cstdint>
 #include <filesystem>
@@ -18,13 +18,12 @@
 
 namespace strata {
 
-class JobContext;
-
 struct AlignComparisonConfig {
   std::filesystem::path model;
   std::filesystem::path corpus;
   std::filesystem::path folder;
   int64_t steps = 200;
+  int64_t seeds = 1;  ///< seeds per variant: the settings' seed (0 when none) and the next ones
   std::vector<std::string> settings;  ///< shared repr_align settings, "key=value"
   /// Where the runs train ("device" setting; an explicit device= in settings wins), sample
   /// and are judged: "cpu", "cuda" or "auto" (engine/device_choice.h).
@@ -53,9 +52,10 @@ struct AlignComparisonRow {
   std::filesystem::path run;
 };
 
-/** Trains (or continues) every variant, then writes compare.json, compare.csv and compare.md
- *  into the folder. */
-std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& config,
-                                                   JobContext& job);
+/** A finished repr_align run's row: its settings and logged metrics (no samples drawn). */
+AlignComparisonRow alignComparisonRow(const std::string& name, const std::filesystem::path& run);
+/** compare.json, compare.csv and compare.md (a Markdown table) into `folder`. */
+void writeAlignComparisonReports(const std::vector<AlignComparisonRow>& rows,
+                                 const std::filesystem::path& folder);
 
 }  // namespace strata

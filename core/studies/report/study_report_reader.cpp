@@ -69,6 +69,14 @@ StudyReport reportOf(const Json& j) {
   for (const auto& arm : protocol.at("arms")) r.arms.push_back(arm.at("name").get<std::string>());
   if (protocol.contains("seed_arm")) r.arms.push_back(protocol.at("seed_arm").get<std::string>());
   for (const auto& [key, value] : j.at("facts").items()) r.facts[key] = numberOf(value);
+  for (const auto& run : j.at("runs")) {
+    StudyReportRun& measured = r.runs.emplace_back();
+    measured.arm = run.at("arm").get<std::string>();
+    measured.seed = run.at("seed").get<int64_t>();
+    measured.folder = run.at("folder").get<std::string>();
+    for (const auto& [key, value] : run.at("metrics").items())
+      measured.metrics[key] = numberOf(value);
+  }
   for (const auto& [arm, metrics] : j.at("aggregates").items())
     for (const auto& [metric, summary] : metrics.items())
       r.aggregates[arm][metric] = summaryOf(summary);
@@ -76,10 +84,9 @@ StudyReport reportOf(const Json& j) {
   for (const auto& [curve, arms] : j.at("curves").items()) {
     auto& perArm = r.curves.emplace_back(curve, decltype(r.curves)::value_type::second_type{});
     for (const auto& [arm, c] : arms.items())
-      perArm.second.emplace_back(arm, StudyReportCurve{numbersOf(c.at("step")),
-                                                       numbersOf(c.at("mean")),
-                                                       numbersOf(c.at("low")),
-                                                       numbersOf(c.at("high"))});
+      perArm.second.emplace_back(arm,
+                                 StudyReportCurve{numbersOf(c.at("step")), numbersOf(c.at("mean")),
+                                                  numbersOf(c.at("low")), numbersOf(c.at("high"))});
   }
   if (j.contains("tables"))
     for (const auto& [name, table] : j.at("tables").items()) r.tables[name] = tableOf(table);

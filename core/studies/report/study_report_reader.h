@@ -31,6 +31,14 @@ struct StudyReportCurve {
   std::vector<double> x, mean, low, high;
 };
 
+/** One measured (arm, seed) run and its numbers. */
+struct StudyReportRun {
+  std::string arm;
+  int64_t seed = 0;
+  std::filesystem::path folder;
+  std::map<std::string, double> metrics;  ///< NaN where study.json has null
+};
+
 struct StudyReport {
   std::filesystem::path file;
   std::string study, title, question;
@@ -38,12 +46,12 @@ struct StudyReport {
   /// The protocol's arms, then the seed arm when the study has one: the order of every table.
   std::vector<std::string> arms;
   std::map<std::string, double> facts;  ///< NaN where study.json has null
+  std::vector<StudyReportRun> runs;     ///< in the order they were measured
   /// aggregates[arm][metric]: the seeds' summary; absent where the arm has no such metric.
   std::map<std::string, std::map<std::string, SeedSummary>> aggregates;
   std::vector<StudyReportClaim> claims;
   /// curves[curve]: each arm's curve, in the protocol's arm order.
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, StudyReportCurve>>>>
-      curves;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, StudyReportCurve>>>> curves;
   std::map<std::string, StudyTable> tables;  ///< empty for reports written before tables
   bool complete = false;
   int64_t runsMeasured = 0, runsPlanned = 0;

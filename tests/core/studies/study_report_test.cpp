@@ -17,6 +17,7 @@
 #include "common/install_paths.h"
 #include "common/text_file.h"
 #include "studies/report/study_report_reader.h"
+#include "studies/study_summary.h"
 #include "support/temp_dir.h"
 
 namespace strata {
@@ -119,6 +120,11 @@ TEST(StudyReport, TheReaderGivesBackWhatTheWriterWrote) {
   ASSERT_EQ(report.metrics.size(), 1u);
   EXPECT_EQ(report.metrics[0].key, "loss");
   EXPECT_DOUBLE_EQ(report.facts.at("one"), 1.0);
+  ASSERT_EQ(report.runs.size(), 4u);
+  EXPECT_EQ(report.runs[3].arm, "other");
+  EXPECT_EQ(report.runs[3].seed, 1);
+  EXPECT_EQ(report.runs[3].folder, "runs/arm-s1");
+  EXPECT_DOUBLE_EQ(report.runs[3].metrics.at("loss"), 1.3);
   const auto arm = report.aggregate("arm", "loss");
   ASSERT_TRUE(arm);
   EXPECT_EQ(arm->n, 2);
@@ -140,6 +146,22 @@ TEST(StudyReport, TheReaderGivesBackWhatTheWriterWrote) {
   EXPECT_TRUE(std::isnan(report.tables.at("layers").rows[1][1]));  // null reads as NaN
   EXPECT_EQ(report.verdict, analysis.verdict.result);
   EXPECT_TRUE(report.complete);
+}
+
+TEST(StudyReport, AComparisonWithoutClaimsDecidesNothing) {
+  StudyProtocol p = oneArmProtocol();
+  p.claims.clear();
+  p.headline.clear();
+  const std::vector<StudyRunResult> runs = {run(0, 0.5, {{10, 2.0}}), run(1, 0.7, {{10, 4.0}})};
+  const StudyAnalysis analysis = analyseStudy(p, {}, runs);
+  EXPECT_EQ(analysis.verdict.result, "no claim");
+  EXPECT_DOUBLE_EQ(analysis.aggregates.at("arm").at("loss").mean, 0.6);
+  const std::string md = studySummaryMarkdown(p, {}, analysis);
+  EXPECT_NE(md.find("decides nothing"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| claim |"), std::string::npos) << md;
+  // A headline that names no claim is still refused.
+  p.headline = "c";
+  EXPECT_THROW(analyseStudy(p, {}, runs), ConfigError);
 }
 
 TEST(StudyReport, TheReaderNamesTheFileAndWhatIsMissing) {

@@ -17,11 +17,12 @@
 #include "engine/recipe_catalog.h"
 #include "recipes/dcdm/chunk_routing.h"
 #include "recipes/dcdm/dcdm_files.h"
-#include "recipes/dcdm/dlm_comparison.h"
 #include "recipes/dcdm/dlm_sample_quality.h"
 #include "recipes/dlm_sampler.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "recipes/sample_quality.h"
+#include "studies/comparison_studies.h"
+#include "studies/report/study_report_reader.h"
 #include "support/cli_runner.h"
 #include "support/model_test_folders.h"
 #include "support/recipe_configs.h"
@@ -186,7 +187,9 @@ TEST_F(DcdmRecipe, EveryVariantSpendsTheSameDenoisingStepsPerToken) {
         steps += budget;
       }
       EXPECT_EQ(sample.steps, steps) << variant;
-      if (rate == 1.0) EXPECT_EQ(sample.steps, 24) << variant;  // one token per step, every arm
+      if (rate == 1.0) {
+        EXPECT_EQ(sample.steps, 24) << variant;  // one token per step, every arm
+      }
     }
   }
   // Judged samples (compare-dlm, the DCDM study) use the run's rate, never sample_steps.
@@ -374,6 +377,15 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
       << table;
   const std::string csv = readWholeFile(dir / "study" / "compare.csv");
   EXPECT_NE(csv.find(",gen_ppl,word_diversity,token_diversity\n"), std::string::npos) << csv;
+  // It ran as a study: each variant a run of the study at the settings' seed, study.json
+  // holding the same numbers, and no claim decided.
+  EXPECT_EQ(rows[1].run, dir / "study" / "runs" / "dcdm-K4-h1-s0");
+  const StudyReport report = readStudyReport(dir / "study");
+  EXPECT_EQ(report.study, "compare-dlm");
+  EXPECT_EQ(report.verdict, "no claim");
+  ASSERT_EQ(report.runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(report.runs[1].metrics.at("val_elbo_best"), rows[1].valLoss);
+  EXPECT_DOUBLE_EQ(report.runs[1].metrics.at("gen_ppl"), rows[1].genPpl);
 }
 
 TEST_F(DcdmRecipe, GenerateWithAJudgeReportsGenPplAndDiversity) {

@@ -22,6 +22,7 @@
 #include "recipes/repr_align/align_sample_quality.h"
 #include "recipes/repr_align/repr_align_files.h"
 #include "recipes/sample_quality.h"
+#include "studies/report/study_report_reader.h"
 #include "support/cli_runner.h"
 #include "support/model_test_folders.h"
 #include "support/recipe_configs.h"
@@ -215,8 +216,9 @@ TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTra
   const LoadedConversion run = loadConversionRun(dir / "run");
   const std::string embeddings = "model.embed_tokens.weight";
   for (const auto& [name, tensor] : run.model->huggingFaceTensors())
-    if (name == embeddings)
+    if (name == embeddings) {
       EXPECT_FALSE(torch::allclose(tensor.slice(0, 0, 258), sourceTensor(model, name), 1e-2, 1e-2));
+    }
   EXPECT_EQ(nlohmann::json::parse(readWholeFile(dir / "run" / "run.json"))
                 .at("description")
                 .at("student_init"),
@@ -360,7 +362,9 @@ TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
     EXPECT_EQ(samples.at("count"), 2);
     EXPECT_EQ(samples.at("judge"), model.string());
     EXPECT_GT(samples.at("gen_ppl").get<double>(), 1.0);
-    EXPECT_TRUE(fs::exists(dir / "study" / name / "judged_samples.jsonl")) << name;
+    const fs::path run = dir / "study" / "runs" / (std::string(name) + "-s0");
+    EXPECT_TRUE(fs::exists(run / "judged_samples.jsonl")) << name;
+    EXPECT_EQ(byName[name].at("run"), run.string());
   }
   EXPECT_EQ(byName["scratch-full"].at("student_init"), "random");
   EXPECT_EQ(byName["lambda0-full"].at("student_init"), "pretrained");
@@ -376,6 +380,14 @@ TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
   EXPECT_NE(table.find("Gen.PPL"), std::string::npos) << table;
   EXPECT_NE(table.find("judged by the teacher " + model.string()), std::string::npos) << table;
   EXPECT_NE(result.out.find("lambda10-frozen"), std::string::npos) << result.out;
+  // It ran as a study: study.json holds the same numbers and decides nothing.
+  const StudyReport report = readStudyReport(dir / "study");
+  EXPECT_EQ(report.study, "compare-align");
+  EXPECT_EQ(report.verdict, "no claim");
+  ASSERT_EQ(report.runs.size(), 5u);
+  for (const StudyReportRun& run : report.runs)
+    EXPECT_DOUBLE_EQ(run.metrics.at("gen_ppl"), byName[run.arm].at("samples").at("gen_ppl"))
+        << run.arm;
   // Running it again keeps the finished runs (nothing retrained) and rewrites the same table.
   const auto again = testing::runCli(command);
   ASSERT_EQ(again.exitCode, 0) << again.out;
