@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -65,8 +66,15 @@ void writeIntervalChart(const IntervalChart& chart, const QString& file, int wid
     extend(ref.value);
   }
   plot.xAxis->setTicker(ticker);
-  plot.xAxis->setTickLabelRotation(
-      chart.categories.size() > 4 ? -30 : 0);  // long labels slant left, inside the picture
+  const bool slanted = chart.categories.size() > 4;
+  plot.xAxis->setTickLabelRotation(slanted ? -30 : 0);  // long labels slant left
+  if (slanted && !chart.categories.isEmpty()) {
+    // The first label slants left of its tick, past the axis's start: a left margin wide enough
+    // for it keeps it inside the picture (QCustomPlot sizes the margin for the y axis only).
+    const int text =
+        QFontMetrics(plot.xAxis->tickLabelFont()).horizontalAdvance(chart.categories.front().label);
+    plot.axisRect()->setMinimumMargins(QMargins(static_cast<int>(text * 0.87) + 12, 0, 0, 0));
+  }
   plot.xAxis->setRange(0.4, chart.categories.size() + 0.7);
   plot.yAxis->setLabel(chart.valueLabel);
   if (std::isfinite(lowest)) {
