@@ -119,8 +119,6 @@ std::vector<RunInfo> listRuns(const fs::path& root) {
   return runs;
 }
 
-RunManifest RunFolder::manifest() const { return readRunManifest(m_folder); }
-
 RunMetrics RunFolder::metrics() const {
   return RunMetrics(metricsFile(), readMetricsLog(metricsFile()));
 }

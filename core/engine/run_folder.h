@@ -7,8 +7,9 @@
 //   events.out.tfevents.*   the same scalars for TensorBoard
 //   checkpoints/step-<n>/   (engine/checkpoint_store.h), checkpoints/latest, checkpoints/best
 // RunFolder below is the one place these names are spelled: everything that reads or writes a
-// run's files (the training loop, the comparisons, the studies, the views, the CLI) asks it.
-// No torch here: the GUI and `strata-cli runs` use this header.
+// run's files (the training loop, the comparisons, the studies, the views, the CLI) asks it for
+// them; status and listing are the free functions here. No torch here: the GUI and
+// `strata-cli runs` use this header.
 
 #include <cstdint>
 #include <filesystem>
@@ -19,8 +20,6 @@
 #include "engine/run_metrics.h"
 
 namespace strata {
-
-struct RunManifest;  // engine/run_manifest.h
 
 enum class RunState {
   Running,      ///< a live process holds run.lock
@@ -64,8 +63,8 @@ RunInfo readRunInfo(const std::filesystem::path& runFolder);
  *  Unreadable ones are skipped. A missing root gives an empty list. */
 std::vector<RunInfo> listRuns(const std::filesystem::path& root);
 
-/** One run's folder: the names of its files, and their readers. Cheap to make (reads nothing
- *  until asked). */
+/** One run's folder: the names of its files, its checkpoints and its metrics. Cheap to make
+ *  (reads nothing until asked). */
 class RunFolder {
  public:
   explicit RunFolder(std::filesystem::path folder) : m_folder(std::move(folder)) {}
@@ -77,13 +76,6 @@ class RunFolder {
   std::filesystem::path metricsFile() const { return m_folder / "metrics.jsonl"; }
   std::filesystem::path checkpointsFolder() const { return m_folder / "checkpoints"; }
 
-  /** True when the folder holds a run.json. */
-  bool exists() const { return isRunFolder(m_folder); }
-  RunStatus status() const { return readRunStatus(m_folder); }
-  void writeStatus(const RunStatus& status) const { writeRunStatus(m_folder, status); }
-  RunInfo info() const { return readRunInfo(m_folder); }
-  /** run.json (engine/run_manifest.h: readRunManifest). */
-  RunManifest manifest() const;
   /** metrics.jsonl, read now (a missing file reads as no records). */
   RunMetrics metrics() const;
   CheckpointStore checkpoints() const { return CheckpointStore(checkpointsFolder()); }

@@ -1,7 +1,8 @@
 #pragma once
-// The runs of a comparison study (compare-dlm, compare-align): one ordinary run folder per
-// variant inside the study folder, trained in sequence with the same budget. Running a study
-// again continues it: a finished run is kept, an interrupted one resumed. No torch here.
+// The runs of a study (studies/study_runner.h, which compare-dlm and compare-align use too) and
+// of a bridge sweep: one ordinary run folder per variant inside the study folder, trained in
+// sequence with the same budget. Running again continues: a finished run is kept, an
+// interrupted one resumed. No torch here.
 
 #include <filesystem>
 #include <string>

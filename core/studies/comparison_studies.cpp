@@ -33,12 +33,14 @@ std::vector<int64_t> seedsOf(const std::vector<std::string>& settings, int64_t c
                              const std::string& where) {
   if (count < 1) throw ConfigError(where, "seeds", "must be at least 1");
   int64_t first = 0;
-  for (const auto& s : settings)
-    if (s.starts_with("seed=")) try {
-        first = std::stoll(s.substr(5));
-      } catch (const std::exception&) {
-        throw ConfigError(where, "seed", "is not a whole number: " + s.substr(5));
-      }
+  for (const auto& s : settings) {
+    if (!s.starts_with("seed=")) continue;
+    try {
+      first = std::stoll(s.substr(5));
+    } catch (const std::exception&) {
+      throw ConfigError(where, "seed", "is not a whole number: " + s.substr(5));
+    }
+  }
   std::vector<int64_t> seeds;
   for (int64_t i = 0; i < count; ++i) seeds.push_back(first + i);
   return seeds;

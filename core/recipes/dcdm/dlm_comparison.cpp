@@ -2,24 +2,15 @@
 
 #include "recipes/dcdm/dlm_comparison.h"
 
-#include <algorithm>
 #include <cmath>
-#include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "common/error.h"
 #include "common/human_format.h"
-#include "common/job.h"
-#include "common/text_file.h"
-#include "engine/device_choice.h"
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "model/diffusion/dlm_variant.h"
 #include "recipes/dcdm/dlm_sample_quality.h"
 #include "recipes/run_config.h"
-#include "recipes/sample_quality.h"
-#include "recipes/study_runs.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -5,14 +5,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "common/error.h"
 #include "common/human_format.h"
-#include "common/job.h"
-#include "common/text_file.h"
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "recipes/run_config.h"
-#include "recipes/sample_quality.h"
 
 namespace strata {
 namespace fs = std::filesystem;

@@ -82,11 +82,11 @@ StudyReport reportOf(const Json& j) {
       r.aggregates[arm][metric] = summaryOf(summary);
   for (const auto& claim : j.at("claims")) r.claims.push_back(claimOf(claim));
   for (const auto& [curve, arms] : j.at("curves").items()) {
-    auto& perArm = r.curves.emplace_back(curve, decltype(r.curves)::value_type::second_type{});
+    auto& [name, perArm] = r.curves.emplace_back();
+    name = curve;
     for (const auto& [arm, c] : arms.items())
-      perArm.second.emplace_back(arm,
-                                 StudyReportCurve{numbersOf(c.at("step")), numbersOf(c.at("mean")),
-                                                  numbersOf(c.at("low")), numbersOf(c.at("high"))});
+      perArm.emplace_back(arm, StudyReportCurve{numbersOf(c.at("step")), numbersOf(c.at("mean")),
+                                                numbersOf(c.at("low")), numbersOf(c.at("high"))});
   }
   if (j.contains("tables"))
     for (const auto& [name, table] : j.at("tables").items()) r.tables[name] = tableOf(table);
