@@ -37,7 +37,7 @@
 #   (extra bench/device_benchmarks.py options, e.g. "--parts proxies"), DEVICE_CHECK_TOTAL and
 #   DEVICE_CHECK_BUDGET_<PHASE> seconds (UNPACK, CONFIGURE, BUILD, TESTS, BENCH),
 #   DEVICE_CHECK_PHASES (default "tests bench": a second call can ask for "bench" alone); build
-#   modes: JOBS, CUDACXX, DEVICE_CHECK_TARGETS, DEVICE_CHECK_PCH (ON: precompiled LibTorch headers).
+#   modes: JOBS, CUDACXX, DEVICE_CHECK_TARGETS, DEVICE_CHECK_PCH (OFF: no precompiled LibTorch header).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
@@ -248,9 +248,8 @@ print(" ".join(p for d in site.getsitepackages() for p in glob.glob(d + "/nvidia
     "-DCMAKE_MODULE_LINKER_FLAGS=-Wl,-rpath-link,$runtime"
     # A CMake 4 there refuses packages whose files ask for policies older than 3.5.
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5
-    # Off: a precompiled <torch/torch.h> halved a heavy file's compile (31 -> 16 CPU s) but more
-    # than doubled a light one's (7 -> 17 CPU s), and most files are light.
-    -DSTRATA_PRECOMPILE_TORCH="${DEVICE_CHECK_PCH:-OFF}"
+    # The torch files' precompiled header (cmake/torch_precompiled_header.cmake), as everywhere.
+    -DSTRATA_PRECOMPILE_TORCH="${DEVICE_CHECK_PCH:-ON}"
   )
   command -v ninja >/dev/null && configure_args+=(-G Ninja)
   if [[ $mode == rehearse ]]; then

@@ -17,7 +17,6 @@
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
-#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
@@ -314,32 +313,25 @@ TrainingSummary startPluginTraining(const plugin::RecipeEntry& recipe,
       .run(settings, &run);
 }
 
-TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe, const fs::path& runFolder,
+TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe, const fs::path& runFolder,
                                      JobContext& job, const DistributedSetup& distributed,
                                      const TrainingControl& control,
                                      const std::vector<std::string>& overrides) {
   const RunManifest run = readRunManifest(runFolder);
   const fs::path& runJson = run.file;
-  const std::string& name = run.recipe;
   const RunPluginOrigin origin = run.plugin.value_or(RunPluginOrigin{"?", "", "?"});
-  if (recipe == nullptr) recipe = findPluginRecipe(name);
-  if (recipe == nullptr)
-    throw ConfigError(runJson, "plugin",
-                      "the run's recipe " + name + " came from the plugin " + origin.name + " (" +
-                          origin.file +
-                          "), and no loaded plugin provides it now (see `strata-cli plugins`)");
   if (!overrides.empty())
     throw ConfigError("--set " + overrides.front(), "set",
                       "a plugin recipe resumes with the settings it started with");
-  requireOneProcess(distributed, name);
-  if (origin.version != recipe->pluginVersion)
-    job.warning("the run was started with plugin " + recipe->pluginName + " " + origin.version +
-                "; resuming it with version " + recipe->pluginVersion);
+  requireOneProcess(distributed, recipe.name);
+  if (origin.version != recipe.pluginVersion)
+    job.warning("the run was started with plugin " + recipe.pluginName + " " + origin.version +
+                "; resuming it with version " + recipe.pluginVersion);
 
-  const ConfigSchema schema = pluginRecipeSchema(*recipe);
+  const ConfigSchema schema = pluginRecipeSchema(recipe);
   ResolvedConfig config(schema);
   applyConfigJson(schema, run.config(), runJson, config);
-  const std::string settings = pluginSettingsText(*recipe, config);
+  const std::string settings = pluginSettingsText(recipe, config);
 
   const RunStatus status = readRunStatus(runFolder);
   if (status.state == RunState::Finished) {
@@ -350,8 +342,36 @@ TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe, const fs
     summary.finished = true;
     return summary;
   }
-  return PluginRun(*recipe, runFolder, true, declaredSteps(config), job, control)
+  return PluginRun(recipe, runFolder, true, declaredSteps(config), job, control)
       .run(settings, nullptr);
+}
+
+namespace {
+
+/** A plugin's recipe in the catalog: its runs are the calls above. The entry belongs to
+ *  installedPlugins(), which lives as long as the process. */
+class PluginRunner final : public RecipeRunner {
+ public:
+  explicit PluginRunner(const plugin::RecipeEntry& recipe) : m_recipe(recipe) {}
+  ConfigSchema schema() const override { return pluginRecipeSchema(m_recipe); }
+  TrainingSummary start(const TrainingRequest& request, JobContext& job) const override {
+    return startPluginTraining(m_recipe, request, job);
+  }
+  TrainingSummary resume(const RunManifest& /*run*/, const ResumeRequest& request,
+                         JobContext& job) const override {
+    return resumePluginTraining(m_recipe, request.runFolder, job, request.distributed,
+                                request.control, request.overrides);
+  }
+
+ private:
+  const plugin::RecipeEntry& m_recipe;
+};
+
+}  // namespace
+
+CatalogRecipe pluginCatalogRecipe(const plugin::RecipeEntry& recipe) {
+  return {recipe.name, pluginRecipeSchema(recipe).description,
+          std::make_shared<PluginRunner>(recipe)};
 }
 
 }  // namespace strata

@@ -1,6 +1,7 @@
 #pragma once
-// Plugin recipes (plugin/strata_plugin.h) as training runs. startTraining / resumeTraining
-// (training_run.h) send a plugin's recipe here, so `strata-cli train|resume`, the GUI's
+// Plugin recipes (plugin/strata_plugin.h) as training runs: the runner of a plugin's catalog
+// entry (engine/recipe_catalog.h). startTraining / resumeTraining (training_run.h) send a
+// plugin's recipe here, so `strata-cli train|resume`, the GUI's
 // launcher and its Resume button drive them like the built-in recipes, into the same files:
 //
 //   run.json       recipe, plugin {name, version, file}, config (every setting, as text),
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "engine/config_schema.h"
+#include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
 
 namespace strata {
@@ -48,14 +50,16 @@ TrainingSummary startPluginTraining(const plugin::RecipeEntry& recipe,
 
 /**
  * Calls run() again on `runFolder` with the settings of its run.json (the recipe continues from
- * its own state there). `recipe` null: the installed plugin recipe run.json names (ConfigError
- * when no loaded plugin provides it). A run marked finished is left as it is. `overrides` must
- * be empty: Strata cannot know which of a plugin's settings keep its trajectory.
+ * its own state there). A run marked finished is left as it is. `overrides` must be empty:
+ * Strata cannot know which of a plugin's settings keep its trajectory.
  */
-TrainingSummary resumePluginTraining(const plugin::RecipeEntry* recipe,
+TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe,
                                      const std::filesystem::path& runFolder, JobContext& job,
                                      const DistributedSetup& distributed = {},
                                      const TrainingControl& control = {},
                                      const std::vector<std::string>& overrides = {});
+
+/** `recipe` as a catalog entry whose runner is startPluginTraining / resumePluginTraining. */
+CatalogRecipe pluginCatalogRecipe(const plugin::RecipeEntry& recipe);
 
 }  // namespace strata

@@ -4,9 +4,8 @@
 #include "engine/recipe_catalog.h"
 
 #include "common/error.h"
-#include "engine/engine_settings.h"
 #include "engine/plugin_training.h"
-#include "engine/recipe.h"
+#include "engine/run_manifest.h"
 #include "plugin/plugin_loader.h"
 
 namespace strata {
@@ -21,19 +20,6 @@ const CatalogRecipe* findAdded(const std::string& name) {
   for (const auto& recipe : added())
     if (recipe.name == name) return &recipe;
   return nullptr;
-}
-
-const CatalogRecipe& addedRecipe(const std::string& name) {
-  if (const auto* recipe = findAdded(name)) return *recipe;
-  if (const auto* r = findPluginRecipe(name))  // the training loop never asks for these
-    throw ConfigError("recipe", name,
-                      "comes from the plugin " + r->file.string() +
-                          " and runs as a plugin job (engine/plugin_training.h), not in the "
-                          "training loop");
-  std::string known;
-  for (const auto& recipe : added()) known += (known.empty() ? "" : ", ") + recipe.name;
-  if (known.empty()) known = "none were added: the program did not add the built-in recipes";
-  throw ConfigError("recipe", name, "is not a recipe Strata knows (known: " + known + ")");
 }
 
 }  // namespace
@@ -61,14 +47,30 @@ std::vector<std::string> recipeNames() {
   return names;
 }
 
-ConfigSchema recipeSchema(const std::string& recipe) {
-  if (const auto* r = findPluginRecipe(recipe)) return pluginRecipeSchema(*r);
-  const CatalogRecipe& entry = addedRecipe(recipe);
-  ConfigSchema schema{entry.name, entry.description, engineSettings()};
-  for (auto& spec : entry.settings()) schema.settings.push_back(std::move(spec));
-  return schema;
+CatalogRecipe findRecipe(const std::string& name) {
+  if (const auto* recipe = findAdded(name)) return *recipe;
+  if (const auto* recipe = findPluginRecipe(name)) return pluginCatalogRecipe(*recipe);
+  std::string known;
+  for (const auto& recipe : recipeNames()) known += (known.empty() ? "" : ", ") + recipe;
+  if (known.empty()) known = "none were added: the program did not add the built-in recipes";
+  throw ConfigError("recipe", name, "is not a recipe Strata knows (known: " + known + ")");
 }
 
-std::unique_ptr<Recipe> makeRecipe(const std::string& recipe) { return addedRecipe(recipe).make(); }
+CatalogRecipe recipeOfRun(const RunManifest& run) {
+  if (!run.plugin) return findRecipe(run.recipe);
+  if (const auto* recipe = findPluginRecipe(run.recipe)) return pluginCatalogRecipe(*recipe);
+  throw ConfigError(run.file, "plugin",
+                    "the run's recipe " + run.recipe + " came from the plugin " + run.plugin->name +
+                        " (" + run.plugin->file +
+                        "), and no loaded plugin provides it now (see `strata-cli plugins`)");
+}
+
+ConfigSchema recipeSchema(const std::string& recipe) { return findRecipe(recipe).runner->schema(); }
+
+RecipeFactory loopRecipeFactory(const std::string& name) {
+  if (const RecipeFactory factory = findRecipe(name).runner->loopFactory()) return factory;
+  throw ConfigError("recipe", name,
+                    "runs its own loop (a plugin's recipe), not in the training loop");
+}
 
 }  // namespace strata

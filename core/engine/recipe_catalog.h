@@ -1,28 +1,49 @@
 #pragma once
-// The recipes this process can train, by name: the built-in recipes, which the front ends add
-// at start (recipes/built_in_recipes.h), then the installed plugins' recipes. The engine trains
-// whatever the catalog holds and never includes recipes/. No torch here: the GUI's launcher
-// reads the schemas.
+// The recipes this process can train, by name, each with the runner that trains it: the
+// built-in recipes, which the front ends add at start (recipes/built_in_recipes.h) and which
+// run in the training loop (engine/loop_recipe.h), then the installed plugins' recipes, which
+// run their own loop (engine/plugin_training.h). startTraining and resumeTraining
+// (engine/training_run.h) hand every run to its recipe's runner; the engine never includes
+// recipes/. No torch here: the GUI's launcher reads the schemas.
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/config_schema.h"
+#include "engine/training_run.h"
 
 namespace strata {
 
 class Recipe;
+struct RunManifest;
 namespace plugin {
 struct RecipeEntry;
 }
 
-/** A recipe that trains in the training loop. */
+/** A fresh instance of a recipe, for the training loop. */
+using RecipeFactory = std::unique_ptr<Recipe> (*)();
+
+/** How a catalog recipe's runs are trained. */
+class RecipeRunner {
+ public:
+  virtual ~RecipeRunner() = default;
+  /** Every setting of a run: the engine's and the recipe's own. */
+  virtual ConfigSchema schema() const = 0;
+  /** A new run into request.runFolder (see startTraining). */
+  virtual TrainingSummary start(const TrainingRequest& request, JobContext& job) const = 0;
+  /** The run of `run` (its run.json) continued (see resumeTraining). */
+  virtual TrainingSummary resume(const RunManifest& run, const ResumeRequest& request,
+                                 JobContext& job) const = 0;
+  /** The recipe's instances for the training loop; nullptr for a recipe with a loop of its own. */
+  virtual RecipeFactory loopFactory() const { return nullptr; }
+};
+
 struct CatalogRecipe {
   std::string name;
   std::string description;
-  std::vector<SettingSpec> (*settings)() = nullptr;  ///< its own settings, after the engine's
-  std::unique_ptr<Recipe> (*make)() = nullptr;
+  std::shared_ptr<const RecipeRunner> runner;
 };
 
 /** Adds `recipe`; adding a name again replaces it (front ends may add the built-ins twice). */
@@ -30,14 +51,19 @@ void addRecipe(CatalogRecipe recipe);
 
 /** The added recipes first, then those of the installed plugins. */
 std::vector<std::string> recipeNames();
-/** The engine's settings followed by the recipe's own. Throws ConfigError naming the recipe
- *  when there is no such recipe. */
+/** The recipe called `name`: an added one, else an installed plugin's. Throws ConfigError
+ *  naming the recipe and the known ones when there is none. */
+CatalogRecipe findRecipe(const std::string& name);
+/** The recipe that continues `run`: its plugin's when a plugin started it (ConfigError naming
+ *  that plugin when no loaded plugin provides the recipe now), else findRecipe(run.recipe). */
+CatalogRecipe recipeOfRun(const RunManifest& run);
+/** findRecipe(recipe).runner->schema(). */
 ConfigSchema recipeSchema(const std::string& recipe);
 /** The installed plugins' recipe called `name` (an added recipe of the same name wins), or
- *  nullptr. Plugin recipes run as plugin jobs (engine/plugin_training.h). */
+ *  nullptr. */
 const plugin::RecipeEntry* findPluginRecipe(const std::string& name);
-/** A fresh instance of an added recipe, for the training loop. Throws ConfigError naming the
- *  recipe when there is no such recipe or it is a plugin's. */
-std::unique_ptr<Recipe> makeRecipe(const std::string& recipe);
+/** The factory of a recipe that trains in the training loop (the held-out evaluation rebuilds
+ *  one). Throws ConfigError naming the recipe when there is no such recipe or it is a plugin's. */
+RecipeFactory loopRecipeFactory(const std::string& recipe);
 
 }  // namespace strata

@@ -21,7 +21,6 @@
 #include "engine/gradient_clipping.h"
 #include "engine/metrics_log.h"
 #include "engine/pending_step_values.h"
-#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "engine/tensorboard_writer.h"
 #include "engine/training_checkpoint.h"
@@ -94,7 +93,7 @@ class TrainingLoop {
 
     if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
     torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));
-    m_recipe = makeRecipe(m_in.recipe);
+    m_recipe = m_in.make();
     m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize}, m_job);
     for (const auto& group : m_recipe->parameterGroups())
       m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());

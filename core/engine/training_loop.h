@@ -1,11 +1,12 @@
 #pragma once
-// The loop behind startTraining/resumeTraining (internal to the engine).
+// The loop behind the built-in recipes' runs (engine/loop_recipe.cpp; internal to the engine).
 
 #include <filesystem>
 #include <map>
 #include <string>
 
 #include "engine/config_schema.h"
+#include "engine/recipe_catalog.h"
 #include "engine/training_run.h"
 
 namespace strata {
@@ -15,6 +16,7 @@ class JobContext;
 struct TrainingLoopInputs {
   ConfigSchema schema;
   std::string recipe;
+  RecipeFactory make = nullptr;  ///< the recipe's fresh instances
   ResolvedConfig config;
   std::filesystem::path folder;
   bool resume = false;

@@ -1,6 +1,7 @@
 #pragma once
 // Starting and resuming a training run: the one entry point the CLI, the GUI and the tests
-// use, whatever the recipe. The loop itself (engine/training_loop.cpp) is seeded,
+// use, whatever the recipe; each run goes to its recipe's runner (engine/recipe_catalog.h). The
+// built-in recipes' loop (engine/training_loop.cpp) is seeded,
 // device-aware, accumulates gradients, clips them, steps AdamW on a warm-up + cosine schedule,
 // evaluates every n steps, checkpoints atomically, and resumes exactly. No torch here.
 
@@ -46,6 +47,14 @@ struct TrainingRequest {
   std::string command;              ///< recorded in run.json
   DistributedSetup distributed;
   TrainingControl control;
+};
+
+/** What resumeTraining continues, and how. */
+struct ResumeRequest {
+  std::filesystem::path runFolder;
+  DistributedSetup distributed;
+  TrainingControl control;
+  std::vector<std::string> overrides;  ///< "key=value", settings that keep the trajectory
 };
 
 struct TrainingSummary {

@@ -2,7 +2,7 @@
 
 #include "recipes/built_in_recipes.h"
 
-#include "engine/recipe.h"
+#include "engine/loop_recipe.h"
 #include "engine/recipe_catalog.h"
 #include "recipes/bridge/bridge.h"
 #include "recipes/dcdm/dcdm.h"
@@ -12,19 +12,21 @@
 namespace strata {
 
 void addBuiltInRecipes() {
-  addRecipe({"pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
-             pretrainSettings, makePretrainRecipe});
-  addRecipe({"bridge",
-             "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
-             "embeddings",
-             bridgeSettings, makeBridgeRecipe});
-  addRecipe({"dcdm",
-             "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
-             dcdmSettings, makeDcdmRecipe});
-  addRecipe({"repr_align",
-             "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "
-             "bidirectional student aligned layer by layer to the frozen causal teacher",
-             reprAlignSettings, makeReprAlignRecipe});
+  addRecipe(loopRecipe("pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
+                       pretrainSettings, makePretrainRecipe));
+  addRecipe(
+      loopRecipe("bridge",
+                 "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
+                 "embeddings",
+                 bridgeSettings, makeBridgeRecipe));
+  addRecipe(loopRecipe(
+      "dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
+      dcdmSettings, makeDcdmRecipe));
+  addRecipe(
+      loopRecipe("repr_align",
+                 "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "
+                 "bidirectional student aligned layer by layer to the frozen causal teacher",
+                 reprAlignSettings, makeReprAlignRecipe));
 }
 
 }  // namespace strata

@@ -27,7 +27,7 @@ std::map<std::string, double> evaluateRunAgain(const fs::path& run,
 
   const fs::path scratch = run / "held_out_evaluation";
   fs::create_directories(scratch);
-  std::unique_ptr<Recipe> recipe = makeRecipe(manifest.recipe);
+  std::unique_ptr<Recipe> recipe = loopRecipeFactory(manifest.recipe)();
   NullProgressSink quiet;
   JobContext job(quiet, CancellationToken());
   const RecipeSetup setup{config, scratch, computeDevice(device, "device")};

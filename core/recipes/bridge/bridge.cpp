@@ -11,7 +11,6 @@
 #include "common/job.h"
 #include "engine/recipe.h"
 #include "io/activation_store.h"
-#include "io/corpus_hash.h"
 #include "io/model_fingerprint.h"
 #include "recipes/bridge/bridge_evaluation.h"
 #include "recipes/bridge/bridge_files.h"
@@ -51,10 +50,7 @@ class BridgeRecipe final : public Recipe {
       if (corpus.empty())
         throw ConfigError("the bridge run configuration", "corpus",
                           "is required when the targets come from the model");
-      const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
-      m_corpusHash = corpusHash(corpus, corpusOptions, &job);
-      m_tokens = tokeniseCorpus(corpus, corpusOptions, m_source->tokenizer(), m_seqLen - 1,
-                                c.real("val_fraction"), job);
+      m_data = readCorpusTokens(c, m_source->tokenizer(), m_seqLen - 1, job);
     }
     job.progress(-1, "normalisation statistics of h_" + std::to_string(m_layer));
     if (c.text("targets") == "store") {
@@ -64,8 +60,8 @@ class BridgeRecipe final : public Recipe {
       m_storeData = std::make_unique<BridgeStoreData>(
           *store, m_layer, m_source->hiddenSize(), m_seqLen, c.real("val_fraction"), setup.device);
     }
-    m_statistics =
-        m_source->statistics(store, m_tokens.train, m_seqLen, m_seed, c.integer("stats_windows"));
+    m_statistics = m_source->statistics(store, m_data.tokens.train, m_seqLen, m_seed,
+                                        c.integer("stats_windows"));
     if (setup.rank == 0) writeBridgeStatistics(setup.runFolder, m_statistics);
 
     m_denoiser = BridgeDenoiser(bridgeDenoiserConfigFrom(c, m_source->hiddenSize()));
@@ -85,7 +81,7 @@ class BridgeRecipe final : public Recipe {
     const int64_t firstRow = slice.micro * m_batch + slice.firstRow;
     const BridgeWindows windows =
         m_storeData ? m_storeData->training(m_seed, slice.step, firstRow, slice.rows)
-                    : m_source->windows(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed,
+                    : m_source->windows(trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed,
                                                         slice.step, firstRow, slice.rows));
     MicroBatchResult result;
     result.loss = bridgeLoss(
@@ -104,14 +100,14 @@ class BridgeRecipe final : public Recipe {
         return m_storeData->validation(first, rows);
       };
     } else {
-      data.windows =
-          std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
+      data.windows = std::min<int64_t>(m_evalWindows,
+                                       static_cast<int64_t>(m_data.tokens.val.size()) / m_seqLen);
       data.windowsAt = [&](int64_t first, int64_t rows) {
         torch::Tensor ids = torch::empty({rows, m_seqLen}, torch::kInt64);
         auto acc = ids.accessor<int64_t, 2>();
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t t = 0; t < m_seqLen; ++t)
-            acc[r][t] = m_tokens.val[static_cast<size_t>((first + r) * m_seqLen + t)];
+            acc[r][t] = m_data.tokens.val[static_cast<size_t>((first + r) * m_seqLen + t)];
         return m_source->windows(ids);
       };
     }
@@ -126,9 +122,7 @@ class BridgeRecipe final : public Recipe {
     if (m_source) {
       facts["model_layers"] = std::to_string(m_source->backbone().numLayers());
       facts["hidden_size"] = std::to_string(m_source->hiddenSize());
-      facts["corpus_hash"] = m_corpusHash;
-      facts["train_tokens"] = std::to_string(m_tokens.train.size());
-      facts["val_tokens"] = std::to_string(m_tokens.val.size());
+      facts.merge(m_data.facts());
       facts["statistics"] = m_statistics.target.source;
       facts["parameters"] = std::to_string(parameters);
     }
@@ -141,8 +135,7 @@ class BridgeRecipe final : public Recipe {
   BridgeDiffusion m_diffusion;
   std::unique_ptr<BridgeSource> m_source;
   std::unique_ptr<BridgeStoreData> m_storeData;
-  std::string m_corpusHash;
-  TokenSplit m_tokens;
+  CorpusTokens m_data;
   BridgeStatistics m_statistics;
   BridgeDenoiser m_denoiser{nullptr};
 };
@@ -169,8 +162,7 @@ std::vector<SettingSpec> bridgeSettings() {
                  "from `store` (its sampled sequences, after the skipped BOS)",
                  "source"),
       makeSetting("seq_len", SettingType::Integer, int64_t{64}, "tokens per window", "data", 2),
-      makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
-                  "data", 1e-4, 0.5),
+      valFractionSetting(),
       makeSetting("eval_windows", SettingType::Integer, int64_t{16},
                   "held-out windows per evaluation", "data", 1),
       makeSetting("stats_windows", SettingType::Integer, int64_t{64},

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "io/activation_store.h"
-#include "recipes/pretrain/pretrain_data.h"
+#include "recipes/corpus_tokens.h"
 
 namespace strata {
 namespace fs = std::filesystem;

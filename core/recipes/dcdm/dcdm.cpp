@@ -13,7 +13,6 @@
 #include "engine/batch_transfer.h"
 #include "engine/recipe.h"
 #include "io/atomic_file.h"
-#include "io/corpus_hash.h"
 #include "model/diffusion/block_diffusion.h"
 #include "recipes/dcdm/dcdm_evaluation.h"
 #include "recipes/dcdm/dcdm_files.h"
@@ -45,13 +44,9 @@ class DcdmRecipe final : public Recipe {
     m_leader = setup.rank == 0;
     m_sampleBudget = dlmStepBudgetFrom(c);
 
-    const fs::path corpus = c.text("corpus");
-    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
-    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
     m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
-    m_tokens = tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen - 1,
-                              c.real("val_fraction"), job);
-    const int64_t windows = heldOutWindowCount(m_tokens.val, m_seqLen, m_evaluation.windows);
+    m_data = readCorpusTokens(c, *m_tokenizer, m_seqLen - 1, job);
+    const int64_t windows = heldOutWindowCount(m_data.tokens.val, m_seqLen, m_evaluation.windows);
     if (windows < m_evaluation.windows)
       job.info("evaluation: the held-out tokens hold " + std::to_string(windows) + " windows of " +
                std::to_string(m_seqLen) + " tokens, fewer than eval_windows = " +
@@ -72,7 +67,7 @@ class DcdmRecipe final : public Recipe {
 
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
     const torch::Tensor x0 =
-        toTrainingDevice(trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
+        toTrainingDevice(trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
                                          slice.micro * m_batch + slice.firstRow, slice.rows),
                          m_device);
     const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0);
@@ -99,7 +94,7 @@ class DcdmRecipe final : public Recipe {
     // The shared protocol (dcdm_evaluation.h): fixed windows, a fixed t grid and per-window
     // noise that no variant, batch size or training seed changes.
     HeldOutEvaluation evaluation =
-        heldOutElbo(*m_model, m_diffusion, m_tokens.val, m_evaluation, m_device);
+        heldOutElbo(*m_model, m_diffusion, m_data.tokens.val, m_evaluation, m_device);
     if (m_leader) {
       writeWindowElbos(step, evaluation.windowElbo);
       writeSample(step);
@@ -108,10 +103,7 @@ class DcdmRecipe final : public Recipe {
   }
 
   std::map<std::string, std::string> description() const override {
-    std::map<std::string, std::string> facts = {
-        {"corpus_hash", m_corpusHash},
-        {"train_tokens", std::to_string(m_tokens.train.size())},
-        {"val_tokens", std::to_string(m_tokens.val.size())}};
+    std::map<std::string, std::string> facts = m_data.facts();
     if (m_model) {
       facts["parameters"] = std::to_string(m_model->parameterCount());
       facts["router_parameters"] = std::to_string(m_model->routerParameterCount());
@@ -134,8 +126,10 @@ class DcdmRecipe final : public Recipe {
   /** One generation sample per evaluation, appended to samples.jsonl: the first held-out
    *  tokens as the prompt, seq_len/2 new tokens, chunk ids and reveal steps. */
   void writeSample(int64_t step) {
-    const int64_t promptLength = std::min<int64_t>(8, static_cast<int64_t>(m_tokens.val.size()));
-    const std::vector<int32_t> promptIds(m_tokens.val.begin(), m_tokens.val.begin() + promptLength);
+    const int64_t promptLength =
+        std::min<int64_t>(8, static_cast<int64_t>(m_data.tokens.val.size()));
+    const std::vector<int32_t> promptIds(m_data.tokens.val.begin(),
+                                         m_data.tokens.val.begin() + promptLength);
     DlmSamplingConfig config;
     config.newTokens = std::max<int64_t>(1, m_seqLen / 2);
     const DlmSample sample = sampleWithModel(
@@ -158,9 +152,8 @@ class DcdmRecipe final : public Recipe {
   double m_balanceWeight = 0, m_biasRate = 0;
   MaskedDiffusion m_diffusion;
   torch::Device m_device{torch::kCPU};
-  std::string m_corpusHash;
   std::unique_ptr<Tokenizer> m_tokenizer;
-  TokenSplit m_tokens;
+  CorpusTokens m_data;
   DcdmTransformer m_model{nullptr};
 };
 
@@ -171,13 +164,10 @@ std::vector<SettingSpec> dcdmSettings() {
   settings.insert(
       settings.end(),
       {
-          makeSetting("tokenizer", SettingType::Text, std::string("byte"),
-                      "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy",
-                      "data"),
+          tokenizerSetting(),
           makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per sequence", "data",
                       2),
-          makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
-                      "data", 1e-4, 0.5),
+          valFractionSetting(),
           makeSetting("eval_windows", SettingType::Integer, int64_t{128},
                       "held-out sequences per evaluation (the first ones of the held-out tail, "
                       "the same for every variant)",

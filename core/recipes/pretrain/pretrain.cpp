@@ -14,7 +14,6 @@
 #include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "io/atomic_file.h"
-#include "io/corpus_hash.h"
 #include "model/backbone/safetensors_torch.h"
 #include "model/trainable/trainable_llama.h"
 #include "recipes/pretrain/pretrain_data.h"
@@ -50,12 +49,8 @@ class PretrainRecipe final : public Recipe {
     if (shape.heads % shape.kvHeads != 0)
       throw ConfigError(source, "kv_heads", "must divide heads");
 
-    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
-    const fs::path corpus = c.text("corpus");
-    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
     m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
-    m_tokens =
-        tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen, c.real("val_fraction"), job);
+    m_data = readCorpusTokens(c, *m_tokenizer, m_seqLen, job);
 
     shape.vocabSize = m_tokenizer->vocabSize();
     m_shape = shape;
@@ -75,7 +70,7 @@ class PretrainRecipe final : public Recipe {
   }
 
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
-    torch::Tensor windows = trainingWindows(m_tokens.train, m_seqLen, m_seed, slice.step,
+    torch::Tensor windows = trainingWindows(m_data.tokens.train, m_seqLen, m_seed, slice.step,
                                             slice.micro * m_batch + slice.firstRow, slice.rows);
     MicroBatchResult result;
     result.loss = m_model->loss(toTrainingDevice(windows, m_device));
@@ -84,18 +79,17 @@ class PretrainRecipe final : public Recipe {
   }
 
   Metrics evaluate(int64_t /*step*/) override {
-    return {{"val_loss",
-             validationLoss(*m_model, m_tokens.val, m_seqLen, m_batch, m_evalWindows, m_device)}};
+    return {{"val_loss", validationLoss(*m_model, m_data.tokens.val, m_seqLen, m_batch,
+                                        m_evalWindows, m_device)}};
   }
 
   std::map<std::string, std::string> description() const override {
     int64_t parameters = 0;
     for (const auto& p : m_model->parameters()) parameters += p.numel();
-    return {{"corpus_hash", m_corpusHash},
-            {"train_tokens", std::to_string(m_tokens.train.size())},
-            {"val_tokens", std::to_string(m_tokens.val.size())},
-            {"parameters", std::to_string(parameters)},
-            {"vocab_size", std::to_string(m_shape.vocabSize)}};
+    std::map<std::string, std::string> facts = m_data.facts();
+    facts["parameters"] = std::to_string(parameters);
+    facts["vocab_size"] = std::to_string(m_shape.vocabSize);
+    return facts;
   }
 
   void finish(const fs::path& runFolder, JobContext&) override {
@@ -116,9 +110,8 @@ class PretrainRecipe final : public Recipe {
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
   uint64_t m_seed = 0;
   torch::Device m_device{torch::kCPU};
-  std::string m_corpusHash;
   std::unique_ptr<Tokenizer> m_tokenizer;
-  TokenSplit m_tokens;
+  CorpusTokens m_data;
   TrainableLlamaConfig m_shape;
   TrainableLlama m_model{nullptr};
 };
@@ -130,13 +123,10 @@ std::vector<SettingSpec> pretrainSettings() {
   settings.insert(
       settings.end(),
       {
-          makeSetting("tokenizer", SettingType::Text, std::string("byte"),
-                      "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy",
-                      "data"),
+          tokenizerSetting(),
           makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per training window",
                       "data", 2),
-          makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
-                      "data", 1e-4, 0.5),
+          valFractionSetting(),
           makeSetting("eval_windows", SettingType::Integer, int64_t{64},
                       "validation windows (of seq_len + 1 tokens) at most", "data", 1),
           makeSetting("dim", SettingType::Integer, int64_t{128}, "hidden size", "model", 2),

@@ -2,8 +2,6 @@
 
 #include "recipes/pretrain/pretrain_data.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -12,7 +10,6 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
-#include "common/split_mix.h"
 #include "common/text_file.h"
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
@@ -24,79 +21,6 @@
 namespace strata {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-std::vector<SettingSpec> corpusSettings(bool corpusRequired) {
-  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
-                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
-  corpus.required = corpusRequired;
-  return {corpus,
-          makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
-                     "how to read the corpus", "data"),
-          makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
-                     "how a text file divides into documents", "data"),
-          makeSetting("jsonl_field", SettingType::Text, std::string("text"),
-                      "the JSONL field holding the text", "data")};
-}
-
-uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n) {
-  const uint64_t key = splitMix64(seed) ^ splitMix64(static_cast<uint64_t>(step) * 0x10001ULL +
-                                                     static_cast<uint64_t>(row));
-  return splitMix64(key) % n;
-}
-
-std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source, const fs::path& runFolder,
-                                             int rank) {
-  const fs::path folder =
-      rank == 0 ? runFolder
-                : fs::temp_directory_path() / ("strata-tokenizer-" + std::to_string(::getpid()));
-  fs::create_directories(folder);
-  writeTokenizerFiles(source, folder);
-  std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
-  if (rank != 0) fs::remove_all(folder);
-  return tokenizer;
-}
-
-CorpusOptions pretrainCorpusOptions(const ResolvedConfig& config) {
-  CorpusOptions options;
-  const auto format = parseCorpusFormat(config.text("corpus_format"));
-  if (!format) throw ConfigError("run configuration", "corpus_format", "is not a corpus format");
-  const auto split = parseDocumentSplit(config.text("split"));
-  if (!split) throw ConfigError("run configuration", "split", "is not a document split");
-  options.format = *format;
-  options.split = *split;
-  options.jsonlField = config.text("jsonl_field");
-  return options;
-}
-
-TokenSplit tokeniseCorpus(const fs::path& corpus, const CorpusOptions& options,
-                          const Tokenizer& tokenizer, int64_t seqLen, double valFraction,
-                          JobContext& job) {
-  const std::vector<CorpusDocument> documents = readCorpus(corpus, options, &job);
-  const auto eos = tokenizer.eosId();
-  if (!eos) throw FormatError(corpus, "the tokenizer has no EOS token to put between documents");
-  std::vector<int32_t> all;
-  for (size_t i = 0; i < documents.size(); ++i) {
-    if (i > 0) all.push_back(*eos);
-    const std::vector<int32_t> ids = tokenizer.encode(documents[i].text);
-    all.insert(all.end(), ids.begin(), ids.end());
-    if (i % 64 == 0) {
-      job.checkCancelled();
-      job.progress(-1, "tokenising");
-    }
-  }
-  const auto total = static_cast<int64_t>(all.size());
-  const int64_t valCount = std::max<int64_t>(
-      seqLen + 1, static_cast<int64_t>(std::llround(valFraction * static_cast<double>(total))));
-  if (total - valCount < seqLen + 1)
-    throw FormatError(corpus, "has " + std::to_string(total) +
-                                  " tokens: too few for a training "
-                                  "and a validation window of seq_len " +
-                                  std::to_string(seqLen) + " + 1");
-  TokenSplit split;
-  split.train.assign(all.begin(), all.end() - valCount);
-  split.val.assign(all.end() - valCount, all.end());
-  return split;
-}
 
 torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen, uint64_t seed,
                               int64_t step, int64_t firstRow, int64_t rows) {

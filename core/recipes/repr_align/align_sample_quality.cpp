@@ -19,9 +19,7 @@ std::vector<std::string> heldOutPrompts(const fs::path& runFolder, int64_t count
   const LoadedConversion run = loadConversionRun(runFolder, std::nullopt, "cpu");  // its text only
   const fs::path corpus = run.config.text("corpus");
   const int64_t seqLen = run.config.integer("seq_len");
-  const TokenSplit tokens =
-      tokeniseCorpus(corpus, pretrainCorpusOptions(run.config), *run.tokenizer, seqLen - 1,
-                     run.config.real("val_fraction"), job);
+  const TokenSplit tokens = readCorpusTokens(run.config, *run.tokenizer, seqLen - 1, job).tokens;
   const auto available = static_cast<int64_t>(tokens.val.size());
   if (count < 1 || promptTokens < 1 || available < count * promptTokens)
     throw FormatError(corpus, "its held-out tail has " + std::to_string(available) +

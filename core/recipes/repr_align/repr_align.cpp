@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "engine/batch_transfer.h"
 #include "engine/recipe.h"
-#include "io/corpus_hash.h"
 #include "model/backbone/backbone.h"
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
@@ -66,11 +65,7 @@ class ReprAlignRecipe final : public Recipe {
     if (c.boolean("freeze_mlp")) m_student->freezeMlps();
     m_student->to(m_device);
 
-    const fs::path corpus = c.text("corpus");
-    const CorpusOptions corpusOptions = pretrainCorpusOptions(c);
-    m_corpusHash = corpusHash(corpus, corpusOptions, &job);
-    m_tokens = tokeniseCorpus(corpus, corpusOptions, *m_tokenizer, m_seqLen - 1,
-                              c.real("val_fraction"), job);
+    m_data = readCorpusTokens(c, *m_tokenizer, m_seqLen - 1, job);
   }
 
   torch::nn::Module& model() override { return *m_student; }
@@ -81,7 +76,7 @@ class ReprAlignRecipe final : public Recipe {
   }
 
   MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
-    const torch::Tensor x0 = trainingWindows(m_tokens.train, m_seqLen - 1, m_seed, slice.step,
+    const torch::Tensor x0 = trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
                                              slice.micro * m_batch + slice.firstRow, slice.rows);
     // t and the noise come from torch's default generator of the device, which checkpoints
     // restore; drawn there, not copied there.
@@ -109,12 +104,12 @@ class ReprAlignRecipe final : public Recipe {
   Metrics evaluate(int64_t step) override {
     const at::Generator generator = seededGenerator(m_seed ^ 0xA11CULL, m_device);
     const int64_t windows =
-        std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_tokens.val.size()) / m_seqLen);
+        std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_data.tokens.val.size()) / m_seqLen);
     double maskedNll = 0, elbo = 0, align = 0, targets = 0, positions = 0, correct = 0;
     std::vector<double> cosines;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
-      const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
+      const torch::Tensor x0 = heldOutWindows(m_data.tokens.val, first, rows, m_seqLen, m_seqLen);
       const torch::Tensor t = sampleAlignmentTimes(rows, m_options, m_device, generator);
       const torch::Tensor noised =
           uniformDraw({rows, m_seqLen}, t.options(), generator) < t.unsqueeze(1);
@@ -152,10 +147,7 @@ class ReprAlignRecipe final : public Recipe {
   }
 
   std::map<std::string, std::string> description() const override {
-    std::map<std::string, std::string> facts = {
-        {"corpus_hash", m_corpusHash},
-        {"train_tokens", std::to_string(m_tokens.train.size())},
-        {"val_tokens", std::to_string(m_tokens.val.size())}};
+    std::map<std::string, std::string> facts = m_data.facts();
     if (m_student) {
       facts["parameters"] = std::to_string(m_student->parameterCount(false));
       facts["trainable_parameters"] = std::to_string(m_student->parameterCount(true));
@@ -177,7 +169,7 @@ class ReprAlignRecipe final : public Recipe {
     double nll = 0, targets = 0;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
-      const torch::Tensor x0 = heldOutWindows(m_tokens.val, first, rows, m_seqLen, m_seqLen);
+      const torch::Tensor x0 = heldOutWindows(m_data.tokens.val, first, rows, m_seqLen, m_seqLen);
       const torch::Tensor t = torch::full({rows}, ratio, doubles);
       const torch::Tensor noised = uniformDraw({rows, m_seqLen}, doubles, generator) < ratio;
       const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, false);
@@ -225,8 +217,10 @@ class ReprAlignRecipe final : public Recipe {
 
   /** One generation sample per evaluation, appended to samples.jsonl. */
   void writeSample(int64_t step) {
-    const int64_t promptLength = std::min<int64_t>(8, static_cast<int64_t>(m_tokens.val.size()));
-    const std::vector<int32_t> promptIds(m_tokens.val.begin(), m_tokens.val.begin() + promptLength);
+    const int64_t promptLength =
+        std::min<int64_t>(8, static_cast<int64_t>(m_data.tokens.val.size()));
+    const std::vector<int32_t> promptIds(m_data.tokens.val.begin(),
+                                         m_data.tokens.val.begin() + promptLength);
     DlmSamplingConfig config;
     config.newTokens = std::max<int64_t>(1, m_seqLen / 2);
     const DlmSample sample =
@@ -248,9 +242,8 @@ class ReprAlignRecipe final : public Recipe {
   AlignmentOptions m_options;
   std::vector<int64_t> m_layers;
   torch::Device m_device{torch::kCPU};
-  std::string m_corpusHash;
   std::unique_ptr<Tokenizer> m_tokenizer;
-  TokenSplit m_tokens;
+  CorpusTokens m_data;
   std::unique_ptr<Backbone> m_teacher;
   TrainableBackbone m_student{nullptr};
 };
@@ -272,8 +265,7 @@ std::vector<SettingSpec> reprAlignSettings() {
       {
           makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per sequence", "data",
                       3),
-          makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
-                      "data", 1e-4, 0.5),
+          valFractionSetting(),
           makeSetting("eval_windows", SettingType::Integer, int64_t{32},
                       "held-out sequences per evaluation", "data", 1),
           makeSetting(

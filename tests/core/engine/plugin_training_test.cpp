@@ -144,7 +144,7 @@ TEST(PluginTraining, CancelStopsTheRunAndResumeContinuesIt) {
   RecordingSink again;
   CancellationToken fresh;
   JobContext job(again, fresh);
-  const TrainingSummary summary = resumePluginTraining(&echo(), dir / "run", job);
+  const TrainingSummary summary = resumePluginTraining(echo(), dir / "run", job);
   EXPECT_TRUE(summary.finished);
   EXPECT_EQ(summary.startStep, 2);
   EXPECT_EQ(summary.lastStep, 5);
@@ -157,7 +157,7 @@ TEST(PluginTraining, CancelStopsTheRunAndResumeContinuesIt) {
   // A finished run is not run again.
   RecordingSink third;
   JobContext job3(third, fresh);
-  EXPECT_TRUE(resumePluginTraining(&echo(), dir / "run", job3).finished);
+  EXPECT_TRUE(resumePluginTraining(echo(), dir / "run", job3).finished);
   EXPECT_EQ(readMetricsLog(dir / "run" / "metrics.jsonl").size(), 5u);
 }
 
@@ -174,7 +174,7 @@ TEST(PluginTraining, ResumeDropsTheStepsTheRecipeRepeats) {
   }
   RecordingSink again;
   JobContext job(again, CancellationToken{});
-  resumePluginTraining(&echo(), dir / "run", job);
+  resumePluginTraining(echo(), dir / "run", job);
   const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
   ASSERT_EQ(steps(records), (std::vector<int64_t>{1, 2, 3, 4, 5}));
   EXPECT_DOUBLE_EQ(records[2].value("loss"), 1.0 / 3);
@@ -248,7 +248,7 @@ TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {
   TrainingRequest broken = echoRequest(dir / "third", "ok", "two\nlines");
   EXPECT_THROW(start(broken, sink), ConfigError);
   JobContext job(sink, CancellationToken{});
-  EXPECT_THROW(resumePluginTraining(&echo(), dir / "run", job, {}, {}, {"steps=9"}), ConfigError);
+  EXPECT_THROW(resumePluginTraining(echo(), dir / "run", job, {}, {}, {"steps=9"}), ConfigError);
 }
 
 }  // namespace

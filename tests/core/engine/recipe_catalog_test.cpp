@@ -1,12 +1,20 @@
 // The engine's recipe catalog: the built-in recipes that the test program added, in order;
-// adding a name again replaces it; an unknown name lists the known ones.
+// adding a name again replaces it; an unknown name lists the known ones; every entry, built-in
+// or a plugin's, carries the runner that trains it.
 
 #include "engine/recipe_catalog.h"
 
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "common/job.h"
+#include "engine/loop_recipe.h"
+#include "engine/run_manifest.h"
+#include "engine/training_run.h"
+#include "plugin/plugin_loader.h"
 #include "recipes/built_in_recipes.h"
+#include "recipes/dcdm/dcdm.h"
+#include "support/temp_dir.h"
 
 using namespace strata;
 
@@ -21,9 +29,8 @@ TEST(RecipeCatalog, HoldsTheBuiltInRecipesFirstInOrder) {
 
 TEST(RecipeCatalog, AddingANameAgainReplacesIt) {
   const std::size_t count = recipeNames().size();
-  CatalogRecipe changed{"pretrain", "another description", nullptr, nullptr};
-  changed.settings = [] { return std::vector<SettingSpec>{}; };
-  addRecipe(changed);
+  addRecipe(loopRecipe(
+      "pretrain", "another description", [] { return std::vector<SettingSpec>{}; }, nullptr));
   EXPECT_EQ(recipeNames().size(), count);
   EXPECT_EQ(recipeSchema("pretrain").description, "another description");
   addBuiltInRecipes();  // and adding the built-ins again restores them
@@ -39,5 +46,42 @@ TEST(RecipeCatalog, AnUnknownRecipeNamesTheKnownOnes) {
     const std::string message = e.what();
     EXPECT_NE(message.find("difusion"), std::string::npos) << message;
     EXPECT_NE(message.find("pretrain, bridge, dcdm, repr_align"), std::string::npos) << message;
+  }
+}
+
+// One track: every entry carries its runner. A built-in recipe's runner gives the training
+// loop its factory; a plugin's recipe runs its own loop, so the loop cannot build it.
+TEST(RecipeCatalog, EveryRecipeCarriesItsRunner) {
+  EXPECT_EQ(loopRecipeFactory("dcdm"), &makeDcdmRecipe);
+  EXPECT_EQ(findRecipe("dcdm").runner->schema().recipe, "dcdm");
+
+  const plugin::RecipeEntry* lens = findPluginRecipe("tuned_lens");
+  ASSERT_NE(lens, nullptr) << "the build tree's tuned_lens plugin was not found";
+  const CatalogRecipe recipe = findRecipe("tuned_lens");
+  EXPECT_EQ(recipe.runner->loopFactory(), nullptr);
+  std::vector<std::string> expected, got;
+  for (const auto& s : lens->settings) expected.push_back(s.name);
+  for (const auto& s : recipe.runner->schema().settings) got.push_back(s.key);
+  EXPECT_EQ(got, expected);
+  EXPECT_THROW(loopRecipeFactory("tuned_lens"), ConfigError);
+}
+
+// A run whose plugin is gone cannot resume, and the error names the plugin and its file.
+TEST(RecipeCatalog, ARunOfAVanishedPluginNamesIt) {
+  TempDir dir;
+  RunManifest run;
+  run.recipe = "vanished_recipe";
+  run.plugin = RunPluginOrigin{"vanished_plugin", "1.0", "/opt/vanished.so"};
+  run.configJson = "{}";
+  writeRunManifest(dir.path(), run);
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken{});
+  try {
+    resumeTraining(dir.path(), job);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("vanished_plugin"), std::string::npos) << message;
+    EXPECT_NE(message.find("/opt/vanished.so"), std::string::npos) << message;
   }
 }

@@ -237,7 +237,7 @@ TEST(TunedLens, StopAndResumeEqualsAnUninterruptedRun) {
   EXPECT_EQ(readRunStatus(dir / "split").state, RunState::Stopped);
   EXPECT_FALSE(fs::exists(dir / "split" / "translators.safetensors"));
   JobContext resumed(quiet, CancellationToken{});
-  const TrainingSummary summary = resumePluginTraining(&tunedLens(), dir / "split", resumed);
+  const TrainingSummary summary = resumePluginTraining(tunedLens(), dir / "split", resumed);
   EXPECT_TRUE(summary.finished);
   EXPECT_EQ(summary.startStep, 350);
 
