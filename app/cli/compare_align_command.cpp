@@ -59,7 +59,7 @@ int runCompareAlign(const Arguments& original) {
   config.sampleTokens = cli.integer("sample-tokens");
   if (config.samples < 0) throw UsageError("--samples must be 0 or more");
   if (config.sampleTokens < 1) throw UsageError("--sample-tokens must be at least 1");
-  if (runWithTerminalProgress([&](JobContext& job) { runAlignComparison(config, job); }) ==
+  if (runWithTerminalProgress([&](JobContext& job) { studies::runAlignComparison(config, job); }) ==
       JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";
     return 130;

@@ -55,7 +55,7 @@ int runCompareDlm(const Arguments& original) {
   config.samples = cli.integer("samples");
   if (config.samples < 0) throw UsageError("--samples must be >= 0");
   if (cli.has("judge")) config.judge = cli.value("judge");
-  if (runWithTerminalProgress([&](JobContext& job) { runDlmComparison(config, job); }) ==
+  if (runWithTerminalProgress([&](JobContext& job) { studies::runDlmComparison(config, job); }) ==
       JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";
     return 130;

@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void printOutcome(const StudyOutcome& outcome) {
-  for (const ClaimResult& c : outcome.analysis.claims)
+void printOutcome(const studies::StudyOutcome& outcome) {
+  for (const studies::ClaimResult& c : outcome.analysis.claims)
     std::cout << c.claim.id << ": " << c.verdict.result << " — " << c.claim.statement << "\n    "
               << c.verdict.reason << "\n";
   std::cout << "verdict: " << outcome.analysis.verdict.result << " ("
@@ -57,7 +57,7 @@ int runStudy(const Arguments& original) {
   Arguments args = original;
   const std::vector<std::string> sets = takeSetOptions(args);
   std::string names;
-  for (const auto& n : studyNames()) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& n : studies::studyNames()) names += (names.empty() ? "" : ", ") + n;
   CommandLine cli(
       "study",
       "Run a replication study end to end: its protocol (arms × seeds on one budget, fixed\n"
@@ -87,7 +87,7 @@ int runStudy(const Arguments& original) {
     return 0;
   }
   if (!cli.has("out")) throw UsageError("study: --out DIR is required");
-  StudyOptions options;
+  studies::StudyOptions options;
   options.folder = cli.value("out");
   options.seeds = cli.integer("seeds");
   options.budget = cli.value("budget");
@@ -96,10 +96,10 @@ int runStudy(const Arguments& original) {
   if (cli.has("samples")) options.measureSamples = cli.integer("samples");
   options.analyseOnly = cli.isSet("analyse-only");
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
-  std::unique_ptr<Study> study = makeStudy(cli.value("name"));
-  StudyOutcome outcome;
+  std::unique_ptr<studies::Study> study = studies::makeStudy(cli.value("name"));
+  studies::StudyOutcome outcome;
   if (runWithTerminalProgress([&](JobContext& job) {
-        outcome = strata::runStudy(*study, options, job);
+        outcome = studies::runStudy(*study, options, job);
       }) == JobOutcome::Cancelled) {
     std::cerr << "stopped: run the same command again to continue\n";
     return 130;

@@ -19,15 +19,16 @@ QVector<double> numbersOf(const std::vector<double>& values) {
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
-charts::IntervalCategory categoryOf(const QString& label, const SeedSummary& summary) {
+charts::IntervalCategory categoryOf(const QString& label, const studies::SeedSummary& summary) {
   return {label, summary.mean, summary.low, summary.high, numbersOf(summary.values)};
 }
 
 /** Per reported metric: the arms' means with their intervals and seeds, and the reference
  *  values its claims compare against. */
-void writeMetricCharts(const StudyReport& study, const QString& plots, QStringList& written) {
+void writeMetricCharts(const studies::StudyReport& study, const QString& plots,
+                       QStringList& written) {
   const QString name = text(study.study);
-  for (const StudyMetric& metric : study.metrics) {
+  for (const studies::StudyMetric& metric : study.metrics) {
     charts::IntervalChart chart;
     chart.title = name + ": " + text(metric.label) + " (mean, 95 % bootstrap interval, seeds)";
     chart.valueLabel = text(metric.label);
@@ -35,7 +36,7 @@ void writeMetricCharts(const StudyReport& study, const QString& plots, QStringLi
       if (const auto summary = study.aggregate(arm, metric.key))
         chart.categories.push_back(categoryOf(text(arm), *summary));
     if (chart.categories.isEmpty()) continue;
-    for (const StudyReportClaim& claim : study.claims)
+    for (const studies::StudyReportClaim& claim : study.claims)
       if (claim.metric == metric.key && !claim.reference.empty()) {
         const auto fact = study.facts.find(claim.reference);
         if (fact != study.facts.end() && std::isfinite(fact->second))
@@ -48,7 +49,8 @@ void writeMetricCharts(const StudyReport& study, const QString& plots, QStringLi
 }
 
 /** Per curve: the arms' means over steps with the interval as a band. */
-void writeCurveCharts(const StudyReport& study, const QString& plots, QStringList& written) {
+void writeCurveCharts(const studies::StudyReport& study, const QString& plots,
+                      QStringList& written) {
   const QString name = text(study.study);
   for (const auto& [curve, arms] : study.curves) {
     charts::CurveChart chart;
@@ -76,7 +78,8 @@ void writeCurveCharts(const StudyReport& study, const QString& plots, QStringLis
 
 /** A table's columns against its first (e.g. DiHAL's proxies and S per layer), each with its
  *  interval "<c>_low"/"<c>_high" as a band. */
-void writeTableCharts(const StudyReport& study, const QString& plots, QStringList& written) {
+void writeTableCharts(const studies::StudyReport& study, const QString& plots,
+                      QStringList& written) {
   const QString name = text(study.study);
   for (const auto& [table, t] : study.tables) {
     const auto columnOf = [&](const std::string& c) -> int {
@@ -115,14 +118,15 @@ void writeTableCharts(const StudyReport& study, const QString& plots, QStringLis
 }
 
 /** Per metric with claims: the claims' paired differences with their intervals against 0. */
-void writeClaimCharts(const StudyReport& study, const QString& plots, QStringList& written) {
+void writeClaimCharts(const studies::StudyReport& study, const QString& plots,
+                      QStringList& written) {
   const QString name = text(study.study);
-  for (const StudyMetric& metric : study.metrics) {
+  for (const studies::StudyMetric& metric : study.metrics) {
     charts::IntervalChart chart;
     chart.title = name + ": claims on " + text(metric.key) + " (paired difference arm − baseline)";
     chart.valueLabel = "difference in " + text(metric.label);
     chart.references.push_back({"0", 0.0});
-    for (const StudyReportClaim& claim : study.claims)
+    for (const studies::StudyReportClaim& claim : study.claims)
       if (claim.metric == metric.key && claim.difference.n > 0)
         chart.categories.push_back(
             categoryOf(text(claim.id) + "\n" + text(claim.verdict), claim.difference));
@@ -136,8 +140,8 @@ void writeClaimCharts(const StudyReport& study, const QString& plots, QStringLis
 }  // namespace
 
 QStringList writeStudyPlots(const QString& studyFolder) {
-  const StudyReport study =
-      readStudyReport(std::filesystem::path(QFile::encodeName(studyFolder).toStdString()));
+  const studies::StudyReport study =
+      studies::readStudyReport(std::filesystem::path(QFile::encodeName(studyFolder).toStdString()));
   const QString plots = QDir(studyFolder).filePath("plots");
   QDir().mkpath(plots);
   QStringList written;

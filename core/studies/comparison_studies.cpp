@@ -13,7 +13,8 @@
 #include "studies/report/study_report_reader.h"
 #include "studies/study_runner.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -232,4 +233,4 @@ std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& 
   return rows;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

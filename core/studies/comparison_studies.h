@@ -16,9 +16,13 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::studies {
+
 /** Trains (or continues) every variant, then writes the study's files and compare.*. */
 std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& config, JobContext& job);
 std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& config,
                                                    JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -14,7 +14,8 @@
 #include "studies/study_protocol.h"
 #include "studies/study_settings.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -182,7 +183,7 @@ class DcdmStudy final : public Study {
     m.values["val_elbo_final"] = lastOf(val);
     m.values["val_masked_acc"] = metrics.last("val_masked_acc");
     m.values["load_entropy_final"] = lastOf(load);
-    m.values["load_entropy_mean"] = meanOf(load);
+    m.values["load_entropy_mean"] = strata::meanOf(load);
     m.values["max_chunk_share"] = metrics.last("val_max_chunk_share");
     m.values["tokens_per_s"] = metrics.mean("tokens_per_s");
     const DlmSampleQuality q = judgeDlmSamples(run, m_samples, m_judge.get(), m_device);
@@ -207,4 +208,4 @@ class DcdmStudy final : public Study {
 
 std::unique_ptr<Study> makeDcdmStudy() { return std::make_unique<DcdmStudy>(); }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -20,7 +20,8 @@
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
@@ -231,4 +232,4 @@ SweepChoice sweepChoice(const BridgeSweepResult& sweep) {
           worst->valLoss - byLoss->valLoss};
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -22,10 +22,13 @@ namespace strata {
 
 class JobContext;
 struct CaptureConfig;
-
 namespace geometry {
 struct GeometryReport;
 }
+
+}  // namespace strata
+
+namespace strata::studies {
 
 /** normalisations.json beside `store`. */
 std::filesystem::path normalisationsFile(const std::filesystem::path& store);
@@ -83,4 +86,4 @@ struct SweepChoice {
 /** Needs at least one row. */
 SweepChoice sweepChoice(const BridgeSweepResult& sweep);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -18,7 +18,8 @@
 #include "studies/study_analysis.h"
 #include "studies/study_settings.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -276,4 +277,4 @@ std::unique_ptr<Study> makeDihalPretrainedStudy() {
   return std::make_unique<DihalPretrainedStudy>();
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -10,8 +10,8 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::unique_ptr<Study> makeDihalPretrainedStudy();
 
-}  // namespace strata
+}  // namespace strata::studies

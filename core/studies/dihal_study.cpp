@@ -19,7 +19,8 @@
 #include "studies/study_analysis.h"
 #include "studies/study_settings.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -341,4 +342,4 @@ class DihalStudy final : public Study {
 
 std::unique_ptr<Study> makeDihalStudy() { return std::make_unique<DihalStudy>(); }
 
-}  // namespace strata
+}  // namespace strata::studies

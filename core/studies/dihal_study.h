@@ -7,8 +7,8 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::unique_ptr<Study> makeDihalStudy();
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -13,7 +13,8 @@
 #include "engine/run_manifest.h"
 #include "recipes/run_config.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 std::map<std::string, double> evaluateRunAgain(const fs::path& run,
@@ -50,4 +51,4 @@ std::map<std::string, double> evaluateRunAgain(const fs::path& run,
   return metrics;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

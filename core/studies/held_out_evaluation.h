@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::studies {
 
 /** The recipe's evaluation metrics (unprefixed: "masked_ce", "loss", ...) of `run`'s chosen
  *  checkpoint under the run's settings with `overrides` ("key=value") applied, on `device`.
@@ -21,4 +21,4 @@ std::map<std::string, double> evaluateRunAgain(const std::filesystem::path& run,
                                                const std::vector<std::string>& overrides,
                                                const std::string& device);
 
-}  // namespace strata
+}  // namespace strata::studies

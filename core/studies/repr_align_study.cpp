@@ -15,7 +15,8 @@
 #include "studies/held_out_evaluation.h"
 #include "studies/study_settings.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -180,7 +181,7 @@ class ReprAlignStudy final : public Study {
     const RunMetrics metrics = RunFolder(run).metrics();
     RunMeasurement m;
     const LoggedSeries val = metrics.validationLoss();
-    m.values["val_ce_mean"] = meanOf(val);
+    m.values["val_ce_mean"] = strata::meanOf(val);
     m.values["val_ce_first"] = val.front().second;
     m.values["val_ce_best"] = minimumOf(val);
     m.values["val_ce_final"] = lastOf(val);
@@ -247,4 +248,4 @@ class ReprAlignStudy final : public Study {
 
 std::unique_ptr<Study> makeReprAlignStudy() { return std::make_unique<ReprAlignStudy>(); }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -8,8 +8,8 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::unique_ptr<Study> makeReprAlignStudy();
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -8,7 +8,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace {
 
 bool hasArm(const StudyProtocol& p, const std::string& name) {
@@ -153,4 +154,4 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
   return a;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

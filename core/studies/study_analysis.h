@@ -11,7 +11,7 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 struct StudyRunResult {
   std::string arm;
@@ -57,4 +57,4 @@ StudyAnalysis analyseStudy(const StudyProtocol& protocol,
                            const std::map<std::string, double>& facts,
                            const std::vector<StudyRunResult>& runs);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -7,7 +7,7 @@
 
 #include "common/human_format.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::string formatDuration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "–";
@@ -66,4 +66,4 @@ void StudyProgressSink::message(MessageLevel level, const std::string& text) {
     m_outer.info(text);
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -13,7 +13,7 @@
 
 #include "common/job.h"
 
-namespace strata {
+namespace strata::studies {
 
 /** "2 h 05 min", "4 min 10 s", "12 s"; "–" when not finite. */
 std::string formatDuration(double seconds);
@@ -49,4 +49,4 @@ class StudyProgressSink final : public ProgressSink {
   std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
 };
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -18,6 +18,11 @@
 namespace strata {
 
 class JobContext;
+
+}  // namespace strata
+
+namespace strata::studies {
+
 struct StudyRunResult;  // studies/study_analysis.h
 
 /** One arm (trained once per seed) or one auxiliary run (trained once, e.g. a judge). */
@@ -116,4 +121,4 @@ class Study {
   virtual std::map<std::string, StudyTable> tables(const StudyProtocol&) const { return {}; }
 };
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -12,7 +12,8 @@
 #include "common/build_info.h"
 #include "common/install_paths.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,4 +82,4 @@ CodeProvenance codeProvenance() {
   return p;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::studies {
 
 struct CodeProvenance {
   std::string version;         ///< the project version (common/build_info.h)
@@ -29,4 +29,4 @@ struct CodeProvenance {
  *  source tree; a missing git leaves the commit empty rather than failing). */
 CodeProvenance codeProvenance();
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -8,7 +8,7 @@
 #include "studies/dihal_study.h"
 #include "studies/repr_align_study.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::vector<std::string> studyNames() {
   return {"dcdm", "dihal", "dihal-pretrained", "repr-align"};
@@ -24,4 +24,4 @@ std::unique_ptr<Study> makeStudy(const std::string& name) {
   throw ConfigError("study", name, "is not a study Strata knows (known: " + known + ")");
 }
 
-}  // namespace strata
+}  // namespace strata::studies

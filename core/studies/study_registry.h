@@ -7,10 +7,10 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::vector<std::string> studyNames();
 /** Throws ConfigError naming the known studies when there is no such study. */
 std::unique_ptr<Study> makeStudy(const std::string& name);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -12,7 +12,8 @@
 #include "engine/versions.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -256,4 +257,4 @@ std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {
   }
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -37,7 +37,7 @@
 #include "studies/study_analysis.h"
 #include "studies/study_provenance.h"
 
-namespace strata {
+namespace strata::studies {
 
 /** The protocol as JSON text (what DIR/protocol.json holds; the device is not part of it). */
 std::string protocolJson(const StudyProtocol& protocol, const std::vector<std::string>& overrides);
@@ -57,4 +57,4 @@ void writeRunMeasurement(const std::filesystem::path& file, const RunMeasurement
 /** nullopt when the file does not exist; FormatError naming it when it is not readable. */
 std::optional<RunMeasurement> readRunMeasurement(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::studies

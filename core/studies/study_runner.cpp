@@ -17,7 +17,8 @@
 #include "studies/study_report.h"
 #include "studies/study_summary.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -207,4 +208,4 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   return outcome;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

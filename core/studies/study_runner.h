@@ -15,6 +15,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::studies {
+
 struct StudyOutcome {
   std::filesystem::path studyJson;
   StudyAnalysis analysis;
@@ -27,4 +31,4 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::studies

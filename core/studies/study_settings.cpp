@@ -7,7 +7,8 @@
 #include "common/error.h"
 #include "common/install_paths.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 
 std::string settingIn(const std::vector<std::string>& assignments, const std::string& key) {
@@ -41,4 +42,4 @@ void checkStudyOptions(const StudyOptions& options) {
     throw ConfigError("--seeds", std::to_string(options.seeds), "must be at least 1");
 }
 
-}  // namespace strata
+}  // namespace strata::studies

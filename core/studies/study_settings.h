@@ -8,7 +8,7 @@
 
 #include "studies/study_protocol.h"
 
-namespace strata {
+namespace strata::studies {
 
 /** The value of the last "key=..." in `assignments`; empty when there is none. */
 std::string settingIn(const std::vector<std::string>& assignments, const std::string& key);
@@ -21,4 +21,4 @@ std::string studyCorpus(const StudyOptions& options,
 /** ConfigError unless the budget is full or smoke and there is at least one seed. */
 void checkStudyOptions(const StudyOptions& options);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -10,7 +10,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -86,4 +87,4 @@ std::vector<double> pairedDifferences(const std::vector<double>& a, const std::v
   return d;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

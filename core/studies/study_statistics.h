@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace strata {
+namespace strata::studies {
 
 struct BootstrapSettings {
   int64_t resamples = 10000;
@@ -49,4 +49,4 @@ SeedSummary summarise(const std::vector<double>& values, const BootstrapSettings
  *  when the sizes differ. */
 std::vector<double> pairedDifferences(const std::vector<double>& a, const std::vector<double>& b);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -6,7 +6,8 @@
 
 #include "common/human_format.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace {
 
 /** "3.2104 ± 0.0123 [3.1990, 3.2240]" with digits chosen by the value's size. */
@@ -66,4 +67,4 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
   return md;
 }
 
-}  // namespace strata
+}  // namespace strata::studies

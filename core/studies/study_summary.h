@@ -9,10 +9,10 @@
 
 #include "studies/study_analysis.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::string studySummaryMarkdown(const StudyProtocol& protocol,
                                  const std::map<std::string, double>& facts,
                                  const StudyAnalysis& analysis);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -6,7 +6,7 @@
 
 #include "common/human_format.h"
 
-namespace strata {
+namespace strata::studies {
 
 std::string decisionRuleText() {
   return "For each claim (metric of arm lower/higher than a baseline arm, paired by seed, or than "
@@ -48,4 +48,4 @@ StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d) {
               (claim.margin > 0 ? "the margin " + formatFixed(claim.margin, 4) : std::string("0"))};
 }
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -24,7 +24,7 @@
 
 #include "studies/study_statistics.h"
 
-namespace strata {
+namespace strata::studies {
 
 enum class ClaimDirection { Lower, Higher };
 
@@ -70,4 +70,4 @@ std::string decisionRuleText();
 /** The rule applied to the claim's differences (summarised over seeds). */
 StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& difference);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -8,7 +8,8 @@
 #include "common/error.h"
 #include "common/text_file.h"
 
-namespace strata {
+namespace strata::studies {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -127,4 +128,4 @@ StudyReport readStudyReport(const fs::path& studyFolder) {
   }
 }
 
-}  // namespace strata
+}  // namespace strata::studies

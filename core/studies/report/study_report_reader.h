@@ -14,7 +14,7 @@
 #include "studies/study_protocol.h"
 #include "studies/study_statistics.h"
 
-namespace strata {
+namespace strata::studies {
 
 /** A claim as decided: what it compares and the paired difference its verdict rests on. */
 struct StudyReportClaim {
@@ -65,4 +65,4 @@ struct StudyReport {
  *  (and the missing key) when it is not a study report. */
 StudyReport readStudyReport(const std::filesystem::path& studyFolder);
 
-}  // namespace strata
+}  // namespace strata::studies

@@ -9,7 +9,7 @@
 
 #include "common/job.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 class LastReport final : public ProgressSink {
@@ -66,4 +66,4 @@ TEST(StudyProgress, DurationsReadAsHoursMinutesSeconds) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

@@ -20,7 +20,7 @@
 #include "studies/study_summary.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 using Json = nlohmann::json;
@@ -178,4 +178,4 @@ TEST(StudyReport, TheReaderNamesTheFileAndWhatIsMissing) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

@@ -14,7 +14,7 @@
 #include "studies/study_protocol.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 namespace fs = std::filesystem;
@@ -60,4 +60,4 @@ TEST(StudyCorpus, SharedDataDirChoosesTheFolderAndAMissingCorpusNamesTheRemedy) 
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

@@ -21,7 +21,7 @@
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 using Json = nlohmann::json;
@@ -351,4 +351,4 @@ TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

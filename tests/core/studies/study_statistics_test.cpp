@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 TEST(StudyStatistics, MeanAndSampleSdOfKnownValues) {
@@ -85,4 +85,4 @@ TEST(StudyStatistics, PairedDifferencesAreTakenSeedBySeed) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

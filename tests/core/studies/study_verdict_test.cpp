@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "studies/study_analysis.h"
 
-namespace strata {
+namespace strata::studies {
 namespace {
 
 SeedSummary interval(double low, double high, int64_t n = 3) {
@@ -200,4 +200,4 @@ TEST(StudyAnalysis, ProtocolNamingAnUnknownArmIsRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::studies

@@ -42,7 +42,7 @@ void StudiesFeature::install(Workbench& workbench) {
 
 void StudiesFeature::showStudyDialog() {
   QStringList names;
-  for (const std::string& name : studyNames()) names << toQString(name);
+  for (const std::string& name : studies::studyNames()) names << toQString(name);
   auto* dialog = new StudyDialog(names, m_workbench->runsRoot(), m_workbench->dialogParent());
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this, [this, dialog] { startStudy(dialog->choice()); });
@@ -58,7 +58,7 @@ bool StudiesFeature::startStudy(const StudyChoice& choice) {
         tr("Not running the study in %1: %2 is training; stop it first").arg(folder, slot.folder));
     return false;
   }
-  StudyOptions options;
+  studies::StudyOptions options;
   options.folder = toFsPath(folder);
   options.seeds = choice.seeds;
   options.budget = choice.budget.toStdString();
@@ -76,8 +76,8 @@ bool StudiesFeature::startStudy(const StudyChoice& choice) {
                                                     .arg(choice.budget, folder));
   JobWork work = [name, options](JobContext& job) {
     yieldToTheGui();
-    const std::unique_ptr<Study> study = makeStudy(name);
-    runStudy(*study, options, job);
+    const std::unique_ptr<studies::Study> study = studies::makeStudy(name);
+    studies::runStudy(*study, options, job);
   };
   m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Study, folder, {}});
   m_workbench->startJob(

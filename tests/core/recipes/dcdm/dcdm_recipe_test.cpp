@@ -350,7 +350,7 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
   config.judge = judgeFolder(dir / "judge");
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  const auto rows = runDlmComparison(config, job);
+  const auto rows = studies::runDlmComparison(config, job);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].chunks, 4);
   EXPECT_EQ(rows[1].rank, 1);
@@ -380,7 +380,7 @@ TEST_F(DcdmRecipe, CompareDlmWritesOneTable) {
   // It ran as a study: each variant a run of the study at the settings' seed, study.json
   // holding the same numbers, and no claim decided.
   EXPECT_EQ(rows[1].run, dir / "study" / "runs" / "dcdm-K4-h1-s0");
-  const StudyReport report = readStudyReport(dir / "study");
+  const studies::StudyReport report = studies::readStudyReport(dir / "study");
   EXPECT_EQ(report.study, "compare-dlm");
   EXPECT_EQ(report.verdict, "no claim");
   ASSERT_EQ(report.runs.size(), 2u);

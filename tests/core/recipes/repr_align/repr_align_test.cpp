@@ -381,11 +381,11 @@ TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
   EXPECT_NE(table.find("judged by the teacher " + model.string()), std::string::npos) << table;
   EXPECT_NE(result.out.find("lambda10-frozen"), std::string::npos) << result.out;
   // It ran as a study: study.json holds the same numbers and decides nothing.
-  const StudyReport report = readStudyReport(dir / "study");
+  const studies::StudyReport report = studies::readStudyReport(dir / "study");
   EXPECT_EQ(report.study, "compare-align");
   EXPECT_EQ(report.verdict, "no claim");
   ASSERT_EQ(report.runs.size(), 5u);
-  for (const StudyReportRun& run : report.runs)
+  for (const studies::StudyReportRun& run : report.runs)
     EXPECT_DOUBLE_EQ(run.metrics.at("gen_ppl"), byName[run.arm].at("samples").at("gen_ppl"))
         << run.arm;
   // Running it again keeps the finished runs (nothing retrained) and rewrites the same table.
