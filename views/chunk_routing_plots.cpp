@@ -47,7 +47,7 @@ void finish(QCPColorMap& map, double low, double high) {
 
 }  // namespace
 
-void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report) {
+void fillAssignmentMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report) {
   const int tokens = static_cast<int>(report.chunkIds.size());
   const int chunks = static_cast<int>(std::max<int64_t>(report.chunks, 1));
   resize(map, tokens, chunks);
@@ -64,7 +64,7 @@ void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report) {
   finish(map, 0.0, 1.0);
 }
 
-void fillMaskMap(QCPColorMap& map, const ChunkRoutingReport& report) {
+void fillMaskMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report) {
   const int size = static_cast<int>(report.trainingMask.size());
   resize(map, size, size);
   for (int row = 0; row < size; ++row) {

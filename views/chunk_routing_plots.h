@@ -13,7 +13,9 @@ class QWidget;
 
 namespace strata {
 
+namespace recipes {
 struct ChunkRoutingReport;
+}  // namespace recipes
 struct MetricsRecord;
 
 /** A QCustomPlot holding one colour map (with a colour scale); `map` receives the map. */
@@ -21,11 +23,11 @@ QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QStr
                               QCPColorMap*& map);
 /** Key = position t (T columns), value = chunk k (K rows), cell = assignment (one-hot of the
  *  chunk ids when the run has no soft assignments). */
-void fillAssignmentMap(QCPColorMap& map, const ChunkRoutingReport& report);
+void fillAssignmentMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report);
 /** The report's trainingMask: key = attended column (0..T−1 noisy x_t, T..2T−1 clean x_0),
  *  value = query row in the same order; 1 where the row may attend the column. Dashed lines
  *  separate the two streams. */
-void fillMaskMap(QCPColorMap& map, const ChunkRoutingReport& report);
+void fillMaskMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report);
 /** Appends val_chunk_share_<k> of `records` as graph k (graphs are added as chunks appear). */
 void appendChunkLoad(QCustomPlot& plot, const std::vector<MetricsRecord>& records);
 

@@ -29,7 +29,7 @@ QColor TokenStrip::chunkColour(int64_t chunk, int64_t chunks) {
   return QColor::fromHsv(hue, 90, 255);
 }
 
-QString TokenStrip::tokenToolTip(const ChunkRoutingReport& report, size_t position) {
+QString TokenStrip::tokenToolTip(const recipes::ChunkRoutingReport& report, size_t position) {
   const int64_t chunk = position < report.chunkIds.size() ? report.chunkIds[position] : 0;
   const std::string& token =
       position < report.tokenTexts.size() ? report.tokenTexts[position] : std::string();
@@ -56,7 +56,7 @@ QString TokenStrip::tokenToolTip(const ChunkRoutingReport& report, size_t positi
   return lines.join(QLatin1Char('\n'));
 }
 
-void TokenStrip::showReport(const ChunkRoutingReport& report) {
+void TokenStrip::showReport(const recipes::ChunkRoutingReport& report) {
   clear();
   QTextCursor cursor(document());
   const QTextCharFormat gap;

@@ -8,7 +8,9 @@
 
 namespace strata {
 
+namespace recipes {
 struct ChunkRoutingReport;
+}  // namespace recipes
 
 class TokenStrip final : public QTextBrowser {
  public:
@@ -18,11 +20,11 @@ class TokenStrip final : public QTextBrowser {
   explicit TokenStrip(QWidget* parent = nullptr);
 
   /** Replaces the text with `report`'s tokens. */
-  void showReport(const ChunkRoutingReport& report);
+  void showReport(const recipes::ChunkRoutingReport& report);
   /** The colour of chunk `chunk` of `chunks` (the heatmap's rows use the same). */
   static QColor chunkColour(int64_t chunk, int64_t chunks);
   /** "chunk 2 — 'cat'\nchunk 0: 0.12\n…" for token `position` of `report`. */
-  static QString tokenToolTip(const ChunkRoutingReport& report, size_t position);
+  static QString tokenToolTip(const recipes::ChunkRoutingReport& report, size_t position);
   /** The tooltip of the token under `point` (viewport coordinates), or empty. */
   QString toolTipAt(const QPoint& point) const;
 

@@ -28,7 +28,7 @@ std::vector<std::string> promptsFrom(const CommandLine& cli) {
 
 int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling,
                         const std::string& device) {
-  HybridComparisonConfig config;
+  recipes::HybridComparisonConfig config;
   config.device = device;
   config.bridgeRun = cli.value("bridge");
   config.prompts = promptsFrom(cli);
@@ -36,9 +36,9 @@ int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling
   if (cli.has("steps")) config.sampleSteps = cli.integer("steps");
   config.original = !cli.isSet("hybrid-only");
   if (cli.has("judge")) config.judge = cli.value("judge");
-  HybridComparison result;
+  recipes::HybridComparison result;
   if (runWithTerminalProgress([&](JobContext& job) {
-        result = compareHybridGeneration(config, job);
+        result = recipes::compareHybridGeneration(config, job);
       }) == JobOutcome::Cancelled)
     return 130;
   char line[512];

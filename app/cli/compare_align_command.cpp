@@ -46,7 +46,7 @@ int runCompareAlign(const Arguments& original) {
     std::cout << cli.help();
     return 0;
   }
-  AlignComparisonConfig config;
+  recipes::AlignComparisonConfig config;
   config.model = cli.value("model");
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");

@@ -44,7 +44,7 @@ int runCompareDlm(const Arguments& original) {
     std::cout << cli.help();
     return 0;
   }
-  DlmComparisonConfig config;
+  recipes::DlmComparisonConfig config;
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");
   config.steps = cli.integer("steps");

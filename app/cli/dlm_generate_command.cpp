@@ -18,7 +18,7 @@ namespace strata::cli {
 
 int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
                      const std::string& device) {
-  DlmSamplingConfig config;
+  recipes::DlmSamplingConfig config;
   config.device = device;
   config.newTokens = sampling.maxNewTokens;
   config.temperature = sampling.temperature;
@@ -26,18 +26,20 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
   if (cli.has("steps")) config.stepsPerChunk = cli.integer("steps");
   const std::filesystem::path run = cli.value("dlm");
   if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
-  std::unique_ptr<GenerationJudge> judge;  // loaded first: a wrong folder fails before sampling
-  if (cli.has("judge")) judge = std::make_unique<GenerationJudge>(cli.value("judge"), device);
-  DlmSample sample;
+  std::unique_ptr<recipes::GenerationJudge>
+      judge;  // loaded first: a wrong folder fails before sampling
+  if (cli.has("judge"))
+    judge = std::make_unique<recipes::GenerationJudge>(cli.value("judge"), device);
+  recipes::DlmSample sample;
   if (readRunInfo(run).recipe == "repr_align") {
-    LoadedConversion conversion = loadConversionRun(run, std::nullopt, device);
+    recipes::LoadedConversion conversion = recipes::loadConversionRun(run, std::nullopt, device);
     const int64_t block =
         cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");
     if (block < 0) throw UsageError("--block must be >= 0");
-    sample = sampleConverted(conversion.model, *conversion.tokenizer, cli.value("prompt"), config,
-                             conversion.config.integer("sample_steps"), block);
+    sample = recipes::sampleConverted(conversion.model, *conversion.tokenizer, cli.value("prompt"),
+                                      config, conversion.config.integer("sample_steps"), block);
   } else {
-    sample = sampleDlm(run, cli.value("prompt"), config);
+    sample = recipes::sampleDlm(run, cli.value("prompt"), config);
   }
   std::cout << cli.value("prompt") << sample.text << "\n";
   if (cli.isSet("show-chunks")) {
@@ -53,13 +55,13 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
   }
   if (judge) {
     // A separate judge scores the continuation (re-tokenised with its own tokenizer).
-    const GenPplResult judged = judge->judge({{cli.value("prompt"), sample.text}});
+    const recipes::GenPplResult judged = judge->judge({{cli.value("prompt"), sample.text}});
     char quality[160];
     std::snprintf(quality, sizeof quality, "Gen.PPL %.3f over %lld judge tokens; ", judged.genPpl,
                   static_cast<long long>(judged.judgedTokens));
     std::cout << quality << "judge " << judged.judge << "\n";
     std::snprintf(quality, sizeof quality, "diversity: word %.4f, token %.4f\n",
-                  wordDiversity({sample.text}), tokenDiversity({sample.tokens}));
+                  recipes::wordDiversity({sample.text}), recipes::tokenDiversity({sample.tokens}));
     std::cout << quality;
   }
   char speed[128];

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   strata::setComputeThreads(strata::defaultThreadCount());
-  strata::addBuiltInRecipes();
+  strata::recipes::addBuiltInRecipes();
   strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   const std::vector<std::string> args(all.begin() + 1, all.end());
   for (const auto& command : strata::cli::commands()) {

@@ -14,7 +14,7 @@
 namespace strata::cli {
 namespace {
 
-void printJson(const TrainingMaskPicture& picture) {
+void printJson(const recipes::TrainingMaskPicture& picture) {
   nlohmann::ordered_json out;
   out["variant"] = dlmVariantName(picture.variant);
   out["length"] = picture.length;
@@ -27,7 +27,7 @@ void printJson(const TrainingMaskPicture& picture) {
 
 /** One character per entry ('#' = may attend, '.' = not), a bar between the noisy and the
  *  clean halves, each row labelled with its stream, position and chunk. */
-void printPicture(const TrainingMaskPicture& picture) {
+void printPicture(const recipes::TrainingMaskPicture& picture) {
   const auto length = static_cast<size_t>(picture.length);
   std::cout << dlmVariantName(picture.variant) << " training mask, L = " << length
             << " (rows attend columns; noisy x_t first, then clean x_0)\n";
@@ -80,13 +80,13 @@ int runMask(const Arguments& args) {
   } catch (const ConfigError&) {
     throw UsageError("--variant must be mdlm, bdlm or dcdm, not '" + variant + "'");
   }
-  TrainingMaskPicture picture;
+  recipes::TrainingMaskPicture picture;
   if (cli.has("model")) {
     if (!cli.has("text"))
       throw UsageError("--model needs --text: the sequence whose chunks are routed");
     const std::filesystem::path run = cli.value("model");
     if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
-    picture = runTrainingMask(run, cli.value("text"));
+    picture = recipes::runTrainingMask(run, cli.value("text"));
     if (picture.variant != chosen)
       throw UsageError("--variant " + variant + " does not match the run, which trained " +
                        dlmVariantName(picture.variant));
@@ -105,7 +105,8 @@ int runMask(const Arguments& args) {
           "dcdm's chunks depend on the content: give --model RUN (a trained dcdm run) and --text "
           "T");
     if (!cli.has("seq-len")) throw UsageError("mask --variant " + variant + " needs --seq-len L");
-    picture = positionalTrainingMask(chosen, cli.integer("seq-len"), cli.integer("block-size"));
+    picture =
+        recipes::positionalTrainingMask(chosen, cli.integer("seq-len"), cli.integer("block-size"));
   }
   if (cli.isSet("json"))
     printJson(picture);

@@ -39,7 +39,7 @@ int runSweepBridges(const Arguments& original) {
     std::cout << cli.help();
     return 0;
   }
-  BridgeSweepConfig config;
+  recipes::BridgeSweepConfig config;
   config.model = cli.value("model");
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");
@@ -59,9 +59,10 @@ int runSweepBridges(const Arguments& original) {
   config.settings = sets;
   config.device = deviceFrom(cli);
   config.layerZeroBaseline = !cli.isSet("no-baseline");
-  BridgeSweepResult result;
-  if (runWithTerminalProgress([&](JobContext& job) { result = runBridgeSweep(config, job); }) ==
-      JobOutcome::Cancelled) {
+  recipes::BridgeSweepResult result;
+  if (runWithTerminalProgress([&](JobContext& job) {
+        result = recipes::runBridgeSweep(config, job);
+      }) == JobOutcome::Cancelled) {
     std::cerr << "sweep stopped: run the same command again to continue\n";
     return 130;
   }
@@ -93,7 +94,7 @@ int runSweepBridges(const Arguments& original) {
                 static_cast<long long>(result.worstByScore));
   std::cout << line;
   // What S is up against: each proxy alone, depth alone, and S once depth is accounted for.
-  std::cout << "\n" << sweepStatisticsMarkdown(result) << "\n";
+  std::cout << "\n" << recipes::sweepStatisticsMarkdown(result) << "\n";
   std::cout << "Wrote " << (config.folder / "sweep.json").string() << ", sweep.csv and sweep.md\n";
   return 0;
 }

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   strata::runWithPassiveOpenMpWaits(argv);
   QApplication app(argc, argv);
   strata::setComputeThreads(strata::defaultThreadCount());
-  strata::addBuiltInRecipes();
+  strata::recipes::addBuiltInRecipes();
   strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   QApplication::setOrganizationName(QStringLiteral("Strata"));
   QApplication::setApplicationName(QStringLiteral("Strata"));

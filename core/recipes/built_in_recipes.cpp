@@ -9,7 +9,7 @@
 #include "recipes/pretrain/pretrain.h"
 #include "recipes/repr_align/repr_align.h"
 
-namespace strata {
+namespace strata::recipes {
 
 void addBuiltInRecipes() {
   addRecipe(loopRecipe("pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
@@ -29,4 +29,4 @@ void addBuiltInRecipes() {
                  reprAlignSettings, makeReprAlignRecipe));
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

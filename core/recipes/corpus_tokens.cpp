@@ -14,7 +14,8 @@
 #include "recipes/pretrain/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 std::vector<SettingSpec> corpusSettings(bool corpusRequired) {
@@ -118,4 +119,4 @@ CorpusTokens readCorpusTokens(const ResolvedConfig& config, const Tokenizer& tok
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -19,6 +19,10 @@ namespace strata {
 class JobContext;
 class Tokenizer;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 struct TokenSplit {
   std::vector<int32_t> train, val;
 };
@@ -65,4 +69,4 @@ CorpusTokens readCorpusTokens(const ResolvedConfig& config, const Tokenizer& tok
  *  Flood 2014), portable, so the data order is the same on every platform and after a resume. */
 uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -12,7 +12,7 @@
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/unmasking.h"
 
-namespace strata {
+namespace strata::recipes {
 
 int64_t DlmStepBudget::stepsFor(int64_t chunkTokens, int64_t tokensBefore,
                                 int64_t stepsBefore) const {
@@ -94,4 +94,4 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
   return sample;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::recipes {
 
 /** How many denoising steps each chunk (block) of the continuation gets. Why per token: with a
  *  fixed number of steps per chunk, a dcdm chunk of 16 tokens reveals several tokens per step
@@ -63,4 +63,4 @@ struct DlmSample {
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& prompt,
                     const DlmSamplingConfig& config);
 
-}  // namespace strata
+}  // namespace strata::recipes

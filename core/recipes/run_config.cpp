@@ -2,7 +2,7 @@
 
 #include "engine/recipe_catalog.h"
 
-namespace strata {
+namespace strata::recipes {
 
 ResolvedConfig runConfig(const RunManifest& run) {
   const ConfigSchema schema = recipeSchema(run.recipe);
@@ -11,4 +11,4 @@ ResolvedConfig runConfig(const RunManifest& run) {
   return config;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

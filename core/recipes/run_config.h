@@ -5,10 +5,10 @@
 #include "engine/config_schema.h"
 #include "engine/run_manifest.h"
 
-namespace strata {
+namespace strata::recipes {
 
 /** The settings of `run` under recipeSchema(run.recipe). ConfigError/FormatError naming
  *  run.json for an unknown recipe, a missing "config" or a value of the wrong type. */
 ResolvedConfig runConfig(const RunManifest& run);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,7 @@
 #include "model/backbone/backbone.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
 
 namespace {
 
@@ -145,4 +145,4 @@ GenPplResult GenerationJudge::judge(const std::vector<JudgedText>& texts) const 
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -27,6 +27,10 @@ namespace strata {
 class Backbone;
 class Tokenizer;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 /** Unique and total n-grams of one sequence (sliding window, every n-gram counted). */
 struct NgramCounts {
   int64_t unique = 0;
@@ -86,4 +90,4 @@ class GenerationJudge {
 double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t>& prompt,
                                 const std::vector<int32_t>& continuation);
 
-}  // namespace strata
+}  // namespace strata::recipes

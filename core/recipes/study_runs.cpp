@@ -6,7 +6,8 @@
 #include "engine/run_folder.h"
 #include "engine/training_run.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 fs::path trainStudyRun(const std::string& recipe, const fs::path& studyFolder,
@@ -30,4 +31,4 @@ fs::path trainStudyRun(const std::string& recipe, const fs::path& studyFolder,
   return run;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -12,6 +12,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 struct StudyVariant {
   std::string name;                   ///< the run folder's name inside the study folder
   std::vector<std::string> settings;  ///< "key=value" on top of the shared settings
@@ -25,4 +29,4 @@ std::filesystem::path trainStudyRun(const std::string& recipe,
                                     const StudyVariant& variant, const std::string& command,
                                     JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::recipes

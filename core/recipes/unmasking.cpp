@@ -9,7 +9,7 @@
 
 #include "model/backbone/generation.h"
 
-namespace strata {
+namespace strata::recipes {
 
 DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int32_t>& prompt,
                              int64_t newTokens, int64_t stepsPerChunk,
@@ -80,4 +80,4 @@ DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int3
   return sample;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,7 @@
 
 #include "recipes/dlm_sampler.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct UnmaskingModel {
   int64_t maskId = 0;
@@ -36,4 +36,4 @@ DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int3
                              int64_t newTokens, int64_t stepsPerChunk,
                              const DlmSamplingConfig& config);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -48,7 +48,7 @@ std::vector<int64_t> seedsOf(const std::vector<std::string>& settings, int64_t c
 }
 
 StudyProtocol comparisonProtocol(const std::string& name, const std::string& recipe,
-                                 const std::vector<StudyVariant>& variants,
+                                 const std::vector<recipes::StudyVariant>& variants,
                                  std::vector<std::string> shared, int64_t steps,
                                  std::vector<int64_t> seeds) {
   if (variants.empty()) throw ConfigError(name, "variants", "is empty");
@@ -57,7 +57,8 @@ StudyProtocol comparisonProtocol(const std::string& name, const std::string& rec
   p.budget = "steps=" + std::to_string(steps);
   p.budgetNote = std::to_string(steps) + " optimizer steps for every run (--steps)";
   p.seeds = std::move(seeds);
-  for (const StudyVariant& v : variants) p.arms.push_back({v.name, recipe, v.settings, ""});
+  for (const recipes::StudyVariant& v : variants)
+    p.arms.push_back({v.name, recipe, v.settings, ""});
   shared.push_back("steps=" + std::to_string(steps));
   p.shared = std::move(shared);
   p.curves = {"val_loss"};
@@ -85,7 +86,8 @@ double metricOf(const StudyReportRun& run, const std::string& key) {
 
 class DlmComparisonStudy final : public Study {
  public:
-  DlmComparisonStudy(const DlmComparisonConfig& config, const GenerationJudge* judge)
+  DlmComparisonStudy(const recipes::DlmComparisonConfig& config,
+                     const recipes::GenerationJudge* judge)
       : m_config(config), m_judge(judge) {}
 
   StudyProtocol protocol(const StudyOptions&) const override {
@@ -108,8 +110,8 @@ class DlmComparisonStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
-    DlmComparisonRow row = dlmComparisonRow(arm.name, run);
-    addSampleQuality(row, m_config.samples, m_judge, m_config.device);
+    recipes::DlmComparisonRow row = recipes::dlmComparisonRow(arm.name, run);
+    recipes::addSampleQuality(row, m_config.samples, m_judge, m_config.device);
     RunMeasurement m;
     m.values = {{"val_elbo_best", row.valLoss},        {"masked_acc", row.maskedAcc},
                 {"load_entropy", row.loadEntropy},     {"max_chunk_share", row.maxChunkShare},
@@ -120,13 +122,13 @@ class DlmComparisonStudy final : public Study {
   }
 
  private:
-  DlmComparisonConfig m_config;
-  const GenerationJudge* m_judge;
+  recipes::DlmComparisonConfig m_config;
+  const recipes::GenerationJudge* m_judge;
 };
 
 class AlignComparisonStudy final : public Study {
  public:
-  explicit AlignComparisonStudy(const AlignComparisonConfig& config) : m_config(config) {}
+  explicit AlignComparisonStudy(const recipes::AlignComparisonConfig& config) : m_config(config) {}
 
   StudyProtocol protocol(const StudyOptions&) const override {
     std::vector<std::string> shared = withoutSeed(m_config.settings);
@@ -151,11 +153,11 @@ class AlignComparisonStudy final : public Study {
   void prepareMeasuring(const StudyProtocol&, const fs::path&, const StudyOptions&) override {
     // One judge for every student: the teacher, the model every student was converted from.
     if (m_config.samples > 0 && !m_judge)
-      m_judge = std::make_unique<GenerationJudge>(m_config.model, m_config.device);
+      m_judge = std::make_unique<recipes::GenerationJudge>(m_config.model, m_config.device);
   }
 
   RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
-    const AlignComparisonRow row = alignComparisonRow(arm.name, run);
+    const recipes::AlignComparisonRow row = recipes::alignComparisonRow(arm.name, run);
     RunMeasurement m;
     m.values = {{"val_loss_best", row.bestValLoss},
                 {"val_loss_final", row.finalValLoss},
@@ -167,13 +169,14 @@ class AlignComparisonStudy final : public Study {
       if (m_prompts.empty()) {  // the same held-out prompts for every student
         NullProgressSink quiet;
         JobContext job(quiet, CancellationToken());
-        m_prompts = heldOutPrompts(run, m_config.samples, kPromptTokens, job);
+        m_prompts = recipes::heldOutPrompts(run, m_config.samples, kPromptTokens, job);
       }
-      StudentSampling sampling;
+      recipes::StudentSampling sampling;
       sampling.samples = m_config.samples;
       sampling.newTokens = m_config.sampleTokens;
       sampling.device = m_config.device;
-      const StudentSampleQuality q = judgeStudentSamples(run, m_prompts, sampling, *m_judge);
+      const recipes::StudentSampleQuality q =
+          recipes::judgeStudentSamples(run, m_prompts, sampling, *m_judge);
       m.values["gen_ppl"] = q.genPpl;
       m.values["mean_cross_entropy"] = q.meanCrossEntropy;
       m.values["judged_tokens"] = static_cast<double>(q.judgedTokens);
@@ -184,40 +187,43 @@ class AlignComparisonStudy final : public Study {
   }
 
  private:
-  AlignComparisonConfig m_config;
-  std::unique_ptr<GenerationJudge> m_judge;
+  recipes::AlignComparisonConfig m_config;
+  std::unique_ptr<recipes::GenerationJudge> m_judge;
   std::vector<std::string> m_prompts;
 };
 
 }  // namespace
 
-std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& c, JobContext& job) {
-  std::unique_ptr<GenerationJudge> judge;
+std::vector<recipes::DlmComparisonRow> runDlmComparison(const recipes::DlmComparisonConfig& c,
+                                                        JobContext& job) {
+  std::unique_ptr<recipes::GenerationJudge> judge;
   if (!c.judge.empty())
-    judge = std::make_unique<GenerationJudge>(c.judge, c.device);  // fail before training
+    judge = std::make_unique<recipes::GenerationJudge>(c.judge, c.device);  // fail before training
   DlmComparisonStudy study(c, judge.get());
   runStudy(study, comparisonOptions(c.folder, c.device, c.samples), job);
   const StudyReport report = readStudyReport(c.folder);
-  std::vector<DlmComparisonRow> rows;
+  std::vector<recipes::DlmComparisonRow> rows;
   for (const StudyReportRun& run : report.runs) {
-    DlmComparisonRow row = dlmComparisonRow(rowName(run, c.seeds > 1), run.folder);
+    recipes::DlmComparisonRow row =
+        recipes::dlmComparisonRow(rowName(run, c.seeds > 1), run.folder);
     row.genPpl = metricOf(run, "gen_ppl");
     row.wordDiversity = metricOf(run, "word_diversity");
     row.tokenDiversity = metricOf(run, "token_diversity");
     rows.push_back(row);
   }
-  writeDlmComparisonReports(rows, c.folder, c.judge.string());
+  recipes::writeDlmComparisonReports(rows, c.folder, c.judge.string());
   return rows;
 }
 
-std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& c,
-                                                   JobContext& job) {
+std::vector<recipes::AlignComparisonRow> runAlignComparison(const recipes::AlignComparisonConfig& c,
+                                                            JobContext& job) {
   AlignComparisonStudy study(c);
   runStudy(study, comparisonOptions(c.folder, c.device, c.samples), job);
   const StudyReport report = readStudyReport(c.folder);
-  std::vector<AlignComparisonRow> rows;
+  std::vector<recipes::AlignComparisonRow> rows;
   for (const StudyReportRun& run : report.runs) {
-    AlignComparisonRow row = alignComparisonRow(rowName(run, c.seeds > 1), run.folder);
+    recipes::AlignComparisonRow row =
+        recipes::alignComparisonRow(rowName(run, c.seeds > 1), run.folder);
     if (c.samples > 0) {
       row.quality.samples = c.samples;
       row.quality.judge = c.model.string();
@@ -229,7 +235,7 @@ std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& 
     }
     rows.push_back(row);
   }
-  writeAlignComparisonReports(rows, c.folder);
+  recipes::writeAlignComparisonReports(rows, c.folder);
   return rows;
 }
 

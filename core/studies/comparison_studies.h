@@ -21,8 +21,9 @@ class JobContext;
 namespace strata::studies {
 
 /** Trains (or continues) every variant, then writes the study's files and compare.*. */
-std::vector<DlmComparisonRow> runDlmComparison(const DlmComparisonConfig& config, JobContext& job);
-std::vector<AlignComparisonRow> runAlignComparison(const AlignComparisonConfig& config,
-                                                   JobContext& job);
+std::vector<recipes::DlmComparisonRow> runDlmComparison(const recipes::DlmComparisonConfig& config,
+                                                        JobContext& job);
+std::vector<recipes::AlignComparisonRow> runAlignComparison(
+    const recipes::AlignComparisonConfig& config, JobContext& job);
 
 }  // namespace strata::studies

@@ -171,7 +171,7 @@ class DcdmStudy final : public Study {
     m_samples =
         options.measureSamples >= 0 ? options.measureSamples : (p.budget == "smoke" ? 2 : 8);
     m_device = options.device;
-    m_judge = std::make_unique<GenerationJudge>(runs / "judge", options.device);
+    m_judge = std::make_unique<recipes::GenerationJudge>(runs / "judge", options.device);
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
@@ -186,7 +186,8 @@ class DcdmStudy final : public Study {
     m.values["load_entropy_mean"] = strata::meanOf(load);
     m.values["max_chunk_share"] = metrics.last("val_max_chunk_share");
     m.values["tokens_per_s"] = metrics.mean("tokens_per_s");
-    const DlmSampleQuality q = judgeDlmSamples(run, m_samples, m_judge.get(), m_device);
+    const recipes::DlmSampleQuality q =
+        recipes::judgeDlmSamples(run, m_samples, m_judge.get(), m_device);
     m.values["gen_ppl"] = q.genPpl;
     m.values["token_diversity"] = q.tokenDiversity;
     m.curves["val_loss"] = val;
@@ -201,7 +202,7 @@ class DcdmStudy final : public Study {
   static constexpr int64_t kAblationSeeds = 3;  // the arms besides the headline three
   int64_t m_samples = 8;
   std::string m_device = "auto";
-  std::unique_ptr<GenerationJudge> m_judge;
+  std::unique_ptr<recipes::GenerationJudge> m_judge;
 };
 
 }  // namespace

@@ -196,14 +196,14 @@ RunMeasurement bridgeRunMeasurement(const fs::path& run) {
   return m;
 }
 
-BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
-                          const std::vector<geometry::ProxyValues>& values,
-                          const geometry::LayerRange& candidates,
-                          const std::vector<BridgeLoss>& bridges, const fs::path& source) {
+recipes::BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
+                                   const std::vector<geometry::ProxyValues>& values,
+                                   const geometry::LayerRange& candidates,
+                                   const std::vector<BridgeLoss>& bridges, const fs::path& source) {
   const auto scores = geometry::scoreLayers(layers, geometry::proxySeries(values), {}, candidates);
-  BridgeSweepResult sweep;
+  recipes::BridgeSweepResult sweep;
   for (const auto& bridge : bridges) {
-    BridgeSweepRow row;
+    recipes::BridgeSweepRow row;
     row.layer = bridge.layer;
     row.valLoss = bridge.valLoss;
     const auto index =
@@ -216,11 +216,11 @@ BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
     row.effectiveRank = values[index].effectiveRank;
     sweep.rows.push_back(row);
   }
-  if (sweep.rows.size() >= 2) computeSweepStatistics(sweep);
+  if (sweep.rows.size() >= 2) recipes::computeSweepStatistics(sweep);
   return sweep;
 }
 
-SweepChoice sweepChoice(const BridgeSweepResult& sweep) {
+SweepChoice sweepChoice(const recipes::BridgeSweepResult& sweep) {
   const auto& rows = sweep.rows;
   const auto byLoss = std::min_element(
       rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.valLoss < b.valLoss; });

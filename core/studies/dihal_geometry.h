@@ -68,11 +68,11 @@ struct BridgeLoss {
 
 /** The sweep's rows and statistics for one set of proxy values (S over `candidates`, then the
  *  bridges' layers); FormatError naming `source` when a bridge's layer has no proxies. */
-BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
-                          const std::vector<geometry::ProxyValues>& values,
-                          const geometry::LayerRange& candidates,
-                          const std::vector<BridgeLoss>& bridges,
-                          const std::filesystem::path& source);
+recipes::BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
+                                   const std::vector<geometry::ProxyValues>& values,
+                                   const geometry::LayerRange& candidates,
+                                   const std::vector<BridgeLoss>& bridges,
+                                   const std::filesystem::path& source);
 
 /** The layers a sweep picks (over its bridged layers) and what each pick costs. */
 struct SweepChoice {
@@ -84,6 +84,6 @@ struct SweepChoice {
 };
 
 /** Needs at least one row. */
-SweepChoice sweepChoice(const BridgeSweepResult& sweep);
+SweepChoice sweepChoice(const recipes::BridgeSweepResult& sweep);
 
 }  // namespace strata::studies

@@ -224,7 +224,8 @@ class DihalPretrainedStudy final : public Study {
           if (r.arm.rfind(prefix, 0) == 0)
             bridges.push_back({std::stoll(r.arm.substr(prefix.size())),
                                r.measurement.values.at("val_loss_best")});
-        const BridgeSweepResult sweep = sweepOf(layers, values, candidates(p), bridges, store);
+        const recipes::BridgeSweepResult sweep =
+            sweepOf(layers, values, candidates(p), bridges, store);
         if (sweep.rows.size() < 2) continue;
         m.values["rho_s_" + process + "_" + n] = sweep.rho;
         m.values["partial_rho_" + process + "_" + n] = sweep.partialRho;
@@ -250,7 +251,7 @@ class DihalPretrainedStudy final : public Study {
     return {report->layerIndices(), report->values()};
   }
 
-  static void addSweepNumbers(const BridgeSweepResult& sweep, const std::string& process,
+  static void addSweepNumbers(const recipes::BridgeSweepResult& sweep, const std::string& process,
                               RunMeasurement& m) {
     const SweepChoice choice = sweepChoice(sweep);
     m.values["rho_neg_depth_" + process] = sweep.rhoDepth;

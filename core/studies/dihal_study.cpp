@@ -270,7 +270,7 @@ class DihalStudy final : public Study {
     RunMeasurement m = bridgeRunMeasurement(run);
     m.values["gen_ppl"] = m.values["word_diversity"] = m.values["original_gen_ppl"] = kNan;
     if (!m_prompts.empty()) {
-      HybridComparisonConfig config;
+      recipes::HybridComparisonConfig config;
       config.bridgeRun = run;
       config.prompts = m_prompts;
       config.sampling.maxNewTokens = static_cast<int>(m_newTokens);
@@ -283,7 +283,7 @@ class DihalStudy final : public Study {
       config.device = m_device;
       NullProgressSink quiet;
       JobContext job(quiet, CancellationToken());
-      const HybridComparison c = compareHybridGeneration(config, job);
+      const recipes::HybridComparison c = recipes::compareHybridGeneration(config, job);
       m.values["gen_ppl"] = c.hybridGenPpl;
       m.values["word_diversity"] = c.hybridDiversity;
       if (config.original) m.values["original_gen_ppl"] = c.originalGenPpl;
@@ -297,7 +297,7 @@ class DihalStudy final : public Study {
     const auto report = geometry::readGeometry(storePath);
     if (!report) throw FormatError(storePath, "has no layer scores");
     const std::vector<BridgeLoss> bridges = bridgeLosses(runs);
-    BridgeSweepResult sweep =
+    recipes::BridgeSweepResult sweep =
         sweepOf(report->layerIndices(), report->values(), candidates(p), bridges, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
@@ -318,7 +318,8 @@ class DihalStudy final : public Study {
     const fs::path others = normalisationsFile(storePath);
     for (const geometry::Normalisation mode : kOtherNormalisations) {
       const auto [layers, values] = readNormalisation(others, mode);
-      const BridgeSweepResult other = sweepOf(layers, values, candidates(p), bridges, others);
+      const recipes::BridgeSweepResult other =
+          sweepOf(layers, values, candidates(p), bridges, others);
       const std::string name = geometry::normalisationName(mode);
       m.values["rho_s_" + name] = other.rho;
       m.values["partial_rho_" + name] = other.partialRho;

@@ -21,7 +21,7 @@ std::map<std::string, double> evaluateRunAgain(const fs::path& run,
                                                const std::vector<std::string>& overrides,
                                                const std::string& device) {
   const RunManifest manifest = readRunManifest(run);
-  ResolvedConfig config = runConfig(manifest);
+  ResolvedConfig config = recipes::runConfig(manifest);
   const ConfigSchema schema = recipeSchema(manifest.recipe);
   for (const auto& o : overrides) applyOverride(schema, o, config);
   const auto [step, checkpoint] = RunFolder(run).checkpoints().chosen(std::nullopt);

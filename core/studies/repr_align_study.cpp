@@ -172,7 +172,7 @@ class ReprAlignStudy final : public Study {
     m_sampling.samples = m_samples;
     m_sampling.newTokens = p.budget == "smoke" ? 6 : 32;
     m_sampling.device = options.device;
-    m_judge = std::make_unique<GenerationJudge>(runs / "judge", options.device);
+    m_judge = std::make_unique<recipes::GenerationJudge>(runs / "judge", options.device);
     m_device = options.device;
     m_testWindows = p.budget == "smoke" ? 2 : kTestWindows;
   }
@@ -190,7 +190,7 @@ class ReprAlignStudy final : public Study {
     // The recipe's fixed-ratio evaluations (recipes/repr_align/repr_align.cpp): which end of the
     // noise schedule the adaptation improves.
     LoggedSeries byRatio;
-    for (const int percent : kReprAlignMaskPercents) {
+    for (const int percent : recipes::kReprAlignMaskPercents) {
       const LoggedSeries ce = metrics.series("val_masked_ce_r" + std::to_string(percent));
       m.values["val_ce_r" + std::to_string(percent)] = ce.empty() ? std::nan("") : lastOf(ce);
       if (!ce.empty()) byRatio.emplace_back(percent, lastOf(ce));
@@ -221,9 +221,10 @@ class ReprAlignStudy final : public Study {
       if (m_prompts.empty()) {  // the same held-out prompts for every student
         NullProgressSink quiet;
         JobContext job(quiet, CancellationToken());
-        m_prompts = heldOutPrompts(run, m_samples, kPromptTokens, job);
+        m_prompts = recipes::heldOutPrompts(run, m_samples, kPromptTokens, job);
       }
-      const StudentSampleQuality q = judgeStudentSamples(run, m_prompts, m_sampling, *m_judge);
+      const recipes::StudentSampleQuality q =
+          recipes::judgeStudentSamples(run, m_prompts, m_sampling, *m_judge);
       m.values["gen_ppl"] = q.genPpl;
       m.values["token_diversity"] = q.tokenDiversity;
     }
@@ -239,9 +240,9 @@ class ReprAlignStudy final : public Study {
   std::string m_device = "auto";
   int64_t m_testWindows = kTestWindows;
   int64_t m_samples = 8;
-  StudentSampling m_sampling;
+  recipes::StudentSampling m_sampling;
   std::vector<std::string> m_prompts;
-  std::unique_ptr<GenerationJudge> m_judge;
+  std::unique_ptr<recipes::GenerationJudge> m_judge;
 };
 
 }  // namespace

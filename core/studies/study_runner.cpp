@@ -168,7 +168,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     progress.beginRun(label, r.steps, before);
     if (!options.analyseOnly) {
       JobContext context = progress.context();
-      trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
+      recipes::trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
     }
     progress.endRun();
     job.checkCancelled();

@@ -4,5 +4,5 @@
 #include "recipes/built_in_recipes.h"
 
 namespace {
-const bool kAdded = (strata::addBuiltInRecipes(), true);
+const bool kAdded = (strata::recipes::addBuiltInRecipes(), true);
 }  // namespace

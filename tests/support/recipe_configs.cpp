@@ -38,7 +38,7 @@ fs::path randomByteModel(const fs::path& folder, int architecture) {
   spec.architecture = static_cast<Architecture>(architecture);
   spec.vocab = 258;
   writeRandomBackbone(folder, spec);
-  writeTokenizerFiles("byte", folder);
+  recipes::writeTokenizerFiles("byte", folder);
   return folder;
 }
 

@@ -61,7 +61,7 @@ class BridgeViewTest : public QObject {
     test::writeCodeCorpus(m_corpus);
     m_store = QDir::cleanPath(m_root.filePath("acts.h5"));
     test::writeScoredStore(m_store, m_corpus);
-    m_best = bestLayerOfStore(std::filesystem::path(m_store.toStdString()));
+    m_best = recipes::bestLayerOfStore(std::filesystem::path(m_store.toStdString()));
     QVERIFY(m_best >= 1 && m_best <= 3);  // the default candidates 1..L−1 of a 4-layer model
   }
 

@@ -45,9 +45,9 @@ void writeSweep(const QString& folder) {
 })");
 }
 
-std::shared_ptr<const BridgeSweepResult> readSweep(const QString& folder) {
-  return std::make_shared<const BridgeSweepResult>(
-      readBridgeSweep(std::filesystem::path(folder.toStdString())));
+std::shared_ptr<const recipes::BridgeSweepResult> readSweep(const QString& folder) {
+  return std::make_shared<const recipes::BridgeSweepResult>(
+      recipes::readBridgeSweep(std::filesystem::path(folder.toStdString())));
 }
 
 }  // namespace

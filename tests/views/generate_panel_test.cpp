@@ -48,8 +48,8 @@ class GeneratePanelTest : public QObject {
 
   void theTokenStreamKeepsTheOrderPushed() {
     TokenStream stream;
-    stream.push({0, GenerationSide::Original, "a"});
-    stream.push({0, GenerationSide::Hybrid, "b"});
+    stream.push({0, recipes::GenerationSide::Original, "a"});
+    stream.push({0, recipes::GenerationSide::Hybrid, "b"});
     const auto pieces = stream.take();
     QCOMPARE(pieces.size(), 2u);
     QCOMPARE(pieces[1].text, std::string("b"));

@@ -18,7 +18,8 @@
 #include "recipes/bridge/bridge_store_data.h"
 #include "recipes/pretrain/pretrain_data.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -212,4 +213,4 @@ std::vector<SettingSpec> bridgeSettings() {
 
 std::unique_ptr<Recipe> makeBridgeRecipe() { return std::make_unique<BridgeRecipe>(); }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -17,8 +17,12 @@ namespace strata {
 
 class Recipe;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 /** The recipe's own settings: source model, layer, corpus, denoiser shape, diffusion. */
 std::vector<SettingSpec> bridgeSettings();
 std::unique_ptr<Recipe> makeBridgeRecipe();
 
-}  // namespace strata
+}  // namespace strata::recipes

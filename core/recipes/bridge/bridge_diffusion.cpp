@@ -8,7 +8,7 @@
 #include "model/diffusion/brownian_bridge.h"
 #include "model/random/random_draws.h"
 
-namespace strata {
+namespace strata::recipes {
 
 namespace {
 
@@ -77,4 +77,4 @@ torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, 
                     CosineSchedule(), generator);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

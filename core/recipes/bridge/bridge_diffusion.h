@@ -17,7 +17,7 @@
 #include "model/diffusion/bridge_denoiser.h"
 #include "model/diffusion/diffusion_schedule.h"
 
-namespace strata {
+namespace strata::recipes {
 
 enum class DiffusionProcess { Gaussian, Bridge };
 
@@ -55,4 +55,4 @@ torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, 
                            const BridgeDiffusion& diffusion,
                            std::optional<at::Generator> generator = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::recipes

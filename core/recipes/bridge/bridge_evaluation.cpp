@@ -9,7 +9,7 @@
 #include "model/diffusion/embedding_rounding.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::recipes {
 
 std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
                                              const BridgeDiffusion& diffusion,
@@ -88,4 +88,4 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
   return metrics;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

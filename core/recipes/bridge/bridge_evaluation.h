@@ -19,7 +19,7 @@
 #include "recipes/bridge/bridge_source.h"
 #include "recipes/bridge/bridge_store_data.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct BridgeEvaluationData {
   const BridgeSource& source;
@@ -37,4 +37,4 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
                                              const BridgeDiffusion& diffusion,
                                              const BridgeEvaluationData& data);
 
-}  // namespace strata
+}  // namespace strata::recipes

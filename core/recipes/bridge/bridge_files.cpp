@@ -12,7 +12,8 @@
 #include "model/backbone/safetensors_torch.h"
 #include "recipes/run_config.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -121,4 +122,4 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
                     "has no valid checkpoint of the bridge");
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -14,7 +14,7 @@
 #include "recipes/bridge/bridge_diffusion.h"
 #include "recipes/bridge/bridge_source.h"
 
-namespace strata {
+namespace strata::recipes {
 
 /** ConfigError naming the setting for combinations that cannot work (process=bridge needs
  *  prediction=x0 and condition=embeddings). */
@@ -44,4 +44,4 @@ struct LoadedBridge {
 LoadedBridge loadBridgeRun(const std::filesystem::path& runFolder,
                            const torch::Device& device = torch::kCPU);
 
-}  // namespace strata
+}  // namespace strata::recipes

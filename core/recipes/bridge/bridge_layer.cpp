@@ -7,7 +7,7 @@
 #include "geometry/metric_series.h"
 #include "geometry/score.h"
 
-namespace strata {
+namespace strata::recipes {
 
 int64_t bestLayerOfStore(const std::filesystem::path& store) {
   const auto report = geometry::readGeometry(store);
@@ -20,4 +20,4 @@ int64_t bestLayerOfStore(const std::filesystem::path& store) {
   return report->layers[static_cast<size_t>(scores.bestIndex)].layer;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <filesystem>
 
-namespace strata {
+namespace strata::recipes {
 
 /** l* of a store: argmax of the DiHAL score (default weights and candidates) of its
  *  /geometry. FormatError when the store has no geometry (run `strata-cli score` first). */
 int64_t bestLayerOfStore(const std::filesystem::path& store);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -9,7 +9,8 @@
 #include "engine/batch_transfer.h"
 #include "io/activation_store.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device)
@@ -114,4 +115,4 @@ BridgeStatistics BridgeSource::statistics(const std::optional<fs::path>& store,
   return {target.finish(m_device, source), condition.finish(m_device, source)};
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -21,6 +21,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 /** Per-dimension mean and standard deviation of h_{l*} (float32 [d]). */
 struct HiddenStatistics {
   torch::Tensor mean, std;
@@ -81,4 +85,4 @@ class BridgeSource {
   torch::Device m_device;
 };
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -9,7 +9,8 @@
 #include "io/activation_store.h"
 #include "recipes/corpus_tokens.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -87,4 +88,4 @@ BridgeWindows BridgeStoreData::validation(int64_t first, int64_t rows) const {
   return gather(starts);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace strata {
+namespace strata::recipes {
 
 struct BridgeWindows {
   torch::Tensor ids;        ///< [B, T] int64
@@ -49,4 +49,4 @@ class BridgeStoreData {
   torch::Device m_device;
 };
 
-}  // namespace strata
+}  // namespace strata::recipes

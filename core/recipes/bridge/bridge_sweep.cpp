@@ -26,7 +26,8 @@
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -313,4 +314,4 @@ BridgeSweepResult readBridgeSweep(const fs::path& folder) {
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

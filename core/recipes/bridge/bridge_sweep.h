@@ -14,6 +14,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 struct BridgeSweepConfig {
   std::filesystem::path model;
   std::filesystem::path corpus;
@@ -79,4 +83,4 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& jo
 /** Reads the sweep.json a sweep wrote into `folder` (FormatError/IoError naming the file). */
 BridgeSweepResult readBridgeSweep(const std::filesystem::path& folder);
 
-}  // namespace strata
+}  // namespace strata::recipes

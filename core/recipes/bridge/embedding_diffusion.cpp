@@ -7,7 +7,7 @@
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::recipes {
 
 bool isEmbeddingDiffusion(const LoadedBridge& bridge) {
   return !bridge.diffusion.conditioned && bridge.source->layer() == 0;
@@ -42,4 +42,4 @@ int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& r
   return static_cast<int32_t>(rounding.tokens(next)[0][0].item<int64_t>());
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -14,7 +14,7 @@
 #include "model/diffusion/embedding_rounding.h"
 #include "recipes/bridge/bridge_files.h"
 
-namespace strata {
+namespace strata::recipes {
 
 /** True for a run whose denoiser has no condition at layer 0: it generates by rounding. */
 bool isEmbeddingDiffusion(const LoadedBridge& bridge);
@@ -24,4 +24,4 @@ bool isEmbeddingDiffusion(const LoadedBridge& bridge);
 int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& rounding,
                                 const std::vector<int32_t>& ids, uint64_t seed);
 
-}  // namespace strata
+}  // namespace strata::recipes

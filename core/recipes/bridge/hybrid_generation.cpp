@@ -15,7 +15,7 @@
 #include "recipes/bridge/embedding_diffusion.h"
 #include "recipes/sample_quality.h"
 
-namespace strata {
+namespace strata::recipes {
 
 namespace {
 
@@ -157,4 +157,4 @@ HybridComparison compareHybridGeneration(
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

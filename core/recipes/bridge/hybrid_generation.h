@@ -20,6 +20,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 struct HybridComparisonConfig {
   std::filesystem::path bridgeRun;
   std::vector<std::string> prompts;
@@ -72,4 +76,4 @@ HybridComparison compareHybridGeneration(
     const HybridComparisonConfig& config, JobContext& job,
     const std::function<void(size_t, GenerationSide, const std::string&)>& onToken = {});
 
-}  // namespace strata
+}  // namespace strata::recipes

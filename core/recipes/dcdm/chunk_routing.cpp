@@ -14,7 +14,8 @@
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/dcdm/training_mask.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 std::vector<int64_t> dlmCheckpointSteps(const fs::path& runFolder) {
@@ -78,4 +79,4 @@ void writeChunkRoutingCsv(const ChunkRoutingReport& r, const fs::path& file) {
   writeTextAtomically(file, csv);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

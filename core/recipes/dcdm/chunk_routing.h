@@ -14,7 +14,7 @@
 
 #include "model/diffusion/dlm_variant.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct ChunkRoutingReport {
   DlmVariant variant = DlmVariant::Dcdm;
@@ -42,4 +42,4 @@ ChunkRoutingReport routeText(const std::filesystem::path& runFolder, const std::
 /** Writes position, token, chunk and the K affinities per row as CSV. */
 void writeChunkRoutingCsv(const ChunkRoutingReport& report, const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -19,7 +19,8 @@
 #include "recipes/pretrain/pretrain_data.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -223,4 +224,4 @@ std::vector<SettingSpec> dcdmSettings() {
 
 std::unique_ptr<Recipe> makeDcdmRecipe() { return std::make_unique<DcdmRecipe>(); }
 
-}  // namespace strata
+}  // namespace strata::recipes

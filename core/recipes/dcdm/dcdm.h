@@ -19,7 +19,11 @@ namespace strata {
 
 class Recipe;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 std::vector<SettingSpec> dcdmSettings();
 std::unique_ptr<Recipe> makeDcdmRecipe();
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -11,7 +11,7 @@
 #include "model/diffusion/shared_noise_elbo.h"
 #include "recipes/pretrain/pretrain_data.h"
 
-namespace strata {
+namespace strata::recipes {
 
 torch::Tensor normalisedEntropy(const torch::Tensor& loads) {
   const torch::Tensor p = loads.to(torch::kDouble);
@@ -69,4 +69,4 @@ HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion&
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

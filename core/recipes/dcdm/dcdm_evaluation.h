@@ -15,7 +15,7 @@
 #include "model/diffusion/dcdm_transformer.h"
 #include "model/diffusion/masked_diffusion.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct HeldOutElboOptions {
   int64_t seqLen = 0;
@@ -46,4 +46,4 @@ HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion&
  *  float64 scalar on the loads' device. */
 torch::Tensor normalisedEntropy(const torch::Tensor& loads);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -10,7 +10,8 @@
 #include "engine/run_folder.h"
 #include "recipes/run_config.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -78,4 +79,4 @@ LoadedDlm loadDlmRunAt(const fs::path& runFolder, int64_t step) {
   return loadDlm(runFolder, torch::kCPU, step);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,7 @@
 #include "recipes/dlm_sampler.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
 
 MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& config);
 DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& config, int64_t vocab);
@@ -40,4 +40,4 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
                           const std::string& prompt, const DlmSamplingConfig& config,
                           const DlmStepBudget& runBudget);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -12,7 +12,8 @@
 #include "recipes/dcdm/dlm_sample_quality.h"
 #include "recipes/run_config.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -118,4 +119,4 @@ void writeDlmComparisonReports(const std::vector<DlmComparisonRow>& rows, const 
   writeTextAtomically(folder / "compare.md", md);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

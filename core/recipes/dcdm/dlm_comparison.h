@@ -15,7 +15,7 @@
 
 #include "recipes/study_runs.h"
 
-namespace strata {
+namespace strata::recipes {
 
 class GenerationJudge;
 
@@ -62,4 +62,4 @@ void addSampleQuality(DlmComparisonRow& row, int64_t samples, const GenerationJu
 void writeDlmComparisonReports(const std::vector<DlmComparisonRow>& rows,
                                const std::filesystem::path& folder, const std::string& judge);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -12,7 +12,8 @@
 #include "recipes/dcdm/dcdm_files.h"
 #include "recipes/sample_quality.h"
 
-namespace strata {
+namespace strata::recipes {
+
 using Json = nlohmann::ordered_json;
 
 DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t samples,
@@ -53,4 +54,4 @@ DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t sampl
   return quality;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::recipes {
 
 class GenerationJudge;
 
@@ -25,4 +25,4 @@ struct DlmSampleQuality {
 DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t samples,
                                  const GenerationJudge* judge, const std::string& device);
 
-}  // namespace strata
+}  // namespace strata::recipes

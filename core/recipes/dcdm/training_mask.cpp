@@ -8,7 +8,7 @@
 #include "model/diffusion/dcdm_masks.h"
 #include "recipes/dcdm/chunk_routing.h"
 
-namespace strata {
+namespace strata::recipes {
 
 std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& chunkIds) {
   const at::Tensor ids = at::tensor(chunkIds, at::kLong).unsqueeze(0);
@@ -61,4 +61,4 @@ TrainingMaskPicture runTrainingMask(const std::filesystem::path& runFolder, cons
   return picture;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

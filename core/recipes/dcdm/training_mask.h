@@ -14,7 +14,7 @@
 
 #include "model/diffusion/dlm_variant.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct TrainingMaskPicture {
   DlmVariant variant = DlmVariant::Mdlm;
@@ -37,4 +37,4 @@ TrainingMaskPicture positionalTrainingMask(DlmVariant variant, int64_t length, i
 TrainingMaskPicture runTrainingMask(const std::filesystem::path& runFolder, const std::string& text,
                                     std::optional<int64_t> checkpointStep = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::recipes

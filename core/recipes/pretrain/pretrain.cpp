@@ -20,7 +20,8 @@
 #include "recipes/pretrain/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -142,4 +143,4 @@ std::vector<SettingSpec> pretrainSettings() {
 
 std::unique_ptr<Recipe> makePretrainRecipe() { return std::make_unique<PretrainRecipe>(); }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -18,8 +18,12 @@ namespace strata {
 
 class Recipe;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 /** The recipe's own settings (corpus, tokenizer, model shape, validation). */
 std::vector<SettingSpec> pretrainSettings();
 std::unique_ptr<Recipe> makePretrainRecipe();
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -18,7 +18,8 @@
 #include "recipes/pretrain/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -110,4 +111,4 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
   writeTextAtomically(runFolder / "README.md", md.str());
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

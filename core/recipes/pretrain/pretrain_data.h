@@ -19,6 +19,10 @@ namespace strata {
 class JobContext;
 class TrainableLlamaImpl;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 /** `rows` windows of seqLen + 1 tokens [rows, seqLen + 1] int64; window r starts at
  *  SplitMix64(seed, step, firstRow + r) — a pure function of the position in the run. */
 torch::Tensor trainingWindows(const std::vector<int32_t>& tokens, int64_t seqLen, uint64_t seed,
@@ -38,4 +42,4 @@ void writePretrainDescription(const std::filesystem::path& runFolder, const Reso
                               const std::map<std::string, std::string>& facts,
                               const std::string& tokenizerKind);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,8 @@
 #include "recipes/pretrain/pretrain.h"
 #include "tokenizer/byte_level.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -133,4 +134,4 @@ std::string llamaConfigJson(const LlamaFolderConfig& c) {
   return config.dump(2) + "\n";
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::recipes {
 
 /** A byte-level BPE tokenizer.json: the 256 GPT-2 byte-level symbols as the vocabulary (id =
  *  byte value), no merges, and the specials <|bos|> = 256, <|eos|> = 257. Every byte string
@@ -30,4 +30,4 @@ struct LlamaFolderConfig {
 };
 std::string llamaConfigJson(const LlamaFolderConfig& config);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -10,7 +10,8 @@
 #include "io/atomic_file.h"
 #include "recipes/run_config.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -162,4 +163,4 @@ void writeAlignComparisonReports(const std::vector<AlignComparisonRow>& rows,
   writeTextAtomically(folder / "compare.md", md);
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

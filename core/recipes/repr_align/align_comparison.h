@@ -16,7 +16,7 @@
 #include "recipes/repr_align/align_sample_quality.h"
 #include "recipes/study_runs.h"
 
-namespace strata {
+namespace strata::recipes {
 
 struct AlignComparisonConfig {
   std::filesystem::path model;
@@ -58,4 +58,4 @@ AlignComparisonRow alignComparisonRow(const std::string& name, const std::filesy
 void writeAlignComparisonReports(const std::vector<AlignComparisonRow>& rows,
                                  const std::filesystem::path& folder);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -11,7 +11,8 @@
 #include "recipes/repr_align/repr_align_files.h"
 #include "recipes/sample_quality.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 std::vector<std::string> heldOutPrompts(const fs::path& runFolder, int64_t count,
@@ -73,4 +74,4 @@ StudentSampleQuality judgeStudentSamples(const fs::path& runFolder,
   return quality;
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -11,8 +11,13 @@
 
 namespace strata {
 
-class GenerationJudge;
 class JobContext;
+
+}  // namespace strata
+
+namespace strata::recipes {
+
+class GenerationJudge;
 
 struct StudentSampling {
   int64_t samples = 8;          ///< continuations, one per prompt
@@ -47,4 +52,4 @@ StudentSampleQuality judgeStudentSamples(const std::filesystem::path& runFolder,
                                          const StudentSampling& sampling,
                                          const GenerationJudge& judge);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -20,7 +20,8 @@
 #include "recipes/repr_align/repr_align_files.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -314,4 +315,4 @@ std::vector<SettingSpec> reprAlignSettings() {
 
 std::unique_ptr<Recipe> makeReprAlignRecipe() { return std::make_unique<ReprAlignRecipe>(); }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -16,6 +16,10 @@ namespace strata {
 
 class Recipe;
 
+}  // namespace strata
+
+namespace strata::recipes {
+
 std::vector<SettingSpec> reprAlignSettings();
 std::unique_ptr<Recipe> makeReprAlignRecipe();
 
@@ -23,4 +27,4 @@ std::unique_ptr<Recipe> makeReprAlignRecipe();
  *  `masked_ce_r<percent>`: where along the noise schedule a run is good. */
 inline constexpr int kReprAlignMaskPercents[] = {10, 30, 50, 70, 90};
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,8 @@
 #include "recipes/run_config.h"
 #include "recipes/unmasking.h"
 
-namespace strata {
+namespace strata::recipes {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -108,4 +109,4 @@ DlmSample sampleConversionRun(const fs::path& runFolder, const std::string& prom
                          run.config.integer("sample_steps"), run.config.integer("sample_block"));
 }
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -15,7 +15,7 @@
 #include "recipes/dlm_sampler.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
 
 AlignmentOptions alignmentOptionsFrom(const ResolvedConfig& config);
 
@@ -50,4 +50,4 @@ DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer,
 DlmSample sampleConversionRun(const std::filesystem::path& runFolder, const std::string& prompt,
                               const DlmSamplingConfig& config);
 
-}  // namespace strata
+}  // namespace strata::recipes

@@ -33,7 +33,7 @@ fs::path byteModel(const fs::path& folder, bool addBos) {
   testing::RandomBackboneSpec spec;
   spec.vocab = 258;
   testing::writeRandomBackbone(folder, spec);
-  writeTokenizerFiles("byte", folder);
+  recipes::writeTokenizerFiles("byte", folder);
   nlohmann::json config = nlohmann::json::parse(readWholeFile(folder / "tokenizer_config.json"));
   config["add_bos_token"] = addBos;
   writeTextAtomically(folder / "tokenizer_config.json", config.dump(2));
@@ -125,7 +125,7 @@ TEST(BosConvention, WithoutADeclarationTheTokenizersTemplateDecides) {
 
 TEST(BosConvention, PretrainAndTheDefaultModelDeclareTheyTrainedWithoutBos) {
   TempDir dir;
-  writeTokenizerFiles("byte", dir.path());
+  recipes::writeTokenizerFiles("byte", dir.path());
   EXPECT_EQ(readTokenizerConfig(dir.path()).addBosToken, std::optional<bool>(false));
   const fs::path defaultModel = STRATA_SOURCE_DIR "/resources/models/default";
   EXPECT_EQ(readTokenizerConfig(defaultModel).addBosToken, std::optional<bool>(false));

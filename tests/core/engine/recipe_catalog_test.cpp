@@ -33,7 +33,7 @@ TEST(RecipeCatalog, AddingANameAgainReplacesIt) {
       "pretrain", "another description", [] { return std::vector<SettingSpec>{}; }, nullptr));
   EXPECT_EQ(recipeNames().size(), count);
   EXPECT_EQ(recipeSchema("pretrain").description, "another description");
-  addBuiltInRecipes();  // and adding the built-ins again restores them
+  recipes::addBuiltInRecipes();  // and adding the built-ins again restores them
   EXPECT_EQ(recipeNames().size(), count);
   EXPECT_NE(recipeSchema("pretrain").description, "another description");
 }
@@ -52,7 +52,7 @@ TEST(RecipeCatalog, AnUnknownRecipeNamesTheKnownOnes) {
 // One track: every entry carries its runner. A built-in recipe's runner gives the training
 // loop its factory; a plugin's recipe runs its own loop, so the loop cannot build it.
 TEST(RecipeCatalog, EveryRecipeCarriesItsRunner) {
-  EXPECT_EQ(loopRecipeFactory("dcdm"), &makeDcdmRecipe);
+  EXPECT_EQ(loopRecipeFactory("dcdm"), &recipes::makeDcdmRecipe);
   EXPECT_EQ(findRecipe("dcdm").runner->schema().recipe, "dcdm");
 
   const plugin::RecipeEntry* lens = findPluginRecipe("tuned_lens");

@@ -26,7 +26,7 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 
@@ -102,4 +102,4 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaTraining, ::testing::ValuesIn(testing::everyR
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

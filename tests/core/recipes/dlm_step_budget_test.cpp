@@ -9,7 +9,7 @@
 
 #include "recipes/dlm_sampler.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 /** Total steps of chunks of the given sizes, decoded in order. */
@@ -66,4 +66,4 @@ TEST(DlmStepBudget, EveryChunkingOfATextTakesTheSameSteps) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

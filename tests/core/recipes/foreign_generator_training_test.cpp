@@ -15,7 +15,7 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 
@@ -72,4 +72,4 @@ INSTANTIATE_TEST_SUITE_P(Recipes, ForeignGeneratorTraining,
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

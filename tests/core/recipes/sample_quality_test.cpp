@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 TEST(SampleQuality, SplitsWordsOnAnyWhitespaceRun) {
@@ -47,4 +47,4 @@ TEST(SampleQuality, TokenDiversityUsesTheSameCounts) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

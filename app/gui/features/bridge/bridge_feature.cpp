@@ -142,7 +142,7 @@ void BridgeFeature::suggestBridgeLayer() {
   auto layer = std::make_shared<int64_t>(-1);
   JobWork work = [file = toFsPath(store), layer](JobContext& job) {
     job.progress(-1.0, "reading the layer scores");
-    *layer = bestLayerOfStore(file);
+    *layer = recipes::bestLayerOfStore(file);
   };
   m_layerJob = m_workbench->startJob(
       tr("Reading l* of %1").arg(fileName(store)), std::move(work),
@@ -205,7 +205,7 @@ void BridgeFeature::startHybridGeneration(GeneratePanel* panel) {
                               tr("Not generating: a generation is running; stop it first"));
     return;
   }
-  HybridComparisonConfig config;
+  recipes::HybridComparisonConfig config;
   try {
     config = panel->config();
     if (m_workbench->persistSettings()) config.device = jobDevice();  // the Preferences' device
@@ -222,12 +222,13 @@ void BridgeFeature::startHybridGeneration(GeneratePanel* panel) {
                               .arg(config.sampling.temperature)
                               .arg(config.sampleSteps);
   std::shared_ptr<TokenStream> stream = panel->beginGeneration();
-  auto result = std::make_shared<HybridComparison>();
+  auto result = std::make_shared<recipes::HybridComparison>();
   // The worker owns its copies and writes only *result (read after finished()) and the stream.
   JobWork work = [config, stream, result](JobContext& job) {
     yieldToTheGui();
-    *result = compareHybridGeneration(
-        config, job, [&stream](std::size_t prompt, GenerationSide side, const std::string& text) {
+    *result = recipes::compareHybridGeneration(
+        config, job,
+        [&stream](std::size_t prompt, recipes::GenerationSide side, const std::string& text) {
           stream->push({prompt, side, text});
         });
   };

@@ -20,8 +20,10 @@ namespace strata {
 class BridgeabilityView;
 class GeneratePanel;
 class Workbench;
+namespace recipes {
 struct BridgeSweepConfig;
 struct BridgeSweepResult;
+}  // namespace recipes
 
 class BridgeFeature final : public Feature {
   Q_OBJECT
@@ -52,7 +54,7 @@ class BridgeFeature final : public Feature {
   void showBridgeSweepDialog();
   /** Runs core's runBridgeSweep in a background job (it trains, so it takes the training
    *  slot); the Bridge tab follows its running bridge, success opens the Bridgeability tab. */
-  bool startBridgeSweep(const BridgeSweepConfig& config);
+  bool startBridgeSweep(const recipes::BridgeSweepConfig& config);
   /** Reads `folder`/sweep.json and shows (or refreshes) its Bridgeability tab. */
   void openSweepFolder(const QString& folder);
 
@@ -69,7 +71,8 @@ class BridgeFeature final : public Feature {
    *  weights), else read from the store in a job (default weights, as the recipe reads it). */
   void suggestBridgeLayer();
   void startHybridGeneration(GeneratePanel* panel);
-  void showBridgeability(const QString& folder, std::shared_ptr<const BridgeSweepResult> result);
+  void showBridgeability(const QString& folder,
+                         std::shared_ptr<const recipes::BridgeSweepResult> result);
 
   Workbench* m_workbench = nullptr;
   QPointer<BridgeView> m_bridgeView;

@@ -28,7 +28,7 @@ namespace {
 
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
-QString sweepDetails(const BridgeSweepConfig& c) {
+QString sweepDetails(const recipes::BridgeSweepConfig& c) {
   QStringList settings;
   for (const std::string& setting : c.settings) settings << QString::fromStdString(setting);
   return BridgeFeature::tr(
@@ -80,7 +80,7 @@ void BridgeFeature::showBridgeSweepDialog() {
   dialog->open();
 }
 
-bool BridgeFeature::startBridgeSweep(const BridgeSweepConfig& config) {
+bool BridgeFeature::startBridgeSweep(const recipes::BridgeSweepConfig& config) {
   const QString folder = cleanAbsolute(toQString(config.folder));
   const TrainingSlot& slot = m_workbench->trainingSlot();
   if (slot.holder == TrainingSlot::Holder::Sweep) {
@@ -101,7 +101,7 @@ bool BridgeFeature::startBridgeSweep(const BridgeSweepConfig& config) {
                                   .arg(folder, fileName(slot.folder)));
     return false;
   }
-  BridgeSweepConfig request = config;
+  recipes::BridgeSweepConfig request = config;
   if (m_workbench->persistSettings()) request.device = jobDevice();  // the Preferences' device
   request.folder = toFsPath(folder);
   const QString details = sweepDetails(request);
@@ -109,10 +109,10 @@ bool BridgeFeature::startBridgeSweep(const BridgeSweepConfig& config) {
                                                     .arg(request.firstLayer)
                                                     .arg(request.lastLayer)
                                                     .arg(folder));
-  auto result = std::make_shared<BridgeSweepResult>();
+  auto result = std::make_shared<recipes::BridgeSweepResult>();
   JobWork work = [request, result](JobContext& job) {
     yieldToTheGui();
-    *result = runBridgeSweep(request, job);
+    *result = recipes::runBridgeSweep(request, job);
   };
   showBridgeView();
   m_bridgeView->followSweep(folder);
@@ -163,9 +163,10 @@ bool BridgeFeature::startBridgeSweep(const BridgeSweepConfig& config) {
 
 void BridgeFeature::openSweepFolder(const QString& folder) {
   const QString clean = cleanAbsolute(folder);
-  std::shared_ptr<const BridgeSweepResult> result;
+  std::shared_ptr<const recipes::BridgeSweepResult> result;
   try {  // sweep.json is a few hundred bytes: read here, not in a job
-    result = std::make_shared<const BridgeSweepResult>(readBridgeSweep(toFsPath(clean)));
+    result = std::make_shared<const recipes::BridgeSweepResult>(
+        recipes::readBridgeSweep(toFsPath(clean)));
   } catch (const Error& error) {
     m_workbench->reportFailure(tr("Could not open the sweep in “%1”.").arg(fileName(clean)),
                                QString::fromStdString(error.what()),
@@ -176,7 +177,7 @@ void BridgeFeature::openSweepFolder(const QString& folder) {
 }
 
 void BridgeFeature::showBridgeability(const QString& folder,
-                                      std::shared_ptr<const BridgeSweepResult> result) {
+                                      std::shared_ptr<const recipes::BridgeSweepResult> result) {
   if (BridgeabilityView* view = bridgeabilityView(folder)) {
     view->setResult(std::move(result));
     m_workbench->focusTab(tabkey::sweep(folder));

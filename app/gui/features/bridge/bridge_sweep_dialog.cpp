@@ -111,8 +111,8 @@ void BridgeSweepDialog::setLayerRange(qint64 first, qint64 last) {
   m_last->setValue(static_cast<int>(last));
 }
 
-BridgeSweepConfig BridgeSweepDialog::config() const {
-  BridgeSweepConfig c;
+recipes::BridgeSweepConfig BridgeSweepDialog::config() const {
+  recipes::BridgeSweepConfig c;
   const auto path = [](const QLineEdit* edit, const char* field) {
     const QString text = edit->text().trimmed();
     if (field && text.isEmpty()) throw ConfigError(kWhere, field, "is required");

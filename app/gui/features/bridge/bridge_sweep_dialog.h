@@ -35,7 +35,7 @@ class BridgeSweepDialog final : public QDialog {
   void setLayerRange(qint64 first, qint64 last);
 
   /** The sweep the form describes. Throws ConfigError naming the bad field. */
-  BridgeSweepConfig config() const;
+  recipes::BridgeSweepConfig config() const;
   /** Empty when OK is enabled, else why not. */
   QString problem() const { return m_problemText; }
 

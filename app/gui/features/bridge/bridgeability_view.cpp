@@ -42,7 +42,7 @@ QString csvText(QString text) {
 }  // namespace
 
 BridgeabilityView::BridgeabilityView(const QString& folder,
-                                     std::shared_ptr<const BridgeSweepResult> result,
+                                     std::shared_ptr<const recipes::BridgeSweepResult> result,
                                      QWidget* parent)
     : QWidget(parent),
       m_folder(folder),
@@ -120,14 +120,14 @@ BridgeabilityView::BridgeabilityView(const QString& folder,
   setResult(std::move(result));
 }
 
-void BridgeabilityView::setResult(std::shared_ptr<const BridgeSweepResult> result) {
+void BridgeabilityView::setResult(std::shared_ptr<const recipes::BridgeSweepResult> result) {
   m_result = std::move(result);
   m_caption->setText(captionText(*m_result));
   fillPlot();
   fillTable();
 }
 
-QString BridgeabilityView::captionText(const BridgeSweepResult& r) {
+QString BridgeabilityView::captionText(const recipes::BridgeSweepResult& r) {
   const QString rho = std::isfinite(r.rho) ? QString::number(r.rho, 'f', 2) : tr("undefined");
   return tr("Spearman ρ(S, −val loss) = %1, permutation p = %2 (n = %3 layers). "
             "l* by score: layer %4; lowest val loss: layer %5.")
@@ -142,7 +142,7 @@ void BridgeabilityView::fillPlot() {
   m_best->data()->clear();
   m_plot->clearItems();
   m_labelTexts.clear();
-  for (const BridgeSweepRow& row : m_result->rows) {
+  for (const recipes::BridgeSweepRow& row : m_result->rows) {
     const bool best = row.layer == m_result->bestByScore;
     m_points->addData(row.score, row.valLoss);
     if (best) m_best->addData(row.score, row.valLoss);
@@ -171,7 +171,7 @@ void BridgeabilityView::fillTable() {
   const auto& baselines = m_result->baselines;
   m_table->setRowCount(static_cast<int>(rows.size() + baselines.size()));
   int r = 0;
-  const auto put = [this](int row, const BridgeSweepRow& values, const QString& layer) {
+  const auto put = [this](int row, const recipes::BridgeSweepRow& values, const QString& layer) {
     const QStringList cells = {layer,
                                number(values.score),
                                number(values.valLoss),
@@ -184,7 +184,7 @@ void BridgeabilityView::fillTable() {
       m_table->setItem(row, c, item);
     }
   };
-  for (const BridgeSweepRow& row : rows) {
+  for (const recipes::BridgeSweepRow& row : rows) {
     const bool best = row.layer == m_result->bestByScore;
     put(r, row, best ? tr("%1 (l*)").arg(row.layer) : QString::number(row.layer));
     if (best || row.layer == m_result->bestByLoss)
@@ -199,7 +199,7 @@ void BridgeabilityView::fillTable() {
       }
     ++r;
   }
-  for (const BridgeSweepRow& row : baselines) {
+  for (const recipes::BridgeSweepRow& row : baselines) {
     put(r, row, tr("%1 (baseline)").arg(row.layer));
     for (int c = 0; c < m_table->columnCount(); ++c) {
       m_table->item(r, c)->setForeground(palette().color(QPalette::PlaceholderText));
@@ -212,14 +212,14 @@ void BridgeabilityView::fillTable() {
 
 QString BridgeabilityView::csv() const {
   QString text = QStringLiteral("layer,score,val_loss,val_cosine,val_ce_gap,run\n");
-  const auto line = [&text](const BridgeSweepRow& row) {
+  const auto line = [&text](const recipes::BridgeSweepRow& row) {
     text += QString::number(row.layer) + QLatin1Char(',') + csvNumber(row.score) +
             QLatin1Char(',') + csvNumber(row.valLoss) + QLatin1Char(',') +
             csvNumber(row.valCosine) + QLatin1Char(',') + csvNumber(row.ceGap) + QLatin1Char(',') +
             csvText(toQString(row.run)) + QLatin1Char('\n');
   };
-  for (const BridgeSweepRow& row : m_result->rows) line(row);
-  for (const BridgeSweepRow& row : m_result->baselines) line(row);
+  for (const recipes::BridgeSweepRow& row : m_result->rows) line(row);
+  for (const recipes::BridgeSweepRow& row : m_result->baselines) line(row);
   return text;
 }
 

@@ -29,16 +29,16 @@ class BridgeabilityView final : public QWidget {
 
  public:
   /** `folder`: the sweep folder the result was read from (shown, and named in exports). */
-  BridgeabilityView(const QString& folder, std::shared_ptr<const BridgeSweepResult> result,
+  BridgeabilityView(const QString& folder, std::shared_ptr<const recipes::BridgeSweepResult> result,
                     QWidget* parent = nullptr);
 
   /** Shows a new result of the same folder (the sweep continued). */
-  void setResult(std::shared_ptr<const BridgeSweepResult> result);
-  const BridgeSweepResult& result() const { return *m_result; }
+  void setResult(std::shared_ptr<const recipes::BridgeSweepResult> result);
+  const recipes::BridgeSweepResult& result() const { return *m_result; }
   const QString& folder() const { return m_folder; }
 
   /** "ρ(S, −val loss) = 1.00 · p = 0.35 · n = 3 layers · l* by score = 1 · …". */
-  static QString captionText(const BridgeSweepResult& result);
+  static QString captionText(const recipes::BridgeSweepResult& result);
   /** The table as CSV: layer,score,val_loss,val_cosine,val_ce_gap,run (baselines last, with
    *  an empty score). */
   QString csv() const;
@@ -66,7 +66,7 @@ class BridgeabilityView final : public QWidget {
   void fillTable();
 
   QString m_folder;
-  std::shared_ptr<const BridgeSweepResult> m_result;
+  std::shared_ptr<const recipes::BridgeSweepResult> m_result;
   QLabel* m_header;
   QCustomPlot* m_plot;
   QCPGraph* m_points;

@@ -160,8 +160,8 @@ qint64 GeneratePanel::layerOfRun(const QString& bridgeRun) {
   }
 }
 
-HybridComparisonConfig GeneratePanel::config() const {
-  HybridComparisonConfig config;
+recipes::HybridComparisonConfig GeneratePanel::config() const {
+  recipes::HybridComparisonConfig config;
   config.bridgeRun = toFsPath(m_run);
   for (const QString& line : m_prompts->toPlainText().split(QLatin1Char('\n')))
     if (!line.trimmed().isEmpty()) config.prompts.push_back(line.toStdString());
@@ -195,7 +195,7 @@ void GeneratePanel::drain() {
   if (pieces.empty()) return;
   m_streamedTokens += static_cast<int>(pieces.size());
   for (const TokenStream::Piece& piece : pieces) {
-    auto& texts = piece.side == GenerationSide::Original ? m_originalTexts : m_hybridTexts;
+    auto& texts = piece.side == recipes::GenerationSide::Original ? m_originalTexts : m_hybridTexts;
     if (piece.prompt < texts.size()) texts[piece.prompt] += piece.text;
   }
   render();
@@ -206,7 +206,7 @@ void GeneratePanel::render() {
   m_hybrid->setHtml(paneHtml(m_shownPrompts, m_hybridTexts));
 }
 
-void GeneratePanel::finishGeneration(std::shared_ptr<const HybridComparison> result) {
+void GeneratePanel::finishGeneration(std::shared_ptr<const recipes::HybridComparison> result) {
   drain();
   m_drain->stop();
   m_stream.reset();
@@ -243,7 +243,7 @@ QString GeneratePanel::sideText(double genPpl, double diversity, double msPerTok
            QString::number(msPerToken, 'g', 3));
 }
 
-QString GeneratePanel::summaryText(const HybridComparison& result) {
+QString GeneratePanel::summaryText(const recipes::HybridComparison& result) {
   if (result.slowdown() <= 0)
     return tr("Hybrid: %1 ms/token (the original model did not generate).")
         .arg(QString::number(result.hybridMsPerToken, 'g', 3));

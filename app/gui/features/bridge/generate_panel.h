@@ -37,7 +37,7 @@ class TokenStream {
  public:
   struct Piece {
     std::size_t prompt = 0;
-    GenerationSide side = GenerationSide::Original;
+    recipes::GenerationSide side = recipes::GenerationSide::Original;
     std::string text;
   };
   void push(Piece piece);
@@ -63,11 +63,11 @@ class GeneratePanel final : public QWidget {
   static qint64 layerOfRun(const QString& bridgeRun);
 
   /** The request the form describes. Throws strata::Error when there is no prompt. */
-  HybridComparisonConfig config() const;
+  recipes::HybridComparisonConfig config() const;
   /** Clears both panes and shows the prompts; returns the stream the job pushes tokens to. */
   std::shared_ptr<TokenStream> beginGeneration();
   /** Shows the finished comparison (final texts, per-side numbers, the summary). */
-  void finishGeneration(std::shared_ptr<const HybridComparison> result);
+  void finishGeneration(std::shared_ptr<const recipes::HybridComparison> result);
   /** The job was cancelled or failed: keeps what streamed, says `why` in the summary. */
   void abortGeneration(const QString& why);
   bool generating() const { return m_stream != nullptr; }
@@ -78,7 +78,7 @@ class GeneratePanel final : public QWidget {
   static QString sideText(double genPpl, double diversity, double msPerToken);
   /** "The hybrid is 30.4× slower than the original (204 vs 6.7 ms/token; …)" — or "faster"
    *  when a tiny bridge with few DDIM steps beats the original. */
-  static QString summaryText(const HybridComparison& result);
+  static QString summaryText(const recipes::HybridComparison& result);
 
   QPlainTextEdit* promptsEdit() const { return m_prompts; }
   QSpinBox* maxTokensBox() const { return m_maxTokens; }

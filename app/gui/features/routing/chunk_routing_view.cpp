@@ -162,12 +162,12 @@ void ChunkRoutingView::startRouting() {
   const std::filesystem::path run = toFsPath(m_run);
   const std::string text = this->text().toStdString();
   const int64_t step = selectedStep();
-  auto result = std::make_shared<std::shared_ptr<const ChunkRoutingReport>>();
+  auto result = std::make_shared<std::shared_ptr<const recipes::ChunkRoutingReport>>();
   JobWork work = [run, text, step, result](JobContext& job) {
     job.progress(-1.0, "loading the checkpoint and routing");
-    *result = std::make_shared<const ChunkRoutingReport>(
-        routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
-    job.checkCancelled();  // routeText cannot stop midway: a cancelled result is dropped
+    *result = std::make_shared<const recipes::ChunkRoutingReport>(
+        recipes::routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
+    job.checkCancelled();  // recipes::routeText cannot stop midway: a cancelled result is dropped
   };
   const bool ownJob = !m_startJob;
   JobController* job = ownJob ? new JobController(tr("Route text"), std::move(work), this)
@@ -199,7 +199,7 @@ void ChunkRoutingView::startRouting() {
   if (ownJob) job->start();
 }
 
-void ChunkRoutingView::showReport(std::shared_ptr<const ChunkRoutingReport> report) {
+void ChunkRoutingView::showReport(std::shared_ptr<const recipes::ChunkRoutingReport> report) {
   m_report = std::move(report);
   m_strip->showReport(*m_report);
   fillAssignmentMap(*m_assignmentMap, *m_report);
@@ -228,7 +228,7 @@ void ChunkRoutingView::poll() {
 }
 
 void ChunkRoutingView::refreshCheckpoints() {
-  std::vector<int64_t> steps = dlmCheckpointSteps(toFsPath(m_run));
+  std::vector<int64_t> steps = recipes::dlmCheckpointSteps(toFsPath(m_run));
   if (steps == m_steps) return;
   const bool atNewest = m_steps.empty() || m_slider->value() == m_slider->maximum();
   const int64_t kept = selectedStep();
@@ -268,7 +268,7 @@ void ChunkRoutingView::pickFromCorpus() {
 
 void ChunkRoutingView::saveCsv(const QString& file) const {
   if (!m_report) throw Error("nothing routed yet");
-  writeChunkRoutingCsv(*m_report, toFsPath(file));
+  recipes::writeChunkRoutingCsv(*m_report, toFsPath(file));
 }
 
 }  // namespace strata

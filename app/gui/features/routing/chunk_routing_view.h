@@ -53,7 +53,7 @@ class ChunkRoutingView final : public QWidget {
   void setText(const QString& text);
   QString text() const;
   /** The report shown, or nullptr before the first routing finished. */
-  std::shared_ptr<const ChunkRoutingReport> report() const { return m_report; }
+  std::shared_ptr<const recipes::ChunkRoutingReport> report() const { return m_report; }
   /** The checkpoint step the slider selects, or -1 while the run has none. */
   int64_t selectedStep() const;
 
@@ -83,7 +83,7 @@ class ChunkRoutingView final : public QWidget {
  private:
   void requestRouting();
   void startRouting();
-  void showReport(std::shared_ptr<const ChunkRoutingReport> report);
+  void showReport(std::shared_ptr<const recipes::ChunkRoutingReport> report);
   void refreshCheckpoints();
   void pickFromCorpus();
   QWidget* buildPlots();
@@ -106,7 +106,7 @@ class ChunkRoutingView final : public QWidget {
   JobStarter m_startJob;
   QPointer<JobController> m_job;
   bool m_pending = false;  ///< a request arrived while a routing ran
-  std::shared_ptr<const ChunkRoutingReport> m_report;
+  std::shared_ptr<const recipes::ChunkRoutingReport> m_report;
 };
 
 }  // namespace strata

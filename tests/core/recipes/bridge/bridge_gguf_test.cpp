@@ -14,7 +14,7 @@
 #include "support/tiny_gguf_model.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 TEST(BridgeFromGguf, TrainsOnTheImportedFolderAndRecordsIt) {
@@ -43,4 +43,4 @@ TEST(BridgeFromGguf, TrainsOnTheImportedFolderAndRecordsIt) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

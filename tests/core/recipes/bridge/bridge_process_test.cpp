@@ -24,7 +24,7 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 
@@ -205,4 +205,4 @@ TEST(BridgeWindows, TheStatisticsLeaveOutTheAttentionSinkAtPositionZero) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

@@ -7,7 +7,7 @@
 
 #include "recipes/bridge/bridge_sweep.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 BridgeSweepRow row(int64_t layer, double score, double curvature, double monotonicity,
@@ -57,4 +57,4 @@ TEST(BridgeSweepStatistics, AScoreMonotoneInDepthHasNoPartialRho) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

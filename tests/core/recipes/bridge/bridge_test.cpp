@@ -28,7 +28,7 @@
 #include "support/training_fixture.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 
@@ -270,9 +270,9 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
@@ -339,4 +339,4 @@ TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

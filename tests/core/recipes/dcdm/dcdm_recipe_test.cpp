@@ -29,7 +29,7 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 
@@ -405,4 +405,4 @@ TEST_F(DcdmRecipe, GenerateWithAJudgeReportsGenPplAndDiversity) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

@@ -13,7 +13,7 @@
 #include "model/diffusion/chunk_layout.h"
 #include "model/diffusion/dcdm_transformer.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 constexpr int64_t kVocab = 11, kChunks = 4, kLength = 16;
@@ -112,4 +112,4 @@ TEST(ChunkSequentialRouting, EveryPositionGetsAChunkAndPinnedOnesChunkZero) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

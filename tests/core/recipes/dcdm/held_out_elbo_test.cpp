@@ -13,7 +13,7 @@
 #include "recipes/dcdm/dcdm_evaluation.h"
 #include "support/shared_noise_reference.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 constexpr int64_t kVocab = 9, kLength = 12, kWindows = 7, kPoints = 4;
@@ -139,4 +139,4 @@ TEST(HeldOutElbo, TwoVariantsWithTheSameChunksScoreTheSame) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

@@ -20,7 +20,7 @@
 #include "support/training_fixture.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 using testing::loggedLosses;
@@ -177,4 +177,4 @@ TEST(CliPretrain, TrainsAndWritesAFolder) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes

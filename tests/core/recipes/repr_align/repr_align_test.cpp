@@ -29,7 +29,7 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 namespace fs = std::filesystem;
 using testing::kRandomLayers;
@@ -331,9 +331,9 @@ TEST(ReprAlignRecipe, ConvertsTheImportedStories260KAndSamplesFromTheCommandLine
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes
 
-namespace strata {
+namespace strata::recipes {
 namespace {
 
 TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
@@ -395,4 +395,4 @@ TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recipes
