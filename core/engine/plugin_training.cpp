@@ -313,17 +313,19 @@ TrainingSummary startPluginTraining(const plugin::RecipeEntry& recipe,
       .run(settings, &run);
 }
 
-TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe, const fs::path& runFolder,
-                                     JobContext& job, const DistributedSetup& distributed,
-                                     const TrainingControl& control,
-                                     const std::vector<std::string>& overrides) {
-  const RunManifest run = readRunManifest(runFolder);
+namespace {
+
+/** resumePluginTraining with run.json already read (the catalog's resume has read it). */
+TrainingSummary resumeRun(const plugin::RecipeEntry& recipe, const RunManifest& run,
+                          const ResumeRequest& request, JobContext& job) {
+  const fs::path& runFolder = request.runFolder;
+  const std::vector<std::string>& overrides = request.overrides;
   const fs::path& runJson = run.file;
   const RunPluginOrigin origin = run.plugin.value_or(RunPluginOrigin{"?", "", "?"});
   if (!overrides.empty())
     throw ConfigError("--set " + overrides.front(), "set",
                       "a plugin recipe resumes with the settings it started with");
-  requireOneProcess(distributed, recipe.name);
+  requireOneProcess(request.distributed, recipe.name);
   if (origin.version != recipe.pluginVersion)
     job.warning("the run was started with plugin " + recipe.pluginName + " " + origin.version +
                 "; resuming it with version " + recipe.pluginVersion);
@@ -342,13 +344,11 @@ TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe, const fs
     summary.finished = true;
     return summary;
   }
-  return PluginRun(recipe, runFolder, true, declaredSteps(config), job, control)
+  return PluginRun(recipe, runFolder, true, declaredSteps(config), job, request.control)
       .run(settings, nullptr);
 }
 
-namespace {
-
-/** A plugin's recipe in the catalog: its runs are the calls above. The entry belongs to
+/** A plugin's recipe in the catalog: startPluginTraining and resumeRun. The entry belongs to
  *  installedPlugins(), which lives as long as the process. */
 class PluginRunner final : public RecipeRunner {
  public:
@@ -357,10 +357,9 @@ class PluginRunner final : public RecipeRunner {
   TrainingSummary start(const TrainingRequest& request, JobContext& job) const override {
     return startPluginTraining(m_recipe, request, job);
   }
-  TrainingSummary resume(const RunManifest& /*run*/, const ResumeRequest& request,
+  TrainingSummary resume(const RunManifest& run, const ResumeRequest& request,
                          JobContext& job) const override {
-    return resumePluginTraining(m_recipe, request.runFolder, job, request.distributed,
-                                request.control, request.overrides);
+    return resumeRun(m_recipe, run, request, job);
   }
 
  private:
@@ -368,6 +367,14 @@ class PluginRunner final : public RecipeRunner {
 };
 
 }  // namespace
+
+TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe, const fs::path& runFolder,
+                                     JobContext& job, const DistributedSetup& distributed,
+                                     const TrainingControl& control,
+                                     const std::vector<std::string>& overrides) {
+  return resumeRun(recipe, readRunManifest(runFolder), {runFolder, distributed, control, overrides},
+                   job);
+}
 
 CatalogRecipe pluginCatalogRecipe(const plugin::RecipeEntry& recipe) {
   return {recipe.name, pluginRecipeSchema(recipe).description,
