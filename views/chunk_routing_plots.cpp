@@ -87,8 +87,8 @@ void fillMaskMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report) {
   finish(map, 0.0, 1.0);
 }
 
-void appendChunkLoad(QCustomPlot& plot, const std::vector<MetricsRecord>& records) {
-  for (const MetricsRecord& record : records) {
+void appendChunkLoad(QCustomPlot& plot, const std::vector<engine::MetricsRecord>& records) {
+  for (const engine::MetricsRecord& record : records) {
     int chunks = 0;
     while (record.has("val_chunk_share_" + std::to_string(chunks))) ++chunks;
     for (int k = 0; k < chunks; ++k) {

@@ -16,7 +16,9 @@ namespace strata {
 namespace recipes {
 struct ChunkRoutingReport;
 }  // namespace recipes
+namespace engine {
 struct MetricsRecord;
+}  // namespace engine
 
 /** A QCustomPlot holding one colour map (with a colour scale); `map` receives the map. */
 QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
@@ -29,6 +31,6 @@ void fillAssignmentMap(QCPColorMap& map, const recipes::ChunkRoutingReport& repo
  *  separate the two streams. */
 void fillMaskMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report);
 /** Appends val_chunk_share_<k> of `records` as graph k (graphs are added as chunks appear). */
-void appendChunkLoad(QCustomPlot& plot, const std::vector<MetricsRecord>& records);
+void appendChunkLoad(QCustomPlot& plot, const std::vector<engine::MetricsRecord>& records);
 
 }  // namespace strata

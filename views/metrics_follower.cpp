@@ -2,11 +2,32 @@
 
 #include <QTimer>
 #include <exception>
+#include <map>
 
+#include "clean_path.h"
 #include "display_text.h"
 #include "engine/run_folder.h"
 
 namespace strata {
+
+namespace {
+
+/** The feed of `runFolder`, shared by every follower of it while any is alive. */
+std::shared_ptr<engine::MetricsFeed> sharedFeed(const QString& runFolder) {
+  static std::map<QString, std::weak_ptr<engine::MetricsFeed>> feeds;  // GUI thread only
+  for (auto it = feeds.begin(); it != feeds.end();)
+    it = it->second.expired() ? feeds.erase(it) : ++it;
+  std::weak_ptr<engine::MetricsFeed>& slot = feeds[cleanAbsolute(runFolder)];
+  std::shared_ptr<engine::MetricsFeed> feed = slot.lock();
+  if (!feed) {
+    feed =
+        std::make_shared<engine::MetricsFeed>(engine::RunFolder(toFsPath(runFolder)).metricsFile());
+    slot = feed;
+  }
+  return feed;
+}
+
+}  // namespace
 
 MetricsFollower::MetricsFollower(int intervalMs, QObject* parent)
     : QObject(parent), m_timer(new QTimer(this)) {
@@ -18,17 +39,17 @@ MetricsFollower::~MetricsFollower() = default;
 
 void MetricsFollower::follow(const QString& runFolder) {
   m_runFolder = runFolder;
-  m_tail = runFolder.isEmpty()
-               ? nullptr
-               : std::make_unique<MetricsTail>(RunFolder(toFsPath(runFolder)).metricsFile());
+  m_feed = runFolder.isEmpty() ? nullptr : sharedFeed(runFolder);
+  m_cursor = {};
 }
 
 MetricsUpdate MetricsFollower::read() {
   MetricsUpdate update;
-  if (!m_tail) return update;
+  if (!m_feed) return update;
   try {
-    update.records = m_tail->readNew();
-    update.restarted = m_tail->restarted();
+    engine::MetricsFeed::Update read = m_feed->read(m_cursor);
+    update.records = std::move(read.records);
+    update.restarted = read.restarted;
   } catch (const std::exception& error) {
     update = {};
     update.error = QString::fromUtf8(error.what());

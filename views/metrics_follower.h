@@ -1,16 +1,18 @@
 #pragma once
-// MetricsFollower: a run's metrics.jsonl followed for a tab — core's MetricsTail behind a timer
-// the tab starts while it is shown (a tab in the background reads no files). On each `due` the
-// tab polls: read() returns the records appended since the last read (all of them again when a
-// resume cut or replaced the file), or the error that stopped the read, and the tab refreshes
-// whatever else it follows (status, checkpoints). The Training, Bridge, Alignment and Chunk
-// Routing tabs follow their runs with one each. GUI thread only.
+// MetricsFollower: a run's metrics.jsonl followed for a tab — a cursor into core's MetricsFeed
+// behind a timer the tab starts while it is shown (a tab in the background reads no files). On
+// each `due` the tab polls: read() returns the records appended since the last read (all of them
+// again when a resume cut or replaced the file), or the error that stopped the read, and the tab
+// refreshes whatever else it follows (status, checkpoints). The Training, Bridge, Alignment and
+// Chunk Routing tabs follow their runs with one each; followers of the same run folder share one
+// feed, so the file is read once however many tabs show the run. GUI thread only.
 
 #include <QObject>
 #include <QString>
 #include <memory>
 #include <vector>
 
+#include "engine/metrics_feed.h"
 #include "engine/metrics_log.h"
 
 class QTimer;
@@ -20,7 +22,7 @@ namespace strata {
 /** What one read of a followed metrics.jsonl found. */
 struct MetricsUpdate {
   /** The records appended since the last read; all of the file when `restarted`. */
-  std::vector<MetricsRecord> records;
+  std::vector<engine::MetricsRecord> records;
   /** The file shrank or was replaced (a resume truncated it): what the tab had is gone. */
   bool restarted = false;
   /** Why the file could not be read (nothing else is set then); empty when it was read. */
@@ -42,6 +44,9 @@ class MetricsFollower final : public QObject {
   /** Reads what the run appended since the last read; an empty update while following none. */
   MetricsUpdate read();
 
+  /** The feed this follower reads; followers of the same run folder share it (nullptr: none). */
+  const engine::MetricsFeed* feed() const { return m_feed.get(); }
+
   void setInterval(int ms);
   /** `due` every interval from now on: for a tab being shown. */
   void start();
@@ -54,7 +59,8 @@ class MetricsFollower final : public QObject {
 
  private:
   QString m_runFolder;
-  std::unique_ptr<MetricsTail> m_tail;
+  std::shared_ptr<engine::MetricsFeed> m_feed;
+  engine::MetricsFeed::Cursor m_cursor;
   QTimer* m_timer;
 };
 

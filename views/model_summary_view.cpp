@@ -113,7 +113,8 @@ ModelSummaryView::ModelSummaryView(std::shared_ptr<const ModelSummary> summary, 
   }
 }
 
-void ModelSummaryView::showVerification(std::shared_ptr<const TransformersVerification> result) {
+void ModelSummaryView::showVerification(
+    std::shared_ptr<const verify::TransformersVerification> result) {
   delete m_verificationBox;  // and the view inside it
   auto* box = new QGroupBox(tr("Verified against transformers"));
   auto* layout = new QVBoxLayout(box);

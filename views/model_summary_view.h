@@ -23,7 +23,7 @@ class ModelSummaryView final : public SummaryForm {
   QString path() const;
 
   /** Shows (or replaces) the result of Verify against Transformers below the summary. */
-  void showVerification(std::shared_ptr<const TransformersVerification> result);
+  void showVerification(std::shared_ptr<const verify::TransformersVerification> result);
   /** The verification table, or nullptr while the model has not been verified. */
   TransformersVerificationView* verificationView() const { return m_verification; }
 

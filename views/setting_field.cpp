@@ -24,7 +24,7 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 QString number(double value) { return QString::number(value, 'g', QLocale::FloatingPointShortest); }
 
 /** A spin box holds the setting only when its bounds and default fit an int. */
-bool fitsSpinBox(const SettingSpec& spec) {
+bool fitsSpinBox(const engine::SettingSpec& spec) {
   const auto* value = std::get_if<int64_t>(&spec.defaultValue);
   return value && *value >= kIntMin && *value <= kIntMax &&
          spec.minimum.value_or(kIntMin) >= kIntMin && spec.maximum.value_or(kIntMax) <= kIntMax;
@@ -32,12 +32,12 @@ bool fitsSpinBox(const SettingSpec& spec) {
 
 }  // namespace
 
-QString settingValueText(const SettingValue& value) {
+QString settingValueText(const engine::SettingValue& value) {
   if (const auto* real = std::get_if<double>(&value)) return number(*real);
-  return qs(settingText(value));
+  return qs(engine::settingText(value));
 }
 
-QString settingToolTip(const SettingSpec& spec) {
+QString settingToolTip(const engine::SettingSpec& spec) {
   QStringList lines{qs(spec.description)};
   if (!spec.choices.empty()) {
     QStringList choices;
@@ -59,10 +59,11 @@ QString settingToolTip(const SettingSpec& spec) {
   return lines.join(QLatin1Char('\n'));
 }
 
-QWidget* makeSettingField(const SettingSpec& spec, QWidget* parent, std::function<void()> changed) {
+QWidget* makeSettingField(const engine::SettingSpec& spec, QWidget* parent,
+                          std::function<void()> changed) {
   QWidget* field = nullptr;
   const QString value = settingValueText(spec.defaultValue);
-  if (spec.type == SettingType::Integer && fitsSpinBox(spec)) {
+  if (spec.type == engine::SettingType::Integer && fitsSpinBox(spec)) {
     auto* box = new QSpinBox(parent);
     box->setRange(static_cast<int>(spec.minimum.value_or(kIntMin)),
                   static_cast<int>(spec.maximum.value_or(kIntMax)));
@@ -70,18 +71,18 @@ QWidget* makeSettingField(const SettingSpec& spec, QWidget* parent, std::functio
     box->setGroupSeparatorShown(true);
     QObject::connect(box, &QSpinBox::valueChanged, box, [changed] { changed(); });
     field = box;
-  } else if (spec.type == SettingType::Boolean) {
+  } else if (spec.type == engine::SettingType::Boolean) {
     auto* box = new QCheckBox(parent);
     box->setChecked(std::get<bool>(spec.defaultValue));
     QObject::connect(box, &QCheckBox::toggled, box, [changed] { changed(); });
     field = box;
-  } else if (spec.type == SettingType::Choice) {
+  } else if (spec.type == engine::SettingType::Choice) {
     auto* box = new QComboBox(parent);
     for (const std::string& choice : spec.choices) box->addItem(qs(choice));
     box->setCurrentText(value);
     QObject::connect(box, &QComboBox::currentIndexChanged, box, [changed] { changed(); });
     field = box;
-  } else {  // reals, wide integers, text, paths: typed, read back by parseSetting
+  } else {  // reals, wide integers, text, paths: typed, read back by engine::parseSetting
     auto* edit = new QLineEdit(value, parent);
     if (spec.required) edit->setPlaceholderText(QObject::tr("required"));
     QObject::connect(edit, &QLineEdit::textChanged, edit, [changed] { changed(); });
@@ -92,13 +93,13 @@ QWidget* makeSettingField(const SettingSpec& spec, QWidget* parent, std::functio
   return field;
 }
 
-QString settingFieldText(const QWidget* field, SettingType type) {
+QString settingFieldText(const QWidget* field, engine::SettingType type) {
   if (const auto* box = qobject_cast<const QSpinBox*>(field)) return QString::number(box->value());
   if (const auto* box = qobject_cast<const QCheckBox*>(field))
     return box->isChecked() ? QStringLiteral("true") : QStringLiteral("false");
   if (const auto* box = qobject_cast<const QComboBox*>(field)) return box->currentText();
   if (const auto* edit = qobject_cast<const QLineEdit*>(field))
-    return type == SettingType::Text ? edit->text() : edit->text().trimmed();
+    return type == engine::SettingType::Text ? edit->text() : edit->text().trimmed();
   return {};
 }
 

@@ -17,9 +17,10 @@ class QWidget;
 namespace strata {
 
 /** A field showing `spec`'s default, named after its key; `changed` runs on every edit. */
-QWidget* makeSettingField(const SettingSpec& spec, QWidget* parent, std::function<void()> changed);
+QWidget* makeSettingField(const engine::SettingSpec& spec, QWidget* parent,
+                          std::function<void()> changed);
 /** The field's value as parseSetting reads it (numbers and paths trimmed, text as typed). */
-QString settingFieldText(const QWidget* field, SettingType type);
+QString settingFieldText(const QWidget* field, engine::SettingType type);
 /** Sets the field from text as the CLI takes it ("3e-4", "true", "cpu"); a spin box ignores
  *  text that is not an integer. */
 void setSettingFieldText(QWidget* field, const QString& text);
@@ -28,8 +29,8 @@ QWidget* makePathRow(QLineEdit* edit, QWidget* parent);
 
 /** A value as a field shows it: settingText, but reals in their shortest form ("10", not
  *  "1e+01"). */
-QString settingValueText(const SettingValue& value);
+QString settingValueText(const engine::SettingValue& value);
 /** Description, range or choices, default (or "Required") and the key, one per line. */
-QString settingToolTip(const SettingSpec& spec);
+QString settingToolTip(const engine::SettingSpec& spec);
 
 }  // namespace strata

@@ -23,7 +23,7 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment alignment = Qt::AlignR
 
 }  // namespace
 
-QString verificationBadge(const TransformersVerification* result) {
+QString verificationBadge(const verify::TransformersVerification* result) {
   if (!result) return TransformersVerificationView::tr("not verified");
   const QString version = qs(result->transformersVersion);
   return result->agrees()
@@ -32,13 +32,13 @@ QString verificationBadge(const TransformersVerification* result) {
 }
 
 TransformersVerificationView::TransformersVerificationView(
-    std::shared_ptr<const TransformersVerification> result, QWidget* parent)
+    std::shared_ptr<const verify::TransformersVerification> result, QWidget* parent)
     : QWidget(parent),
       m_result(std::move(result)),
       m_verdict(new QLabel(this)),
       m_summary(new QLabel(this)),
       m_table(new QTableWidget(this)) {
-  const TransformersVerification& r = *m_result;
+  const verify::TransformersVerification& r = *m_result;
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
 
@@ -55,7 +55,7 @@ TransformersVerificationView::TransformersVerificationView(
   m_verdict->setPalette(palette);
 
   int differing = 0;
-  for (const PromptTokens& prompt : r.prompts) differing += prompt.equal() ? 0 : 1;
+  for (const verify::PromptTokens& prompt : r.prompts) differing += prompt.equal() ? 0 : 1;
   m_summary->setText(
       tr("Top-1 agreement: %1% of %2 positions\nTokenization: %3\n"
          "transformers %4, torch %5 (%6), %7")
@@ -72,12 +72,12 @@ TransformersVerificationView::TransformersVerificationView(
       {tr("Hidden state"), tr("max |Δ|"), tr("max |h| (transformers)"), tr("Relative")});
   m_table->horizontalHeaderItem(3)->setToolTip(
       tr("max |Δ| / max |h| of that row under transformers; agreement needs < %1")
-          .arg(TransformersVerification::kTolerance));
+          .arg(verify::TransformersVerification::kTolerance));
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   const QString worst = qs(r.worst().name);
-  const auto addRow = [&](const QString& name, const TensorDifference& difference) {
+  const auto addRow = [&](const QString& name, const verify::TensorDifference& difference) {
     const int row = m_table->rowCount();
     m_table->insertRow(row);
     m_table->setItem(row, 0, cell(name, Qt::AlignLeft));
@@ -91,7 +91,7 @@ TransformersVerificationView::TransformersVerificationView(
         m_table->item(row, column)->setFont(font);
       }
   };
-  for (const LayerDifference& layer : r.layers)
+  for (const verify::LayerDifference& layer : r.layers)
     addRow(QStringLiteral("h_%1").arg(layer.layer), layer.difference);
   addRow(QStringLiteral("final norm"), r.finalNorm);
   addRow(QStringLiteral("logits"), r.logits);

@@ -19,10 +19,10 @@ class TransformersVerificationView final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit TransformersVerificationView(std::shared_ptr<const TransformersVerification> result,
-                                        QWidget* parent = nullptr);
+  explicit TransformersVerificationView(
+      std::shared_ptr<const verify::TransformersVerification> result, QWidget* parent = nullptr);
 
-  const TransformersVerification& result() const { return *m_result; }
+  const verify::TransformersVerification& result() const { return *m_result; }
   /** Columns: Hidden state, max |Δ|, max |h| (transformers), Relative. */
   QTableWidget* table() const { return m_table; }
   /** The verdict line shown above the table (core's verdict()). */
@@ -31,7 +31,7 @@ class TransformersVerificationView final : public QWidget {
   QString summaryText() const;
 
  private:
-  std::shared_ptr<const TransformersVerification> m_result;
+  std::shared_ptr<const verify::TransformersVerification> m_result;
   QLabel* m_verdict;
   QLabel* m_summary;
   QTableWidget* m_table;
@@ -39,6 +39,6 @@ class TransformersVerificationView final : public QWidget {
 
 /** The project dock's badge: "✓ matches transformers 5.25.0", "✗ differs from transformers
  *  5.25.0", or "not verified" when `result` is null. */
-QString verificationBadge(const TransformersVerification* result);
+QString verificationBadge(const verify::TransformersVerification* result);
 
 }  // namespace strata

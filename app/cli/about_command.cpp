@@ -20,8 +20,8 @@ int runAbout(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  const ComputeDevice device = currentComputeDevice();
-  const LibraryVersions versions = libraryVersions();
+  const engine::ComputeDevice device = engine::currentComputeDevice();
+  const engine::LibraryVersions versions = engine::libraryVersions();
   if (cli.isSet("json")) {
     nlohmann::ordered_json out;
     out["version"] = build::kVersion;
@@ -53,7 +53,7 @@ int runAbout(const Arguments& args) {
             << "BLAS      " << versions.blas << "\n"
             << "CUDA      "
             << (build::kWithCuda ? "built in: " + versions.cuda : std::string("not built")) << "\n"
-            << "Device    " << describe(device) << "\n";
+            << "Device    " << engine::describe(device) << "\n";
   if (!device.cuda) std::cout << "          (" << device.reasonNoCuda << ")\n";
   return 0;
 }

@@ -15,8 +15,8 @@
 namespace strata::cli {
 namespace {
 
-CaptureConfig captureConfigFrom(const CommandLine& cli) {
-  CaptureConfig config;
+engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
+  engine::CaptureConfig config;
   config.modelFolder = cli.value("model");
   config.corpus = cli.value("corpus");
   config.output = cli.value("out");
@@ -41,7 +41,8 @@ CaptureConfig captureConfigFrom(const CommandLine& cli) {
   const std::string computeDType = cli.value("compute-dtype");
   if (computeDType != "fp32" && computeDType != "bf16")
     throw UsageError("--compute-dtype must be fp32 or bf16, got '" + computeDType + "'");
-  config.computeDType = computeDType == "bf16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
+  config.computeDType =
+      computeDType == "bf16" ? engine::ComputeDType::BFloat16 : engine::ComputeDType::Float32;
 
   config.write.threads = static_cast<int>(cli.integer("write-threads"));
   config.write.deflateLevel = static_cast<int>(cli.integer("deflate-level"));
@@ -92,11 +93,11 @@ int runCapture(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  const CaptureConfig config = captureConfigFrom(cli);
+  const engine::CaptureConfig config = captureConfigFrom(cli);
 
-  CaptureSummary summary;
-  const JobOutcome outcome =
-      runWithTerminalProgress([&](JobContext& job) { summary = strata::runCapture(config, job); });
+  engine::CaptureSummary summary;
+  const JobOutcome outcome = runWithTerminalProgress(
+      [&](JobContext& job) { summary = strata::engine::runCapture(config, job); });
   if (outcome == JobOutcome::Cancelled) {
     std::cerr << "capture cancelled: finished layers are kept in " << config.output.string()
               << "; run again with --resume to complete it\n";

@@ -14,7 +14,7 @@ std::string deviceFrom(const CommandLine& cli) {
   const std::string choice = cli.value("device");
   if (choice != "cpu" && choice != "cuda" && choice != "auto")
     throw UsageError("--device must be cpu, cuda or auto, got '" + choice + "'");
-  return resolveDevice(choice, "--device");
+  return engine::resolveDevice(choice, "--device");
 }
 
 }  // namespace strata::cli

@@ -25,13 +25,13 @@ int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
   config.seed = sampling.seed;
   if (cli.has("steps")) config.stepsPerChunk = cli.integer("steps");
   const std::filesystem::path run = cli.value("dlm");
-  if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
+  if (!engine::isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
   std::unique_ptr<recipes::GenerationJudge>
       judge;  // loaded first: a wrong folder fails before sampling
   if (cli.has("judge"))
     judge = std::make_unique<recipes::GenerationJudge>(cli.value("judge"), device);
   recipes::DlmSample sample;
-  if (readRunInfo(run).recipe == "repr_align") {
+  if (engine::readRunInfo(run).recipe == "repr_align") {
     recipes::LoadedConversion conversion = recipes::loadConversionRun(run, std::nullopt, device);
     const int64_t block =
         cli.has("block") ? cli.integer("block") : conversion.config.integer("sample_block");

@@ -118,7 +118,7 @@ int runGenerate(const Arguments& args) {
 
   const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
   const std::unique_ptr<Backbone> model =
-      Backbone::load(folder, {.device = computeDevice(device, "--device")});
+      Backbone::load(folder, {.device = engine::computeDevice(device, "--device")});
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
 
   std::cout << prompt << std::flush;

@@ -87,7 +87,7 @@ int runInspect(const Arguments& args) {
     return 0;
   }
   const std::filesystem::path given = cli.value("model-dir");
-  if (!std::filesystem::exists(given / "config.json") && isRunFolder(given))
+  if (!std::filesystem::exists(given / "config.json") && engine::isRunFolder(given))
     return inspectRun(given, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
   const bool gguf = isGgufModelFile(given);
   const ModelSummary summary = inspectModelFolder(modelFolderArgument(given));

@@ -12,15 +12,15 @@ namespace strata::cli {
 
 int inspectRun(const std::filesystem::path& folder, bool json) {
   using Json = nlohmann::ordered_json;
-  const RunManifest run = readRunManifest(folder);
-  const RunStatus status = readRunStatus(folder);
+  const engine::RunManifest run = engine::readRunManifest(folder);
+  const engine::RunStatus status = engine::readRunStatus(folder);
   const Json config = run.configJson.empty() ? Json::object() : Json::parse(run.configJson);
   Json facts = Json::object();
   for (const auto& [key, value] : run.description) facts[key] = value;
   if (json) {
     std::cout << Json{{"run", folder.string()},
                       {"recipe", run.recipe},
-                      {"state", runStateName(status.state)},
+                      {"state", engine::runStateName(status.state)},
                       {"step", status.step},
                       {"total_steps", status.totalSteps},
                       {"config", config},
@@ -31,8 +31,8 @@ int inspectRun(const std::filesystem::path& folder, bool json) {
   }
   std::cout << "Run          " << folder.string() << "\n"
             << "Recipe       " << run.recipe << "\n"
-            << "State        " << runStateName(status.state) << ", step " << status.step << " of "
-            << status.totalSteps << "\n";
+            << "State        " << engine::runStateName(status.state) << ", step " << status.step
+            << " of " << status.totalSteps << "\n";
   if (config.contains("variant")) {
     const std::string variant = config["variant"].get<std::string>();
     std::cout << "Variant      " << variant;

@@ -38,9 +38,9 @@ int main(int argc, char** argv) {
     std::cout << "strata-cli " << strata::build::kVersion << "\n";
     return 0;
   }
-  strata::setComputeThreads(strata::defaultThreadCount());
+  strata::engine::setComputeThreads(strata::engine::defaultThreadCount());
   strata::recipes::addBuiltInRecipes();
-  strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
+  strata::engine::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   const std::vector<std::string> args(all.begin() + 1, all.end());
   for (const auto& command : strata::cli::commands()) {
     if (all[0] != command.name) continue;

@@ -85,7 +85,7 @@ int runMask(const Arguments& args) {
     if (!cli.has("text"))
       throw UsageError("--model needs --text: the sequence whose chunks are routed");
     const std::filesystem::path run = cli.value("model");
-    if (!isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
+    if (!engine::isRunFolder(run)) throw IoError(run, "is not a run folder (no run.json)");
     picture = recipes::runTrainingMask(run, cli.value("text"));
     if (picture.variant != chosen)
       throw UsageError("--variant " + variant + " does not match the run, which trained " +

@@ -74,7 +74,7 @@ int runPretrain(const Arguments& args) {
     return 0;
   }
   const std::filesystem::path out = cli.value("out");
-  if (cli.isSet("resume") && isRunFolder(out)) {
+  if (cli.isSet("resume") && engine::isRunFolder(out)) {
     std::vector<std::string> sets;
     for (const char* free :
          {"steps", "log-every", "eval-every", "checkpoint-every", "stop-after", "threads"})
@@ -82,22 +82,25 @@ int runPretrain(const Arguments& args) {
         if (std::string(option) == free && cli.has(option))
           sets.push_back(std::string(key) + "=" + cli.value(option));
     return runTrainingJob(
-        [&](JobContext& job) { return resumeTraining(out, job, {}, TrainingControl{}, sets); }, {},
-        out);
+        [&](JobContext& job) {
+          return engine::resumeTraining(out, job, {}, engine::TrainingControl{}, sets);
+        },
+        {}, out);
   }
-  const ConfigSchema schema = recipeSchema("pretrain");
-  TrainingRequest request;
+  const engine::ConfigSchema schema = engine::recipeSchema("pretrain");
+  engine::TrainingRequest request;
   request.recipe = "pretrain";
-  request.config = ResolvedConfig(schema);
+  request.config = engine::ResolvedConfig(schema);
   request.config.set("eval_every", int64_t{0});
-  if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
+  if (cli.has("config")) engine::applyConfigFile(schema, cli.value("config"), request.config);
   for (const auto& [option, key] : kSettingOptions)
     if (cli.has(option))
-      request.config.set(
-          key, parseSetting(*schema.find(key), cli.value(option), "--" + std::string(option)));
+      request.config.set(key, engine::parseSetting(*schema.find(key), cli.value(option),
+                                                   "--" + std::string(option)));
   request.runFolder = out;
   request.command = commandLineText("pretrain", args);
-  return runTrainingJob([&](JobContext& job) { return startTraining(request, job); }, {}, out);
+  return runTrainingJob([&](JobContext& job) { return engine::startTraining(request, job); }, {},
+                        out);
 }
 
 }  // namespace strata::cli

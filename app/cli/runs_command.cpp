@@ -23,15 +23,15 @@ int runRuns(const Arguments& args) {
     return 0;
   }
   const std::filesystem::path root =
-      cli.has("root") ? std::filesystem::path(cli.value("root")) : defaultRunsRoot();
-  const std::vector<RunInfo> runs = listRuns(root);
+      cli.has("root") ? std::filesystem::path(cli.value("root")) : engine::defaultRunsRoot();
+  const std::vector<engine::RunInfo> runs = engine::listRuns(root);
   if (cli.isSet("json")) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const RunInfo& run : runs)
+    for (const engine::RunInfo& run : runs)
       list.push_back({{"folder", run.folder.string()},
                       {"recipe", run.recipe},
                       {"created", run.created},
-                      {"state", runStateName(run.status.state)},
+                      {"state", engine::runStateName(run.status.state)},
                       {"step", run.status.step},
                       {"total_steps", run.status.totalSteps},
                       {"last_checkpoint", run.lastCheckpoint},
@@ -46,11 +46,11 @@ int runRuns(const Arguments& args) {
   std::cout << std::left << std::setw(12) << "state" << std::setw(10) << "recipe" << std::setw(16)
             << "step" << std::setw(12) << "checkpoint" << std::setw(22) << "created"
             << "folder\n";
-  for (const RunInfo& run : runs) {
+  for (const engine::RunInfo& run : runs) {
     const std::string step =
         std::to_string(run.status.step) + "/" + std::to_string(run.status.totalSteps);
-    std::cout << std::setw(12) << runStateName(run.status.state) << std::setw(10) << run.recipe
-              << std::setw(16) << step << std::setw(12)
+    std::cout << std::setw(12) << engine::runStateName(run.status.state) << std::setw(10)
+              << run.recipe << std::setw(16) << step << std::setw(12)
               << (run.lastCheckpoint >= 0 ? std::to_string(run.lastCheckpoint) : "-")
               << std::setw(22) << run.created << run.folder.string() << "\n";
     if (!run.status.error.empty()) std::cout << "    error: " << run.status.error << "\n";

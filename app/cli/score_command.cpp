@@ -84,7 +84,7 @@ geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
 
 /** Captures --model over --corpus into `store` (the --model form of the command). */
 void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
-  CaptureConfig config;
+  engine::CaptureConfig config;
   config.modelFolder = cli.value("model");
   config.corpus = cli.value("corpus");
   config.output = store;
@@ -94,7 +94,7 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
   config.corpusOptions = corpusOptionsFrom(cli);
   std::cerr << "capturing " << config.modelFolder.string() << " over " << config.corpus.string()
             << " into " << store.string() << "\n";
-  if (runWithTerminalProgress([&](JobContext& job) { strata::runCapture(config, job); }) ==
+  if (runWithTerminalProgress([&](JobContext& job) { strata::engine::runCapture(config, job); }) ==
       JobOutcome::Cancelled)
     throw CancelledError();
 }
@@ -104,15 +104,17 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
 std::filesystem::path scoreDefault(const std::string& device, const geometry::ProxyOptions& options,
                                    const std::vector<geometry::LayerMetric*>& metrics,
                                    geometry::GeometryReport& report) {
-  CachedGeometryRequest request = defaultGeometryRequest();
+  engine::CachedGeometryRequest request = engine::defaultGeometryRequest();
   request.options = options;
   request.device = device;
   const DefaultModel model = defaultModel();
   if (!model.fallbackReason.empty()) std::cerr << "note: " << model.fallbackReason << "\n";
   std::cerr << "default model: " << (model.name.empty() ? request.modelFolder.string() : model.name)
             << " (" << request.modelFolder.string() << ")\n";
-  CachedGeometry result;
-  const auto work = [&](JobContext& job) { result = cachedGeometry(request, job, metrics); };
+  engine::CachedGeometry result;
+  const auto work = [&](JobContext& job) {
+    result = engine::cachedGeometry(request, job, metrics);
+  };
   if (runWithTerminalProgress(work) == JobOutcome::Cancelled) throw CancelledError();
   std::cerr << (result.captured ? "captured " : "cached store ") << result.store.string()
             << (result.scored ? " (scored now)" : " (scores read from it)") << "\n";

@@ -43,7 +43,8 @@ void drawPlots(const fs::path& folder) {
         << folder.string() << "\n";
     return;
   }
-  const ChildProcessResult result = runChildProcess({plots.string(), folder.string()});
+  const verify::ChildProcessResult result =
+      verify::runChildProcess({plots.string(), folder.string()});
   if (result.exitCode != 0)
     std::cerr << "warning: strata-study-plots failed (exit " << result.exitCode
               << "): " << result.stderrTail << "\n";

@@ -11,10 +11,10 @@
 namespace strata::cli {
 namespace {
 
-std::string settingsHelp(const ConfigSchema& schema) {
+std::string settingsHelp(const engine::ConfigSchema& schema) {
   std::string text = "\nSettings of the " + schema.recipe + " recipe (--set KEY=VALUE):\n";
-  for (const SettingSpec& spec : schema.settings) {
-    text += "  " + spec.key + " = " + settingText(spec.defaultValue);
+  for (const engine::SettingSpec& spec : schema.settings) {
+    text += "  " + spec.key + " = " + engine::settingText(spec.defaultValue);
     if (!spec.choices.empty()) {
       std::string choices;
       for (const auto& c : spec.choices) choices += (choices.empty() ? "" : "|") + c;
@@ -43,24 +43,26 @@ int runTrain(const Arguments& original) {
   const bool run = cli.parse(args);
   if (!run) {
     std::cout << cli.help();
-    for (const std::string& name : recipeNames()) std::cout << settingsHelp(recipeSchema(name));
+    for (const std::string& name : engine::recipeNames())
+      std::cout << settingsHelp(engine::recipeSchema(name));
     return 0;
   }
-  const ConfigSchema schema = recipeSchema(cli.value("recipe"));
+  const engine::ConfigSchema schema = engine::recipeSchema(cli.value("recipe"));
   if (const int code = launchLocalProcesses(cli, "train", original); code >= 0) return code;
 
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = schema.recipe;
-  request.config = ResolvedConfig(schema);
-  if (cli.has("config")) applyConfigFile(schema, cli.value("config"), request.config);
-  for (const std::string& assignment : sets) applyOverride(schema, assignment, request.config);
+  request.config = engine::ResolvedConfig(schema);
+  if (cli.has("config")) engine::applyConfigFile(schema, cli.value("config"), request.config);
+  for (const std::string& assignment : sets)
+    engine::applyOverride(schema, assignment, request.config);
   request.runFolder =
       cli.has("run-dir")
           ? std::filesystem::path(cli.value("run-dir"))
-          : defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
+          : engine::defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
   request.command = commandLineText("train", original);
   request.distributed = distributedSetupFrom(cli);
-  return runTrainingJob([&](JobContext& job) { return startTraining(request, job); },
+  return runTrainingJob([&](JobContext& job) { return engine::startTraining(request, job); },
                         request.distributed, request.runFolder);
 }
 
@@ -83,9 +85,11 @@ int runResume(const Arguments& original) {
   }
   if (const int code = launchLocalProcesses(cli, "resume", original); code >= 0) return code;
   const std::filesystem::path folder = cli.value("dir");
-  const DistributedSetup setup = distributedSetupFrom(cli);
+  const engine::DistributedSetup setup = distributedSetupFrom(cli);
   return runTrainingJob(
-      [&](JobContext& job) { return resumeTraining(folder, job, setup, TrainingControl{}, sets); },
+      [&](JobContext& job) {
+        return engine::resumeTraining(folder, job, setup, engine::TrainingControl{}, sets);
+      },
       setup, folder);
 }
 

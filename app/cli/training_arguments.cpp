@@ -87,8 +87,8 @@ CommandLine& addDistributedOptions(CommandLine& cli) {
       .option("master-port", "PORT", "TCP port of rank 0's rendezvous store (default 29500)");
 }
 
-DistributedSetup distributedSetupFrom(const CommandLine& cli) {
-  DistributedSetup setup;
+engine::DistributedSetup distributedSetupFrom(const CommandLine& cli) {
+  engine::DistributedSetup setup;
   if (cli.has("world-size")) setup.worldSize = static_cast<int>(cli.integer("world-size"));
   if (cli.has("rank")) setup.rank = static_cast<int>(cli.integer("rank"));
   if (cli.has("master-addr")) setup.masterAddress = cli.value("master-addr");
@@ -143,9 +143,9 @@ int launchLocalProcesses(const CommandLine& cli, const std::string& command,
   return worst;
 }
 
-int runTrainingJob(const std::function<TrainingSummary(JobContext&)>& train,
-                   const DistributedSetup& setup, const std::filesystem::path& runFolder) {
-  TrainingSummary summary;
+int runTrainingJob(const std::function<engine::TrainingSummary(JobContext&)>& train,
+                   const engine::DistributedSetup& setup, const std::filesystem::path& runFolder) {
+  engine::TrainingSummary summary;
   JobOutcome outcome = JobOutcome::Succeeded;
   if (setup.rank == 0) {
     outcome = runWithTerminalProgress([&](JobContext& job) { summary = train(job); });

@@ -18,7 +18,7 @@ std::vector<std::string> takeSetOptions(Arguments& args);
 
 /** Declares --nproc, --rank, --world-size, --master-addr, --master-port. */
 CommandLine& addDistributedOptions(CommandLine& cli);
-DistributedSetup distributedSetupFrom(const CommandLine& cli);
+engine::DistributedSetup distributedSetupFrom(const CommandLine& cli);
 
 /**
  * With --nproc N > 1: runs `strata-cli <command> <args> --rank i --world-size N --master-port P`
@@ -29,8 +29,8 @@ int launchLocalProcesses(const CommandLine& cli, const std::string& command, con
 
 /** Runs `train` with terminal progress (rank 0 prints; other ranks only warn). Returns the exit
  *  code: 0 finished or stopped by stop_after, 130 when Ctrl-C stopped it (checkpointed). */
-int runTrainingJob(const std::function<TrainingSummary(JobContext&)>& train,
-                   const DistributedSetup& setup, const std::filesystem::path& runFolder);
+int runTrainingJob(const std::function<engine::TrainingSummary(JobContext&)>& train,
+                   const engine::DistributedSetup& setup, const std::filesystem::path& runFolder);
 
 /** The command line as one shell-quoted string, for run.json. */
 std::string commandLineText(const std::string& command, const Arguments& args);

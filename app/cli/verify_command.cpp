@@ -19,16 +19,16 @@ namespace {
 
 constexpr int kExitNoTransformers = 3;
 
-nlohmann::ordered_json differenceJson(const TensorDifference& difference) {
+nlohmann::ordered_json differenceJson(const verify::TensorDifference& difference) {
   return {{"max_abs", difference.maxAbs},
           {"max_rel", difference.maxRel},
           {"max_ref", difference.maxRef}};
 }
 
-nlohmann::ordered_json toJson(const TransformersVerification& result) {
+nlohmann::ordered_json toJson(const verify::TransformersVerification& result) {
   nlohmann::ordered_json out;
   out["layers"] = nlohmann::ordered_json::array();
-  for (const LayerDifference& layer : result.layers)
+  for (const verify::LayerDifference& layer : result.layers)
     out["layers"].push_back({{"layer", layer.layer},
                              {"max_abs", layer.difference.maxAbs},
                              {"max_rel", layer.difference.maxRel},
@@ -40,14 +40,14 @@ nlohmann::ordered_json toJson(const TransformersVerification& result) {
   out["logits"] = differenceJson(result.logits);
   out["positions"] = result.positions;
   out["agrees"] = result.agrees();
-  out["tolerance"] = TransformersVerification::kTolerance;
+  out["tolerance"] = verify::TransformersVerification::kTolerance;
   out["verdict"] = result.verdict();
   out["model"] = result.model.string();
   out["architecture"] = result.architecture;
   out["python"] = result.python;
   out["torch_version"] = result.torchVersion;
   out["prompts"] = nlohmann::ordered_json::array();
-  for (const PromptTokens& prompt : result.prompts)
+  for (const verify::PromptTokens& prompt : result.prompts)
     out["prompts"].push_back({{"text", prompt.text},
                               {"tokens_equal", prompt.equal()},
                               {"strata_ids", prompt.strataIds},
@@ -61,14 +61,14 @@ std::string number(double value) {
   return text;
 }
 
-void printRow(const std::string& name, const TensorDifference& difference) {
+void printRow(const std::string& name, const verify::TensorDifference& difference) {
   std::cout << name << std::string(name.size() < 12 ? 12 - name.size() : 1, ' ')
             << number(difference.maxAbs) << "  " << number(difference.maxRef) << "  "
             << number(difference.maxRel) << "\n";
 }
 
 /** Where two id lists first part, for the table. */
-std::size_t firstDifference(const PromptTokens& prompt) {
+std::size_t firstDifference(const verify::PromptTokens& prompt) {
   std::size_t i = 0;
   while (i < prompt.strataIds.size() && i < prompt.transformersIds.size() &&
          prompt.strataIds[i] == prompt.transformersIds[i])
@@ -76,7 +76,7 @@ std::size_t firstDifference(const PromptTokens& prompt) {
   return i;
 }
 
-void printTable(const TransformersVerification& result) {
+void printTable(const verify::TransformersVerification& result) {
   std::cout << "Model         " << result.model.string() << "\n"
             << "transformers  " << result.transformersVersion << " (torch " << result.torchVersion
             << ", " << result.python << ")\n"
@@ -84,14 +84,14 @@ void printTable(const TransformersVerification& result) {
             << "Prompts       " << result.prompts.size() << ", " << result.positions
             << " positions; tokens " << (result.tokensEqual ? "equal" : "DIFFER") << "\n";
   for (std::size_t p = 0; p < result.prompts.size(); ++p) {
-    const PromptTokens& prompt = result.prompts[p];
+    const verify::PromptTokens& prompt = result.prompts[p];
     if (prompt.equal()) continue;
     std::cout << "  prompt " << p + 1 << ": Strata " << prompt.strataIds.size()
               << " ids, transformers " << prompt.transformersIds.size()
               << ", first difference at position " << firstDifference(prompt) << "\n";
   }
   std::cout << "\nlayer          max |Δ|   max |ref|    relative\n";
-  for (const LayerDifference& layer : result.layers)
+  for (const verify::LayerDifference& layer : result.layers)
     printRow("h_" + std::to_string(layer.layer), layer.difference);
   printRow("final norm", result.finalNorm);
   printRow("logits", result.logits);
@@ -122,18 +122,18 @@ int runVerify(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  VerificationConfig config;
+  verify::VerificationConfig config;
   config.modelFolder = cli.value("model-dir");
   config.python = cli.optionalValue("python").value_or("");
   config.timeoutSeconds = cli.integer("timeout");
   if (config.timeoutSeconds < 1) throw UsageError("--timeout must be at least 1 second");
 
-  TransformersVerification result;
+  verify::TransformersVerification result;
   std::optional<std::string> unavailable;
   const JobOutcome outcome = runWithTerminalProgress([&](JobContext& job) {
     try {
-      result = verifyAgainstTransformers(config, job);
-    } catch (const TransformersUnavailableError& error) {
+      result = verify::verifyAgainstTransformers(config, job);
+    } catch (const verify::TransformersUnavailableError& error) {
       unavailable = error.what();  // its own exit code, not a failure of the model
     }
   });

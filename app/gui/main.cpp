@@ -58,9 +58,9 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
 int main(int argc, char** argv) {
   strata::runWithPassiveOpenMpWaits(argv);
   QApplication app(argc, argv);
-  strata::setComputeThreads(strata::defaultThreadCount());
+  strata::engine::setComputeThreads(strata::engine::defaultThreadCount());
   strata::recipes::addBuiltInRecipes();
-  strata::reuseFreedTensorMemory();  // capture and every other forward pass run faster
+  strata::engine::reuseFreedTensorMemory();  // capture and every other forward pass run faster
   QApplication::setOrganizationName(QStringLiteral("Strata"));
   QApplication::setApplicationName(QStringLiteral("Strata"));
   QApplication::setApplicationVersion(QLatin1String(strata::build::kVersion));

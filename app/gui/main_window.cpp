@@ -67,7 +67,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_errorReporter = [this](const ErrorReport& report) { showErrorDialog(this, report); };
   connect(m_jobs, &BackgroundJobs::allFinished, this, &MainWindow::jobsFinished);
 
-  m_runsRoot = cleanAbsolute(toQString(defaultRunsRoot()));
+  m_runsRoot = cleanAbsolute(toQString(engine::defaultRunsRoot()));
   if (m_options.persistSettings)
     m_runsRoot = guiSettings().value(kRunsRootKey, m_runsRoot).toString();
 

@@ -58,7 +58,7 @@ std::string jobDevice() { return loadPreferences().device.toStdString(); }
 
 void applyPreferences(const PreferenceValues& values) {
   applyTheme(values.theme);
-  setComputeThreads(values.threads > 0 ? values.threads : defaultThreadCount());
+  engine::setComputeThreads(values.threads > 0 ? values.threads : engine::defaultThreadCount());
 }
 
 }  // namespace strata

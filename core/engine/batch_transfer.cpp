@@ -2,7 +2,7 @@
 
 #include "engine/batch_transfer.h"
 
-namespace strata {
+namespace strata::engine {
 
 torch::Tensor toTrainingDevice(const torch::Tensor& host, const torch::Device& device) {
   if (!device.is_cuda() || !host.is_cpu()) return host.to(device);
@@ -10,4 +10,4 @@ torch::Tensor toTrainingDevice(const torch::Tensor& host, const torch::Device& d
   return host.pin_memory().to(device, /*non_blocking=*/true);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -5,10 +5,10 @@
 
 #include <torch/torch.h>
 
-namespace strata {
+namespace strata::engine {
 
 /** `host` on `device`: on CUDA through pinned memory, asynchronously (ordered on the stream
  *  before the kernels that read it); elsewhere an ordinary copy (none on the CPU). */
 torch::Tensor toTrainingDevice(const torch::Tensor& host, const torch::Device& device);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -20,7 +20,8 @@
 #include "io/gguf_import.h"
 #include "io/model_fingerprint.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 constexpr double kCaptureShare = 0.7;  // of the progress bar; scoring takes the rest
@@ -210,4 +211,4 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& jo
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

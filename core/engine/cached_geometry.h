@@ -25,6 +25,10 @@ namespace geometry {
 class LayerMetric;
 }
 
+}  // namespace strata
+
+namespace strata::engine {
+
 struct CachedGeometryRequest {
   std::filesystem::path modelFolder;  ///< a model folder, or a .gguf file (imported on first use)
   std::filesystem::path corpus;
@@ -63,4 +67,4 @@ std::filesystem::path cachedStorePath(const CachedGeometryRequest& request);
 CachedGeometry cachedGeometry(const CachedGeometryRequest& request, JobContext& job,
                               const std::vector<geometry::LayerMetric*>& metrics = {});
 
-}  // namespace strata
+}  // namespace strata::engine

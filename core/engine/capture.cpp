@@ -15,7 +15,8 @@
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -226,4 +227,4 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   return summary;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -24,6 +24,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 /** What the forward passes compute in; the store keeps its own storage dtype either way. */
 enum class ComputeDType { Float32, BFloat16 };
 
@@ -64,4 +68,4 @@ struct CaptureSummary {
  */
 CaptureSummary runCapture(const CaptureConfig& config, JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::engine

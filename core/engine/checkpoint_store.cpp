@@ -12,7 +12,8 @@
 #include "io/atomic_file.h"
 #include "io/corpus_hash.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -155,4 +156,4 @@ std::optional<int64_t> CheckpointStore::bestStep() const {
   return step;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 class CheckpointStore {
  public:
@@ -48,4 +48,4 @@ class CheckpointStore {
   std::filesystem::path m_folder;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -11,7 +11,8 @@
 #include "common/error.h"
 #include "common/text_file.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -281,4 +282,4 @@ std::string configToJson(const ConfigSchema& schema, const ResolvedConfig& confi
   return json.dump(indent);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

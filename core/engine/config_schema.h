@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 enum class SettingType { Integer, Real, Boolean, Text, Choice, Path };
 
@@ -97,4 +97,4 @@ void validateConfig(const ConfigSchema& schema, const ResolvedConfig& config,
 /** The config as a JSON object, keys in schema order (run.json's "config"). */
 std::string configToJson(const ConfigSchema& schema, const ResolvedConfig& config, int indent = 2);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace strata {
+namespace strata::engine {
 
 DecimatedSeries::DecimatedSeries(int64_t capacity) : m_capacity(capacity) {
   if (capacity < 2 || capacity % 2 != 0)
@@ -79,4 +79,4 @@ void DecimatedSeries::means(std::vector<double>& steps, std::vector<double>& val
   }
 }
 
-}  // namespace strata
+}  // namespace strata::engine

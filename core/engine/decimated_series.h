@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 class DecimatedSeries {
  public:
@@ -50,4 +50,4 @@ class DecimatedSeries {
   std::vector<Bucket> m_buckets;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -7,7 +7,8 @@
 #include "common/error.h"
 #include "engine/device_info.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 std::string withoutPrefix(const std::string& reason) {
@@ -51,4 +52,4 @@ at::Device computeDevice(const std::string& choice, const std::string& origin) {
   return resolveDevice(choice, origin) == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace strata {
+namespace strata::engine {
 
 /** True when LibTorch can run on a CUDA device here; otherwise `reason` (when given) says why:
  *  the CUDA runtime's own words (no device, a driver too old) or a LibTorch without CUDA. */
@@ -23,4 +23,4 @@ std::string resolveDevice(const std::string& choice, const std::string& origin =
 /** resolveDevice(choice, origin) as the device LibTorch computes on (CUDA: device 0). */
 at::Device computeDevice(const std::string& choice, const std::string& origin = "device");
 
-}  // namespace strata
+}  // namespace strata::engine

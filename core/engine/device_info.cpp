@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
-namespace strata {
+namespace strata::engine {
 
 int defaultThreadCount() {
   if (const char* configured = std::getenv("STRATA_THREADS")) {
@@ -77,4 +77,4 @@ std::string describe(const ComputeDevice& device) {
   return (device.cuda ? "CUDA: " + device.name : std::string("CPU")) + " · " + threads;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

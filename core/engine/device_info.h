@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 struct CudaDeviceInfo {
   int index = 0;
@@ -51,4 +51,4 @@ ComputeDevice currentComputeDevice();
  */
 std::string describe(const ComputeDevice& device);
 
-}  // namespace strata
+}  // namespace strata::engine

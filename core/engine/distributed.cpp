@@ -19,7 +19,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::engine {
 
 namespace {
 
@@ -266,4 +266,4 @@ void DataParallelGroup::barrier() {
   m_state->run("barrier", [&] { return m_state->group->barrier(); });
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -11,7 +11,7 @@
 
 #include "engine/training_run.h"
 
-namespace strata {
+namespace strata::engine {
 
 class DataParallelGroup {
  public:
@@ -41,4 +41,4 @@ class DataParallelGroup {
   std::unique_ptr<State> m_state;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

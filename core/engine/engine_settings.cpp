@@ -2,7 +2,8 @@
 
 #include "engine/engine_settings.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 SettingSpec integer(std::string key, int64_t value, double minimum, std::string description,
@@ -55,4 +56,4 @@ bool settingMayChangeOnResume(const std::string& key) {
   return false;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

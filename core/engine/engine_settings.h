@@ -7,11 +7,11 @@
 
 #include "engine/config_schema.h"
 
-namespace strata {
+namespace strata::engine {
 
 std::vector<SettingSpec> engineSettings();
 
 /** Settings that may change on resume without changing the trajectory. */
 bool settingMayChangeOnResume(const std::string& key);
 
-}  // namespace strata
+}  // namespace strata::engine

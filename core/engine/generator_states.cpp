@@ -12,7 +12,8 @@
 #include "common/job.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -70,4 +71,4 @@ void restoreGeneratorStates(const fs::path& folder, at::Device device, JobContex
                 device.str() + " differ from an uninterrupted run's");
 }
 
-}  // namespace strata
+}  // namespace strata::engine

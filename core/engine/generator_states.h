@@ -14,6 +14,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 /** Writes the generator states of a run on `device` into `folder`; returns the file names. */
 std::vector<std::string> saveGeneratorStates(const std::filesystem::path& folder,
                                              at::Device device);
@@ -24,4 +28,4 @@ std::vector<std::string> saveGeneratorStates(const std::filesystem::path& folder
 void restoreGeneratorStates(const std::filesystem::path& folder, at::Device device,
                             JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::engine

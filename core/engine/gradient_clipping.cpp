@@ -2,7 +2,7 @@
 
 #include "engine/gradient_clipping.h"
 
-namespace strata {
+namespace strata::engine {
 
 torch::Tensor clipGradientNorm(const std::vector<torch::Tensor>& parameters, double maxNorm) {
   std::vector<torch::Tensor> gradients;
@@ -27,4 +27,4 @@ torch::Tensor clipGradientNorm(const std::vector<torch::Tensor>& parameters, dou
   return total;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 /** Scales the gradients of `parameters` so their global 2-norm is at most `maxNorm` (as
  *  torch::nn::utils::clip_grad_norm_, the same operations on the CPU); returns the norm before
@@ -15,4 +15,4 @@ namespace strata {
  *  CUDA the per-tensor norms and the scaling are multi-tensor kernels, as PyTorch's own. */
 torch::Tensor clipGradientNorm(const std::vector<torch::Tensor>& parameters, double maxNorm);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -9,7 +9,8 @@
 #include "io/activation_store.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 /** Every row's token text, decoded once per distinct id; `note` says why when there are none. */
@@ -66,4 +67,4 @@ LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
   return detail;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

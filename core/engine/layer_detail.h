@@ -11,7 +11,7 @@
 #include "geometry/layer_geometry.h"
 #include "geometry/pca.h"
 
-namespace strata {
+namespace strata::engine {
 
 struct LayerDetail {
   std::filesystem::path storeFile;
@@ -37,4 +37,4 @@ struct LayerDetail {
 LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
                             const geometry::LayerGeometry& geometry);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -10,7 +10,8 @@
 #include "engine/training_loop.h"
 #include "io/gguf_import.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -109,4 +110,4 @@ CatalogRecipe loopRecipe(std::string name, std::string description,
   return {std::move(name), std::move(description), std::move(runner)};
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -10,11 +10,11 @@
 
 #include "engine/recipe_catalog.h"
 
-namespace strata {
+namespace strata::engine {
 
 /** A catalog entry whose runs the training loop trains: its settings follow the engine's, and
  *  `make` gives the loop a fresh instance. */
 CatalogRecipe loopRecipe(std::string name, std::string description,
                          std::vector<SettingSpec> (*settings)(), RecipeFactory make);
 
-}  // namespace strata
+}  // namespace strata::engine

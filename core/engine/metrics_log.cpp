@@ -18,7 +18,8 @@
 #include "common/text_file.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -230,4 +231,4 @@ void writeMetricsCsv(const std::vector<MetricsRecord>& records, const fs::path& 
   writeFileAtomically(file, [&](int fd) { writeAll(fd, csv.data(), csv.size(), file); });
 }
 
-}  // namespace strata
+}  // namespace strata::engine

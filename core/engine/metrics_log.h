@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 struct MetricsRecord {
   int64_t step = 0;
@@ -70,4 +70,4 @@ class MetricsTail {
  *  empty cells where a record lacks a metric. */
 void writeMetricsCsv(const std::vector<MetricsRecord>& records, const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::engine {
 
 void PendingStepValues::add(int64_t step, torch::Tensor loss,
                             std::map<std::string, torch::Tensor> metrics) {
@@ -39,4 +39,4 @@ void PendingStepValues::flushInto(LoopCounters& counters) {
   }
 }
 
-}  // namespace strata
+}  // namespace strata::engine

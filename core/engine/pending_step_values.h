@@ -14,7 +14,7 @@
 
 #include "engine/training_checkpoint.h"
 
-namespace strata {
+namespace strata::engine {
 
 class PendingStepValues {
  public:
@@ -36,4 +36,4 @@ class PendingStepValues {
   std::vector<Step> m_steps;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

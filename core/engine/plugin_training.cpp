@@ -24,7 +24,8 @@
 #include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -381,4 +382,4 @@ CatalogRecipe pluginCatalogRecipe(const plugin::RecipeEntry& recipe) {
           std::make_shared<PluginRunner>(recipe)};
 }
 
-}  // namespace strata
+}  // namespace strata::engine

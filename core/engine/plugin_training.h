@@ -31,6 +31,10 @@ namespace plugin {
 struct RecipeEntry;
 }
 
+}  // namespace strata
+
+namespace strata::engine {
+
 /** The recipe's settings as a schema: one Text setting per declared setting ("plugin" group). */
 ConfigSchema pluginRecipeSchema(const plugin::RecipeEntry& recipe);
 
@@ -62,4 +66,4 @@ TrainingSummary resumePluginTraining(const plugin::RecipeEntry& recipe,
 /** `recipe` as a catalog entry whose runner is startPluginTraining / resumePluginTraining. */
 CatalogRecipe pluginCatalogRecipe(const plugin::RecipeEntry& recipe);
 
-}  // namespace strata
+}  // namespace strata::engine

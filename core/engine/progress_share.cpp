@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace strata {
+namespace strata::engine {
 
 void ProgressShareSink::progress(double fraction, const std::string& stage) {
   const std::string& shown = m_stage.empty() ? stage : m_stage;
@@ -20,4 +20,4 @@ void ProgressShareSink::message(MessageLevel level, const std::string& text) {
     m_outer.info(text);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

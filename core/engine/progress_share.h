@@ -6,7 +6,7 @@
 
 #include "common/job.h"
 
-namespace strata {
+namespace strata::engine {
 
 class ProgressShareSink final : public ProgressSink {
  public:
@@ -25,4 +25,4 @@ class ProgressShareSink final : public ProgressSink {
   std::string m_stage;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -22,6 +22,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 struct RecipeSetup {
   const ResolvedConfig& config;
   std::filesystem::path runFolder;
@@ -80,4 +84,4 @@ class Recipe {
   virtual std::map<std::string, std::string> description() const { return {}; }
 };
 
-}  // namespace strata
+}  // namespace strata::engine

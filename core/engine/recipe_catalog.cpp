@@ -8,7 +8,8 @@
 #include "engine/run_manifest.h"
 #include "plugin/plugin_loader.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 std::vector<CatalogRecipe>& added() {
@@ -73,4 +74,4 @@ RecipeFactory loopRecipeFactory(const std::string& name) {
                     "runs its own loop (a plugin's recipe), not in the training loop");
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -16,11 +16,16 @@
 
 namespace strata {
 
-class Recipe;
-struct RunManifest;
 namespace plugin {
 struct RecipeEntry;
 }
+
+}  // namespace strata
+
+namespace strata::engine {
+
+class Recipe;
+struct RunManifest;
 
 /** A fresh instance of a recipe, for the training loop. */
 using RecipeFactory = std::unique_ptr<Recipe> (*)();
@@ -66,4 +71,4 @@ const plugin::RecipeEntry* findPluginRecipe(const std::string& name);
  *  one). Throws ConfigError naming the recipe when there is no such recipe or it is a plugin's. */
 RecipeFactory loopRecipeFactory(const std::string& recipe);
 
-}  // namespace strata
+}  // namespace strata::engine

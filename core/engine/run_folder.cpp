@@ -13,7 +13,8 @@
 #include "io/atomic_file.h"
 #include "io/writer_lock.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -134,4 +135,4 @@ void createRunFolder(const std::filesystem::path& folder) {
   if (error) throw IoError(folder, "cannot create the run folder (" + error.message() + ")");
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -19,7 +19,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/run_metrics.h"
 
-namespace strata {
+namespace strata::engine {
 
 enum class RunState {
   Running,      ///< a live process holds run.lock
@@ -87,4 +87,4 @@ class RunFolder {
 /** Where runs go when no folder is given: $STRATA_RUNS_DIR, else ./runs. */
 std::filesystem::path defaultRunsRoot();
 
-}  // namespace strata
+}  // namespace strata::engine

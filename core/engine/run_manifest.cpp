@@ -8,7 +8,8 @@
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -149,4 +150,4 @@ void writeRunManifest(const std::filesystem::path& runFolder, const RunManifest&
   writeTextAtomically(runManifestFile(runFolder), toJson(manifest).dump(2) + "\n");
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-namespace strata {
+namespace strata::engine {
 
 struct RunMachine {
   std::string host;
@@ -80,4 +80,4 @@ RunManifest requireRun(const std::filesystem::path& runFolder, const std::string
 /** Writes run.json atomically (the folder must exist). */
 void writeRunManifest(const std::filesystem::path& runFolder, const RunManifest& manifest);
 
-}  // namespace strata
+}  // namespace strata::engine

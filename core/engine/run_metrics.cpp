@@ -8,7 +8,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 }
@@ -75,4 +76,4 @@ LoggedSeries RunMetrics::validationLoss() const {
   return val;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -11,7 +11,7 @@
 
 #include "engine/metrics_log.h"
 
-namespace strata {
+namespace strata::engine {
 
 /** (step, value) pairs in log order: one metric of one run over its steps. */
 using LoggedSeries = std::vector<std::pair<int64_t, double>>;
@@ -47,11 +47,11 @@ class RunMetrics {
   double mean(const std::string& key) const { return meanOf(series(key)); }
   /** "val_loss" over steps; FormatError naming metrics.jsonl when the run never evaluated. */
   LoggedSeries validationLoss() const;
-  double trainingSeconds() const { return strata::trainingSeconds(m_records); }
+  double trainingSeconds() const { return strata::engine::trainingSeconds(m_records); }
 
  private:
   std::filesystem::path m_file;
   std::vector<MetricsRecord> m_records;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -1,6 +1,6 @@
 #include "engine/step_rate.h"
 
-namespace strata {
+namespace strata::engine {
 
 void StepRate::add(int64_t step, double wallTime) {
   if (!m_recent.empty() && step < m_recent.back().step) m_recent.clear();  // resumed earlier
@@ -19,4 +19,4 @@ double StepRate::stepsPerSecond() const {
   return seconds > 0 && steps > 0 ? steps / seconds : 0;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

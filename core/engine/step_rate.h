@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <deque>
 
-namespace strata {
+namespace strata::engine {
 
 class StepRate {
  public:
@@ -27,4 +27,4 @@ class StepRate {
   std::deque<Sample> m_recent;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -13,7 +13,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -186,4 +187,4 @@ TensorBoardWriter rewriteTensorBoard(const fs::path& folder,
   return writer;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

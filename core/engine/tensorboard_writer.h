@@ -13,7 +13,7 @@
 
 #include "engine/metrics_log.h"
 
-namespace strata {
+namespace strata::engine {
 
 /** CRC-32C (Castagnoli), as TFRecord uses. */
 uint32_t crc32c(const void* data, size_t size);
@@ -44,4 +44,4 @@ class TensorBoardWriter {
 TensorBoardWriter rewriteTensorBoard(const std::filesystem::path& folder,
                                      const std::vector<MetricsRecord>& records);
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
-namespace strata {
+namespace strata::engine {
 
 TokenContext tokenContext(const std::vector<int32_t>& documents,
                           const std::vector<int32_t>& positions, int64_t row, int radius) {
@@ -42,4 +42,4 @@ TokenContext tokenContext(const std::vector<int32_t>& documents,
   return context;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace strata {
+namespace strata::engine {
 
 struct TokenContext {
   static constexpr int64_t kGap = -1;
@@ -28,4 +28,4 @@ struct TokenContext {
 TokenContext tokenContext(const std::vector<int32_t>& documents,
                           const std::vector<int32_t>& positions, int64_t row, int radius = 10);
 
-}  // namespace strata
+}  // namespace strata::engine

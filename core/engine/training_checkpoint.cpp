@@ -11,7 +11,8 @@
 #include "engine/generator_states.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -107,4 +108,4 @@ std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& 
   return std::nullopt;
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -20,6 +20,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 /** The loop's own state, checkpointed with the model so a resumed run logs what the
  *  uninterrupted one would have. */
 struct LoopCounters {
@@ -44,4 +48,4 @@ std::optional<LoopCounters> loadNewestTrainingCheckpoint(const CheckpointStore& 
                                                          torch::optim::Optimizer& optimizer,
                                                          at::Device device, JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::engine

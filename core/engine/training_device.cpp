@@ -6,7 +6,7 @@
 
 #include "engine/device_choice.h"
 
-namespace strata {
+namespace strata::engine {
 
 torch::Device trainingDevice(const std::string& choice) { return computeDevice(choice, "device"); }
 
@@ -37,4 +37,4 @@ AutocastScope::~AutocastScope() {
   at::autocast::set_autocast_dtype(type, m_previousType);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

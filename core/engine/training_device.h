@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace strata {
+namespace strata::engine {
 
 /** "cpu", "cuda" or "auto" (CUDA when this LibTorch has it and a device is present), resolved
  *  by resolveDevice (engine/device_choice.h): "cuda" without CUDA throws saying why. */
@@ -30,4 +30,4 @@ class AutocastScope {
   at::ScalarType m_previousType = at::kBFloat16;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

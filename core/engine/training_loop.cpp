@@ -29,7 +29,8 @@
 #include "io/atomic_file.h"
 #include "io/writer_lock.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -372,4 +373,4 @@ TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& jo
   return TrainingLoop(inputs, job).run();
 }
 
-}  // namespace strata
+}  // namespace strata::engine

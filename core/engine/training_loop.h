@@ -13,6 +13,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 struct TrainingLoopInputs {
   ConfigSchema schema;
   std::string recipe;
@@ -37,4 +41,4 @@ std::string hostName();
 
 TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::engine

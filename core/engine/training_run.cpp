@@ -15,7 +15,8 @@
 #include "engine/training_loop.h"
 #include "engine/versions.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace fs = std::filesystem;
 
 std::string utcNow() {
@@ -59,4 +60,4 @@ TrainingSummary resumeTraining(const fs::path& runFolder, JobContext& job,
   return recipeOfRun(run).runner->resume(run, {runFolder, distributed, control, overrides}, job);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -19,6 +19,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::engine {
+
 /** Data-parallel placement of this process (world size 1 = a single process). */
 struct DistributedSetup {
   int rank = 0;
@@ -84,4 +88,4 @@ TrainingSummary resumeTraining(const std::filesystem::path& runFolder, JobContex
                                const TrainingControl& control = {},
                                const std::vector<std::string>& overrides = {});
 
-}  // namespace strata
+}  // namespace strata::engine

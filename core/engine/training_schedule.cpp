@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-namespace strata {
+namespace strata::engine {
 
 double WarmupCosineSchedule::at(int64_t step) const {
   if (warmup > 0 && step <= warmup)
@@ -17,4 +17,4 @@ double WarmupCosineSchedule::at(int64_t step) const {
   return peak * (minRatio + (1.0 - minRatio) * cosine);
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace strata {
+namespace strata::engine {
 
 struct WarmupCosineSchedule {
   double peak = 1e-3;
@@ -15,4 +15,4 @@ struct WarmupCosineSchedule {
   double at(int64_t step) const;
 };
 
-}  // namespace strata
+}  // namespace strata::engine

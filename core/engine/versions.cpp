@@ -13,7 +13,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 /** CUDA encodes versions as 1000 * major + 10 * minor. */
@@ -90,4 +91,4 @@ LibraryVersions libraryVersions() {
   };
 }
 
-}  // namespace strata
+}  // namespace strata::engine

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace strata {
+namespace strata::engine {
 
 struct LibraryVersions {
   std::string libtorch;
@@ -23,4 +23,4 @@ struct LibraryVersions {
 
 LibraryVersions libraryVersions();
 
-}  // namespace strata
+}  // namespace strata::engine

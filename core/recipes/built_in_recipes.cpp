@@ -12,21 +12,22 @@
 namespace strata::recipes {
 
 void addBuiltInRecipes() {
-  addRecipe(loopRecipe("pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
-                       pretrainSettings, makePretrainRecipe));
-  addRecipe(
-      loopRecipe("bridge",
-                 "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
-                 "embeddings",
-                 bridgeSettings, makeBridgeRecipe));
-  addRecipe(loopRecipe(
+  engine::addRecipe(engine::loopRecipe(
+      "pretrain", "train a small Llama (causal LM) from scratch on a local corpus",
+      pretrainSettings, makePretrainRecipe));
+  engine::addRecipe(engine::loopRecipe(
+      "bridge",
+      "DiHAL: a diffusion bridge that rebuilds h_{l*} of a frozen model from its input "
+      "embeddings",
+      bridgeSettings, makeBridgeRecipe));
+  engine::addRecipe(engine::loopRecipe(
       "dcdm", "masked diffusion LM: mdlm, bdlm (positional blocks) or dcdm (chunking attention)",
       dcdmSettings, makeDcdmRecipe));
-  addRecipe(
-      loopRecipe("repr_align",
-                 "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "
-                 "bidirectional student aligned layer by layer to the frozen causal teacher",
-                 reprAlignSettings, makeReprAlignRecipe));
+  engine::addRecipe(engine::loopRecipe(
+      "repr_align",
+      "REPR-ALIGN: convert an autoregressive model into a masked diffusion LM, its "
+      "bidirectional student aligned layer by layer to the frozen causal teacher",
+      reprAlignSettings, makeReprAlignRecipe));
 }
 
 }  // namespace strata::recipes

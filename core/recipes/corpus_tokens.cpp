@@ -18,28 +18,29 @@ namespace strata::recipes {
 
 namespace fs = std::filesystem;
 
-std::vector<SettingSpec> corpusSettings(bool corpusRequired) {
-  SettingSpec corpus = makeSetting("corpus", SettingType::Path, std::string(),
-                                   "a text file, a folder of .txt files, or a .jsonl file", "data");
+std::vector<engine::SettingSpec> corpusSettings(bool corpusRequired) {
+  engine::SettingSpec corpus =
+      engine::makeSetting("corpus", engine::SettingType::Path, std::string(),
+                          "a text file, a folder of .txt files, or a .jsonl file", "data");
   corpus.required = corpusRequired;
   return {corpus,
-          makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
-                     "how to read the corpus", "data"),
-          makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
-                     "how a text file divides into documents", "data"),
-          makeSetting("jsonl_field", SettingType::Text, std::string("text"),
-                      "the JSONL field holding the text", "data")};
+          engine::makeChoice("corpus_format", "auto", {"auto", "text", "folder", "jsonl"},
+                             "how to read the corpus", "data"),
+          engine::makeChoice("split", "auto", {"auto", "paragraphs", "lines", "file", "wikitext"},
+                             "how a text file divides into documents", "data"),
+          engine::makeSetting("jsonl_field", engine::SettingType::Text, std::string("text"),
+                              "the JSONL field holding the text", "data")};
 }
 
-SettingSpec tokenizerSetting() {
-  return makeSetting("tokenizer", SettingType::Text, std::string("byte"),
-                     "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy",
-                     "data");
+engine::SettingSpec tokenizerSetting() {
+  return engine::makeSetting(
+      "tokenizer", engine::SettingType::Text, std::string("byte"),
+      "byte (256 byte symbols + BOS/EOS), or a tokenizer folder/file to copy", "data");
 }
 
-SettingSpec valFractionSetting() {
-  return makeSetting("val_fraction", SettingType::Real, 0.05, "held-out tail of the token stream",
-                     "data", 1e-4, 0.5);
+engine::SettingSpec valFractionSetting() {
+  return engine::makeSetting("val_fraction", engine::SettingType::Real, 0.05,
+                             "held-out tail of the token stream", "data", 1e-4, 0.5);
 }
 
 uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n) {
@@ -60,7 +61,7 @@ std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source, const fs
   return tokenizer;
 }
 
-CorpusOptions corpusOptionsOf(const ResolvedConfig& config) {
+CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config) {
   CorpusOptions options;
   const auto format = parseCorpusFormat(config.text("corpus_format"));
   if (!format) throw ConfigError("run configuration", "corpus_format", "is not a corpus format");
@@ -108,7 +109,7 @@ std::map<std::string, std::string> CorpusTokens::facts() const {
           {"val_tokens", std::to_string(tokens.val.size())}};
 }
 
-CorpusTokens readCorpusTokens(const ResolvedConfig& config, const Tokenizer& tokenizer,
+CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config, const Tokenizer& tokenizer,
                               int64_t window, JobContext& job) {
   const fs::path corpus = config.text("corpus");
   const CorpusOptions options = corpusOptionsOf(config);

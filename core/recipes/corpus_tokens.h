@@ -29,15 +29,15 @@ struct TokenSplit {
 
 /** The corpus settings: corpus (required unless `corpusRequired` is false), corpus_format,
  *  split, jsonl_field. */
-std::vector<SettingSpec> corpusSettings(bool corpusRequired = true);
+std::vector<engine::SettingSpec> corpusSettings(bool corpusRequired = true);
 /** tokenizer: byte, or a tokenizer folder/file copied into the run (recipes that train a
  *  vocabulary of their own). */
-SettingSpec tokenizerSetting();
+engine::SettingSpec tokenizerSetting();
 /** val_fraction: the held-out tail of the token stream. */
-SettingSpec valFractionSetting();
+engine::SettingSpec valFractionSetting();
 
 /** corpus_format, split and jsonl_field of a run's config (ConfigError when unknown). */
-CorpusOptions corpusOptionsOf(const ResolvedConfig& config);
+CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config);
 
 /** The run's tokenizer: rank 0 writes `source`'s files (byte or a tokenizer folder/file) into
  *  the run folder, where they belong to the exported model; other ranks read a private copy so
@@ -62,7 +62,7 @@ struct CorpusTokens {
 
 /** The config's corpus (corpus, corpus_format, split, jsonl_field, val_fraction) hashed and
  *  tokenised with `tokenizer` into windows of `window` + 1 tokens (tokeniseCorpus). */
-CorpusTokens readCorpusTokens(const ResolvedConfig& config, const Tokenizer& tokenizer,
+CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config, const Tokenizer& tokenizer,
                               int64_t window, JobContext& job);
 
 /** A draw in [0, n) that is a pure function of (seed, step, row): SplitMix64 (Steele, Lea &

@@ -27,7 +27,7 @@ int64_t DlmStepBudget::stepsFor(int64_t chunkTokens, int64_t tokensBefore,
 
 DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& promptText,
                     const DlmSamplingConfig& config) {
-  LoadedDlm dlm = loadDlmRun(runFolder, computeDevice(config.device, "device"));
+  LoadedDlm dlm = loadDlmRun(runFolder, engine::computeDevice(config.device, "device"));
   return sampleWithModel(dlm.model, *dlm.tokenizer, promptText, config,
                          dlmStepBudgetFrom(dlm.config));
 }

@@ -4,10 +4,10 @@
 
 namespace strata::recipes {
 
-ResolvedConfig runConfig(const RunManifest& run) {
-  const ConfigSchema schema = recipeSchema(run.recipe);
-  ResolvedConfig config(schema);
-  applyConfigJson(schema, run.config(), run.file, config);
+engine::ResolvedConfig runConfig(const engine::RunManifest& run) {
+  const engine::ConfigSchema schema = engine::recipeSchema(run.recipe);
+  engine::ResolvedConfig config(schema);
+  engine::applyConfigJson(schema, run.config(), run.file, config);
   return config;
 }
 

@@ -9,6 +9,6 @@ namespace strata::recipes {
 
 /** The settings of `run` under recipeSchema(run.recipe). ConfigError/FormatError naming
  *  run.json for an unknown recipe, a missing "config" or a value of the wrong type. */
-ResolvedConfig runConfig(const RunManifest& run);
+engine::ResolvedConfig runConfig(const engine::RunManifest& run);
 
 }  // namespace strata::recipes

@@ -106,7 +106,7 @@ double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t
 
 GenerationJudge::GenerationJudge(const std::filesystem::path& folder, const std::string& device)
     : m_folder(folder),
-      m_model(Backbone::load(folder, {.device = computeDevice(device, "device")})),
+      m_model(Backbone::load(folder, {.device = engine::computeDevice(device, "device")})),
       m_tokenizer(loadTokenizer(folder)) {}
 
 GenerationJudge::~GenerationJudge() = default;

@@ -14,20 +14,21 @@ fs::path trainStudyRun(const std::string& recipe, const fs::path& studyFolder,
                        const std::vector<std::string>& shared, const StudyVariant& variant,
                        const std::string& command, JobContext& job) {
   const fs::path run = studyFolder / variant.name;
-  if (isRunFolder(run)) {
-    if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+  if (engine::isRunFolder(run)) {
+    if (engine::readRunStatus(run).state != engine::RunState::Finished)
+      engine::resumeTraining(run, job);
     return run;
   }
   fs::create_directories(studyFolder);
-  const ConfigSchema schema = recipeSchema(recipe);
-  TrainingRequest request;
+  const engine::ConfigSchema schema = engine::recipeSchema(recipe);
+  engine::TrainingRequest request;
   request.recipe = recipe;
-  request.config = ResolvedConfig(schema);
-  for (const std::string& s : shared) applyOverride(schema, s, request.config);
-  for (const std::string& s : variant.settings) applyOverride(schema, s, request.config);
+  request.config = engine::ResolvedConfig(schema);
+  for (const std::string& s : shared) engine::applyOverride(schema, s, request.config);
+  for (const std::string& s : variant.settings) engine::applyOverride(schema, s, request.config);
   request.runFolder = run;
   request.command = command + " (" + variant.name + ")";
-  startTraining(request, job);
+  engine::startTraining(request, job);
   return run;
 }
 

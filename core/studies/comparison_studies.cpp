@@ -117,7 +117,7 @@ class DlmComparisonStudy final : public Study {
                 {"load_entropy", row.loadEntropy},     {"max_chunk_share", row.maxChunkShare},
                 {"tokens_per_s", row.tokensPerSecond}, {"gen_ppl", row.genPpl},
                 {"word_diversity", row.wordDiversity}, {"token_diversity", row.tokenDiversity}};
-    m.curves["val_loss"] = RunFolder(run).metrics().validationLoss();
+    m.curves["val_loss"] = engine::RunFolder(run).metrics().validationLoss();
     return m;
   }
 

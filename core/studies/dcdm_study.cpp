@@ -175,15 +175,15 @@ class DcdmStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
-    const RunMetrics metrics = RunFolder(run).metrics();
+    const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
     RunMeasurement m;
-    const LoggedSeries val = metrics.validationLoss();
-    const LoggedSeries load = metrics.series("val_load_entropy");
-    m.values["val_elbo_best"] = minimumOf(val);
-    m.values["val_elbo_final"] = lastOf(val);
+    const engine::LoggedSeries val = metrics.validationLoss();
+    const engine::LoggedSeries load = metrics.series("val_load_entropy");
+    m.values["val_elbo_best"] = engine::minimumOf(val);
+    m.values["val_elbo_final"] = engine::lastOf(val);
     m.values["val_masked_acc"] = metrics.last("val_masked_acc");
-    m.values["load_entropy_final"] = lastOf(load);
-    m.values["load_entropy_mean"] = strata::meanOf(load);
+    m.values["load_entropy_final"] = engine::lastOf(load);
+    m.values["load_entropy_mean"] = engine::meanOf(load);
     m.values["max_chunk_share"] = metrics.last("val_max_chunk_share");
     m.values["tokens_per_s"] = metrics.mean("tokens_per_s");
     const recipes::DlmSampleQuality q =

@@ -38,7 +38,7 @@ const std::vector<geometry::Normalisation> kOtherNormalisations = {
 geometry::StoreScoring scoringOf(const fs::path& store, const std::string& device) {
   geometry::StoreScoring scoring;
   scoring.store = store;
-  scoring.device = geometry::parseDeviceChoice(resolveDevice(device, "device"));
+  scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(device, "device"));
   return scoring;
 }
 
@@ -72,10 +72,10 @@ fs::path normalisationsFile(const fs::path& store) {
   return store.parent_path() / "normalisations.json";
 }
 
-void captureAndScoreStore(const CaptureConfig& capture, const std::string& device,
+void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
                           JobContext& job) {
   job.info("capturing the model's hidden states into " + capture.output.string());
-  runCapture(capture, job);
+  engine::runCapture(capture, job);
   job.info("scoring the layers of " + capture.output.string());
   geometry::scoreStore(scoringOf(capture.output, device), job);
 }
@@ -179,11 +179,11 @@ std::map<std::string, StudyTable> dihalLayerTables(const fs::path& store,
 }
 
 RunMeasurement bridgeRunMeasurement(const fs::path& run) {
-  const RunMetrics metrics = RunFolder(run).metrics();
-  const LoggedSeries val = metrics.validationLoss();
+  const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
+  const engine::LoggedSeries val = metrics.validationLoss();
   RunMeasurement m;
-  m.values["val_loss_best"] = minimumOf(val);
-  m.values["val_loss_final"] = lastOf(val);
+  m.values["val_loss_best"] = engine::minimumOf(val);
+  m.values["val_loss_final"] = engine::lastOf(val);
   m.values["val_cosine"] = metrics.last("val_cosine");
   m.values["val_ce_gap"] = metrics.last("val_ce_gap");
   // The evaluation at 70 % of the run (the last one at or before it) against the final one.
@@ -191,7 +191,8 @@ RunMeasurement bridgeRunMeasurement(const fs::path& run) {
   double at70 = val.front().second;
   for (const auto& [step, v] : val)
     if (step * 10 <= lastStep * 7) at70 = v;
-  m.values["converge_drop"] = (at70 - lastOf(val)) / std::max(1e-12, std::abs(lastOf(val)));
+  m.values["converge_drop"] =
+      (at70 - engine::lastOf(val)) / std::max(1e-12, std::abs(engine::lastOf(val)));
   m.curves["val_loss"] = val;
   return m;
 }

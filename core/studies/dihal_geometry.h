@@ -21,7 +21,9 @@
 namespace strata {
 
 class JobContext;
+namespace engine {
 struct CaptureConfig;
+}  // namespace engine
 namespace geometry {
 struct GeometryReport;
 }
@@ -34,7 +36,8 @@ namespace strata::studies {
 std::filesystem::path normalisationsFile(const std::filesystem::path& store);
 
 /** Captures `capture` (overwriting) and writes the default proxies' scan into the store. */
-void captureAndScoreStore(const CaptureConfig& capture, const std::string& device, JobContext& job);
+void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
+                          JobContext& job);
 
 /** Scans `store` under `none` and `standardise` and writes each layer's proxies and the
  *  per-layer table (layerTable) of each into normalisations.json. */

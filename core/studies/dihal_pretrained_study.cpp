@@ -182,7 +182,7 @@ class DihalPretrainedStudy final : public Study {
                       JobContext& job) override {
     const fs::path store = settingIn(p.shared, "store");
     if (!fs::exists(store) || !geometry::readGeometry(store)) {
-      CaptureConfig capture;
+      engine::CaptureConfig capture;
       capture.modelFolder = settingIn(p.shared, "model");
       capture.corpus = settingIn(p.shared, "corpus");
       capture.output = store;

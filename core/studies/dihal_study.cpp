@@ -231,7 +231,7 @@ class DihalStudy final : public Study {
                       JobContext& job) override {
     const fs::path store = storeOf(p);
     if (!fs::exists(store) || !geometry::readGeometry(store)) {
-      CaptureConfig capture;
+      engine::CaptureConfig capture;
       capture.modelFolder = runs / "model";
       capture.corpus = settingIn(p.shared, "corpus");
       capture.output = store;

@@ -20,18 +20,18 @@ namespace fs = std::filesystem;
 std::map<std::string, double> evaluateRunAgain(const fs::path& run,
                                                const std::vector<std::string>& overrides,
                                                const std::string& device) {
-  const RunManifest manifest = readRunManifest(run);
-  ResolvedConfig config = recipes::runConfig(manifest);
-  const ConfigSchema schema = recipeSchema(manifest.recipe);
-  for (const auto& o : overrides) applyOverride(schema, o, config);
-  const auto [step, checkpoint] = RunFolder(run).checkpoints().chosen(std::nullopt);
+  const engine::RunManifest manifest = engine::readRunManifest(run);
+  engine::ResolvedConfig config = recipes::runConfig(manifest);
+  const engine::ConfigSchema schema = engine::recipeSchema(manifest.recipe);
+  for (const auto& o : overrides) engine::applyOverride(schema, o, config);
+  const auto [step, checkpoint] = engine::RunFolder(run).checkpoints().chosen(std::nullopt);
 
   const fs::path scratch = run / "held_out_evaluation";
   fs::create_directories(scratch);
-  std::unique_ptr<Recipe> recipe = loopRecipeFactory(manifest.recipe)();
+  std::unique_ptr<engine::Recipe> recipe = engine::loopRecipeFactory(manifest.recipe)();
   NullProgressSink quiet;
   JobContext job(quiet, CancellationToken());
-  const RecipeSetup setup{config, scratch, computeDevice(device, "device")};
+  const engine::RecipeSetup setup{config, scratch, engine::computeDevice(device, "device")};
   std::map<std::string, double> metrics;
   try {
     recipe->build(setup, job);

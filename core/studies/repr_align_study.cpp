@@ -178,22 +178,23 @@ class ReprAlignStudy final : public Study {
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
-    const RunMetrics metrics = RunFolder(run).metrics();
+    const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
     RunMeasurement m;
-    const LoggedSeries val = metrics.validationLoss();
-    m.values["val_ce_mean"] = strata::meanOf(val);
+    const engine::LoggedSeries val = metrics.validationLoss();
+    m.values["val_ce_mean"] = engine::meanOf(val);
     m.values["val_ce_first"] = val.front().second;
-    m.values["val_ce_best"] = minimumOf(val);
-    m.values["val_ce_final"] = lastOf(val);
+    m.values["val_ce_best"] = engine::minimumOf(val);
+    m.values["val_ce_final"] = engine::lastOf(val);
     m.values["val_masked_acc"] = metrics.last("val_masked_acc");
     m.curves["val_loss"] = val;
     // The recipe's fixed-ratio evaluations (recipes/repr_align/repr_align.cpp): which end of the
     // noise schedule the adaptation improves.
-    LoggedSeries byRatio;
+    engine::LoggedSeries byRatio;
     for (const int percent : recipes::kReprAlignMaskPercents) {
-      const LoggedSeries ce = metrics.series("val_masked_ce_r" + std::to_string(percent));
-      m.values["val_ce_r" + std::to_string(percent)] = ce.empty() ? std::nan("") : lastOf(ce);
-      if (!ce.empty()) byRatio.emplace_back(percent, lastOf(ce));
+      const engine::LoggedSeries ce = metrics.series("val_masked_ce_r" + std::to_string(percent));
+      m.values["val_ce_r" + std::to_string(percent)] =
+          ce.empty() ? std::nan("") : engine::lastOf(ce);
+      if (!ce.empty()) byRatio.emplace_back(percent, engine::lastOf(ce));
       if (percent == 50 && !ce.empty()) m.curves["val_ce_r50"] = ce;
     }
     if (!byRatio.empty()) m.curves["final_masked_ce_by_mask_percent"] = byRatio;
@@ -201,10 +202,10 @@ class ReprAlignStudy final : public Study {
     int64_t states = 0;
     for (int64_t l = 0;; ++l) {
       const std::string key = "val_align_cos_" + std::to_string(l);
-      const LoggedSeries cos = metrics.series(key);
+      const engine::LoggedSeries cos = metrics.series(key);
       if (cos.empty()) break;
       m.curves[key] = cos;
-      cosines += lastOf(cos);
+      cosines += engine::lastOf(cos);
       ++states;
     }
     m.values["align_cos_mean"] = states > 0 ? cosines / static_cast<double>(states) : std::nan("");

@@ -148,11 +148,11 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   j["code_version"] = record.code.version;
   j["build"] = record.code.buildType + ", " + record.code.compiler;
   j["code"] = codeJson(record.code);
-  j["machine"] = {{"host", hostName()},
+  j["machine"] = {{"host", engine::hostName()},
                   {"cpus", std::thread::hardware_concurrency()},
                   {"device", options.device},
-                  {"libtorch", libraryVersions().libtorch}};
-  j["date"] = utcNow();
+                  {"libtorch", engine::libraryVersions().libtorch}};
+  j["date"] = engine::utcNow();
   Json factsJson = Json::object();
   for (const auto& [k, v] : facts) factsJson[k] = number(v);
   j["facts"] = factsJson;

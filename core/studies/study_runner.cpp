@@ -36,9 +36,9 @@ std::string keyOf(const std::string& assignment) {
 }
 
 int64_t stepsOf(const std::string& recipe, const std::vector<std::string>& settings) {
-  const ConfigSchema schema = recipeSchema(recipe);
-  ResolvedConfig config(schema);
-  for (const auto& s : settings) applyOverride(schema, s, config);
+  const engine::ConfigSchema schema = engine::recipeSchema(recipe);
+  engine::ResolvedConfig config(schema);
+  for (const auto& s : settings) engine::applyOverride(schema, s, config);
   return config.integer("steps");
 }
 
@@ -50,7 +50,7 @@ void checkOverrides(const StudyProtocol& p, const StudyOptions& options) {
     std::string recipes;
     for (const auto* list : {&p.auxiliary, &p.arms})
       for (const auto& a : *list) {
-        known = known || recipeSchema(a.recipe).find(keyOf(o)) != nullptr;
+        known = known || engine::recipeSchema(a.recipe).find(keyOf(o)) != nullptr;
         if (recipes.find(a.recipe) == std::string::npos)
           recipes += (recipes.empty() ? "" : ", ") + a.recipe;
       }
@@ -111,9 +111,9 @@ size_t armsAtSeed(const StudyProtocol& p, int64_t seed) {
 }
 
 int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
-  if (!isRunFolder(run)) return 0;
-  const RunStatus status = readRunStatus(run);
-  return status.state == RunState::Finished ? steps : std::min(status.step, steps);
+  if (!engine::isRunFolder(run)) return 0;
+  const engine::RunStatus status = engine::readRunStatus(run);
+  return status.state == engine::RunState::Finished ? steps : std::min(status.step, steps);
 }
 
 }  // namespace
@@ -121,7 +121,7 @@ int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
 std::vector<std::string> studyRunSettings(const std::string& recipe,
                                           const std::vector<std::string>& base,
                                           const StudyOptions& options) {
-  const ConfigSchema schema = recipeSchema(recipe);
+  const engine::ConfigSchema schema = engine::recipeSchema(recipe);
   std::vector<std::string> settings = {"device=" + options.device};
   settings.insert(settings.end(), base.begin(), base.end());
   for (const auto& o : options.overrides)
@@ -184,7 +184,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
                        static_cast<double>(std::max<int64_t>(total, 1)),
                    r.folderName + " measuring");
       m = study.measure(*r.arm, folder);
-      m->values["train_seconds"] = RunFolder(folder).metrics().trainingSeconds();
+      m->values["train_seconds"] = engine::RunFolder(folder).metrics().trainingSeconds();
       writeRunMeasurement(cache, *m);
     }
     results.push_back({r.arm->name, *r.seed, folder, *m});

@@ -15,7 +15,8 @@
 
 extern char** environ;
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 /** A pipe whose ends close on exec (only the dup2'ed copies reach the child). */
@@ -168,4 +169,4 @@ ChildProcessResult runChildProcess(const std::vector<std::string>& argv,
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::verify

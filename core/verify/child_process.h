@@ -13,6 +13,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::verify {
+
 struct ChildProcessOptions {
   /** The child is killed (SIGTERM, then SIGKILL) after this long; the result says so. */
   std::chrono::seconds timeout{600};
@@ -40,4 +44,4 @@ struct ChildProcessResult {
 ChildProcessResult runChildProcess(const std::vector<std::string>& argv,
                                    const ChildProcessOptions& options = {});
 
-}  // namespace strata
+}  // namespace strata::verify

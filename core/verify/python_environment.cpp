@@ -2,7 +2,8 @@
 
 #include "verify/child_process.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 // Prints the modules it cannot find, space-separated; exit status 1 when any is missing.
@@ -39,4 +40,4 @@ void requireTransformers(const std::string& python, const JobContext* job) {
                   " (verify needs torch, transformers and safetensors)" + kRemedy);
 }
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -11,6 +11,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::verify {
+
 /** No usable Python with transformers: the CLI exits with 2, the GUI shows "not verified". */
 class TransformersUnavailableError : public Error {
  public:
@@ -30,4 +34,4 @@ class TransformersUnavailableError : public Error {
  */
 void requireTransformers(const std::string& python, const JobContext* job = nullptr);
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -13,7 +13,8 @@
 #include "tokenizer/tokenizer.h"
 #include "verify/transformers_reference.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 /** max(a, b) where a NaN counts as infinitely large (std::max would drop it). */
@@ -113,4 +114,4 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -16,7 +16,8 @@
 #include "verify/child_process.h"
 #include "verify/python_environment.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 constexpr const char* kScript = "verify_transformers.py";
@@ -165,4 +166,4 @@ TransformersReference runTransformersReference(const std::filesystem::path& mode
   return reference;
 }
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -17,6 +17,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::verify {
+
 struct TransformersReference {
   std::filesystem::path model;
   std::string python;
@@ -54,4 +58,4 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
                                            const std::filesystem::path& strataFolder,
                                            JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::verify

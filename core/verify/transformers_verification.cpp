@@ -8,7 +8,8 @@
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 std::string scientific(double value) {
@@ -88,4 +89,4 @@ TransformersVerification verifyAgainstTransformers(const VerificationConfig& giv
   return compareWithStrata(reference, config.modelFolder, job);
 }
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -14,6 +14,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::verify {
+
 /** Largest differences of one tensor over every prompt and position. */
 struct TensorDifference {
   double maxAbs = 0.0;  ///< max |Strata − transformers|
@@ -85,4 +89,4 @@ const std::vector<std::string>& verificationPrompts();
 TransformersVerification verifyAgainstTransformers(const VerificationConfig& config,
                                                    JobContext& job);
 
-}  // namespace strata
+}  // namespace strata::verify

@@ -14,8 +14,8 @@ namespace strata::testing {
 
 std::filesystem::path defaultModelFolder() { return STRATA_SOURCE_DIR "/resources/models/default"; }
 
-ResolvedConfig tinyBridgeConfig(const std::filesystem::path& corpus, int64_t layer) {
-  ResolvedConfig c(recipeSchema("bridge"));
+engine::ResolvedConfig tinyBridgeConfig(const std::filesystem::path& corpus, int64_t layer) {
+  engine::ResolvedConfig c(engine::recipeSchema("bridge"));
   c.set("model", defaultModelFolder().string());
   c.set("corpus", corpus.string());
   c.set("layer", layer);
@@ -49,14 +49,14 @@ void expectLossFalls(const std::filesystem::path& run) {
   EXPECT_LT(last, 0.8 * first) << first << " → " << last;
 }
 
-void expectResumesExactly(ResolvedConfig config, const std::filesystem::path& reference,
+void expectResumesExactly(engine::ResolvedConfig config, const std::filesystem::path& reference,
                           int64_t stopAfter) {
   TempDir dir;
   config.set("stop_after", stopAfter);
   trainRecipe("bridge", config, dir / "run");
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
+  engine::resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
   EXPECT_EQ(loggedLosses(dir / "run"), loggedLosses(reference));
   EXPECT_EQ(loggedValLosses(dir / "run"), loggedValLosses(reference));
 }

@@ -13,7 +13,7 @@ std::filesystem::path defaultModelFolder();
 
 /** The bridge recipe at layer `layer` on `corpus`: 40 steps of 4 windows of 32 tokens, width
  *  32, one block, evaluation and checkpoints every 20 steps, 5 sampler steps, seed 5. */
-ResolvedConfig tinyBridgeConfig(const std::filesystem::path& corpus, int64_t layer);
+engine::ResolvedConfig tinyBridgeConfig(const std::filesystem::path& corpus, int64_t layer);
 
 /** Expects the run's 40 logged training losses to fall: the mean of the last five below 0.8×
  *  the mean of the first five. */
@@ -22,7 +22,7 @@ void expectLossFalls(const std::filesystem::path& run);
 /** Trains `config` in a fresh folder, stopped after `stopAfter` steps, resumes it to the end,
  *  and expects the training and validation losses `reference` (the same run, uninterrupted)
  *  logged, bit for bit. */
-void expectResumesExactly(ResolvedConfig config, const std::filesystem::path& reference,
+void expectResumesExactly(engine::ResolvedConfig config, const std::filesystem::path& reference,
                           int64_t stopAfter = 20);
 
 }  // namespace strata::testing

@@ -16,8 +16,8 @@ fs::path corpusIn(const fs::path& dir) {
 }
 
 /** A bridge run whose sampler draws fresh noise at every step (eta > 0). */
-ResolvedConfig noisyBridge(const fs::path& dir, int64_t layer, const std::string& process) {
-  ResolvedConfig c = tinyBridgeConfig(corpusIn(dir), layer);
+engine::ResolvedConfig noisyBridge(const fs::path& dir, int64_t layer, const std::string& process) {
+  engine::ResolvedConfig c = tinyBridgeConfig(corpusIn(dir), layer);
   c.set("eta", 0.5);
   c.set("process", process);
   return c;
@@ -37,7 +37,7 @@ const std::vector<RecipeCase>& everyRecipeCase() {
        20, true},
       {"bridge_embedding_diffusion", "bridge",
        [](const fs::path& d) {
-         ResolvedConfig c = noisyBridge(d, 0, "gaussian");
+         engine::ResolvedConfig c = noisyBridge(d, 0, "gaussian");
          c.set("condition", std::string("none"));
          return c;
        },

@@ -17,7 +17,7 @@ struct RecipeCase {
   std::string name;    ///< the test's name
   std::string recipe;  ///< the recipe catalog's name
   /** The recipe's own tiny run (the one its CPU tests train), writing what it reads into `dir`. */
-  std::function<ResolvedConfig(const std::filesystem::path& dir)> config;
+  std::function<engine::ResolvedConfig(const std::filesystem::path& dir)> config;
   int64_t stopAfter = 0;   ///< a checkpoint step of that run
   bool generates = false;  ///< a bridge run: text can be generated from it
 };

@@ -7,8 +7,8 @@
 namespace strata::testing {
 namespace fs = std::filesystem;
 
-ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& variant) {
-  ResolvedConfig c(recipeSchema("dcdm"));
+engine::ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& variant) {
+  engine::ResolvedConfig c(engine::recipeSchema("dcdm"));
   c.set("corpus", corpus.string());
   c.set("variant", variant);
   c.set("steps", int64_t{20});
@@ -42,8 +42,9 @@ fs::path randomByteModel(const fs::path& folder, int architecture) {
   return folder;
 }
 
-ResolvedConfig tinyConversion(const fs::path& model, const fs::path& corpus, double lambda) {
-  ResolvedConfig c(recipeSchema("repr_align"));
+engine::ResolvedConfig tinyConversion(const fs::path& model, const fs::path& corpus,
+                                      double lambda) {
+  engine::ResolvedConfig c(engine::recipeSchema("repr_align"));
   c.set("model", model.string());
   c.set("corpus", corpus.string());
   c.set("steps", int64_t{24});

@@ -30,8 +30,8 @@ void writeToyCorpus(const fs::path& file) {
   }
 }
 
-ResolvedConfig tinyPretrainConfig(const fs::path& corpus) {
-  ResolvedConfig c(recipeSchema("pretrain"));
+engine::ResolvedConfig tinyPretrainConfig(const fs::path& corpus) {
+  engine::ResolvedConfig c(engine::recipeSchema("pretrain"));
   c.set("corpus", corpus.string());
   c.set("steps", int64_t{30});
   c.set("batch", int64_t{8});
@@ -50,34 +50,35 @@ ResolvedConfig tinyPretrainConfig(const fs::path& corpus) {
   return c;
 }
 
-TrainingSummary trainTiny(const ResolvedConfig& config, const fs::path& runFolder,
-                          TrainingControl control) {
+engine::TrainingSummary trainTiny(const engine::ResolvedConfig& config, const fs::path& runFolder,
+                                  engine::TrainingControl control) {
   return trainRecipe("pretrain", config, runFolder, control);
 }
 
-TrainingSummary trainRecipe(const std::string& recipe, const ResolvedConfig& config,
-                            const fs::path& runFolder, TrainingControl control) {
+engine::TrainingSummary trainRecipe(const std::string& recipe, const engine::ResolvedConfig& config,
+                                    const fs::path& runFolder, engine::TrainingControl control) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = recipe;
   request.config = config;
   request.runFolder = runFolder;
   request.command = "training test";
   request.control = control;
-  return startTraining(request, job);
+  return engine::startTraining(request, job);
 }
 
-TrainingSummary resumeTiny(const fs::path& runFolder, const std::vector<std::string>& overrides) {
+engine::TrainingSummary resumeTiny(const fs::path& runFolder,
+                                   const std::vector<std::string>& overrides) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  return resumeTraining(runFolder, job, {}, {}, overrides);
+  return engine::resumeTraining(runFolder, job, {}, {}, overrides);
 }
 
 namespace {
 std::map<int64_t, double> logged(const fs::path& runFolder, const std::string& name) {
   std::map<int64_t, double> values;
-  for (const MetricsRecord& r : readMetricsLog(runFolder / "metrics.jsonl"))
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(runFolder / "metrics.jsonl"))
     if (r.has(name)) values[r.step] = r.value(name);
   return values;
 }

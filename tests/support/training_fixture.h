@@ -18,16 +18,18 @@ void writeToyCorpus(const std::filesystem::path& file);
 
 /** The pretrain recipe at a toy size on `corpus`: 30 steps of 8 windows of 32 tokens, dim 32,
  *  2 layers, 4 heads with 2 key/value heads, log every step, checkpoint every 10, seed 3. */
-ResolvedConfig tinyPretrainConfig(const std::filesystem::path& corpus);
+engine::ResolvedConfig tinyPretrainConfig(const std::filesystem::path& corpus);
 
 /** Trains the pretrain recipe in this thread with a silent sink. */
-TrainingSummary trainTiny(const ResolvedConfig& config, const std::filesystem::path& runFolder,
-                          TrainingControl control = {});
+engine::TrainingSummary trainTiny(const engine::ResolvedConfig& config,
+                                  const std::filesystem::path& runFolder,
+                                  engine::TrainingControl control = {});
 /** Trains `recipe` in this thread with a silent sink. */
-TrainingSummary trainRecipe(const std::string& recipe, const ResolvedConfig& config,
-                            const std::filesystem::path& runFolder, TrainingControl control = {});
-TrainingSummary resumeTiny(const std::filesystem::path& runFolder,
-                           const std::vector<std::string>& overrides = {});
+engine::TrainingSummary trainRecipe(const std::string& recipe, const engine::ResolvedConfig& config,
+                                    const std::filesystem::path& runFolder,
+                                    engine::TrainingControl control = {});
+engine::TrainingSummary resumeTiny(const std::filesystem::path& runFolder,
+                                   const std::vector<std::string>& overrides = {});
 
 /** step → "loss" of every metrics.jsonl line that has one. */
 std::map<int64_t, double> loggedLosses(const std::filesystem::path& runFolder);

@@ -63,8 +63,8 @@ void writeText(const QString& file, const QByteArray& text) {
 }
 
 /** One training record (and an evaluation record every 10 steps, on its own line). */
-void appendStep(MetricsLogWriter& log, const RunSpec& spec, int64_t step) {
-  MetricsRecord train;
+void appendStep(engine::MetricsLogWriter& log, const RunSpec& spec, int64_t step) {
+  engine::MetricsRecord train;
   train.step = step;
   train.wallTime = 1.7e9 + static_cast<double>(step);
   train.values = {{"loss", 3.0},      {"lr", 1e-4},         {"tokens_per_s", 900.0},
@@ -75,7 +75,7 @@ void appendStep(MetricsLogWriter& log, const RunSpec& spec, int64_t step) {
         train.values.emplace_back("align_cos_" + std::to_string(l), trainingCosine(l, step));
   log.append(train);
   if (step % 10 != 0) return;
-  MetricsRecord eval;
+  engine::MetricsRecord eval;
   eval.step = step;
   eval.wallTime = train.wallTime;
   eval.values = {{"val_loss", (3000.0 - 10 * static_cast<double>(step)) / 1000},
@@ -94,7 +94,7 @@ void writeRun(const QString& folder, const RunSpec& spec, int steps = kSteps) {
       R"({"recipe": "%1", "created": "%2", "seed": 1, "config": {"steps": 20, "lambda": %3, )"
       R"("align_layers": "all", "freeze": "none"}})");
   writeText(folder + "/run.json", json.arg(spec.recipe, spec.created, spec.lambda).toUtf8());
-  MetricsLogWriter log(toFsPath(folder) / "metrics.jsonl");
+  engine::MetricsLogWriter log(toFsPath(folder) / "metrics.jsonl");
   for (int64_t step = 1; step <= steps; ++step) appendStep(log, spec, step);
 }
 
@@ -292,7 +292,7 @@ class AlignmentViewTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QCOMPARE(view.curve(0)->dataCount(), 10);
     {
-      MetricsLogWriter log(toFsPath(run) / "metrics.jsonl");
+      engine::MetricsLogWriter log(toFsPath(run) / "metrics.jsonl");
       for (int64_t step = 11; step <= 20; ++step) appendStep(log, {}, step);
     }
     QTRY_COMPARE_WITH_TIMEOUT(view.curve(0)->dataCount(), 20, kTimeoutMs);  // the timer read it
@@ -301,17 +301,17 @@ class AlignmentViewTest : public QObject {
     QCOMPARE(view.lossPlot()->graph(0)->dataCount(), 2);
 
     // A resume truncated the log (core's own truncation: a new file renamed over it).
-    truncateMetricsLog(toFsPath(run) / "metrics.jsonl", 10);
+    engine::truncateMetricsLog(toFsPath(run) / "metrics.jsonl", 10);
     QTRY_COMPARE_WITH_TIMEOUT(view.curve(0)->dataCount(), 10, kTimeoutMs);
     QCOMPARE(view.lossPlot()->graph(0)->dataCount(), 1);
 
     // Rewritten in place, shorter and with other values.
     {
       std::ofstream out(toFsPath(run) / "metrics.jsonl", std::ios::trunc);
-      MetricsRecord record;
+      engine::MetricsRecord record;
       record.step = 1;
       record.values = {{"align_cos_0", 0.875}, {"align_cos_1", 0.75}, {"align_cos_2", 0.5}};
-      out << formatMetricsLine(record) << "\n";
+      out << engine::formatMetricsLine(record) << "\n";
     }
     QTRY_COMPARE_WITH_TIMEOUT(view.curve(0)->dataCount(), 1, kTimeoutMs);
     QCOMPARE(view.curve(0)->data()->at(0)->value, 0.875);

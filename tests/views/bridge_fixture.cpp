@@ -39,14 +39,14 @@ void writeScoredStore(const QString& store, const QString& corpus, int64_t token
                       const ScoredStoreExtras& extras) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  CaptureConfig capture;
+  engine::CaptureConfig capture;
   capture.modelFolder = fsPath(defaultModelFolder());
   capture.corpus = fsPath(corpus);
   capture.output = fsPath(store);
   capture.overwrite = true;
   capture.sampling.tokenBudget = tokens;
   capture.sampling.sequenceLength = 64;
-  runCapture(capture, job);
+  engine::runCapture(capture, job);
   geometry::ProxyOptions options;
   options.anchors = 64;
   options.neighbours = 8;
@@ -68,10 +68,10 @@ void writeScoredStore(const QString& store, const QString& corpus, int64_t token
 void trainTinyBridge(const QString& run, const QString& corpus, int64_t layer) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = "bridge";
-  request.config = ResolvedConfig(recipeSchema("bridge"));
-  const std::pair<const char*, SettingValue> settings[] = {
+  request.config = engine::ResolvedConfig(engine::recipeSchema("bridge"));
+  const std::pair<const char*, engine::SettingValue> settings[] = {
       {"model", defaultModelFolder().toStdString()},
       {"corpus", corpus.toStdString()},
       {"layer", layer},
@@ -92,7 +92,7 @@ void trainTinyBridge(const QString& run, const QString& corpus, int64_t layer) {
       {"device", std::string("cpu")}};
   for (const auto& [key, value] : settings) request.config.set(key, value);
   request.runFolder = fsPath(run);
-  startTraining(request, job);
+  engine::startTraining(request, job);
 }
 
 }  // namespace strata::test

@@ -178,7 +178,7 @@ class BridgeViewTest : public QObject {
     QVERIFY(window.feature<BridgeFeature>()->bridgeView()->runLabel()->text().startsWith(
         QStringLiteral("Sweep")));
     // The sweep holds the window's one training slot: a training run is refused meanwhile.
-    TrainingRequest other;
+    engine::TrainingRequest other;
     other.recipe = "bridge";
     other.runFolder = m_root.filePath("refused-run").toStdString();
     QVERIFY(!window.feature<TrainingFeature>()->startTrainingRun(other));

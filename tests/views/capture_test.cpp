@@ -90,7 +90,7 @@ class CaptureTest : public QObject {
     dialog.seedBox()->setValue(7);
     dialog.dtypeBox()->setCurrentText("float32");
     dialog.streamLayersBox()->setChecked(true);
-    const CaptureConfig config = dialog.config();
+    const engine::CaptureConfig config = dialog.config();
     QCOMPARE(toQString(config.modelFolder), m_model);
     QCOMPARE(toQString(config.corpus), m_corpus);
     QCOMPARE(toQString(config.output), m_root.filePath("chosen.h5"));
@@ -228,7 +228,7 @@ class CaptureTest : public QObject {
     QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
     window.feature<CaptureFeature>()->startCapture(smallCapture(output));
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
-    CaptureConfig again = smallCapture(output);
+    engine::CaptureConfig again = smallCapture(output);
     again.resume = true;  // what the dialog's "Resume it" produces for an existing output
     window.feature<CaptureFeature>()->startCapture(again);
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 2, kTimeoutMs);
@@ -242,7 +242,7 @@ class CaptureTest : public QObject {
     openModel(window);
     const QString output = m_root.filePath("cancelled.h5");
     QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
-    CaptureConfig config = smallCapture(output);
+    engine::CaptureConfig config = smallCapture(output);
     config.sampling.tokenBudget = 20000;  // long enough that Cancel lands while it runs
     window.feature<CaptureFeature>()->startCapture(config);
     window.jobProgress()->cancelButton()->click();
@@ -262,7 +262,7 @@ class CaptureTest : public QObject {
     window.setErrorReporter([&reports](const ErrorReport& report) { reports << report; });
     openModel(window);
     QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
-    CaptureConfig config = smallCapture(m_root.filePath("never.h5"));
+    engine::CaptureConfig config = smallCapture(m_root.filePath("never.h5"));
     config.corpus = toFsPath(m_root.filePath("no-such-corpus.txt"));
     window.feature<CaptureFeature>()->startCapture(config);
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
@@ -280,8 +280,8 @@ class CaptureTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
   }
 
-  CaptureConfig smallCapture(const QString& output) const {
-    CaptureConfig config;
+  engine::CaptureConfig smallCapture(const QString& output) const {
+    engine::CaptureConfig config;
     config.modelFolder = toFsPath(m_model);
     config.corpus = toFsPath(m_corpus);
     config.output = toFsPath(output);

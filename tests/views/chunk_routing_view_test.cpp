@@ -86,7 +86,7 @@ class ChunkRoutingViewTest : public QObject {
     test::useThrowAwaySettings(m_dir);
     const std::filesystem::path root = toFsPath(m_dir.path());
     writeCorpus(root / "corpus.txt");
-    ResolvedConfig c(recipeSchema("dcdm"));
+    engine::ResolvedConfig c(engine::recipeSchema("dcdm"));
     c.set("corpus", (root / "corpus.txt").string());
     c.set("variant", std::string("dcdm"));
     for (const auto& [key, value] : std::map<std::string, int64_t>{{"steps", 20},
@@ -105,11 +105,11 @@ class ChunkRoutingViewTest : public QObject {
       c.set(key, value);
     NullProgressSink sink;
     JobContext job(sink, CancellationToken());
-    TrainingRequest request;
+    engine::TrainingRequest request;
     request.recipe = "dcdm";
     request.config = c;
     request.runFolder = root / "run";
-    startTraining(request, job);
+    engine::startTraining(request, job);
     m_run = toQString(root / "run");
   }
 
@@ -230,12 +230,12 @@ class ChunkRoutingViewTest : public QObject {
   void loadPlotFollowsAGrowingMetricsLog() {
     ChunkRoutingView view(m_run);
     QCOMPARE(view.loadPlot()->graph(0)->dataCount(), 2);
-    MetricsRecord record;
+    engine::MetricsRecord record;
     record.step = 30;
     for (int k = 0; k < 4; ++k)
       record.values.emplace_back("val_chunk_share_" + std::to_string(k), 0.25);
     std::ofstream(toFsPath(m_run) / "metrics.jsonl", std::ios::app)
-        << formatMetricsLine(record) << "\n";
+        << engine::formatMetricsLine(record) << "\n";
     view.poll();
     for (int k = 0; k < 4; ++k) QCOMPARE(view.loadPlot()->graph(k)->dataCount(), 3);
     QCOMPARE(view.loadPlot()->graph(3)->data()->at(2)->key, 30.0);

@@ -91,7 +91,7 @@ class DesktopTest : public QObject {
 
   void cleanup() {
     applyTheme(ThemeChoice::System);
-    setComputeThreads(defaultThreadCount());
+    engine::setComputeThreads(engine::defaultThreadCount());
   }
 
   void preferencesDialogShowsAndReturnsItsValues() {
@@ -143,7 +143,7 @@ class DesktopTest : public QObject {
     QCOMPARE(currentTheme(), ThemeChoice::Dark);
     QVERIFY(isDark(QApplication::palette()));
     QTRY_VERIFY(isDark(window.palette()));  // widgets follow on the palette-change event
-    QCOMPARE(currentComputeDevice().threads, 1);
+    QCOMPARE(engine::currentComputeDevice().threads, 1);
 
     applyTheme(ThemeChoice::Light);
     QVERIFY(!isDark(QApplication::palette()));
@@ -195,7 +195,7 @@ class DesktopTest : public QObject {
     QVERIFY(about);
     const QString text = about->text();
     qInfo("%s", qPrintable(text));
-    const LibraryVersions versions = libraryVersions();
+    const engine::LibraryVersions versions = engine::libraryVersions();
     QVERIFY2(text.contains(QStringLiteral("Qt %1").arg(qVersion())), qPrintable(text));
     QVERIFY(!versions.libtorch.empty());
     QVERIFY2(text.contains(QStringLiteral("LibTorch %1").arg(versions.libtorch.c_str())),

@@ -925,7 +925,7 @@ class LayerGeometryTest : public QObject {
   }
 
   void detailViewShowsSpectrumHistogramAndScatter() {
-    auto detail = std::make_shared<LayerDetail>();
+    auto detail = std::make_shared<engine::LayerDetail>();
     detail->storeFile = "/data/acts.h5";
     detail->hiddenSize = 6;
     detail->geometry = sixLayerReport()->layers[3];

@@ -37,6 +37,7 @@
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "main_window.h"
+#include "runs_table.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
 #include "training_view.h"
@@ -64,7 +65,7 @@ int distinctColours(const QImage& image) {
 
 /** A 60-step dcdm run (dim 32, 1 layer, 4 chunks) on `corpus`, in `run`. */
 void trainTinyDcdm(const QString& run, const QString& corpus) {
-  ResolvedConfig c(recipeSchema("dcdm"));
+  engine::ResolvedConfig c(engine::recipeSchema("dcdm"));
   c.set("corpus", corpus.toStdString());
   c.set("variant", std::string("dcdm"));
   for (const auto& [key, value] : std::map<std::string, int64_t>{{"steps", 60},
@@ -83,16 +84,16 @@ void trainTinyDcdm(const QString& run, const QString& corpus) {
     c.set(key, value);
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = "dcdm";
   request.config = c;
   request.runFolder = fsPath(run);
-  startTraining(request, job);
+  engine::startTraining(request, job);
 }
 
 /** A 24-step repr_align run of the default model (λ = 10, every layer aligned) in `run`. */
 void trainTinyReprAlign(const QString& run, const QString& corpus) {
-  ResolvedConfig c(recipeSchema("repr_align"));
+  engine::ResolvedConfig c(engine::recipeSchema("repr_align"));
   c.set("model", test::defaultModelFolder().toStdString());
   c.set("corpus", corpus.toStdString());
   for (const auto& [key, value] : std::map<std::string, int64_t>{{"steps", 24},
@@ -109,11 +110,11 @@ void trainTinyReprAlign(const QString& run, const QString& corpus) {
   c.set("lambda", 10.0);
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = "repr_align";
   request.config = c;
   request.runFolder = fsPath(run);
-  startTraining(request, job);
+  engine::startTraining(request, job);
 }
 
 }  // namespace
@@ -186,7 +187,7 @@ class ScreenshotTest : public QObject {
     LayerDetailView* view =
         m_window->feature<GeometryFeature>()->layerDetailView(QDir::cleanPath(m_store), 2);
     QVERIFY(view);
-    const LayerDetail& detail = view->detail();
+    const engine::LayerDetail& detail = view->detail();
     int64_t row = static_cast<int64_t>(detail.tokenIds.size() / 2);
     for (std::size_t r = 0; r < detail.tokenTexts.size(); ++r)
       if (detail.tokenTexts[r].find('=') != std::string::npos && detail.positions[r] >= 8) {
@@ -204,6 +205,7 @@ class ScreenshotTest : public QObject {
     QSignalSpy arrived(view, &TrainingView::recordsArrived);
     view->showRun(m_runs + "/dcdm");
     QTRY_VERIFY_WITH_TIMEOUT(arrived.count() >= 1, kTimeoutMs);
+    QTRY_VERIFY(view->runsTable()->rowCount() > 0 && !view->runsTable()->refreshing());
     save("training");
   }
 

@@ -35,8 +35,8 @@ namespace {
  *   rows 25..39: document 1, positions 1..15
  * Row 12 (document 0, position 13) has the neighbours rows 2..22 (positions 3..23).
  */
-std::shared_ptr<LayerDetail> spiralDetail() {
-  auto detail = std::make_shared<LayerDetail>();
+std::shared_ptr<engine::LayerDetail> spiralDetail() {
+  auto detail = std::make_shared<engine::LayerDetail>();
   detail->storeFile = "/data/acts.h5";
   detail->hiddenSize = 8;
   detail->geometry.layer = 2;
@@ -88,11 +88,11 @@ class TokenScatterTest : public QObject {
     }
     const int64_t row = 2 * 11;  // document 0, position 13 (p = 10 is missing before it)
     QCOMPARE(positions[std::size_t(row)], 13);
-    const TokenContext context = tokenContext(documents, positions, row, 5);
+    const engine::TokenContext context = engine::tokenContext(documents, positions, row, 5);
     // Positions 8..18 of document 0, a gap where position 10 is missing.
     std::vector<int32_t> shown;
     for (const int64_t r : context.rows) {
-      if (r == TokenContext::kGap) {
+      if (r == engine::TokenContext::kGap) {
         shown.push_back(-1);
         continue;
       }
@@ -103,10 +103,10 @@ class TokenScatterTest : public QObject {
     QCOMPARE(context.rows[context.selected], row);
     // The window of position 1 starts at 0, which the store lacks (a sequence's first
     // position is not stored by default): a gap first.
-    const TokenContext start = tokenContext(documents, positions, 0, 5);
-    QCOMPARE(start.rows.front(), TokenContext::kGap);
+    const engine::TokenContext start = engine::tokenContext(documents, positions, 0, 5);
+    QCOMPARE(start.rows.front(), engine::TokenContext::kGap);
     QCOMPARE(start.rows[start.selected], 0);
-    QVERIFY(tokenContext(documents, positions, 999, 5).rows.empty());
+    QVERIFY(engine::tokenContext(documents, positions, 999, 5).rows.empty());
   }
 
   void hoverOverAPointShowsItsTokenDocumentAndPosition() {
@@ -201,8 +201,8 @@ class TokenScatterTest : public QObject {
     test::writeScoredStore(store, corpus, 512);
     const auto report = geometry::readGeometry(toFsPath(store));
     QVERIFY(report);
-    const auto detail =
-        std::make_shared<LayerDetail>(readLayerDetail(toFsPath(store), report->layers[2]));
+    const auto detail = std::make_shared<engine::LayerDetail>(
+        engine::readLayerDetail(toFsPath(store), report->layers[2]));
     QVERIFY2(detail->tokenTextNote.empty(), detail->tokenTextNote.c_str());
     QCOMPARE(detail->tokenTexts.size(), detail->tokenIds.size());
     QCOMPARE(detail->documents.size(), detail->tokenIds.size());
@@ -251,11 +251,11 @@ class TokenScatterTest : public QObject {
     writer.close();
     geometry::LayerGeometry layer;
     layer.layer = 1;
-    const LayerDetail detail = readLayerDetail(toFsPath(file), layer);
+    const engine::LayerDetail detail = engine::readLayerDetail(toFsPath(file), layer);
     QVERIFY(detail.tokenTexts.empty());
     QVERIFY2(detail.tokenTextNote.find("no-such-model") != std::string::npos,
              detail.tokenTextNote.c_str());
-    LayerDetailView view(std::make_shared<LayerDetail>(detail));
+    LayerDetailView view(std::make_shared<engine::LayerDetail>(detail));
     QVERIFY(view.tokenToolTip(3).startsWith(QStringLiteral("token id 43\ndocument 0, position 4")));
     view.selectToken(3);
     QCOMPARE(view.contextStrip()->highlightedText(), QStringLiteral("⟨43⟩"));

@@ -29,6 +29,13 @@ using namespace strata;
 
 namespace {
 
+/** The State cell of `folder`'s row; empty while the list (read on a worker) lacks it. */
+QString stateOf(const RunsTable* table, const QString& folder) {
+  const int row = table->rowOf(folder);
+  const QTableWidgetItem* cell = row < 0 ? nullptr : table->item(row, RunsTable::StateColumn);
+  return cell ? cell->text() : QString();
+}
+
 constexpr int kTimeoutMs = 30000;  // a failing QTRY waits 3× this: stay under CTest's 120 s
 // Training (or reading its files) on the GUI thread would stall the loop for most of the run's
 // seconds; 200 ms still tells that apart while tolerating a loaded 2-core machine (a stall of
@@ -154,10 +161,8 @@ class TrainingRunTest : public QObject {
     QVERIFY(view->plots()->evalLossGraph()->dataCount() >=
             10);  // every 100 steps and at checkpoints
     QCOMPARE(view->plots()->learningRateGraph()->dataCount(), 1000);
+    QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("finished"));
     const int row = view->runsTable()->rowOf(folder);
-    QVERIFY(row >= 0);
-    QTRY_COMPARE(view->runsTable()->item(row, RunsTable::StateColumn)->text(),
-                 QStringLiteral("finished"));
     QCOMPARE(view->runsTable()->item(row, RunsTable::StepColumn)->text(),
              QStringLiteral("1000 / 1000"));
     QCOMPARE(view->progressBar()->value(), 1000);
@@ -170,14 +175,14 @@ class TrainingRunTest : public QObject {
     QStringList errors;
     TrainingView* view = openTrainingTab(window, errors);
 
-    TrainingRequest request;
+    engine::TrainingRequest request;
     request.recipe = "pretrain";
-    const ConfigSchema schema = recipeSchema(request.recipe);
-    request.config = ResolvedConfig(schema);
+    const engine::ConfigSchema schema = engine::recipeSchema(request.recipe);
+    request.config = engine::ResolvedConfig(schema);
     for (const char* assignment : {"steps=400", "batch=2", "seq_len=16", "dim=16", "layers=1",
                                    "heads=2", "mlp=32", "log_every=1", "checkpoint_every=100",
                                    "eval_windows=4", "warmup=5", "device=cpu", "threads=1"})
-      applyOverride(schema, assignment, request.config);
+      engine::applyOverride(schema, assignment, request.config);
     request.config.set("corpus", m_corpus.toStdString());
     const QString folder = QDir::cleanPath(m_root.filePath("runs/stopped"));
     request.runFolder = toFsPath(folder);
@@ -190,20 +195,16 @@ class TrainingRunTest : public QObject {
     QCOMPARE(view->activeState(), TrainingView::ActiveState::Paused);
     QVERIFY(view->resumeButton()->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(view->logView()->toPlainText().contains("paused at step"), kTimeoutMs);
-    QTRY_COMPARE(
-        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
-        QStringLiteral("paused"));
+    QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("paused"));
 
     view->stopButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Cancelled);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
-    const RunStatus stopped = readRunStatus(toFsPath(folder));
-    QCOMPARE(stopped.state, RunState::Stopped);
+    const engine::RunStatus stopped = engine::readRunStatus(toFsPath(folder));
+    QCOMPARE(stopped.state, engine::RunState::Stopped);
     QVERIFY(stopped.step >= 10 && stopped.step < 400);
-    QTRY_COMPARE(
-        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
-        QStringLiteral("stopped"));
+    QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("stopped"));
 
     // Resume: select the stopped run and continue it to the end.
     view->runsTable()->selectRow(view->runsTable()->rowOf(folder));
@@ -214,10 +215,8 @@ class TrainingRunTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 3 * kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(1).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
-    QCOMPARE(readRunStatus(toFsPath(folder)).state, RunState::Finished);
-    QTRY_COMPARE(
-        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
-        QStringLiteral("finished"));
+    QCOMPARE(engine::readRunStatus(toFsPath(folder)).state, engine::RunState::Finished);
+    QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("finished"));
     QTRY_COMPARE(view->plots()->lastStep(), int64_t{400});
   }
 
@@ -226,11 +225,11 @@ class TrainingRunTest : public QObject {
     QStringList errors;
     TrainingView* view = openTrainingTab(window, errors);
 
-    TrainingRequest request;
+    engine::TrainingRequest request;
     request.recipe = "echo";  // tests/plugins/test_plugin.cpp: loss = 1/step
-    const ConfigSchema schema = recipeSchema(request.recipe);
-    request.config = ResolvedConfig(schema);
-    applyOverride(schema, "steps=30", request.config);
+    const engine::ConfigSchema schema = engine::recipeSchema(request.recipe);
+    request.config = engine::ResolvedConfig(schema);
+    engine::applyOverride(schema, "steps=30", request.config);
     const QString folder = QDir::cleanPath(m_root.filePath("runs/echo"));
     request.runFolder = toFsPath(folder);
     QSignalSpy finished(window.feature<TrainingFeature>(), &TrainingFeature::trainingFinished);
@@ -238,12 +237,10 @@ class TrainingRunTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
-    QCOMPARE(readRunStatus(toFsPath(folder)).state, RunState::Finished);
+    QCOMPARE(engine::readRunStatus(toFsPath(folder)).state, engine::RunState::Finished);
     QTRY_COMPARE(view->plots()->recordCount(), int64_t{30});
     QCOMPARE(view->plots()->lastStep(), int64_t{30});
-    QTRY_COMPARE(
-        view->runsTable()->item(view->runsTable()->rowOf(folder), RunsTable::StateColumn)->text(),
-        QStringLiteral("finished"));
+    QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("finished"));
   }
 
  private:

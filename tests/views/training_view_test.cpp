@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/recipe_catalog.h"
+#include "metrics_follower.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
@@ -86,18 +87,19 @@ class TrainingViewTest : public QObject {
   }
 
   void launcherHasAFieldForEverySettingWithItsDefault() {
-    const ConfigSchema schema = recipeSchema("pretrain");
+    const engine::ConfigSchema schema = engine::recipeSchema("pretrain");
     TrainingLaunchDialog dialog({schema}, m_root.filePath("runs"));
     QCOMPARE(dialog.recipe(), QStringLiteral("pretrain"));
     QVERIFY(dialog.recipeBox()->isHidden());  // one recipe: nothing to choose
-    for (const SettingSpec& spec : schema.settings) {
+    for (const engine::SettingSpec& spec : schema.settings) {
       const QString key = QString::fromStdString(spec.key);
       QWidget* field = dialog.field(key);
       QVERIFY2(field, qPrintable(key));
       if (spec.required)
         QVERIFY(dialog.valueText(key).isEmpty());
       else
-        QVERIFY2(parseSetting(spec, dialog.valueText(key).toStdString(), {}) == spec.defaultValue,
+        QVERIFY2(engine::parseSetting(spec, dialog.valueText(key).toStdString(), {}) ==
+                     spec.defaultValue,
                  qPrintable(key));
       QVERIFY2(field->toolTip().contains(QString::fromStdString(spec.description)),
                qPrintable(key));
@@ -115,7 +117,7 @@ class TrainingViewTest : public QObject {
   }
 
   void launcherRejectsAnOutOfRangeValue() {
-    TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    TrainingLaunchDialog dialog({engine::recipeSchema("pretrain")}, m_root.filePath("runs"));
     dialog.setValueText("corpus", m_corpus);
     QVERIFY(dialog.okButton()->isEnabled());
     QVERIFY(dialog.problem().isEmpty());
@@ -132,14 +134,14 @@ class TrainingViewTest : public QObject {
   }
 
   void launcherReturnsTheTypedConfig() {
-    TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    TrainingLaunchDialog dialog({engine::recipeSchema("pretrain")}, m_root.filePath("runs"));
     dialog.setValueText("corpus", m_corpus);
     dialog.setValueText("steps", "40");
     dialog.setValueText("lr", "3e-4");
     dialog.setValueText("device", "cpu");
     dialog.setValueText("tokenizer", "byte");
     dialog.setRunFolder(m_root.filePath("runs/mine"));
-    const TrainingRequest request = dialog.request();
+    const engine::TrainingRequest request = dialog.request();
     QCOMPARE(request.recipe, std::string("pretrain"));
     QCOMPARE(request.config.integer("steps"), int64_t{40});
     QCOMPARE(request.config.real("lr"), 3e-4);
@@ -157,12 +159,12 @@ class TrainingViewTest : public QObject {
   void launcherRemembersItsValues() {
     QSettings settings(m_root.filePath("launcher.ini"), QSettings::IniFormat);
     {
-      TrainingLaunchDialog dialog({recipeSchema("pretrain")}, m_root.filePath("runs"));
+      TrainingLaunchDialog dialog({engine::recipeSchema("pretrain")}, m_root.filePath("runs"));
       dialog.setValueText("corpus", m_corpus);
       dialog.setValueText("lr", "3e-4");
       dialog.saveSettings(settings);
     }
-    TrainingLaunchDialog again({recipeSchema("pretrain")}, m_root.filePath("runs"));
+    TrainingLaunchDialog again({engine::recipeSchema("pretrain")}, m_root.filePath("runs"));
     again.restoreSettings(settings);
     QCOMPARE(again.valueText("corpus"), m_corpus);
     QCOMPARE(again.valueText("lr"), QStringLiteral("3e-4"));
@@ -175,7 +177,7 @@ class TrainingViewTest : public QObject {
     TrainingView view(root);
     view.setRefreshIntervals(100, 50);
     view.show();
-    QCOMPARE(view.runsTable()->rowCount(), 1);
+    QTRY_COMPARE(view.runsTable()->rowCount(), 1);  // read on a worker thread
     QCOMPARE(view.runsTable()->item(0, RunsTable::RunColumn)->text(), QStringLiteral("run-a"));
     QCOMPARE(view.runsTable()->item(0, RunsTable::RecipeColumn)->text(),
              QStringLiteral("pretrain"));
@@ -200,9 +202,9 @@ class TrainingViewTest : public QObject {
 
   void smoothingAndLogScaleChangeTheLossPlot() {
     TrainingPlots plots;
-    std::vector<MetricsRecord> records;
+    std::vector<engine::MetricsRecord> records;
     for (int step = 1; step <= 20; ++step)
-      records.push_back(parseMetricsLine(metricsLine(step).trimmed().toStdString()));
+      records.push_back(engine::parseMetricsLine(metricsLine(step).trimmed().toStdString()));
     plots.setRecords(records);
     plots.setSmoothing(0);
     QCOMPARE(plots.smoothedLossGraph()->data()->at(10)->value,
@@ -263,14 +265,77 @@ class TrainingViewTest : public QObject {
     QCOMPARE(view.plots()->recordCount(), int64_t{3});
   }
 
+  void runsListIsReadOnAWorkerAndCoalesced() {
+    const QString a = m_root.filePath("list-a");
+    const QString b = m_root.filePath("list-b");
+    const QString c = m_root.filePath("list-c");
+    for (const char* name : {"r1", "r2", "r3"}) writeRun(a + "/" + name, 5);
+    writeRun(b + "/only", 5);
+    writeRun(c + "/c1", 5);
+    writeRun(c + "/c2", 5);
+
+    RunsTable table;
+    QSignalSpy refreshed(&table, &RunsTable::refreshed);
+    table.refresh(a, {});
+    QVERIFY(table.refreshing());  // returned before reading: the rows wait for the worker
+    QCOMPARE(table.rowCount(), 0);
+    QTRY_COMPARE(refreshed.count(), 1);
+    QCOMPARE(table.rowCount(), 3);
+    QVERIFY(!table.refreshing());
+
+    // Asked three times while one read runs: two reads, the second with the newest folder.
+    table.refresh(b, {});
+    table.refresh(a, {});
+    table.refresh(c, {QDir::cleanPath(b + "/only"), QDir::cleanPath(m_root.filePath("absent"))});
+    QTRY_VERIFY(!table.refreshing());
+    QTest::qWait(50);
+    QCOMPARE(refreshed.count(), 3);
+    QCOMPARE(table.rowCount(), 3);  // c's two runs and the extra one; the absent one is left out
+    QVERIFY(table.rowOf(QDir::cleanPath(b + "/only")) >= 0);
+    QCOMPARE(table.rowOf(QDir::cleanPath(a + "/r1")), -1);
+
+    // A table closed while its worker reads: the result is dropped, nothing breaks.
+    auto* closing = new RunsTable;
+    closing->refresh(a, {});
+    delete closing;
+    QTest::qWait(50);
+  }
+
+  void followersOfOneRunShareOneRead() {
+    // Two tabs (the Training tab and, say, Chunk Routing) following one run read its
+    // metrics.jsonl once: the second follower is served what the first one's read found.
+    const QString root = m_root.filePath("shared");
+    writeRun(root + "/run-s", 12, "running");
+    MetricsFollower training(1000, nullptr);
+    MetricsFollower routing(1000, nullptr);
+    training.follow(root + "/run-s");
+    routing.follow(root + "/run-s/");  // the same folder spelled differently
+    QVERIFY(training.feed() != nullptr);
+    QCOMPARE(routing.feed(), training.feed());
+    QCOMPARE(training.read().records.size(), std::size_t{12});
+    QVERIFY(QFile::remove(root + "/run-s/metrics.jsonl"));
+    const MetricsUpdate late = routing.read();
+    QVERIFY(late.error.isEmpty());
+    QCOMPARE(late.records.size(), std::size_t{12});
+    QCOMPARE(late.records.back().step, int64_t{12});
+    // A run of its own has a feed of its own; following nothing reads nothing.
+    writeRun(root + "/run-t", 3);
+    routing.follow(root + "/run-t");
+    QVERIFY(routing.feed() != training.feed());
+    QCOMPARE(routing.read().records.size(), std::size_t{3});
+    routing.follow(QString());
+    QVERIFY(routing.feed() == nullptr);
+    QVERIFY(routing.read().records.empty());
+  }
+
   void exportsPlotsAndCsv() {
     TrainingPlots plots;
     QVERIFY_THROWS_EXCEPTION(Error, plots.saveCsv(m_root.filePath("none.csv")));  // no run shown
-    std::vector<MetricsRecord> records;
+    std::vector<engine::MetricsRecord> records;
     QByteArray log;
     for (int step = 1; step <= 10; ++step) {
       log += metricsLine(step);
-      records.push_back(parseMetricsLine(metricsLine(step).trimmed().toStdString()));
+      records.push_back(engine::parseMetricsLine(metricsLine(step).trimmed().toStdString()));
     }
     writeText(m_root.filePath("export-metrics.jsonl"), log);
     plots.setRecords(records);
@@ -313,7 +378,7 @@ class TrainingViewTest : public QObject {
     // the smoothed curve still follows the loss.
     TrainingPlots plots;
     constexpr int64_t kSteps = 3 * TrainingPlots::kMaxBuckets;
-    std::vector<MetricsRecord> batch;
+    std::vector<engine::MetricsRecord> batch;
     for (int64_t step = 1; step <= kSteps; ++step) {
       const double loss = step == 20000 ? 40.0 : 2.0 + 1.0 / std::sqrt(double(step));
       batch.push_back({step, 1.7e9 + double(step), {{"loss", loss}, {"lr", 1e-3}}});

@@ -31,8 +31,8 @@ namespace {
 constexpr int kJobTimeoutMs = 180000;
 
 /** A made-up result: three blocks, h_2 clearly off. */
-std::shared_ptr<TransformersVerification> differingResult() {
-  auto result = std::make_shared<TransformersVerification>();
+std::shared_ptr<verify::TransformersVerification> differingResult() {
+  auto result = std::make_shared<verify::TransformersVerification>();
   result->model = "/models/tiny";
   result->transformersVersion = "5.25.0";
   result->torchVersion = "2.11.0";
@@ -49,9 +49,9 @@ std::shared_ptr<TransformersVerification> differingResult() {
   return result;
 }
 
-std::shared_ptr<TransformersVerification> agreeingResult() {
+std::shared_ptr<verify::TransformersVerification> agreeingResult() {
   auto result = differingResult();
-  for (LayerDifference& layer : result->layers) layer.difference = {1e-7, 2.0, 5e-8};
+  for (verify::LayerDifference& layer : result->layers) layer.difference = {1e-7, 2.0, 5e-8};
   result->finalNorm = {1e-7, 4.0, 2.5e-8};
   result->logits = {1e-6, 8.0, 1.25e-7};
   result->top1Agreement = 1.0;

@@ -24,10 +24,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class BridgeRecipe final : public Recipe {
+class BridgeRecipe final : public engine::Recipe {
  public:
-  void build(const RecipeSetup& setup, JobContext& job) override {
-    const ResolvedConfig& c = setup.config;
+  void build(const engine::RecipeSetup& setup, JobContext& job) override {
+    const engine::ResolvedConfig& c = setup.config;
     m_seqLen = c.integer("seq_len");
     m_seed = static_cast<uint64_t>(c.integer("seed"));
     m_batch = c.integer("batch");
@@ -71,20 +71,20 @@ class BridgeRecipe final : public Recipe {
 
   torch::nn::Module& model() override { return *m_denoiser; }
 
-  std::vector<ParameterGroup> parameterGroups() override {
-    ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
+  std::vector<engine::ParameterGroup> parameterGroups() override {
+    engine::ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
     for (const auto& p : m_denoiser->parameters())
       (p.dim() >= 2 ? decayed : plain).parameters.push_back(p);
     return {decayed, plain};
   }
 
-  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
+  engine::MicroBatchResult microBatchLoss(const engine::BatchSlice& slice) override {
     const int64_t firstRow = slice.micro * m_batch + slice.firstRow;
     const BridgeWindows windows =
         m_storeData ? m_storeData->training(m_seed, slice.step, firstRow, slice.rows)
                     : m_source->windows(trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed,
                                                         slice.step, firstRow, slice.rows));
-    MicroBatchResult result;
+    engine::MicroBatchResult result;
     result.loss = bridgeLoss(
         m_denoiser, m_statistics.target.normalise(windows.modelledTarget()),
         m_statistics.conditionInput(windows.modelledCondition(), m_diffusion.conditioned),
@@ -93,7 +93,7 @@ class BridgeRecipe final : public Recipe {
     return result;
   }
 
-  Metrics evaluate(int64_t /*step*/) override {
+  engine::Metrics evaluate(int64_t /*step*/) override {
     BridgeEvaluationData data{*m_source, m_statistics, {}, m_evalWindows, m_batch, m_seed};
     if (m_storeData) {
       data.windows = std::min(m_evalWindows, m_storeData->valWindows());
@@ -143,74 +143,82 @@ class BridgeRecipe final : public Recipe {
 
 }  // namespace
 
-std::vector<SettingSpec> bridgeSettings() {
-  SettingSpec model =
-      makeSetting("model", SettingType::Path, std::string(),
-                  "the source model: a Hugging Face folder or a .gguf file", "source");
+std::vector<engine::SettingSpec> bridgeSettings() {
+  engine::SettingSpec model =
+      engine::makeSetting("model", engine::SettingType::Path, std::string(),
+                          "the source model: a Hugging Face folder or a .gguf file", "source");
   model.required = true;
-  std::vector<SettingSpec> settings = {
+  std::vector<engine::SettingSpec> settings = {
       model,
-      makeSetting("layer", SettingType::Integer, int64_t{-1},
-                  "l*: the layer whose hidden state the bridge rebuilds (layers 1..l* are "
-                  "replaced); -1 = the best-scored layer of `store`",
-                  "source", -1),
-      makeSetting("store", SettingType::Path, std::string(),
-                  "optional activation store: l* from its scores and the normalisation "
-                  "statistics of its layer l*",
-                  "source"),
-      makeChoice("targets", "model", {"model", "store"},
-                 "where h_0 and h_{l*} come from: computed by the source model on the fly, or read "
-                 "from `store` (its sampled sequences, after the skipped BOS)",
-                 "source"),
-      makeSetting("seq_len", SettingType::Integer, int64_t{64}, "tokens per window", "data", 2),
+      engine::makeSetting("layer", engine::SettingType::Integer, int64_t{-1},
+                          "l*: the layer whose hidden state the bridge rebuilds (layers 1..l* are "
+                          "replaced); -1 = the best-scored layer of `store`",
+                          "source", -1),
+      engine::makeSetting("store", engine::SettingType::Path, std::string(),
+                          "optional activation store: l* from its scores and the normalisation "
+                          "statistics of its layer l*",
+                          "source"),
+      engine::makeChoice(
+          "targets", "model", {"model", "store"},
+          "where h_0 and h_{l*} come from: computed by the source model on the fly, or read "
+          "from `store` (its sampled sequences, after the skipped BOS)",
+          "source"),
+      engine::makeSetting("seq_len", engine::SettingType::Integer, int64_t{64}, "tokens per window",
+                          "data", 2),
       valFractionSetting(),
-      makeSetting("eval_windows", SettingType::Integer, int64_t{16},
-                  "held-out windows per evaluation", "data", 1),
-      makeSetting("stats_windows", SettingType::Integer, int64_t{64},
-                  "windows for the normalisation statistics when there is no store", "data", 1),
-      makeSetting("width", SettingType::Integer, int64_t{128}, "denoiser width", "denoiser", 8),
-      makeSetting("depth", SettingType::Integer, int64_t{2}, "denoiser blocks", "denoiser", 1),
-      makeSetting("heads", SettingType::Integer, int64_t{4}, "denoiser attention heads", "denoiser",
-                  1),
-      makeSetting("mlp_ratio", SettingType::Integer, int64_t{4}, "MLP width / width", "denoiser",
-                  1),
-      makeChoice("conditioning", "concat", {"concat", "cross"},
-                 "how the embeddings enter: concatenated with x_t, or by cross-attention",
-                 "denoiser"),
-      makeChoice("condition", "embeddings", {"embeddings", "none"},
-                 "what the denoiser is conditioned on: the (standardised) input embeddings h_0 of "
-                 "the same tokens, or nothing (unconditional embedding diffusion, Diffusion-LM "
-                 "style: the sweep's layer-0 baseline)",
-                 "denoiser"),
-      makeChoice("process", "gaussian", {"gaussian", "bridge"},
-                 "gaussian: generation starts from N(0, I), the condition is a side input; "
-                 "bridge: a Brownian bridge from h_{l*} to the standardised condition, so "
-                 "generation starts from the condition (I2SB; needs prediction=x0)",
-                 "diffusion"),
-      makeChoice("prediction", "x0", {"x0", "eps", "v"},
-                 "what the denoiser predicts: x0, the noise, or v", "diffusion"),
-      makeSetting("cosine_weight", SettingType::Real, 0.0,
-                  "weight of the extra (1 − cos(x̂0, x0)) loss term", "diffusion", 0, 100),
-      makeSetting("bridge_noise", SettingType::Real, 1.0,
-                  "σ of the Brownian bridge (process=bridge): x_t's noise is σ·√(t(1−t))",
-                  "diffusion", 0, 10),
-      makeSetting("sample_steps", SettingType::Integer, int64_t{20},
-                  "sampler steps S (evaluation, generation)", "diffusion", 1, 1000),
-      makeSetting("eta", SettingType::Real, 0.0,
-                  "sampler η: DDIM's, or the share of the bridge posterior's noise drawn fresh "
-                  "(0 = deterministic after the bridge's first step)",
-                  "diffusion", 0, 1),
+      engine::makeSetting("eval_windows", engine::SettingType::Integer, int64_t{16},
+                          "held-out windows per evaluation", "data", 1),
+      engine::makeSetting("stats_windows", engine::SettingType::Integer, int64_t{64},
+                          "windows for the normalisation statistics when there is no store", "data",
+                          1),
+      engine::makeSetting("width", engine::SettingType::Integer, int64_t{128}, "denoiser width",
+                          "denoiser", 8),
+      engine::makeSetting("depth", engine::SettingType::Integer, int64_t{2}, "denoiser blocks",
+                          "denoiser", 1),
+      engine::makeSetting("heads", engine::SettingType::Integer, int64_t{4},
+                          "denoiser attention heads", "denoiser", 1),
+      engine::makeSetting("mlp_ratio", engine::SettingType::Integer, int64_t{4},
+                          "MLP width / width", "denoiser", 1),
+      engine::makeChoice("conditioning", "concat", {"concat", "cross"},
+                         "how the embeddings enter: concatenated with x_t, or by cross-attention",
+                         "denoiser"),
+      engine::makeChoice(
+          "condition", "embeddings", {"embeddings", "none"},
+          "what the denoiser is conditioned on: the (standardised) input embeddings h_0 of "
+          "the same tokens, or nothing (unconditional embedding diffusion, Diffusion-LM "
+          "style: the sweep's layer-0 baseline)",
+          "denoiser"),
+      engine::makeChoice("process", "gaussian", {"gaussian", "bridge"},
+                         "gaussian: generation starts from N(0, I), the condition is a side input; "
+                         "bridge: a Brownian bridge from h_{l*} to the standardised condition, so "
+                         "generation starts from the condition (I2SB; needs prediction=x0)",
+                         "diffusion"),
+      engine::makeChoice("prediction", "x0", {"x0", "eps", "v"},
+                         "what the denoiser predicts: x0, the noise, or v", "diffusion"),
+      engine::makeSetting("cosine_weight", engine::SettingType::Real, 0.0,
+                          "weight of the extra (1 − cos(x̂0, x0)) loss term", "diffusion", 0, 100),
+      engine::makeSetting("bridge_noise", engine::SettingType::Real, 1.0,
+                          "σ of the Brownian bridge (process=bridge): x_t's noise is σ·√(t(1−t))",
+                          "diffusion", 0, 10),
+      engine::makeSetting("sample_steps", engine::SettingType::Integer, int64_t{20},
+                          "sampler steps S (evaluation, generation)", "diffusion", 1, 1000),
+      engine::makeSetting(
+          "eta", engine::SettingType::Real, 0.0,
+          "sampler η: DDIM's, or the share of the bridge posterior's noise drawn fresh "
+          "(0 = deterministic after the bridge's first step)",
+          "diffusion", 0, 1),
   };
   // Only targets = model reads the corpus; build() asks for it then.
-  std::vector<SettingSpec> corpus = corpusSettings(false);
+  std::vector<engine::SettingSpec> corpus = corpusSettings(false);
   corpus.front().description += " (targets = model)";
-  const auto afterTargets = std::find_if(settings.begin(), settings.end(),
-                                         [](const SettingSpec& s) { return s.key == "targets"; }) +
-                            1;
+  const auto afterTargets =
+      std::find_if(settings.begin(), settings.end(),
+                   [](const engine::SettingSpec& s) { return s.key == "targets"; }) +
+      1;
   settings.insert(afterTargets, corpus.begin(), corpus.end());
   return settings;
 }
 
-std::unique_ptr<Recipe> makeBridgeRecipe() { return std::make_unique<BridgeRecipe>(); }
+std::unique_ptr<engine::Recipe> makeBridgeRecipe() { return std::make_unique<BridgeRecipe>(); }
 
 }  // namespace strata::recipes

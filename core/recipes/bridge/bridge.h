@@ -15,14 +15,16 @@
 
 namespace strata {
 
+namespace engine {
 class Recipe;
+}  // namespace engine
 
 }  // namespace strata
 
 namespace strata::recipes {
 
 /** The recipe's own settings: source model, layer, corpus, denoiser shape, diffusion. */
-std::vector<SettingSpec> bridgeSettings();
-std::unique_ptr<Recipe> makeBridgeRecipe();
+std::vector<engine::SettingSpec> bridgeSettings();
+std::unique_ptr<engine::Recipe> makeBridgeRecipe();
 
 }  // namespace strata::recipes

@@ -17,7 +17,7 @@ namespace strata::recipes {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& c) {
+BridgeDiffusion bridgeDiffusionFrom(const engine::ResolvedConfig& c) {
   BridgeDiffusion diffusion;
   // The schema allows only valid names.
   diffusion.process =
@@ -39,7 +39,7 @@ BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& c) {
   return diffusion;
 }
 
-BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& c, int64_t hiddenSize) {
+BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& c, int64_t hiddenSize) {
   BridgeDenoiserConfig config;
   config.dataDim = hiddenSize;
   config.condDim = hiddenSize;
@@ -56,7 +56,7 @@ BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& c, int64_t h
   return config;
 }
 
-int64_t resolveBridgeLayer(const ResolvedConfig& c) {
+int64_t resolveBridgeLayer(const engine::ResolvedConfig& c) {
   if (c.integer("layer") >= 0) return c.integer("layer");
   if (c.text("store").empty())
     throw ConfigError("the bridge run configuration", "layer",
@@ -98,7 +98,7 @@ BridgeStatistics readBridgeStatistics(const fs::path& runFolder, const torch::De
 }
 
 LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& device) {
-  const RunManifest run = requireRun(runFolder, "bridge");
+  const engine::RunManifest run = engine::requireRun(runFolder, "bridge");
   LoadedBridge bridge;
   bridge.config = runConfig(run);
   const int64_t layer = run.integerFact("layer");
@@ -108,7 +108,7 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
   bridge.denoiser =
       BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
 
-  const auto checkpoint = RunFolder(runFolder).checkpoints().bestOrNewestValid();
+  const auto checkpoint = engine::RunFolder(runFolder).checkpoints().bestOrNewestValid();
   if (checkpoint) {
     torch::serialize::InputArchive archive;
     archive.load_from((checkpoint->second / "model.pt").string());
@@ -118,7 +118,7 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
     bridge.checkpointStep = checkpoint->first;
     return bridge;
   }
-  throw FormatError(RunFolder(runFolder).checkpointsFolder(),
+  throw FormatError(engine::RunFolder(runFolder).checkpointsFolder(),
                     "has no valid checkpoint of the bridge");
 }
 

@@ -18,10 +18,11 @@ namespace strata::recipes {
 
 /** ConfigError naming the setting for combinations that cannot work (process=bridge needs
  *  prediction=x0 and condition=embeddings). */
-BridgeDiffusion bridgeDiffusionFrom(const ResolvedConfig& config);
-BridgeDenoiserConfig bridgeDenoiserConfigFrom(const ResolvedConfig& config, int64_t hiddenSize);
+BridgeDiffusion bridgeDiffusionFrom(const engine::ResolvedConfig& config);
+BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& config,
+                                              int64_t hiddenSize);
 /** `layer`, or l* of `store` when layer is -1 (ConfigError when there is neither). */
-int64_t resolveBridgeLayer(const ResolvedConfig& config);
+int64_t resolveBridgeLayer(const engine::ResolvedConfig& config);
 
 void writeBridgeStatistics(const std::filesystem::path& runFolder, const BridgeStatistics& stats);
 /** FormatError naming the file when a tensor is missing (a run from before the condition was
@@ -32,7 +33,7 @@ BridgeStatistics readBridgeStatistics(const std::filesystem::path& runFolder,
 /** A trained bridge, ready to sample: its source model, statistics and denoiser (weights of
  *  the best checkpoint, else the newest valid one). */
 struct LoadedBridge {
-  ResolvedConfig config;
+  engine::ResolvedConfig config;
   std::unique_ptr<BridgeSource> source;
   BridgeStatistics statistics;
   BridgeDiffusion diffusion;

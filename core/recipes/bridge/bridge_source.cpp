@@ -29,7 +29,7 @@ int64_t BridgeSource::hiddenSize() const { return m_backbone->config().hiddenSiz
 
 torch::Tensor BridgeSource::condition(const torch::Tensor& ids) const {
   torch::NoGradGuard noGrad;
-  return m_backbone->embed(toTrainingDevice(ids, m_device)).to(torch::kFloat);
+  return m_backbone->embed(engine::toTrainingDevice(ids, m_device)).to(torch::kFloat);
 }
 
 torch::Tensor BridgeSource::target(const torch::Tensor& condition) const {

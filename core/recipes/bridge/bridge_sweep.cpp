@@ -46,7 +46,7 @@ geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& store
                                      JobContext& job) {
   storePath = c.store.empty() ? c.folder / "acts.h5" : c.store;
   if (c.store.empty() && (!fs::exists(storePath) || !geometry::readGeometry(storePath))) {
-    CaptureConfig capture;
+    engine::CaptureConfig capture;
     capture.modelFolder = c.model;
     capture.corpus = c.corpus;
     capture.output = storePath;
@@ -54,11 +54,11 @@ geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& store
     capture.sampling.tokenBudget = c.captureTokens;
     capture.device = c.device;
     job.info("capturing " + c.model.string() + " into " + storePath.string());
-    runCapture(capture, job);
+    engine::runCapture(capture, job);
     job.info("scoring the layers of " + storePath.string());
     geometry::StoreScoring scoring;
     scoring.store = storePath;
-    scoring.device = geometry::parseDeviceChoice(resolveDevice(c.device, "device"));
+    scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(c.device, "device"));
     geometry::scoreStore(scoring, job);
   }
   auto report = geometry::readGeometry(storePath);
@@ -71,16 +71,18 @@ geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& store
 fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_t layer,
                        JobContext& job) {
   const fs::path run = c.folder / ("layer-" + std::to_string(layer));
-  if (isRunFolder(run)) {
-    if (readRunStatus(run).state != RunState::Finished) resumeTraining(run, job);
+  if (engine::isRunFolder(run)) {
+    if (engine::readRunStatus(run).state != engine::RunState::Finished)
+      engine::resumeTraining(run, job);
     return run;
   }
-  const ConfigSchema schema = recipeSchema("bridge");
-  TrainingRequest request;
+  const engine::ConfigSchema schema = engine::recipeSchema("bridge");
+  engine::TrainingRequest request;
   request.recipe = "bridge";
-  request.config = ResolvedConfig(schema);
+  request.config = engine::ResolvedConfig(schema);
   request.config.set("device", c.device);  // an explicit `device=` setting still wins
-  for (const std::string& setting : c.settings) applyOverride(schema, setting, request.config);
+  for (const std::string& setting : c.settings)
+    engine::applyOverride(schema, setting, request.config);
   request.config.set("model", c.model.string());
   request.config.set("corpus", c.corpus.string());
   request.config.set("store", store.string());
@@ -94,7 +96,7 @@ fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_
   }
   request.runFolder = run;
   request.command = "strata-cli sweep-bridges (layer " + std::to_string(layer) + ")";
-  startTraining(request, job);
+  engine::startTraining(request, job);
   return run;
 }
 
@@ -102,8 +104,8 @@ BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
   BridgeSweepRow row;
   row.layer = layer;
   row.run = run;
-  const RunMetrics metrics = RunFolder(run).metrics();
-  row.valLoss = minimumOf(metrics.validationLoss());
+  const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
+  row.valLoss = engine::minimumOf(metrics.validationLoss());
   // Each at the last evaluation, as the bridge logs them together with the validation loss.
   row.valCosine = metrics.last("val_cosine");
   row.ceGap = metrics.last("val_ce_gap");

@@ -60,7 +60,8 @@ HybridComparison compareHybridGeneration(
     const HybridComparisonConfig& config, JobContext& job,
     const std::function<void(size_t, GenerationSide, const std::string&)>& onToken) {
   if (config.prompts.empty()) throw Error("hybrid generation: give at least one prompt");
-  LoadedBridge bridge = loadBridgeRun(config.bridgeRun, computeDevice(config.device, "device"));
+  LoadedBridge bridge =
+      loadBridgeRun(config.bridgeRun, engine::computeDevice(config.device, "device"));
   if (config.sampleSteps > 0) bridge.diffusion.sampleSteps = config.sampleSteps;
   const Backbone& model = bridge.source->backbone();
   const Tokenizer& tokenizer = bridge.source->tokenizer();

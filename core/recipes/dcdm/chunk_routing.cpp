@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 
 std::vector<int64_t> dlmCheckpointSteps(const fs::path& runFolder) {
   std::vector<int64_t> steps;
-  for (const auto& [step, folder] : RunFolder(runFolder).checkpoints().checkpoints())
-    if (CheckpointStore::verify(folder)) steps.push_back(step);
+  for (const auto& [step, folder] : engine::RunFolder(runFolder).checkpoints().checkpoints())
+    if (engine::CheckpointStore::verify(folder)) steps.push_back(step);
   std::sort(steps.begin(), steps.end());
   return steps;
 }

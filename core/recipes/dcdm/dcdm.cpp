@@ -25,10 +25,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class DcdmRecipe final : public Recipe {
+class DcdmRecipe final : public engine::Recipe {
  public:
-  void build(const RecipeSetup& setup, JobContext& job) override {
-    const ResolvedConfig& c = setup.config;
+  void build(const engine::RecipeSetup& setup, JobContext& job) override {
+    const engine::ResolvedConfig& c = setup.config;
     m_seqLen = c.integer("seq_len");
     m_seed = static_cast<uint64_t>(c.integer("seed"));
     m_batch = c.integer("batch");
@@ -59,21 +59,21 @@ class DcdmRecipe final : public Recipe {
 
   torch::nn::Module& model() override { return *m_model; }
 
-  std::vector<ParameterGroup> parameterGroups() override {
-    ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
+  std::vector<engine::ParameterGroup> parameterGroups() override {
+    engine::ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
     for (const auto& p : m_model->parameters())
       (p.dim() == 2 ? decayed : plain).parameters.push_back(p);
     return {decayed, plain};
   }
 
-  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
-    const torch::Tensor x0 =
-        toTrainingDevice(trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
-                                         slice.micro * m_batch + slice.firstRow, slice.rows),
-                         m_device);
+  engine::MicroBatchResult microBatchLoss(const engine::BatchSlice& slice) override {
+    const torch::Tensor x0 = engine::toTrainingDevice(
+        trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
+                        slice.micro * m_batch + slice.firstRow, slice.rows),
+        m_device);
     const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0);
     const MaskedDiffusionLoss& loss = batch.loss;
-    MicroBatchResult result;
+    engine::MicroBatchResult result;
     result.loss = loss.loss;
     result.tokens = slice.rows * m_seqLen;
     result.metrics["masked_acc"] =
@@ -91,7 +91,7 @@ class DcdmRecipe final : public Recipe {
     return result;
   }
 
-  Metrics evaluate(int64_t step) override {
+  engine::Metrics evaluate(int64_t step) override {
     // The shared protocol (dcdm_evaluation.h): fixed windows, a fixed t grid and per-window
     // noise that no variant, batch size or training seed changes.
     HeldOutEvaluation evaluation =
@@ -160,68 +160,79 @@ class DcdmRecipe final : public Recipe {
 
 }  // namespace
 
-std::vector<SettingSpec> dcdmSettings() {
-  std::vector<SettingSpec> settings = corpusSettings();
+std::vector<engine::SettingSpec> dcdmSettings() {
+  std::vector<engine::SettingSpec> settings = corpusSettings();
   settings.insert(
       settings.end(),
       {
           tokenizerSetting(),
-          makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per sequence", "data",
-                      2),
+          engine::makeSetting("seq_len", engine::SettingType::Integer, int64_t{128},
+                              "tokens per sequence", "data", 2),
           valFractionSetting(),
-          makeSetting("eval_windows", SettingType::Integer, int64_t{128},
-                      "held-out sequences per evaluation (the first ones of the held-out tail, "
-                      "the same for every variant)",
-                      "data", 1),
-          makeSetting("eval_t_points", SettingType::Integer, int64_t{8},
-                      "evaluation: G midpoints of [1e-3, 1] at which every window's ELBO is "
-                      "computed, every chunk at the same t",
-                      "data", 1, 1024),
-          makeSetting("eval_seed", SettingType::Integer, int64_t{0},
-                      "evaluation: seed of each window's token uniforms (with the window index; "
-                      "independent of seed and variant)",
-                      "data", 0),
-          makeChoice("variant", "dcdm", {"mdlm", "bdlm", "dcdm"},
-                     "mdlm: no chunks; bdlm: positional blocks; dcdm: content-defined chunks",
-                     "model"),
-          makeSetting("block_size", SettingType::Integer, int64_t{8}, "bdlm: tokens per block",
-                      "model", 1),
-          makeSetting("chunks", SettingType::Integer, int64_t{8}, "dcdm: K chunks", "model", 2,
-                      256),
-          makeSetting("subspace_rank", SettingType::Integer, int64_t{4},
-                      "dcdm: h, the dimension of each chunk's subspace μ_k (1 = point routing)",
-                      "model", 1),
-          makeSetting("dim", SettingType::Integer, int64_t{128}, "hidden size", "model", 2),
-          makeSetting("layers", SettingType::Integer, int64_t{4}, "transformer blocks", "model", 1),
-          makeSetting("heads", SettingType::Integer, int64_t{4}, "attention heads", "model", 1),
-          makeSetting("mlp", SettingType::Integer, int64_t{512}, "MLP hidden width", "model", 1),
-          makeChoice("schedule", "loglinear", {"loglinear", "cosine"},
-                     "masking schedule α_t (log-linear 1 − (1−ε)t, ε = 1e-3, as MDLM)",
-                     "diffusion"),
-          makeSetting("elbo_weighting", SettingType::Boolean, true,
-                      "weight the masked CE by the ELBO's −α'/(1−α) (1/t); off = plain masked CE",
-                      "diffusion"),
-          makeSetting("antithetic", SettingType::Boolean, true,
-                      "antithetic (stratified) t per batch", "diffusion"),
-          makeSetting(
-              "balance_weight", SettingType::Real, 0.01,
+          engine::makeSetting(
+              "eval_windows", engine::SettingType::Integer, int64_t{128},
+              "held-out sequences per evaluation (the first ones of the held-out tail, "
+              "the same for every variant)",
+              "data", 1),
+          engine::makeSetting(
+              "eval_t_points", engine::SettingType::Integer, int64_t{8},
+              "evaluation: G midpoints of [1e-3, 1] at which every window's ELBO is "
+              "computed, every chunk at the same t",
+              "data", 1, 1024),
+          engine::makeSetting(
+              "eval_seed", engine::SettingType::Integer, int64_t{0},
+              "evaluation: seed of each window's token uniforms (with the window index; "
+              "independent of seed and variant)",
+              "data", 0),
+          engine::makeChoice(
+              "variant", "dcdm", {"mdlm", "bdlm", "dcdm"},
+              "mdlm: no chunks; bdlm: positional blocks; dcdm: content-defined chunks", "model"),
+          engine::makeSetting("block_size", engine::SettingType::Integer, int64_t{8},
+                              "bdlm: tokens per block", "model", 1),
+          engine::makeSetting("chunks", engine::SettingType::Integer, int64_t{8}, "dcdm: K chunks",
+                              "model", 2, 256),
+          engine::makeSetting(
+              "subspace_rank", engine::SettingType::Integer, int64_t{4},
+              "dcdm: h, the dimension of each chunk's subspace μ_k (1 = point routing)", "model",
+              1),
+          engine::makeSetting("dim", engine::SettingType::Integer, int64_t{128}, "hidden size",
+                              "model", 2),
+          engine::makeSetting("layers", engine::SettingType::Integer, int64_t{4},
+                              "transformer blocks", "model", 1),
+          engine::makeSetting("heads", engine::SettingType::Integer, int64_t{4}, "attention heads",
+                              "model", 1),
+          engine::makeSetting("mlp", engine::SettingType::Integer, int64_t{512}, "MLP hidden width",
+                              "model", 1),
+          engine::makeChoice("schedule", "loglinear", {"loglinear", "cosine"},
+                             "masking schedule α_t (log-linear 1 − (1−ε)t, ε = 1e-3, as MDLM)",
+                             "diffusion"),
+          engine::makeSetting(
+              "elbo_weighting", engine::SettingType::Boolean, true,
+              "weight the masked CE by the ELBO's −α'/(1−α) (1/t); off = plain masked CE",
+              "diffusion"),
+          engine::makeSetting("antithetic", engine::SettingType::Boolean, true,
+                              "antithetic (stratified) t per batch", "diffusion"),
+          engine::makeSetting(
+              "balance_weight", engine::SettingType::Real, 0.01,
               "dcdm: weight of the per-sequence balance loss (Gumbel-softmax, straight-through)",
               "balance", 0, 100),
-          makeSetting("bias_rate", SettingType::Real, 0.001,
-                      "dcdm: step of the non-trained balance bias per micro-batch", "balance", 0,
-                      1),
-          makeSetting("sample_steps_per_token", SettingType::Real, 1.0,
-                      "denoising steps per generated token: each chunk (block) gets "
-                      "ceil(rate × its tokens) steps, so every variant takes the same number",
-                      "sampling", 1e-3, 1),
-          makeSetting("sample_steps", SettingType::Integer, int64_t{0},
-                      "0 = sample_steps_per_token; S > 0: S steps per chunk whatever its size "
-                      "(the old rule; mdlm S per block_size tokens)",
-                      "sampling", 0),
+          engine::makeSetting("bias_rate", engine::SettingType::Real, 0.001,
+                              "dcdm: step of the non-trained balance bias per micro-batch",
+                              "balance", 0, 1),
+          engine::makeSetting(
+              "sample_steps_per_token", engine::SettingType::Real, 1.0,
+              "denoising steps per generated token: each chunk (block) gets "
+              "ceil(rate × its tokens) steps, so every variant takes the same number",
+              "sampling", 1e-3, 1),
+          engine::makeSetting(
+              "sample_steps", engine::SettingType::Integer, int64_t{0},
+              "0 = sample_steps_per_token; S > 0: S steps per chunk whatever its size "
+              "(the old rule; mdlm S per block_size tokens)",
+              "sampling", 0),
       });
   return settings;
 }
 
-std::unique_ptr<Recipe> makeDcdmRecipe() { return std::make_unique<DcdmRecipe>(); }
+std::unique_ptr<engine::Recipe> makeDcdmRecipe() { return std::make_unique<DcdmRecipe>(); }
 
 }  // namespace strata::recipes

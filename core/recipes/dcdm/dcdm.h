@@ -17,13 +17,15 @@
 
 namespace strata {
 
+namespace engine {
 class Recipe;
+}  // namespace engine
 
 }  // namespace strata
 
 namespace strata::recipes {
 
-std::vector<SettingSpec> dcdmSettings();
-std::unique_ptr<Recipe> makeDcdmRecipe();
+std::vector<engine::SettingSpec> dcdmSettings();
+std::unique_ptr<engine::Recipe> makeDcdmRecipe();
 
 }  // namespace strata::recipes

@@ -49,12 +49,12 @@ HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion&
   const double mean = values.mean().item<double>();
   const double se =
       values.numel() > 1 ? values.std().item<double>() / std::sqrt(values.numel()) : 0.0;
-  Metrics metrics = {{"loss", mean},
-                     {"loss_se", se},
-                     {"ppl_bound", std::exp(mean)},
-                     {"masked_nll", nll / std::max(1.0, count)},
-                     {"masked_acc", correct / std::max(1.0, count)},
-                     {"windows", static_cast<double>(windows)}};
+  engine::Metrics metrics = {{"loss", mean},
+                             {"loss_se", se},
+                             {"ppl_bound", std::exp(mean)},
+                             {"masked_nll", nll / std::max(1.0, count)},
+                             {"masked_acc", correct / std::max(1.0, count)},
+                             {"windows", static_cast<double>(windows)}};
   if (chunks > 0) {
     loads /= loads.sum().clamp_min(1e-12);
     metrics["load_entropy"] = normalisedEntropy(loads).item<double>();

@@ -34,7 +34,7 @@ struct HeldOutEvaluation {
    *  tighter), ppl_bound = exp(loss), masked_nll and masked_acc (over all masked positions of all
    *  windows and t), windows (the count used) and, with a router, load_entropy,
    *  max_chunk_share and chunk_share_<k>. */
-  Metrics metrics;
+  engine::Metrics metrics;
   std::vector<double> windowElbo;  ///< each window's ELBO per token, window 0 first
 };
 

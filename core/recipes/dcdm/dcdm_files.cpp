@@ -15,7 +15,7 @@ namespace strata::recipes {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& c) {
+MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& c) {
   MaskedDiffusion diffusion;
   diffusion.schedule =
       *parseMaskSchedule(c.text("schedule"));  // the schema allows only valid names
@@ -24,14 +24,14 @@ MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& c) {
   return diffusion;
 }
 
-DlmStepBudget dlmStepBudgetFrom(const ResolvedConfig& config) {
+DlmStepBudget dlmStepBudgetFrom(const engine::ResolvedConfig& config) {
   DlmStepBudget budget;
   budget.stepsPerToken = config.real("sample_steps_per_token");
   budget.stepsPerChunk = config.integer("sample_steps");
   return budget;
 }
 
-DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& c, int64_t vocab) {
+DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& c, int64_t vocab) {
   DcdmTransformerConfig config;
   config.vocab = vocab;
   config.dim = c.integer("dim");
@@ -54,12 +54,13 @@ namespace {
 
 LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device,
                   std::optional<int64_t> step) {
-  const RunManifest run = requireRun(runFolder, "dcdm", "masked diffusion (dcdm)");
+  const engine::RunManifest run = engine::requireRun(runFolder, "dcdm", "masked diffusion (dcdm)");
   LoadedDlm dlm;
   dlm.config = runConfig(run);
   dlm.tokenizer = loadTokenizer(runFolder);
   dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
-  const auto [checkpointStep, checkpointFolder] = RunFolder(runFolder).checkpoints().chosen(step);
+  const auto [checkpointStep, checkpointFolder] =
+      engine::RunFolder(runFolder).checkpoints().chosen(step);
   torch::serialize::InputArchive archive;
   archive.load_from((checkpointFolder / "model.pt").string());
   dlm.model->load(archive);

@@ -15,11 +15,11 @@
 
 namespace strata::recipes {
 
-MaskedDiffusion maskedDiffusionFrom(const ResolvedConfig& config);
-DcdmTransformerConfig dcdmConfigFrom(const ResolvedConfig& config, int64_t vocab);
+MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& config);
+DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& config, int64_t vocab);
 
 struct LoadedDlm {
-  ResolvedConfig config;
+  engine::ResolvedConfig config;
   std::unique_ptr<Tokenizer> tokenizer;
   DcdmTransformer model{nullptr};
   int64_t checkpointStep = 0;
@@ -32,7 +32,7 @@ LoadedDlm loadDlmRun(const std::filesystem::path& runFolder,
 LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);
 
 /** A run's sampling budget: sample_steps_per_token, or sample_steps per chunk when it is > 0. */
-DlmStepBudget dlmStepBudgetFrom(const ResolvedConfig& config);
+DlmStepBudget dlmStepBudgetFrom(const engine::ResolvedConfig& config);
 
 /** The sampler of dlm_sampler.h on a model in memory (the recipe's evaluation samples);
  *  runBudget applies unless config.stepsPerChunk or config.stepsPerToken is set. */

@@ -27,8 +27,8 @@ std::vector<DlmVariantSpec> DlmComparisonConfig::defaultVariants() {
 }
 
 DlmComparisonRow dlmComparisonRow(const std::string& name, const fs::path& run) {
-  const RunManifest manifest = requireRun(run, "dcdm");
-  const ResolvedConfig config = runConfig(manifest);
+  const engine::RunManifest manifest = engine::requireRun(run, "dcdm");
+  const engine::ResolvedConfig config = runConfig(manifest);
   DlmComparisonRow row;
   row.name = name;
   row.run = run;
@@ -39,8 +39,8 @@ DlmComparisonRow dlmComparisonRow(const std::string& name, const fs::path& run) 
   row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
   row.parameters = manifest.integerFactOr("parameters", 0);
   row.routerParameters = manifest.integerFactOr("router_parameters", 0);
-  const RunMetrics metrics = RunFolder(run).metrics();
-  row.valLoss = minimumOf(metrics.validationLoss());
+  const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
+  row.valLoss = engine::minimumOf(metrics.validationLoss());
   row.maskedAcc = metrics.last("val_masked_acc");
   row.loadEntropy = metrics.last("val_load_entropy");  // NaN for mdlm and bdlm: not logged
   row.maxChunkShare = metrics.last("val_max_chunk_share");

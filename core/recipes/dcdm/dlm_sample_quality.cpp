@@ -21,7 +21,7 @@ DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t sampl
   const double nan = std::numeric_limits<double>::quiet_NaN();
   DlmSampleQuality quality{nan, nan, nan};
   if (samples < 1) return quality;
-  LoadedDlm dlm = loadDlmRun(run, computeDevice(device, "device"));
+  LoadedDlm dlm = loadDlmRun(run, engine::computeDevice(device, "device"));
   DlmSamplingConfig config;
   config.newTokens = std::clamp<int64_t>(dlm.config.integer("seq_len") - 1, 1, 64);
   config.temperature = 1.0;

@@ -26,10 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class PretrainRecipe final : public Recipe {
+class PretrainRecipe final : public engine::Recipe {
  public:
-  void build(const RecipeSetup& setup, JobContext& job) override {
-    const ResolvedConfig& c = setup.config;
+  void build(const engine::RecipeSetup& setup, JobContext& job) override {
+    const engine::ResolvedConfig& c = setup.config;
     m_setup.emplace(setup);
     m_seqLen = c.integer("seq_len");
     m_seed = static_cast<uint64_t>(c.integer("seed"));
@@ -62,24 +62,24 @@ class PretrainRecipe final : public Recipe {
 
   torch::nn::Module& model() override { return *m_model; }
 
-  std::vector<ParameterGroup> parameterGroups() override {
+  std::vector<engine::ParameterGroup> parameterGroups() override {
     // AdamW's decoupled weight decay (Loshchilov & Hutter 2019) on matrices only.
-    ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
+    engine::ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};
     for (const auto& p : m_model->parameters())
       (p.dim() >= 2 ? decayed : plain).parameters.push_back(p);
     return {decayed, plain};
   }
 
-  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
+  engine::MicroBatchResult microBatchLoss(const engine::BatchSlice& slice) override {
     torch::Tensor windows = trainingWindows(m_data.tokens.train, m_seqLen, m_seed, slice.step,
                                             slice.micro * m_batch + slice.firstRow, slice.rows);
-    MicroBatchResult result;
-    result.loss = m_model->loss(toTrainingDevice(windows, m_device));
+    engine::MicroBatchResult result;
+    result.loss = m_model->loss(engine::toTrainingDevice(windows, m_device));
     result.tokens = slice.rows * m_seqLen;
     return result;
   }
 
-  Metrics evaluate(int64_t /*step*/) override {
+  engine::Metrics evaluate(int64_t /*step*/) override {
     return {{"val_loss", validationLoss(*m_model, m_data.tokens.val, m_seqLen, m_batch,
                                         m_evalWindows, m_device)}};
   }
@@ -107,7 +107,7 @@ class PretrainRecipe final : public Recipe {
   }
 
  private:
-  std::optional<RecipeSetup> m_setup;
+  std::optional<engine::RecipeSetup> m_setup;
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
   uint64_t m_seed = 0;
   torch::Device m_device{torch::kCPU};
@@ -119,28 +119,31 @@ class PretrainRecipe final : public Recipe {
 
 }  // namespace
 
-std::vector<SettingSpec> pretrainSettings() {
-  std::vector<SettingSpec> settings = corpusSettings();
+std::vector<engine::SettingSpec> pretrainSettings() {
+  std::vector<engine::SettingSpec> settings = corpusSettings();
   settings.insert(
       settings.end(),
       {
           tokenizerSetting(),
-          makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per training window",
-                      "data", 2),
+          engine::makeSetting("seq_len", engine::SettingType::Integer, int64_t{128},
+                              "tokens per training window", "data", 2),
           valFractionSetting(),
-          makeSetting("eval_windows", SettingType::Integer, int64_t{64},
-                      "validation windows (of seq_len + 1 tokens) at most", "data", 1),
-          makeSetting("dim", SettingType::Integer, int64_t{128}, "hidden size", "model", 2),
-          makeSetting("layers", SettingType::Integer, int64_t{4}, "decoder blocks", "model", 1),
-          makeSetting("heads", SettingType::Integer, int64_t{4}, "attention heads", "model", 1),
-          makeSetting("kv_heads", SettingType::Integer, int64_t{0},
-                      "key/value heads (0 = as many as heads)", "model", 0),
-          makeSetting("mlp", SettingType::Integer, int64_t{352}, "SwiGLU intermediate size",
-                      "model", 1),
+          engine::makeSetting("eval_windows", engine::SettingType::Integer, int64_t{64},
+                              "validation windows (of seq_len + 1 tokens) at most", "data", 1),
+          engine::makeSetting("dim", engine::SettingType::Integer, int64_t{128}, "hidden size",
+                              "model", 2),
+          engine::makeSetting("layers", engine::SettingType::Integer, int64_t{4}, "decoder blocks",
+                              "model", 1),
+          engine::makeSetting("heads", engine::SettingType::Integer, int64_t{4}, "attention heads",
+                              "model", 1),
+          engine::makeSetting("kv_heads", engine::SettingType::Integer, int64_t{0},
+                              "key/value heads (0 = as many as heads)", "model", 0),
+          engine::makeSetting("mlp", engine::SettingType::Integer, int64_t{352},
+                              "SwiGLU intermediate size", "model", 1),
       });
   return settings;
 }
 
-std::unique_ptr<Recipe> makePretrainRecipe() { return std::make_unique<PretrainRecipe>(); }
+std::unique_ptr<engine::Recipe> makePretrainRecipe() { return std::make_unique<PretrainRecipe>(); }
 
 }  // namespace strata::recipes

@@ -16,14 +16,16 @@
 
 namespace strata {
 
+namespace engine {
 class Recipe;
+}  // namespace engine
 
 }  // namespace strata
 
 namespace strata::recipes {
 
 /** The recipe's own settings (corpus, tokenizer, model shape, validation). */
-std::vector<SettingSpec> pretrainSettings();
-std::unique_ptr<Recipe> makePretrainRecipe();
+std::vector<engine::SettingSpec> pretrainSettings();
+std::unique_ptr<engine::Recipe> makePretrainRecipe();
 
 }  // namespace strata::recipes

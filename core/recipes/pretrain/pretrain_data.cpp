@@ -61,13 +61,13 @@ double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tok
   return sum / static_cast<double>(std::max<int64_t>(1, windows));
 }
 
-void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c,
+void writePretrainDescription(const fs::path& runFolder, const engine::ResolvedConfig& c,
                               const std::map<std::string, std::string>& facts,
                               const std::string& tokenizerKind) {
   double firstLoss = 0, finalLoss = 0, finalVal = 0, throughput = 0;
   int64_t steps = 0, throughputCount = 0;
-  const RunMetrics metrics = RunFolder(runFolder).metrics();
-  for (const MetricsRecord& r : metrics.records()) {
+  const engine::RunMetrics metrics = engine::RunFolder(runFolder).metrics();
+  for (const engine::MetricsRecord& r : metrics.records()) {
     if (r.has("loss")) {
       if (r.step == 1) firstLoss = r.value("loss");
       finalLoss = r.value("loss");
@@ -77,7 +77,7 @@ void writePretrainDescription(const fs::path& runFolder, const ResolvedConfig& c
     if (r.has("val_loss")) finalVal = r.value("val_loss");
     steps = std::max(steps, r.step);
   }
-  const RunManifest run = readRunManifest(runFolder);
+  const engine::RunManifest run = engine::readRunManifest(runFolder);
   Json training = {{"recipe", "pretrain"},
                    {"command", run.command},
                    {"corpus", c.text("corpus")},

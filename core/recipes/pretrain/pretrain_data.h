@@ -38,7 +38,8 @@ double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tok
                       int64_t batch, int64_t maxWindows, const torch::Device& device);
 
 /** training.json and README.md of the exported folder, from run.json's facts and metrics.jsonl. */
-void writePretrainDescription(const std::filesystem::path& runFolder, const ResolvedConfig& config,
+void writePretrainDescription(const std::filesystem::path& runFolder,
+                              const engine::ResolvedConfig& config,
                               const std::map<std::string, std::string>& facts,
                               const std::string& tokenizerKind);
 

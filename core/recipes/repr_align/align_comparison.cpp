@@ -44,8 +44,8 @@ bool isHuggingFaceStateCosine(const std::string& key) {
 }  // namespace
 
 AlignComparisonRow alignComparisonRow(const std::string& name, const fs::path& run) {
-  const RunManifest manifest = requireRun(run, "repr_align");
-  const ResolvedConfig config = runConfig(manifest);
+  const engine::RunManifest manifest = engine::requireRun(run, "repr_align");
+  const engine::ResolvedConfig config = runConfig(manifest);
   AlignComparisonRow row;
   row.name = name;
   row.run = run;
@@ -54,10 +54,10 @@ AlignComparisonRow alignComparisonRow(const std::string& name, const fs::path& r
   row.randomInit = config.text("student_init") == "random";
   row.lossName = config.text("ce_weighting") == "uniform" ? "masked CE" : "ELBO";
   row.trainableParameters = manifest.integerFactOr("trainable_parameters", 0);
-  const RunMetrics metrics = RunFolder(run).metrics();
+  const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
   row.valLoss = metrics.validationLoss();
-  row.bestValLoss = minimumOf(row.valLoss);
-  row.finalValLoss = lastOf(row.valLoss);
+  row.bestValLoss = engine::minimumOf(row.valLoss);
+  row.finalValLoss = engine::lastOf(row.valLoss);
   row.maskedAcc = metrics.last("val_masked_acc");
   // The mean over the aligned states of their cosine at the last evaluation.
   row.meanCosine = std::nan("");

@@ -26,10 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class ReprAlignRecipe final : public Recipe {
+class ReprAlignRecipe final : public engine::Recipe {
  public:
-  void build(const RecipeSetup& setup, JobContext& job) override {
-    const ResolvedConfig& c = setup.config;
+  void build(const engine::RecipeSetup& setup, JobContext& job) override {
+    const engine::ResolvedConfig& c = setup.config;
     m_seqLen = c.integer("seq_len");
     m_seed = static_cast<uint64_t>(c.integer("seed"));
     m_batch = c.integer("batch");
@@ -71,21 +71,21 @@ class ReprAlignRecipe final : public Recipe {
 
   torch::nn::Module& model() override { return *m_student; }
 
-  std::vector<ParameterGroup> parameterGroups() override {
+  std::vector<engine::ParameterGroup> parameterGroups() override {
     auto [matrices, rest] = m_student->trainableParameters();
     return {{std::move(matrices), 1.0}, {std::move(rest), 0.0}};
   }
 
-  MicroBatchResult microBatchLoss(const BatchSlice& slice) override {
+  engine::MicroBatchResult microBatchLoss(const engine::BatchSlice& slice) override {
     const torch::Tensor x0 = trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
                                              slice.micro * m_batch + slice.firstRow, slice.rows);
     // t and the noise come from torch's default generator of the device, which checkpoints
     // restore; drawn there, not copied there.
     const torch::Tensor t = sampleAlignmentTimes(slice.rows, m_options, m_device);
     const torch::Tensor noised = uniformDraw({slice.rows, m_seqLen}, t.options()) < t.unsqueeze(1);
-    const AlignmentLoss loss = batchLoss(toTrainingDevice(x0, m_device), noised, t,
+    const AlignmentLoss loss = batchLoss(engine::toTrainingDevice(x0, m_device), noised, t,
                                          /*withTeacher=*/!m_layers.empty());
-    MicroBatchResult result;
+    engine::MicroBatchResult result;
     result.loss = loss.total;
     result.tokens = slice.rows * m_seqLen;
     result.metrics["diff_loss"] = loss.diffusion;
@@ -102,7 +102,7 @@ class ReprAlignRecipe final : public Recipe {
    *  different λ compare; the teacher always runs here, so every run has its curves. Names say
    *  what a number is: masked_ce always (mean CE over masked targets, not an ELBO, so no "ppl");
    *  under the ELBO weighting also elbo and ppl_bound = exp(elbo). */
-  Metrics evaluate(int64_t step) override {
+  engine::Metrics evaluate(int64_t step) override {
     const at::Generator generator = seededGenerator(m_seed ^ 0xA11CULL, m_device);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_data.tokens.val.size()) / m_seqLen);
@@ -129,7 +129,7 @@ class ReprAlignRecipe final : public Recipe {
     }
     const double n = std::max(1.0, targets);
     const double maskedCe = maskedNll / n;
-    Metrics metrics = {{"masked_ce", maskedCe}, {"masked_acc", correct / n}};
+    engine::Metrics metrics = {{"masked_ce", maskedCe}, {"masked_acc", correct / n}};
     if (m_options.ceWeighting == CeWeighting::Elbo) {
       const double bound = elbo / std::max(1.0, positions);
       metrics["loss"] = bound;
@@ -251,68 +251,73 @@ class ReprAlignRecipe final : public Recipe {
 
 }  // namespace
 
-std::vector<SettingSpec> reprAlignSettings() {
-  SettingSpec model =
-      makeSetting("model", SettingType::Path, std::string(),
-                  "the autoregressive model to convert: a Hugging Face folder with its "
-                  "tokenizer, or a .gguf file",
-                  "source");
+std::vector<engine::SettingSpec> reprAlignSettings() {
+  engine::SettingSpec model =
+      engine::makeSetting("model", engine::SettingType::Path, std::string(),
+                          "the autoregressive model to convert: a Hugging Face folder with its "
+                          "tokenizer, or a .gguf file",
+                          "source");
   model.required = true;
-  std::vector<SettingSpec> settings = {model};
-  const std::vector<SettingSpec> corpus = corpusSettings();
+  std::vector<engine::SettingSpec> settings = {model};
+  const std::vector<engine::SettingSpec> corpus = corpusSettings();
   settings.insert(settings.end(), corpus.begin(), corpus.end());
   settings.insert(
       settings.end(),
       {
-          makeSetting("seq_len", SettingType::Integer, int64_t{128}, "tokens per sequence", "data",
-                      3),
+          engine::makeSetting("seq_len", engine::SettingType::Integer, int64_t{128},
+                              "tokens per sequence", "data", 3),
           valFractionSetting(),
-          makeSetting("eval_windows", SettingType::Integer, int64_t{32},
-                      "held-out sequences per evaluation", "data", 1),
-          makeSetting(
-              "lambda", SettingType::Real, 10.0,
+          engine::makeSetting("eval_windows", engine::SettingType::Integer, int64_t{32},
+                              "held-out sequences per evaluation", "data", 1),
+          engine::makeSetting(
+              "lambda", engine::SettingType::Real, 10.0,
               "λ, the weight of the alignment loss (0 = plain adaptation, no teacher in training)",
               "alignment", 0, 1e6),
-          makeSetting(
-              "align_layers", SettingType::Text, std::string("all"),
+          engine::makeSetting(
+              "align_layers", engine::SettingType::Text, std::string("all"),
               "hidden states aligned: all (the L+1 of Hugging Face: embedding output .. final-norm "
               "output, the public code), blocks (the L block outputs h_1..h_L, the last before "
               "the final norm), lower, middle, upper (thirds of the L+1), or a list such as 0,4,8",
               "alignment"),
-          makeChoice("align_distance", "cosine", {"cosine", "l2"},
-                     "1 − mean cosine (the paper) or mean squared L2 distance", "alignment"),
-          makeChoice(
+          engine::makeChoice("align_distance", "cosine", {"cosine", "l2"},
+                             "1 − mean cosine (the paper) or mean squared L2 distance",
+                             "alignment"),
+          engine::makeChoice(
               "ce_weighting", "uniform", {"uniform", "elbo", "inverse_t"},
               "uniform: mean CE over masked targets (the public code; logged as masked_ce); elbo: "
               "MDLM's 1/t-weighted ELBO, t ~ U(min_time, 1) (logged as elbo and ppl_bound); "
               "inverse_t: the former name of elbo",
               "alignment"),
-          makeSetting("min_time", SettingType::Real, 1.0 / 500,
-                      "t ~ U(min_time, 1 − min_time), one per sequence; each token masked with "
-                      "probability t",
-                      "alignment", 1e-6, 0.49),
-          makeChoice(
+          engine::makeSetting(
+              "min_time", engine::SettingType::Real, 1.0 / 500,
+              "t ~ U(min_time, 1 − min_time), one per sequence; each token masked with "
+              "probability t",
+              "alignment", 1e-6, 0.49),
+          engine::makeChoice(
               "student_init", "pretrained", {"pretrained", "random"},
               "the student starts from the model's weights, or from random weights of the same "
               "architecture (the from-scratch baseline; the teacher stays the pretrained model)",
               "source"),
-          makeSetting(
-              "freeze_embeddings", SettingType::Boolean, true,
+          engine::makeSetting(
+              "freeze_embeddings", engine::SettingType::Boolean, true,
               "keep token embeddings and LM head frozen (the public recipe; an added [MASK] row "
               "still trains)",
               "freezing"),
-          makeSetting("freeze_mlp", SettingType::Boolean, false,
-                      "keep every MLP block frozen (fewer weight gradients: faster steps)",
-                      "freezing"),
-          makeSetting("sample_steps", SettingType::Integer, int64_t{16},
-                      "unmasking steps (per block when sample_block > 0)", "sampling", 1),
-          makeSetting("sample_block", SettingType::Integer, int64_t{0},
-                      "positions per block when sampling (0 = the whole continuation at once)",
-                      "sampling", 0),
+          engine::makeSetting("freeze_mlp", engine::SettingType::Boolean, false,
+                              "keep every MLP block frozen (fewer weight gradients: faster steps)",
+                              "freezing"),
+          engine::makeSetting("sample_steps", engine::SettingType::Integer, int64_t{16},
+                              "unmasking steps (per block when sample_block > 0)", "sampling", 1),
+          engine::makeSetting(
+              "sample_block", engine::SettingType::Integer, int64_t{0},
+              "positions per block when sampling (0 = the whole continuation at once)", "sampling",
+              0),
       });
   return settings;
 }
 
-std::unique_ptr<Recipe> makeReprAlignRecipe() { return std::make_unique<ReprAlignRecipe>(); }
+std::unique_ptr<engine::Recipe> makeReprAlignRecipe() {
+  return std::make_unique<ReprAlignRecipe>();
+}
 
 }  // namespace strata::recipes

@@ -14,14 +14,16 @@
 
 namespace strata {
 
+namespace engine {
 class Recipe;
+}  // namespace engine
 
 }  // namespace strata
 
 namespace strata::recipes {
 
-std::vector<SettingSpec> reprAlignSettings();
-std::unique_ptr<Recipe> makeReprAlignRecipe();
+std::vector<engine::SettingSpec> reprAlignSettings();
+std::unique_ptr<engine::Recipe> makeReprAlignRecipe();
 
 /** The mask ratios (in %) at which every evaluation also reports the masked CE, as
  *  `masked_ce_r<percent>`: where along the noise schedule a run is good. */

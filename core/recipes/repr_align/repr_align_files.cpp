@@ -18,7 +18,7 @@ namespace strata::recipes {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-AlignmentOptions alignmentOptionsFrom(const ResolvedConfig& c) {
+AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& c) {
   AlignmentOptions options;
   options.lambda = c.real("lambda");
   options.distance =
@@ -40,7 +40,8 @@ int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab, const fs::p
 
 LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int64_t> step,
                                    const std::string& device) {
-  const RunManifest run = requireRun(runFolder, "repr_align", "REPR-ALIGN conversion (repr_align)");
+  const engine::RunManifest run =
+      engine::requireRun(runFolder, "repr_align", "REPR-ALIGN conversion (repr_align)");
   LoadedConversion loaded;
   loaded.config = runConfig(run);
   const fs::path modelFolder = loaded.config.text("model");
@@ -53,11 +54,12 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
       modelFolder,
       maskTokenFor(*loaded.tokenizer, readModelConfig(modelFolder / "config.json").vocabSize,
                    modelFolder));
-  const auto [checkpointStep, checkpointFolder] = RunFolder(runFolder).checkpoints().chosen(step);
+  const auto [checkpointStep, checkpointFolder] =
+      engine::RunFolder(runFolder).checkpoints().chosen(step);
   torch::serialize::InputArchive archive;
   archive.load_from((checkpointFolder / "model.pt").string());
   loaded.model->load(archive);
-  loaded.model->to(computeDevice(device, "device"));
+  loaded.model->to(engine::computeDevice(device, "device"));
   loaded.model->eval();
   loaded.checkpointStep = checkpointStep;
   return loaded;

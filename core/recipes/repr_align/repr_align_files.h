@@ -17,7 +17,7 @@
 
 namespace strata::recipes {
 
-AlignmentOptions alignmentOptionsFrom(const ResolvedConfig& config);
+AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& config);
 
 /** The tokenizer's own mask token when it has one inside the model's vocabulary, else −1
  *  (TrainableBackbone then adds [MASK]). ConfigError naming `modelFolder` when the tokenizer
@@ -26,7 +26,7 @@ int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab,
                      const std::filesystem::path& modelFolder);
 
 struct LoadedConversion {
-  ResolvedConfig config;
+  engine::ResolvedConfig config;
   std::unique_ptr<Tokenizer> tokenizer;
   TrainableBackbone model{nullptr};
   int64_t checkpointStep = 0;

@@ -59,7 +59,7 @@ TEST(CliDevice, CaptureOnTheCpuWritesWhatTheCpuComputes) {
 }
 
 TEST(CliDevice, AutoIsTheCpuWhereLibTorchSeesNoCuda) {
-  if (cudaUsable()) GTEST_SKIP() << "a CUDA device is present: auto is CUDA here";
+  if (engine::cudaUsable()) GTEST_SKIP() << "a CUDA device is present: auto is CUDA here";
   const TinyModel tiny;
   const std::string common = "capture --model " + tiny.model() + " --corpus " + tiny.corpus() +
                              " --tokens 100 --seq-len 16 --dtype float32 --out ";
@@ -89,7 +89,7 @@ TEST(CliDevice, GenerateOnTheCpuContinuesAsTheModelDoes) {
 }
 
 TEST(CliDevice, CudaWithoutADeviceFailsEveryJobSayingWhy) {
-  if (cudaUsable()) GTEST_SKIP() << "a CUDA device is present: --device cuda is valid here";
+  if (engine::cudaUsable()) GTEST_SKIP() << "a CUDA device is present: --device cuda is valid here";
   const TinyModel tiny;
   const std::string model = " --model " + tiny.model(), corpus = " --corpus " + tiny.corpus();
   const std::string out = " --out " + (tiny.dir / "out").string();

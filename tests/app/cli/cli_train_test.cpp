@@ -66,8 +66,8 @@ int waitExit(pid_t pid, double seconds) {
 
 /** What must hold on disk at any moment: every checkpoint verifies, JSON files parse. */
 void expectConsistent(const fs::path& run) {
-  for (const auto& [step, folder] : CheckpointStore(run / "checkpoints").checkpoints())
-    EXPECT_TRUE(CheckpointStore::verify(folder)) << folder;
+  for (const auto& [step, folder] : engine::CheckpointStore(run / "checkpoints").checkpoints())
+    EXPECT_TRUE(engine::CheckpointStore::verify(folder)) << folder;
   for (const char* file : {"run.json", "status.json"})
     if (fs::exists(run / file)) {
       EXPECT_NO_THROW(nlohmann::json::parse(readWholeFile(run / file))) << file;
@@ -125,12 +125,12 @@ TEST_F(CliTrain, KilledAtRandomMomentsAndResumedEqualsTheUninterruptedRun) {
       code = waitExit(pid, 60);
     }
     expectConsistent(run);
-    if (code == 0 || readRunStatus(run).state == RunState::Finished) break;
+    if (code == 0 || engine::readRunStatus(run).state == engine::RunState::Finished) break;
     command = "resume " + run.string();
   }
   EXPECT_GE(kills, 3);
-  if (readRunStatus(run).state != RunState::Finished) {
-    EXPECT_EQ(readRunStatus(run).state, RunState::Interrupted);
+  if (engine::readRunStatus(run).state != engine::RunState::Finished) {
+    EXPECT_EQ(engine::readRunStatus(run).state, engine::RunState::Interrupted);
     const auto result = testing::runCli("resume " + run.string());
     ASSERT_EQ(result.exitCode, 0) << result.out;
   }
@@ -152,9 +152,9 @@ TEST_F(CliTrain, CtrlCStopsAfterACheckpointAndRunsListsEveryState) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ::kill(pid, SIGINT);
   EXPECT_EQ(waitExit(pid, 60), 130);
-  const RunStatus stopped = readRunStatus(dir / "stopped");
-  EXPECT_EQ(stopped.state, RunState::Stopped);
-  const auto checkpoints = CheckpointStore(dir / "stopped" / "checkpoints").checkpoints();
+  const engine::RunStatus stopped = engine::readRunStatus(dir / "stopped");
+  EXPECT_EQ(stopped.state, engine::RunState::Stopped);
+  const auto checkpoints = engine::CheckpointStore(dir / "stopped" / "checkpoints").checkpoints();
   ASSERT_EQ(checkpoints.size(), 1u);
   EXPECT_EQ(checkpoints[0].first, stopped.step);
 

@@ -18,7 +18,8 @@
 #include "io/activation_store.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -239,4 +240,4 @@ TEST(DefaultGeometryRequest, UsesTheDefaultModelCorpusAndDataFolder) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -22,7 +22,8 @@
 #include "tokenizer/special_tokens_config.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -133,4 +134,4 @@ TEST(BosConvention, PretrainAndTheDefaultModelDeclareTheyTrainedWithoutBos) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -20,7 +20,8 @@
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 class CaptureTest : public ::testing::Test {
@@ -225,4 +226,4 @@ TEST_F(CaptureTest, RefusesToOverwriteAnExistingStore) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -6,7 +6,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 TEST(DeviceChoice, CpuIsAlwaysTheCpu) {
@@ -50,4 +51,4 @@ TEST(DeviceChoice, AnUnknownChoiceNamesTheSetting) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -9,7 +9,8 @@
 #include "engine/checkpoint_store.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -77,4 +78,4 @@ TEST(CheckpointStore, ACrashedWriteLeavesOnlyATemporaryFolderThatIsRemoved) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

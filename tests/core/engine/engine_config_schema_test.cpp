@@ -12,7 +12,8 @@
 #include "engine/recipe_catalog.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 ConfigSchema smallSchema() {
@@ -104,4 +105,4 @@ TEST(RecipeRegistry, PretrainSchemaHasTheEngineAndRecipeSettingsAndUnknownRecipe
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

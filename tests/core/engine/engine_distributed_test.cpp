@@ -20,7 +20,8 @@
 #include "common/error.h"
 #include "engine/distributed.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -347,4 +348,4 @@ TEST(DataParallelGroup, RejectsARankOutsideTheWorld) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

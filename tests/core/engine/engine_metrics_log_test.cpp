@@ -21,7 +21,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -304,4 +305,4 @@ TEST_F(TensorBoardReference, RewriteLeavesOneEventFileWithTheGivenRecords) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -13,7 +13,8 @@
 #include "engine/decimated_series.h"
 #include "engine/step_rate.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 /** The stride after n points: the smallest power of two that fits them in `capacity` buckets. */
@@ -123,4 +124,4 @@ TEST(StepRate, NeverAcrossAResume) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

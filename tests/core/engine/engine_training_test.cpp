@@ -27,7 +27,8 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 namespace fs = std::filesystem;
 using testing::loggedLosses;
@@ -256,4 +257,4 @@ TEST_F(TrainingLoop, ExistingAndLockedRunsAreRefusedAndTrajectorySettingsCannotC
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

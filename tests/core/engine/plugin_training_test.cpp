@@ -20,7 +20,8 @@
 #include "plugin/plugin_loader.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -252,4 +253,4 @@ TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -17,6 +17,7 @@
 #include "support/temp_dir.h"
 
 using namespace strata;
+using namespace strata::engine;
 
 TEST(RecipeCatalog, HoldsTheBuiltInRecipesFirstInOrder) {
   const std::vector<std::string> names = recipeNames();

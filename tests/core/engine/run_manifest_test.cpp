@@ -12,7 +12,8 @@
 #include "common/text_file.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -160,4 +161,4 @@ TEST(RunManifest, RequireRunNamesBothRecipes) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

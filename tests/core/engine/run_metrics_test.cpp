@@ -10,7 +10,8 @@
 #include "engine/run_folder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::engine {
+
 namespace {
 
 MetricsRecord logged(int64_t step, double wall, double tokensPerSecond) {
@@ -79,4 +80,4 @@ TEST(RunMetrics, ARunThatNeverEvaluatedSaysSoAndNamesItsLog) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::engine

@@ -58,7 +58,7 @@ TEST(ReadOnlyDisk, CaptureNamesTheStoreAndTheReason) {
   SmallDisk disk(dir / "ro");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << disk.why();
   ASSERT_TRUE(disk.makeReadOnly());
-  CaptureConfig config;
+  engine::CaptureConfig config;
   config.modelFolder = dir / "model";
   testing::writeRandomBackbone(config.modelFolder);
   testing::writeLetterTokenizer(config.modelFolder);
@@ -70,7 +70,7 @@ TEST(ReadOnlyDisk, CaptureNamesTheStoreAndTheReason) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   try {
-    runCapture(config, job);
+    engine::runCapture(config, job);
     FAIL() << "captured onto a read-only disk";
   } catch (const Error& error) {
     const std::string message = error.what();
@@ -86,10 +86,10 @@ TEST(ReadOnlyDisk, TrainingNamesTheRunFolderAndResumesOnceWritable) {
   SmallDisk disk(dir / "disk");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << disk.why();
   const fs::path run = dir / "disk" / "run";
-  ResolvedConfig config = testing::tinyPretrainConfig(dir / "corpus.txt");
+  engine::ResolvedConfig config = testing::tinyPretrainConfig(dir / "corpus.txt");
   config.set("stop_after", int64_t{10});
   testing::trainTiny(config, run);
-  ASSERT_EQ(readRunStatus(run).state, RunState::Stopped);
+  ASSERT_EQ(engine::readRunStatus(run).state, engine::RunState::Stopped);
   const std::string metricsBefore = readWholeFile(run / "metrics.jsonl");
 
   ASSERT_TRUE(disk.makeReadOnly()) << std::strerror(errno);
@@ -111,8 +111,8 @@ TEST(ReadOnlyDisk, TrainingNamesTheRunFolderAndResumesOnceWritable) {
 
   ASSERT_TRUE(disk.makeWritable());
   EXPECT_EQ(readWholeFile(run / "metrics.jsonl"), metricsBefore);  // nothing half-written
-  for (const auto& [step, folder] : CheckpointStore(run / "checkpoints").checkpoints())
-    EXPECT_TRUE(CheckpointStore::verify(folder)) << folder;
+  for (const auto& [step, folder] : engine::CheckpointStore(run / "checkpoints").checkpoints())
+    EXPECT_TRUE(engine::CheckpointStore::verify(folder)) << folder;
   EXPECT_TRUE(testing::resumeTiny(run).finished);
 }
 

@@ -200,7 +200,7 @@ TEST(TokenSamplerDistinctPrefixes, TheDefaultCorpusGivesNoRowTwice) {
   // every block's layer zero-spread.
   const fs::path model = fs::path(STRATA_SOURCE_DIR) / "resources" / "models" / "default";
   ASSERT_TRUE(fs::exists(model / "tokenizer.json")) << "missing the small default model: " << model;
-  const CachedGeometryRequest request = defaultGeometryRequest();
+  const engine::CachedGeometryRequest request = engine::defaultGeometryRequest();
   ASSERT_TRUE(fs::exists(request.corpus)) << "missing the default corpus: " << request.corpus;
   const auto tokenizer = loadTokenizer(model);
   TokenSamplerConfig config = request.sampling;
@@ -236,14 +236,14 @@ TEST(TokenSamplerDistinctPrefixes, WikiTextGivesNoRowTwice) {
 TEST(TokenSamplerDistinctPrefixes, ChangeTheGeometryCacheKey) {
   // A store cached under the old rule (repeats kept) must not be read for the new one.
   TempDir dir;
-  CachedGeometryRequest request;
+  engine::CachedGeometryRequest request;
   request.modelFolder = fs::path(STRATA_SOURCE_DIR) / "resources" / "models" / "default";
   request.corpus = dir / "corpus.txt";
   std::ofstream(request.corpus) << "def f():\n    return 1\n";
   request.cacheFolder = dir / "cache";
-  CachedGeometryRequest everyRow = request;
+  engine::CachedGeometryRequest everyRow = request;
   everyRow.sampling.distinctPrefixes = false;
-  EXPECT_NE(cachedStorePath(request), cachedStorePath(everyRow));
+  EXPECT_NE(engine::cachedStorePath(request), engine::cachedStorePath(everyRow));
 }
 
 }  // namespace

@@ -95,10 +95,10 @@ const plugin::RecipeEntry& tunedLens() {
   return *recipe;
 }
 
-TrainingRequest lensRequest(const fs::path& store, const fs::path& folder, int64_t steps) {
-  TrainingRequest request;
+engine::TrainingRequest lensRequest(const fs::path& store, const fs::path& folder, int64_t steps) {
+  engine::TrainingRequest request;
   request.recipe = "tuned_lens";
-  request.config = ResolvedConfig(pluginRecipeSchema(tunedLens()));
+  request.config = engine::ResolvedConfig(engine::pluginRecipeSchema(tunedLens()));
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"store", store.string()},
                                                         {"steps", std::to_string(steps)},
@@ -166,8 +166,8 @@ TEST(TunedLens, ConvergesToTheLeastSquaresTranslatorsAndReportsTheirHeldOutR2) {
   const auto h = writeLensStore(dir / "acts.h5", StoreDType::Float32);
   NullProgressSink sink;
   JobContext job(sink, CancellationToken{});
-  const TrainingSummary summary =
-      startPluginTraining(tunedLens(), lensRequest(dir / "acts.h5", dir / "run", 2000), job);
+  const engine::TrainingSummary summary = engine::startPluginTraining(
+      tunedLens(), lensRequest(dir / "acts.h5", dir / "run", 2000), job);
   ASSERT_TRUE(summary.finished);
   const Translators lens{SafetensorsFile::open(dir / "run" / "translators.safetensors")};
   EXPECT_EQ(lens.file->metadata().at("format"), "strata-tuned-lens-1");
@@ -186,7 +186,7 @@ TEST(TunedLens, ConvergesToTheLeastSquaresTranslatorsAndReportsTheirHeldOutR2) {
   }
   EXPECT_NEAR(double(held.size()), 300.0, 50.0);
 
-  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  const auto records = engine::readMetricsLog(dir / "run" / "metrics.jsonl");
   ASSERT_EQ(records.back().step, 2000);
   const Matrix yTrain = rowsOf(h[3], train), yHeld = rowsOf(h[3], held);
   for (int64_t l = 0; l < 3; ++l) {
@@ -226,25 +226,26 @@ TEST(TunedLens, StopAndResumeEqualsAnUninterruptedRun) {
   writeLensStore(dir / "acts.h5", StoreDType::Float16);
   NullProgressSink quiet;
   JobContext whole(quiet, CancellationToken{});
-  startPluginTraining(tunedLens(), lensRequest(dir / "acts.h5", dir / "whole", 700), whole);
+  engine::startPluginTraining(tunedLens(), lensRequest(dir / "acts.h5", dir / "whole", 700), whole);
 
   CancellationToken token;
   CancelAt stopper(token, 0.5);  // stops after step 350: between checkpoints (every 300)
   JobContext stopped(stopper, token);
-  EXPECT_THROW(
-      startPluginTraining(tunedLens(), lensRequest(dir / "acts.h5", dir / "split", 700), stopped),
-      CancelledError);
-  EXPECT_EQ(readRunStatus(dir / "split").state, RunState::Stopped);
+  EXPECT_THROW(engine::startPluginTraining(
+                   tunedLens(), lensRequest(dir / "acts.h5", dir / "split", 700), stopped),
+               CancelledError);
+  EXPECT_EQ(engine::readRunStatus(dir / "split").state, engine::RunState::Stopped);
   EXPECT_FALSE(fs::exists(dir / "split" / "translators.safetensors"));
   JobContext resumed(quiet, CancellationToken{});
-  const TrainingSummary summary = resumePluginTraining(tunedLens(), dir / "split", resumed);
+  const engine::TrainingSummary summary =
+      engine::resumePluginTraining(tunedLens(), dir / "split", resumed);
   EXPECT_TRUE(summary.finished);
   EXPECT_EQ(summary.startStep, 350);
 
   EXPECT_EQ(readWholeFile(dir / "whole" / "translators.safetensors"),
             readWholeFile(dir / "split" / "translators.safetensors"));
-  const auto a = readMetricsLog(dir / "whole" / "metrics.jsonl");
-  const auto b = readMetricsLog(dir / "split" / "metrics.jsonl");
+  const auto a = engine::readMetricsLog(dir / "whole" / "metrics.jsonl");
+  const auto b = engine::readMetricsLog(dir / "split" / "metrics.jsonl");
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].step, b[i].step);
@@ -257,11 +258,11 @@ TEST(TunedLens, BadSettingsFailTheRunNamingTheSetting) {
   writeLensStore(dir / "acts.h5", StoreDType::Float32, 200);
   NullProgressSink sink;
   auto failure = [&](const std::string& key, const std::string& value, const std::string& folder) {
-    TrainingRequest request = lensRequest(dir / "acts.h5", dir / folder, 10);
+    engine::TrainingRequest request = lensRequest(dir / "acts.h5", dir / folder, 10);
     request.config.set(key, value);
     JobContext job(sink, CancellationToken{});
     try {
-      startPluginTraining(tunedLens(), request, job);
+      engine::startPluginTraining(tunedLens(), request, job);
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -274,7 +275,7 @@ TEST(TunedLens, BadSettingsFailTheRunNamingTheSetting) {
   EXPECT_NE(layers.find("layers"), std::string::npos) << layers;
   const std::string lr = failure("lr", "fast", "c");
   EXPECT_NE(lr.find("lr"), std::string::npos) << lr;
-  EXPECT_EQ(readRunStatus(dir / "c").state, RunState::Failed);
+  EXPECT_EQ(engine::readRunStatus(dir / "c").state, engine::RunState::Failed);
 }
 
 // --- strata-cli ---------------------------------------------------------------------------
@@ -289,7 +290,7 @@ TEST(CliTunedLens, TrainsResumesAndListsTheRun) {
       testing::runCliSplit("train tuned_lens" + settings + " --run-dir " + (dir / "run").string());
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("Finished"), std::string::npos) << run.out;
-  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  const auto records = engine::readMetricsLog(dir / "run" / "metrics.jsonl");
   ASSERT_EQ(records.size(), 60u);
   EXPECT_TRUE(records[29].has("val_r2_l1") && records[29].has("val_r2_l2") &&
               records[59].has("val_loss"));
@@ -310,7 +311,7 @@ TEST(CliTunedLens, TrainsResumesAndListsTheRun) {
   EXPECT_NE(bad.exitCode, 0);
   EXPECT_NE(bad.err.find("tuned_lens"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("no.h5"), std::string::npos) << bad.err;
-  EXPECT_EQ(readRunStatus(dir / "bad").state, RunState::Failed);
+  EXPECT_EQ(engine::readRunStatus(dir / "bad").state, engine::RunState::Failed);
 }
 
 TEST(CliTunedLens, CtrlCStopsTheRunAndResumeFinishesIt) {
@@ -323,22 +324,22 @@ TEST(CliTunedLens, CtrlCStopsTheRunAndResumeFinishesIt) {
                          "checkpoint_every=0", "--run-dir", folder.string()});
   ASSERT_GT(pid, 0);
   // Interrupt once it trains (its handler is installed before the first step).
-  for (int i = 0; i < 1000 && readMetricsLog(folder / "metrics.jsonl").size() < 20; ++i)
+  for (int i = 0; i < 1000 && engine::readMetricsLog(folder / "metrics.jsonl").size() < 20; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  const RunStatus stopped = readRunStatus(folder);
-  ASSERT_EQ(stopped.state, RunState::Stopped);
+  const engine::RunStatus stopped = engine::readRunStatus(folder);
+  ASSERT_EQ(stopped.state, engine::RunState::Stopped);
   ASSERT_LT(stopped.step, 20000) << "finished before the interrupt: make the run longer";
   EXPECT_TRUE(fs::exists(folder / "lens_checkpoint.bin"));  // saved when stopped
 
   const auto resumed = testing::runCliSplit("resume " + folder.string());
   ASSERT_EQ(resumed.exitCode, 0) << resumed.err;
-  EXPECT_EQ(readRunStatus(folder).state, RunState::Finished);
-  const auto records = readMetricsLog(folder / "metrics.jsonl");
+  EXPECT_EQ(engine::readRunStatus(folder).state, engine::RunState::Finished);
+  const auto records = engine::readMetricsLog(folder / "metrics.jsonl");
   ASSERT_EQ(records.size(), 20000u);
   for (size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i].step, int64_t(i) + 1);
 }

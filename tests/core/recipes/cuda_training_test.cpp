@@ -35,7 +35,7 @@ class CudaTraining : public ::testing::TestWithParam<testing::RecipeCase> {
   static bool onCpu() { return std::getenv("STRATA_CUDA_TESTS_ON_CPU") != nullptr; }
   void SetUp() override {
     std::string why;
-    if (!onCpu() && !cudaUsable(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    if (!onCpu() && !engine::cudaUsable(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
     // cuBLAS is deterministic only with a fixed workspace, read when LibTorch first makes one:
     // scripts/device-check.sh sets it for the whole process; this covers a test run alone.
     ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
@@ -47,8 +47,8 @@ class CudaTraining : public ::testing::TestWithParam<testing::RecipeCase> {
     at::globalContext().setDeterministicAlgorithms(m_deterministic, m_warnOnly);
   }
   /** The case's configuration on the GPU in bf16. */
-  ResolvedConfig onGpu(const fs::path& dir) const {
-    ResolvedConfig config = GetParam().config(dir);
+  engine::ResolvedConfig onGpu(const fs::path& dir) const {
+    engine::ResolvedConfig config = GetParam().config(dir);
     config.set("device", std::string(onCpu() ? "cpu" : "cuda"));
     config.set("precision", std::string("bf16"));
     return config;
@@ -59,8 +59,8 @@ class CudaTraining : public ::testing::TestWithParam<testing::RecipeCase> {
 TEST_P(CudaTraining, TrainsInBf16AndAStoppedRunResumesExactly) {
   const testing::RecipeCase& c = GetParam();
   TempDir dir;
-  const ResolvedConfig config = onGpu(dir.path());
-  const TrainingSummary whole = testing::trainRecipe(c.recipe, config, dir / "whole");
+  const engine::ResolvedConfig config = onGpu(dir.path());
+  const engine::TrainingSummary whole = testing::trainRecipe(c.recipe, config, dir / "whole");
   ASSERT_TRUE(whole.finished) << c.name;
   const auto run = nlohmann::json::parse(readWholeFile(dir / "whole" / "run.json"));
   EXPECT_TRUE(run["machine"]["device"].get<std::string>().starts_with(onCpu() ? "cpu" : "cuda"))
@@ -73,7 +73,7 @@ TEST_P(CudaTraining, TrainsInBf16AndAStoppedRunResumesExactly) {
             << losses.begin()->first << ") -> " << losses.rbegin()->second << " (step "
             << losses.rbegin()->first << ")\n";
 
-  ResolvedConfig stopped = config;
+  engine::ResolvedConfig stopped = config;
   stopped.set("stop_after", c.stopAfter);
   ASSERT_FALSE(testing::trainRecipe(c.recipe, stopped, dir / "parts").finished) << c.name;
   ASSERT_TRUE(testing::resumeTiny(dir / "parts", {"stop_after=0"}).finished) << c.name;

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 /** Four steps, evaluated and checkpointed after two and four. */
-ResolvedConfig shortRun(ResolvedConfig config) {
+engine::ResolvedConfig shortRun(engine::ResolvedConfig config) {
   config.set("steps", int64_t{4});
   config.set("eval_every", int64_t{2});
   config.set("checkpoint_every", int64_t{2});
@@ -44,12 +44,12 @@ class ForeignGeneratorTraining : public ::testing::TestWithParam<testing::Recipe
 TEST_P(ForeignGeneratorTraining, EveryDrawUsesAGeneratorOfItsOwnDevice) {
   const testing::RecipeCase& c = GetParam();
   TempDir dir;
-  const ResolvedConfig config = shortRun(c.config(dir.path()));
-  const TrainingSummary plain = testing::trainRecipe(c.recipe, config, dir / "plain");
+  const engine::ResolvedConfig config = shortRun(c.config(dir.path()));
+  const engine::TrainingSummary plain = testing::trainRecipe(c.recipe, config, dir / "plain");
   ASSERT_TRUE(plain.finished) << c.name;
   {
     const ForeignDeviceGenerators foreign;
-    TrainingSummary checked;
+    engine::TrainingSummary checked;
     ASSERT_NO_THROW(checked = testing::trainRecipe(c.recipe, config, dir / "checked")) << c.name;
     ASSERT_TRUE(checked.finished) << c.name;
     if (c.generates) {

@@ -10,7 +10,8 @@
 #include "common/error.h"
 #include "common/job.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 TEST(ChildProcess, ReportsStdoutLinesStderrAndExitCode) {
@@ -66,4 +67,4 @@ TEST(ChildProcess, AProgramThatDoesNotExistIsAnIoErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::verify

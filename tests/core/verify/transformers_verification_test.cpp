@@ -20,7 +20,8 @@
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
 
-namespace strata {
+namespace strata::verify {
+
 namespace {
 
 class StageRecorder final : public ProgressSink {
@@ -169,4 +170,4 @@ TEST(VerifyPython, ExplicitChoiceWinsOverTheEnvironment) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::verify

@@ -18,7 +18,8 @@ constexpr const char* kRecipe = "repr_align";
 /** run.json's setting "lambda" as recorded (a display label needs no schema); NaN when absent. */
 double lambdaOf(const QString& folder) {
   try {
-    const std::optional<std::string> lambda = readRunManifest(toFsPath(folder)).setting("lambda");
+    const std::optional<std::string> lambda =
+        engine::readRunManifest(toFsPath(folder)).setting("lambda");
     bool ok = false;
     const double value = lambda ? QString::fromStdString(*lambda).toDouble(&ok) : 0.0;
     return ok ? value : std::nan("");
@@ -45,13 +46,13 @@ QString AlignmentRunInfo::label() const {
 AlignmentRunInfo readAlignmentRun(const QString& folder) {
   const QString clean = cleanAbsolute(folder);
   const std::filesystem::path path = toFsPath(clean);
-  requireRun(path, kRecipe);
+  engine::requireRun(path, kRecipe);
   return infoOf(clean);
 }
 
 QList<AlignmentRunInfo> alignmentRunsIn(const QString& root) {
   QList<AlignmentRunInfo> runs;
-  for (const RunInfo& run : listRuns(toFsPath(root)))
+  for (const engine::RunInfo& run : engine::listRuns(toFsPath(root)))
     if (run.recipe == kRecipe) runs << infoOf(cleanAbsolute(toQString(run.folder)));
   return runs;
 }

@@ -58,11 +58,11 @@ std::string cosinePrefix(CosineSource source) {
   return source == CosineSource::Training ? "align_cos_" : "val_align_cos_";
 }
 
-void AlignmentTable::append(const std::vector<MetricsRecord>& records) {
+void AlignmentTable::append(const std::vector<engine::MetricsRecord>& records) {
   const std::string trainingPrefix = cosinePrefix(CosineSource::Training);
   const std::string validationPrefix = cosinePrefix(CosineSource::Validation);
   std::vector<std::pair<int, double>> training, validation;
-  for (const MetricsRecord& record : records) {
+  for (const engine::MetricsRecord& record : records) {
     training.clear();
     validation.clear();
     for (const auto& [name, value] : record.values) {

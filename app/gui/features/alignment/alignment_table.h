@@ -16,7 +16,9 @@
 
 namespace strata {
 
+namespace engine {
 struct MetricsRecord;
+}  // namespace engine
 
 /** Which cosines: the training records' or the evaluations'. */
 enum class CosineSource { Training, Validation };
@@ -33,7 +35,7 @@ struct StepSeries {
 class AlignmentTable {
  public:
   /** Adds `records` in log order. Steps normally grow; an older step is merged in place. */
-  void append(const std::vector<MetricsRecord>& records);
+  void append(const std::vector<engine::MetricsRecord>& records);
   void clear();
 
   /** Hidden states seen for `source` (the largest l + 1); 0 when no record has one. */

@@ -182,7 +182,7 @@ void BridgeFeature::showGeneratePanel(const QString& bridgeRun) {
   }
   run = cleanAbsolute(run);
   try {
-    requireRun(toFsPath(run), "bridge");
+    engine::requireRun(toFsPath(run), "bridge");
   } catch (const Error& error) {
     m_workbench->reportFailure(tr("Cannot generate with “%1”.").arg(fileName(run)),
                                QString::fromStdString(error.what()), tr("Run folder: %1").arg(run));

@@ -62,17 +62,17 @@ BridgeMetricsPlot::BridgeMetricsPlot(QWidget* parent)
   refresh();
 }
 
-void BridgeMetricsPlot::setRecords(const std::vector<MetricsRecord>& records) {
+void BridgeMetricsPlot::setRecords(const std::vector<engine::MetricsRecord>& records) {
   for (QCPGraph* graph : {m_cosine, m_agreement, m_ceGap}) graph->data()->clear();
   appendRecords(records);
   if (records.empty()) refresh();
 }
 
-void BridgeMetricsPlot::appendRecords(const std::vector<MetricsRecord>& records) {
+void BridgeMetricsPlot::appendRecords(const std::vector<engine::MetricsRecord>& records) {
   bool added = false;
   const std::pair<QCPGraph*, const char*> series[] = {
       {m_cosine, "val_cosine"}, {m_agreement, "val_top1_agreement"}, {m_ceGap, "val_ce_gap"}};
-  for (const MetricsRecord& record : records)
+  for (const engine::MetricsRecord& record : records)
     for (const auto& [graph, name] : series)
       if (const double value = record.value(name); std::isfinite(value)) {
         graph->addData(static_cast<double>(record.step), value);

@@ -25,8 +25,8 @@ class BridgeMetricsPlot final : public QWidget {
  public:
   explicit BridgeMetricsPlot(QWidget* parent = nullptr);
 
-  void setRecords(const std::vector<MetricsRecord>& records);
-  void appendRecords(const std::vector<MetricsRecord>& records);
+  void setRecords(const std::vector<engine::MetricsRecord>& records);
+  void appendRecords(const std::vector<engine::MetricsRecord>& records);
   void clear() { setRecords({}); }
 
   QCustomPlot* plot() const { return m_plot; }

@@ -129,10 +129,10 @@ recipes::BridgeSweepConfig BridgeSweepDialog::config() const {
   c.steps = m_steps->value();
   c.layerZeroBaseline = m_baseline->isChecked();
   // Checked here against the bridge schema, as the sweep will apply them.
-  const ConfigSchema schema = recipeSchema("bridge");
-  ResolvedConfig probe(schema);
+  const engine::ConfigSchema schema = engine::recipeSchema("bridge");
+  engine::ResolvedConfig probe(schema);
   for (const QString& setting : settingList(m_settings->text())) {
-    applyOverride(schema, setting.toStdString(), probe);
+    engine::applyOverride(schema, setting.toStdString(), probe);
     c.settings.push_back(setting.toStdString());
   }
   return c;

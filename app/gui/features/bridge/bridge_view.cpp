@@ -194,8 +194,8 @@ void BridgeView::followSweep(const QString& folder) {
 void BridgeView::pollRun() {
   if (!m_sweep.isEmpty()) {
     // The sweep trains one layer-<l> run at a time: follow whichever runs now.
-    for (const RunInfo& info : listRuns(toFsPath(m_sweep)))
-      if (info.status.state == RunState::Running && toQString(info.folder) != m_run) {
+    for (const engine::RunInfo& info : engine::listRuns(toFsPath(m_sweep)))
+      if (info.status.state == engine::RunState::Running && toQString(info.folder) != m_run) {
         const QString sweep = m_sweep;
         showRun(toQString(info.folder));
         m_sweep = sweep;
@@ -209,12 +209,12 @@ void BridgeView::pollRun() {
   else if (update.error.isEmpty())
     m_plot->appendRecords(update.records);
   const QString& problem = update.error;
-  const RunStatus status = readRunStatus(toFsPath(m_run));
-  QString text =
-      tr("%1 — %2, step %3 of %4")
-          .arg(QDir::toNativeSeparators(m_run), QString::fromLatin1(runStateName(status.state)))
-          .arg(status.step)
-          .arg(status.totalSteps);
+  const engine::RunStatus status = engine::readRunStatus(toFsPath(m_run));
+  QString text = tr("%1 — %2, step %3 of %4")
+                     .arg(QDir::toNativeSeparators(m_run),
+                          QString::fromLatin1(engine::runStateName(status.state)))
+                     .arg(status.step)
+                     .arg(status.totalSteps);
   if (!m_sweep.isEmpty()) text = tr("Sweep: ") + text;
   if (!status.error.empty()) text += QStringLiteral(": ") + QString::fromStdString(status.error);
   if (!problem.isEmpty()) text += QStringLiteral("\n") + problem;
@@ -226,7 +226,7 @@ void BridgeView::updateButtons() { m_showInTraining->setEnabled(!m_run.isEmpty()
 void BridgeView::openRun() {
   const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Bridge Run"), m_run);
   if (folder.isEmpty()) return;
-  if (!isRunFolder(toFsPath(folder))) {
+  if (!engine::isRunFolder(toFsPath(folder))) {
     m_runLabel->setText(
         tr("%1 is not a run folder (it has no run.json)").arg(QDir::toNativeSeparators(folder)));
     return;

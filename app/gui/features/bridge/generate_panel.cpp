@@ -149,7 +149,7 @@ void GeneratePanel::setLayer(qint64 layer) {
 qint64 GeneratePanel::layerOfRun(const QString& bridgeRun) {
   // The description holds the layer the recipe resolved (config.layer may be -1 = "from store").
   try {
-    const RunManifest run = readRunManifest(toFsPath(bridgeRun));
+    const engine::RunManifest run = engine::readRunManifest(toFsPath(bridgeRun));
     const auto layer = run.description.find("layer");
     bool ok = false;
     const qint64 value =

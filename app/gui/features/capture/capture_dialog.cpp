@@ -230,8 +230,8 @@ void CaptureDialog::updateState() {
   okButton()->setEnabled(problem.isEmpty());
 }
 
-CaptureConfig CaptureDialog::config() const {
-  CaptureConfig config;
+engine::CaptureConfig CaptureDialog::config() const {
+  engine::CaptureConfig config;
   config.modelFolder = toFsPath(m_modelFolder);
   config.corpus = toFsPath(m_corpus->text().trimmed());
   config.output = toFsPath(m_output->text().trimmed());

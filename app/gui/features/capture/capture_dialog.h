@@ -35,7 +35,7 @@ class CaptureDialog final : public QDialog {
   explicit CaptureDialog(const QString& modelFolder, QWidget* parent = nullptr);
 
   /** The capture the form describes (meaningful when pathsValid()). */
-  CaptureConfig config() const;
+  engine::CaptureConfig config() const;
   /** True when the corpus exists and the output can be written (OK is enabled). */
   bool pathsValid() const;
 

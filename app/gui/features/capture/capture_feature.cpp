@@ -18,7 +18,7 @@ namespace {
 
 const FeatureRegistration<CaptureFeature> registration("capture", 30);
 
-QString captureDetails(const CaptureConfig& config) {
+QString captureDetails(const engine::CaptureConfig& config) {
   return CaptureFeature::tr(
              "Model: %1\nCorpus: %2\nOutput: %3\nTokens: %4, sequence length %5, "
              "skip %6, seed %7, %8%9%10")
@@ -64,18 +64,18 @@ void CaptureFeature::showCaptureDialog() {
   dialog->open();  // window-modal without a nested event loop, like every dialog here
 }
 
-void CaptureFeature::startCapture(const CaptureConfig& dialogConfig) {
-  CaptureConfig config = dialogConfig;
+void CaptureFeature::startCapture(const engine::CaptureConfig& dialogConfig) {
+  engine::CaptureConfig config = dialogConfig;
   if (m_workbench->persistSettings()) config.device = jobDevice();  // the Preferences' device
   const QString output = cleanAbsolute(toQString(config.output));
   const QString model = QFileInfo(toQString(config.modelFolder)).fileName();
   m_workbench->log().append(
       MessageLevel::Info,
       tr("Capturing %1 over %2 into %3").arg(model, toQString(config.corpus), output));
-  auto summary = std::make_shared<CaptureSummary>();
+  auto summary = std::make_shared<engine::CaptureSummary>();
   // The worker gets its own copy of the config and writes only *summary, which the GUI thread
   // reads after finished() (the job's thread has ended by then).
-  JobWork work = [config, summary](JobContext& job) { *summary = runCapture(config, job); };
+  JobWork work = [config, summary](JobContext& job) { *summary = engine::runCapture(config, job); };
   m_workbench->startJob(
       tr("Capturing %1").arg(model), std::move(work),
       [this, config, output, summary](JobOutcome outcome, const QString& error) {

@@ -32,7 +32,7 @@ class CaptureFeature final : public Feature {
    * shows the error dialog; cancelling keeps the finished layers (a later capture with resume
    * completes the store).
    */
-  void startCapture(const CaptureConfig& config);
+  void startCapture(const engine::CaptureConfig& config);
 
  signals:
   /** A capture into `output` ended (Succeeded: the store is being opened). */

@@ -51,9 +51,9 @@ void DefaultGeometryFeature::openDefaultModel() {
                               tr("The default model's geometry is already being computed"));
     return;
   }
-  CachedGeometryRequest request;
+  engine::CachedGeometryRequest request;
   try {
-    request = defaultGeometryRequest();
+    request = engine::defaultGeometryRequest();
   } catch (const Error& e) {
     m_workbench->reportFailure(tr("Could not open the default model."),
                                QString::fromUtf8(e.what()));
@@ -68,11 +68,11 @@ void DefaultGeometryFeature::openDefaultModel() {
                             tr("Layer geometry of the default model over %1 (cached in %2)")
                                 .arg(toQString(request.corpus), toQString(request.cacheFolder)));
 
-  auto result = std::make_shared<CachedGeometry>();
+  auto result = std::make_shared<engine::CachedGeometry>();
   JobWork work = [request, result](JobContext& job) {
     // Every loaded plugin metric with its default options, as Score Layers… and `score` do.
     const auto metrics = plugin::makePluginMetrics(plugin::installedPlugins(), {});
-    *result = cachedGeometry(request, job, plugin::pointers(metrics));
+    *result = engine::cachedGeometry(request, job, plugin::pointers(metrics));
   };
   m_job = m_workbench->startJob(
       tr("Default model geometry"), std::move(work),

@@ -240,10 +240,10 @@ void GeometryFeature::showLayerDetail(const QString& storeFile, qint64 layer) {
                                   [layer](const auto& g) { return g.layer == layer; });
   if (found == layers.end()) return;
   m_loadingDetails << key;
-  auto detail = std::make_shared<LayerDetail>();
+  auto detail = std::make_shared<engine::LayerDetail>();
   JobWork work = [file = toFsPath(storeFile), geometry = *found, detail](JobContext& job) {
     job.progress(-1.0, "reading the layer and its principal plane");
-    *detail = readLayerDetail(file, geometry);
+    *detail = engine::readLayerDetail(file, geometry);
     job.checkCancelled();
   };
   m_workbench->startJob(

@@ -68,7 +68,7 @@ QString percentText(double share) { return QString::number(share * 100, 'f', 1);
 
 }  // namespace
 
-LayerDetailView::LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWidget* parent)
+LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> detail, QWidget* parent)
     : QWidget(parent),
       m_detail(std::move(detail)),
       m_histogram(makeHistogram(m_detail->geometry.localLambdaMax)),

@@ -38,9 +38,10 @@ class LayerDetailView final : public QWidget {
  public:
   enum class Colouring { Position, TokenId };
 
-  explicit LayerDetailView(std::shared_ptr<const LayerDetail> detail, QWidget* parent = nullptr);
+  explicit LayerDetailView(std::shared_ptr<const engine::LayerDetail> detail,
+                           QWidget* parent = nullptr);
 
-  const LayerDetail& detail() const { return *m_detail; }
+  const engine::LayerDetail& detail() const { return *m_detail; }
   int64_t layer() const { return m_detail->geometry.layer; }
 
   /** The binned local λ_max values the histogram draws. */
@@ -83,7 +84,7 @@ class LayerDetailView final : public QWidget {
   void scatterMouseMove(QMouseEvent* event);
   void scatterMouseRelease(QMouseEvent* event);
 
-  std::shared_ptr<const LayerDetail> m_detail;
+  std::shared_ptr<const engine::LayerDetail> m_detail;
   Histogram m_histogram;
   Colouring m_colouring = Colouring::Position;
   QLabel* m_header;

@@ -39,7 +39,7 @@ QSize TokenContextStrip::sizeHint() const {
                                                 static_cast<int>(2 * document()->documentMargin())};
 }
 
-QString TokenContextStrip::tokenLabel(const LayerDetail& detail, int64_t row) {
+QString TokenContextStrip::tokenLabel(const engine::LayerDetail& detail, int64_t row) {
   const auto r = static_cast<std::size_t>(row);
   if (row >= 0 && r < detail.tokenTexts.size()) {
     const QString text = visibleTokenText(detail.tokenTexts[r]);
@@ -49,8 +49,9 @@ QString TokenContextStrip::tokenLabel(const LayerDetail& detail, int64_t row) {
                                                 : QString();
 }
 
-void TokenContextStrip::showContext(const LayerDetail& detail, int64_t row) {
-  const TokenContext context = tokenContext(detail.documents, detail.positions, row, kRadius);
+void TokenContextStrip::showContext(const engine::LayerDetail& detail, int64_t row) {
+  const engine::TokenContext context =
+      engine::tokenContext(detail.documents, detail.positions, row, kRadius);
   if (context.rows.empty()) {
     clearContext();
     return;
@@ -64,7 +65,7 @@ void TokenContextStrip::showContext(const LayerDetail& detail, int64_t row) {
       tr("document %1, position %2:  ").arg(detail.documents[r]).arg(detail.positions[r]), caption);
   for (std::size_t i = 0; i < context.rows.size(); ++i) {
     const int64_t at = context.rows[i];
-    if (at == TokenContext::kGap) {
+    if (at == engine::TokenContext::kGap) {
       cursor.insertText(QStringLiteral("…"), caption);
       continue;
     }

@@ -10,7 +10,9 @@
 
 namespace strata {
 
+namespace engine {
 struct LayerDetail;
+}  // namespace engine
 
 class TokenContextStrip final : public QTextBrowser {
   Q_OBJECT
@@ -24,7 +26,7 @@ class TokenContextStrip final : public QTextBrowser {
   explicit TokenContextStrip(QWidget* parent = nullptr);
 
   /** Shows the context of `row` of `detail`; clears when `row` is out of range. */
-  void showContext(const LayerDetail& detail, int64_t row);
+  void showContext(const engine::LayerDetail& detail, int64_t row);
   /** Back to the placeholder. */
   void clearContext();
 
@@ -36,7 +38,7 @@ class TokenContextStrip final : public QTextBrowser {
   int64_t rowAt(const QPoint& point) const;
 
   /** A token as the strip and tooltips show it: its text made visible, else "⟨id⟩". */
-  static QString tokenLabel(const LayerDetail& detail, int64_t row);
+  static QString tokenLabel(const engine::LayerDetail& detail, int64_t row);
 
   QSize sizeHint() const override;
 

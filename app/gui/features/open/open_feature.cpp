@@ -67,7 +67,7 @@ void OpenFeature::install(Workbench& workbench) {
 
 void OpenFeature::openPath(const QString& path) {
   const QFileInfo info(path);
-  if (info.isDir() && isRunFolder(toFsPath(path))) {
+  if (info.isDir() && engine::isRunFolder(toFsPath(path))) {
     m_workbench->service<TrainingService>().showRun(
         info.absoluteFilePath());  // followed live while it trains
   } else if (info.isDir() || isGgufModelFile(toFsPath(path))) {

@@ -39,14 +39,14 @@ void PreferencesFeature::install(Workbench& workbench) {
 }
 
 QString PreferencesFeature::deviceLine() const {
-  ComputeDevice device = currentComputeDevice();
+  engine::ComputeDevice device = engine::currentComputeDevice();
   const bool cpuByPreference = m_workbench->persistSettings() && device.cuda &&
                                loadPreferences().device == QLatin1String("cpu");
   if (cpuByPreference) {
     device.cuda = false;
     device.name = "CPU";
   }
-  QString line = QString::fromStdString(describe(device));
+  QString line = QString::fromStdString(engine::describe(device));
   if (cpuByPreference) line += tr(" (CUDA off in Preferences)");
   return line;
 }
@@ -67,7 +67,7 @@ void PreferencesFeature::showPreferences() {
 }
 
 void PreferencesFeature::showAbout() {
-  const LibraryVersions versions = libraryVersions();
+  const engine::LibraryVersions versions = engine::libraryVersions();
   AboutInfo info;
   info.version = QLatin1String(build::kVersion);
   info.build = QStringLiteral("%1, %2, %3")

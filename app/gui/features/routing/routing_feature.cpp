@@ -21,7 +21,8 @@ const FeatureRegistration<RoutingFeature> registration("routing", 70);
 
 bool isDcdmRun(const QString& folder) {
   try {
-    return isRunFolder(toFsPath(folder)) && readRunInfo(toFsPath(folder)).recipe == "dcdm";
+    return engine::isRunFolder(toFsPath(folder)) &&
+           engine::readRunInfo(toFsPath(folder)).recipe == "dcdm";
   } catch (const Error&) {
     return false;
   }
@@ -53,7 +54,7 @@ void RoutingFeature::showChunkRouting(const QString& dcdmRun) {
   }
   run = cleanAbsolute(run);
   try {
-    requireRun(toFsPath(run), "dcdm");
+    engine::requireRun(toFsPath(run), "dcdm");
   } catch (const Error& error) {
     m_workbench->reportFailure(
         tr("Cannot show the chunk routing of “%1”.").arg(QFileInfo(run).fileName()),

@@ -3,7 +3,12 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHeaderView>
+#include <QPromise>
+#include <QThreadPool>
+#include <exception>
+#include <memory>
 
 #include "clean_path.h"
 #include "common/error.h"
@@ -25,36 +30,80 @@ RunsTable::RunsTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
   });
 }
 
-void RunsTable::refresh(const QString& root, const QStringList& extraRuns) {
-  std::vector<RunInfo> runs = listRuns(toFsPath(root));
-  QStringList folders;
-  for (const RunInfo& run : runs) folders << cleanAbsolute(toQString(run.folder));
+RunsTable::Listing RunsTable::listFolders(const QString& root, const QStringList& extraRuns) {
+  Listing listing;
+  try {
+    listing.runs = engine::listRuns(toFsPath(root));
+  } catch (const std::exception&) {  // a root that cannot be listed offers nothing
+  }
+  for (const engine::RunInfo& run : listing.runs)
+    listing.folders << cleanAbsolute(toQString(run.folder));
   for (const QString& extra : extraRuns) {
-    if (folders.contains(extra) || !isRunFolder(toFsPath(extra))) continue;
     try {
-      runs.push_back(readRunInfo(toFsPath(extra)));
-      folders << extra;
-    } catch (const Error&) {  // an unreadable run.json is not listed, as listRuns does
+      if (listing.folders.contains(extra) || !engine::isRunFolder(toFsPath(extra))) continue;
+      listing.runs.push_back(engine::readRunInfo(toFsPath(extra)));
+      listing.folders << extra;
+    } catch (const std::exception&) {  // an unreadable run.json is not listed, as listRuns does
     }
   }
-  if (folders != m_folders) {
+  return listing;
+}
+
+void RunsTable::refresh(const QString& root, const QStringList& extraRuns) {
+  Request request{root, extraRuns};
+  if (m_reading) {
+    m_pending = std::move(request);  // the newest wins; one read at a time
+    return;
+  }
+  startReading(std::move(request));
+}
+
+void RunsTable::startReading(Request request) {
+  m_reading = true;
+  // The promise is shared with the worker: the table may be gone before the worker is, and
+  // then the watcher (its child) is gone too and the result is dropped.
+  auto promise = std::make_shared<QPromise<Listing>>();
+  auto* watcher = new QFutureWatcher<Listing>(this);
+  connect(watcher, &QFutureWatcher<Listing>::finished, this, [this, watcher] {
+    Listing listing =
+        watcher->future().resultCount() > 0 ? watcher->future().takeResult() : Listing{};
+    watcher->deleteLater();
+    m_reading = false;
+    show(std::move(listing));
+    if (m_pending) {
+      Request next = std::move(*m_pending);
+      m_pending.reset();
+      startReading(std::move(next));
+    }
+    emit refreshed();
+  });
+  watcher->setFuture(promise->future());
+  promise->start();
+  QThreadPool::globalInstance()->start([promise, request = std::move(request)] {
+    promise->addResult(listFolders(request.root, request.extraRuns));
+    promise->finish();
+  });
+}
+
+void RunsTable::show(Listing listing) {
+  if (listing.folders != m_folders) {
     // Rebuilt without selection signals; the selected run is selected again.
     const QString selected =
         selectedItems().isEmpty() ? QString() : m_folders.value(selectedItems().first()->row());
     const QSignalBlocker blocker(this);
     clearContents();
-    setRowCount(static_cast<int>(runs.size()));
-    m_folders = folders;
-    m_runs = std::move(runs);
+    setRowCount(static_cast<int>(listing.runs.size()));
+    m_folders = std::move(listing.folders);
+    m_runs = std::move(listing.runs);
     for (int row = 0; row < rowCount(); ++row) fillRow(row, m_runs[static_cast<std::size_t>(row)]);
     selectRun(selected);
     return;
   }
-  m_runs = std::move(runs);
+  m_runs = std::move(listing.runs);
   for (int row = 0; row < rowCount(); ++row) fillRow(row, m_runs[static_cast<std::size_t>(row)]);
 }
 
-const RunInfo* RunsTable::info(const QString& folder) const {
+const engine::RunInfo* RunsTable::info(const QString& folder) const {
   const int row = rowOf(folder);
   return row < 0 ? nullptr : &m_runs[static_cast<std::size_t>(row)];
 }
@@ -70,11 +119,11 @@ void RunsTable::selectRun(const QString& folder) {
   selectRow(row);
 }
 
-void RunsTable::fillRow(int row, const RunInfo& info) {
-  const RunStatus& status = info.status;
+void RunsTable::fillRow(int row, const engine::RunInfo& info) {
+  const engine::RunStatus& status = info.status;
   const QString texts[ColumnCount] = {
       QFileInfo(toQString(info.folder)).fileName(), QString::fromStdString(info.recipe),
-      QString::fromLatin1(runStateName(status.state)),
+      QString::fromLatin1(engine::runStateName(status.state)),
       status.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(status.step).arg(status.totalSteps)
                             : QString::number(status.step),
       status.updated > 0

@@ -1,12 +1,16 @@
 #pragma once
 // RunsTable: the Training tab's list of runs, one row per run folder (name, recipe, state, step
 // of total, last update). refresh() reads the folders themselves (run_folder.h), so a run that
-// another process (strata-cli) writes appears and changes state like one trained here. Rows are
-// updated in place, so a refresh keeps the selection and scroll position. GUI thread only.
+// another process (strata-cli) writes appears and changes state like one trained here. The
+// folders are read on a worker thread (a runs folder of hundreds of runs, or one on a slow
+// network disk, never stalls the window); the rows change when the read is done (`refreshed`).
+// Rows are updated in place, so a refresh keeps the selection and scroll position. GUI thread
+// only.
 
 #include <QString>
 #include <QStringList>
 #include <QTableWidget>
+#include <optional>
 #include <vector>
 
 #include "engine/run_folder.h"
@@ -21,11 +25,24 @@ class RunsTable final : public QTableWidget {
 
   explicit RunsTable(QWidget* parent = nullptr);
 
-  /** Lists the runs directly inside `root` (newest first), then those of `extraRuns` (clean
-   *  absolute folders) that are not among them. */
+  /** What one read of the folders found: the runs in row order and their clean folders. */
+  struct Listing {
+    std::vector<engine::RunInfo> runs;
+    QStringList folders;
+  };
+
+  /** Reads the runs directly inside `root` (newest first), then those of `extraRuns` (clean
+   *  absolute folders) that are not among them; what cannot be read is left out. Any thread. */
+  static Listing listFolders(const QString& root, const QStringList& extraRuns);
+
+  /** Starts listing `root` and `extraRuns` (listFolders) on a worker thread; the rows follow
+   *  when it is done. Asked while a read is under way, it reads again after it, once, with the
+   *  newest arguments. */
   void refresh(const QString& root, const QStringList& extraRuns);
+  /** A read is under way or waiting. */
+  bool refreshing() const { return m_reading; }
   /** The newest info read for `folder` (clean absolute), or nullptr when it is not listed. */
-  const RunInfo* info(const QString& folder) const;
+  const engine::RunInfo* info(const QString& folder) const;
   /** The row of `folder`, or -1. */
   int rowOf(const QString& folder) const;
   /** Selects `folder`'s row, if listed, without emitting runSelected. */
@@ -34,12 +51,22 @@ class RunsTable final : public QTableWidget {
  signals:
   /** The user selected the row of `folder`. */
   void runSelected(const QString& folder);
+  /** A read finished and the rows show it. */
+  void refreshed();
 
  private:
-  void fillRow(int row, const RunInfo& info);
+  struct Request {
+    QString root;
+    QStringList extraRuns;
+  };
+  void startReading(Request request);
+  void show(Listing listing);
+  void fillRow(int row, const engine::RunInfo& info);
 
-  std::vector<RunInfo> m_runs;  ///< in row order
-  QStringList m_folders;        ///< clean absolute, in row order
+  std::vector<engine::RunInfo> m_runs;  ///< in row order
+  QStringList m_folders;                ///< clean absolute, in row order
+  bool m_reading = false;               ///< a worker is listing the folders
+  std::optional<Request> m_pending;     ///< asked for while reading: read next
 };
 
 }  // namespace strata

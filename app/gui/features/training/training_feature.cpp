@@ -88,9 +88,10 @@ void TrainingFeature::showTrainingLaunchDialog() {
 
 void TrainingFeature::openTrainingLauncher(const QString& recipe,
                                            const QMap<QString, QString>& values) {
-  std::vector<ConfigSchema> schemas;
+  std::vector<engine::ConfigSchema> schemas;
   try {
-    for (const std::string& name : recipeNames()) schemas.push_back(recipeSchema(name));
+    for (const std::string& name : engine::recipeNames())
+      schemas.push_back(engine::recipeSchema(name));
     if (schemas.empty()) throw Error("no training recipe is registered");
   } catch (const std::exception& error) {
     m_workbench->reportFailure(tr("Could not list the training recipes."),
@@ -144,28 +145,28 @@ bool TrainingFeature::slotIsFree(const QString& action, const QString& folder) {
   return false;
 }
 
-bool TrainingFeature::startTrainingRun(TrainingRequest request) {
+bool TrainingFeature::startTrainingRun(engine::TrainingRequest request) {
   const QString folder = cleanAbsolute(toQString(request.runFolder));
   if (!slotIsFree(tr("starting"), folder)) return false;
-  m_control = TrainingControl{};
+  m_control = engine::TrainingControl{};
   request.control = m_control;
   request.runFolder = toFsPath(folder);
   QString details = tr("Recipe: %1\nRun folder: %2\nConfig: %3")
                         .arg(QString::fromStdString(request.recipe), folder);
   try {
-    details = details.arg(
-        QString::fromStdString(configToJson(recipeSchema(request.recipe), request.config)));
+    details = details.arg(QString::fromStdString(
+        engine::configToJson(engine::recipeSchema(request.recipe), request.config)));
   } catch (const Error&) {
     details = details.arg(tr("(unknown recipe)"));
   }
   m_workbench->log().append(
       MessageLevel::Info,
       tr("Training %1 into %2").arg(QString::fromStdString(request.recipe), folder));
-  auto summary = std::make_shared<TrainingSummary>();
+  auto summary = std::make_shared<engine::TrainingSummary>();
   // The worker owns its copy of the request and writes only *summary, read after finished().
   JobWork work = [request, summary](JobContext& job) {
     yieldToTheGui();
-    *summary = startTraining(request, job);
+    *summary = engine::startTraining(request, job);
   };
   runTrainingJob(folder, QString::fromStdString(request.recipe),
                  tr("Training %1").arg(runName(folder)), std::move(work), summary, details);
@@ -184,17 +185,17 @@ bool TrainingFeature::resumeTrainingRun(const QString& runFolder) {
   if (!slotIsFree(tr("resuming"), folder)) return false;
   QString recipe;
   try {
-    recipe = QString::fromStdString(readRunInfo(toFsPath(folder)).recipe);
+    recipe = QString::fromStdString(engine::readRunInfo(toFsPath(folder)).recipe);
   } catch (const Error&) {
     // resumeTraining reports the unreadable run.json
   }
-  m_control = TrainingControl{};
+  m_control = engine::TrainingControl{};
   m_workbench->log().append(MessageLevel::Info,
                             tr("Resuming %1 from its newest checkpoint").arg(folder));
-  auto summary = std::make_shared<TrainingSummary>();
+  auto summary = std::make_shared<engine::TrainingSummary>();
   JobWork work = [path = toFsPath(folder), control = m_control, summary](JobContext& job) {
     yieldToTheGui();
-    *summary = resumeTraining(path, job, {}, control);
+    *summary = engine::resumeTraining(path, job, {}, control);
   };
   runTrainingJob(folder, recipe, tr("Resuming %1").arg(runName(folder)), std::move(work), summary,
                  tr("Run folder: %1 (resumed)").arg(folder));
@@ -221,7 +222,7 @@ void TrainingFeature::stopTraining() {
 
 void TrainingFeature::runTrainingJob(const QString& folder, const QString& recipe,
                                      const QString& what, JobWork work,
-                                     std::shared_ptr<const TrainingSummary> summary,
+                                     std::shared_ptr<const engine::TrainingSummary> summary,
                                      const QString& details) {
   showTrainingView();
   m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Run, folder, recipe});
@@ -251,7 +252,7 @@ void TrainingFeature::runTrainingJob(const QString& folder, const QString& recip
                 tr("Training of %1 stopped at step %2: Resume in the Training tab "
                    "continues it from its checkpoint")
                     .arg(runName(folder))
-                    .arg(readRunStatus(toFsPath(folder)).step));
+                    .arg(engine::readRunStatus(toFsPath(folder)).step));
             break;
           case JobOutcome::Failed:
             m_workbench->reportFailure(tr("Training of “%1” failed.").arg(runName(folder)), error,

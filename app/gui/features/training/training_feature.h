@@ -50,7 +50,7 @@ class TrainingFeature final : public Feature, public TrainingService {
    * Trains `request` (startTraining) in a background job; the Training tab follows the run.
    * Refused with a log line (false) while the training slot is taken.
    */
-  bool startTrainingRun(TrainingRequest request);
+  bool startTrainingRun(engine::TrainingRequest request);
   /** Unpauses the run this window trains when that is `folder`; else resumes `folder` from
    *  its newest checkpoint in a new job (resumeTraining). */
   bool resumeTrainingRun(const QString& folder);
@@ -68,13 +68,13 @@ class TrainingFeature final : public Feature, public TrainingService {
   bool slotIsFree(const QString& action, const QString& folder);
   /** Runs a training `work` for `folder`: the job, the slot, the tab's buttons, the log. */
   void runTrainingJob(const QString& folder, const QString& recipe, const QString& what,
-                      JobWork work, std::shared_ptr<const TrainingSummary> summary,
+                      JobWork work, std::shared_ptr<const engine::TrainingSummary> summary,
                       const QString& details);
 
   Workbench* m_workbench = nullptr;
   QPointer<TrainingView> m_view;
   QPointer<JobController> m_job;
-  TrainingControl m_control;  ///< shared with the running training job
+  engine::TrainingControl m_control;  ///< shared with the running training job
 };
 
 }  // namespace strata

@@ -28,7 +28,7 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 
 }  // namespace
 
-TrainingLaunchDialog::TrainingLaunchDialog(std::vector<ConfigSchema> schemas,
+TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> schemas,
                                            const QString& runsRoot, QWidget* parent)
     : QDialog(parent),
       m_schemas(std::move(schemas)),
@@ -43,7 +43,7 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<ConfigSchema> schemas,
   setObjectName(QStringLiteral("TrainingLaunchDialog"));
   setWindowTitle(tr("Start Training"));
 
-  for (const ConfigSchema& schema : m_schemas) m_recipe->addItem(qs(schema.recipe));
+  for (const engine::ConfigSchema& schema : m_schemas) m_recipe->addItem(qs(schema.recipe));
   m_recipe->setToolTip(tr("The training recipe; its settings fill the form below"));
   m_description->setWordWrap(true);
   m_description->setForegroundRole(QPalette::PlaceholderText);
@@ -127,7 +127,7 @@ void TrainingLaunchDialog::buildForm() {
   auto* groups = new QVBoxLayout(m_form);
   groups->setContentsMargins(0, 0, 0, 0);
   QHash<QString, QFormLayout*> forms;
-  for (const SettingSpec& spec : schema().settings) {
+  for (const engine::SettingSpec& spec : schema().settings) {
     const QString group = spec.group.empty() ? tr("settings") : qs(spec.group);
     QFormLayout*& form = forms[group];
     if (!form) {  // groups appear in the schema's order
@@ -138,7 +138,7 @@ void TrainingLaunchDialog::buildForm() {
     QWidget* field = makeSettingField(spec, m_form, [this] { updateState(); });
     auto* label = new QLabel(qs(spec.key) + QLatin1Char(':'), m_form);
     label->setToolTip(field->toolTip());
-    if (spec.type == SettingType::Path)
+    if (spec.type == engine::SettingType::Path)
       form->addRow(label, makePathRow(static_cast<QLineEdit*>(field), m_form));
     else
       form->addRow(label, field);
@@ -153,7 +153,7 @@ void TrainingLaunchDialog::buildForm() {
 }
 
 QString TrainingLaunchDialog::valueText(const QString& key) const {
-  const SettingSpec* spec = schema().find(key.toStdString());
+  const engine::SettingSpec* spec = schema().find(key.toStdString());
   return spec ? settingFieldText(m_fields.value(key), spec->type) : QString();
 }
 
@@ -168,16 +168,17 @@ void TrainingLaunchDialog::setRunFolder(const QString& folder) {
 
 QString TrainingLaunchDialog::runFolder() const { return m_runFolder->text().trimmed(); }
 
-ResolvedConfig TrainingLaunchDialog::config() const {
-  ResolvedConfig config(schema());
-  for (const SettingSpec& spec : schema().settings)
-    config.set(spec.key, parseSetting(spec, valueText(qs(spec.key)).toStdString(), {}));
-  validateConfig(schema(), config, {});  // required settings, and whatever parseSetting left
+engine::ResolvedConfig TrainingLaunchDialog::config() const {
+  engine::ResolvedConfig config(schema());
+  for (const engine::SettingSpec& spec : schema().settings)
+    config.set(spec.key, engine::parseSetting(spec, valueText(qs(spec.key)).toStdString(), {}));
+  engine::validateConfig(schema(), config,
+                         {});  // required settings, and whatever engine::parseSetting left
   return config;
 }
 
-TrainingRequest TrainingLaunchDialog::request() const {
-  TrainingRequest request;
+engine::TrainingRequest TrainingLaunchDialog::request() const {
+  engine::TrainingRequest request;
   request.recipe = schema().recipe;
   request.config = config();
   request.runFolder = toFsPath(cleanAbsolute(runFolder()));
@@ -188,12 +189,12 @@ TrainingRequest TrainingLaunchDialog::request() const {
 void TrainingLaunchDialog::updateState() {
   QString problem;
   // Mark every bad field, report the first.
-  for (const SettingSpec& spec : schema().settings) {
+  for (const engine::SettingSpec& spec : schema().settings) {
     auto* edit = qobject_cast<QLineEdit*>(m_fields.value(qs(spec.key)));
     if (!edit) continue;
     QString why;
     try {
-      parseSetting(spec, valueText(qs(spec.key)).toStdString(), {});
+      engine::parseSetting(spec, valueText(qs(spec.key)).toStdString(), {});
     } catch (const Error& error) {
       why = QString::fromStdString(error.what());
     }
@@ -209,7 +210,7 @@ void TrainingLaunchDialog::updateState() {
   }
   const QString folder = runFolder();
   if (problem.isEmpty() && folder.isEmpty()) problem = tr("Choose a run folder.");
-  if (problem.isEmpty() && isRunFolder(toFsPath(folder)))
+  if (problem.isEmpty() && engine::isRunFolder(toFsPath(folder)))
     problem = tr("%1 already holds a run: choose another folder, or resume that run from the "
                  "Training tab.")
                   .arg(QDir::toNativeSeparators(folder));
@@ -223,7 +224,7 @@ void TrainingLaunchDialog::restoreSettings(const QSettings& settings, const QStr
   setRecipe(recipe.isEmpty() ? settings.value(QStringLiteral("training/recipe")).toString()
                              : recipe);
   const QString prefix = QStringLiteral("training/%1/").arg(this->recipe());
-  for (const SettingSpec& spec : schema().settings) {
+  for (const engine::SettingSpec& spec : schema().settings) {
     const QVariant value = settings.value(prefix + qs(spec.key));
     if (value.isValid()) setValueText(qs(spec.key), value.toString());
   }
@@ -232,7 +233,7 @@ void TrainingLaunchDialog::restoreSettings(const QSettings& settings, const QStr
 void TrainingLaunchDialog::saveSettings(QSettings& settings) const {
   settings.setValue(QStringLiteral("training/recipe"), recipe());
   const QString prefix = QStringLiteral("training/%1/").arg(recipe());
-  for (const SettingSpec& spec : schema().settings)
+  for (const engine::SettingSpec& spec : schema().settings)
     settings.setValue(prefix + qs(spec.key), valueText(qs(spec.key)));
 }
 

@@ -32,20 +32,20 @@ class TrainingLaunchDialog final : public QDialog {
  public:
   /** `schemas`: the recipes offered (the first is selected). `runsRoot`: where the default
    *  run folder "<recipe>-<yyyyMMdd-hhmmss>" goes. */
-  TrainingLaunchDialog(std::vector<ConfigSchema> schemas, const QString& runsRoot,
+  TrainingLaunchDialog(std::vector<engine::ConfigSchema> schemas, const QString& runsRoot,
                        QWidget* parent = nullptr);
 
   /** The selected recipe's name. */
   QString recipe() const;
   /** Selects `recipe` (rebuilding the form with its defaults); false when it is not offered. */
   bool setRecipe(const QString& recipe);
-  const ConfigSchema& schema() const { return m_schemas[m_current]; }
+  const engine::ConfigSchema& schema() const { return m_schemas[m_current]; }
 
   /** The typed config the form describes. Throws ConfigError when a field is invalid. */
-  ResolvedConfig config() const;
+  engine::ResolvedConfig config() const;
   QString runFolder() const;
   /** recipe, config and run folder, ready for startTraining. Throws ConfigError. */
-  TrainingRequest request() const;
+  engine::TrainingRequest request() const;
   /** Empty when OK is enabled, else why not (a ConfigError's text, or the run folder's). */
   QString problem() const { return m_problemText; }
 
@@ -72,7 +72,7 @@ class TrainingLaunchDialog final : public QDialog {
   QString defaultRunFolder() const;
   void updateState();
 
-  std::vector<ConfigSchema> m_schemas;
+  std::vector<engine::ConfigSchema> m_schemas;
   std::size_t m_current = 0;
   QString m_runsRoot;
   bool m_folderChosen = false;  ///< the user typed or browsed a run folder: keep it

@@ -90,7 +90,7 @@ QVector<double> toQVector(const std::vector<double>& values) {
   return QVector<double>(values.begin(), values.end());
 }
 
-void drawEnvelope(QCPGraph* graph, const DecimatedSeries& series) {
+void drawEnvelope(QCPGraph* graph, const engine::DecimatedSeries& series) {
   std::vector<double> steps, values;
   series.envelope(steps, values);
   graph->setData(toQVector(steps), toQVector(values), true);
@@ -215,27 +215,29 @@ QCustomPlot* TrainingPlots::plot(Plot which) const {
   }
 }
 
-void TrainingPlots::setRecords(const std::vector<MetricsRecord>& records) {
+void TrainingPlots::setRecords(const std::vector<engine::MetricsRecord>& records) {
   m_recordCount = 0;
   m_lastStep = -1;
-  for (DecimatedSeries* series : {&m_trainLoss, &m_evalLoss, &m_lrSeries, &m_throughputSeries})
+  for (engine::DecimatedSeries* series :
+       {&m_trainLoss, &m_evalLoss, &m_lrSeries, &m_throughputSeries})
     series->clear();
   addToSeries(records);
   refresh();
 }
 
-void TrainingPlots::appendRecords(const std::vector<MetricsRecord>& records) {
+void TrainingPlots::appendRecords(const std::vector<engine::MetricsRecord>& records) {
   if (records.empty()) return;
   addToSeries(records);
   refresh();
 }
 
-void TrainingPlots::addToSeries(const std::vector<MetricsRecord>& records) {
-  const std::pair<const char*, DecimatedSeries*> series[] = {{"loss", &m_trainLoss},
-                                                             {"val_loss", &m_evalLoss},
-                                                             {"lr", &m_lrSeries},
-                                                             {"tokens_per_s", &m_throughputSeries}};
-  for (const MetricsRecord& record : records) {
+void TrainingPlots::addToSeries(const std::vector<engine::MetricsRecord>& records) {
+  const std::pair<const char*, engine::DecimatedSeries*> series[] = {
+      {"loss", &m_trainLoss},
+      {"val_loss", &m_evalLoss},
+      {"lr", &m_lrSeries},
+      {"tokens_per_s", &m_throughputSeries}};
+  for (const engine::MetricsRecord& record : records) {
     for (const auto& [name, points] : series)
       if (const double value = record.value(name); !std::isnan(value))
         points->append(static_cast<double>(record.step), value);
@@ -283,7 +285,7 @@ void TrainingPlots::savePlot(Plot which, const QString& file) {
 
 void TrainingPlots::saveCsv(const QString& file) const {
   if (m_metricsFile.isEmpty()) throw Error("there is no run shown to export metrics from");
-  writeMetricsCsv(readMetricsLog(toFsPath(m_metricsFile)), toFsPath(file));
+  engine::writeMetricsCsv(engine::readMetricsLog(toFsPath(m_metricsFile)), toFsPath(file));
 }
 
 }  // namespace strata

@@ -43,13 +43,13 @@ class TrainingPlots final : public QWidget {
 
   explicit TrainingPlots(QWidget* parent = nullptr);
 
-  void setRecords(const std::vector<MetricsRecord>& records);
-  void appendRecords(const std::vector<MetricsRecord>& records);
+  void setRecords(const std::vector<engine::MetricsRecord>& records);
+  void appendRecords(const std::vector<engine::MetricsRecord>& records);
   void clear() { setRecords({}); }
   /** Records plotted since the last setRecords, and the step of the newest (-1: none). */
   int64_t recordCount() const { return m_recordCount; }
   int64_t lastStep() const { return m_lastStep; }
-  const DecimatedSeries& trainLoss() const { return m_trainLoss; }
+  const engine::DecimatedSeries& trainLoss() const { return m_trainLoss; }
   /** The metrics.jsonl the records come from: what "Save Metrics as CSV" converts. */
   void setMetricsFile(const QString& file) { m_metricsFile = file; }
   /** A name for exported files ("<run>-loss.png"). */
@@ -77,7 +77,7 @@ class TrainingPlots final : public QWidget {
   QToolButton* exportButton() const { return m_export; }
 
  private:
-  void addToSeries(const std::vector<MetricsRecord>& records);
+  void addToSeries(const std::vector<engine::MetricsRecord>& records);
   void refresh();
 
   void redrawSmoothed();
@@ -85,8 +85,8 @@ class TrainingPlots final : public QWidget {
   int64_t m_recordCount = 0;
   int64_t m_lastStep = -1;
   QString m_metricsFile;
-  DecimatedSeries m_trainLoss{kMaxBuckets}, m_evalLoss{kMaxBuckets}, m_lrSeries{kMaxBuckets},
-      m_throughputSeries{kMaxBuckets};
+  engine::DecimatedSeries m_trainLoss{kMaxBuckets}, m_evalLoss{kMaxBuckets},
+      m_lrSeries{kMaxBuckets}, m_throughputSeries{kMaxBuckets};
   double m_smoothing = 0.6;
   QString m_exportName = QStringLiteral("training");
   QCheckBox* m_logScale;

@@ -24,10 +24,13 @@
 namespace strata {
 namespace {
 
-QString stateText(RunState state) { return QString::fromLatin1(runStateName(state)); }
+QString stateText(engine::RunState state) {
+  return QString::fromLatin1(engine::runStateName(state));
+}
 
-bool resumable(RunState state) {
-  return state == RunState::Stopped || state == RunState::Interrupted || state == RunState::Failed;
+bool resumable(engine::RunState state) {
+  return state == engine::RunState::Stopped || state == engine::RunState::Interrupted ||
+         state == engine::RunState::Failed;
 }
 
 }  // namespace
@@ -60,6 +63,7 @@ TrainingView::TrainingView(const QString& runsRoot, QWidget* parent)
   connect(openRun, &QPushButton::clicked, this, &TrainingView::openRunFolder);
 
   connect(m_runs, &RunsTable::runSelected, this, &TrainingView::showRun);
+  connect(m_runs, &RunsTable::refreshed, this, &TrainingView::runsListed);
 
   m_start->setToolTip(tr("Configure and start a training run (Ctrl+T)"));
   m_pause->setToolTip(
@@ -165,9 +169,11 @@ void TrainingView::addRunFolder(const QString& folder) {
   refreshRuns();
 }
 
-void TrainingView::refreshRuns() {
-  m_runs->refresh(m_runsRoot, m_extraRuns);
-  if (const RunInfo* info = m_runs->info(m_shown)) m_shownCheckpoint = info->lastCheckpoint;
+void TrainingView::refreshRuns() { m_runs->refresh(m_runsRoot, m_extraRuns); }
+
+void TrainingView::runsListed() {
+  if (const engine::RunInfo* info = m_runs->info(m_shown)) m_shownCheckpoint = info->lastCheckpoint;
+  m_runs->selectRun(m_shown);  // a run shown before the list had it
   updateButtons();
 }
 
@@ -177,11 +183,11 @@ void TrainingView::showRun(const QString& folder) {
   m_shown = clean;
   m_metrics->follow(clean);
   m_tailError.clear();
-  m_shownStatus = readRunStatus(toFsPath(clean));
-  const RunInfo* info = m_runs->info(clean);
+  m_shownStatus = engine::readRunStatus(toFsPath(clean));
+  const engine::RunInfo* info = m_runs->info(clean);
   m_shownCheckpoint = info ? info->lastCheckpoint : -1;
   m_plots->setExportName(QFileInfo(clean).fileName());
-  m_plots->setMetricsFile(toQString(RunFolder(toFsPath(clean)).metricsFile()));
+  m_plots->setMetricsFile(toQString(engine::RunFolder(toFsPath(clean)).metricsFile()));
   m_plots->clear();
   m_rate.clear();
   m_runs->selectRun(clean);
@@ -200,7 +206,8 @@ void TrainingView::pollShownRun() {
     } else {
       m_plots->appendRecords(update.records);
     }
-    for (const MetricsRecord& record : update.records) m_rate.add(record.step, record.wallTime);
+    for (const engine::MetricsRecord& record : update.records)
+      m_rate.add(record.step, record.wallTime);
     if (count > 0) emit recordsArrived(count);
     m_tailError.clear();
   } else {
@@ -208,7 +215,7 @@ void TrainingView::pollShownRun() {
       appendLog(static_cast<int>(MessageLevel::Warning), update.error);
     m_tailError = update.error;
   }
-  m_shownStatus = readRunStatus(toFsPath(m_shown));
+  m_shownStatus = engine::readRunStatus(toFsPath(m_shown));
   updateProgress();
   updateButtons();
 }
@@ -218,7 +225,7 @@ void TrainingView::updateProgress() {
   const int64_t total = std::max(m_shownStatus.totalSteps, step);
   m_progress->setRange(0, static_cast<int>(std::max<int64_t>(total, 1)));
   m_progress->setValue(static_cast<int>(step));
-  const RunState state = m_shownStatus.state;
+  const engine::RunState state = m_shownStatus.state;
   m_header->setText(tr("%1 — %2").arg(QDir::toNativeSeparators(m_shown), stateText(state)) +
                     (m_shownStatus.error.empty()
                          ? QString()
@@ -226,7 +233,7 @@ void TrainingView::updateProgress() {
   const double rate = m_rate.stepsPerSecond();
   QString eta;
   if (rate > 0) eta = tr("%1 steps/s").arg(rate, 0, 'g', 3);
-  if (state == RunState::Running && rate > 0 && total > step)
+  if (state == engine::RunState::Running && rate > 0 && total > step)
     eta += tr(" · ETA %1").arg(durationText(static_cast<double>(total - step) / rate));
   m_eta->setText(eta);
 }
@@ -273,7 +280,7 @@ void TrainingView::showJobProgress(double fraction, const QString& stage) {
 void TrainingView::openRunFolder() {
   const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Run Folder"), m_runsRoot);
   if (folder.isEmpty()) return;
-  if (!isRunFolder(toFsPath(folder))) {
+  if (!engine::isRunFolder(toFsPath(folder))) {
     appendLog(
         static_cast<int>(MessageLevel::Warning),
         tr("%1 is not a run folder (it has no run.json)").arg(QDir::toNativeSeparators(folder)));

@@ -73,7 +73,8 @@ class TrainingView final : public QWidget {
   QPushButton* stopButton() const { return m_stop; }
 
  public slots:
-  /** Re-reads the runs folder and the status of every listed run. */
+  /** Re-reads the runs folder and the status of every listed run (on a worker thread: the list
+   *  changes when runsTable()'s `refreshed` fires). */
   void refreshRuns();
   /** Reads what was appended to the shown run's metrics.jsonl, and its status. */
   void pollShownRun();
@@ -102,6 +103,8 @@ class TrainingView final : public QWidget {
   void hideEvent(QHideEvent* event) override;
 
  private:
+  /** The runs list was read again: the shown run's checkpoint and row, the buttons. */
+  void runsListed();
   void openRunFolder();
   void chooseRunsRoot();
   void updateProgress();
@@ -110,8 +113,8 @@ class TrainingView final : public QWidget {
   QString m_runsRoot;
   QStringList m_extraRuns;  ///< opened with Open Run Folder…
   QString m_shown;
-  StepRate m_rate;  // of the shown run, for the ETA
-  RunStatus m_shownStatus;
+  engine::StepRate m_rate;  // of the shown run, for the ETA
+  engine::RunStatus m_shownStatus;
   int64_t m_shownCheckpoint = -1;
   QString m_activeFolder;
   ActiveState m_activeState = ActiveState::None;

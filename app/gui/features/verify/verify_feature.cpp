@@ -45,7 +45,7 @@ void VerifyFeature::install(Workbench& workbench) {
 }
 
 void VerifyFeature::showBadge(const QString& modelFolder) {
-  const TransformersVerification* result = m_verifications.value(modelFolder).get();
+  const verify::TransformersVerification* result = m_verifications.value(modelFolder).get();
   m_workbench->projects().setEntryBadge(
       ProjectCategory::Models, modelFolder, verificationBadge(result),
       result ? QString::fromStdString(result->verdict())
@@ -60,13 +60,13 @@ void VerifyFeature::verifyModel(const QString& modelFolder) {
   const QString name = QFileInfo(folder).fileName();
   m_workbench->log().append(MessageLevel::Info,
                             tr("Verifying %1 against transformers").arg(folder));
-  auto result = std::make_shared<TransformersVerification>();
+  auto result = std::make_shared<verify::TransformersVerification>();
   auto unavailable = std::make_shared<QString>();
   // The worker writes only *result and *unavailable; the GUI thread reads them after finished().
   JobWork work = [folder = toFsPath(folder), result, unavailable](JobContext& job) {
     try {
-      *result = verifyAgainstTransformers({.modelFolder = folder}, job);
-    } catch (const TransformersUnavailableError& error) {
+      *result = verify::verifyAgainstTransformers({.modelFolder = folder}, job);
+    } catch (const verify::TransformersUnavailableError& error) {
       *unavailable = QString::fromStdString(error.what());
     }
   };
@@ -95,8 +95,8 @@ void VerifyFeature::verifyModel(const QString& modelFolder) {
       });
 }
 
-void VerifyFeature::showVerification(const QString& modelFolder,
-                                     std::shared_ptr<const TransformersVerification> result) {
+void VerifyFeature::showVerification(
+    const QString& modelFolder, std::shared_ptr<const verify::TransformersVerification> result) {
   m_verifications.insert(modelFolder, result);
   showBadge(modelFolder);
   m_workbench->log().append(

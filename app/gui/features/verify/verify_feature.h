@@ -18,7 +18,9 @@ class QAction;
 namespace strata {
 
 class Workbench;
+namespace verify {
 struct TransformersVerification;
+}  // namespace verify
 
 class VerifyFeature final : public Feature {
   Q_OBJECT
@@ -30,7 +32,8 @@ class VerifyFeature final : public Feature {
   /** Model ▸ Verify against Transformers: enabled while a model is open. */
   QAction* verifyAction() const { return m_verifyAction; }
   /** The last verification of `modelFolder` this session, or nullptr. */
-  std::shared_ptr<const TransformersVerification> verification(const QString& modelFolder) const {
+  std::shared_ptr<const verify::TransformersVerification> verification(
+      const QString& modelFolder) const {
     return m_verifications.value(modelFolder);
   }
   /**
@@ -47,11 +50,11 @@ class VerifyFeature final : public Feature {
   /** The project dock's badge of `modelFolder` from its last verification ("not verified"). */
   void showBadge(const QString& modelFolder);
   void showVerification(const QString& modelFolder,
-                        std::shared_ptr<const TransformersVerification> result);
+                        std::shared_ptr<const verify::TransformersVerification> result);
 
   Workbench* m_workbench = nullptr;
   QAction* m_verifyAction = nullptr;
-  QMap<QString, std::shared_ptr<const TransformersVerification>> m_verifications;
+  QMap<QString, std::shared_ptr<const verify::TransformersVerification>> m_verifications;
   QStringList m_verifying;  ///< model folders whose verification job is running
 };
 

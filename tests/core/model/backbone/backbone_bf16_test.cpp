@@ -69,7 +69,7 @@ TEST(BFloat16Compute, CaptureKeepsTheStorageDTypeAndTracksFloat32) {
   testing::writeRandomBackbone(dir / "model");
   testing::writeLetterTokenizer(dir / "model");
   testing::writeLetterCorpus(dir / "corpus.txt");
-  CaptureConfig config;
+  engine::CaptureConfig config;
   config.modelFolder = dir / "model";
   config.corpus = dir / "corpus.txt";
   config.sampling.sequenceLength = 24;
@@ -78,10 +78,10 @@ TEST(BFloat16Compute, CaptureKeepsTheStorageDTypeAndTracksFloat32) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   config.output = dir / "fp32.h5";
-  runCapture(config, job);
+  engine::runCapture(config, job);
   config.output = dir / "bf16.h5";
-  config.computeDType = ComputeDType::BFloat16;
-  runCapture(config, job);
+  config.computeDType = engine::ComputeDType::BFloat16;
+  engine::runCapture(config, job);
 
   const ActivationStore float32 = ActivationStore::open(dir / "fp32.h5");
   const ActivationStore bfloat16 = ActivationStore::open(dir / "bf16.h5");

@@ -38,7 +38,7 @@ class CudaReferenceModels : public ::testing::TestWithParam<std::string> {
 
   static void SetUpTestSuite() {
     std::string why;
-    if (!onCpu() && !cudaUsable(&why)) {
+    if (!onCpu() && !engine::cudaUsable(&why)) {
       s_skip = "no usable CUDA device: " + why;
       return;
     }

@@ -27,14 +27,14 @@ TEST(BridgeFromGguf, TrainsOnTheImportedFolderAndRecordsIt) {
     std::ofstream out(corpus);  // the tiny tokenizer knows a, b, c and the space
     for (int i = 0; i < 200; ++i) out << "ab c abc bc a cab " << (i % 2 ? "ba" : "cc") << "\n\n";
   }
-  ResolvedConfig config = testing::tinyBridgeConfig(corpus, 1);
+  engine::ResolvedConfig config = testing::tinyBridgeConfig(corpus, 1);
   config.set("model", gguf.string());
   config.set("steps", int64_t{4});
   config.set("eval_every", int64_t{0});
   config.set("checkpoint_every", int64_t{4});
   testing::trainRecipe("bridge", config, dir.path() / "run");
 
-  const RunManifest run = readRunManifest(dir.path() / "run");
+  const engine::RunManifest run = engine::readRunManifest(dir.path() / "run");
   const auto recorded = nlohmann::json::parse(run.config()).at("model").get<std::string>();
   EXPECT_TRUE(recorded.starts_with((dir.path() / "data" / "gguf" / "tiny-").string())) << recorded;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(recorded) / "config.json"));

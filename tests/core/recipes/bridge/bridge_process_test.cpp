@@ -68,7 +68,7 @@ TEST(BrownianBridge, TheSamplerStartsAtTheConditionAndEndsAtTheEstimate) {
 }
 
 TEST(BridgeProcessSettings, TheBridgeNeedsX0PredictionAndACondition) {
-  ResolvedConfig config = testing::tinyBridgeConfig("corpus.txt", 1);
+  engine::ResolvedConfig config = testing::tinyBridgeConfig("corpus.txt", 1);
   config.set("process", std::string("bridge"));
   EXPECT_EQ(bridgeDiffusionFrom(config).process, DiffusionProcess::Bridge);
   config.set("prediction", std::string("eps"));
@@ -89,15 +89,15 @@ class BridgeProcess : public ::testing::Test {
     delete s_dir;
     s_dir = nullptr;
   }
-  static ResolvedConfig config() {
-    ResolvedConfig c = testing::tinyBridgeConfig(corpus(), 1);
+  static engine::ResolvedConfig config() {
+    engine::ResolvedConfig c = testing::tinyBridgeConfig(corpus(), 1);
     c.set("process", std::string("bridge"));
     return c;
   }
   static fs::path corpus() { return *s_dir / "corpus.txt"; }
   static fs::path run() { return *s_dir / "bridge"; }
   static inline TempDir* s_dir = nullptr;
-  static inline TrainingSummary s_summary;
+  static inline engine::TrainingSummary s_summary;
 };
 
 TEST_F(BridgeProcess, LearnsToRebuildTheHiddenStateFromTheCondition) {
@@ -151,10 +151,10 @@ TEST(EmbeddingBaseline, TheDenoiserNeverSeesTheCleanEmbeddings) {
 TEST(EmbeddingBaseline, GeneratesByRoundingItsSampledEmbeddings) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
-  ResolvedConfig config = testing::tinyBridgeConfig(dir / "corpus.txt", 0);
+  engine::ResolvedConfig config = testing::tinyBridgeConfig(dir / "corpus.txt", 0);
   config.set("condition", std::string("none"));
   config.set("steps", int64_t{20});
-  const TrainingSummary summary = testing::trainRecipe("bridge", config, dir / "run");
+  const engine::TrainingSummary summary = testing::trainRecipe("bridge", config, dir / "run");
   const double accuracy = summary.lastMetrics.at("val_rounding_accuracy");
   EXPECT_GE(accuracy, 0.0);
   EXPECT_LE(accuracy, 1.0);

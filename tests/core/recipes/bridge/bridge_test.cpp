@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 const fs::path kModel = testing::defaultModelFolder();
 using testing::tinyBridgeConfig;
 
-TrainingSummary train(const ResolvedConfig& config, const fs::path& run) {
+engine::TrainingSummary train(const engine::ResolvedConfig& config, const fs::path& run) {
   return testing::trainRecipe("bridge", config, run);
 }
 
@@ -53,7 +53,7 @@ class Bridge : public ::testing::Test {
   static fs::path corpus() { return *s_dir / "corpus.txt"; }
   static fs::path run() { return *s_dir / "bridge"; }
   static inline TempDir* s_dir = nullptr;
-  static inline TrainingSummary s_summary;
+  static inline engine::TrainingSummary s_summary;
 };
 
 TEST_F(Bridge, TheUpperStackFedTheTrueHiddenStateIsTheWholeModel) {
@@ -278,7 +278,7 @@ namespace {
 TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
-  CaptureConfig capture;
+  engine::CaptureConfig capture;
   capture.modelFolder = kModel;
   capture.corpus = dir / "corpus.txt";
   capture.output = dir / "acts.h5";
@@ -286,13 +286,13 @@ TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   capture.sampling.sequenceLength = 33;  // 32 stored positions per sequence after position 0
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  runCapture(capture, job);
+  engine::runCapture(capture, job);
 
-  ResolvedConfig config = tinyBridgeConfig("", 3);
+  engine::ResolvedConfig config = tinyBridgeConfig("", 3);
   config.set("targets", std::string("store"));
   config.set("store", (dir / "acts.h5").string());
   config.set("seq_len", int64_t{16});
-  const TrainingSummary summary = train(config, dir / "run");
+  const engine::TrainingSummary summary = train(config, dir / "run");
   EXPECT_TRUE(summary.finished);
   const auto losses = testing::loggedLosses(dir / "run");
   EXPECT_LT(losses.rbegin()->second, losses.begin()->second);

@@ -44,14 +44,14 @@ fs::path judgeFolder(const fs::path& folder) {
   return folder;
 }
 
-TrainingSummary train(const ResolvedConfig& config, const fs::path& run) {
+engine::TrainingSummary train(const engine::ResolvedConfig& config, const fs::path& run) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  TrainingRequest request;
+  engine::TrainingRequest request;
   request.recipe = "dcdm";
   request.config = config;
   request.runFolder = run;
-  return startTraining(request, job);
+  return engine::startTraining(request, job);
 }
 
 class DcdmRecipe : public ::testing::Test {
@@ -69,7 +69,7 @@ class DcdmRecipe : public ::testing::Test {
   static fs::path corpus() { return *s_dir / "corpus.txt"; }
   static fs::path run(const std::string& variant) { return *s_dir / variant; }
   static inline TempDir* s_dir = nullptr;
-  static inline std::map<std::string, TrainingSummary> s_summaries;
+  static inline std::map<std::string, engine::TrainingSummary> s_summaries;
 };
 
 TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
@@ -108,12 +108,12 @@ TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
 
 TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {
   TempDir dir;
-  ResolvedConfig config = tinyDlmConfig(corpus(), "dcdm");
+  engine::ResolvedConfig config = tinyDlmConfig(corpus(), "dcdm");
   config.set("stop_after", int64_t{10});
   train(config, dir / "run");
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
+  engine::resumeTraining(dir / "run", job, {}, {}, {"stop_after=0"});
   EXPECT_EQ(testing::loggedLosses(dir / "run"), testing::loggedLosses(run("dcdm")));
   EXPECT_EQ(testing::loggedValLosses(dir / "run"), testing::loggedValLosses(run("dcdm")));
   // The evaluation samples (one per evaluation) are logged once per step, as uninterrupted.

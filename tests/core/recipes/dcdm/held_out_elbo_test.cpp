@@ -99,7 +99,7 @@ TEST(HeldOutElbo, MatchesAStraightforwardReimplementationInEveryVariant) {
     const ReferenceElbo expected = referenceElbo(*model, tokens);
     const HeldOutEvaluation evaluation =
         heldOutElbo(*model, MaskedDiffusion(), tokens, options(3), torch::kCPU);
-    const Metrics& m = evaluation.metrics;
+    const engine::Metrics& m = evaluation.metrics;
     EXPECT_NEAR(m.at("loss"), expected.elbo, 1e-5 * expected.elbo) << variant;
     EXPECT_NEAR(m.at("loss_se"), expected.elboSe, 1e-4 * expected.elboSe) << variant;
     EXPECT_NEAR(m.at("ppl_bound"), std::exp(expected.elbo), 1e-5 * std::exp(expected.elbo));
@@ -112,7 +112,7 @@ TEST(HeldOutElbo, MatchesAStraightforwardReimplementationInEveryVariant) {
           << variant << " window " << w;
     EXPECT_EQ(m.count("load_entropy"), variant == "dcdm" ? 1u : 0u) << variant;
     // Neither the batch size nor the training weight changes a number.
-    const Metrics oneBatch =
+    const engine::Metrics oneBatch =
         heldOutElbo(*model, trainedWithoutWeights, tokens, options(kWindows), torch::kCPU).metrics;
     EXPECT_NEAR(oneBatch.at("loss"), m.at("loss"), 1e-6 * m.at("loss")) << variant;
   }
@@ -131,8 +131,10 @@ TEST(HeldOutElbo, TwoVariantsWithTheSameChunksScoreTheSame) {
   for (const auto& item : mdlm->named_parameters()) target[item.key()].copy_(item.value());
   mdlm->eval();
   bdlm->eval();
-  const Metrics a = heldOutElbo(*mdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
-  const Metrics b = heldOutElbo(*bdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
+  const engine::Metrics a =
+      heldOutElbo(*mdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
+  const engine::Metrics b =
+      heldOutElbo(*bdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
   EXPECT_NEAR(a.at("loss"), b.at("loss"), 1e-6 * a.at("loss"));
   EXPECT_NEAR(a.at("masked_nll"), b.at("masked_nll"), 1e-6);
   EXPECT_EQ(a.at("masked_acc"), b.at("masked_acc"));

@@ -39,7 +39,7 @@ class PretrainRun : public ::testing::Test {
   }
   static fs::path out() { return *s_dir / "run"; }
   static inline TempDir* s_dir = nullptr;
-  static inline TrainingSummary s_summary;
+  static inline engine::TrainingSummary s_summary;
 };
 
 TEST(PretrainByteTokenizer, RoundTripsArbitraryUtf8OneIdPerByte) {
@@ -114,7 +114,7 @@ TEST_F(PretrainRun, ExportedFolderIsTheSameLlamaForBackbone) {
 TEST_F(PretrainRun, CheckpointFoldersAreCompleteWithNoTempLeft) {
   const fs::path folder = out() / "checkpoints";
   for (const char* step : {"step-10", "step-20", "step-30"}) {
-    EXPECT_TRUE(CheckpointStore::verify(folder / step)) << step;
+    EXPECT_TRUE(engine::CheckpointStore::verify(folder / step)) << step;
     for (const char* file : {"model.pt", "optimizer.pt", "rng.pt", "state.json", "manifest.json"})
       EXPECT_TRUE(fs::is_regular_file(folder / step / file)) << step << "/" << file;
   }
@@ -127,16 +127,16 @@ TEST_F(PretrainRun, CheckpointFoldersAreCompleteWithNoTempLeft) {
 
 TEST_F(PretrainRun, ResumedRunEndsWithTheUninterruptedWeights) {
   TempDir dir;
-  ResolvedConfig config = testing::tinyPretrainConfig(*s_dir / "corpus.txt");
+  engine::ResolvedConfig config = testing::tinyPretrainConfig(*s_dir / "corpus.txt");
   config.set("stop_after", int64_t{20});
-  const TrainingSummary stopped = testing::trainTiny(config, dir / "run");
+  const engine::TrainingSummary stopped = testing::trainTiny(config, dir / "run");
   EXPECT_FALSE(stopped.finished);
   EXPECT_EQ(stopped.lastStep, 20);
   // A half-written checkpoint of a later step (a crash) is skipped in favour of step-20.
   fs::create_directories(dir / "run" / "checkpoints" / "step-25");
   std::ofstream(dir / "run" / "checkpoints" / "step-25" / "model.pt") << "truncated";
 
-  const TrainingSummary resumed = testing::resumeTiny(dir / "run", {"stop_after=0"});
+  const engine::TrainingSummary resumed = testing::resumeTiny(dir / "run", {"stop_after=0"});
   EXPECT_EQ(resumed.startStep, 20);
   EXPECT_EQ(resumed.lastStep, 30);
   EXPECT_TRUE(resumed.finished);
@@ -147,20 +147,20 @@ TEST_F(PretrainRun, ResumedRunEndsWithTheUninterruptedWeights) {
 
 TEST(PretrainConfigFile, OverridesDefaultsAndRejectsUnknownKeys) {
   TempDir dir;
-  const ConfigSchema schema = recipeSchema("pretrain");
+  const engine::ConfigSchema schema = engine::recipeSchema("pretrain");
   std::ofstream(dir / "good.json") << R"({"steps": 7, "seq_len": 64, "lr": 0.002, "kv_heads": 1,
                                           "tokenizer": "byte"})";
-  ResolvedConfig config(schema);
-  applyConfigFile(schema, dir / "good.json", config);
+  engine::ResolvedConfig config(schema);
+  engine::applyConfigFile(schema, dir / "good.json", config);
   EXPECT_EQ(config.integer("steps"), 7);
   EXPECT_EQ(config.integer("seq_len"), 64);
   EXPECT_DOUBLE_EQ(config.real("lr"), 0.002);
   EXPECT_EQ(config.integer("kv_heads"), 1);
   EXPECT_EQ(config.integer("batch"), 16);
   std::ofstream(dir / "bad.json") << R"({"stpes": 7})";
-  EXPECT_THROW(applyConfigFile(schema, dir / "bad.json", config), ConfigError);
+  EXPECT_THROW(engine::applyConfigFile(schema, dir / "bad.json", config), ConfigError);
   std::ofstream(dir / "type.json") << R"({"steps": "many"})";
-  EXPECT_THROW(applyConfigFile(schema, dir / "type.json", config), ConfigError);
+  EXPECT_THROW(engine::applyConfigFile(schema, dir / "type.json", config), ConfigError);
 }
 
 TEST(CliPretrain, TrainsAndWritesAFolder) {

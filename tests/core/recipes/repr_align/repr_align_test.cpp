@@ -42,19 +42,19 @@ using testing::tinyConversion;
 
 /** The toy corpus and a random Llama written into `dir`, and a tiny conversion of them with
  *  `steps` steps and an evaluation every `evalEvery`. */
-ResolvedConfig toyLlamaConversion(const TempDir& dir, int64_t steps, int64_t evalEvery,
-                                  double lambda = 10) {
+engine::ResolvedConfig toyLlamaConversion(const TempDir& dir, int64_t steps, int64_t evalEvery,
+                                          double lambda = 10) {
   testing::writeToyCorpus(dir / "corpus.txt");
-  ResolvedConfig config =
+  engine::ResolvedConfig config =
       tinyConversion(randomModel(dir / "model", Architecture::Llama), dir / "corpus.txt", lambda);
   config.set("steps", steps);
   config.set("eval_every", evalEvery);
   return config;
 }
 
-std::vector<MetricsRecord> evalRecords(const fs::path& run) {
-  std::vector<MetricsRecord> out;
-  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl"))
+std::vector<engine::MetricsRecord> evalRecords(const fs::path& run) {
+  std::vector<engine::MetricsRecord> out;
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(run / "metrics.jsonl"))
     if (r.has("val_loss")) out.push_back(r);
   return out;
 }
@@ -82,13 +82,13 @@ class ReprAlign : public ::testing::TestWithParam<Architecture> {
 TEST_P(ReprAlign, ConvertsLearnsLogsTheCurvesAndKeepsFrozenWeights) {
   TempDir dir;
   const fs::path model = randomModel(dir / "model", GetParam());
-  ResolvedConfig config = tinyConversion(model, corpus());
+  engine::ResolvedConfig config = tinyConversion(model, corpus());
   config.set("freeze_mlp", true);
-  const TrainingSummary summary = testing::trainRecipe("repr_align", config, dir / "run");
+  const engine::TrainingSummary summary = testing::trainRecipe("repr_align", config, dir / "run");
   ASSERT_TRUE(summary.finished);
 
   // Alignment curves: every hidden state, every step (λ > 0) and every evaluation.
-  const auto records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  const auto records = engine::readMetricsLog(dir / "run" / "metrics.jsonl");
   const auto evals = evalRecords(dir / "run");
   ASSERT_GE(evals.size(), 2u);
   for (int64_t l = 0; l <= kRandomLayers; ++l) {
@@ -102,7 +102,7 @@ TEST_P(ReprAlign, ConvertsLearnsLogsTheCurvesAndKeepsFrozenWeights) {
   EXPECT_TRUE(evals.back().has("val_align_cos_pre_norm"));
   // The diffusion loss falls.
   EXPECT_LT(evals.back().value("val_loss"), evals.front().value("val_loss"));
-  const auto meanCosine = [](const MetricsRecord& r) {
+  const auto meanCosine = [](const engine::MetricsRecord& r) {
     double sum = 0;
     for (int64_t l = 0; l <= kRandomLayers; ++l)
       sum += r.value("val_align_cos_" + std::to_string(l));
@@ -152,9 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Architectures, ReprAlign,
 
 TEST(ReprAlignRecipe, PlainAdaptationRunsNoTeacherButStillMeasuresTheCurves) {
   TempDir dir;
-  ResolvedConfig config = toyLlamaConversion(dir, 12, 12, /*lambda=*/0);
+  engine::ResolvedConfig config = toyLlamaConversion(dir, 12, 12, /*lambda=*/0);
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "run").finished);
-  for (const MetricsRecord& r : readMetricsLog(dir / "run" / "metrics.jsonl")) {
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(dir / "run" / "metrics.jsonl")) {
     if (r.has("val_loss")) {
       EXPECT_TRUE(r.has("val_align_cos_0"));
     } else {
@@ -166,9 +166,9 @@ TEST(ReprAlignRecipe, PlainAdaptationRunsNoTeacherButStillMeasuresTheCurves) {
 
 TEST(ReprAlignRecipe, MetricsAreNamedForWhatTheyMeasure) {
   TempDir dir;
-  ResolvedConfig config = toyLlamaConversion(dir, 4, 4, /*lambda=*/0);
+  engine::ResolvedConfig config = toyLlamaConversion(dir, 4, 4, /*lambda=*/0);
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "uniform").finished);
-  const MetricsRecord uniform = evalRecords(dir / "uniform").back();
+  const engine::MetricsRecord uniform = evalRecords(dir / "uniform").back();
   EXPECT_EQ(uniform.value("val_loss"), uniform.value("val_masked_ce"));
   EXPECT_TRUE(uniform.has("val_masked_acc"));
   for (const char* absent : {"val_ppl", "val_elbo", "val_ppl_bound"})
@@ -176,7 +176,7 @@ TEST(ReprAlignRecipe, MetricsAreNamedForWhatTheyMeasure) {
 
   config.set("ce_weighting", std::string("elbo"));
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "elbo").finished);
-  const MetricsRecord elbo = evalRecords(dir / "elbo").back();
+  const engine::MetricsRecord elbo = evalRecords(dir / "elbo").back();
   EXPECT_EQ(elbo.value("val_loss"), elbo.value("val_elbo"));
   EXPECT_NEAR(elbo.value("val_ppl_bound"), std::exp(elbo.value("val_elbo")),
               1e-9 * elbo.value("val_ppl_bound"));
@@ -205,7 +205,7 @@ TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTra
     }
   }
 
-  ResolvedConfig config = tinyConversion(model, dir / "corpus.txt", /*lambda=*/0);
+  engine::ResolvedConfig config = tinyConversion(model, dir / "corpus.txt", /*lambda=*/0);
   config.set("student_init", std::string("random"));
   EXPECT_THROW(testing::trainRecipe("repr_align", config, dir / "frozen"), ConfigError);
   config.set("freeze_embeddings", false);
@@ -227,7 +227,7 @@ TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTra
 
 TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
   TempDir dir;
-  ResolvedConfig config = toyLlamaConversion(dir, 2, 2);
+  engine::ResolvedConfig config = toyLlamaConversion(dir, 2, 2);
   const fs::path model = config.text("model");
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "run").finished);
   NullProgressSink sink;
@@ -282,7 +282,7 @@ TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
 
 TEST(ReprAlignRecipe, AStoppedRunResumesExactly) {
   TempDir dir;
-  ResolvedConfig config = toyLlamaConversion(dir, 16, 12);
+  engine::ResolvedConfig config = toyLlamaConversion(dir, 16, 12);
   config.set("checkpoint_every", int64_t{5});
   ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "whole").finished);
   config.set("stop_after", int64_t{7});
