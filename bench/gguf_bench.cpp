@@ -64,16 +64,17 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json out;
     const double baseline = currentRssMib();
     auto start = std::chrono::steady_clock::now();
-    const GgufFile gguf(argv[1]);
+    const io::GgufFile gguf(argv[1]);
     out["open_s"] = secondsSince(start);
     start = std::chrono::steady_clock::now();
     int64_t elements = 0;
     uint64_t bytes = 0;
     // Each tensor into its own buffer, kept, as a loader that hands the model over would.
     std::vector<std::vector<float>> tensors;
-    for (const GgufTensorInfo& t : gguf.tensors()) {
+    for (const io::GgufTensorInfo& t : gguf.tensors()) {
       tensors.emplace_back(t.elementCount);
-      dequantizeGgml(t.typeId, gguf.tensorData(t), tensors.back(), gguf.path(), t.name, threads);
+      io::dequantizeGgml(t.typeId, gguf.tensorData(t), tensors.back(), gguf.path(), t.name,
+                         threads);
       elements += t.elementCount;
       bytes += t.byteSize;
     }
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     tensors.clear();
     if (!importTo.empty()) {
       start = std::chrono::steady_clock::now();
-      importGguf(argv[1], importTo, {.force = true, .threads = threads});
+      io::importGguf(argv[1], importTo, {.force = true, .threads = threads});
       out["import_s"] = secondsSince(start);
     }
     out["threads"] = threads;

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   const std::string file = argv[1];
   int64_t tokens = 4096, hidden = 2048, layers = 16;
   std::string dtype = "float16", path = "direct";
-  StoreWriteOptions options;
+  io::StoreWriteOptions options;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--tokens")
@@ -92,15 +92,15 @@ int main(int argc, char** argv) {
   }
   options.directChunks = path == "direct";
   try {
-    StoreMeta meta;
+    io::StoreMeta meta;
     meta.modelId = "bench/store-write";
     meta.architecture = "LlamaForCausalLM";
     meta.hiddenSize = hidden;
     meta.numLayers = layers;
-    meta.dtype = dtype == "float32" ? StoreDType::Float32 : StoreDType::Float16;
+    meta.dtype = dtype == "float32" ? io::StoreDType::Float32 : io::StoreDType::Float16;
     meta.corpusHash = "none";
     meta.samplingPolicy = "{}";
-    TokenTable table;
+    io::TokenTable table;
     for (int64_t i = 0; i < tokens; ++i) {
       table.ids.push_back(static_cast<int32_t>(i % 32000));
       table.doc.push_back(static_cast<int32_t>(i / 255));
@@ -115,8 +115,10 @@ int main(int argc, char** argv) {
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       cpuSeconds += processCpuSeconds() - cpuStart;
     };
-    std::optional<ActivationStoreWriter> writer;
-    timed([&] { writer.emplace(ActivationStoreWriter::create(file, meta, table, true, options)); });
+    std::optional<io::ActivationStoreWriter> writer;
+    timed([&] {
+      writer.emplace(io::ActivationStoreWriter::create(file, meta, table, true, options));
+    });
     for (int64_t layer = 0; layer <= layers; ++layer) {
       fillLayer(values, layer);
       timed([&] { writer->writeLayer(layer, values); });
@@ -128,7 +130,7 @@ int main(int argc, char** argv) {
         static_cast<double>(tokens * hidden * (layers + 1)) * (dtype == "float32" ? 4 : 2);
     nlohmann::ordered_json out;
     out["path"] = path;
-    out["threads"] = options.directChunks ? writeThreadsFor(options) : 1;
+    out["threads"] = options.directChunks ? io::writeThreadsFor(options) : 1;
     out["deflate_level"] = options.deflateLevel;
     out["tokens"] = tokens;
     out["hidden"] = hidden;

@@ -13,7 +13,7 @@ namespace {
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
-QString headsText(const ModelConfig& config) {
+QString headsText(const io::ModelConfig& config) {
   QString text = ModelSummaryView::tr("%1 query / %2 key-value")
                      .arg(config.numHeads)
                      .arg(config.numKeyValueHeads);
@@ -25,7 +25,7 @@ QString headsText(const ModelConfig& config) {
   return text;
 }
 
-QString dtypesText(const ModelSummary& summary) {
+QString dtypesText(const io::ModelSummary& summary) {
   QStringList lines;
   for (const auto& [dtype, count] : summary.parametersByDType) {
     const double share = summary.parameterCount > 0
@@ -37,7 +37,7 @@ QString dtypesText(const ModelSummary& summary) {
   return lines.isEmpty() ? ModelSummaryView::tr("no tensors") : lines.join(QLatin1Char('\n'));
 }
 
-QString weightFilesText(const ModelSummary& summary, QString* all) {
+QString weightFilesText(const io::ModelSummary& summary, QString* all) {
   constexpr int kShown = 6;  // a 30-shard model must not push everything else off screen
   QStringList names;
   for (const auto& file : summary.weightFiles) names << toQString(file.filename());
@@ -53,8 +53,8 @@ QString weightFilesText(const ModelSummary& summary, QString* all) {
   return text;
 }
 
-QString ropeText(const ModelConfig& config) {
-  if (config.positionEncoding == PositionEncoding::LearnedAbsolute)
+QString ropeText(const io::ModelConfig& config) {
+  if (config.positionEncoding == io::PositionEncoding::LearnedAbsolute)
     return ModelSummaryView::tr("none (learned positions)");
   QString text = QStringLiteral("θ = %1").arg(config.ropeTheta, 0, 'g', 8);
   if (config.rotaryFraction < 1.0)
@@ -68,10 +68,10 @@ QString ropeText(const ModelConfig& config) {
 
 }  // namespace
 
-ModelSummaryView::ModelSummaryView(std::shared_ptr<const ModelSummary> summary, QWidget* parent)
+ModelSummaryView::ModelSummaryView(std::shared_ptr<const io::ModelSummary> summary, QWidget* parent)
     : SummaryForm(parent), m_summary(std::move(summary)) {
-  const ModelSummary& s = *m_summary;
-  const ModelConfig& c = s.config;
+  const io::ModelSummary& s = *m_summary;
+  const io::ModelConfig& c = s.config;
   const auto yesNo = [](bool value) { return value ? tr("yes") : tr("no"); };
 
   setTitle(QFileInfo(QDir::cleanPath(path())).fileName(), path());

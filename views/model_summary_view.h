@@ -16,9 +16,10 @@ class ModelSummaryView final : public SummaryForm {
   Q_OBJECT
 
  public:
-  explicit ModelSummaryView(std::shared_ptr<const ModelSummary> summary, QWidget* parent = nullptr);
+  explicit ModelSummaryView(std::shared_ptr<const io::ModelSummary> summary,
+                            QWidget* parent = nullptr);
 
-  const ModelSummary& summary() const { return *m_summary; }
+  const io::ModelSummary& summary() const { return *m_summary; }
   /** The folder this view shows, as the project dock and the tab tooltip name it. */
   QString path() const;
 
@@ -28,7 +29,7 @@ class ModelSummaryView final : public SummaryForm {
   TransformersVerificationView* verificationView() const { return m_verification; }
 
  private:
-  std::shared_ptr<const ModelSummary> m_summary;
+  std::shared_ptr<const io::ModelSummary> m_summary;
   QPointer<QWidget> m_verificationBox;  ///< holds m_verification
   QPointer<TransformersVerificationView> m_verification;
 };

@@ -22,10 +22,10 @@ QString layerRangesText(std::vector<int64_t> layers) {
   return parts.join(QStringLiteral(", "));
 }
 
-StoreSummaryView::StoreSummaryView(std::shared_ptr<const StoreSummary> summary, QWidget* parent)
+StoreSummaryView::StoreSummaryView(std::shared_ptr<const io::StoreSummary> summary, QWidget* parent)
     : SummaryForm(parent), m_summary(std::move(summary)) {
-  const StoreSummary& s = *m_summary;
-  const StoreMeta& meta = s.meta;
+  const io::StoreSummary& s = *m_summary;
+  const io::StoreMeta& meta = s.meta;
   setTitle(QFileInfo(path()).fileName(), path());
 
   addSection(tr("Source model"));
@@ -39,10 +39,10 @@ StoreSummaryView::StoreSummaryView(std::shared_ptr<const StoreSummary> summary, 
   addRow(tr("Layers"), tr("%1 (hidden states 0–%1, 0 = embedding output)").arg(meta.numLayers));
   addRow(tr("Tokens"),
          QStringLiteral("%1 (%2)").arg(countText(s.numTokens), groupedText(s.numTokens)));
-  addRow(tr("Dtype"), QLatin1String(storeDTypeName(meta.dtype)));
+  addRow(tr("Dtype"), QLatin1String(io::storeDTypeName(meta.dtype)));
   addRow(tr("Size"),
          bytesText(s.numTokens * meta.hiddenSize * stored *
-                   (meta.dtype == StoreDType::Float16 ? 2 : 4)),
+                   (meta.dtype == io::StoreDType::Float16 ? 2 : 4)),
          tr("Uncompressed size of all layers"));
 
   addSection(tr("Capture"), 1);

@@ -17,13 +17,14 @@ class StoreSummaryView final : public SummaryForm {
   Q_OBJECT
 
  public:
-  explicit StoreSummaryView(std::shared_ptr<const StoreSummary> summary, QWidget* parent = nullptr);
+  explicit StoreSummaryView(std::shared_ptr<const io::StoreSummary> summary,
+                            QWidget* parent = nullptr);
 
-  const StoreSummary& summary() const { return *m_summary; }
+  const io::StoreSummary& summary() const { return *m_summary; }
   QString path() const;
 
  private:
-  std::shared_ptr<const StoreSummary> m_summary;
+  std::shared_ptr<const io::StoreSummary> m_summary;
 };
 
 /** "0–5, 7, 9–11": sorted layer indices as ranges. */

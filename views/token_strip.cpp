@@ -51,7 +51,7 @@ QString TokenStrip::tokenToolTip(const recipes::ChunkRoutingReport& report, size
     }
   } else {
     lines << QObject::tr("(%1 run: no affinities)")
-                 .arg(QLatin1String(dlmVariantName(report.variant)));
+                 .arg(QLatin1String(model::dlmVariantName(report.variant)));
   }
   return lines.join(QLatin1Char('\n'));
 }

@@ -26,7 +26,7 @@ std::vector<std::string> promptsFrom(const CommandLine& cli) {
   return prompts;
 }
 
-int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+int runBridgeGeneration(const CommandLine& cli, const model::GenerationConfig& sampling,
                         const std::string& device) {
   recipes::HybridComparisonConfig config;
   config.device = device;

@@ -36,7 +36,7 @@ engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
   const std::string dtype = cli.value("dtype");
   if (dtype != "float16" && dtype != "float32")
     throw UsageError("--dtype must be float16 or float32, got '" + dtype + "'");
-  config.dtype = dtype == "float16" ? StoreDType::Float16 : StoreDType::Float32;
+  config.dtype = dtype == "float16" ? io::StoreDType::Float16 : io::StoreDType::Float32;
 
   const std::string computeDType = cli.value("compute-dtype");
   if (computeDType != "fp32" && computeDType != "bf16")

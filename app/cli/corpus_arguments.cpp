@@ -9,12 +9,12 @@ CommandLine& addCorpusOptions(CommandLine& cli) {
       .option("jsonl-field", "NAME", "the JSONL field holding the text", "text");
 }
 
-CorpusOptions corpusOptionsFrom(const CommandLine& cli) {
-  CorpusOptions options;
-  const auto format = parseCorpusFormat(cli.value("corpus-format"));
+io::CorpusOptions corpusOptionsFrom(const CommandLine& cli) {
+  io::CorpusOptions options;
+  const auto format = io::parseCorpusFormat(cli.value("corpus-format"));
   if (!format) throw UsageError("--corpus-format must be auto, text, folder or jsonl");
   options.format = *format;
-  const auto split = parseDocumentSplit(cli.value("split"));
+  const auto split = io::parseDocumentSplit(cli.value("split"));
   if (!split) throw UsageError("--split must be auto, paragraphs, lines, file or wikitext");
   options.split = *split;
   options.jsonlField = cli.value("jsonl-field");

@@ -11,6 +11,6 @@ namespace strata::cli {
 CommandLine& addCorpusOptions(CommandLine& cli);
 
 /** Reads them back; UsageError for a name the corpus readers do not know. */
-CorpusOptions corpusOptionsFrom(const CommandLine& cli);
+io::CorpusOptions corpusOptionsFrom(const CommandLine& cli);
 
 }  // namespace strata::cli

@@ -13,10 +13,10 @@ namespace strata::cli {
 /** --prompt and the lines of --prompts FILE. UsageError when there is none. */
 std::vector<std::string> promptsFrom(const CommandLine& cli);
 /** `generate --bridge RUN` on `device` ("cpu" or "cuda", from --device). */
-int runBridgeGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+int runBridgeGeneration(const CommandLine& cli, const model::GenerationConfig& sampling,
                         const std::string& device);
 /** `generate --dlm RUN`: sampling from a masked diffusion LM run, on `device`. */
-int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+int runDlmGeneration(const CommandLine& cli, const model::GenerationConfig& sampling,
                      const std::string& device);
 
 }  // namespace strata::cli

@@ -16,7 +16,7 @@
 
 namespace strata::cli {
 
-int runDlmGeneration(const CommandLine& cli, const GenerationConfig& sampling,
+int runDlmGeneration(const CommandLine& cli, const model::GenerationConfig& sampling,
                      const std::string& device) {
   recipes::DlmSamplingConfig config;
   config.device = device;

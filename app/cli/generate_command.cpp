@@ -23,7 +23,7 @@ namespace {
  *  multi-byte characters split over byte tokens. */
 class TextStream {
  public:
-  TextStream(const Tokenizer& tokenizer, std::vector<int32_t> prompt)
+  TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<int32_t> prompt)
       : m_tokenizer(tokenizer), m_ids(std::move(prompt)), m_printed(decodeAll()) {}
 
   void add(int32_t id) {
@@ -43,7 +43,7 @@ class TextStream {
  private:
   std::string decodeAll() const { return m_tokenizer.decode(m_ids, true); }
 
-  const Tokenizer& m_tokenizer;
+  const tokenizer::Tokenizer& m_tokenizer;
   std::vector<int32_t> m_ids;
   std::string m_printed;
 };
@@ -95,7 +95,7 @@ int runGenerate(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  GenerationConfig config;
+  model::GenerationConfig config;
   const int64_t maxNewTokens = cli.integer("max-new-tokens");
   if (maxNewTokens < 0 || maxNewTokens > 1'000'000)
     throw UsageError("--max-new-tokens must be in 0..1000000");
@@ -116,9 +116,9 @@ int runGenerate(const Arguments& args) {
   const std::string folder = modelFolderArgument(cli.value("model")).string();
   const std::string prompt = cli.value("prompt");
 
-  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
-  const std::unique_ptr<Backbone> model =
-      Backbone::load(folder, {.device = engine::computeDevice(device, "--device")});
+  const std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::loadTokenizer(folder);
+  const std::unique_ptr<model::Backbone> model =
+      model::Backbone::load(folder, {.device = engine::computeDevice(device, "--device")});
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
 
   std::cout << prompt << std::flush;

@@ -29,11 +29,11 @@ int runImportGguf(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  GgufImportOptions options;
+  io::GgufImportOptions options;
   options.force = cli.isSet("force");
-  GgufImportResult result;
+  io::GgufImportResult result;
   const JobOutcome outcome = runWithTerminalProgress([&](JobContext& job) {
-    result = importGguf(cli.value("model.gguf"), cli.value("out-dir"), options, &job);
+    result = io::importGguf(cli.value("model.gguf"), cli.value("out-dir"), options, &job);
   });
   if (outcome == JobOutcome::Cancelled) throw CancelledError();
   for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";

@@ -26,11 +26,11 @@ int runImportLlama2c(const Arguments& args) {
     std::cout << cli.help();
     return 0;
   }
-  Llama2cImportOptions options;
+  model::Llama2cImportOptions options;
   options.force = cli.isSet("force");
-  const Llama2cImportResult result = importLlama2c(
+  const model::Llama2cImportResult result = model::importLlama2c(
       cli.value("model.bin"), cli.value("tokenizer.bin"), cli.value("out-dir"), options);
-  const Llama2cConfig& c = result.config;
+  const model::Llama2cConfig& c = result.config;
   std::cout << "llama2.c "
             << (c.version == 0 ? "legacy (v0)" : "version " + std::to_string(c.version))
             << " checkpoint: dim " << c.dim << ", hidden " << c.hiddenDim << ", " << c.numLayers

@@ -15,8 +15,8 @@
 namespace strata::cli {
 namespace {
 
-nlohmann::ordered_json toJson(const ModelSummary& summary) {
-  const ModelConfig& c = summary.config;
+nlohmann::ordered_json toJson(const io::ModelSummary& summary) {
+  const io::ModelConfig& c = summary.config;
   nlohmann::ordered_json out;
   out["folder"] = summary.folder.string();
   out["architecture"] = c.architectureName;
@@ -42,8 +42,8 @@ nlohmann::ordered_json toJson(const ModelSummary& summary) {
   return out;
 }
 
-void printText(const ModelSummary& summary) {
-  const ModelConfig& c = summary.config;
+void printText(const io::ModelSummary& summary) {
+  const io::ModelConfig& c = summary.config;
   auto row = [](const char* label, const std::string& value) {
     std::cout << label << std::string(14 - std::string(label).size(), ' ') << value << "\n";
   };
@@ -89,8 +89,8 @@ int runInspect(const Arguments& args) {
   const std::filesystem::path given = cli.value("model-dir");
   if (!std::filesystem::exists(given / "config.json") && engine::isRunFolder(given))
     return inspectRun(given, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
-  const bool gguf = isGgufModelFile(given);
-  const ModelSummary summary = inspectModelFolder(modelFolderArgument(given));
+  const bool gguf = io::isGgufModelFile(given);
+  const io::ModelSummary summary = io::inspectModelFolder(modelFolderArgument(given));
   if (cli.isSet("json")) {
     nlohmann::ordered_json out = toJson(summary);
     if (gguf) out["gguf_file"] = given.string();

@@ -16,7 +16,7 @@ namespace {
 
 void printJson(const recipes::TrainingMaskPicture& picture) {
   nlohmann::ordered_json out;
-  out["variant"] = dlmVariantName(picture.variant);
+  out["variant"] = model::dlmVariantName(picture.variant);
   out["length"] = picture.length;
   out["order"] = {"noisy", "clean"};
   out["chunk_ids"] = picture.chunkIds;
@@ -29,7 +29,7 @@ void printJson(const recipes::TrainingMaskPicture& picture) {
  *  clean halves, each row labelled with its stream, position and chunk. */
 void printPicture(const recipes::TrainingMaskPicture& picture) {
   const auto length = static_cast<size_t>(picture.length);
-  std::cout << dlmVariantName(picture.variant) << " training mask, L = " << length
+  std::cout << model::dlmVariantName(picture.variant) << " training mask, L = " << length
             << " (rows attend columns; noisy x_t first, then clean x_0)\n";
   std::cout << "chunk ids:";
   for (const int64_t id : picture.chunkIds) std::cout << " " << id;
@@ -74,9 +74,9 @@ int runMask(const Arguments& args) {
   }
   if (!cli.has("variant")) throw UsageError("mask needs --variant mdlm|bdlm|dcdm");
   const std::string variant = cli.value("variant");
-  DlmVariant chosen = DlmVariant::Mdlm;
+  model::DlmVariant chosen = model::DlmVariant::Mdlm;
   try {
-    chosen = parseDlmVariant(variant);
+    chosen = model::parseDlmVariant(variant);
   } catch (const ConfigError&) {
     throw UsageError("--variant must be mdlm, bdlm or dcdm, not '" + variant + "'");
   }
@@ -89,7 +89,7 @@ int runMask(const Arguments& args) {
     picture = recipes::runTrainingMask(run, cli.value("text"));
     if (picture.variant != chosen)
       throw UsageError("--variant " + variant + " does not match the run, which trained " +
-                       dlmVariantName(picture.variant));
+                       model::dlmVariantName(picture.variant));
     if (cli.has("seq-len")) {
       const int64_t limit = cli.integer("seq-len");
       if (limit < 1) throw UsageError("--seq-len must be at least 1");
@@ -100,7 +100,7 @@ int runMask(const Arguments& args) {
                          ": shorten the text or raise --seq-len");
     }
   } else {
-    if (chosen == DlmVariant::Dcdm)
+    if (chosen == model::DlmVariant::Dcdm)
       throw UsageError(
           "dcdm's chunks depend on the content: give --model RUN (a trained dcdm run) and --text "
           "T");

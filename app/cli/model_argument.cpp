@@ -7,10 +7,10 @@
 namespace strata::cli {
 
 std::filesystem::path modelFolderArgument(const std::filesystem::path& given) {
-  if (!isGgufModelFile(given)) return given;
+  if (!io::isGgufModelFile(given)) return given;
   std::filesystem::path folder;
-  const JobOutcome outcome =
-      runWithTerminalProgress([&](JobContext& job) { folder = resolveModelFolder(given, &job); });
+  const JobOutcome outcome = runWithTerminalProgress(
+      [&](JobContext& job) { folder = io::resolveModelFolder(given, &job); });
   if (outcome == JobOutcome::Cancelled) throw CancelledError();
   return folder;
 }

@@ -107,7 +107,7 @@ std::filesystem::path scoreDefault(const std::string& device, const geometry::Pr
   engine::CachedGeometryRequest request = engine::defaultGeometryRequest();
   request.options = options;
   request.device = device;
-  const DefaultModel model = defaultModel();
+  const io::DefaultModel model = io::defaultModel();
   if (!model.fallbackReason.empty()) std::cerr << "note: " << model.fallbackReason << "\n";
   std::cerr << "default model: " << (model.name.empty() ? request.modelFolder.string() : model.name)
             << " (" << request.modelFolder.string() << ")\n";
@@ -168,7 +168,8 @@ void printScored(const CommandLine& cli, const geometry::ScoredGeometry& scored)
     if (target == "-")
       std::cout << csv;
     else
-      writeFileAtomically(target, [&](int fd) { writeAll(fd, csv.data(), csv.size(), target); });
+      io::writeFileAtomically(target,
+                              [&](int fd) { io::writeAll(fd, csv.data(), csv.size(), target); });
   }
   if (cli.isSet("json"))
     std::cout << formatScoreJson(scored);

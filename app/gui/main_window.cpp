@@ -294,19 +294,19 @@ void MainWindow::addTab(QWidget* view, const QString& key, const QString& title)
   updateCentralPage();
 }
 
-void MainWindow::addModel(const QString& folder, std::shared_ptr<const ModelSummary> summary) {
+void MainWindow::addModel(const QString& folder, std::shared_ptr<const io::ModelSummary> summary) {
   m_models.insert(folder, std::move(summary));
 }
 
-std::shared_ptr<const ModelSummary> MainWindow::model(const QString& folder) const {
+std::shared_ptr<const io::ModelSummary> MainWindow::model(const QString& folder) const {
   return m_models.value(folder);
 }
 
-void MainWindow::addStore(const QString& file, std::shared_ptr<const StoreSummary> summary) {
+void MainWindow::addStore(const QString& file, std::shared_ptr<const io::StoreSummary> summary) {
   m_stores.insert(file, std::move(summary));
 }
 
-std::shared_ptr<const StoreSummary> MainWindow::store(const QString& file) const {
+std::shared_ptr<const io::StoreSummary> MainWindow::store(const QString& file) const {
   return m_stores.value(file);
 }
 

@@ -69,10 +69,10 @@ class MainWindow final : public QMainWindow, public Workbench {
   JobController* startJob(const QString& name, JobWork work, JobDone done) override;
   void reportFailure(const QString& summary, const QString& error,
                      const QString& context = {}) override;
-  void addModel(const QString& folder, std::shared_ptr<const ModelSummary> summary) override;
-  std::shared_ptr<const ModelSummary> model(const QString& folder) const override;
-  void addStore(const QString& file, std::shared_ptr<const StoreSummary> summary) override;
-  std::shared_ptr<const StoreSummary> store(const QString& file) const override;
+  void addModel(const QString& folder, std::shared_ptr<const io::ModelSummary> summary) override;
+  std::shared_ptr<const io::ModelSummary> model(const QString& folder) const override;
+  void addStore(const QString& file, std::shared_ptr<const io::StoreSummary> summary) override;
+  std::shared_ptr<const io::StoreSummary> store(const QString& file) const override;
   QString currentModel() const override;
   QString currentStore() const override;
   const TrainingSlot& trainingSlot() const override { return m_trainingSlot; }
@@ -116,8 +116,8 @@ class MainWindow final : public QMainWindow, public Workbench {
   QMenu* m_fileMenu = nullptr;
   QMenu* m_recentMenu = nullptr;
   QAction* m_quitSeparator = nullptr;  ///< File ▸ Preferences… and the like go before it
-  QMap<QString, std::shared_ptr<const ModelSummary>> m_models;
-  QMap<QString, std::shared_ptr<const StoreSummary>> m_stores;
+  QMap<QString, std::shared_ptr<const io::ModelSummary>> m_models;
+  QMap<QString, std::shared_ptr<const io::StoreSummary>> m_stores;
   TrainingSlot m_trainingSlot;
   QString m_runsRoot;
 

@@ -26,8 +26,10 @@ namespace strata {
 class JobController;
 class LogDock;
 class ProjectDock;
+namespace io {
 struct ModelSummary;
 struct StoreSummary;
+}  // namespace io
 
 /** Where a feature's menu action goes. File ▸ Open… and File ▸ Preferences… are sections of
  *  the File menu (before Recent, and before Quit); the others are whole menus, filled in the
@@ -121,10 +123,10 @@ class Workbench {
                              const QString& context = {}) = 0;
 
   // The open models and stores (the open feature registers them), keyed by clean path.
-  virtual void addModel(const QString& folder, std::shared_ptr<const ModelSummary> summary) = 0;
-  virtual std::shared_ptr<const ModelSummary> model(const QString& folder) const = 0;
-  virtual void addStore(const QString& file, std::shared_ptr<const StoreSummary> summary) = 0;
-  virtual std::shared_ptr<const StoreSummary> store(const QString& file) const = 0;
+  virtual void addModel(const QString& folder, std::shared_ptr<const io::ModelSummary> summary) = 0;
+  virtual std::shared_ptr<const io::ModelSummary> model(const QString& folder) const = 0;
+  virtual void addStore(const QString& file, std::shared_ptr<const io::StoreSummary> summary) = 0;
+  virtual std::shared_ptr<const io::StoreSummary> store(const QString& file) const = 0;
   /** The model actions use: the one selected in the project dock, else the current tab's,
    *  else the last opened; empty when no model is open. */
   virtual QString currentModel() const = 0;

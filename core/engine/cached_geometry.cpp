@@ -28,9 +28,9 @@ constexpr double kCaptureShare = 0.7;  // of the progress bar; scoring takes the
 
 /** Everything that decides the stored rows, as one JSON text (hashed into the file name). */
 std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
-  const TokenSamplerConfig& s = r.sampling;
+  const io::TokenSamplerConfig& s = r.sampling;
   const nlohmann::json identity = {{"cache_format", 1},
-                                   {"model_fingerprint", modelFingerprint(r.modelFolder)},
+                                   {"model_fingerprint", io::modelFingerprint(r.modelFolder)},
                                    {"corpus_hash", corpusHash(r.corpus, r.corpusOptions, job)},
                                    {"corpus_format", int(r.corpusOptions.format)},
                                    {"document_split", int(r.corpusOptions.split)},
@@ -62,7 +62,7 @@ bool storeComplete(const std::filesystem::path& store, JobContext& job) {
   std::error_code error;
   if (!std::filesystem::exists(store, error)) return false;
   try {
-    const ActivationStore existing = ActivationStore::open(store);
+    const io::ActivationStore existing = io::ActivationStore::open(store);
     return existing.completedLayers().size() == static_cast<size_t>(existing.meta().numLayers + 1);
   } catch (const FormatError& e) {
     job.warning(std::string("the cached store cannot be read, capturing it again: ") + e.what());
@@ -113,7 +113,7 @@ bool sameScan(const geometry::GeometryReport& stored, const CachedGeometryReques
 
 CachedGeometryRequest defaultGeometryRequest() {
   CachedGeometryRequest r;
-  const DefaultModel model = defaultModel();
+  const io::DefaultModel model = io::defaultModel();
   r.modelFolder = model.path;
   if (r.modelFolder.empty())
     throw ConfigError({}, "default model",
@@ -137,7 +137,7 @@ namespace {
 /** cachedStorePath; hashing the corpus reports progress to and checks cancellation of `job`. */
 std::filesystem::path storePathFor(const CachedGeometryRequest& request, JobContext* job) {
   requireInputs(request);
-  const std::string key = sha256Hex(storeIdentity(request, job)).substr(0, 16);
+  const std::string key = io::sha256Hex(storeIdentity(request, job)).substr(0, 16);
   std::string model =
       std::filesystem::absolute(request.modelFolder).lexically_normal().filename().string();
   if (model.empty()) model = "model";
@@ -148,7 +148,7 @@ std::filesystem::path storePathFor(const CachedGeometryRequest& request, JobCont
 
 std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
   CachedGeometryRequest resolved = request;
-  resolved.modelFolder = resolveModelFolder(request.modelFolder);
+  resolved.modelFolder = io::resolveModelFolder(request.modelFolder);
   return storePathFor(resolved, nullptr);
 }
 
@@ -158,7 +158,7 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& jo
   // A .gguf model is imported once into a model folder (io/gguf_import.h); from here on the
   // request names that folder.
   CachedGeometryRequest request = given;
-  request.modelFolder = resolveModelFolder(given.modelFolder, &job);
+  request.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   request.options.validate();
   const geometry::DeviceChoice device = geometry::parseDeviceChoice(request.device);
   job.progress(-1.0, "fingerprinting the model and the corpus");
@@ -181,7 +181,7 @@ CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& jo
 
   int64_t numLayers = 0;
   {
-    const ActivationStore store = ActivationStore::open(result.store);
+    const io::ActivationStore store = io::ActivationStore::open(result.store);
     numLayers = store.meta().numLayers;
   }
   std::optional<geometry::GeometryReport> stored;

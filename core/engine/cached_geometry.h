@@ -33,8 +33,8 @@ struct CachedGeometryRequest {
   std::filesystem::path modelFolder;  ///< a model folder, or a .gguf file (imported on first use)
   std::filesystem::path corpus;
   std::filesystem::path cacheFolder;  ///< created when missing
-  CorpusOptions corpusOptions;
-  TokenSamplerConfig sampling;
+  io::CorpusOptions corpusOptions;
+  io::TokenSamplerConfig sampling;
   geometry::ProxyOptions options;
   std::string device = "auto";  ///< capture and geometry backend: "cpu", "cuda" or "auto"
 };

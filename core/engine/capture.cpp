@@ -27,7 +27,7 @@ struct SequenceBatches {
   std::vector<at::Tensor> paddingMasks;
 };
 
-SequenceBatches batchesOf(const TokenSample& sample, int64_t batchSequences) {
+SequenceBatches batchesOf(const io::TokenSample& sample, int64_t batchSequences) {
   SequenceBatches batches;
   const int64_t T = sample.sequenceLength;
   const auto all =
@@ -46,7 +46,7 @@ SequenceBatches batchesOf(const TokenSample& sample, int64_t batchSequences) {
 }
 
 /** Row indices (into the flattened [S·T] positions) of the stored tokens, in storage order. */
-at::Tensor storedRowIndex(const TokenSample& sample) {
+at::Tensor storedRowIndex(const io::TokenSample& sample) {
   std::vector<int64_t> rows;
   rows.reserve(sample.tokens.size());
   for (int64_t s = 0; s < sample.numSequences(); ++s)
@@ -58,11 +58,11 @@ at::Tensor storedRowIndex(const TokenSample& sample) {
   return at::tensor(rows, at::kLong);
 }
 
-StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
-                       const TokenSample& sample, const BosConvention& bos) {
-  StoreMeta meta;
+io::StoreMeta storeMetaFor(const CaptureConfig& config, const io::ModelConfig& model,
+                           const io::TokenSample& sample, const tokenizer::BosConvention& bos) {
+  io::StoreMeta meta;
   meta.modelId = std::filesystem::absolute(config.modelFolder).lexically_normal().string();
-  meta.modelFingerprint = modelFingerprint(config.modelFolder);
+  meta.modelFingerprint = io::modelFingerprint(config.modelFolder);
   meta.architecture = model.architectureName;
   meta.hiddenSize = model.hiddenSize;
   meta.numLayers = model.numLayers;
@@ -82,7 +82,7 @@ StoreMeta storeMetaFor(const CaptureConfig& config, const ModelConfig& model,
  */
 class BackgroundLayerWriter {
  public:
-  explicit BackgroundLayerWriter(ActivationStoreWriter& store) : m_store(store) {}
+  explicit BackgroundLayerWriter(io::ActivationStoreWriter& store) : m_store(store) {}
   /** Waits for the write in flight (when unwinding after a cancel, so that the store keeps
    *  that layer); its error, if any, is dropped here: call finish() to see it. */
   ~BackgroundLayerWriter() {
@@ -114,7 +114,7 @@ class BackgroundLayerWriter {
   }
 
  private:
-  ActivationStoreWriter& m_store;
+  io::ActivationStoreWriter& m_store;
   std::future<void> m_pending;
 };
 
@@ -129,24 +129,27 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
 }
 
 /** The writer for this run: a new store, or the interrupted one when resuming. */
-ActivationStoreWriter openWriter(const CaptureConfig& config, const ModelConfig& model,
-                                 const TokenSample& sample, const BosConvention& bos) {
+io::ActivationStoreWriter openWriter(const CaptureConfig& config, const io::ModelConfig& model,
+                                     const io::TokenSample& sample,
+                                     const tokenizer::BosConvention& bos) {
   if (!config.resume || !std::filesystem::exists(config.output))
-    return ActivationStoreWriter::create(config.output, storeMetaFor(config, model, sample, bos),
-                                         sample.tokens, config.overwrite, config.write);
+    return io::ActivationStoreWriter::create(config.output,
+                                             storeMetaFor(config, model, sample, bos),
+                                             sample.tokens, config.overwrite, config.write);
   {
     // The stored rows must be exactly the ones this run will compute.
-    const ActivationStore existing = ActivationStore::open(config.output);
-    const TokenTable& stored = existing.tokens();
-    requireStoreOfModel(config.output, existing.meta(), config.modelFolder,
-                        modelFingerprint(config.modelFolder), model.hiddenSize, model.numLayers);
+    const io::ActivationStore existing = io::ActivationStore::open(config.output);
+    const io::TokenTable& stored = existing.tokens();
+    io::requireStoreOfModel(config.output, existing.meta(), config.modelFolder,
+                            io::modelFingerprint(config.modelFolder), model.hiddenSize,
+                            model.numLayers);
     if (stored.ids != sample.tokens.ids || stored.doc != sample.tokens.doc ||
         stored.position != sample.tokens.position)
       throw FormatError(config.output,
                         "holds other tokens than this capture samples (different corpus, "
                         "tokenizer or sampling options): cannot resume it");
   }
-  return ActivationStoreWriter::resume(config.output, config.write);
+  return io::ActivationStoreWriter::resume(config.output, config.write);
 }
 
 }  // namespace
@@ -155,29 +158,30 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
   // A .gguf model is imported once into a model folder (io/gguf_import.h), read from there.
   CaptureConfig config = given;
-  config.modelFolder = resolveModelFolder(given.modelFolder, &job);
+  config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   job.progress(-1.0, "loading the model");
-  const auto backbone = Backbone::load(
+  const auto backbone = model::Backbone::load(
       config.modelFolder,
       {.device = computeDevice(config.device, "device"),
        .streamLayers = config.streamLayers,
        .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
-  const auto tokenizer = loadTokenizer(config.modelFolder);
+  const auto tokenizer = tokenizer::loadTokenizer(config.modelFolder);
   job.checkCancelled();
 
   // BOS only where the model's convention has one: a model trained without BOS (Strata's
   // pretrain, GPT-2) never saw it as input.
-  const BosConvention bos = config.sampling.addBos
-                                ? BosConvention{*config.sampling.addBos, "set by the caller"}
-                                : bosConvention(config.modelFolder, *tokenizer);
-  TokenSamplerConfig sampling = config.sampling;
+  const tokenizer::BosConvention bos =
+      config.sampling.addBos
+          ? tokenizer::BosConvention{*config.sampling.addBos, "set by the caller"}
+          : tokenizer::bosConvention(config.modelFolder, *tokenizer);
+  io::TokenSamplerConfig sampling = config.sampling;
   sampling.addBos = bos.prepend;
   job.progress(-1.0, "sampling tokens");
-  const TokenSample sample =
-      TokenSampler(*tokenizer, sampling).sample(config.corpus, config.corpusOptions, &job);
+  const io::TokenSample sample =
+      io::TokenSampler(*tokenizer, sampling).sample(config.corpus, config.corpusOptions, &job);
   if (sample.tokens.size() == 0) throw FormatError(config.corpus, "yields no tokens to capture");
 
-  ActivationStoreWriter writer = openWriter(config, backbone->config(), sample, bos);
+  io::ActivationStoreWriter writer = openWriter(config, backbone->config(), sample, bos);
   const std::vector<int64_t> missing = writer.missingLayers();
   const int64_t L = backbone->numLayers();
 
@@ -192,8 +196,9 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
 
   at::InferenceMode inference;
   const SequenceBatches batches = batchesOf(sample, config.batchSequences);
-  std::vector<AttentionOptions> attention(batches.ids.size());
-  std::vector<PreparedAttention> prepared;  // each batch's mask and RoPE tables, for every layer
+  std::vector<model::AttentionOptions> attention(batches.ids.size());
+  std::vector<model::PreparedAttention>
+      prepared;  // each batch's mask and RoPE tables, for every layer
   for (std::size_t b = 0; b < batches.ids.size(); ++b) {
     attention[b].paddingMask = batches.paddingMasks[b];
     prepared.push_back(

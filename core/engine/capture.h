@@ -35,11 +35,11 @@ struct CaptureConfig {
   std::filesystem::path modelFolder;
   std::filesystem::path corpus;
   std::filesystem::path output;  ///< the .h5 activation store
-  CorpusOptions corpusOptions;
-  TokenSamplerConfig sampling;
-  StoreDType dtype = StoreDType::Float16;
+  io::CorpusOptions corpusOptions;
+  io::TokenSamplerConfig sampling;
+  io::StoreDType dtype = io::StoreDType::Float16;
   /** Threads and deflate level of the store's writing (io/activation_store.h). */
-  StoreWriteOptions write;
+  io::StoreWriteOptions write;
   ComputeDType computeDType = ComputeDType::Float32;
   /** "cpu", "cuda" or "auto" (engine/device_choice.h). On CUDA the weights and forward
    *  passes live on the GPU and each finished layer's stored rows are copied back for writing;

@@ -52,7 +52,7 @@ void CheckpointStore::removeStale() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m_folder, ec))
     if (entry.path().filename().string().starts_with(".step-")) fs::remove_all(entry.path());
-  removeStaleTemporaries(m_folder);  // of the latest / best pointers
+  io::removeStaleTemporaries(m_folder);  // of the latest / best pointers
 }
 
 fs::path CheckpointStore::begin(int64_t step) const {
@@ -71,24 +71,24 @@ void CheckpointStore::commit(const fs::path& temp, int64_t step,
   try {
     Json entries = Json::object();
     for (const std::string& name : files) {
-      fsyncFile(temp / name);
+      io::fsyncFile(temp / name);
       const std::string bytes = readWholeFile(temp / name);
-      entries[name] = {{"bytes", bytes.size()}, {"sha256", sha256Hex(bytes)}};
+      entries[name] = {{"bytes", bytes.size()}, {"sha256", io::sha256Hex(bytes)}};
     }
-    writeTextAtomically(temp / "manifest.json",
-                        Json{{"step", step}, {"files", entries}}.dump(2) + "\n");
-    fsyncDirectory(temp);
+    io::writeTextAtomically(temp / "manifest.json",
+                            Json{{"step", step}, {"files", entries}}.dump(2) + "\n");
+    io::fsyncDirectory(temp);
     const fs::path final = m_folder / folderName(step);
     discardFolder(final);
     fs::rename(temp, final);
-    fsyncDirectory(m_folder);
+    io::fsyncDirectory(m_folder);
   } catch (...) {
     std::error_code ec;
     fs::remove_all(temp, ec);
     throw;
   }
-  writeTextAtomically(m_folder / "latest", folderName(step) + "\n");
-  if (isBest) writeTextAtomically(m_folder / "best", folderName(step) + "\n");
+  io::writeTextAtomically(m_folder / "latest", folderName(step) + "\n");
+  if (isBest) io::writeTextAtomically(m_folder / "best", folderName(step) + "\n");
 
   const std::optional<int64_t> best = bestStep();
   const auto all = checkpoints();
@@ -121,7 +121,7 @@ bool CheckpointStore::verify(const fs::path& folder) {
       const fs::path file = folder / name;
       if (!fs::is_regular_file(file) || fs::file_size(file) != entry.at("bytes").get<uint64_t>())
         return false;
-      if (sha256Hex(readWholeFile(file)) != entry.at("sha256").get<std::string>()) return false;
+      if (io::sha256Hex(readWholeFile(file)) != entry.at("sha256").get<std::string>()) return false;
     }
     return true;
   } catch (const std::exception&) {

@@ -37,7 +37,7 @@ void save(const fs::path& file, at::Generator generator) {
   // into an exception thrown from a destructor (std::terminate), ours into an IoError.
   std::ostringstream out;
   torch::save(state, out);
-  writeTextAtomically(file, std::move(out).str());
+  io::writeTextAtomically(file, std::move(out).str());
 }
 
 void restore(const fs::path& file, at::Generator generator) {

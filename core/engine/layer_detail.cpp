@@ -14,7 +14,7 @@ namespace strata::engine {
 namespace {
 
 /** Every row's token text, decoded once per distinct id; `note` says why when there are none. */
-std::vector<std::string> decodeRows(const StoreMeta& meta, const std::vector<int32_t>& ids,
+std::vector<std::string> decodeRows(const io::StoreMeta& meta, const std::vector<int32_t>& ids,
                                     std::string& note) {
   const std::filesystem::path folder(meta.modelId);
   std::error_code error;
@@ -22,9 +22,9 @@ std::vector<std::string> decodeRows(const StoreMeta& meta, const std::vector<int
     note = "token text unavailable: the store's model folder “" + meta.modelId + "” is not there";
     return {};
   }
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   try {
-    tokenizer = loadTokenizer(folder);
+    tokenizer = tokenizer::loadTokenizer(folder);
   } catch (const std::exception& e) {
     note = std::string("token text unavailable: ") + e.what();
     return {};
@@ -52,7 +52,7 @@ std::vector<std::string> decodeRows(const StoreMeta& meta, const std::vector<int
 
 LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
                             const geometry::LayerGeometry& geometry) {
-  const ActivationStore store = ActivationStore::open(storeFile);
+  const io::ActivationStore store = io::ActivationStore::open(storeFile);
   const std::vector<float> rows = store.readLayer(geometry.layer);
   LayerDetail detail;
   detail.storeFile = storeFile;

@@ -21,8 +21,8 @@ void resolveGgufModel(const ConfigSchema& schema, ResolvedConfig& config, JobCon
   const SettingSpec* model = schema.find("model");
   if (!model || model->type != SettingType::Path || !config.has("model")) return;
   const fs::path given = config.text("model");
-  if (!isGgufModelFile(given)) return;
-  const fs::path folder = resolveModelFolder(given, &job);
+  if (!io::isGgufModelFile(given)) return;
+  const fs::path folder = io::resolveModelFolder(given, &job);
   job.info("model " + given.string() + " (GGUF) is read from its imported folder " +
            folder.string());
   config.set("model", folder.string());

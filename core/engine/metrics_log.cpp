@@ -145,7 +145,7 @@ void truncateMetricsLog(const fs::path& file, int64_t step) {
       kept.append(line).append("\n");
   };
   keep(forEachCompleteLine(text, keep));
-  writeFileAtomically(file, [&](int fd) { writeAll(fd, kept.data(), kept.size(), file); });
+  io::writeFileAtomically(file, [&](int fd) { io::writeAll(fd, kept.data(), kept.size(), file); });
 }
 
 MetricsLogWriter::MetricsLogWriter(const fs::path& file)
@@ -228,7 +228,7 @@ void writeMetricsCsv(const std::vector<MetricsRecord>& records, const fs::path& 
     }
     csv += '\n';
   }
-  writeFileAtomically(file, [&](int fd) { writeAll(fd, csv.data(), csv.size(), file); });
+  io::writeFileAtomically(file, [&](int fd) { io::writeAll(fd, csv.data(), csv.size(), file); });
 }
 
 }  // namespace strata::engine

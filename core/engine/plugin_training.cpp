@@ -84,14 +84,14 @@ class PluginRun {
 
   /** `manifest`: written once the lock is held (a new run); null on resume. */
   TrainingSummary run(const std::string& settings, const RunManifest* manifest) {
-    WriterLock lock;
+    io::WriterLock lock;
     try {
-      lock = WriterLock::forNewFile(RunFolder(m_folder).lockFile(), true);
-    } catch (const LockHeldError&) {
+      lock = io::WriterLock::forNewFile(RunFolder(m_folder).lockFile(), true);
+    } catch (const io::LockHeldError&) {
       throw IoError(m_folder, "another process is training in this run folder right now");
     }
     if (m_resume) {
-      removeStaleTemporaries(m_folder);
+      io::removeStaleTemporaries(m_folder);
       m_summary.startStep = m_summary.lastStep = readRunStatus(m_folder).step;
     } else {
       writeRunManifest(m_folder, *manifest);

@@ -67,7 +67,7 @@ void writeRunStatus(const fs::path& runFolder, const RunStatus& status) {
   if (!status.error.empty()) json["error"] = status.error;
   const std::string text = json.dump(2) + "\n";
   const fs::path file = RunFolder(runFolder).statusFile();
-  writeFileAtomically(file, [&](int fd) { writeAll(fd, text.data(), text.size(), file); });
+  io::writeFileAtomically(file, [&](int fd) { io::writeAll(fd, text.data(), text.size(), file); });
 }
 
 RunStatus readRunStatus(const fs::path& runFolder) {
@@ -83,7 +83,7 @@ RunStatus readRunStatus(const fs::path& runFolder) {
     return RunStatus{};
   }
   const bool live = status.state == RunState::Running || status.state == RunState::Paused;
-  if (live && !heldByAnotherWriter(RunFolder(runFolder).lockFile()))
+  if (live && !io::heldByAnotherWriter(RunFolder(runFolder).lockFile()))
     status.state = RunState::Interrupted;
   return status;
 }

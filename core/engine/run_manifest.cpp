@@ -147,7 +147,7 @@ RunManifest requireRun(const std::filesystem::path& runFolder, const std::string
 }
 
 void writeRunManifest(const std::filesystem::path& runFolder, const RunManifest& manifest) {
-  writeTextAtomically(runManifestFile(runFolder), toJson(manifest).dump(2) + "\n");
+  io::writeTextAtomically(runManifestFile(runFolder), toJson(manifest).dump(2) + "\n");
 }
 
 }  // namespace strata::engine

@@ -68,11 +68,11 @@ void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& co
       recipe.model().save(archive);
       std::ostringstream out;
       archive.save_to(out);
-      writeTextAtomically(temp / "model.pt", std::move(out).str());
+      io::writeTextAtomically(temp / "model.pt", std::move(out).str());
     }
-    writeTextAtomically(temp / "optimizer.pt", serialised(optimizer));
+    io::writeTextAtomically(temp / "optimizer.pt", serialised(optimizer));
     for (const std::string& state : saveGeneratorStates(temp, device)) files.push_back(state);
-    writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
+    io::writeTextAtomically(temp / "state.json", countersJson(counters).dump(2) + "\n");
     for (const std::string& extra : recipe.saveExtraState(temp)) files.push_back(extra);
   } catch (...) {  // a full disk: leave no half-written temporary behind
     std::error_code ec;

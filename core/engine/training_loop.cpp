@@ -51,8 +51,8 @@ class TrainingLoop {
   TrainingSummary run() {
     if (m_leader) {
       try {
-        m_lock = WriterLock::forNewFile(RunFolder(m_in.folder).lockFile(), true);
-      } catch (const LockHeldError&) {
+        m_lock = io::WriterLock::forNewFile(RunFolder(m_in.folder).lockFile(), true);
+      } catch (const io::LockHeldError&) {
         throw IoError(m_in.folder, "another process is training in this run folder right now");
       }
     }
@@ -104,7 +104,7 @@ class TrainingLoop {
 
     if (m_in.resume) {
       m_store.removeStale();
-      if (m_leader) removeStaleTemporaries(m_in.folder);  // status.json, metrics exports
+      if (m_leader) io::removeStaleTemporaries(m_in.folder);  // status.json, metrics exports
       if (auto counters =
               loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_device, m_job)) {
         m_counters = *counters;
@@ -350,7 +350,7 @@ class TrainingLoop {
   JobContext& m_job;
   CheckpointStore m_store;
   bool m_leader;
-  WriterLock m_lock;
+  io::WriterLock m_lock;
   torch::Device m_device{torch::kCPU};
   bool m_bf16 = false;
   bool m_alreadyFinished = false;

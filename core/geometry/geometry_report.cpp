@@ -91,7 +91,7 @@ class LayerShareSink final : public ProgressSink {
 
 }  // namespace
 
-GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
+GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,
                          const std::vector<int64_t>& layers,
                          const std::vector<LayerMetric*>& metrics) {

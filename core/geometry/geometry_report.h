@@ -13,7 +13,9 @@
 #include "geometry/score.h"
 
 namespace strata {
+namespace io {
 class ActivationStore;
+}  // namespace io
 class JobContext;
 }  // namespace strata
 
@@ -47,7 +49,7 @@ struct GeometryReport {
  * its undefined proxies and the reasons are in LayerGeometry::warnings (each also sent to
  * ctx.warning).
  */
-GeometryReport scanStore(const ActivationStore& store, GeometryBackend& backend,
+GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,
                          const std::vector<int64_t>& layers = {},
                          const std::vector<LayerMetric*>& metrics = {});

@@ -60,11 +60,11 @@ class GroupWriter {
 
   void write(const std::string& name, hid_t memType, hid_t fileType, std::vector<hsize_t> dims,
              const void* data) {
-    hdf5::Dataspace space(H5Screate_simple(int(dims.size()), dims.data(), nullptr));
-    hdf5::Dataset dataset(H5Dcreate2(m_group, name.c_str(), fileType, space.get(), H5P_DEFAULT,
-                                     H5P_DEFAULT, H5P_DEFAULT));
+    io::hdf5::Dataspace space(H5Screate_simple(int(dims.size()), dims.data(), nullptr));
+    io::hdf5::Dataset dataset(H5Dcreate2(m_group, name.c_str(), fileType, space.get(), H5P_DEFAULT,
+                                         H5P_DEFAULT, H5P_DEFAULT));
     if (!dataset || H5Dwrite(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-      throw IoError(m_file, "cannot write geometry/" + name + hdf5::detailSuffix());
+      throw IoError(m_file, "cannot write geometry/" + name + io::hdf5::detailSuffix());
   }
   void doubles(const std::string& name, const std::vector<double>& v, std::vector<hsize_t> dims) {
     write(name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, std::move(dims), v.data());
@@ -87,15 +87,15 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
 
 void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeometry& scored) {
   const GeometryReport& report = scored.report;
-  const hdf5::Location where{group, file, kGroup};
-  hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
-  hdf5::writeStringAttribute(where, "normalisation",
-                             normalisationName(report.options.normalisation));
-  hdf5::writeStringAttribute(where, "backend", report.backend);
-  hdf5::writeStringAttribute(where, "model_id", report.modelId);
-  hdf5::writeStringAttribute(where, "strata_version", build::kVersion);
-  hdf5::writeInt64Attribute(where, "num_layers", report.numLayers);
-  hdf5::writeInt64Attribute(where, "num_tokens", report.numTokens);
+  const io::hdf5::Location where{group, file, kGroup};
+  io::hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
+  io::hdf5::writeStringAttribute(where, "normalisation",
+                                 normalisationName(report.options.normalisation));
+  io::hdf5::writeStringAttribute(where, "backend", report.backend);
+  io::hdf5::writeStringAttribute(where, "model_id", report.modelId);
+  io::hdf5::writeStringAttribute(where, "strata_version", build::kVersion);
+  io::hdf5::writeInt64Attribute(where, "num_layers", report.numLayers);
+  io::hdf5::writeInt64Attribute(where, "num_tokens", report.numTokens);
 
   const hsize_t n = report.layers.size();
   GroupWriter out(group, file);
@@ -122,7 +122,7 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeom
                          {"description", m->info.description},
                          {"higher_is_better", m->info.higherIsBetter},
                          {"source", m->info.source}});
-    hdf5::writeStringAttribute(where, "plugin_metrics", metrics.dump());
+    io::hdf5::writeStringAttribute(where, "plugin_metrics", metrics.dump());
     const size_t p = plugins.size();
     std::vector<double> rows(n * p);  // row-major: layer i, metric m
     for (size_t m = 0; m < p; ++m)
@@ -137,15 +137,15 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeom
                           {"proxy", w.proxy},
                           {"reason", w.reason},
                           {"undefined", w.undefined}});
-  if (!warnings.empty()) hdf5::writeStringAttribute(where, "warnings", warnings.dump());
+  if (!warnings.empty()) io::hdf5::writeStringAttribute(where, "warnings", warnings.dump());
 
   // S as scored (store_scoring.h), and the weights and candidates it was scored under, so that
   // what a reader recomputes equals what the front end printed.
   nlohmann::json weights = nlohmann::json::object();
   for (size_t s = 0; s < scored.series.size(); ++s)
     weights[scored.series[s].key] = scored.weights[s];
-  hdf5::writeStringAttribute(where, "score_weights", weights.dump());
-  hdf5::writeStringAttribute(
+  io::hdf5::writeStringAttribute(where, "score_weights", weights.dump());
+  io::hdf5::writeStringAttribute(
       where, "score_candidates",
       nlohmann::json::array({scored.candidates.first, scored.candidates.last}).dump());
   out.doubles("score", scored.scores.score, {n});
@@ -167,8 +167,8 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeom
     out.doubles("l_star_frequency", scored.bootstrap.bestFrequency, {n});
   }
   if (!scored.scoreWarnings.empty())
-    hdf5::writeStringAttribute(where, "score_warnings",
-                               nlohmann::json(scored.scoreWarnings).dump());
+    io::hdf5::writeStringAttribute(where, "score_warnings",
+                                   nlohmann::json(scored.scoreWarnings).dump());
 
   std::vector<std::vector<double>> spectra, local;
   for (const auto& l : report.layers)
@@ -181,16 +181,16 @@ void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeom
 }
 
 void removeIfPresent(hid_t file, const char* name, const std::filesystem::path& path) {
-  if (hdf5::exists(file, name) && H5Ldelete(file, name, H5P_DEFAULT) < 0)
-    throw IoError(path, std::string("cannot remove the old ") + name + hdf5::detailSuffix());
+  if (io::hdf5::exists(file, name) && H5Ldelete(file, name, H5P_DEFAULT) < 0)
+    throw IoError(path, std::string("cannot remove the old ") + name + io::hdf5::detailSuffix());
 }
 
 std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file,
                                 const std::string& name, size_t expected, size_t* width = nullptr) {
-  hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
+  io::hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
   if (!dataset)
-    throw FormatError(file, "missing" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
-  hdf5::Dataspace space(H5Dget_space(dataset.get()));
+    throw FormatError(file, "missing" + io::hdf5::detailSuffix(), "geometry/" + name, "dataset");
+  io::hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hsize_t dims[3] = {0, 1, 1};
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank ||
@@ -201,7 +201,8 @@ std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file,
   if (width) *width = rowWidth;
   std::vector<double> out(dims[0] * rowWidth);
   if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-    throw FormatError(file, "cannot be read" + hdf5::detailSuffix(), "geometry/" + name, "dataset");
+    throw FormatError(file, "cannot be read" + io::hdf5::detailSuffix(), "geometry/" + name,
+                      "dataset");
   return out;
 }
 
@@ -219,60 +220,64 @@ void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport&
 }
 
 void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored) {
-  hdf5::quietErrors();
+  io::hdf5::quietErrors();
   // Keeps a capture (or another scan) from writing the same file meanwhile.
-  WriterLock lock = WriterLock::forExistingFile(storeFile);
-  hdf5::PropertyList access = hdf5::latestFormatAccess();
-  hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDWR, access.get()));
+  io::WriterLock lock = io::WriterLock::forExistingFile(storeFile);
+  io::hdf5::PropertyList access = io::hdf5::latestFormatAccess();
+  io::hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDWR, access.get()));
   if (!file)
-    hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "write the geometry into the store");
+    io::hdf5::throwOpenFailure(storeFile, io::hdf5::takeErrorDetail(),
+                               "write the geometry into the store");
   removeIfPresent(file.get(), kPendingGroup, storeFile);
   {
-    hdf5::Group group(H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (!group) throw IoError(storeFile, "cannot create the geometry group" + hdf5::detailSuffix());
+    io::hdf5::Group group(
+        H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (!group)
+      throw IoError(storeFile, "cannot create the geometry group" + io::hdf5::detailSuffix());
     writeGroup(group.get(), storeFile, scored);
   }
   if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
-    throw IoError(storeFile, "cannot flush the geometry" + hdf5::detailSuffix());
+    throw IoError(storeFile, "cannot flush the geometry" + io::hdf5::detailSuffix());
   removeIfPresent(file.get(), kGroup, storeFile);
   if (H5Lmove(file.get(), kPendingGroup, file.get(), kGroup, H5P_DEFAULT, H5P_DEFAULT) < 0)
-    throw IoError(storeFile, "cannot rename the geometry group" + hdf5::detailSuffix());
+    throw IoError(storeFile, "cannot rename the geometry group" + io::hdf5::detailSuffix());
   if (H5Fclose(file.release()) < 0)
     throw IoError(storeFile,
-                  "cannot close the store after writing its geometry" + hdf5::detailSuffix());
+                  "cannot close the store after writing its geometry" + io::hdf5::detailSuffix());
 }
 
 std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile) {
-  hdf5::quietErrors();
-  hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
+  io::hdf5::quietErrors();
+  io::hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
   if (!file) file.reset(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file)
-    hdf5::throwOpenFailure(storeFile, hdf5::takeErrorDetail(), "read the geometry of the store");
-  if (!hdf5::exists(file.get(), kGroup)) return std::nullopt;
-  hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
-  const hdf5::Location where{group.get(), storeFile, kGroup};
+    io::hdf5::throwOpenFailure(storeFile, io::hdf5::takeErrorDetail(),
+                               "read the geometry of the store");
+  if (!io::hdf5::exists(file.get(), kGroup)) return std::nullopt;
+  io::hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
+  const io::hdf5::Location where{group.get(), storeFile, kGroup};
 
   GeometryReport report;
   try {
     report.options = optionsFromJson(
-        nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value_or("")));
+        nlohmann::json::parse(io::hdf5::readStringAttribute(where, "options").value_or("")));
   } catch (const std::exception& e) {
     throw FormatError(storeFile, std::string("unreadable options: ") + e.what(), "geometry@options",
                       "attribute");
   }
-  report.backend = hdf5::readStringAttribute(where, "backend").value_or("");
-  report.modelId = hdf5::readStringAttribute(where, "model_id").value_or("");
-  report.numLayers = hdf5::readInt64Attribute(where, "num_layers").value_or(0);
-  report.numTokens = hdf5::readInt64Attribute(where, "num_tokens").value_or(0);
+  report.backend = io::hdf5::readStringAttribute(where, "backend").value_or("");
+  report.modelId = io::hdf5::readStringAttribute(where, "model_id").value_or("");
+  report.numLayers = io::hdf5::readInt64Attribute(where, "num_layers").value_or(0);
+  report.numTokens = io::hdf5::readInt64Attribute(where, "num_tokens").value_or(0);
 
-  hdf5::Dataset layerSet(H5Dopen2(group.get(), "layers", H5P_DEFAULT));
+  io::hdf5::Dataset layerSet(H5Dopen2(group.get(), "layers", H5P_DEFAULT));
   if (!layerSet) throw FormatError(storeFile, "missing", "geometry/layers", "dataset");
-  hdf5::Dataspace layerSpace(H5Dget_space(layerSet.get()));
+  io::hdf5::Dataspace layerSpace(H5Dget_space(layerSet.get()));
   const auto n = size_t(H5Sget_simple_extent_npoints(layerSpace.get()));
   std::vector<int64_t> layers(n);
   if (n &&
       H5Dread(layerSet.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, layers.data()) < 0)
-    throw FormatError(storeFile, "cannot be read" + hdf5::detailSuffix(), "geometry/layers",
+    throw FormatError(storeFile, "cannot be read" + io::hdf5::detailSuffix(), "geometry/layers",
                       "dataset");
 
   const auto curv = readDoubles(group.get(), storeFile, "curvature", n);
@@ -289,7 +294,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
 
   // Plugin metrics: absent from stores scanned without plugins (or before plugins existed).
   std::vector<double> pluginValues;
-  if (const auto text = hdf5::readStringAttribute(where, "plugin_metrics")) {
+  if (const auto text = io::hdf5::readStringAttribute(where, "plugin_metrics")) {
     try {
       for (const auto& m : nlohmann::json::parse(*text))
         report.pluginMetrics.push_back(
@@ -330,7 +335,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
     }
     report.layers.push_back(std::move(l));
   }
-  if (const auto text = hdf5::readStringAttribute(where, "warnings")) {
+  if (const auto text = io::hdf5::readStringAttribute(where, "warnings")) {
     try {
       for (const auto& w : nlohmann::json::parse(*text)) {
         const int64_t layer = w.at("layer");

@@ -39,7 +39,7 @@ ScoredGeometry scoreStore(const StoreScoring& request, JobContext& job) {
   job.info("scoring on " + backend->description());
   GeometryReport report;
   {  // the reader is closed before /geometry is written into the same file
-    const ActivationStore store = ActivationStore::open(request.store);
+    const io::ActivationStore store = io::ActivationStore::open(request.store);
     report = scanStore(store, *backend, request.options, job, request.layers, request.metrics);
   }
   job.checkCancelled();

@@ -11,7 +11,7 @@
 #include "io/hdf5_handle.h"
 #include "io/hdf5_open_error.h"
 
-namespace strata {
+namespace strata::io {
 
 namespace layout = store_layout;
 
@@ -161,4 +161,4 @@ std::vector<float> ActivationStore::readRows(int64_t layer, int64_t firstRow, in
   return values;
 }
 
-}  // namespace strata
+}  // namespace strata::io

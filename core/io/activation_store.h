@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::io {
 
 /** Element type of the stored layers. Readers always get float32 back. */
 enum class StoreDType { Float16, Float32 };
@@ -173,4 +173,4 @@ class ActivationStore {
   std::unique_ptr<State> m_state;
 };
 
-}  // namespace strata
+}  // namespace strata::io

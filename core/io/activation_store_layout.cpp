@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "io/hdf5_open_error.h"
 
-namespace strata::store_layout {
+namespace strata::io::store_layout {
 namespace {
 
 constexpr std::array<const char*, 10> kReservedMetaNames = {
@@ -234,4 +234,4 @@ hdf5::Dataspace selectRows(hid_t dataset, int64_t first, int64_t count, int64_t 
   return space;
 }
 
-}  // namespace strata::store_layout
+}  // namespace strata::io::store_layout

@@ -11,7 +11,7 @@
 #include "io/activation_store.h"
 #include "io/hdf5_handle.h"
 
-namespace strata::store_layout {
+namespace strata::io::store_layout {
 
 inline constexpr const char* kMetaGroup = "meta";
 inline constexpr const char* kTokensGroup = "tokens";
@@ -60,4 +60,4 @@ std::vector<uint8_t> readCompleteFlags(hid_t file, const std::filesystem::path& 
 /** Selects rows [first, first + count) of an [N, d] dataset's file space. */
 hdf5::Dataspace selectRows(hid_t dataset, int64_t first, int64_t count, int64_t hiddenSize);
 
-}  // namespace strata::store_layout
+}  // namespace strata::io::store_layout

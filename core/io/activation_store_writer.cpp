@@ -25,7 +25,7 @@
 #include "io/layer_values_writer.h"
 #include "io/writer_lock.h"
 
-namespace strata {
+namespace strata::io {
 
 namespace layout = store_layout;
 
@@ -347,4 +347,4 @@ void ActivationStoreWriter::close() {
   if (status < 0) throw IoError(s.file, "cannot close the store" + hdf5::detailSuffix());
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -11,7 +11,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // Distinguishes temporaries of concurrent writers inside one process; the pid separates
@@ -141,4 +142,4 @@ void fsyncFile(const std::filesystem::path& path) {
   if (rc != 0) throw IoError(path, "fsync failed: " + lastSystemError());
 }
 
-}  // namespace strata
+}  // namespace strata::io

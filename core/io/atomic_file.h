@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 /**
  * Writes `target` atomically. `writeContents` receives a descriptor open for writing on a
@@ -46,4 +46,4 @@ void writeAll(int fd, const void* data, std::size_t size, const std::filesystem:
  */
 void fsyncDirectory(const std::filesystem::path& folder);
 
-}  // namespace strata
+}  // namespace strata::io

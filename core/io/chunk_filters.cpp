@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 
-namespace strata::chunk_filters {
+namespace strata::io::chunk_filters {
 
 std::optional<ShuffleDeflate> shuffleDeflateOf(hid_t dcpl) {
   if (H5Pget_nfilters(dcpl) != 2) return std::nullopt;
@@ -57,4 +57,4 @@ void deflate(std::span<const std::byte> in, int level, std::vector<std::byte>& o
   out.resize(size);
 }
 
-}  // namespace strata::chunk_filters
+}  // namespace strata::io::chunk_filters

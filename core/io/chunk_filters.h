@@ -13,7 +13,7 @@
 
 #include "io/hdf5_handle.h"
 
-namespace strata::chunk_filters {
+namespace strata::io::chunk_filters {
 
 /** A pipeline of exactly two filters: shuffle of `elementSize`-byte elements, then deflate. */
 struct ShuffleDeflate {
@@ -41,4 +41,4 @@ void shuffle(std::span<const std::byte> in, size_t elementSize, std::span<std::b
  */
 void deflate(std::span<const std::byte> in, int level, std::vector<std::byte>& out);
 
-}  // namespace strata::chunk_filters
+}  // namespace strata::io::chunk_filters

@@ -8,7 +8,8 @@
 #include "common/job.h"
 #include "io/corpus_readers.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 constexpr std::array<std::pair<CorpusFormat, const char*>, 4> kFormatNames{{
@@ -126,4 +127,4 @@ std::optional<DocumentSplit> parseDocumentSplit(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace strata
+}  // namespace strata::io

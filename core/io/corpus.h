@@ -22,6 +22,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::io {
+
 /** How the corpus is stored. Auto: a folder → TextFolder, *.jsonl / *.ndjson → Jsonl,
  *  any other file → PlainText. */
 enum class CorpusFormat { Auto, PlainText, TextFolder, Jsonl };
@@ -115,4 +119,4 @@ const char* documentSplitName(DocumentSplit split);
 std::optional<CorpusFormat> parseCorpusFormat(std::string_view name);
 std::optional<DocumentSplit> parseDocumentSplit(std::string_view name);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -8,7 +8,8 @@
 #include "common/job.h"
 #include "io/corpus_readers.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // FIPS 180-4, section 4.2.2: the first 32 bits of the fractional parts of the cube roots of
@@ -151,4 +152,4 @@ std::string corpusHash(const std::filesystem::path& path, const CorpusOptions& o
   return "sha256:" + manifest.hexDigest();
 }
 
-}  // namespace strata
+}  // namespace strata::io

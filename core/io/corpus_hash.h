@@ -21,6 +21,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::io {
+
 /** Incremental SHA-256. update() any number of times, then hexDigest() once. */
 class Sha256 {
  public:
@@ -47,4 +51,4 @@ std::string sha256Hex(std::string_view bytes);
 std::string corpusHash(const std::filesystem::path& path, const CorpusOptions& options = {},
                        JobContext* job = nullptr);
 
-}  // namespace strata
+}  // namespace strata::io

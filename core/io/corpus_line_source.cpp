@@ -5,7 +5,8 @@
 #include "common/error.h"
 #include "io/corpus.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
@@ -152,4 +153,4 @@ void CorpusLineSource::audit(std::string_view line, bool atEnd) {
                                   " bytes read are not UTF-8); a corpus must be UTF-8 text");
 }
 
-}  // namespace strata
+}  // namespace strata::io

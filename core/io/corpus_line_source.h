@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace strata {
+namespace strata::io {
 
 /** Bytes of `bytes` that are not part of a well-formed UTF-8 sequence (overlong forms,
  *  surrogates and code points above U+10FFFF count as invalid). With `allowCutEnd`, a
@@ -48,4 +48,4 @@ class CorpusLineSource {
   int64_t m_invalidBytes = 0;
 };
 
-}  // namespace strata
+}  // namespace strata::io

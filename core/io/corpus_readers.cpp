@@ -9,7 +9,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 double ratio(int64_t done, int64_t total) {
@@ -197,4 +198,4 @@ std::unique_ptr<CorpusReader> openMemoryCorpus(std::vector<CorpusDocument> docum
   return std::make_unique<MemoryReader>(std::move(documents), std::move(label));
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -12,7 +12,7 @@
 #include "io/corpus.h"
 #include "io/corpus_line_source.h"
 
-namespace strata {
+namespace strata::io {
 
 /** True when `text` holds nothing but ASCII whitespace. */
 bool isBlankText(std::string_view text);
@@ -60,4 +60,4 @@ std::unique_ptr<CorpusReader> openJsonlCorpus(const std::filesystem::path& file,
 std::unique_ptr<CorpusReader> openMemoryCorpus(std::vector<CorpusDocument> documents,
                                                std::filesystem::path label);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -3,7 +3,8 @@
 #include "common/error.h"
 #include "io/corpus_readers.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 bool isSpace(char c) {
@@ -104,4 +105,4 @@ std::optional<CorpusDocument> TextFileDocuments::nextGroup() {
   return finish();
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -9,7 +9,8 @@
 #include "common/install_paths.h"
 #include "common/python_choice.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,4 +82,4 @@ DefaultModel defaultModel() {
   return found;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 struct DefaultModel {
   std::filesystem::path path;  ///< a model folder or a .gguf file; empty when there is none
@@ -35,4 +35,4 @@ DefaultModel defaultModel();
  */
 std::filesystem::path pythonPackageFolder(const std::string& package);
 
-}  // namespace strata
+}  // namespace strata::io

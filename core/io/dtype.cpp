@@ -3,7 +3,8 @@
 #include <array>
 #include <utility>
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 struct DTypeInfo {
@@ -38,4 +39,4 @@ std::optional<DType> parseDType(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace strata {
+namespace strata::io {
 
 enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
 
@@ -16,4 +16,4 @@ std::size_t dtypeSize(DType dtype);
 /** The dtype a safetensors header names, or nullopt for names Strata does not support. */
 std::optional<DType> parseDType(std::string_view name);
 
-}  // namespace strata
+}  // namespace strata::io

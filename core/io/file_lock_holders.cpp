@@ -8,7 +8,8 @@
 #include <sstream>
 #include <vector>
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +71,4 @@ std::string describeLockHolders(const std::filesystem::path& file) {
   return out.str();
 }
 
-}  // namespace strata
+}  // namespace strata::io

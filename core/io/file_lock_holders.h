@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 /**
  * The processes other than this one with a descriptor of `file` that carries a lock (an
@@ -16,4 +16,4 @@ namespace strata {
  */
 std::string describeLockHolders(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::io

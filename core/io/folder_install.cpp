@@ -11,7 +11,8 @@
 #include "common/error.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -94,4 +95,4 @@ void writeTextFile(const fs::path& file, const std::string& text) {
   writeFileAtomically(file, [&](int fd) { writeAll(fd, text.data(), text.size(), file); });
 }
 
-}  // namespace strata
+}  // namespace strata::io

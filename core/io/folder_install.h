@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 /** "OUT/" and "a/../OUT" name the folder OUT: absolute, normal, without a trailing slash. */
 std::filesystem::path installTargetPath(const std::filesystem::path& out);
@@ -45,4 +45,4 @@ class StagingFolder {
 /** Writes `text` to `file` atomically (writeFileAtomically). */
 void writeTextFile(const std::filesystem::path& file, const std::string& text);
 
-}  // namespace strata
+}  // namespace strata::io

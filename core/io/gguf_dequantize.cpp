@@ -14,7 +14,7 @@
 #include "io/gguf_dequantize_blocks.h"
 #include "io/gguf_types.h"
 
-namespace strata {
+namespace strata::io {
 
 namespace gguf_blocks {
 
@@ -189,4 +189,4 @@ void dequantizeGgml(uint32_t typeId, std::span<const std::byte> data, std::span<
   }
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -11,7 +11,7 @@
 #include <span>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 /**
  * Dequantises `out.size()` elements of ggml type `typeId` stored in `data` into float32.
@@ -27,4 +27,4 @@ void dequantizeGgml(uint32_t typeId, std::span<const std::byte> data, std::span<
                     const std::filesystem::path& file, const std::string& tensorName,
                     int threads = 1);
 
-}  // namespace strata
+}  // namespace strata::io

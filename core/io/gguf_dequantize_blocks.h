@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace strata::gguf_blocks {
+namespace strata::io::gguf_blocks {
 
 using Kernel = void (*)(const std::byte* in, int64_t count, float* out);
 
@@ -71,4 +71,4 @@ void dequantizeQ4_K(const std::byte* in, int64_t count, float* out);
 void dequantizeQ5_K(const std::byte* in, int64_t count, float* out);
 void dequantizeQ6_K(const std::byte* in, int64_t count, float* out);
 
-}  // namespace strata::gguf_blocks
+}  // namespace strata::io::gguf_blocks

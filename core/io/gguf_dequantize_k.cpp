@@ -7,7 +7,7 @@
 
 #include "io/gguf_dequantize_blocks.h"
 
-namespace strata::gguf_blocks {
+namespace strata::io::gguf_blocks {
 
 // 84 bytes: scales[16] (low nibble scale, high nibble min), qs[64] (2 bits), f16 d, f16 dmin.
 // Element e = 128 h + 32 s + j holds (qs[32 h + j] >> 2 s) & 3; its sub-block is e / 16.
@@ -144,4 +144,4 @@ void dequantizeQ6_K(const std::byte* in, int64_t count, float* out) {
   }
 }
 
-}  // namespace strata::gguf_blocks
+}  // namespace strata::io::gguf_blocks

@@ -8,7 +8,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -427,4 +428,4 @@ bool looksLikeGguf(const fs::path& file) {
   return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
 }
 
-}  // namespace strata
+}  // namespace strata::io

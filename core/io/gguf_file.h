@@ -22,7 +22,7 @@
 #include "io/gguf_types.h"
 #include "io/mapped_file.h"
 
-namespace strata {
+namespace strata::io {
 
 /** GGUF metadata value types (gguf_type). */
 enum class GgufValueType : uint32_t {
@@ -125,4 +125,4 @@ class GgufFile {
 /** True when `file` starts with the GGUF magic (reads 4 bytes; false if it cannot be read). */
 bool looksLikeGguf(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -16,7 +16,8 @@
 #include "io/gguf_tokenizer.h"
 #include "io/safetensors_writer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -162,4 +163,4 @@ fs::path resolveModelFolder(const fs::path& path, JobContext* job) {
   return folder;
 }
 
-}  // namespace strata
+}  // namespace strata::io

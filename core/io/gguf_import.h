@@ -21,7 +21,7 @@
 
 #include "common/job.h"
 
-namespace strata {
+namespace strata::io {
 
 struct GgufImportOptions {
   /** Replace an existing non-empty output folder (otherwise that is an error). */
@@ -67,4 +67,4 @@ bool isGgufModelFile(const std::filesystem::path& path);
 std::filesystem::path resolveModelFolder(const std::filesystem::path& path,
                                          JobContext* job = nullptr);
 
-}  // namespace strata
+}  // namespace strata::io

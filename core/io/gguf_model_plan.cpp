@@ -5,7 +5,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -284,4 +285,4 @@ GgufModelPlan planGgufModel(const GgufFile& gguf) {
   return plan;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -13,7 +13,7 @@
 
 #include "io/gguf_file.h"
 
-namespace strata {
+namespace strata::io {
 
 /** What is done to a dequantised tensor before it is written under its Hugging Face name. */
 enum class GgufTensorFix {
@@ -52,4 +52,4 @@ std::string supportedGgufArchitectures();
  */
 GgufModelPlan planGgufModel(const GgufFile& gguf);
 
-}  // namespace strata
+}  // namespace strata::io

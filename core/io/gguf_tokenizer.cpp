@@ -18,7 +18,8 @@
 #include "io/gguf_tokenizer_parts.h"
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using gguf_tokenizer::Backend;
@@ -40,7 +41,7 @@ Metadata readMetadata(const GgufFile& gguf) {
   if (m.tokens.size() > static_cast<size_t>(INT32_MAX))
     throw fail("tokenizer.ggml.tokens", "has more tokens than int32 ids can number");
   for (size_t i = 0; i < m.tokens.size(); ++i)
-    if (!utf8::isValid(m.tokens[i]))
+    if (!tokenizer::utf8::isValid(m.tokens[i]))
       throw fail("tokenizer.ggml.tokens", "token " + std::to_string(i) + " is not valid UTF-8");
   const auto sameCount = [&](const std::string& key, size_t count) {
     if (count != m.tokens.size())
@@ -58,7 +59,7 @@ Metadata readMetadata(const GgufFile& gguf) {
   if (gguf.has("tokenizer.ggml.merges")) {
     m.merges = gguf.stringArray("tokenizer.ggml.merges");
     for (size_t i = 0; i < m.merges->size(); ++i)
-      if (!utf8::isValid((*m.merges)[i]))
+      if (!tokenizer::utf8::isValid((*m.merges)[i]))
         throw fail("tokenizer.ggml.merges", "merge " + std::to_string(i) + " is not valid UTF-8");
   }
   const auto tokenId = [&](const std::string& key, std::optional<int32_t>& id) {
@@ -83,7 +84,7 @@ Metadata readMetadata(const GgufFile& gguf) {
   if (m.model == "gemma4") m.addBos = false;
   if (gguf.has("tokenizer.chat_template")) {
     m.chatTemplate = gguf.string("tokenizer.chat_template");
-    if (!utf8::isValid(*m.chatTemplate))
+    if (!tokenizer::utf8::isValid(*m.chatTemplate))
       throw fail("tokenizer.chat_template", "is not valid UTF-8");
   }
   return m;
@@ -267,4 +268,4 @@ GgufTokenizerFiles ggufTokenizerFiles(const GgufFile& gguf) {
   return {std::move(tokenizerJson), config.dump(2) + "\n"};
 }
 
-}  // namespace strata
+}  // namespace strata::io

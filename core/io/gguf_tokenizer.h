@@ -25,7 +25,7 @@
 
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 class GgufFile;
 
@@ -45,4 +45,4 @@ struct GgufTokenizerFiles {
  */
 GgufTokenizerFiles ggufTokenizerFiles(const GgufFile& gguf);
 
-}  // namespace strata
+}  // namespace strata::io

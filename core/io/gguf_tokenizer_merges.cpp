@@ -8,7 +8,7 @@
 #include "io/gguf_tokenizer_parts.h"
 #include "tokenizer/utf8_text.h"
 
-namespace strata::gguf_tokenizer {
+namespace strata::io::gguf_tokenizer {
 
 TokenIds indexTokens(const std::vector<std::string>& tokens) {
   TokenIds ids;
@@ -33,11 +33,14 @@ std::vector<std::pair<std::string, double>> pythonDict(const std::vector<std::st
   return items;
 }
 
-bool isPythonSpace(int32_t cp) { return utf8::isWhitespace(cp) || (cp >= 0x1C && cp <= 0x1F); }
+bool isPythonSpace(int32_t cp) {
+  return tokenizer::utf8::isWhitespace(cp) || (cp >= 0x1C && cp <= 0x1F);
+}
 
 size_t codePointCount(std::string_view text) {
   size_t count = 0;
-  for (size_t pos = 0; pos < text.size(); pos += utf8::sequenceLength(text, pos)) ++count;
+  for (size_t pos = 0; pos < text.size(); pos += tokenizer::utf8::sequenceLength(text, pos))
+    ++count;
   return count;
 }
 
@@ -55,7 +58,7 @@ std::vector<Merge> mergesFromScores(const TokenIds& vocab,
   for (size_t t = 0; t < scored.size(); ++t) {
     const std::string_view token = scored[t].first;
     boundaries.clear();
-    for (size_t pos = 0; pos < token.size(); pos += utf8::sequenceLength(token, pos))
+    for (size_t pos = 0; pos < token.size(); pos += tokenizer::utf8::sequenceLength(token, pos))
       boundaries.push_back(pos);
     const auto length = static_cast<uint32_t>(boundaries.size());
     local.clear();
@@ -94,4 +97,4 @@ std::vector<Merge> mergesFromScores(const TokenIds& vocab,
   return merges;
 }
 
-}  // namespace strata::gguf_tokenizer
+}  // namespace strata::io::gguf_tokenizer

@@ -11,7 +11,7 @@
 #include "tokenizer/byte_level.h"
 #include "tokenizer/utf8_text.h"
 
-namespace strata::gguf_tokenizer {
+namespace strata::io::gguf_tokenizer {
 namespace {
 
 const std::string kMetaspace = "\u2581";  // "▁", SentencePiece's visible space
@@ -73,8 +73,9 @@ Json bpeModel(bool sentencePiece, const Json& unkToken) {
 }
 
 bool inByteAlphabet(std::string_view token) {
-  for (size_t pos = 0; pos < token.size(); pos += utf8::sequenceLength(token, pos))
-    if (!byte_level::byteOfCodepoint(utf8::decodeAt(token, pos))) return false;
+  for (size_t pos = 0; pos < token.size(); pos += tokenizer::utf8::sequenceLength(token, pos))
+    if (!tokenizer::byte_level::byteOfCodepoint(tokenizer::utf8::decodeAt(token, pos)))
+      return false;
   return true;
 }
 
@@ -111,7 +112,7 @@ Backend byteLevelBackend(const Metadata& m) {
   std::vector<std::string> spelled;
   spelled.reserve(m.tokens.size());
   for (const std::string& token : m.tokens)
-    spelled.push_back(inByteAlphabet(token) ? token : byte_level::encode(token));
+    spelled.push_back(inByteAlphabet(token) ? token : tokenizer::byte_level::encode(token));
   Backend b;
   b.vocab = indexTokens(spelled);
   b.merges = merges(m, m.tokens);  // derived ones (rare) come from the file's own spelling
@@ -135,8 +136,9 @@ Backend sentencePieceBackend(const Metadata& m, SentencePieceClass kind) {
     std::vector<std::string> respelled = m.tokens;
     for (std::string& token : respelled) {
       bool allSpace = !token.empty();
-      for (size_t pos = 0; allSpace && pos < token.size(); pos += utf8::sequenceLength(token, pos))
-        allSpace = isPythonSpace(utf8::decodeAt(token, pos));
+      for (size_t pos = 0; allSpace && pos < token.size();
+           pos += tokenizer::utf8::sequenceLength(token, pos))
+        allSpace = isPythonSpace(tokenizer::utf8::decodeAt(token, pos));
       if (allSpace && token.find(' ') != std::string::npos) {
         const size_t length = codePointCount(token);
         token.clear();
@@ -246,4 +248,4 @@ Backend buildBackend(const Metadata& m) {
   return b;
 }
 
-}  // namespace strata::gguf_tokenizer
+}  // namespace strata::io::gguf_tokenizer

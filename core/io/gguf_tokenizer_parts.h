@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace strata::gguf_tokenizer {
+namespace strata::io::gguf_tokenizer {
 
 using Json = nlohmann::ordered_json;  // keeps the key order transformers writes
 
@@ -88,4 +88,4 @@ bool isPythonSpace(int32_t cp);
 /** Number of code points of well-formed UTF-8 (Python's len()). */
 size_t codePointCount(std::string_view text);
 
-}  // namespace strata::gguf_tokenizer
+}  // namespace strata::io::gguf_tokenizer

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 constexpr int64_t kQkK = 256;  // QK_K: elements of a K-quant super-block
@@ -76,4 +77,4 @@ std::string dequantizableGgmlTypes() {
   return list;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 /** ggml_type ids as stored in a GGUF tensor info. Ids 4 and 5 (Q4_2, Q4_3) were removed; ids
  *  31-33 (the Q4_0_4_4 family of repacked layouts) and 36-38 (IQ4_NL_x) were withdrawn from the
@@ -66,4 +66,4 @@ std::string ggmlTypeName(uint32_t id);
 /** The types Strata dequantises, comma-separated, for error messages and docs. */
 std::string dequantizableGgmlTypes();
 
-}  // namespace strata
+}  // namespace strata::io

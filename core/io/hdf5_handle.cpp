@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 
-namespace strata::hdf5 {
+namespace strata::io::hdf5 {
 namespace {
 
 std::string attributeItem(const Location& where, const std::string& name) {
@@ -192,4 +192,4 @@ bool exists(hid_t parent, const std::string& path) {
   return true;
 }
 
-}  // namespace strata::hdf5
+}  // namespace strata::io::hdf5

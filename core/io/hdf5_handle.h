@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-namespace strata::hdf5 {
+namespace strata::io::hdf5 {
 
 /** Owns one HDF5 identifier and closes it with `Close` (H5Dclose, H5Fclose, ...). Move-only. */
 template <herr_t (*Close)(hid_t)>
@@ -110,4 +110,4 @@ std::optional<int64_t> readInt64Attribute(const Location& where, const std::stri
 /** Whether the link `path` (relative to `parent`, may contain '/') names an existing object. */
 bool exists(hid_t parent, const std::string& path);
 
-}  // namespace strata::hdf5
+}  // namespace strata::io::hdf5

@@ -5,7 +5,7 @@
 #include "common/error.h"
 #include "io/file_lock_holders.h"
 
-namespace strata::hdf5 {
+namespace strata::io::hdf5 {
 namespace {
 
 bool mentions(const std::string& detail, const char* text) {
@@ -72,4 +72,4 @@ void throwOpenFailure(const std::filesystem::path& file, const std::string& deta
                               (detail.empty() ? std::string() : " (HDF5: " + detail + ")"));
 }
 
-}  // namespace strata::hdf5
+}  // namespace strata::io::hdf5

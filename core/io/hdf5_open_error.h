@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata::hdf5 {
+namespace strata::io::hdf5 {
 
 /** Whether `detail` says that another process holds the file's HDF5 lock. */
 bool isLockConflict(const std::string& detail);
@@ -26,4 +26,4 @@ bool isLockConflict(const std::string& detail);
 [[noreturn]] void throwOpenFailure(const std::filesystem::path& file, const std::string& detail,
                                    const std::string& action);
 
-}  // namespace strata::hdf5
+}  // namespace strata::io::hdf5

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <system_error>
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,4 +82,4 @@ std::vector<HfCachedModel> listHuggingFaceCache(const fs::path& hub) {
   return models;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::io {
 
 struct HfCachedModel {
   std::string repoId;    ///< "HuggingFaceTB/SmolLM2-135M" ("gpt2" for a repository without org)
@@ -32,4 +32,4 @@ std::filesystem::path huggingFaceHubFolder();
  */
 std::vector<HfCachedModel> listHuggingFaceCache(const std::filesystem::path& hub);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -7,7 +7,8 @@
 #include "common/error.h"
 #include "common/text_file.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using nlohmann::json;
@@ -368,4 +369,4 @@ ModelConfig readModelConfig(const std::filesystem::path& file) {
   return parseModelConfig(readWholeFile(file), file);
 }
 
-}  // namespace strata
+}  // namespace strata::io

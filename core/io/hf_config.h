@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::io {
 
 enum class Architecture { Llama, Qwen2, Qwen3, Gpt2, GptNeoX, Gemma3 };
 
@@ -95,4 +95,4 @@ ModelConfig parseModelConfig(const std::string& json, const std::filesystem::pat
 /** Reads and parses a config.json file. */
 ModelConfig readModelConfig(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::io

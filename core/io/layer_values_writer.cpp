@@ -13,7 +13,8 @@
 #include "io/chunk_filters.h"
 #include "io/row_chunk_writer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace layout = store_layout;
@@ -116,4 +117,4 @@ void writeLayerValues(hid_t dataset, std::span<const float> values, const LayerS
   }
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -11,7 +11,7 @@
 #include "io/activation_store.h"
 #include "io/hdf5_handle.h"
 
-namespace strata {
+namespace strata::io {
 
 /** The shape and element type of a layer dataset: rows × hiddenSize values of `dtype`. */
 struct LayerShape {
@@ -33,4 +33,4 @@ void writeLayerValues(hid_t dataset, std::span<const float> values, const LayerS
                       const StoreWriteOptions& options, const std::filesystem::path& file,
                       const std::string& name);
 
-}  // namespace strata
+}  // namespace strata::io

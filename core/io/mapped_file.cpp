@@ -9,7 +9,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // Closes the descriptor on every path out of the constructor; the mapping outlives it.
@@ -63,4 +64,4 @@ void MappedFile::unmap() noexcept {
   m_size = 0;
 }
 
-}  // namespace strata
+}  // namespace strata::io

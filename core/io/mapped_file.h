@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <span>
 
-namespace strata {
+namespace strata::io {
 
 /**
  * Read-only, private memory mapping of an entire file. Move-only; the mapping lives until the
@@ -40,4 +40,4 @@ class MappedFile {
   std::size_t m_size = 0;
 };
 
-}  // namespace strata
+}  // namespace strata::io

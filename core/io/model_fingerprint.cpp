@@ -9,7 +9,8 @@
 #include "io/corpus_hash.h"
 #include "io/model_folder.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -77,4 +78,4 @@ void requireStoreOfModel(const fs::path& store, const StoreMeta& meta, const fs:
                                  "… and " + fingerprint.substr(0, 12) + "…)");
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::io {
 
 struct StoreMeta;
 
@@ -29,4 +29,4 @@ void requireStoreOfModel(const std::filesystem::path& store, const StoreMeta& me
                          const std::filesystem::path& modelFolder, const std::string& fingerprint,
                          int64_t hiddenSize, int64_t numLayers);
 
-}  // namespace strata
+}  // namespace strata::io

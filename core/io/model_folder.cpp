@@ -8,7 +8,8 @@
 #include "io/sharded_checkpoint.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -51,8 +52,9 @@ std::string detectTokenizerKind(const fs::path& folder) {
   if (fs::exists(folder / "vocab.json") && fs::exists(folder / "merges.txt"))
     return "byte-level BPE (vocab.json + merges.txt)";
   if (fs::exists(folder / "tokenizer.model"))
-    return isTiktokenRankFile(folder / "tokenizer.model") ? "tiktoken ranks (tokenizer.model)"
-                                                          : "SentencePiece (tokenizer.model)";
+    return tokenizer::isTiktokenRankFile(folder / "tokenizer.model")
+               ? "tiktoken ranks (tokenizer.model)"
+               : "SentencePiece (tokenizer.model)";
   if (fs::exists(folder / "tokenizer.bin")) return "llama2.c tokenizer.bin";
   return "none found";
 }
@@ -81,4 +83,4 @@ ModelSummary inspectModelFolder(const fs::path& folder) {
   return summary;
 }
 
-}  // namespace strata
+}  // namespace strata::io

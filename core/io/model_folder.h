@@ -11,7 +11,7 @@
 
 #include "io/hf_config.h"
 
-namespace strata {
+namespace strata::io {
 
 struct ModelSummary {
   std::filesystem::path folder;
@@ -34,4 +34,4 @@ ModelSummary inspectModelFolder(const std::filesystem::path& folder);
 /** The tokenizer kind of a folder, from tokenizer.json, vocab.json+merges.txt or *.model. */
 std::string detectTokenizerKind(const std::filesystem::path& folder);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -10,7 +10,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 /** One chunk's compressed bytes, or the error that stopped its encoding. */
@@ -146,4 +147,4 @@ void writeRowChunks(hid_t dataset, const RowChunks& geometry,
   }
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -22,7 +22,7 @@
 #include "io/chunk_filters.h"
 #include "io/hdf5_handle.h"
 
-namespace strata {
+namespace strata::io {
 
 /** The row geometry of one direct write: `rows` × `rowBytes` in chunks of `chunkRows` rows. */
 struct RowChunks {
@@ -50,4 +50,4 @@ void writeRowChunks(hid_t dataset, const RowChunks& geometry,
                     const RowEncoder& encode, const std::filesystem::path& file,
                     const std::string& name);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -17,7 +17,8 @@
 #include "common/error.h"
 #include "io/strict_json.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using nlohmann::json;
@@ -331,4 +332,4 @@ std::vector<std::string> findNonFiniteTensors(const SafetensorsFile& file) {
   return names;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -22,7 +22,7 @@
 #include "io/dtype.h"
 #include "io/mapped_file.h"
 
-namespace strata {
+namespace strata::io {
 
 /** One tensor as the header describes it. Offsets are relative to the data section. */
 struct TensorEntry {
@@ -101,4 +101,4 @@ class SafetensorsFile {
  */
 std::vector<std::string> findNonFiniteTensors(const SafetensorsFile& file);
 
-}  // namespace strata
+}  // namespace strata::io

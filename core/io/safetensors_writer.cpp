@@ -6,7 +6,8 @@
 #include "common/error.h"
 #include "io/atomic_file.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // Readers reject longer headers (see readSafetensorsHeader); never write one they refuse.
@@ -79,4 +80,4 @@ void SafetensorsWriter::write(const std::filesystem::path& target) const {
   });
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -13,7 +13,7 @@
 #include "io/dtype.h"
 #include "io/safetensors_file.h"
 
-namespace strata {
+namespace strata::io {
 
 /**
  * Collects tensors and writes them as one safetensors file. The header is padded with spaces
@@ -58,4 +58,4 @@ class SafetensorsWriter {
   uint64_t m_dataSize = 0;
 };
 
-}  // namespace strata
+}  // namespace strata::io

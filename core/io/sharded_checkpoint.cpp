@@ -12,7 +12,8 @@
 #include "common/text_file.h"
 #include "io/strict_json.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using nlohmann::json;
@@ -210,4 +211,4 @@ std::shared_ptr<const SafetensorsFile> WeightFiles::shard(const fs::path& file) 
   return mapped;
 }
 
-}  // namespace strata
+}  // namespace strata::io

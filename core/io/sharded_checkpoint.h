@@ -13,7 +13,7 @@
 
 #include "io/safetensors_file.h"
 
-namespace strata {
+namespace strata::io {
 
 /**
  * The validated set of safetensors files holding a model's weights.
@@ -88,4 +88,4 @@ class WeightFiles {
   std::unique_ptr<OpenShards> m_open;
 };
 
-}  // namespace strata
+}  // namespace strata::io

@@ -1,6 +1,6 @@
 #include "io/store_summary.h"
 
-namespace strata {
+namespace strata::io {
 
 StoreSummary readStoreSummary(const std::filesystem::path& file) {
   const ActivationStore store = ActivationStore::open(file);
@@ -12,4 +12,4 @@ StoreSummary readStoreSummary(const std::filesystem::path& file) {
   return summary;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -8,7 +8,7 @@
 
 #include "io/activation_store.h"
 
-namespace strata {
+namespace strata::io {
 
 struct StoreSummary {
   std::filesystem::path file;
@@ -20,4 +20,4 @@ struct StoreSummary {
 /** Opens `file` and copies its summary. Blocking I/O: call from a job. Throws strata::Error. */
 StoreSummary readStoreSummary(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
 
 nlohmann::json parseJsonRejectingDuplicates(
     std::string_view text, const std::filesystem::path& file, const std::string& invalidPrefix,
@@ -37,4 +37,4 @@ nlohmann::json parseJsonRejectingDuplicates(
   }
 }
 
-}  // namespace strata
+}  // namespace strata::io

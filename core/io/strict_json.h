@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata {
+namespace strata::io {
 
 struct DuplicateKey {
   std::vector<std::string> parents;  ///< keys of the enclosing objects, outermost first
@@ -26,4 +26,4 @@ nlohmann::json parseJsonRejectingDuplicates(
     std::string_view text, const std::filesystem::path& file, const std::string& invalidPrefix,
     const std::function<void(const DuplicateKey&)>& onDuplicate = {});
 
-}  // namespace strata
+}  // namespace strata::io

@@ -10,7 +10,8 @@
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 /** One candidate sequence: `length` document tokens from `start` of document `doc`; it stores
@@ -117,7 +118,7 @@ struct CandidateScan {
 };
 
 /** Pass 1: tokenises every document and lists its candidate sequences (and their kept rows). */
-CandidateScan scanCandidates(CorpusReader& reader, const Tokenizer& tokenizer,
+CandidateScan scanCandidates(CorpusReader& reader, const tokenizer::Tokenizer& tokenizer,
                              const std::optional<int32_t>& bosId, const TokenSamplerConfig& config,
                              JobContext* job) {
   const int64_t bos = bosId ? 1 : 0;
@@ -197,9 +198,9 @@ std::vector<Candidate> chooseCandidates(std::vector<Candidate> candidates, int64
 
 }  // namespace
 
-TokenSampler::TokenSampler(const Tokenizer& tokenizer, TokenSamplerConfig config)
+TokenSampler::TokenSampler(const tokenizer::Tokenizer& tokenizer, TokenSamplerConfig config)
     : m_tokenizer(tokenizer), m_config(config) {
-  const bool bos = m_config.addBos.value_or(templateStartsWithBos(tokenizer));
+  const bool bos = m_config.addBos.value_or(tokenizer::templateStartsWithBos(tokenizer));
   if (bos && !tokenizer.bosId())
     throw ConfigError({}, "add_bos", "the tokenizer has no BOS token to add");
   if (bos) m_bosId = tokenizer.bosId();
@@ -348,4 +349,4 @@ TokenSample TokenSampler::run(const Source& source, JobContext* job) const {
   return sample;
 }
 
-}  // namespace strata
+}  // namespace strata::io

@@ -59,7 +59,13 @@
 namespace strata {
 
 class JobContext;
+namespace tokenizer {
 class Tokenizer;
+}  // namespace tokenizer
+
+}  // namespace strata
+
+namespace strata::io {
 
 /** What happens to the last piece of a document when it is shorter than a sequence. */
 enum class ShortPieces { Pad, Drop };
@@ -117,7 +123,7 @@ struct TokenSample {
 class TokenSampler {
  public:
   /** ConfigError for an impossible config (T ≤ skip, budget < 1, ...). */
-  TokenSampler(const Tokenizer& tokenizer, TokenSamplerConfig config);
+  TokenSampler(const tokenizer::Tokenizer& tokenizer, TokenSamplerConfig config);
 
   /** Samples the corpus at `corpus` (read twice with `options`). Reports progress to `job`
    *  and checks its cancellation between documents when given. ConfigError when the corpus
@@ -135,7 +141,7 @@ class TokenSampler {
   struct Source;
   TokenSample run(const Source& source, JobContext* job) const;
 
-  const Tokenizer& m_tokenizer;
+  const tokenizer::Tokenizer& m_tokenizer;
   TokenSamplerConfig m_config;
   std::optional<int32_t> m_bosId;  // set when sequences start with BOS
 };
@@ -144,4 +150,4 @@ class TokenSampler {
  *  64-bit outputs: portable, unlike std::uniform_int_distribution. */
 uint64_t portableUniformBelow(std::mt19937_64& rng, uint64_t bound);
 
-}  // namespace strata
+}  // namespace strata::io

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "io/file_lock_holders.h"
 
-namespace strata {
+namespace strata::io {
 
 WriterLock WriterLock::forNewFile(const std::filesystem::path& file, bool overwrite) {
   return WriterLock(file, O_CREAT | (overwrite ? 0 : O_EXCL));
@@ -74,4 +74,4 @@ void WriterLock::release() {
   if (m_fd >= 0) ::close(std::exchange(m_fd, -1));
 }
 
-}  // namespace strata
+}  // namespace strata::io

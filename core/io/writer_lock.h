@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
 
 /** The lock is held by another writer (as opposed to the file not opening at all). */
 class LockHeldError : public IoError {
@@ -53,4 +53,4 @@ class WriterLock {
  *  kernel without taking the lock, so it never disturbs the writer. */
 bool heldByAnotherWriter(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::io

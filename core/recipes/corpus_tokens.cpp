@@ -49,23 +49,23 @@ uint64_t seededDraw(uint64_t seed, int64_t step, int64_t row, uint64_t n) {
   return splitMix64(key) % n;
 }
 
-std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source, const fs::path& runFolder,
-                                             int rank) {
+std::unique_ptr<tokenizer::Tokenizer> setUpRunTokenizer(const std::string& source,
+                                                        const fs::path& runFolder, int rank) {
   const fs::path folder =
       rank == 0 ? runFolder
                 : fs::temp_directory_path() / ("strata-tokenizer-" + std::to_string(::getpid()));
   fs::create_directories(folder);
   writeTokenizerFiles(source, folder);
-  std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::loadTokenizer(folder);
   if (rank != 0) fs::remove_all(folder);
   return tokenizer;
 }
 
-CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config) {
-  CorpusOptions options;
-  const auto format = parseCorpusFormat(config.text("corpus_format"));
+io::CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config) {
+  io::CorpusOptions options;
+  const auto format = io::parseCorpusFormat(config.text("corpus_format"));
   if (!format) throw ConfigError("run configuration", "corpus_format", "is not a corpus format");
-  const auto split = parseDocumentSplit(config.text("split"));
+  const auto split = io::parseDocumentSplit(config.text("split"));
   if (!split) throw ConfigError("run configuration", "split", "is not a document split");
   options.format = *format;
   options.split = *split;
@@ -73,10 +73,10 @@ CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config) {
   return options;
 }
 
-TokenSplit tokeniseCorpus(const fs::path& corpus, const CorpusOptions& options,
-                          const Tokenizer& tokenizer, int64_t window, double valFraction,
+TokenSplit tokeniseCorpus(const fs::path& corpus, const io::CorpusOptions& options,
+                          const tokenizer::Tokenizer& tokenizer, int64_t window, double valFraction,
                           JobContext& job) {
-  const std::vector<CorpusDocument> documents = readCorpus(corpus, options, &job);
+  const std::vector<io::CorpusDocument> documents = io::readCorpus(corpus, options, &job);
   const auto eos = tokenizer.eosId();
   if (!eos) throw FormatError(corpus, "the tokenizer has no EOS token to put between documents");
   std::vector<int32_t> all;
@@ -109,10 +109,11 @@ std::map<std::string, std::string> CorpusTokens::facts() const {
           {"val_tokens", std::to_string(tokens.val.size())}};
 }
 
-CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config, const Tokenizer& tokenizer,
-                              int64_t window, JobContext& job) {
+CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config,
+                              const tokenizer::Tokenizer& tokenizer, int64_t window,
+                              JobContext& job) {
   const fs::path corpus = config.text("corpus");
-  const CorpusOptions options = corpusOptionsOf(config);
+  const io::CorpusOptions options = corpusOptionsOf(config);
   CorpusTokens result;
   result.corpusHash = corpusHash(corpus, options, &job);
   result.tokens =

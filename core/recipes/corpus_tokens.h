@@ -17,7 +17,9 @@
 namespace strata {
 
 class JobContext;
+namespace tokenizer {
 class Tokenizer;
+}  // namespace tokenizer
 
 }  // namespace strata
 
@@ -37,19 +39,20 @@ engine::SettingSpec tokenizerSetting();
 engine::SettingSpec valFractionSetting();
 
 /** corpus_format, split and jsonl_field of a run's config (ConfigError when unknown). */
-CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config);
+io::CorpusOptions corpusOptionsOf(const engine::ResolvedConfig& config);
 
 /** The run's tokenizer: rank 0 writes `source`'s files (byte or a tokenizer folder/file) into
  *  the run folder, where they belong to the exported model; other ranks read a private copy so
  *  they never race it. */
-std::unique_ptr<Tokenizer> setUpRunTokenizer(const std::string& source,
-                                             const std::filesystem::path& runFolder, int rank);
+std::unique_ptr<tokenizer::Tokenizer> setUpRunTokenizer(const std::string& source,
+                                                        const std::filesystem::path& runFolder,
+                                                        int rank);
 
 /** Documents joined with EOS; the last valFraction (at least one window of `window` + 1
  *  tokens) held out. Throws FormatError when the corpus is too small for a training and a
  *  validation window. */
-TokenSplit tokeniseCorpus(const std::filesystem::path& corpus, const CorpusOptions& options,
-                          const Tokenizer& tokenizer, int64_t window, double valFraction,
+TokenSplit tokeniseCorpus(const std::filesystem::path& corpus, const io::CorpusOptions& options,
+                          const tokenizer::Tokenizer& tokenizer, int64_t window, double valFraction,
                           JobContext& job);
 
 /** A run's corpus, tokenised, with its hash. */
@@ -62,8 +65,9 @@ struct CorpusTokens {
 
 /** The config's corpus (corpus, corpus_format, split, jsonl_field, val_fraction) hashed and
  *  tokenised with `tokenizer` into windows of `window` + 1 tokens (tokeniseCorpus). */
-CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config, const Tokenizer& tokenizer,
-                              int64_t window, JobContext& job);
+CorpusTokens readCorpusTokens(const engine::ResolvedConfig& config,
+                              const tokenizer::Tokenizer& tokenizer, int64_t window,
+                              JobContext& job);
 
 /** A draw in [0, n) that is a pure function of (seed, step, row): SplitMix64 (Steele, Lea &
  *  Flood 2014), portable, so the data order is the same on every platform and after a resume. */

@@ -32,7 +32,7 @@ DlmSample sampleDlm(const std::filesystem::path& runFolder, const std::string& p
                          dlmStepBudgetFrom(dlm.config));
 }
 
-DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
+DlmSample sampleWithModel(model::DcdmTransformer& model, const tokenizer::Tokenizer& tokenizer,
                           const std::string& promptText, const DlmSamplingConfig& config,
                           const DlmStepBudget& runBudget) {
   if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
@@ -51,7 +51,7 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
                 ") exceed the model's " + std::to_string(shape.maxPositions) + " positions");
   // Under the old per-chunk rule mdlm's single chunk gets S steps per block_size tokens, as
   // bdlm gets (the per-token budget needs no such correction).
-  if (budget.stepsPerChunk > 0 && shape.variant == DlmVariant::Mdlm)
+  if (budget.stepsPerChunk > 0 && shape.variant == model::DlmVariant::Mdlm)
     budget.stepsPerChunk *= (config.newTokens + shape.blockSize - 1) / shape.blockSize;
   // The prompt is pinned to chunk 0 (clean context for every chunk); the rest is laid out as in
   // training — for dcdm, chunk-sequential routing of the current sequence: when chunk c is
@@ -61,7 +61,8 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
   const torch::Device device = model->parameters().front().device();
   const torch::Tensor pinned =
       torch::arange(length).lt(static_cast<int64_t>(prompt.size())).unsqueeze(0).to(device);
-  ChunkLayout layout;  // of the sequence the last chunkIds call saw; logits reuse its order bias
+  model::ChunkLayout
+      layout;  // of the sequence the last chunkIds call saw; logits reuse its order bias
   UnmaskingModel unmasking;
   unmasking.maskId = shape.maskId();
   unmasking.chunkIds = [&](const torch::Tensor& x) {
@@ -70,12 +71,12 @@ DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
   };
   // The KV cache holds chunks 0 … cachedChunks−1 (their membership and tokens are final once
   // the sampler has moved past them); each step computes the current chunk's rows only.
-  DcdmKvCache cache;
+  model::DcdmKvCache cache;
   int64_t cachedChunks = 0;
-  const bool useCache = config.kvCache && shape.variant != DlmVariant::Mdlm;
+  const bool useCache = config.kvCache && shape.variant != model::DlmVariant::Mdlm;
   unmasking.logits = [&](const torch::Tensor& hostX, const torch::Tensor& hostIds) {
     const torch::Tensor x = hostX.to(device), ids = hostIds.to(device);
-    if (!torch::equal(ids, layout.ids)) layout = fixedChunkLayout(ids, layout.chunks);
+    if (!torch::equal(ids, layout.ids)) layout = model::fixedChunkLayout(ids, layout.chunks);
     if (!useCache) return model->forwardSampling(x, layout)[0].to(torch::kCPU);
     const torch::Tensor chunkOf = ids[0];
     const int64_t chunk = chunkOf.masked_select(x[0] == shape.maskId()).min().item<int64_t>();

@@ -77,14 +77,14 @@ double tokenDiversity(const std::vector<std::vector<int32_t>>& sequences) {
   return perTextDiversity(sequences);
 }
 
-double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t>& prompt,
+double continuationCrossEntropy(const model::Backbone& model, const std::vector<int32_t>& prompt,
                                 const std::vector<int32_t>& continuation) {
   // Without a prompt token the first continuation token has no prediction: it is not scored.
   const size_t skipped = prompt.empty() ? 1 : 0;
   if (continuation.size() <= skipped) return 0;
   std::vector<int64_t> all(prompt.begin(), prompt.end());
   all.insert(all.end(), continuation.begin(), continuation.end());
-  CaptureRequest request;
+  model::CaptureRequest request;
   request.logits = true;
   request.keepHidden = false;
   const torch::Tensor logits =
@@ -106,8 +106,8 @@ double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t
 
 GenerationJudge::GenerationJudge(const std::filesystem::path& folder, const std::string& device)
     : m_folder(folder),
-      m_model(Backbone::load(folder, {.device = engine::computeDevice(device, "device")})),
-      m_tokenizer(loadTokenizer(folder)) {}
+      m_model(model::Backbone::load(folder, {.device = engine::computeDevice(device, "device")})),
+      m_tokenizer(tokenizer::loadTokenizer(folder)) {}
 
 GenerationJudge::~GenerationJudge() = default;
 

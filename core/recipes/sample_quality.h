@@ -24,8 +24,12 @@
 
 namespace strata {
 
+namespace model {
 class Backbone;
+}  // namespace model
+namespace tokenizer {
 class Tokenizer;
+}  // namespace tokenizer
 
 }  // namespace strata
 
@@ -82,12 +86,12 @@ class GenerationJudge {
 
  private:
   std::filesystem::path m_folder;
-  std::unique_ptr<Backbone> m_model;
-  std::unique_ptr<Tokenizer> m_tokenizer;
+  std::unique_ptr<model::Backbone> m_model;
+  std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
 };
 
 /** Σ CE (nats) of token ids `continuation` after `prompt` under `model` (same tokenizer). */
-double continuationCrossEntropy(const Backbone& model, const std::vector<int32_t>& prompt,
+double continuationCrossEntropy(const model::Backbone& model, const std::vector<int32_t>& prompt,
                                 const std::vector<int32_t>& continuation);
 
 }  // namespace strata::recipes

@@ -53,7 +53,7 @@ DlmSample unmaskChunkByChunk(const UnmaskingModel& model, const std::vector<int3
       const int64_t position = candidates[i].item<int64_t>();
       const torch::Tensor row = logits[position].contiguous();
       const std::span<const float> values(row.data_ptr<float>(), static_cast<size_t>(row.numel()));
-      const int32_t token = chooseToken(values, config.temperature, 1.0, rng);
+      const int32_t token = model::chooseToken(values, config.temperature, 1.0, rng);
       const double confidence = torch::softmax(row, 0)[token].item<double>();
       choices.push_back({confidence, {position, token}});
     }

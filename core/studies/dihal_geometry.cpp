@@ -100,7 +100,7 @@ void scoreOtherNormalisations(const fs::path& store, const std::string& device,
     tables[name] = tableJson(layerTable(report, candidates));
   }
   all["tables"] = tables;  // not a normalisation's name: readNormalisation never reads it
-  writeTextAtomically(normalisationsFile(store), all.dump(2) + "\n");
+  io::writeTextAtomically(normalisationsFile(store), all.dump(2) + "\n");
 }
 
 std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(

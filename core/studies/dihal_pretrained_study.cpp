@@ -42,7 +42,7 @@ std::vector<int64_t> bridgeLayers(int64_t numLayers) {
 /** The model: --set model=PATH (a folder or a .gguf), else Strata's default model. */
 std::string studyModel(const StudyOptions& options) {
   std::string model = settingIn(options.overrides, "model");
-  if (model.empty()) model = defaultModel().path.string();
+  if (model.empty()) model = io::defaultModel().path.string();
   if (model.empty())
     throw ConfigError("model", "", "no default model is installed: pass --set model=PATH");
   return fs::absolute(model).lexically_normal().string();
@@ -52,7 +52,7 @@ std::string studyModel(const StudyOptions& options) {
 int64_t modelDepth(const std::string& model) {
   NullProgressSink quiet;
   JobContext job(quiet, CancellationToken());
-  return readModelConfig(resolveModelFolder(model, &job) / "config.json").numLayers;
+  return io::readModelConfig(io::resolveModelFolder(model, &job) / "config.json").numLayers;
 }
 
 std::string armName(const std::string& process, int64_t layer) {

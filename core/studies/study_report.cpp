@@ -225,7 +225,7 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   j["runs_measured"] = a.runsMeasured;
   j["runs_planned"] = a.runsPlanned;
   j["verdict"] = {{"result", a.verdict.result}, {"reason", a.verdict.reason}};
-  writeTextAtomically(file, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  io::writeTextAtomically(file, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 std::string protocolJson(const StudyProtocol& p, const std::vector<std::string>& overrides) {
@@ -237,7 +237,7 @@ void writeRunMeasurement(const fs::path& file, const RunMeasurement& m) {
   Json values = Json::object(), curves = Json::object();
   for (const auto& [k, v] : m.values) values[k] = number(v);
   for (const auto& [k, series] : m.curves) curves[k] = seriesJson(series);
-  writeTextAtomically(file, Json({{"values", values}, {"curves", curves}}).dump(1) + "\n");
+  io::writeTextAtomically(file, Json({{"values", values}, {"curves", curves}}).dump(1) + "\n");
 }
 
 std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {

@@ -91,7 +91,7 @@ void fixProtocol(const fs::path& folder, const std::string& protocol, bool analy
                   "does not exist: no study was started in " + folder.string() + " to analyse");
   if (!fs::exists(file)) {
     fs::create_directories(folder);
-    writeTextAtomically(file, protocol);
+    io::writeTextAtomically(file, protocol);
     return;
   }
   if (readWholeFile(file) != protocol)
@@ -203,8 +203,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
   StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
   record.tables = study.tables(protocol);
   writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
-  writeTextAtomically(options.folder / "study.md",
-                      studySummaryMarkdown(protocol, facts, outcome.analysis));
+  io::writeTextAtomically(options.folder / "study.md",
+                          studySummaryMarkdown(protocol, facts, outcome.analysis));
   return outcome;
 }
 

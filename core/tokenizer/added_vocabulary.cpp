@@ -6,7 +6,8 @@
 
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 bool isWordCharacter(int32_t cp) {
@@ -116,4 +117,4 @@ void AddedVocabulary::split(std::string_view text, bool normalizedTokens, bool a
   emitText(text.size());
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

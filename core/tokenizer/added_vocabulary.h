@@ -12,7 +12,7 @@
 
 #include "tokenizer/vocabulary.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** One added token, with HF's matching flags. */
 struct AddedToken {
@@ -65,4 +65,4 @@ class AddedVocabulary {
   int64_t m_idLimit = 0;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -6,7 +6,7 @@
 #include "tokenizer/special_tokens_config.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 bool templateStartsWithBos(const Tokenizer& tokenizer) {
   const auto bos = tokenizer.bosId();
@@ -27,4 +27,4 @@ BosConvention bosConvention(const std::filesystem::path& modelFolder, const Toke
   return {templateStartsWithBos(tokenizer), "tokenizer template (encode with special tokens)"};
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

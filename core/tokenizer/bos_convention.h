@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::tokenizer {
 
 class Tokenizer;
 
@@ -26,4 +26,4 @@ bool templateStartsWithBos(const Tokenizer& tokenizer);
  *  malformed file. */
 BosConvention bosConvention(const std::filesystem::path& modelFolder, const Tokenizer& tokenizer);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

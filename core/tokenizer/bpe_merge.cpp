@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <bit>
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 uint64_t pairKey(int32_t left, int32_t right) {
@@ -121,4 +122,4 @@ void mergePairs(std::vector<int32_t>& symbols, const PairMergeTable& table) {
   std::erase(symbols, kDead);
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** One merge rule: the pair's priority (lower merges first) and the id it merges into. */
 struct PairMerge {
@@ -51,4 +51,4 @@ class PairMergeTable {
  *  O(n log n) instead of rescanning the word after every merge. */
 void mergePairs(std::vector<int32_t>& symbols, const PairMergeTable& table);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

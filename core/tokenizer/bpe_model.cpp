@@ -6,7 +6,8 @@
 
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 constexpr int32_t kNoToken = -1;
@@ -141,4 +142,4 @@ std::optional<std::string> addMergeRule(PairMergeTable& table, const Vocabulary&
   return std::nullopt;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

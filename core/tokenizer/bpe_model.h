@@ -15,7 +15,7 @@
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/vocabulary.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** The knobs of HF's BPE model that change how a pre-token is encoded. */
 struct BpeOptions {
@@ -76,4 +76,4 @@ std::optional<std::string> addMergeRule(PairMergeTable& table, const Vocabulary&
                                         std::string_view left, std::string_view right, int32_t rank,
                                         std::string_view continuingSubwordPrefix = {});
 
-}  // namespace strata
+}  // namespace strata::tokenizer

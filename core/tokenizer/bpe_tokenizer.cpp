@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace strata {
+namespace strata::tokenizer {
 
 BpeTokenizer::BpeTokenizer(BpeTokenizerParts parts) : m_parts(std::move(parts)) {
   if (!m_parts.model) throw std::invalid_argument("BpeTokenizer needs a model");
@@ -90,4 +90,4 @@ bool BpeTokenizer::isSpecial(int32_t id) const {
   return added != nullptr && added->special;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -14,7 +14,7 @@
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** Everything a BpeTokenizer is made of; loaders fill it in. */
 struct BpeTokenizerParts {
@@ -55,4 +55,4 @@ class BpeTokenizer : public Tokenizer {
   BpeTokenizerParts m_parts;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -4,7 +4,7 @@
 
 #include "tokenizer/utf8_text.h"
 
-namespace strata::byte_level {
+namespace strata::tokenizer::byte_level {
 namespace {
 
 // The table is built once, exactly as bytes_to_unicode() builds it: printable Latin-1 bytes keep
@@ -66,4 +66,4 @@ std::optional<std::string> decode(std::string_view text) {
   return out;
 }
 
-}  // namespace strata::byte_level
+}  // namespace strata::tokenizer::byte_level

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace strata::byte_level {
+namespace strata::tokenizer::byte_level {
 
 /** The code point that stands for byte `b`: 33–126, 161–172, 174–255 map to themselves; the
  *  other 68 bytes map, in order, to U+0100 onwards (space → U+0120 'Ġ', newline → U+010A 'Ċ'). */
@@ -26,4 +26,4 @@ std::string encode(std::string_view bytes);
 /** Inverse of encode(); std::nullopt when some character is not one of the 256. */
 std::optional<std::string> decode(std::string_view text);
 
-}  // namespace strata::byte_level
+}  // namespace strata::tokenizer::byte_level

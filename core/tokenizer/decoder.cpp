@@ -2,7 +2,7 @@
 
 #include "tokenizer/byte_level.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 int byteFallbackValue(std::string_view token) {
   // HF ByteFallback: len 6, "<0x" + two hex digits (either case) + ">".
@@ -85,4 +85,4 @@ void SequenceDecoder::decodeChain(std::vector<std::string>& tokens) const {
   for (const auto& step : m_steps) step->decodeChain(tokens);
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

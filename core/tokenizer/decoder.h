@@ -14,7 +14,7 @@
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/split_pattern.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** One decoding step. */
 class Decoder {
@@ -94,4 +94,4 @@ class SequenceDecoder : public Decoder {
 /** The byte of a "<0xNN>" token, or -1 when `token` is not one. */
 int byteFallbackValue(std::string_view token);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "common/text_file.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 Json readJsonFile(const std::filesystem::path& file) {
   const std::string content = readWholeFile(file);
@@ -74,4 +74,4 @@ int64_t JsonFields::integer(const Json& object, const std::string& key,
   return integerValue(require(object, key, path), child(path, key));
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 using Json = nlohmann::json;
 
@@ -54,4 +54,4 @@ class JsonFields {
   std::filesystem::path m_file;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

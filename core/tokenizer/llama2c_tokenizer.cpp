@@ -19,7 +19,8 @@
 #include "tokenizer/utf8_text.h"
 #include "tokenizer/vocabulary.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 // Fixed by run.c: BOS = 1, EOS = 2, and <0x00>..<0xFF> at ids 3..258.
@@ -197,4 +198,4 @@ std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& fil
   return std::make_unique<Llama2cTokenizer>(std::move(pieces), scores);
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

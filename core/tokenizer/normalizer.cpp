@@ -6,7 +6,8 @@
 
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 // Normalizes one well-formed UTF-8 run with utf8proc_map.
@@ -113,4 +114,4 @@ std::string SequenceNormalizer::normalize(std::string text) const {
   return text;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

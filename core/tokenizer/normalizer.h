@@ -9,7 +9,7 @@
 
 #include "tokenizer/split_pattern.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** One normalization step. */
 class Normalizer {
@@ -82,4 +82,4 @@ class SequenceNormalizer : public Normalizer {
   std::vector<std::unique_ptr<Normalizer>> m_steps;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

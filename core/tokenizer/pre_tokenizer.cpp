@@ -2,7 +2,8 @@
 
 #include "tokenizer/byte_level.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 // Replaces every piece by the pieces `cut` makes of it; only the first sub-piece of a piece
@@ -80,4 +81,4 @@ void SequencePreTokenizer::apply(std::vector<PreToken>& pieces) const {
   for (const auto& step : m_steps) step->apply(pieces);
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

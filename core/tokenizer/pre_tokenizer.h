@@ -9,7 +9,7 @@
 
 #include "tokenizer/split_pattern.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** A piece of input on its way to the model. */
 struct PreToken {
@@ -91,4 +91,4 @@ class SequencePreTokenizer : public PreTokenizer {
   std::vector<std::unique_ptr<PreTokenizer>> m_steps;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -15,7 +15,8 @@
 #include "common/text_file.h"
 #include "tokenizer/decoder.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 /** Immutable after construction; SentencePieceProcessor's const methods are thread-safe. */
@@ -137,4 +138,4 @@ std::unique_ptr<Tokenizer> loadSentencePiece(const std::filesystem::path& file) 
   return std::make_unique<SentencePieceTokenizer>(std::move(processor));
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

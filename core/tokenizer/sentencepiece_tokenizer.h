@@ -7,7 +7,7 @@
 
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** A SentencePiece model protobuf (Llama-2 / Mistral / Gemma tokenizer.model, BPE or unigram,
  *  with or without byte fallback), read by libsentencepiece. encode gives SentencePiece's own
@@ -20,4 +20,4 @@ namespace strata {
  *  not a SentencePiece model. */
 std::unique_ptr<Tokenizer> loadSentencePiece(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

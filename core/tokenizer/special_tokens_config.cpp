@@ -4,7 +4,8 @@
 
 #include "tokenizer/json_fields.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using Role = std::optional<std::optional<std::string>> TokenizerConfig::*;
@@ -105,4 +106,4 @@ SpecialTokenIds resolveSpecialTokens(
   return ids;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -13,7 +13,7 @@
 #include "tokenizer/added_vocabulary.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** What the configuration files next to a tokenizer say. */
 struct TokenizerConfig {
@@ -38,4 +38,4 @@ SpecialTokenIds resolveSpecialTokens(
     const std::function<std::optional<int32_t>(std::string_view)>& lookUp,
     const SpecialTokenIds& fallback);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

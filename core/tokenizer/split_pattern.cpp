@@ -8,7 +8,7 @@
 
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 struct SplitPattern::Compiled {
   pcre2_code* code = nullptr;
@@ -196,4 +196,4 @@ std::vector<TextSpan> splitText(std::string_view text, const SplitPattern& patte
   return pieces;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

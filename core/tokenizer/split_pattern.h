@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** What happens to the matched delimiters (HF SplitDelimiterBehavior). */
 enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
@@ -49,4 +49,4 @@ class SplitPattern {
 std::vector<TextSpan> splitText(std::string_view text, const SplitPattern& pattern,
                                 SplitBehavior behavior, bool invert = false);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -16,7 +16,8 @@
 #include "tokenizer/special_tokens_config.h"
 #include "tokenizer/utf8_text.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 constexpr size_t kLlama3BaseTokens = 128000;
@@ -158,4 +159,4 @@ std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file) {
   return std::make_unique<BpeTokenizer>(std::move(parts));
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

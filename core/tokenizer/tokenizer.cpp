@@ -7,7 +7,8 @@
 #include "common/error.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -73,4 +74,4 @@ std::unique_ptr<Tokenizer> loadTokenizer(const fs::path& path) {
                     "tokenizer.model (tiktoken or SentencePiece) or tokenizer.bin (llama2.c)");
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

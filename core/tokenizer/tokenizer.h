@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** Ids of the tokens a model treats specially; each absent when the tokenizer has none. */
 struct SpecialTokenIds {
@@ -100,4 +100,4 @@ std::unique_ptr<Tokenizer> loadTiktoken(const std::filesystem::path& file);
  *  decode(encode(s)) == s. */
 std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& file);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -10,7 +10,8 @@
 #include "tokenizer/special_tokens_config.h"
 #include "tokenizer/tokenizer_json_pipeline.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 Vocabulary parseVocabulary(const JsonFields& fields, const Json& model) {
@@ -209,4 +210,4 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file) 
   return std::make_unique<BpeTokenizer>(std::move(parts));
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

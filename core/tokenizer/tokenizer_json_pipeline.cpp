@@ -3,7 +3,8 @@
 #include <stdexcept>
 #include <vector>
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 std::string typeOf(const JsonFields& fields, const Json& value, const std::string& path) {
@@ -160,4 +161,4 @@ std::unique_ptr<Decoder> parseDecoder(const JsonFields& fields, const Json& valu
   throw unsupported(fields, "decoder", type, path);
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

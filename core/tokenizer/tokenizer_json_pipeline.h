@@ -11,7 +11,7 @@
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** Null JSON gives a null pointer (no normalizer). */
 std::unique_ptr<Normalizer> parseNormalizer(const JsonFields& fields, const Json& value,
@@ -21,4 +21,4 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonFields& fields, const 
 std::unique_ptr<Decoder> parseDecoder(const JsonFields& fields, const Json& value,
                                       const std::string& path);
 
-}  // namespace strata
+}  // namespace strata::tokenizer

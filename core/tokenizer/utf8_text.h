@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace strata::utf8 {
+namespace strata::tokenizer::utf8 {
 
 /** Length of the well-formed UTF-8 sequence starting at `pos`, or 1 for an invalid byte. */
 inline size_t sequenceLength(std::string_view text, size_t pos) {
@@ -82,4 +82,4 @@ inline bool isWhitespace(int32_t cp) {
          cp == 0x205F || cp == 0x3000;
 }
 
-}  // namespace strata::utf8
+}  // namespace strata::tokenizer::utf8

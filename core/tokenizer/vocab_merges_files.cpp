@@ -9,7 +9,8 @@
 #include "tokenizer/json_fields.h"
 #include "tokenizer/special_tokens_config.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 constexpr std::string_view kEndOfText = "<|endoftext|>";
@@ -79,4 +80,4 @@ std::unique_ptr<Tokenizer> loadVocabAndMerges(const std::filesystem::path& vocab
   return std::make_unique<BpeTokenizer>(std::move(parts));
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

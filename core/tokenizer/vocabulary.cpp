@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace strata {
+namespace strata::tokenizer {
 
 const Vocabulary::Slot* Vocabulary::locate(std::string_view token, uint64_t hash) const {
   const size_t mask = m_slots.size() - 1;
@@ -56,4 +56,4 @@ bool Vocabulary::add(std::string token, int32_t id) {
   return true;
 }
 
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata {
+namespace strata::tokenizer {
 
 /** Transparent string hash, so unordered maps keyed by std::string accept string_view. */
 struct StringHash {
@@ -52,4 +52,4 @@ class Vocabulary {
   std::vector<bool> m_present;
 };
 
-}  // namespace strata
+}  // namespace strata::tokenizer

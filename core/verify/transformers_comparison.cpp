@@ -54,11 +54,11 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
 
   job.progress(0.7, "loading the model with Strata");
   // The loading path capture uses: float32 weights on the CPU, the folder's tokenizer.
-  std::unique_ptr<Backbone> backbone;
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<model::Backbone> backbone;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   try {
-    backbone = Backbone::load(strataFolder);
-    tokenizer = loadTokenizer(strataFolder);
+    backbone = model::Backbone::load(strataFolder);
+    tokenizer = tokenizer::loadTokenizer(strataFolder);
   } catch (const std::exception& error) {
     throw Error("Strata cannot load " + inFolder(strataFolder) + ": " + error.what());
   }
@@ -84,10 +84,10 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
 
     std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
     const at::Tensor input = at::tensor(ids, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
-    CaptureRequest request;
+    model::CaptureRequest request;
     request.finalNorm = true;
     request.logits = true;
-    CaptureResult strata;
+    model::CaptureResult strata;
     try {
       strata = backbone->capture(input, request);
     } catch (const Error& error) {

@@ -103,15 +103,15 @@ TransformersReference readReference(const std::filesystem::path& folder,
   const int64_t layers = meta.value("num_layers", int64_t{-1});
   if (layers < 0) throw FormatError(infoFile, "has no num_layers", "num_layers", "key");
 
-  const auto file = SafetensorsFile::open(folder / "reference.safetensors");
+  const auto file = io::SafetensorsFile::open(folder / "reference.safetensors");
   const auto tensor = [&](const std::string& name) {
-    return tensorView(file, file->at(name)).to(at::kFloat).clone();
+    return model::tensorView(file, file->at(name)).to(at::kFloat).clone();
   };
   for (std::size_t p = 0; p < prompts.size(); ++p) {
     const std::string prefix = "p" + std::to_string(p) + ".";
     TransformersReference::Prompt prompt;
     prompt.text = prompts[p];
-    prompt.ids = idsOf(tensorView(file, file->at(prefix + "ids")));
+    prompt.ids = idsOf(model::tensorView(file, file->at(prefix + "ids")));
     for (int64_t l = 0; l <= layers; ++l)
       prompt.hidden.push_back(tensor(prefix + "hidden." + std::to_string(l)));
     prompt.finalNorm = tensor(prefix + "final_norm");

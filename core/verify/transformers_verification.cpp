@@ -70,10 +70,10 @@ TransformersVerification verifyAgainstTransformers(const VerificationConfig& giv
                                                    JobContext& job) {
   // A .gguf model: both sides read its imported Hugging Face folder (io/gguf_import.h).
   VerificationConfig config = given;
-  config.modelFolder = resolveModelFolder(given.modelFolder, &job);
+  config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   // Cheap checks first: a folder Strata cannot read fails at once, not after transformers.
   try {
-    readModelConfig(config.modelFolder / "config.json");
+    io::readModelConfig(config.modelFolder / "config.json");
   } catch (const std::exception& error) {
     throw Error("Strata cannot load the model folder '" + config.modelFolder.string() +
                 "': " + error.what());

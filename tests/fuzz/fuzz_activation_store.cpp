@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("store.h5", data, size);
   try {
-    const strata::ActivationStore store = strata::ActivationStore::open(path);
+    const strata::io::ActivationStore store = strata::io::ActivationStore::open(path);
     for (const int64_t layer : store.completedLayers()) {
       (void)store.readLayer(layer);
       if (store.numTokens() > 0) (void)store.readRows(layer, 0, 1);

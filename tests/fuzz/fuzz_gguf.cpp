@@ -18,35 +18,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace strata;
   const auto path = fuzz::writeInput("model.gguf", data, size);
   try {
-    const GgufFile gguf(path);
+    const io::GgufFile gguf(path);
     for (const auto& [key, value] : gguf.metadata()) {
       // Each typed read either returns or throws FormatError; none may crash.
-      for (auto read : {+[](const GgufFile&g, const std::string&k) { (void)g.string(k); },
-                        +[](const GgufFile&g, const std::string&k) { (void)g.integer(k); },
-                        +[](const GgufFile&g, const std::string&k) { (void)g.number(k); },
-                        +[](const GgufFile&g, const std::string&k) { (void)g.stringArray(k); },
-                        +[](const GgufFile&g, const std::string&k) { (void)g.numberArray(k); },
-                        +[](const GgufFile&g, const std::string&k) { (void)g.integerArray(k); }}) {
+      for (auto read :
+           {+[](const io::GgufFile&g, const std::string&k) { (void)g.string(k); },
+            +[](const io::GgufFile&g, const std::string&k) { (void)g.integer(k); },
+            +[](const io::GgufFile&g, const std::string&k) { (void)g.number(k); },
+            +[](const io::GgufFile&g, const std::string&k) { (void)g.stringArray(k); },
+            +[](const io::GgufFile&g, const std::string&k) { (void)g.numberArray(k); },
+            +[](const io::GgufFile&g, const std::string&k) { (void)g.integerArray(k); }}) {
         try {
           read(gguf, key);
         } catch (const std::exception&) {
         }
       }
     }
-    for (const GgufTensorInfo& t : gguf.tensors()) {
+    for (const io::GgufTensorInfo& t : gguf.tensors()) {
       if (t.elementCount > (int64_t{1} << 20)) continue;  // keep each run fast
       std::vector<float> out(static_cast<size_t>(t.elementCount));
       try {
-        dequantizeGgml(t.typeId, gguf.tensorData(t), out, path, t.name, 1);
+        io::dequantizeGgml(t.typeId, gguf.tensorData(t), out, path, t.name, 1);
       } catch (const std::exception&) {
       }
     }
     try {
-      (void)planGgufModel(gguf);
+      (void)io::planGgufModel(gguf);
     } catch (const std::exception&) {
     }
     try {
-      (void)ggufTokenizerFiles(gguf);
+      (void)io::ggufTokenizerFiles(gguf);
     } catch (const std::exception&) {
     }
   } catch (const std::exception&) {

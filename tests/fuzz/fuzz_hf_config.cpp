@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    (void)strata::parseModelConfig(std::string(reinterpret_cast<const char*>(data), size),
-                                   "config.json");
+    (void)strata::io::parseModelConfig(std::string(reinterpret_cast<const char*>(data), size),
+                                       "config.json");
   } catch (const std::exception&) {
   }
   return 0;

@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("model.bin", data, size);
   try {
-    (void)strata::readLlama2cCheckpoint(path);
+    (void)strata::model::readLlama2cCheckpoint(path);
   } catch (const std::exception&) {
   }
   return 0;

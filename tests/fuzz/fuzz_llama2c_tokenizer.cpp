@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("tokenizer.bin", data, size);
   try {
-    const auto tokenizer = strata::loadLlama2cTokenizer(path);
+    const auto tokenizer = strata::tokenizer::loadLlama2cTokenizer(path);
     const std::vector<int32_t> ids = tokenizer->encode("Once upon a time, caf\xc3\xa9 \xff", true);
     (void)tokenizer->decode(ids);
   } catch (const std::exception&) {

@@ -14,23 +14,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(data),
                                  reinterpret_cast<const std::byte*>(data) + size);
-    const auto file = SafetensorsFile::fromBytes(std::move(bytes), "fuzz.safetensors");
+    const auto file = io::SafetensorsFile::fromBytes(std::move(bytes), "fuzz.safetensors");
     // Touch everything a caller may touch: every tensor's bytes, the lookup, the NaN scan.
-    for (const TensorEntry& entry : file->tensors()) {
+    for (const io::TensorEntry& entry : file->tensors()) {
       volatile std::byte sink{};
       for (const std::byte b : file->bytes(entry)) sink = b;
       (void)file->at(entry.name).numel();
     }
-    (void)findNonFiniteTensors(*file);
+    (void)io::findNonFiniteTensors(*file);
   } catch (const std::exception&) {
   }
   const auto path = fuzz::writeInput("model.safetensors", data, size);
   try {
-    (void)readSafetensorsHeader(path);
+    (void)io::readSafetensorsHeader(path);
   } catch (const std::exception&) {
   }
   try {
-    (void)SafetensorsFile::open(path);
+    (void)io::SafetensorsFile::open(path);
   } catch (const std::exception&) {
   }
   return 0;

@@ -23,7 +23,7 @@
 namespace {
 
 struct Loaded {
-  std::unique_ptr<strata::Tokenizer> tokenizer;
+  std::unique_ptr<strata::tokenizer::Tokenizer> tokenizer;
   bool roundTrips = false;
 };
 
@@ -62,16 +62,17 @@ std::vector<Loaded> loadAll() {
   const std::string json = llama2StyleJson();
   const auto file = strata::fuzz::writeInput(
       "tokenizer.json", reinterpret_cast<const uint8_t*>(json.data()), json.size());
-  all.push_back({strata::loadTokenizerJson(file), false});
+  all.push_back({strata::tokenizer::loadTokenizerJson(file), false});
   const std::filesystem::path shared = STRATA_SHARED_DATA_DIR "/tokenizers";
   if (std::filesystem::exists(shared / "gpt2/vocab.json"))
-    all.push_back(
-        {strata::loadVocabAndMerges(shared / "gpt2/vocab.json", shared / "gpt2/merges.txt"), true});
+    all.push_back({strata::tokenizer::loadVocabAndMerges(shared / "gpt2/vocab.json",
+                                                         shared / "gpt2/merges.txt"),
+                   true});
   else
     std::fprintf(stderr, "fuzz_tokenizer_encode: %s missing, GPT-2 not fuzzed\n",
                  (shared / "gpt2").c_str());
   if (std::filesystem::exists(shared / "llama3/tokenizer.model"))
-    all.push_back({strata::loadTiktoken(shared / "llama3/tokenizer.model"), true});
+    all.push_back({strata::tokenizer::loadTiktoken(shared / "llama3/tokenizer.model"), true});
   else
     std::fprintf(stderr, "fuzz_tokenizer_encode: %s missing, Llama-3 not fuzzed\n",
                  (shared / "llama3").c_str());
@@ -87,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool addSpecial = (data[1] & 1) != 0;
   const bool skipSpecial = (data[1] & 2) != 0;
   const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
-  const strata::Tokenizer& tokenizer = *chosen.tokenizer;
+  const strata::tokenizer::Tokenizer& tokenizer = *chosen.tokenizer;
 
   const std::vector<int32_t> ids = tokenizer.encode(text, addSpecial);
   for (const int32_t id : ids)

@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("tokenizer.json", data, size);
   try {
-    const auto tokenizer = strata::loadTokenizerJson(path);
+    const auto tokenizer = strata::tokenizer::loadTokenizerJson(path);
     const std::vector<int32_t> ids =
         tokenizer->encode("Hello world! <s> caf\xc3\xa9 \xff 123  \n", true);
     (void)tokenizer->decode(ids);

@@ -11,8 +11,8 @@
 
 namespace {
 
-void writeStore(const std::filesystem::path& file, strata::StoreDType dtype, bool finish) {
-  strata::StoreMeta meta;
+void writeStore(const std::filesystem::path& file, strata::io::StoreDType dtype, bool finish) {
+  strata::io::StoreMeta meta;
   meta.modelId = "fuzz/tiny";
   meta.architecture = "LlamaForCausalLM";
   meta.hiddenSize = 4;
@@ -21,13 +21,13 @@ void writeStore(const std::filesystem::path& file, strata::StoreDType dtype, boo
   meta.corpusHash = "sha256:00";
   meta.samplingPolicy = R"({"policy":"uniform"})";
   meta.extra["note"] = "seed";
-  strata::TokenTable tokens;
+  strata::io::TokenTable tokens;
   for (int32_t i = 0; i < 3; ++i) {
     tokens.ids.push_back(10 + i);
     tokens.doc.push_back(0);
     tokens.position.push_back(i);
   }
-  auto writer = strata::ActivationStoreWriter::create(file, meta, tokens, true);
+  auto writer = strata::io::ActivationStoreWriter::create(file, meta, tokens, true);
   std::vector<float> rows(3 * 4);
   for (int64_t layer = 0; layer <= meta.numLayers; ++layer) {
     if (!finish && layer == meta.numLayers) break;
@@ -47,9 +47,9 @@ int main(int argc, char** argv) {
   try {
     const std::filesystem::path out = argv[1];
     std::filesystem::create_directories(out);
-    writeStore(out / "float16.h5", strata::StoreDType::Float16, true);
-    writeStore(out / "float32.h5", strata::StoreDType::Float32, true);
-    writeStore(out / "float16-partial.h5", strata::StoreDType::Float16, false);
+    writeStore(out / "float16.h5", strata::io::StoreDType::Float16, true);
+    writeStore(out / "float32.h5", strata::io::StoreDType::Float32, true);
+    writeStore(out / "float16-partial.h5", strata::io::StoreDType::Float16, false);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;

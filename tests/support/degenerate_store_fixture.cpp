@@ -47,21 +47,21 @@ std::vector<float> degenerateLayer(int64_t layer) {
 }
 
 void writeDegenerateStore(const std::filesystem::path& file) {
-  StoreMeta meta;
+  io::StoreMeta meta;
   meta.modelId = "strata/degenerate-fixture";
   meta.architecture = "LlamaForCausalLM";
   meta.hiddenSize = kDegenerateHidden;
   meta.numLayers = kDegenerateLayers;
-  meta.dtype = StoreDType::Float32;
+  meta.dtype = io::StoreDType::Float32;
   meta.corpusHash = "sha256:fixture";
   meta.samplingPolicy = "{}";
-  TokenTable tokens;
+  io::TokenTable tokens;
   for (int64_t i = 0; i < kDegenerateTokens; ++i) {
     tokens.ids.push_back(int32_t(i % 50));
     tokens.doc.push_back(int32_t(i / 40));
     tokens.position.push_back(int32_t(1 + i % 40));
   }
-  auto writer = ActivationStoreWriter::create(file, meta, tokens);
+  auto writer = io::ActivationStoreWriter::create(file, meta, tokens);
   for (int64_t l = 0; l <= kDegenerateLayers; ++l) writer.writeLayer(l, degenerateLayer(l));
   writer.close();
 }

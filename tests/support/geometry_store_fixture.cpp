@@ -19,21 +19,21 @@ std::vector<float> geometryFixtureLayer(const GeometryStoreShape& shape, int64_t
 }
 
 void writeGeometryFixtureStore(const std::filesystem::path& file, const GeometryStoreShape& shape) {
-  StoreMeta meta;
+  io::StoreMeta meta;
   meta.modelId = "strata/geometry-fixture";
   meta.architecture = "LlamaForCausalLM";
   meta.hiddenSize = shape.hidden;
   meta.numLayers = shape.layers;
-  meta.dtype = StoreDType::Float32;
+  meta.dtype = io::StoreDType::Float32;
   meta.corpusHash = "sha256:fixture";
   meta.samplingPolicy = "{}";
-  TokenTable tokens;
+  io::TokenTable tokens;
   for (int64_t i = 0; i < shape.tokens; ++i) {
     tokens.ids.push_back(int32_t(i % 50));
     tokens.doc.push_back(int32_t(i / 40));
     tokens.position.push_back(int32_t(1 + i % 40));
   }
-  auto writer = ActivationStoreWriter::create(file, meta, tokens);
+  auto writer = io::ActivationStoreWriter::create(file, meta, tokens);
   for (int64_t l = 0; l <= shape.layers; ++l) writer.writeLayer(l, geometryFixtureLayer(shape, l));
   writer.close();
 }

@@ -44,7 +44,8 @@ void expectSameList(const json& ours, const json& theirs, const std::string& wha
                 << (at < theirs.size() ? describe(theirs[at]) : "(none)");
 }
 
-std::string idsAround(const Tokenizer& tokenizer, const std::vector<int32_t>& ids, size_t at) {
+std::string idsAround(const tokenizer::Tokenizer& tokenizer, const std::vector<int32_t>& ids,
+                      size_t at) {
   std::string out;
   for (size_t i = at; i < std::min(ids.size(), at + 4); ++i) {
     std::string text;
@@ -103,7 +104,7 @@ void expectSameSpecialTokens(const std::string& oursConfig, const json& referenc
     EXPECT_EQ(config.value(key, json()), value) << "tokenizer_config.json " << key;
 }
 
-void expectSameEncodings(const Tokenizer& tokenizer, const json& reference,
+void expectSameEncodings(const tokenizer::Tokenizer& tokenizer, const json& reference,
                          const std::string& name) {
   const auto texts = reference.at("texts").get<std::vector<std::string>>();
   const auto kinds = reference.at("kinds").get<std::vector<std::string>>();

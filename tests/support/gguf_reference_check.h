@@ -23,7 +23,7 @@ void expectSameSpecialTokens(const std::string& oursConfig, const nlohmann::json
 /** For every text of the reference: encode(text, true) against tokenizer(text), encode(text)
  *  against the ids without special tokens, decode and decode skipping special tokens against
  *  transformers' decodes. Prints the counts compared per kind of text. */
-void expectSameEncodings(const Tokenizer& tokenizer, const nlohmann::json& reference,
+void expectSameEncodings(const tokenizer::Tokenizer& tokenizer, const nlohmann::json& reference,
                          const std::string& name);
 
 }  // namespace strata::testing

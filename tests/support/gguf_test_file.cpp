@@ -7,8 +7,8 @@
 namespace strata::testing {
 namespace {
 
-GgufValue scalar(GgufValueType type, uint64_t value) { return {type, value}; }
-GgufValue signedScalar(GgufValueType type, int64_t value) { return {type, value}; }
+io::GgufValue scalar(io::GgufValueType type, uint64_t value) { return {type, value}; }
+io::GgufValue signedScalar(io::GgufValueType type, int64_t value) { return {type, value}; }
 
 // Little-endian, whatever the host (all supported hosts are little-endian, but the format is
 // defined byte by byte, so the writer is too).
@@ -21,16 +21,16 @@ void putString(std::string& out, const std::string& s) {
   out += s;
 }
 
-uint64_t bitsOf(const GgufValue& v) {
+uint64_t bitsOf(const io::GgufValue& v) {
   if (const auto* u = std::get_if<uint64_t>(&v.value)) return *u;
   if (const auto* s = std::get_if<int64_t>(&v.value)) return static_cast<uint64_t>(*s);
   if (const auto* b = std::get_if<bool>(&v.value)) return *b ? 1 : 0;
   if (const auto* d = std::get_if<double>(&v.value)) return static_cast<uint64_t>(*d);
-  throw std::invalid_argument("GgufTestFile: a " + ggufValueTypeName(v.type) +
+  throw std::invalid_argument("GgufTestFile: a " + io::ggufValueTypeName(v.type) +
                               " value must hold a number");
 }
 
-double numberOf(const GgufValue& v) {
+double numberOf(const io::GgufValue& v) {
   if (const auto* d = std::get_if<double>(&v.value)) return *d;
   if (const auto* u = std::get_if<uint64_t>(&v.value)) return static_cast<double>(*u);
   if (const auto* s = std::get_if<int64_t>(&v.value)) return static_cast<double>(*s);
@@ -39,40 +39,41 @@ double numberOf(const GgufValue& v) {
 
 // The value without its type tag: what follows the tag in a key-value pair, and what an array
 // holds per element.
-void putPayload(std::string& out, GgufValueType type, const GgufValue& v) {
+void putPayload(std::string& out, io::GgufValueType type, const io::GgufValue& v) {
   switch (type) {
-    case GgufValueType::UInt8:
-    case GgufValueType::Int8:
-    case GgufValueType::Bool:
+    case io::GgufValueType::UInt8:
+    case io::GgufValueType::Int8:
+    case io::GgufValueType::Bool:
       return putUnsigned(out, bitsOf(v), 1);
-    case GgufValueType::UInt16:
-    case GgufValueType::Int16:
+    case io::GgufValueType::UInt16:
+    case io::GgufValueType::Int16:
       return putUnsigned(out, bitsOf(v), 2);
-    case GgufValueType::UInt32:
-    case GgufValueType::Int32:
+    case io::GgufValueType::UInt32:
+    case io::GgufValueType::Int32:
       return putUnsigned(out, bitsOf(v), 4);
-    case GgufValueType::UInt64:
-    case GgufValueType::Int64:
+    case io::GgufValueType::UInt64:
+    case io::GgufValueType::Int64:
       return putUnsigned(out, bitsOf(v), 8);
-    case GgufValueType::Float32: {
+    case io::GgufValueType::Float32: {
       const auto f = static_cast<float>(numberOf(v));
       uint32_t bits = 0;
       std::memcpy(&bits, &f, sizeof bits);
       return putUnsigned(out, bits, 4);
     }
-    case GgufValueType::Float64: {
+    case io::GgufValueType::Float64: {
       const double d = numberOf(v);
       uint64_t bits = 0;
       std::memcpy(&bits, &d, sizeof bits);
       return putUnsigned(out, bits, 8);
     }
-    case GgufValueType::String:
+    case io::GgufValueType::String:
       return putString(out, std::get<std::string>(v.value));
-    case GgufValueType::Array: {
-      const GgufArray& array = *std::get<std::shared_ptr<const GgufArray>>(v.value);
+    case io::GgufValueType::Array: {
+      const io::GgufArray& array = *std::get<std::shared_ptr<const io::GgufArray>>(v.value);
       putUnsigned(out, static_cast<uint32_t>(array.elementType), 4);
       putUnsigned(out, array.elements.size(), 8);
-      for (const GgufValue& element : array.elements) putPayload(out, array.elementType, element);
+      for (const io::GgufValue& element : array.elements)
+        putPayload(out, array.elementType, element);
       return;
     }
   }
@@ -85,42 +86,46 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
 
 }  // namespace
 
-GgufValue ggufUInt8(uint8_t value) { return scalar(GgufValueType::UInt8, value); }
-GgufValue ggufInt8(int8_t value) { return signedScalar(GgufValueType::Int8, value); }
-GgufValue ggufUInt16(uint16_t value) { return scalar(GgufValueType::UInt16, value); }
-GgufValue ggufInt16(int16_t value) { return signedScalar(GgufValueType::Int16, value); }
-GgufValue ggufUInt32(uint32_t value) { return scalar(GgufValueType::UInt32, value); }
-GgufValue ggufInt32(int32_t value) { return signedScalar(GgufValueType::Int32, value); }
-GgufValue ggufUInt64(uint64_t value) { return scalar(GgufValueType::UInt64, value); }
-GgufValue ggufInt64(int64_t value) { return signedScalar(GgufValueType::Int64, value); }
-GgufValue ggufFloat32(float value) { return {GgufValueType::Float32, static_cast<double>(value)}; }
-GgufValue ggufFloat64(double value) { return {GgufValueType::Float64, value}; }
-GgufValue ggufBool(bool value) { return {GgufValueType::Bool, value}; }
-GgufValue ggufString(std::string value) { return {GgufValueType::String, std::move(value)}; }
+io::GgufValue ggufUInt8(uint8_t value) { return scalar(io::GgufValueType::UInt8, value); }
+io::GgufValue ggufInt8(int8_t value) { return signedScalar(io::GgufValueType::Int8, value); }
+io::GgufValue ggufUInt16(uint16_t value) { return scalar(io::GgufValueType::UInt16, value); }
+io::GgufValue ggufInt16(int16_t value) { return signedScalar(io::GgufValueType::Int16, value); }
+io::GgufValue ggufUInt32(uint32_t value) { return scalar(io::GgufValueType::UInt32, value); }
+io::GgufValue ggufInt32(int32_t value) { return signedScalar(io::GgufValueType::Int32, value); }
+io::GgufValue ggufUInt64(uint64_t value) { return scalar(io::GgufValueType::UInt64, value); }
+io::GgufValue ggufInt64(int64_t value) { return signedScalar(io::GgufValueType::Int64, value); }
+io::GgufValue ggufFloat32(float value) {
+  return {io::GgufValueType::Float32, static_cast<double>(value)};
+}
+io::GgufValue ggufFloat64(double value) { return {io::GgufValueType::Float64, value}; }
+io::GgufValue ggufBool(bool value) { return {io::GgufValueType::Bool, value}; }
+io::GgufValue ggufString(std::string value) {
+  return {io::GgufValueType::String, std::move(value)};
+}
 
-GgufValue ggufArray(GgufValueType elementType, std::vector<GgufValue> elements) {
-  auto array = std::make_shared<GgufArray>();
+io::GgufValue ggufArray(io::GgufValueType elementType, std::vector<io::GgufValue> elements) {
+  auto array = std::make_shared<io::GgufArray>();
   array->elementType = elementType;
   array->elements = std::move(elements);
-  return {GgufValueType::Array, std::shared_ptr<const GgufArray>(std::move(array))};
+  return {io::GgufValueType::Array, std::shared_ptr<const io::GgufArray>(std::move(array))};
 }
 
-GgufValue ggufStringArray(const std::vector<std::string>& values) {
-  std::vector<GgufValue> elements;
+io::GgufValue ggufStringArray(const std::vector<std::string>& values) {
+  std::vector<io::GgufValue> elements;
   for (const std::string& v : values) elements.push_back(ggufString(v));
-  return ggufArray(GgufValueType::String, std::move(elements));
+  return ggufArray(io::GgufValueType::String, std::move(elements));
 }
 
-GgufValue ggufInt32Array(const std::vector<int32_t>& values) {
-  std::vector<GgufValue> elements;
+io::GgufValue ggufInt32Array(const std::vector<int32_t>& values) {
+  std::vector<io::GgufValue> elements;
   for (const int32_t v : values) elements.push_back(ggufInt32(v));
-  return ggufArray(GgufValueType::Int32, std::move(elements));
+  return ggufArray(io::GgufValueType::Int32, std::move(elements));
 }
 
-GgufValue ggufFloat32Array(const std::vector<float>& values) {
-  std::vector<GgufValue> elements;
+io::GgufValue ggufFloat32Array(const std::vector<float>& values) {
+  std::vector<io::GgufValue> elements;
   for (const float v : values) elements.push_back(ggufFloat32(v));
-  return ggufArray(GgufValueType::Float32, std::move(elements));
+  return ggufArray(io::GgufValueType::Float32, std::move(elements));
 }
 
 GgufTestFile& GgufTestFile::setVersion(uint32_t version) {
@@ -128,7 +133,7 @@ GgufTestFile& GgufTestFile::setVersion(uint32_t version) {
   return *this;
 }
 
-GgufTestFile& GgufTestFile::set(const std::string& key, GgufValue value) {
+GgufTestFile& GgufTestFile::set(const std::string& key, io::GgufValue value) {
   for (auto& [existing, v] : m_metadata)
     if (existing == key) {
       v = std::move(value);

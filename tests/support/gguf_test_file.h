@@ -20,24 +20,24 @@
 namespace strata::testing {
 
 // Metadata values, typed as they are written.
-GgufValue ggufUInt8(uint8_t value);
-GgufValue ggufInt8(int8_t value);
-GgufValue ggufUInt16(uint16_t value);
-GgufValue ggufInt16(int16_t value);
-GgufValue ggufUInt32(uint32_t value);
-GgufValue ggufInt32(int32_t value);
-GgufValue ggufUInt64(uint64_t value);
-GgufValue ggufInt64(int64_t value);
-GgufValue ggufFloat32(float value);
-GgufValue ggufFloat64(double value);
-GgufValue ggufBool(bool value);
-GgufValue ggufString(std::string value);
+io::GgufValue ggufUInt8(uint8_t value);
+io::GgufValue ggufInt8(int8_t value);
+io::GgufValue ggufUInt16(uint16_t value);
+io::GgufValue ggufInt16(int16_t value);
+io::GgufValue ggufUInt32(uint32_t value);
+io::GgufValue ggufInt32(int32_t value);
+io::GgufValue ggufUInt64(uint64_t value);
+io::GgufValue ggufInt64(int64_t value);
+io::GgufValue ggufFloat32(float value);
+io::GgufValue ggufFloat64(double value);
+io::GgufValue ggufBool(bool value);
+io::GgufValue ggufString(std::string value);
 /** An array whose elements all have `elementType` (each element's own type is not checked, so
  *  a test can write a mislabelled array). */
-GgufValue ggufArray(GgufValueType elementType, std::vector<GgufValue> elements);
-GgufValue ggufStringArray(const std::vector<std::string>& values);
-GgufValue ggufInt32Array(const std::vector<int32_t>& values);
-GgufValue ggufFloat32Array(const std::vector<float>& values);
+io::GgufValue ggufArray(io::GgufValueType elementType, std::vector<io::GgufValue> elements);
+io::GgufValue ggufStringArray(const std::vector<std::string>& values);
+io::GgufValue ggufInt32Array(const std::vector<int32_t>& values);
+io::GgufValue ggufFloat32Array(const std::vector<float>& values);
 
 /** One tensor: its info and its stored bytes. */
 struct GgufTestTensor {
@@ -57,7 +57,7 @@ struct GgufTestTensor {
 class GgufTestFile {
  public:
   GgufTestFile& setVersion(uint32_t version);
-  GgufTestFile& set(const std::string& key, GgufValue value);
+  GgufTestFile& set(const std::string& key, io::GgufValue value);
   GgufTestFile& addTensor(GgufTestTensor tensor);
   /** A float32 tensor of shape `dims` (innermost first) holding `values`. */
   GgufTestFile& addF32Tensor(const std::string& name, std::vector<int64_t> dims,
@@ -72,7 +72,7 @@ class GgufTestFile {
   uint64_t alignment() const;
 
   uint32_t m_version = 3;
-  std::vector<std::pair<std::string, GgufValue>> m_metadata;
+  std::vector<std::pair<std::string, io::GgufValue>> m_metadata;
   std::vector<GgufTestTensor> m_tensors;
 };
 

@@ -116,10 +116,10 @@ void writeRandomBackbone(const std::filesystem::path& folder, const RandomBackbo
   Shapes shapes;
   nlohmann::json config;
   switch (spec.architecture) {
-    case Architecture::Gpt2:
+    case io::Architecture::Gpt2:
       config = gpt2(shapes, spec.vocab);
       break;
-    case Architecture::GptNeoX:
+    case io::Architecture::GptNeoX:
       config = neox(shapes, spec.vocab);
       break;
     default:
@@ -129,7 +129,7 @@ void writeRandomBackbone(const std::filesystem::path& folder, const RandomBackbo
   std::ofstream(folder / "config.json") << config.dump(2);
 
   at::Generator generator = at::detail::createCPUGenerator(spec.seed);
-  NamedTensors tensors;
+  model::NamedTensors tensors;
   for (const auto& [name, shape] : shapes) {
     at::Tensor value =
         shape.size() == 1
@@ -142,9 +142,9 @@ void writeRandomBackbone(const std::filesystem::path& folder, const RandomBackbo
   }
   if (!spec.extraTensor.empty()) tensors.emplace_back(spec.extraTensor, at::zeros({2}, spec.dtype));
   if (spec.maxShardBytes > 0)
-    writeShardedSafetensors(folder, tensors, spec.maxShardBytes);
+    model::writeShardedSafetensors(folder, tensors, spec.maxShardBytes);
   else
-    writeSafetensors(folder / "model.safetensors", tensors);
+    model::writeSafetensors(folder / "model.safetensors", tensors);
 }
 
 }  // namespace strata::testing

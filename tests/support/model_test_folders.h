@@ -19,7 +19,7 @@ constexpr int64_t kRandomHidden = 16;
 constexpr int64_t kRandomVocab = 40;  ///< the default vocabulary
 
 struct RandomBackboneSpec {
-  Architecture architecture = Architecture::Llama;
+  io::Architecture architecture = io::Architecture::Llama;
   uint64_t seed = 7;
   at::ScalarType dtype = at::kFloat;  ///< storage dtype of the weights
   uint64_t maxShardBytes = 0;         ///< > 0: sharded, with model.safetensors.index.json

@@ -47,7 +47,8 @@ const std::vector<RecipeCase>& everyRecipeCase() {
       {"dcdm", "dcdm", [](const fs::path& d) { return tinyDlmConfig(corpusIn(d), "dcdm"); }, 10},
       {"repr_align", "repr_align",
        [](const fs::path& d) {
-         const fs::path model = randomByteModel(d / "model", static_cast<int>(Architecture::Llama));
+         const fs::path model =
+             randomByteModel(d / "model", static_cast<int>(io::Architecture::Llama));
          return tinyConversion(model, corpusIn(d));
        },
        12},

@@ -35,7 +35,7 @@ engine::ResolvedConfig tinyDlmConfig(const fs::path& corpus, const std::string& 
 
 fs::path randomByteModel(const fs::path& folder, int architecture) {
   RandomBackboneSpec spec;
-  spec.architecture = static_cast<Architecture>(architecture);
+  spec.architecture = static_cast<io::Architecture>(architecture);
   spec.vocab = 258;
   writeRandomBackbone(folder, spec);
   recipes::writeTokenizerFiles("byte", folder);

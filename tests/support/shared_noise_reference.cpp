@@ -22,16 +22,16 @@ torch::Tensor referenceWindowUniforms(uint64_t seed, int64_t window, int64_t len
   return torch::rand({length}, generator, torch::kFloat);
 }
 
-DcdmTransformerConfig tinyDenoiserConfig(const std::string& variant, int64_t vocab,
-                                         int64_t blockSize) {
-  DcdmTransformerConfig config;
+model::DcdmTransformerConfig tinyDenoiserConfig(const std::string& variant, int64_t vocab,
+                                                int64_t blockSize) {
+  model::DcdmTransformerConfig config;
   config.vocab = vocab;
   config.dim = 16;
   config.layers = 1;
   config.heads = 2;
   config.mlp = 32;
   config.maxPositions = 64;
-  config.variant = parseDlmVariant(variant);
+  config.variant = model::parseDlmVariant(variant);
   config.blockSize = blockSize;
   config.chunks = 4;
   config.subspaceRank = 2;

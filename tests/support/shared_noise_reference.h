@@ -18,7 +18,7 @@ torch::Tensor referenceWindowUniforms(uint64_t seed, int64_t window, int64_t len
 
 /** A 1-layer, dim-16 denoiser of `variant` ("mdlm" | "bdlm" | "dcdm": 4 chunks, h = 2) over
  *  `vocab` real tokens. */
-DcdmTransformerConfig tinyDenoiserConfig(const std::string& variant, int64_t vocab,
-                                         int64_t blockSize = 4);
+model::DcdmTransformerConfig tinyDenoiserConfig(const std::string& variant, int64_t vocab,
+                                                int64_t blockSize = 4);
 
 }  // namespace strata::testing

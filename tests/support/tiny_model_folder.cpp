@@ -62,12 +62,12 @@ void writeTinyLlamaFolder(const std::filesystem::path& folder, const TinyLlamaSh
       << "\n";
 
   // Norm weights in BF16, everything else F32: inspect must report both dtypes.
-  SafetensorsWriter writer;
+  io::SafetensorsWriter writer;
   std::deque<std::vector<std::byte>> buffers;  // the writer references data until write()
   for (const auto& tensor : tinyLlamaTensors(s)) {
     const bool norm = tensor.name.find("norm") != std::string::npos;
-    const DType dtype = norm ? DType::BF16 : DType::F32;
-    buffers.emplace_back(static_cast<std::size_t>(numel(tensor.shape)) * dtypeSize(dtype));
+    const io::DType dtype = norm ? io::DType::BF16 : io::DType::F32;
+    buffers.emplace_back(static_cast<std::size_t>(numel(tensor.shape)) * io::dtypeSize(dtype));
     writer.add(tensor.name, dtype, tensor.shape, buffers.back());
   }
   writer.write(folder / "model.safetensors");

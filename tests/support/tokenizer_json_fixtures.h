@@ -103,7 +103,8 @@ inline std::string llama3TokenizerJsonText() {
   }
   std::vector<std::string> spelled;  // quoted JSON strings of the byte-level spellings
   spelled.reserve(tokens.size());
-  for (const std::string& token : tokens) spelled.push_back(Json(byte_level::encode(token)).dump());
+  for (const std::string& token : tokens)
+    spelled.push_back(Json(tokenizer::byte_level::encode(token)).dump());
   std::vector<std::tuple<int, int, int>> splits;  // (merged, left, right) ranks
   for (size_t r = 0; r < tokens.size(); ++r)
     for (size_t cut = 1; cut < tokens[r].size(); ++cut) {
@@ -142,7 +143,7 @@ inline std::string llama3TokenizerJsonText() {
                           {{"type", "Sequence"},
                            {"pretokenizers",
                             {{{"type", "Split"},
-                              {"pattern", {{"Regex", std::string(kLlama3Pattern)}}},
+                              {"pattern", {{"Regex", std::string(tokenizer::kLlama3Pattern)}}},
                               {"behavior", "Isolated"},
                               {"invert", false}},
                              {{"type", "ByteLevel"},

@@ -94,14 +94,14 @@ std::map<int64_t, double> loggedValLosses(const fs::path& runFolder) {
 namespace {
 template <typename Compare>
 void forEachTensorPair(const fs::path& a, const fs::path& b, Compare compare) {
-  const auto fa = SafetensorsFile::open(a);
-  const auto fb = SafetensorsFile::open(b);
+  const auto fa = io::SafetensorsFile::open(a);
+  const auto fb = io::SafetensorsFile::open(b);
   if (fa->tensors().size() != fb->tensors().size())
     throw std::runtime_error("tensor counts differ");
-  for (const TensorEntry& entry : fa->tensors()) {
-    const TensorEntry* other = fb->find(entry.name);
+  for (const io::TensorEntry& entry : fa->tensors()) {
+    const io::TensorEntry* other = fb->find(entry.name);
     if (!other) throw std::runtime_error(entry.name + " missing");
-    compare(tensorView(fa, entry), tensorView(fb, *other));
+    compare(model::tensorView(fa, entry), model::tensorView(fb, *other));
   }
 }
 }  // namespace

@@ -58,7 +58,7 @@ void writeScoredStore(const QString& store, const QString& corpus, int64_t token
   const auto backend = geometry::makeGeometryBackend(geometry::DeviceChoice::Cpu);
   geometry::GeometryReport report;
   {  // closed before /geometry is written into the same file
-    const ActivationStore activations = ActivationStore::open(capture.output);
+    const io::ActivationStore activations = io::ActivationStore::open(capture.output);
     report =
         geometry::scanStore(activations, *backend, options, job, {}, plugin::pointers(metrics));
   }

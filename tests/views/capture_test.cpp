@@ -98,7 +98,7 @@ class CaptureTest : public QObject {
     QCOMPARE(config.sampling.sequenceLength, 16);
     QCOMPARE(config.sampling.skipFirstPositions, 2);
     QCOMPARE(config.sampling.seed, uint64_t{7});
-    QVERIFY(config.dtype == StoreDType::Float32);
+    QVERIFY(config.dtype == io::StoreDType::Float32);
     QVERIFY(config.streamLayers);
     QVERIFY(!config.resume && !config.overwrite);
 
@@ -288,7 +288,7 @@ class CaptureTest : public QObject {
     config.sampling.tokenBudget = 100;
     config.sampling.sequenceLength = 16;
     config.batchSequences = 4;
-    config.dtype = StoreDType::Float32;
+    config.dtype = io::StoreDType::Float32;
     return config;
   }
 

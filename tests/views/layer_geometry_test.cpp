@@ -94,19 +94,19 @@ QString cell(const LayerGeometryView& view, int layer, int column) {
 
 /** N×d Gaussian rows per layer, every layer a little more stretched along one axis. */
 void writeRandomStore(const QString& file, int64_t n, int64_t d, int64_t numLayers) {
-  StoreMeta meta;
+  io::StoreMeta meta;
   meta.modelId = "random-model";
   meta.architecture = "LlamaForCausalLM";
   meta.hiddenSize = d;
   meta.numLayers = numLayers;
-  meta.dtype = StoreDType::Float32;
-  TokenTable tokens;
+  meta.dtype = io::StoreDType::Float32;
+  io::TokenTable tokens;
   for (int64_t i = 0; i < n; ++i) {
     tokens.ids.push_back(static_cast<int32_t>((i * 7) % 50));
     tokens.doc.push_back(static_cast<int32_t>(i / 30));
     tokens.position.push_back(static_cast<int32_t>(1 + i % 30));
   }
-  auto writer = ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+  auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
   std::mt19937 random(7);
   std::normal_distribution<float> normal;
   for (int64_t l = 0; l <= numLayers; ++l) {

@@ -273,14 +273,14 @@ class MainWindowTest : public QObject {
   void opensAnActivationStoreWithItsCompletedLayers() {
     const QString file = m_root.filePath("acts.h5");
     {
-      StoreMeta meta;
+      io::StoreMeta meta;
       meta.modelId = "tiny-llama";
       meta.architecture = "LlamaForCausalLM";
       meta.hiddenSize = 4;
       meta.numLayers = 2;  // hidden states 0..2
-      meta.dtype = StoreDType::Float32;
-      TokenTable tokens{{5, 6, 7}, {0, 0, 0}, {1, 2, 3}};
-      auto writer = ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+      meta.dtype = io::StoreDType::Float32;
+      io::TokenTable tokens{{5, 6, 7}, {0, 0, 0}, {1, 2, 3}};
+      auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
       const std::vector<float> rows(3 * 4, 0.5f);
       writer.writeLayer(0, rows);
       writer.writeLayer(2, rows);  // layer 1 never finished, as after a crash

@@ -232,19 +232,19 @@ class TokenScatterTest : public QObject {
 
   void aStoreWhoseModelIsGoneShowsIdsAndSaysWhy() {
     const QString file = m_dir.filePath("orphan.h5");
-    StoreMeta meta;
+    io::StoreMeta meta;
     meta.modelId = m_dir.filePath("no-such-model").toStdString();
     meta.architecture = "LlamaForCausalLM";
     meta.hiddenSize = 4;
     meta.numLayers = 1;
-    meta.dtype = StoreDType::Float32;
-    TokenTable tokens;
+    meta.dtype = io::StoreDType::Float32;
+    io::TokenTable tokens;
     for (int i = 0; i < 12; ++i) {
       tokens.ids.push_back(40 + i);
       tokens.doc.push_back(0);
       tokens.position.push_back(1 + i);
     }
-    auto writer = ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+    auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
     std::vector<float> rows(12 * 4);
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = float((i * 7) % 11) - 5.0f;
     for (int l = 0; l <= 1; ++l) writer.writeLayer(l, rows);

@@ -99,7 +99,7 @@ class TransformersVerificationViewTest : public QObject {
   }
 
   void modelTabEmbedsTheTableAndReplacesIt() {
-    auto summary = std::make_shared<ModelSummary>();
+    auto summary = std::make_shared<io::ModelSummary>();
     summary->folder = "/models/tiny";
     summary->config.architectureName = "LlamaForCausalLM";
     ModelSummaryView view(summary);

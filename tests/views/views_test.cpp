@@ -32,7 +32,7 @@ class ViewsTest : public QObject {
 
  private slots:
   void modelSummaryShowsShapeParametersAndFiles() {
-    auto summary = std::make_shared<ModelSummary>();
+    auto summary = std::make_shared<io::ModelSummary>();
     summary->folder = "/models/Llama-3.2-1B";
     summary->config.architectureName = "LlamaForCausalLM";
     summary->config.modelType = "llama";
@@ -69,13 +69,13 @@ class ViewsTest : public QObject {
   }
 
   void storeSummaryShowsMetaAndCompletedLayers() {
-    auto summary = std::make_shared<StoreSummary>();
+    auto summary = std::make_shared<io::StoreSummary>();
     summary->file = "/data/acts.h5";
     summary->meta.modelId = "gpt2";
     summary->meta.architecture = "GPT2LMHeadModel";
     summary->meta.hiddenSize = 768;
     summary->meta.numLayers = 12;
-    summary->meta.dtype = StoreDType::Float16;
+    summary->meta.dtype = io::StoreDType::Float16;
     summary->numTokens = 20000;
     summary->completedLayers = {0, 1, 2, 3, 5, 7, 8};
     StoreSummaryView view(summary);

@@ -4,7 +4,7 @@
 #include <ATen/ops/relu.h>
 #include <ATen/ops/silu.h>
 
-namespace strata {
+namespace strata::model {
 
 std::optional<Activation> activationNamed(const std::string& name) {
   if (name == "silu" || name == "swish") return Activation::Silu;
@@ -30,4 +30,4 @@ at::Tensor activate(const at::Tensor& x, Activation activation) {
   return x;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace strata {
+namespace strata::model {
 
 enum class Activation {
   Silu,      ///< "silu", "swish": x·σ(x) (Llama, Qwen SwiGLU gate)
@@ -21,4 +21,4 @@ std::optional<Activation> activationNamed(const std::string& name);
 
 at::Tensor activate(const at::Tensor& x, Activation activation);
 
-}  // namespace strata
+}  // namespace strata::model

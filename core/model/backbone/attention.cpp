@@ -13,7 +13,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 std::string toStringSizes(at::IntArrayRef sizes) {
@@ -160,4 +161,4 @@ PreparedAttention prepareAttention(const AttentionOptions& options, int64_t batc
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::model

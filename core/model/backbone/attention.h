@@ -8,7 +8,7 @@
 
 #include "model/backbone/attention_options.h"
 
-namespace strata {
+namespace strata::model {
 
 /**
  * The positions [B, T] (int64, on `device`) a pass uses: options.positions when given
@@ -73,4 +73,4 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   const at::Tensor& mask, bool causal = false,
                   std::optional<double> scale = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::model

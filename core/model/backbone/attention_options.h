@@ -8,7 +8,7 @@
 
 #include "model/backbone/rope.h"
 
-namespace strata {
+namespace strata::model {
 
 /**
  * Options of one forward pass. The defaults are a causal language model over unpadded
@@ -59,4 +59,4 @@ struct PreparedAttention {
   SlidingAttention sliding;
 };
 
-}  // namespace strata
+}  // namespace strata::model

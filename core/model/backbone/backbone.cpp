@@ -17,10 +17,10 @@
 #include "model/backbone/rope.h"
 #include "model/backbone/weight_loader.h"
 
-namespace strata {
+namespace strata::model {
 
 struct Backbone::State {
-  ModelConfig config;
+  io::ModelConfig config;
   BackboneOptions options;
   Activation activation = Activation::Silu;
   at::Tensor inverseFrequencies;            // undefined for GPT-2
@@ -84,7 +84,7 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   checkComputeDType(options.computeDType);
   auto state = std::make_unique<State>();
   const std::filesystem::path configFile = folder / "config.json";
-  state->config = readModelConfig(configFile);
+  state->config = io::readModelConfig(configFile);
   state->options = options;
   state->activation = blockActivation(state->config, configFile);
   state->inverseFrequencies = rotaryInverseFrequencies(state->config, configFile);
@@ -120,7 +120,7 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
   return std::unique_ptr<Backbone>(new Backbone(std::move(state)));
 }
 
-const ModelConfig& Backbone::config() const { return m_state->config; }
+const io::ModelConfig& Backbone::config() const { return m_state->config; }
 const BackboneOptions& Backbone::options() const { return m_state->options; }
 int64_t Backbone::numLayers() const { return m_state->config.numLayers; }
 const std::vector<std::string>& Backbone::warnings() const { return m_state->loader->warnings(); }
@@ -138,7 +138,7 @@ at::Tensor Backbone::embed(const at::Tensor& ids, const AttentionOptions& attent
                   " tokens");
   }
   at::Tensor hidden = s.rows(&OuterWeights::tokens, tokens);
-  if (s.config.positionEncoding == PositionEncoding::LearnedAbsolute) {
+  if (s.config.positionEncoding == io::PositionEncoding::LearnedAbsolute) {
     const at::Tensor positions =
         resolvePositions(attention, ids.size(0), ids.size(1), s.options.device);
     if (positions.numel() > 0 && positions.max().item<int64_t>() >= s.config.maxPositions)
@@ -191,7 +191,7 @@ at::Tensor Backbone::finalNorm(const at::Tensor& hidden) const {
   const at::Tensor h = s.computable(hidden);
   if (s.outer.finalNormBias.defined())
     return layerNorm(h, s.outer.finalNorm, s.outer.finalNormBias, s.config.normEps);
-  if (s.config.architecture == Architecture::Gemma3)
+  if (s.config.architecture == io::Architecture::Gemma3)
     return gemmaRmsNorm(h, s.outer.finalNorm, s.config.normEps);
   return rmsNorm(h, s.outer.finalNorm, s.config.normEps);
 }
@@ -236,4 +236,4 @@ CaptureResult Backbone::capture(const at::Tensor& ids, const CaptureRequest& req
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::model

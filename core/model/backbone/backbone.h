@@ -24,6 +24,10 @@ namespace strata {
 
 class JobContext;
 
+}  // namespace strata
+
+namespace strata::model {
+
 struct BackboneOptions {
   /** Where weights live and passes run. A CPU-only LibTorch accepts only the CPU. */
   at::Device device = at::kCPU;
@@ -79,7 +83,7 @@ class Backbone {
   Backbone(const Backbone&) = delete;
   Backbone& operator=(const Backbone&) = delete;
 
-  const ModelConfig& config() const;
+  const io::ModelConfig& config() const;
   const BackboneOptions& options() const;
   int64_t numLayers() const;
   /** Oddities found at load (tensors no pass reads), one readable line each. */
@@ -115,4 +119,4 @@ class Backbone {
   std::unique_ptr<State> m_state;
 };
 
-}  // namespace strata
+}  // namespace strata::model

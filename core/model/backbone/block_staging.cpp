@@ -11,7 +11,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
-namespace strata {
+namespace strata::model {
 
 namespace {
 
@@ -112,4 +112,4 @@ std::shared_ptr<const BlockWeights> CudaBlockStager::block(int64_t layer) {
   return {staged, staged->weights.get()};
 }
 
-}  // namespace strata
+}  // namespace strata::model

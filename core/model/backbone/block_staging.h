@@ -12,7 +12,7 @@
 
 #include "model/backbone/block_weights.h"
 
-namespace strata {
+namespace strata::model {
 
 class WeightLoader;
 
@@ -41,4 +41,4 @@ class CudaBlockStager {
   std::unique_ptr<State> m_state;
 };
 
-}  // namespace strata
+}  // namespace strata::model

@@ -6,7 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
-namespace strata {
+namespace strata::model {
 
 struct BlockWeights {
   at::Tensor attnNorm, attnNormBias;  ///< input_layernorm / ln_1
@@ -32,4 +32,4 @@ struct OuterWeights {
   at::Tensor head;  ///< LM head [vocab, d]; the same tensor as `tokens` when tied
 };
 
-}  // namespace strata
+}  // namespace strata::model

@@ -5,9 +5,9 @@
 #include "common/error.h"
 #include "model/backbone/rope.h"
 
-namespace strata {
+namespace strata::model {
 
-Activation blockActivation(const ModelConfig& config, const std::filesystem::path& file) {
+Activation blockActivation(const io::ModelConfig& config, const std::filesystem::path& file) {
   if (const auto activation = activationNamed(config.hiddenAct)) return *activation;
   throw ConfigError(file, config.hiddenActField,
                     "activation '" + config.hiddenAct +
@@ -15,14 +15,15 @@ Activation blockActivation(const ModelConfig& config, const std::filesystem::pat
                         "gelu_fast, relu)");
 }
 
-at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesystem::path& file) {
-  if (config.positionEncoding != PositionEncoding::Rotary) return {};
+at::Tensor rotaryInverseFrequencies(const io::ModelConfig& config,
+                                    const std::filesystem::path& file) {
+  if (config.positionEncoding != io::PositionEncoding::Rotary) return {};
   if (config.ropeScaling && !ropeScalingSupported(config.ropeScaling->type))
     throw ConfigError(
         file, "rope_scaling",
         "type '" + config.ropeScaling->type + "' is not supported (supported: linear, llama3)");
   int64_t rotary = config.headDim;
-  if (config.architecture == Architecture::GptNeoX) {
+  if (config.architecture == io::Architecture::GptNeoX) {
     // As GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct).
     rotary = static_cast<int64_t>(static_cast<double>(config.headDim) * config.rotaryFraction);
     if (rotary <= 0 || rotary % 2 != 0)
@@ -34,7 +35,7 @@ at::Tensor rotaryInverseFrequencies(const ModelConfig& config, const std::filesy
   return ropeInverseFrequencies(rotary, config.ropeTheta, config.ropeScaling);
 }
 
-SlidingWindow slidingWindowOf(const ModelConfig& config, const std::filesystem::path& file) {
+SlidingWindow slidingWindowOf(const io::ModelConfig& config, const std::filesystem::path& file) {
   if (config.slidingWindow <= 0) return {};
   if (config.localRopeScaling && !ropeScalingSupported(config.localRopeScaling->type))
     throw ConfigError(file, "rope_parameters.sliding_attention",
@@ -47,18 +48,18 @@ SlidingWindow slidingWindowOf(const ModelConfig& config, const std::filesystem::
 at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
                     int64_t layer) {
   switch (context.config->architecture) {
-    case Architecture::Llama:
-    case Architecture::Qwen2:
-    case Architecture::Qwen3:
+    case io::Architecture::Llama:
+    case io::Architecture::Qwen2:
+    case io::Architecture::Qwen3:
       return llamaBlock(w, hidden, context);
-    case Architecture::Gpt2:
+    case io::Architecture::Gpt2:
       return gpt2Block(w, hidden, context);
-    case Architecture::GptNeoX:
+    case io::Architecture::GptNeoX:
       return neoxBlock(w, hidden, context);
-    case Architecture::Gemma3:
+    case io::Architecture::Gemma3:
       return gemma3Block(w, hidden, context, layer);
   }
   throw std::logic_error("runBlock: unknown architecture");
 }
 
-}  // namespace strata
+}  // namespace strata::model

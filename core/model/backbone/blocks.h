@@ -12,11 +12,11 @@
 #include "model/backbone/attention_options.h"
 #include "model/backbone/block_weights.h"
 
-namespace strata {
+namespace strata::model {
 
 /** What every block of one forward pass shares. */
 struct BlockContext {
-  const ModelConfig* config = nullptr;
+  const io::ModelConfig* config = nullptr;
   Activation activation = Activation::Silu;
   PreparedAttention attention;  ///< the batch's mask and rotary tables
 };
@@ -41,16 +41,17 @@ at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const Block
                     int64_t layer);
 
 /** config.json's activation; ConfigError naming `configFile` when unsupported. */
-Activation blockActivation(const ModelConfig& config, const std::filesystem::path& configFile);
+Activation blockActivation(const io::ModelConfig& config, const std::filesystem::path& configFile);
 
 /** RoPE inverse frequencies of the architecture, or undefined for GPT-2 (learned positions).
  *  ConfigError naming `configFile` for a rope scaling or rotary_pct that cannot be rotated. */
-at::Tensor rotaryInverseFrequencies(const ModelConfig& config,
+at::Tensor rotaryInverseFrequencies(const io::ModelConfig& config,
                                     const std::filesystem::path& configFile);
 
 /** Gemma-3's sliding layers: their window and the RoPE frequencies of the local base (and
  *  local rope scaling, if any); window 0 for a model without sliding layers. ConfigError naming
  *  `configFile` for a local rope scaling that cannot be applied. */
-SlidingWindow slidingWindowOf(const ModelConfig& config, const std::filesystem::path& configFile);
+SlidingWindow slidingWindowOf(const io::ModelConfig& config,
+                              const std::filesystem::path& configFile);
 
-}  // namespace strata
+}  // namespace strata::model

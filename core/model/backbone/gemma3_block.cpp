@@ -5,13 +5,13 @@
 #include "model/backbone/blocks.h"
 #include "model/backbone/norms.h"
 
-namespace strata {
+namespace strata::model {
 
 // Gemma3DecoderLayer.forward. Every norm is Gemma's (1 + w) RMSNorm, and the attention and MLP
 // outputs are normed again before they join the residual stream ("sandwich" norms).
 at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
                        int64_t layer) {
-  const ModelConfig& c = *context.config;
+  const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1);
   // Gemma3TextModel hands each layer the mask and the rotary tables of its layer type.
   const PreparedAttention& prepared = context.attention;
@@ -40,4 +40,4 @@ at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const Bl
   return afterAttention + gemmaRmsNorm(at::linear(gated, w.down), w.mlpOutNorm, c.normEps);
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -11,7 +11,8 @@
 #include "common/error.h"
 #include "model/backbone/backbone.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 void checkConfig(const GenerationConfig& config) {
@@ -78,7 +79,7 @@ std::vector<int32_t> generate(const Backbone& model, std::span<const int32_t> pr
                               const GenerationConfig& config,
                               std::function<void(int32_t)> onToken) {
   checkConfig(config);
-  const ModelConfig& modelConfig = model.config();
+  const io::ModelConfig& modelConfig = model.config();
   if (prompt.empty()) throw Error("generation: the prompt has no tokens");
   if (static_cast<int64_t>(prompt.size()) > modelConfig.maxPositions)
     throw Error("generation: the prompt has " + std::to_string(prompt.size()) +
@@ -103,4 +104,4 @@ std::vector<int32_t> generate(const Backbone& model, std::span<const int32_t> pr
   return generated;
 }
 
-}  // namespace strata
+}  // namespace strata::model

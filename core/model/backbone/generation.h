@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
 
 class Backbone;
 
@@ -61,4 +61,4 @@ int32_t chooseToken(std::span<const float> logits, double temperature, double to
 /** A uniform double in [0, 1) from the top 53 bits of one draw of `rng`. */
 double uniformUnit(std::mt19937_64& rng);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -5,7 +5,8 @@
 #include "model/backbone/blocks.h"
 #include "model/backbone/norms.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 // transformers' Conv1D: weight [in, out], y = x·W + b (addmm, as Conv1D.forward does).
@@ -18,7 +19,7 @@ at::Tensor conv1d(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 }  // namespace
 
 at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
-  const ModelConfig& c = *context.config;
+  const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1), d = c.hiddenSize;
 
   const at::Tensor qkv =
@@ -37,4 +38,4 @@ at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const Bloc
          conv1d(activate(conv1d(y, w.up, w.upBias), context.activation), w.down, w.downBias);
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -12,7 +12,8 @@
 #include "common/error.h"
 #include "io/mapped_file.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 // llama2.c writes host-order (little-endian) values and reads them back with fread/mmap.
@@ -272,7 +273,7 @@ class Reader {
 }  // namespace
 
 Llama2cCheckpoint readLlama2cCheckpoint(const std::filesystem::path& file) {
-  const MappedFile mapped(file);
+  const io::MappedFile mapped(file);
   const std::span<const std::byte> bytes = mapped.bytes();
   Llama2cCheckpoint checkpoint;
   uint64_t headerBytes = 0;
@@ -294,4 +295,4 @@ Llama2cCheckpoint readLlama2cCheckpoint(const std::filesystem::path& file) {
   return checkpoint;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 
-namespace strata {
+namespace strata::model {
 
 /** The header of a llama2.c checkpoint. */
 struct Llama2cConfig {
@@ -64,4 +64,4 @@ Llama2cCheckpoint readLlama2cCheckpoint(const std::filesystem::path& file);
 /** The magic number that starts export.py's versioned files: "ak42" as a little-endian uint32. */
 constexpr uint32_t kLlama2cMagic = 0x616b3432;
 
-}  // namespace strata
+}  // namespace strata::model

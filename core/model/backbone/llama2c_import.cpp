@@ -8,7 +8,8 @@
 #include "model/backbone/llama2c_tokenizer_json.h"
 #include "model/backbone/safetensors_torch.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace fs = std::filesystem;
 
 at::Tensor permuteRotaryRows(const at::Tensor& weight, int64_t heads) {
@@ -75,8 +76,8 @@ std::string huggingFaceLlamaConfigJson(const Llama2cConfig& c) {
 
 Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& tokenizerBin,
                                   const fs::path& outFolder, const Llama2cImportOptions& options) {
-  const fs::path target = installTargetPath(outFolder);
-  checkInstallTarget(target, options.force);  // fail before the slow part
+  const fs::path target = io::installTargetPath(outFolder);
+  io::checkInstallTarget(target, options.force);  // fail before the slow part
 
   const Llama2cCheckpoint checkpoint = readLlama2cCheckpoint(modelBin);
   const Llama2cConfig& c = checkpoint.config;
@@ -89,16 +90,16 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
   const std::string tokenizerBytes = readWholeFile(tokenizerBin);
   const auto tensors = huggingFaceLlamaTensors(checkpoint);
 
-  StagingFolder temporary(target);
+  io::StagingFolder temporary(target);
   const fs::path& dir = temporary.path();
-  writeTextFile(dir / "config.json", huggingFaceLlamaConfigJson(c));
-  writeTextFile(dir / "generation_config.json",
-                "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": [2, 1]\n}\n");
+  io::writeTextFile(dir / "config.json", huggingFaceLlamaConfigJson(c));
+  io::writeTextFile(dir / "generation_config.json",
+                    "{\n  \"bos_token_id\": 1,\n  \"eos_token_id\": [2, 1]\n}\n");
   writeSafetensors(dir / "model.safetensors", tensors,
                    {{"source", "llama2.c v" + std::to_string(c.version)}});
-  writeTextFile(dir / "tokenizer.json", tokenizerJson);
-  writeTextFile(dir / "tokenizer_config.json", llama2cTokenizerConfigJson(c.seqLen));
-  writeTextFile(dir / "tokenizer.bin", tokenizerBytes);
+  io::writeTextFile(dir / "tokenizer.json", tokenizerJson);
+  io::writeTextFile(dir / "tokenizer_config.json", llama2cTokenizerConfigJson(c.seqLen));
+  io::writeTextFile(dir / "tokenizer.bin", tokenizerBytes);
   temporary.install(target, options.force);
 
   Llama2cImportResult result;
@@ -108,4 +109,4 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
   return result;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -24,7 +24,7 @@
 
 #include "model/backbone/llama2c_checkpoint.h"
 
-namespace strata {
+namespace strata::model {
 
 /**
  * transformers' convert_llama_weights_to_hf `permute(w, n_heads, dim1, dim2)`:
@@ -69,4 +69,4 @@ Llama2cImportResult importLlama2c(const std::filesystem::path& modelBin,
                                   const std::filesystem::path& outFolder,
                                   const Llama2cImportOptions& options = {});
 
-}  // namespace strata
+}  // namespace strata::model

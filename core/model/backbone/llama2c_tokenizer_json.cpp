@@ -8,7 +8,8 @@
 #include "common/error.h"
 #include "common/text_file.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -244,4 +245,4 @@ std::string llama2cTokenizerConfigJson(int64_t contextLength) {
   return config.dump(2) + "\n";
 }
 
-}  // namespace strata
+}  // namespace strata::model

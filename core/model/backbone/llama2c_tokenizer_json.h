@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
 
 /** The contents of a llama2.c tokenizer.bin, as stored. */
 struct Llama2cVocabulary {
@@ -57,4 +57,4 @@ std::string llama2cTokenizerJson(const Llama2cVocabulary& vocabulary,
  *  add_eos_token false, model_max_length `contextLength`. */
 std::string llama2cTokenizerConfigJson(int64_t contextLength);
 
-}  // namespace strata
+}  // namespace strata::model

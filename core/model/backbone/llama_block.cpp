@@ -5,11 +5,11 @@
 #include "model/backbone/blocks.h"
 #include "model/backbone/norms.h"
 
-namespace strata {
+namespace strata::model {
 
 at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden,
                       const BlockContext& context) {
-  const ModelConfig& c = *context.config;
+  const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1);
 
   const at::Tensor x = rmsNorm(hidden, w.attnNorm, c.normEps);
@@ -34,4 +34,4 @@ at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden,
   return afterAttention + at::linear(gated, w.down, w.downBias);
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -5,10 +5,10 @@
 #include "model/backbone/blocks.h"
 #include "model/backbone/norms.h"
 
-namespace strata {
+namespace strata::model {
 
 at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
-  const ModelConfig& c = *context.config;
+  const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1), hd = c.headDim;
 
   // query_key_value is laid out per head: [.., heads, q | k | v] (NOTES.md).
@@ -34,4 +34,4 @@ at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const Bloc
   return mlp(afterAttention) + afterAttention;
 }
 
-}  // namespace strata
+}  // namespace strata::model

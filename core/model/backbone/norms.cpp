@@ -3,7 +3,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/layer_norm.h>
 
-namespace strata {
+namespace strata::model {
 
 at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   const at::Tensor wide = x.to(at::kFloat);
@@ -22,4 +22,4 @@ at::Tensor layerNorm(const at::Tensor& x, const at::Tensor& weight, const at::Te
   return at::layer_norm(x, {x.size(-1)}, weight, bias, eps);
 }
 
-}  // namespace strata
+}  // namespace strata::model

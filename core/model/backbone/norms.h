@@ -3,7 +3,7 @@
 
 #include <ATen/core/Tensor.h>
 
-namespace strata {
+namespace strata::model {
 
 /**
  * RMSNorm (Zhang & Sennrich 2019) as LlamaRMSNorm computes it: x / sqrt(mean(x²) + eps) in
@@ -23,4 +23,4 @@ at::Tensor gemmaRmsNorm(const at::Tensor& x, const at::Tensor& weight, double ep
 at::Tensor layerNorm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                      double eps);
 
-}  // namespace strata
+}  // namespace strata::model

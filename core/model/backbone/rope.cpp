@@ -8,7 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 
-namespace strata {
+namespace strata::model {
 
 bool ropeScalingSupported(const std::string& type) {
   return type.empty() || type == "default" || type == "linear" || type == "llama3";
@@ -17,7 +17,7 @@ bool ropeScalingSupported(const std::string& type) {
 namespace {
 
 // transformers' _compute_llama3_parameters, one frequency at a time.
-double llama3Scaled(double inverse, const RopeScaling& s) {
+double llama3Scaled(double inverse, const io::RopeScaling& s) {
   const double context = static_cast<double>(s.originalMaxPositions);
   const double lowFreqWavelength = context / s.lowFreqFactor;
   const double highFreqWavelength = context / s.highFreqFactor;
@@ -37,7 +37,7 @@ at::Tensor rotateHalf(const at::Tensor& x) {
 }  // namespace
 
 at::Tensor ropeInverseFrequencies(int64_t rotaryDim, double base,
-                                  const std::optional<RopeScaling>& scaling) {
+                                  const std::optional<io::RopeScaling>& scaling) {
   if (rotaryDim <= 0 || rotaryDim % 2 != 0)
     throw std::invalid_argument("rotary dimension must be positive and even, got " +
                                 std::to_string(rotaryDim));
@@ -73,4 +73,4 @@ at::Tensor applyRope(const at::Tensor& x, const RopeTables& tables) {
                  -1);
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -11,7 +11,7 @@
 
 #include "io/hf_config.h"
 
-namespace strata {
+namespace strata::model {
 
 /** True for the rope_scaling types Strata applies: none/"default", "linear" and "llama3". */
 bool ropeScalingSupported(const std::string& type);
@@ -25,7 +25,7 @@ bool ropeScalingSupported(const std::string& type);
  * Throws std::invalid_argument for an odd rotaryDim or a type ropeScalingSupported() rejects.
  */
 at::Tensor ropeInverseFrequencies(int64_t rotaryDim, double base,
-                                  const std::optional<RopeScaling>& scaling);
+                                  const std::optional<io::RopeScaling>& scaling);
 
 /** cos and sin of position × θ, shaped [B, 1, T, rotaryDim] (both halves repeat θ). */
 struct RopeTables {
@@ -45,4 +45,4 @@ RopeTables ropeTables(const at::Tensor& inverseFrequencies, const at::Tensor& po
  */
 at::Tensor applyRope(const at::Tensor& x, const RopeTables& tables);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -11,14 +11,15 @@
 #include "io/atomic_file.h"
 #include "io/safetensors_writer.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
-constexpr std::pair<DType, at::ScalarType> kScalarTypes[] = {
-    {DType::F64, at::kDouble},    {DType::F32, at::kFloat}, {DType::F16, at::kHalf},
-    {DType::BF16, at::kBFloat16}, {DType::I64, at::kLong},  {DType::I32, at::kInt},
-    {DType::I16, at::kShort},     {DType::I8, at::kChar},   {DType::U8, at::kByte},
-    {DType::Bool, at::kBool},
+constexpr std::pair<io::DType, at::ScalarType> kScalarTypes[] = {
+    {io::DType::F64, at::kDouble},    {io::DType::F32, at::kFloat}, {io::DType::F16, at::kHalf},
+    {io::DType::BF16, at::kBFloat16}, {io::DType::I64, at::kLong},  {io::DType::I32, at::kInt},
+    {io::DType::I16, at::kShort},     {io::DType::I8, at::kChar},   {io::DType::U8, at::kByte},
+    {io::DType::Bool, at::kBool},
 };
 
 std::string shardName(std::size_t index, std::size_t count) {
@@ -29,24 +30,24 @@ std::string shardName(std::size_t index, std::size_t count) {
 
 }  // namespace
 
-at::ScalarType scalarTypeOf(DType dtype) {
+at::ScalarType scalarTypeOf(io::DType dtype) {
   for (const auto& [ours, theirs] : kScalarTypes)
     if (ours == dtype) return theirs;
   throw std::logic_error("scalarTypeOf: DType without a LibTorch scalar type");
 }
 
-std::optional<DType> dtypeOf(at::ScalarType type) {
+std::optional<io::DType> dtypeOf(at::ScalarType type) {
   for (const auto& [ours, theirs] : kScalarTypes)
     if (theirs == type) return ours;
   return std::nullopt;
 }
 
-at::Tensor tensorView(const std::shared_ptr<const SafetensorsFile>& file,
-                      const TensorEntry& entry) {
+at::Tensor tensorView(const std::shared_ptr<const io::SafetensorsFile>& file,
+                      const io::TensorEntry& entry) {
   const auto bytes = file->bytes(entry);
   const auto options = at::TensorOptions().dtype(scalarTypeOf(entry.dtype)).device(at::kCPU);
   const auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
-  if (bytes.empty() || address % dtypeSize(entry.dtype) != 0) {
+  if (bytes.empty() || address % io::dtypeSize(entry.dtype) != 0) {
     at::Tensor copy = at::empty(entry.shape, options);
     if (!bytes.empty()) std::memcpy(copy.data_ptr(), bytes.data(), bytes.size());
     return copy;
@@ -59,7 +60,7 @@ at::Tensor tensorView(const std::shared_ptr<const SafetensorsFile>& file,
 
 void writeSafetensors(const std::filesystem::path& target, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata) {
-  SafetensorsWriter writer;
+  io::SafetensorsWriter writer;
   for (const auto& [key, value] : metadata) writer.setMetadata(key, value);
   std::vector<at::Tensor> contiguous;  // keeps the bytes the writer references alive
   contiguous.reserve(tensors.size());
@@ -114,9 +115,9 @@ std::vector<std::filesystem::path> writeShardedSafetensors(
                                 {"weight_map", weightMap}};
   const std::string text = index.dump(2) + "\n";
   const auto indexPath = folder / "model.safetensors.index.json";
-  writeFileAtomically(indexPath,
-                      [&](int fd) { writeAll(fd, text.data(), text.size(), indexPath); });
+  io::writeFileAtomically(indexPath,
+                          [&](int fd) { io::writeAll(fd, text.data(), text.size(), indexPath); });
   return shards;
 }
 
-}  // namespace strata
+}  // namespace strata::model

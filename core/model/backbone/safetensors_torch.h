@@ -16,12 +16,12 @@
 #include "io/dtype.h"
 #include "io/safetensors_file.h"
 
-namespace strata {
+namespace strata::model {
 
 /** The LibTorch scalar type of a safetensors dtype (BOOL → kBool, U8 → kByte, ...). */
-at::ScalarType scalarTypeOf(DType dtype);
+at::ScalarType scalarTypeOf(io::DType dtype);
 /** The safetensors dtype of a LibTorch scalar type, or nullopt (complex, qint, uint16+, ...). */
-std::optional<DType> dtypeOf(at::ScalarType type);
+std::optional<io::DType> dtypeOf(at::ScalarType type);
 
 /**
  * A CPU tensor over `entry`'s bytes inside `file`, without copying: the tensor's deleter holds
@@ -37,7 +37,8 @@ std::optional<DType> dtypeOf(at::ScalarType type);
  * before this one), the result is an owned, writable copy instead, because ATen kernels
  * assume aligned elements. Zero-element tensors are always owned.
  */
-at::Tensor tensorView(const std::shared_ptr<const SafetensorsFile>& file, const TensorEntry& entry);
+at::Tensor tensorView(const std::shared_ptr<const io::SafetensorsFile>& file,
+                      const io::TensorEntry& entry);
 
 /** One named tensor to write. */
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
@@ -64,4 +65,4 @@ std::vector<std::filesystem::path> writeShardedSafetensors(
     const std::filesystem::path& folder, const NamedTensors& tensors, uint64_t maxShardBytes,
     const std::map<std::string, std::string>& metadata = {});
 
-}  // namespace strata
+}  // namespace strata::model

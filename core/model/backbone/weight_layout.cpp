@@ -2,14 +2,15 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 using B = BlockWeights;
 using O = OuterWeights;
 
 // modeling_llama.py / modeling_qwen2.py / modeling_qwen3.py
-WeightLayout llamaLayout(const ModelConfig& c) {
+WeightLayout llamaLayout(const io::ModelConfig& c) {
   const int64_t d = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKeyValueHeads * c.headDim;
   const int64_t ff = c.intermediateSize;
   WeightLayout layout;
@@ -29,7 +30,7 @@ WeightLayout llamaLayout(const ModelConfig& c) {
     s.push_back({&B::kBias, "self_attn.k_proj.bias", {kv}});
     s.push_back({&B::vBias, "self_attn.v_proj.bias", {kv}});
     // Llama's attention_bias also puts a bias on o_proj; Qwen2's o_proj never has one.
-    if (c.architecture == Architecture::Llama)
+    if (c.architecture == io::Architecture::Llama)
       s.push_back({&B::outBias, "self_attn.o_proj.bias", {d}});
   }
   if (c.qkNorm) {
@@ -53,7 +54,7 @@ WeightLayout llamaLayout(const ModelConfig& c) {
 }
 
 // modeling_gpt2.py: Conv1D weights are [in, out].
-WeightLayout gpt2Layout(const ModelConfig& c, const WeightFiles& files) {
+WeightLayout gpt2Layout(const io::ModelConfig& c, const io::WeightFiles& files) {
   std::string prefix;
   if (files.find("transformer.wte.weight")) {
     prefix = "transformer.";
@@ -86,7 +87,7 @@ WeightLayout gpt2Layout(const ModelConfig& c, const WeightFiles& files) {
 }
 
 // modeling_gpt_neox.py
-WeightLayout neoxLayout(const ModelConfig& c) {
+WeightLayout neoxLayout(const io::ModelConfig& c) {
   const int64_t d = c.hiddenSize, ff = c.intermediateSize;
   WeightLayout layout;
   layout.blockPrefix = "gpt_neox.layers.";
@@ -121,7 +122,7 @@ WeightLayout neoxLayout(const ModelConfig& c) {
 
 // modeling_gemma3.py (Gemma3ForCausalLM): Llama's names, q/k norms, and the norms after
 // attention and after the MLP; post_attention_layernorm is one of those, not the MLP's input norm.
-WeightLayout gemma3Layout(const ModelConfig& c) {
+WeightLayout gemma3Layout(const io::ModelConfig& c) {
   const int64_t d = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKeyValueHeads * c.headDim;
   const int64_t ff = c.intermediateSize;
   WeightLayout layout;
@@ -165,20 +166,20 @@ std::string WeightLayout::outerName(at::Tensor OuterWeights::*field) const {
   return {};
 }
 
-WeightLayout weightLayoutOf(const ModelConfig& config, const WeightFiles& files) {
+WeightLayout weightLayoutOf(const io::ModelConfig& config, const io::WeightFiles& files) {
   switch (config.architecture) {
-    case Architecture::Llama:
-    case Architecture::Qwen2:
-    case Architecture::Qwen3:
+    case io::Architecture::Llama:
+    case io::Architecture::Qwen2:
+    case io::Architecture::Qwen3:
       return llamaLayout(config);
-    case Architecture::Gpt2:
+    case io::Architecture::Gpt2:
       return gpt2Layout(config, files);
-    case Architecture::GptNeoX:
+    case io::Architecture::GptNeoX:
       return neoxLayout(config);
-    case Architecture::Gemma3:
+    case io::Architecture::Gemma3:
       return gemma3Layout(config);
   }
   throw std::logic_error("weightLayoutOf: unknown architecture");
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -10,7 +10,7 @@
 #include "io/sharded_checkpoint.h"
 #include "model/backbone/block_weights.h"
 
-namespace strata {
+namespace strata::model {
 
 /** One tensor of a block: field, name after the block prefix, expected shape. */
 struct BlockSlot {
@@ -48,6 +48,6 @@ struct WeightLayout {
  * checkpoint: older files (openai-community/gpt2) store bare names. Throws FormatError naming
  * the token embedding when neither spelling is present.
  */
-WeightLayout weightLayoutOf(const ModelConfig& config, const WeightFiles& files);
+WeightLayout weightLayoutOf(const io::ModelConfig& config, const io::WeightFiles& files);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -7,7 +7,8 @@
 #include "common/error.h"
 #include "model/backbone/safetensors_torch.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 std::string shapeText(const std::vector<int64_t>& shape) {
@@ -21,15 +22,16 @@ bool endsWith(const std::string& text, const std::string& ending) {
          text.compare(text.size() - ending.size(), ending.size(), ending) == 0;
 }
 
-bool isFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F64;
+bool isFloat(io::DType dtype) {
+  return dtype == io::DType::F32 || dtype == io::DType::F16 || dtype == io::DType::BF16 ||
+         dtype == io::DType::F64;
 }
 
 }  // namespace
 
-WeightLoader::WeightLoader(const std::filesystem::path& folder, const ModelConfig& config,
+WeightLoader::WeightLoader(const std::filesystem::path& folder, const io::ModelConfig& config,
                            at::Device device, at::ScalarType dtype, bool borrowMapped)
-    : m_files(WeightFiles::open(folder)),
+    : m_files(io::WeightFiles::open(folder)),
       m_layout(weightLayoutOf(config, m_files)),
       m_numLayers(config.numLayers),
       m_device(device),
@@ -45,7 +47,7 @@ WeightLoader::WeightLoader(const std::filesystem::path& folder, const ModelConfi
 }
 
 void WeightLoader::check(const std::string& name, const std::vector<int64_t>& shape) const {
-  const TensorEntry* entry = m_files.find(name);
+  const io::TensorEntry* entry = m_files.find(name);
   if (!entry) throw FormatError(m_files.folder(), "the checkpoint has no such tensor", name);
   if (!isFloat(entry->dtype))
     throw FormatError(m_files.shardOf(name), "weights must be F32, F16, BF16 or F64", name);
@@ -56,7 +58,7 @@ void WeightLoader::check(const std::string& name, const std::vector<int64_t>& sh
         name);
 }
 
-void WeightLoader::collectUnused(const ModelConfig& config) {
+void WeightLoader::collectUnused(const io::ModelConfig& config) {
   std::set<std::string> used;
   for (const OuterSlot& slot : m_layout.outerSlots) used.insert(slot.name);
   for (int64_t layer = 0; layer < m_numLayers; ++layer)
@@ -98,7 +100,7 @@ BlockWeights WeightLoader::block(int64_t layer) const {
                             std::to_string(m_numLayers));
   BlockWeights weights;
   // Hold each shard across the block's tensors so it is mapped once, not once per tensor.
-  std::set<std::shared_ptr<const SafetensorsFile>> held;
+  std::set<std::shared_ptr<const io::SafetensorsFile>> held;
   for (const BlockSlot& slot : m_layout.blockSlots) {
     const std::string name = m_layout.blockTensorName(layer, slot);
     if (!slot.required && !m_files.find(name)) continue;
@@ -115,4 +117,4 @@ OuterWeights WeightLoader::outer() const {
   return weights;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -16,7 +16,7 @@
 #include "model/backbone/block_weights.h"
 #include "model/backbone/weight_layout.h"
 
-namespace strata {
+namespace strata::model {
 
 /**
  * Thread-safety: const methods may run concurrently (WeightFiles is thread-safe).
@@ -32,11 +32,11 @@ class WeightLoader {
    * copied, the OS pages weights in and out). Throws FormatError naming the tensor that is
    * missing, not floating-point, or of the wrong shape.
    */
-  WeightLoader(const std::filesystem::path& folder, const ModelConfig& config, at::Device device,
-               at::ScalarType dtype, bool borrowMapped);
+  WeightLoader(const std::filesystem::path& folder, const io::ModelConfig& config,
+               at::Device device, at::ScalarType dtype, bool borrowMapped);
 
   const WeightLayout& layout() const { return m_layout; }
-  const WeightFiles& files() const { return m_files; }
+  const io::WeightFiles& files() const { return m_files; }
   /** Checkpoint tensors no forward pass reads (and that are not known buffers), one line each. */
   const std::vector<std::string>& warnings() const { return m_warnings; }
 
@@ -54,10 +54,10 @@ class WeightLoader {
 
  private:
   void check(const std::string& name, const std::vector<int64_t>& shape) const;
-  void collectUnused(const ModelConfig& config);
+  void collectUnused(const io::ModelConfig& config);
   at::Tensor mapped(const std::string& name) const;
 
-  WeightFiles m_files;
+  io::WeightFiles m_files;
   WeightLayout m_layout;
   int64_t m_numLayers = 0;
   at::Device m_device;
@@ -66,4 +66,4 @@ class WeightLoader {
   std::vector<std::string> m_warnings;
 };
 
-}  // namespace strata
+}  // namespace strata::model

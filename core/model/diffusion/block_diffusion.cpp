@@ -2,7 +2,7 @@
 
 #include "model/diffusion/block_diffusion.h"
 
-namespace strata {
+namespace strata::model {
 
 BlockDiffusionBatch blockDiffusionBatch(DcdmTransformerImpl& model,
                                         const MaskedDiffusion& diffusion, const torch::Tensor& x0,
@@ -31,4 +31,4 @@ BlockDiffusionBatch blockDiffusionAt(DcdmTransformerImpl& model, const MaskedDif
   return batch;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -20,7 +20,7 @@
 #include "model/diffusion/dcdm_transformer.h"
 #include "model/diffusion/masked_diffusion.h"
 
-namespace strata {
+namespace strata::model {
 
 struct BlockDiffusionBatch {
   ChunkLayout layout;
@@ -45,4 +45,4 @@ BlockDiffusionBatch blockDiffusionAt(DcdmTransformerImpl& model, const MaskedDif
                                      const torch::Tensor& x0, ChunkLayout layout,
                                      const torch::Tensor& t, const torch::Tensor& noised);
 
-}  // namespace strata
+}  // namespace strata::model

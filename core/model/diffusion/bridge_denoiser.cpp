@@ -5,7 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 namespace F = torch::nn::functional;
@@ -166,4 +167,4 @@ int64_t BridgeDenoiserImpl::parameterCount() const {
   return count;
 }
 
-}  // namespace strata
+}  // namespace strata::model

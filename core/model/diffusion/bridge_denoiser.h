@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-namespace strata {
+namespace strata::model {
 
 /** Shape of a BridgeDenoiser. */
 struct BridgeDenoiserConfig {
@@ -93,4 +93,4 @@ class BridgeDenoiserImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BridgeDenoiser);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -7,7 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 /** t [B] shaped to broadcast over `like` [B, ...], in like's dtype. */
@@ -58,4 +59,4 @@ torch::Tensor brownianBridgeSample(const DenoiserFunction& model, const torch::T
   return x;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -29,7 +29,7 @@
 
 #include "model/diffusion/diffusion_schedule.h"
 
-namespace strata {
+namespace strata::model {
 
 /** x_t of the Brownian bridge and the ε that made it. */
 struct BridgeMarginal {
@@ -49,4 +49,4 @@ torch::Tensor brownianBridgeSample(const DenoiserFunction& model, const torch::T
                                    int64_t steps, double eta, double sigma,
                                    std::optional<at::Generator> generator = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -9,7 +9,7 @@
 
 #include "model/diffusion/dcdm_masks.h"
 
-namespace strata {
+namespace strata::model {
 
 ChunkLayout fixedChunkLayout(const torch::Tensor& ids, int64_t chunks) {
   if (!ids.defined() || ids.dim() != 2 || chunks < 1)
@@ -68,4 +68,4 @@ ChunkLayout routeChunkSequentially(ChunkRouterImpl& router, const TokenEmbedder&
   return layout;
 }
 
-}  // namespace strata
+}  // namespace strata::model

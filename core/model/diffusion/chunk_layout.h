@@ -29,7 +29,7 @@
 
 #include "model/diffusion/chunk_router.h"
 
-namespace strata {
+namespace strata::model {
 
 struct ChunkLayout {
   torch::Tensor ids;          ///< c [B, T] int64
@@ -55,4 +55,4 @@ ChunkLayout routeChunkSequentially(ChunkRouterImpl& router, const TokenEmbedder&
                                    const torch::Tensor& x0, int64_t maskId,
                                    const torch::Tensor& pinned = {});
 
-}  // namespace strata
+}  // namespace strata::model

@@ -6,7 +6,8 @@
 
 #include "model/random/random_draws.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 constexpr double kMinProbability = 1e-9;
@@ -148,4 +149,4 @@ int64_t ChunkRouterImpl::parameterCount() const {
   return count;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -35,7 +35,7 @@
 
 #include <cstdint>
 
-namespace strata {
+namespace strata::model {
 
 struct ChunkRouterConfig {
   int64_t dim = 0;                 ///< d: width of the token representation
@@ -103,4 +103,4 @@ class ChunkRouterImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ChunkRouter);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -6,7 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 void requireIds(const at::Tensor& ids) {
@@ -50,4 +51,4 @@ at::Tensor blockDiffusionMask(const at::Tensor& ids) {
   return additiveMask(blockDiffusionAllowed(ids).unsqueeze(1));
 }
 
-}  // namespace strata
+}  // namespace strata::model

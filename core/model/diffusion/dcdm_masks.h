@@ -31,7 +31,7 @@
 
 #include <cstdint>
 
-namespace strata {
+namespace strata::model {
 
 /** Chunk ids position / blockSize, shaped [length] (int64, CPU): BDLM's positional blocks. */
 at::Tensor positionalChunkIds(int64_t length, int64_t blockSize);
@@ -50,4 +50,4 @@ at::Tensor blockDiffusionMask(const at::Tensor& ids);
 /** 0 where `allowed` (bool) is true, −inf elsewhere, as float32. */
 at::Tensor additiveMask(const at::Tensor& allowed);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -6,7 +6,8 @@
 #include "model/backbone/attention.h"
 #include "model/diffusion/dcdm_masks.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 torch::nn::Linear projection(int64_t in, int64_t out) {
@@ -258,4 +259,4 @@ int64_t DcdmTransformerImpl::routerParameterCount() const {
   return m_router.is_empty() ? 0 : m_router->parameterCount();
 }
 
-}  // namespace strata
+}  // namespace strata::model

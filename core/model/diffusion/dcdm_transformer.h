@@ -44,7 +44,7 @@
 #include "model/diffusion/dlm_variant.h"
 #include "model/trainable/trainable_llama.h"
 
-namespace strata {
+namespace strata::model {
 
 struct DcdmTransformerConfig {
   int64_t vocab = 0;  ///< real tokens; [MASK] = vocab
@@ -182,4 +182,4 @@ class DcdmTransformerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(DcdmTransformer);
 
-}  // namespace strata
+}  // namespace strata::model

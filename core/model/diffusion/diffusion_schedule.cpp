@@ -9,7 +9,8 @@
 
 #include "model/random/random_draws.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 /** √ᾱ and √(1−ᾱ), shaped to broadcast over `like` [B, ...] and in like's dtype. */
@@ -157,4 +158,4 @@ torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noi
   return x;
 }
 
-}  // namespace strata
+}  // namespace strata::model

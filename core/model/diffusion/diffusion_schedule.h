@@ -13,7 +13,7 @@
 #include <optional>
 #include <string_view>
 
-namespace strata {
+namespace strata::model {
 
 /** What the denoiser outputs: x̂0, ε̂, or v̂ = √ᾱ·ε − √(1−ᾱ)·x0 (Salimans & Ho 2022). */
 enum class Prediction { X0, Epsilon, Velocity };
@@ -105,4 +105,4 @@ torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noi
                          double eta, Prediction prediction, const CosineSchedule& schedule,
                          std::optional<at::Generator> generator = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::model

@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::model {
 
 const char* dlmVariantName(DlmVariant variant) {
   switch (variant) {
@@ -22,4 +22,4 @@ DlmVariant parseDlmVariant(const std::string& name, const std::filesystem::path&
   throw ConfigError(source, "variant", "must be mdlm, bdlm or dcdm, not '" + name + "'");
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-namespace strata {
+namespace strata::model {
 
 enum class DlmVariant { Mdlm, Bdlm, Dcdm };
 
@@ -17,4 +17,4 @@ const char* dlmVariantName(DlmVariant variant);
 DlmVariant parseDlmVariant(const std::string& name,
                            const std::filesystem::path& source = "variant");
 
-}  // namespace strata
+}  // namespace strata::model

@@ -7,7 +7,7 @@
 
 #include "model/backbone/backbone.h"
 
-namespace strata {
+namespace strata::model {
 
 EmbeddingRounding::EmbeddingRounding(const Backbone& model) : m_model(model) {
   torch::NoGradGuard noGrad;
@@ -34,4 +34,4 @@ torch::Tensor EmbeddingRounding::tokens(const torch::Tensor& hidden) const {
   return torch::cat(chosen).view({hidden.size(0), length});
 }
 
-}  // namespace strata
+}  // namespace strata::model

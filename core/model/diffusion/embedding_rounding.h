@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-namespace strata {
+namespace strata::model {
 
 class Backbone;
 
@@ -26,4 +26,4 @@ class EmbeddingRounding {
   torch::Tensor m_rowNorms;  // [V] ‖E_w‖²
 };
 
-}  // namespace strata
+}  // namespace strata::model

@@ -7,7 +7,7 @@
 
 #include "model/random/random_draws.h"
 
-namespace strata {
+namespace strata::model {
 
 std::optional<MaskSchedule> parseMaskSchedule(std::string_view name) {
   if (name == "loglinear") return MaskSchedule::LogLinear;
@@ -91,4 +91,4 @@ MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion,
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string_view>
 
-namespace strata {
+namespace strata::model {
 
 enum class MaskSchedule { LogLinear, Cosine };
 std::optional<MaskSchedule> parseMaskSchedule(std::string_view name);  ///< "loglinear" | "cosine"
@@ -74,4 +74,4 @@ MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion,
                                         const torch::Tensor& noised, const torch::Tensor& t,
                                         int64_t vocab);
 
-}  // namespace strata
+}  // namespace strata::model

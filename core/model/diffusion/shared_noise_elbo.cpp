@@ -9,7 +9,7 @@
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::model {
 
 std::vector<double> elboTimeGrid(int64_t points, double samplingEpsilon) {
   if (points < 1) throw std::invalid_argument("the ELBO's t grid needs at least one point");
@@ -69,4 +69,4 @@ SharedNoiseElbo sharedNoiseElbo(DcdmTransformerImpl& model, const MaskedDiffusio
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::model

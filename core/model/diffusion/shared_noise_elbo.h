@@ -33,7 +33,7 @@
 #include "model/diffusion/dcdm_transformer.h"
 #include "model/diffusion/masked_diffusion.h"
 
-namespace strata {
+namespace strata::model {
 
 /** The G midpoints t_g = ε_s + (1 − ε_s)·(g + ½)/G, g = 0..G−1 (G ≥ 1, else invalid_argument). */
 std::vector<double> elboTimeGrid(int64_t points, double samplingEpsilon);
@@ -63,4 +63,4 @@ SharedNoiseElbo sharedNoiseElbo(DcdmTransformerImpl& model, const MaskedDiffusio
                                 const torch::Tensor& x0, const torch::Tensor& u,
                                 const std::vector<double>& grid);
 
-}  // namespace strata
+}  // namespace strata::model

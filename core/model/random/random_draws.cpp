@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::model {
 
 namespace {
 
@@ -47,4 +47,4 @@ at::Tensor normalLike(const at::Tensor& like, const std::optional<at::Generator>
   return generator ? normalDraw(like.sizes(), like.options(), generator) : at::randn_like(like);
 }
 
-}  // namespace strata
+}  // namespace strata::model

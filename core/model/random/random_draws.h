@@ -10,7 +10,7 @@
 
 #include <optional>
 
-namespace strata {
+namespace strata::model {
 
 /** U[0, 1) of `sizes`, with `options`' dtype and device. With a generator, `options` must name
  *  the device and the generator must have been made for it (generatorFor), else Error. */
@@ -30,4 +30,4 @@ at::Tensor uniformLike(const at::Tensor& like,
 at::Tensor normalLike(const at::Tensor& like,
                       const std::optional<at::Generator>& generator = std::nullopt);
 
-}  // namespace strata
+}  // namespace strata::model

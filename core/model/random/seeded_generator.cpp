@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::model {
 
 namespace {
 
@@ -101,4 +101,4 @@ at::Generator generatorFor(const at::Generator& generator, at::Device device) {
 ForeignDeviceGenerators::ForeignDeviceGenerators() { ++g_foreignScopes; }
 ForeignDeviceGenerators::~ForeignDeviceGenerators() { --g_foreignScopes; }
 
-}  // namespace strata
+}  // namespace strata::model

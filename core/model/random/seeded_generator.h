@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-namespace strata {
+namespace strata::model {
 
 /** A generator for `device` (a CUDA device without an index: the current one), seeded with
  *  `seed`. The same seed gives the same stream on the same device (not across devices). */
@@ -35,4 +35,4 @@ class ForeignDeviceGenerators {
   ForeignDeviceGenerators& operator=(const ForeignDeviceGenerators&) = delete;
 };
 
-}  // namespace strata
+}  // namespace strata::model

@@ -10,7 +10,7 @@
 #include "model/diffusion/masked_diffusion.h"
 #include "model/random/random_draws.h"
 
-namespace strata {
+namespace strata::model {
 
 std::string alignmentStateName(int64_t state, int64_t numLayers) {
   return state == preNormState(numLayers) ? "pre_norm" : std::to_string(state);
@@ -135,4 +135,4 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
 
 enum class AlignmentDistance { Cosine, L2 };
 
@@ -93,4 +93,4 @@ AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0
                             const std::vector<torch::Tensor>& teacher,
                             const std::vector<int64_t>& layers, const AlignmentOptions& options);
 
-}  // namespace strata
+}  // namespace strata::model

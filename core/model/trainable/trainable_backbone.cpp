@@ -14,7 +14,7 @@
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::model {
 
 namespace {
 
@@ -28,11 +28,11 @@ std::string moduleName(std::string name) {
 
 TrainableBackboneImpl::TrainableBackboneImpl(const std::filesystem::path& folder, int64_t maskId) {
   const std::filesystem::path configFile = folder / "config.json";
-  m_config = readModelConfig(configFile);
+  m_config = io::readModelConfig(configFile);
   // The trainable copy runs the blocks itself but embeds, norms and heads the Llama / GPT way:
   // Gemma-3's √d embedding scale, (1 + w) final norm, logit softcap and sliding layers are the
   // frozen Backbone's alone, so a Gemma-3 student would silently compute another model.
-  if (m_config.architecture == Architecture::Gemma3)
+  if (m_config.architecture == io::Architecture::Gemma3)
     throw ConfigError(configFile, "architectures",
                       m_config.architectureName +
                           " cannot be trained by Strata yet (only read: capture, generate, "
@@ -180,4 +180,4 @@ std::vector<std::pair<std::string, torch::Tensor>> TrainableBackboneImpl::huggin
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::model

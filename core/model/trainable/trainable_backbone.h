@@ -23,7 +23,7 @@
 #include "model/backbone/attention_options.h"
 #include "model/backbone/block_weights.h"
 
-namespace strata {
+namespace strata::model {
 
 struct TrainableForward {
   /** The L + 1 hidden states Hugging Face returns: [0] the embedding output, [l] block l's
@@ -44,7 +44,7 @@ class TrainableBackboneImpl : public torch::nn::Module {
    */
   TrainableBackboneImpl(const std::filesystem::path& folder, int64_t maskId);
 
-  const ModelConfig& config() const { return m_config; }
+  const io::ModelConfig& config() const { return m_config; }
   int64_t vocab() const { return m_config.vocabSize; }
   int64_t maskId() const { return m_maskId; }
   bool addedMaskToken() const { return m_maskEmbedding.defined(); }
@@ -78,7 +78,7 @@ class TrainableBackboneImpl : public torch::nn::Module {
   torch::Tensor embed(const torch::Tensor& ids, const AttentionOptions& attention) const;
   torch::Tensor finalNorm(const torch::Tensor& hidden) const;
 
-  ModelConfig m_config;
+  io::ModelConfig m_config;
   Activation m_activation = Activation::Silu;
   std::vector<BlockWeights> m_blocks;  // handles of the registered parameters
   OuterWeights m_outer;
@@ -90,4 +90,4 @@ class TrainableBackboneImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TrainableBackbone);
 
-}  // namespace strata
+}  // namespace strata::model

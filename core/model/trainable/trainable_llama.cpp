@@ -3,7 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 namespace F = torch::nn::functional;
@@ -146,4 +147,4 @@ std::vector<std::pair<std::string, torch::Tensor>> TrainableLlamaImpl::huggingFa
   return out;
 }
 
-}  // namespace strata
+}  // namespace strata::model

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
 
 /** Shape of a TrainableLlama (HF config.json names in comments). */
 struct TrainableLlamaConfig {
@@ -117,4 +117,4 @@ class TrainableLlamaImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TrainableLlama);
 
-}  // namespace strata
+}  // namespace strata::model

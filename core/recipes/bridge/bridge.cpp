@@ -41,9 +41,9 @@ class BridgeRecipe final : public engine::Recipe {
     if (store) {
       // Statistics (and targets, with targets=store) come from the store: they must be this
       // model's hidden states, not another checkpoint's of the same shape.
-      requireStoreOfModel(*store, ActivationStore::open(*store).meta(), c.text("model"),
-                          modelFingerprint(c.text("model")), m_source->hiddenSize(),
-                          m_source->backbone().numLayers());
+      io::requireStoreOfModel(*store, io::ActivationStore::open(*store).meta(), c.text("model"),
+                              io::modelFingerprint(c.text("model")), m_source->hiddenSize(),
+                              m_source->backbone().numLayers());
     }
 
     const fs::path corpus = c.text("corpus");
@@ -65,7 +65,7 @@ class BridgeRecipe final : public engine::Recipe {
                                         c.integer("stats_windows"));
     if (setup.rank == 0) writeBridgeStatistics(setup.runFolder, m_statistics);
 
-    m_denoiser = BridgeDenoiser(bridgeDenoiserConfigFrom(c, m_source->hiddenSize()));
+    m_denoiser = model::BridgeDenoiser(bridgeDenoiserConfigFrom(c, m_source->hiddenSize()));
     m_denoiser->to(setup.device);
   }
 
@@ -138,7 +138,7 @@ class BridgeRecipe final : public engine::Recipe {
   std::unique_ptr<BridgeStoreData> m_storeData;
   CorpusTokens m_data;
   BridgeStatistics m_statistics;
-  BridgeDenoiser m_denoiser{nullptr};
+  model::BridgeDenoiser m_denoiser{nullptr};
 };
 
 }  // namespace

@@ -23,26 +23,27 @@ void requireSameSize(int64_t dataDim, const torch::Tensor& cond) {
 
 }  // namespace
 
-BridgeLossTerms bridgeLossTerms(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+BridgeLossTerms bridgeLossTerms(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
                                 const torch::Tensor& cond, const BridgeDiffusion& diffusion,
                                 std::optional<at::Generator> generator) {
-  const torch::Tensor t = uniformDraw({x0.size(0)}, x0.options().dtype(torch::kFloat), generator);
+  const torch::Tensor t =
+      model::uniformDraw({x0.size(0)}, x0.options().dtype(torch::kFloat), generator);
   BridgeLossTerms terms;
   torch::Tensor output, target;
   if (diffusion.process == DiffusionProcess::Bridge) {
     requireSameSize(x0.size(-1), cond);
-    const BridgeMarginal noised =
-        brownianBridgeMarginal(x0, cond, t, diffusion.bridgeNoise, generator);
+    const model::BridgeMarginal noised =
+        model::brownianBridgeMarginal(x0, cond, t, diffusion.bridgeNoise, generator);
     output = denoiser->forward(noised.xt, t, cond);
     target = x0;
     terms.estimate = output;
   } else {
-    const CosineSchedule schedule;
-    const NoisedBatch noised = addNoise(x0, t, schedule, generator);
+    const model::CosineSchedule schedule;
+    const model::NoisedBatch noised = model::addNoise(x0, t, schedule, generator);
     output = denoiser->forward(noised.xt, t, cond);
-    target = trainingTarget(diffusion.prediction, x0, noised.epsilon, noised.alphaBar);
-    terms.estimate =
-        x0FromOutput(noised.xt, output, noised.alphaBar, diffusion.prediction).to(output.dtype());
+    target = model::trainingTarget(diffusion.prediction, x0, noised.epsilon, noised.alphaBar);
+    terms.estimate = model::x0FromOutput(noised.xt, output, noised.alphaBar, diffusion.prediction)
+                         .to(output.dtype());
   }
   terms.loss = torch::mse_loss(output, target.to(output.dtype()));
   if (diffusion.cosineWeight > 0) {
@@ -53,28 +54,28 @@ BridgeLossTerms bridgeLossTerms(BridgeDenoiser& denoiser, const torch::Tensor& x
   return terms;
 }
 
-torch::Tensor bridgeLoss(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+torch::Tensor bridgeLoss(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
                          const torch::Tensor& cond, const BridgeDiffusion& diffusion,
                          std::optional<at::Generator> generator) {
   return bridgeLossTerms(denoiser, x0, cond, diffusion, generator).loss;
 }
 
-torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, int64_t dataDim,
-                           const BridgeDiffusion& diffusion,
+torch::Tensor bridgeSample(model::BridgeDenoiser& denoiser, const torch::Tensor& cond,
+                           int64_t dataDim, const BridgeDiffusion& diffusion,
                            std::optional<at::Generator> generator) {
-  const DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
+  const model::DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
     return denoiser->forward(xt, t, cond);
   };
   if (diffusion.process == DiffusionProcess::Bridge) {
     requireSameSize(dataDim, cond);
-    return brownianBridgeSample(model, cond.to(torch::kFloat), diffusion.sampleSteps, diffusion.eta,
-                                diffusion.bridgeNoise, generator);
+    return model::brownianBridgeSample(model, cond.to(torch::kFloat), diffusion.sampleSteps,
+                                       diffusion.eta, diffusion.bridgeNoise, generator);
   }
   const std::vector<int64_t> shape = {cond.size(0), cond.size(1), dataDim};
   const auto options = cond.options().dtype(torch::kFloat);
-  const torch::Tensor noise = normalDraw(shape, options, generator);
-  return ddimSample(model, noise, diffusion.sampleSteps, diffusion.eta, diffusion.prediction,
-                    CosineSchedule(), generator);
+  const torch::Tensor noise = model::normalDraw(shape, options, generator);
+  return model::ddimSample(model, noise, diffusion.sampleSteps, diffusion.eta, diffusion.prediction,
+                           model::CosineSchedule(), generator);
 }
 
 }  // namespace strata::recipes

@@ -23,7 +23,7 @@ enum class DiffusionProcess { Gaussian, Bridge };
 
 struct BridgeDiffusion {
   DiffusionProcess process = DiffusionProcess::Gaussian;
-  Prediction prediction = Prediction::X0;
+  model::Prediction prediction = model::Prediction::X0;
   double cosineWeight = 0;   ///< weight of (1 − cos(x̂0, x0)) averaged over tokens
   int64_t sampleSteps = 20;  ///< sampler steps S
   double eta = 0;            ///< 0 = deterministic DDIM / bridge sampler
@@ -42,17 +42,17 @@ struct BridgeLossTerms {
 /** Diffusion loss of x0 [B, T, d] (normalised targets) given cond [B, T, dc] (the denoiser's
  *  condition; for the bridge process also x1, so dc = d): one t ~ U(0, 1) per sequence.
  *  Draws from `generator` when given (validation), else torch's global RNG. */
-BridgeLossTerms bridgeLossTerms(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+BridgeLossTerms bridgeLossTerms(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
                                 const torch::Tensor& cond, const BridgeDiffusion& diffusion,
                                 std::optional<at::Generator> generator = std::nullopt);
-torch::Tensor bridgeLoss(BridgeDenoiser& denoiser, const torch::Tensor& x0,
+torch::Tensor bridgeLoss(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
                          const torch::Tensor& cond, const BridgeDiffusion& diffusion,
                          std::optional<at::Generator> generator = std::nullopt);
 
 /** x̂0 [B, T, d] (normalised) in diffusion.sampleSteps steps: DDIM from pure noise (gaussian)
  *  or the bridge sampler from x1 = cond (bridge). */
-torch::Tensor bridgeSample(BridgeDenoiser& denoiser, const torch::Tensor& cond, int64_t dataDim,
-                           const BridgeDiffusion& diffusion,
+torch::Tensor bridgeSample(model::BridgeDenoiser& denoiser, const torch::Tensor& cond,
+                           int64_t dataDim, const BridgeDiffusion& diffusion,
                            std::optional<at::Generator> generator = std::nullopt);
 
 }  // namespace strata::recipes

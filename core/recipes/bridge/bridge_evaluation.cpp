@@ -11,14 +11,14 @@
 
 namespace strata::recipes {
 
-std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
+std::map<std::string, double> evaluateBridge(model::BridgeDenoiser& denoiser,
                                              const BridgeDiffusion& diffusion,
                                              const BridgeEvaluationData& data) {
   torch::NoGradGuard noGrad;
   // A generator of its own: evaluation must not move the training's random stream. Made for
   // the device the windows arrive on.
   std::optional<at::Generator> generator;
-  std::optional<EmbeddingRounding> rounding;
+  std::optional<model::EmbeddingRounding> rounding;
   if (data.source.layer() == 0) rounding.emplace(data.source.backbone());
   const int64_t windows = data.windows;
   double loss = 0, mse = 0, cosine = 0, ceBridge = 0, ceTrue = 0, agree = 0, rounded = 0;
@@ -32,7 +32,7 @@ std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
     const torch::Tensor x0 = data.statistics.target.normalise(batch.modelledTarget());
     const torch::Tensor cond =
         data.statistics.conditionInput(batch.modelledCondition(), diffusion.conditioned);
-    if (!generator) generator = seededGenerator(data.seed ^ 0xB81D6EULL, x0.device());
+    if (!generator) generator = model::seededGenerator(data.seed ^ 0xB81D6EULL, x0.device());
 
     const BridgeLossTerms terms = bridgeLossTerms(denoiser, x0, cond, diffusion, generator);
     loss += terms.loss.item<double>() * static_cast<double>(rows);

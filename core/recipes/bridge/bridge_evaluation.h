@@ -33,7 +33,7 @@ struct BridgeEvaluationData {
 
 /** Keys: loss, mse, cosine, ce_bridge, ce_true, ce_gap, ppl_bridge, ppl_true, top1_agreement,
  *  and rounding_accuracy at layer 0 (the loop logs them with a val_ prefix). */
-std::map<std::string, double> evaluateBridge(BridgeDenoiser& denoiser,
+std::map<std::string, double> evaluateBridge(model::BridgeDenoiser& denoiser,
                                              const BridgeDiffusion& diffusion,
                                              const BridgeEvaluationData& data);
 

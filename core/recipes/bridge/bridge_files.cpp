@@ -22,14 +22,14 @@ BridgeDiffusion bridgeDiffusionFrom(const engine::ResolvedConfig& c) {
   // The schema allows only valid names.
   diffusion.process =
       c.text("process") == "bridge" ? DiffusionProcess::Bridge : DiffusionProcess::Gaussian;
-  diffusion.prediction = *parsePrediction(c.text("prediction"));
+  diffusion.prediction = *model::parsePrediction(c.text("prediction"));
   diffusion.cosineWeight = c.real("cosine_weight");
   diffusion.sampleSteps = c.integer("sample_steps");
   diffusion.eta = c.real("eta");
   diffusion.bridgeNoise = c.real("bridge_noise");
   diffusion.conditioned = c.text("condition") == "embeddings";
   if (diffusion.process == DiffusionProcess::Bridge) {
-    if (diffusion.prediction != Prediction::X0)
+    if (diffusion.prediction != model::Prediction::X0)
       throw ConfigError("the bridge run configuration", "prediction",
                         "must be x0 with process=bridge (the bridge's denoiser predicts h_{l*})");
     if (!diffusion.conditioned)
@@ -39,8 +39,9 @@ BridgeDiffusion bridgeDiffusionFrom(const engine::ResolvedConfig& c) {
   return diffusion;
 }
 
-BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& c, int64_t hiddenSize) {
-  BridgeDenoiserConfig config;
+model::BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& c,
+                                                     int64_t hiddenSize) {
+  model::BridgeDenoiserConfig config;
   config.dataDim = hiddenSize;
   config.condDim = hiddenSize;
   config.width = c.integer("width");
@@ -76,20 +77,20 @@ constexpr const char* kConditionStd = "condition_std";
 }  // namespace
 
 void writeBridgeStatistics(const fs::path& runFolder, const BridgeStatistics& stats) {
-  writeSafetensors(runFolder / "bridge_statistics.safetensors",
-                   {{kTargetMean, stats.target.mean},
-                    {kTargetStd, stats.target.std},
-                    {kConditionMean, stats.condition.mean},
-                    {kConditionStd, stats.condition.std}});
+  model::writeSafetensors(runFolder / "bridge_statistics.safetensors",
+                          {{kTargetMean, stats.target.mean},
+                           {kTargetStd, stats.target.std},
+                           {kConditionMean, stats.condition.mean},
+                           {kConditionStd, stats.condition.std}});
 }
 
 BridgeStatistics readBridgeStatistics(const fs::path& runFolder, const torch::Device& device) {
   const fs::path file = runFolder / "bridge_statistics.safetensors";
-  const auto reader = SafetensorsFile::open(file);
+  const auto reader = io::SafetensorsFile::open(file);
   const auto tensor = [&](const char* name) {
-    const TensorEntry* entry = reader->find(name);
+    const io::TensorEntry* entry = reader->find(name);
     if (!entry) throw FormatError(file, "has no tensor", name);
-    return tensorView(reader, *entry).to(device, torch::kFloat).clone();
+    return model::tensorView(reader, *entry).to(device, torch::kFloat).clone();
   };
   BridgeStatistics stats;
   stats.target = {tensor(kTargetMean), tensor(kTargetStd), file.string()};
@@ -106,7 +107,7 @@ LoadedBridge loadBridgeRun(const fs::path& runFolder, const torch::Device& devic
   bridge.statistics = readBridgeStatistics(runFolder, device);
   bridge.diffusion = bridgeDiffusionFrom(bridge.config);
   bridge.denoiser =
-      BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
+      model::BridgeDenoiser(bridgeDenoiserConfigFrom(bridge.config, bridge.source->hiddenSize()));
 
   const auto checkpoint = engine::RunFolder(runFolder).checkpoints().bestOrNewestValid();
   if (checkpoint) {

@@ -19,8 +19,8 @@ namespace strata::recipes {
 /** ConfigError naming the setting for combinations that cannot work (process=bridge needs
  *  prediction=x0 and condition=embeddings). */
 BridgeDiffusion bridgeDiffusionFrom(const engine::ResolvedConfig& config);
-BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& config,
-                                              int64_t hiddenSize);
+model::BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfig& config,
+                                                     int64_t hiddenSize);
 /** `layer`, or l* of `store` when layer is -1 (ConfigError when there is neither). */
 int64_t resolveBridgeLayer(const engine::ResolvedConfig& config);
 
@@ -37,7 +37,7 @@ struct LoadedBridge {
   std::unique_ptr<BridgeSource> source;
   BridgeStatistics statistics;
   BridgeDiffusion diffusion;
-  BridgeDenoiser denoiser{nullptr};
+  model::BridgeDenoiser denoiser{nullptr};
   int64_t checkpointStep = 0;
 };
 /** Throws IoError/FormatError naming the run folder when it is not a bridge run or has no

@@ -15,10 +15,10 @@ namespace fs = std::filesystem;
 
 BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device)
     : m_layer(layer), m_device(device) {
-  BackboneOptions options;
+  model::BackboneOptions options;
   options.device = device;
-  m_backbone = Backbone::load(modelFolder, options);
-  m_tokenizer = loadTokenizer(modelFolder);
+  m_backbone = model::Backbone::load(modelFolder, options);
+  m_tokenizer = tokenizer::loadTokenizer(modelFolder);
   if (layer < 0 || layer > m_backbone->numLayers())
     throw ConfigError("the bridge run configuration", "layer",
                       "must be in 0.." + std::to_string(m_backbone->numLayers()) + " for " +
@@ -87,7 +87,7 @@ BridgeStatistics BridgeSource::statistics(const std::optional<fs::path>& store,
   Moments target(d), condition(d);
   std::string source;
   if (store) {
-    const ActivationStore reader = ActivationStore::open(*store);
+    const io::ActivationStore reader = io::ActivationStore::open(*store);
     if (reader.meta().hiddenSize != d)
       throw FormatError(*store, "holds hidden size " + std::to_string(reader.meta().hiddenSize) +
                                     ", the model has " + std::to_string(d));

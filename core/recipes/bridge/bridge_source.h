@@ -56,8 +56,8 @@ class BridgeSource {
   BridgeSource(const std::filesystem::path& modelFolder, int64_t layer,
                const torch::Device& device);
 
-  const Backbone& backbone() const { return *m_backbone; }
-  const Tokenizer& tokenizer() const { return *m_tokenizer; }
+  const model::Backbone& backbone() const { return *m_backbone; }
+  const tokenizer::Tokenizer& tokenizer() const { return *m_tokenizer; }
   int64_t layer() const { return m_layer; }
   int64_t hiddenSize() const;
 
@@ -79,8 +79,8 @@ class BridgeSource {
                               int64_t windows) const;
 
  private:
-  std::unique_ptr<Backbone> m_backbone;
-  std::unique_ptr<Tokenizer> m_tokenizer;
+  std::unique_ptr<model::Backbone> m_backbone;
+  std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
   int64_t m_layer;
   torch::Device m_device;
 };

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-torch::Tensor layerTensor(const ActivationStore& store, int64_t layer, int64_t d) {
+torch::Tensor layerTensor(const io::ActivationStore& store, int64_t layer, int64_t d) {
   std::vector<float> rows = store.readLayer(layer);
   return torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size()) / d, d}, torch::kFloat)
       .clone();
@@ -26,7 +26,7 @@ torch::Tensor layerTensor(const ActivationStore& store, int64_t layer, int64_t d
 BridgeStoreData::BridgeStoreData(const fs::path& storePath, int64_t layer, int64_t hiddenSize,
                                  int64_t seqLen, double valFraction, const torch::Device& device)
     : m_seqLen(seqLen), m_device(device) {
-  const ActivationStore store = ActivationStore::open(storePath);
+  const io::ActivationStore store = io::ActivationStore::open(storePath);
   if (store.meta().hiddenSize != hiddenSize)
     throw FormatError(storePath, "holds hidden size " + std::to_string(store.meta().hiddenSize) +
                                      "; the source model has " + std::to_string(hiddenSize));
@@ -34,7 +34,7 @@ BridgeStoreData::BridgeStoreData(const fs::path& storePath, int64_t layer, int64
     if (!store.layerComplete(l))
       throw FormatError(storePath, "has no complete layer " + std::to_string(l) +
                                        " (bridge targets from a store need layers 0 and l*)");
-  const TokenTable& tokens = store.tokens();
+  const io::TokenTable& tokens = store.tokens();
   m_ids = torch::tensor(std::vector<int64_t>(tokens.ids.begin(), tokens.ids.end()), torch::kInt64);
   m_condition = layerTensor(store, 0, hiddenSize);
   m_target = layerTensor(store, layer, hiddenSize);

@@ -167,9 +167,9 @@ void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
                        {"worst_by_score", r.worstByScore},
                        {"layers", rows},
                        {"baselines", baselines}};
-  writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
-  writeTextAtomically(folder / "sweep.csv", csv);
-  writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
+  io::writeTextAtomically(folder / "sweep.json", report.dump(2) + "\n");
+  io::writeTextAtomically(folder / "sweep.csv", csv);
+  io::writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
 }
 
 }  // namespace

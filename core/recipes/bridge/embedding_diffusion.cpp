@@ -13,7 +13,7 @@ bool isEmbeddingDiffusion(const LoadedBridge& bridge) {
   return !bridge.diffusion.conditioned && bridge.source->layer() == 0;
 }
 
-int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& rounding,
+int32_t embeddingDiffusionToken(LoadedBridge& bridge, const model::EmbeddingRounding& rounding,
                                 const std::vector<int32_t>& ids, uint64_t seed) {
   torch::NoGradGuard noGrad;
   const torch::Tensor input =
@@ -22,13 +22,13 @@ int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& r
   const torch::Tensor known =
       stats.normalise(bridge.source->condition(input).slice(1, 1));  // [1, n−1, d]
   const int64_t length = known.size(1) + 1;
-  at::Generator generator = seededGenerator(seed, known.device());
+  at::Generator generator = model::seededGenerator(seed, known.device());
   const auto options = known.options();
-  const torch::Tensor knownNoise = normalDraw(known.sizes(), options, generator);
-  const torch::Tensor noise = normalDraw({1, length, known.size(2)}, options, generator);
+  const torch::Tensor knownNoise = model::normalDraw(known.sizes(), options, generator);
+  const torch::Tensor noise = model::normalDraw({1, length, known.size(2)}, options, generator);
   const torch::Tensor noCondition = torch::zeros({1, length, known.size(2)}, options);
-  const CosineSchedule schedule;
-  const DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
+  const model::CosineSchedule schedule;
+  const model::DenoiserFunction model = [&](const torch::Tensor& xt, const torch::Tensor& t) {
     const double alphaBar = schedule.alphaBar(t[0].item<double>());
     torch::Tensor x = xt.clone();
     x.slice(1, 0, length - 1)
@@ -37,7 +37,7 @@ int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& r
   };
   const BridgeDiffusion& d = bridge.diffusion;
   const torch::Tensor x0 =
-      ddimSample(model, noise, d.sampleSteps, d.eta, d.prediction, schedule, generator);
+      model::ddimSample(model, noise, d.sampleSteps, d.eta, d.prediction, schedule, generator);
   const torch::Tensor next = stats.denormalise(x0.slice(1, length - 1));
   return static_cast<int32_t>(rounding.tokens(next)[0][0].item<int64_t>());
 }

@@ -21,7 +21,7 @@ bool isEmbeddingDiffusion(const LoadedBridge& bridge);
 
 /** The token after `ids` (its size n ≥ 1): ĥ_0 of positions 1..n by DDIM from noise drawn with
  *  `seed`, positions 1..n−1 imposed, position n rounded. */
-int32_t embeddingDiffusionToken(LoadedBridge& bridge, const EmbeddingRounding& rounding,
+int32_t embeddingDiffusionToken(LoadedBridge& bridge, const model::EmbeddingRounding& rounding,
                                 const std::vector<int32_t>& ids, uint64_t seed);
 
 }  // namespace strata::recipes

@@ -33,7 +33,7 @@ torch::Tensor hybridLogits(LoadedBridge& bridge, const std::vector<int32_t>& ids
   if (h0.size(1) > 1) {
     const torch::Tensor cond =
         bridge.statistics.conditionInput(h0.slice(1, 1), bridge.diffusion.conditioned);
-    at::Generator generator = seededGenerator(seed, h0.device());
+    at::Generator generator = model::seededGenerator(seed, h0.device());
     const torch::Tensor x0 = bridgeSample(bridge.denoiser, cond, bridge.source->hiddenSize(),
                                           bridge.diffusion, generator);
     hidden = torch::cat({hidden, bridge.statistics.target.denormalise(x0)}, 1);
@@ -63,8 +63,8 @@ HybridComparison compareHybridGeneration(
   LoadedBridge bridge =
       loadBridgeRun(config.bridgeRun, engine::computeDevice(config.device, "device"));
   if (config.sampleSteps > 0) bridge.diffusion.sampleSteps = config.sampleSteps;
-  const Backbone& model = bridge.source->backbone();
-  const Tokenizer& tokenizer = bridge.source->tokenizer();
+  const model::Backbone& model = bridge.source->backbone();
+  const tokenizer::Tokenizer& tokenizer = bridge.source->tokenizer();
   const auto eos = tokenizer.eosId();
   const int64_t maxPositions = model.config().maxPositions;
   const std::filesystem::path sourceFolder = bridge.config.text("model");
@@ -72,7 +72,7 @@ HybridComparison compareHybridGeneration(
   const GenerationJudge judge(config.judge.empty() ? sourceFolder : config.judge, config.device);
 
   // The layer-0 baseline has no LM logits of its own: it generates by rounding embeddings.
-  std::optional<EmbeddingRounding> rounding;
+  std::optional<model::EmbeddingRounding> rounding;
   if (isEmbeddingDiffusion(bridge)) rounding.emplace(model);
 
   HybridComparison result;
@@ -116,7 +116,7 @@ HybridComparison compareHybridGeneration(
         id = embeddingDiffusionToken(bridge, *rounding, context, seed);
       } else {
         const torch::Tensor logits = hybridLogits(bridge, context, seed);
-        id = chooseToken(
+        id = model::chooseToken(
             std::span<const float>(logits.data_ptr<float>(), static_cast<size_t>(logits.numel())),
             config.sampling.temperature, config.sampling.topP, rng);
       }

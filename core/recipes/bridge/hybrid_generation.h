@@ -27,7 +27,7 @@ namespace strata::recipes {
 struct HybridComparisonConfig {
   std::filesystem::path bridgeRun;
   std::vector<std::string> prompts;
-  GenerationConfig sampling;  ///< the same for both models
+  model::GenerationConfig sampling;  ///< the same for both models
   /// The Gen.PPL judge (a model folder); empty = the bridge's source model (self-judged).
   std::filesystem::path judge;
   int64_t sampleSteps = 0;  ///< DDIM steps; 0 = the run's sample_steps

@@ -45,10 +45,10 @@ ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
       torch::tensor(std::vector<int64_t>(report.tokenIds.begin(), report.tokenIds.end()))
           .unsqueeze(0);
   // The layout training computes for this text as x_0 (dcdm: chunk-sequential routing).
-  const ChunkLayout layout = dlm.model->chunkLayout(x);
+  const model::ChunkLayout layout = dlm.model->chunkLayout(x);
   const torch::Tensor ids = layout.ids[0];
   report.chunks = layout.chunks;
-  if (shape.variant == DlmVariant::Dcdm) {
+  if (shape.variant == model::DlmVariant::Dcdm) {
     const torch::Tensor a = layout.affinity[0].to(torch::kFloat).contiguous();
     const torch::Tensor p = layout.assignments[0].to(torch::kFloat).contiguous();
     for (int64_t l = 0; l < length; ++l) {
@@ -76,7 +76,7 @@ void writeChunkRoutingCsv(const ChunkRoutingReport& r, const fs::path& file) {
       for (const float a : r.affinities[l]) csv.append(",").append(nlohmann::json(a).dump());
     csv += "\n";
   }
-  writeTextAtomically(file, csv);
+  io::writeTextAtomically(file, csv);
 }
 
 }  // namespace strata::recipes

@@ -17,7 +17,7 @@
 namespace strata::recipes {
 
 struct ChunkRoutingReport {
-  DlmVariant variant = DlmVariant::Dcdm;
+  model::DlmVariant variant = model::DlmVariant::Dcdm;
   int64_t chunks = 1;  ///< K (bdlm: number of blocks in the text; mdlm: 1)
   int64_t checkpointStep = 0;
   std::vector<int32_t> tokenIds;

@@ -53,7 +53,7 @@ class DcdmRecipe final : public engine::Recipe {
                std::to_string(m_seqLen) + " tokens, fewer than eval_windows = " +
                std::to_string(m_evaluation.windows) + " (val_windows records the count)");
 
-    m_model = DcdmTransformer(dcdmConfigFrom(c, m_tokenizer->vocabSize()));
+    m_model = model::DcdmTransformer(dcdmConfigFrom(c, m_tokenizer->vocabSize()));
     m_model->to(m_device);
   }
 
@@ -71,8 +71,8 @@ class DcdmRecipe final : public engine::Recipe {
         trainingWindows(m_data.tokens.train, m_seqLen - 1, m_seed, slice.step,
                         slice.micro * m_batch + slice.firstRow, slice.rows),
         m_device);
-    const BlockDiffusionBatch batch = blockDiffusionBatch(*m_model, m_diffusion, x0);
-    const MaskedDiffusionLoss& loss = batch.loss;
+    const model::BlockDiffusionBatch batch = model::blockDiffusionBatch(*m_model, m_diffusion, x0);
+    const model::MaskedDiffusionLoss& loss = batch.loss;
     engine::MicroBatchResult result;
     result.loss = loss.loss;
     result.tokens = slice.rows * m_seqLen;
@@ -83,7 +83,7 @@ class DcdmRecipe final : public engine::Recipe {
       result.loss = result.loss + m_balanceWeight * balance;
       result.metrics["balance_loss"] = balance.detach();
       const int64_t chunks = m_model->config().chunks;
-      const torch::Tensor loads = chunkLoads(batch.layout.ids, chunks);
+      const torch::Tensor loads = model::chunkLoads(batch.layout.ids, chunks);
       result.metrics["load_entropy"] = normalisedEntropy(loads);
       torch::NoGradGuard noGrad;  // the bias is not trained: it follows the running loads
       m_model->router()->updateBalanceBias(loads, m_biasRate);
@@ -151,11 +151,11 @@ class DcdmRecipe final : public engine::Recipe {
   int64_t m_seqLen = 0, m_batch = 0;
   uint64_t m_seed = 0;
   double m_balanceWeight = 0, m_biasRate = 0;
-  MaskedDiffusion m_diffusion;
+  model::MaskedDiffusion m_diffusion;
   torch::Device m_device{torch::kCPU};
-  std::unique_ptr<Tokenizer> m_tokenizer;
+  std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
   CorpusTokens m_data;
-  DcdmTransformer m_model{nullptr};
+  model::DcdmTransformer m_model{nullptr};
 };
 
 }  // namespace

@@ -23,11 +23,12 @@ int64_t heldOutWindowCount(const std::vector<int32_t>& val, int64_t seqLen, int6
   return std::min<int64_t>(asked, static_cast<int64_t>(val.size()) / seqLen);
 }
 
-HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion& diffusion,
+HeldOutEvaluation heldOutElbo(model::DcdmTransformerImpl& model,
+                              const model::MaskedDiffusion& diffusion,
                               const std::vector<int32_t>& val, const HeldOutElboOptions& o,
                               const torch::Device& device) {
   const int64_t windows = heldOutWindowCount(val, o.seqLen, o.windows);
-  const std::vector<double> grid = elboTimeGrid(o.timePoints, diffusion.samplingEpsilon);
+  const std::vector<double> grid = model::elboTimeGrid(o.timePoints, diffusion.samplingEpsilon);
   const int64_t chunks = model.hasRouter() ? model.config().chunks : 0;
   torch::Tensor loads = torch::zeros({std::max<int64_t>(chunks, 1)});
   std::vector<torch::Tensor> perWindow;
@@ -35,14 +36,15 @@ HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion&
   for (int64_t first = 0; first < windows; first += o.batch) {
     const int64_t rows = std::min(o.batch, windows - first);
     const torch::Tensor x0 = heldOutWindows(val, first, rows, o.seqLen, o.seqLen).to(device);
-    const torch::Tensor u = evaluationUniforms(o.seed, first, rows, o.seqLen, device);
-    const SharedNoiseElbo elbo = sharedNoiseElbo(model, diffusion, x0, u, grid);
+    const torch::Tensor u = model::evaluationUniforms(o.seed, first, rows, o.seqLen, device);
+    const model::SharedNoiseElbo elbo = model::sharedNoiseElbo(model, diffusion, x0, u, grid);
     perWindow.push_back(elbo.windowElbo.to(torch::kCPU));
     nll += elbo.maskedNll;
     count += elbo.maskedCount;
     correct += elbo.maskedCorrect;
     if (chunks > 0)
-      loads += chunkLoads(elbo.layout.ids, chunks).to(torch::kCPU) * static_cast<double>(rows);
+      loads +=
+          model::chunkLoads(elbo.layout.ids, chunks).to(torch::kCPU) * static_cast<double>(rows);
   }
   const torch::Tensor values =
       perWindow.empty() ? torch::zeros({1}, torch::kDouble) : torch::cat(perWindow);

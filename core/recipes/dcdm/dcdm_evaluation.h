@@ -38,7 +38,8 @@ struct HeldOutEvaluation {
   std::vector<double> windowElbo;  ///< each window's ELBO per token, window 0 first
 };
 
-HeldOutEvaluation heldOutElbo(DcdmTransformerImpl& model, const MaskedDiffusion& diffusion,
+HeldOutEvaluation heldOutElbo(model::DcdmTransformerImpl& model,
+                              const model::MaskedDiffusion& diffusion,
                               const std::vector<int32_t>& val, const HeldOutElboOptions& options,
                               const torch::Device& device);
 

@@ -15,10 +15,10 @@ namespace strata::recipes {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& c) {
-  MaskedDiffusion diffusion;
+model::MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& c) {
+  model::MaskedDiffusion diffusion;
   diffusion.schedule =
-      *parseMaskSchedule(c.text("schedule"));  // the schema allows only valid names
+      *model::parseMaskSchedule(c.text("schedule"));  // the schema allows only valid names
   diffusion.elboWeighting = c.boolean("elbo_weighting");
   diffusion.antithetic = c.boolean("antithetic");
   return diffusion;
@@ -31,15 +31,15 @@ DlmStepBudget dlmStepBudgetFrom(const engine::ResolvedConfig& config) {
   return budget;
 }
 
-DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& c, int64_t vocab) {
-  DcdmTransformerConfig config;
+model::DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& c, int64_t vocab) {
+  model::DcdmTransformerConfig config;
   config.vocab = vocab;
   config.dim = c.integer("dim");
   config.layers = c.integer("layers");
   config.heads = c.integer("heads");
   config.mlp = c.integer("mlp");
   config.maxPositions = std::max<int64_t>(c.integer("seq_len"), 1024);
-  config.variant = parseDlmVariant(c.text("variant"), "the dcdm run configuration");
+  config.variant = model::parseDlmVariant(c.text("variant"), "the dcdm run configuration");
   config.blockSize = c.integer("block_size");
   config.chunks = c.integer("chunks");
   config.subspaceRank = c.integer("subspace_rank");
@@ -57,8 +57,8 @@ LoadedDlm loadDlm(const fs::path& runFolder, const torch::Device& device,
   const engine::RunManifest run = engine::requireRun(runFolder, "dcdm", "masked diffusion (dcdm)");
   LoadedDlm dlm;
   dlm.config = runConfig(run);
-  dlm.tokenizer = loadTokenizer(runFolder);
-  dlm.model = DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
+  dlm.tokenizer = tokenizer::loadTokenizer(runFolder);
+  dlm.model = model::DcdmTransformer(dcdmConfigFrom(dlm.config, dlm.tokenizer->vocabSize()));
   const auto [checkpointStep, checkpointFolder] =
       engine::RunFolder(runFolder).checkpoints().chosen(step);
   torch::serialize::InputArchive archive;

@@ -15,13 +15,13 @@
 
 namespace strata::recipes {
 
-MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& config);
-DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& config, int64_t vocab);
+model::MaskedDiffusion maskedDiffusionFrom(const engine::ResolvedConfig& config);
+model::DcdmTransformerConfig dcdmConfigFrom(const engine::ResolvedConfig& config, int64_t vocab);
 
 struct LoadedDlm {
   engine::ResolvedConfig config;
-  std::unique_ptr<Tokenizer> tokenizer;
-  DcdmTransformer model{nullptr};
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  model::DcdmTransformer model{nullptr};
   int64_t checkpointStep = 0;
 };
 /** IoError/FormatError naming the folder when it is not a dcdm run or has no valid checkpoint. */
@@ -36,7 +36,7 @@ DlmStepBudget dlmStepBudgetFrom(const engine::ResolvedConfig& config);
 
 /** The sampler of dlm_sampler.h on a model in memory (the recipe's evaluation samples);
  *  runBudget applies unless config.stepsPerChunk or config.stepsPerToken is set. */
-DlmSample sampleWithModel(DcdmTransformer& model, const Tokenizer& tokenizer,
+DlmSample sampleWithModel(model::DcdmTransformer& model, const tokenizer::Tokenizer& tokenizer,
                           const std::string& prompt, const DlmSamplingConfig& config,
                           const DlmStepBudget& runBudget);
 

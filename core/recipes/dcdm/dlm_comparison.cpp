@@ -33,10 +33,10 @@ DlmComparisonRow dlmComparisonRow(const std::string& name, const fs::path& run) 
   row.name = name;
   row.run = run;
   row.variant = config.text("variant");
-  const DlmVariant variant = parseDlmVariant(row.variant, manifest.file);
-  row.chunks = variant == DlmVariant::Dcdm ? config.integer("chunks") : 0;
-  row.rank = variant == DlmVariant::Dcdm ? config.integer("subspace_rank") : 0;
-  row.blockSize = variant == DlmVariant::Bdlm ? config.integer("block_size") : 0;
+  const model::DlmVariant variant = model::parseDlmVariant(row.variant, manifest.file);
+  row.chunks = variant == model::DlmVariant::Dcdm ? config.integer("chunks") : 0;
+  row.rank = variant == model::DlmVariant::Dcdm ? config.integer("subspace_rank") : 0;
+  row.blockSize = variant == model::DlmVariant::Bdlm ? config.integer("block_size") : 0;
   row.parameters = manifest.integerFactOr("parameters", 0);
   row.routerParameters = manifest.integerFactOr("router_parameters", 0);
   const engine::RunMetrics metrics = engine::RunFolder(run).metrics();
@@ -114,9 +114,9 @@ void writeDlmComparisonReports(const std::vector<DlmComparisonRow>& rows, const 
   }
   md += judge.empty() ? "\nGen.PPL: no judge given (--judge MODEL_DIR).\n"
                       : "\nGen.PPL judged by " + judge + " (re-tokenised with its tokenizer).\n";
-  writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
-  writeTextAtomically(folder / "compare.csv", csv);
-  writeTextAtomically(folder / "compare.md", md);
+  io::writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
+  io::writeTextAtomically(folder / "compare.csv", csv);
+  io::writeTextAtomically(folder / "compare.md", md);
 }
 
 }  // namespace strata::recipes

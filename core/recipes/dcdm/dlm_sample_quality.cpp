@@ -47,7 +47,7 @@ DlmSampleQuality judgeDlmSamples(const std::filesystem::path& run, int64_t sampl
              "\n";
   }
   // What was judged stays inspectable beside the numbers (as compare-align's arms keep theirs).
-  writeTextAtomically(run / "judged_samples.jsonl", lines);
+  io::writeTextAtomically(run / "judged_samples.jsonl", lines);
   quality.wordDiversity = wordDiversity(texts);
   quality.tokenDiversity = tokenDiversity(tokens);
   if (judge) quality.genPpl = judge->judge(judged).genPpl;

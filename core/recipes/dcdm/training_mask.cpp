@@ -12,7 +12,7 @@ namespace strata::recipes {
 
 std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& chunkIds) {
   const at::Tensor ids = at::tensor(chunkIds, at::kLong).unsqueeze(0);
-  const at::Tensor allowed = blockDiffusionAllowed(ids)[0].to(at::kByte).contiguous();
+  const at::Tensor allowed = model::blockDiffusionAllowed(ids)[0].to(at::kByte).contiguous();
   const int64_t n = allowed.size(0);
   const uint8_t* data = allowed.data_ptr<uint8_t>();
   std::vector<std::vector<uint8_t>> rows;
@@ -23,7 +23,7 @@ std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& c
 
 namespace {
 
-TrainingMaskPicture pictureOf(DlmVariant variant, const std::vector<int64_t>& chunkIds) {
+TrainingMaskPicture pictureOf(model::DlmVariant variant, const std::vector<int64_t>& chunkIds) {
   TrainingMaskPicture picture;
   picture.variant = variant;
   picture.length = static_cast<int64_t>(chunkIds.size());
@@ -34,16 +34,17 @@ TrainingMaskPicture pictureOf(DlmVariant variant, const std::vector<int64_t>& ch
 
 }  // namespace
 
-TrainingMaskPicture positionalTrainingMask(DlmVariant variant, int64_t length, int64_t blockSize) {
+TrainingMaskPicture positionalTrainingMask(model::DlmVariant variant, int64_t length,
+                                           int64_t blockSize) {
   const std::filesystem::path source = "the mask request";
-  if (variant == DlmVariant::Dcdm)
+  if (variant == model::DlmVariant::Dcdm)
     throw ConfigError(source, "variant",
                       "dcdm's chunks depend on the text: give a trained run and a text");
   if (length < 1) throw ConfigError(source, "seq_len", "must be at least 1");
   if (blockSize < 1) throw ConfigError(source, "block_size", "must be at least 1");
   // The ids training uses: positionalChunkIds for bdlm, one chunk for mdlm.
-  const at::Tensor ids = variant == DlmVariant::Bdlm
-                             ? positionalChunkIds(length, blockSize).contiguous()
+  const at::Tensor ids = variant == model::DlmVariant::Bdlm
+                             ? model::positionalChunkIds(length, blockSize).contiguous()
                              : at::zeros({length}, at::kLong);
   return pictureOf(variant,
                    std::vector<int64_t>(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + length));

@@ -17,7 +17,7 @@
 namespace strata::recipes {
 
 struct TrainingMaskPicture {
-  DlmVariant variant = DlmVariant::Mdlm;
+  model::DlmVariant variant = model::DlmVariant::Mdlm;
   int64_t length = 0;                         ///< L
   std::vector<int64_t> chunkIds;              ///< [L]
   std::vector<std::vector<uint8_t>> allowed;  ///< [2L][2L], order noisy then clean
@@ -30,7 +30,8 @@ std::vector<std::vector<uint8_t>> trainingMaskRows(const std::vector<int64_t>& c
 
 /** mdlm (one chunk) or bdlm (positional blocks of blockSize) of length L. Throws ConfigError
  *  for another variant, L < 1 or blockSize < 1. */
-TrainingMaskPicture positionalTrainingMask(DlmVariant variant, int64_t length, int64_t blockSize);
+TrainingMaskPicture positionalTrainingMask(model::DlmVariant variant, int64_t length,
+                                           int64_t blockSize);
 
 /** The mask of `text` (encoded with the run's tokenizer, specials added, cut to the model's
  *  positions) under the trained run's variant and weights (dcdm: chunk-sequential routing). */

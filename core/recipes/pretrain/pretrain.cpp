@@ -37,7 +37,7 @@ class PretrainRecipe final : public engine::Recipe {
     m_evalWindows = c.integer("eval_windows");
     m_device = setup.device;
 
-    TrainableLlamaConfig shape;
+    model::TrainableLlamaConfig shape;
     shape.dim = c.integer("dim");
     shape.layers = c.integer("layers");
     shape.heads = c.integer("heads");
@@ -55,7 +55,7 @@ class PretrainRecipe final : public engine::Recipe {
 
     shape.vocabSize = m_tokenizer->vocabSize();
     m_shape = shape;
-    m_model = TrainableLlama(shape);
+    m_model = model::TrainableLlama(shape);
     m_model->initialiseWeights();
     m_model->to(m_device);
   }
@@ -95,14 +95,14 @@ class PretrainRecipe final : public engine::Recipe {
 
   void finish(const fs::path& runFolder, JobContext&) override {
     // The Hugging Face folder: parameter names are already HF's (see trainable_llama.h).
-    NamedTensors tensors;
+    model::NamedTensors tensors;
     for (auto& [name, tensor] : m_model->huggingFaceTensors())
       tensors.emplace_back(name, tensor.to(torch::kCPU, torch::kFloat).contiguous());
-    writeSafetensors(runFolder / "model.safetensors", tensors);
+    model::writeSafetensors(runFolder / "model.safetensors", tensors);
     LlamaFolderConfig folder{m_shape.vocabSize,    m_shape.dim,          m_shape.layers,
                              m_shape.heads,        m_shape.kvHeads,      m_shape.mlp,
                              m_shape.maxPositions, m_tokenizer->bosId(), m_tokenizer->eosId()};
-    writeTextAtomically(runFolder / "config.json", llamaConfigJson(folder));
+    io::writeTextAtomically(runFolder / "config.json", llamaConfigJson(folder));
     writePretrainDescription(runFolder, m_setup->config, description(), m_tokenizer->kind());
   }
 
@@ -111,10 +111,10 @@ class PretrainRecipe final : public engine::Recipe {
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0;
   uint64_t m_seed = 0;
   torch::Device m_device{torch::kCPU};
-  std::unique_ptr<Tokenizer> m_tokenizer;
+  std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
   CorpusTokens m_data;
-  TrainableLlamaConfig m_shape;
-  TrainableLlama m_model{nullptr};
+  model::TrainableLlamaConfig m_shape;
+  model::TrainableLlama m_model{nullptr};
 };
 
 }  // namespace

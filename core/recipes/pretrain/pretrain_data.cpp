@@ -46,8 +46,9 @@ torch::Tensor heldOutWindows(const std::vector<int32_t>& tokens, int64_t firstWi
   return block;
 }
 
-double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tokens, int64_t seqLen,
-                      int64_t batch, int64_t maxWindows, const torch::Device& device) {
+double validationLoss(model::TrainableLlamaImpl& model, const std::vector<int32_t>& tokens,
+                      int64_t seqLen, int64_t batch, int64_t maxWindows,
+                      const torch::Device& device) {
   torch::NoGradGuard noGrad;
   const int64_t width = seqLen + 1;
   const int64_t windows =
@@ -88,7 +89,7 @@ void writePretrainDescription(const fs::path& runFolder, const engine::ResolvedC
                    {"final_val_loss", finalVal},
                    {"tokens_per_s", throughputCount ? throughput / throughputCount : 0.0}};
   for (const auto& [key, value] : facts) training[key] = value;
-  writeTextAtomically(runFolder / "training.json", training.dump(2) + "\n");
+  io::writeTextAtomically(runFolder / "training.json", training.dump(2) + "\n");
 
   std::ostringstream md;
   md << "# Small Llama trained by Strata's pretrain recipe\n\n"
@@ -108,7 +109,7 @@ void writePretrainDescription(const fs::path& runFolder, const engine::ResolvedC
      << c.integer("seed") << "\n"
      << "- Final train loss (mean of the last logged interval): " << formatFixed(finalLoss, 4)
      << "; final validation loss: " << formatFixed(finalVal, 4) << " (nats/token)\n";
-  writeTextAtomically(runFolder / "README.md", md.str());
+  io::writeTextAtomically(runFolder / "README.md", md.str());
 }
 
 }  // namespace strata::recipes

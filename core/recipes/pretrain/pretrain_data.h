@@ -17,7 +17,9 @@
 namespace strata {
 
 class JobContext;
+namespace model {
 class TrainableLlamaImpl;
+}  // namespace model
 
 }  // namespace strata
 
@@ -34,8 +36,9 @@ torch::Tensor heldOutWindows(const std::vector<int32_t>& tokens, int64_t firstWi
                              int64_t width, int64_t stride);
 
 /** Mean loss over non-overlapping windows of the held-out tokens (at most maxWindows). */
-double validationLoss(TrainableLlamaImpl& model, const std::vector<int32_t>& tokens, int64_t seqLen,
-                      int64_t batch, int64_t maxWindows, const torch::Device& device);
+double validationLoss(model::TrainableLlamaImpl& model, const std::vector<int32_t>& tokens,
+                      int64_t seqLen, int64_t batch, int64_t maxWindows,
+                      const torch::Device& device);
 
 /** training.json and README.md of the exported folder, from run.json's facts and metrics.jsonl. */
 void writePretrainDescription(const std::filesystem::path& runFolder,

@@ -29,7 +29,8 @@ Json addedToken(int id, const std::string& content) {
 
 std::string byteTokenizerJson() {
   Json vocab = Json::object();
-  for (int b = 0; b < 256; ++b) vocab[byte_level::encode(std::string(1, static_cast<char>(b)))] = b;
+  for (int b = 0; b < 256; ++b)
+    vocab[tokenizer::byte_level::encode(std::string(1, static_cast<char>(b)))] = b;
   const Json byteLevel = {{"type", "ByteLevel"},
                           {"add_prefix_space", false},
                           {"trim_offsets", true},
@@ -87,20 +88,20 @@ std::string byteTokenizerConfigJson() {
 
 void writeTokenizerFiles(const std::string& source, const fs::path& folder) {
   if (source == "byte") {
-    writeTextAtomically(folder / "tokenizer.json", byteTokenizerJson());
-    writeTextAtomically(folder / "tokenizer_config.json", byteTokenizerConfigJson());
+    io::writeTextAtomically(folder / "tokenizer.json", byteTokenizerJson());
+    io::writeTextAtomically(folder / "tokenizer_config.json", byteTokenizerConfigJson());
     return;
   }
   const fs::path from(source);
   if (fs::is_regular_file(from)) {
-    writeTextAtomically(folder / from.filename(), readWholeFile(from));
+    io::writeTextAtomically(folder / from.filename(), readWholeFile(from));
     return;
   }
   bool any = false;
   for (const char* name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                            "vocab.json", "merges.txt", "tokenizer.model", "tokenizer.bin"}) {
     if (!fs::is_regular_file(from / name)) continue;
-    writeTextAtomically(folder / name, readWholeFile(from / name));
+    io::writeTextAtomically(folder / name, readWholeFile(from / name));
     any = true;
   }
   if (!any) throw FormatError(from, "holds no tokenizer file to copy");

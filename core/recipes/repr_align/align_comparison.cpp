@@ -158,9 +158,9 @@ void writeAlignComparisonReports(const std::vector<AlignComparisonRow>& rows,
     md += "\nGen.PPL: " + std::to_string(sampled.samples) +
           " samples per student, judged by the teacher " + sampled.judge +
           " (the original autoregressive model); diversity per text (SimCTG).\n";
-  writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
-  writeTextAtomically(folder / "compare.csv", csv);
-  writeTextAtomically(folder / "compare.md", md);
+  io::writeTextAtomically(folder / "compare.json", list.dump(2) + "\n");
+  io::writeTextAtomically(folder / "compare.csv", csv);
+  io::writeTextAtomically(folder / "compare.md", md);
 }
 
 }  // namespace strata::recipes

@@ -61,7 +61,7 @@ StudentSampleQuality judgeStudentSamples(const fs::path& runFolder,
                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
              "\n";
   }
-  writeTextAtomically(runFolder / "judged_samples.jsonl", lines);
+  io::writeTextAtomically(runFolder / "judged_samples.jsonl", lines);
   const GenPplResult judged = judge.judge(texts);
   StudentSampleQuality quality;
   quality.samples = static_cast<int64_t>(prompts.size());

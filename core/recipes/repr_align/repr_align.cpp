@@ -42,19 +42,20 @@ class ReprAlignRecipe final : public engine::Recipe {
     m_sampleBlock = c.integer("sample_block");
 
     const fs::path modelFolder = c.text("model");
-    BackboneOptions teacherOptions;
+    model::BackboneOptions teacherOptions;
     teacherOptions.device = m_device;
-    m_teacher = Backbone::load(modelFolder, teacherOptions);
-    const ModelConfig& model = m_teacher->config();
+    m_teacher = model::Backbone::load(modelFolder, teacherOptions);
+    const io::ModelConfig& model = m_teacher->config();
     if (model.positionsEndAtMax() && m_seqLen > model.maxPositions)
       throw ConfigError(
           "run configuration", "seq_len",
           "is longer than the model's n_positions (" + std::to_string(model.maxPositions) + ")");
-    m_layers = m_options.lambda > 0 ? alignmentLayers(c.text("align_layers"), model.numLayers)
-                                    : std::vector<int64_t>{};
+    m_layers = m_options.lambda > 0
+                   ? model::alignmentLayers(c.text("align_layers"), model.numLayers)
+                   : std::vector<int64_t>{};
     m_tokenizer = setUpRunTokenizer(modelFolder.string(), setup.runFolder, setup.rank);
-    m_student =
-        TrainableBackbone(modelFolder, maskTokenFor(*m_tokenizer, model.vocabSize, modelFolder));
+    m_student = model::TrainableBackbone(modelFolder,
+                                         maskTokenFor(*m_tokenizer, model.vocabSize, modelFolder));
     m_randomStudent = c.text("student_init") == "random";
     if (m_randomStudent && c.boolean("freeze_embeddings"))
       throw ConfigError(
@@ -81,10 +82,11 @@ class ReprAlignRecipe final : public engine::Recipe {
                                              slice.micro * m_batch + slice.firstRow, slice.rows);
     // t and the noise come from torch's default generator of the device, which checkpoints
     // restore; drawn there, not copied there.
-    const torch::Tensor t = sampleAlignmentTimes(slice.rows, m_options, m_device);
-    const torch::Tensor noised = uniformDraw({slice.rows, m_seqLen}, t.options()) < t.unsqueeze(1);
-    const AlignmentLoss loss = batchLoss(engine::toTrainingDevice(x0, m_device), noised, t,
-                                         /*withTeacher=*/!m_layers.empty());
+    const torch::Tensor t = model::sampleAlignmentTimes(slice.rows, m_options, m_device);
+    const torch::Tensor noised =
+        model::uniformDraw({slice.rows, m_seqLen}, t.options()) < t.unsqueeze(1);
+    const model::AlignmentLoss loss = batchLoss(engine::toTrainingDevice(x0, m_device), noised, t,
+                                                /*withTeacher=*/!m_layers.empty());
     engine::MicroBatchResult result;
     result.loss = loss.total;
     result.tokens = slice.rows * m_seqLen;
@@ -103,7 +105,7 @@ class ReprAlignRecipe final : public engine::Recipe {
    *  what a number is: masked_ce always (mean CE over masked targets, not an ELBO, so no "ppl");
    *  under the ELBO weighting also elbo and ppl_bound = exp(elbo). */
   engine::Metrics evaluate(int64_t step) override {
-    const at::Generator generator = seededGenerator(m_seed ^ 0xA11CULL, m_device);
+    const at::Generator generator = model::seededGenerator(m_seed ^ 0xA11CULL, m_device);
     const int64_t windows =
         std::min<int64_t>(m_evalWindows, static_cast<int64_t>(m_data.tokens.val.size()) / m_seqLen);
     double maskedNll = 0, elbo = 0, align = 0, targets = 0, positions = 0, correct = 0;
@@ -111,10 +113,10 @@ class ReprAlignRecipe final : public engine::Recipe {
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
       const torch::Tensor x0 = heldOutWindows(m_data.tokens.val, first, rows, m_seqLen, m_seqLen);
-      const torch::Tensor t = sampleAlignmentTimes(rows, m_options, m_device, generator);
+      const torch::Tensor t = model::sampleAlignmentTimes(rows, m_options, m_device, generator);
       const torch::Tensor noised =
-          uniformDraw({rows, m_seqLen}, t.options(), generator) < t.unsqueeze(1);
-      const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, true);
+          model::uniformDraw({rows, m_seqLen}, t.options(), generator) < t.unsqueeze(1);
+      const model::AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, true);
       // Sums over the batches, so the means are over every held-out target alike.
       const auto n = static_cast<double>(l.targets.item<int64_t>());
       maskedNll += l.maskedNllSum.item<double>();
@@ -130,7 +132,7 @@ class ReprAlignRecipe final : public engine::Recipe {
     const double n = std::max(1.0, targets);
     const double maskedCe = maskedNll / n;
     engine::Metrics metrics = {{"masked_ce", maskedCe}, {"masked_acc", correct / n}};
-    if (m_options.ceWeighting == CeWeighting::Elbo) {
+    if (m_options.ceWeighting == model::CeWeighting::Elbo) {
       const double bound = elbo / std::max(1.0, positions);
       metrics["loss"] = bound;
       metrics["elbo"] = bound;
@@ -165,15 +167,15 @@ class ReprAlignRecipe final : public engine::Recipe {
    *  (a generator of its own per ratio, so every run sees the same masks). */
   double maskedCeAtRatio(int64_t windows, double ratio) {
     const at::Generator generator =
-        seededGenerator(m_seed ^ 0x5A7EULL ^ static_cast<uint64_t>(ratio * 1000), m_device);
+        model::seededGenerator(m_seed ^ 0x5A7EULL ^ static_cast<uint64_t>(ratio * 1000), m_device);
     const auto doubles = torch::TensorOptions(torch::kDouble).device(m_device);
     double nll = 0, targets = 0;
     for (int64_t first = 0; first < windows; first += m_batch) {
       const int64_t rows = std::min(m_batch, windows - first);
       const torch::Tensor x0 = heldOutWindows(m_data.tokens.val, first, rows, m_seqLen, m_seqLen);
       const torch::Tensor t = torch::full({rows}, ratio, doubles);
-      const torch::Tensor noised = uniformDraw({rows, m_seqLen}, doubles, generator) < ratio;
-      const AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, false);
+      const torch::Tensor noised = model::uniformDraw({rows, m_seqLen}, doubles, generator) < ratio;
+      const model::AlignmentLoss l = batchLoss(x0.to(m_device), noised, t, false);
       nll += l.maskedNllSum.item<double>();
       targets += static_cast<double>(l.targets.item<int64_t>());
     }
@@ -182,30 +184,30 @@ class ReprAlignRecipe final : public engine::Recipe {
 
   /** Student (bidirectional, on x_t) against teacher (causal, on x0, no grad); without the
    *  teacher, the masked CE alone (no alignment term, whatever λ is). */
-  AlignmentLoss batchLoss(const torch::Tensor& x0, const torch::Tensor& noised,
-                          const torch::Tensor& t, bool withTeacher) {
+  model::AlignmentLoss batchLoss(const torch::Tensor& x0, const torch::Tensor& noised,
+                                 const torch::Tensor& t, bool withTeacher) {
     const torch::Tensor xt = torch::where(noised, torch::full_like(x0, m_student->maskId()), x0);
-    AttentionOptions bidirectional;
+    model::AttentionOptions bidirectional;
     bidirectional.causal = false;
-    TrainableForward student = m_student->forward(xt, bidirectional, withTeacher);
+    model::TrainableForward student = m_student->forward(xt, bidirectional, withTeacher);
     std::vector<torch::Tensor> teacher;
     if (withTeacher) {
       teacher = teacherHidden(x0);
       student.hidden.push_back(student.preNorm);
     }
-    return alignmentLoss(student.logits, x0, noised, t, student.hidden, teacher,
-                         withTeacher ? m_layers : std::vector<int64_t>{}, m_options);
+    return model::alignmentLoss(student.logits, x0, noised, t, student.hidden, teacher,
+                                withTeacher ? m_layers : std::vector<int64_t>{}, m_options);
   }
 
   std::string stateName(size_t state) const {
-    return alignmentStateName(static_cast<int64_t>(state), m_teacher->numLayers());
+    return model::alignmentStateName(static_cast<int64_t>(state), m_teacher->numLayers());
   }
 
   /** The teacher's L + 2 states of the clean windows (model/trainable/alignment_loss.h): the L + 1
    * of Hugging Face, then the last block's output before the final norm. */
   std::vector<torch::Tensor> teacherHidden(const torch::Tensor& x0) const {
     torch::NoGradGuard noGrad;  // not inference mode: the states enter an autograd graph
-    const PreparedAttention causal = m_teacher->prepare({}, x0.size(0), x0.size(1));
+    const model::PreparedAttention causal = m_teacher->prepare({}, x0.size(0), x0.size(1));
     std::vector<torch::Tensor> states = {m_teacher->embed(x0)};
     const int64_t layers = m_teacher->numLayers();
     for (int64_t l = 0; l < layers; ++l)
@@ -240,13 +242,13 @@ class ReprAlignRecipe final : public engine::Recipe {
   bool m_randomStudent = false;
   int64_t m_seqLen = 0, m_batch = 0, m_evalWindows = 0, m_sampleSteps = 16, m_sampleBlock = 0;
   uint64_t m_seed = 0;
-  AlignmentOptions m_options;
+  model::AlignmentOptions m_options;
   std::vector<int64_t> m_layers;
   torch::Device m_device{torch::kCPU};
-  std::unique_ptr<Tokenizer> m_tokenizer;
+  std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
   CorpusTokens m_data;
-  std::unique_ptr<Backbone> m_teacher;
-  TrainableBackbone m_student{nullptr};
+  std::unique_ptr<model::Backbone> m_teacher;
+  model::TrainableBackbone m_student{nullptr};
 };
 
 }  // namespace

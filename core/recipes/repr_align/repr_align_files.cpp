@@ -18,18 +18,20 @@ namespace strata::recipes {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& c) {
-  AlignmentOptions options;
+model::AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& c) {
+  model::AlignmentOptions options;
   options.lambda = c.real("lambda");
-  options.distance =
-      c.text("align_distance") == "l2" ? AlignmentDistance::L2 : AlignmentDistance::Cosine;
+  options.distance = c.text("align_distance") == "l2" ? model::AlignmentDistance::L2
+                                                      : model::AlignmentDistance::Cosine;
   const std::string weighting = c.text("ce_weighting");
-  options.ceWeighting = weighting == "uniform" ? CeWeighting::Uniform : CeWeighting::Elbo;
+  options.ceWeighting =
+      weighting == "uniform" ? model::CeWeighting::Uniform : model::CeWeighting::Elbo;
   options.minTime = c.real("min_time");
   return options;
 }
 
-int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab, const fs::path& modelFolder) {
+int64_t maskTokenFor(const tokenizer::Tokenizer& tokenizer, int64_t modelVocab,
+                     const fs::path& modelFolder) {
   if (tokenizer.vocabSize() > modelVocab)
     throw ConfigError(modelFolder / "config.json", "vocab_size",
                       "is " + std::to_string(modelVocab) + " but the tokenizer has " +
@@ -49,10 +51,10 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
     throw IoError(modelFolder,
                   "the run's source model is gone: the student is rebuilt from its "
                   "config.json and tensors before the checkpoint's weights are loaded");
-  loaded.tokenizer = loadTokenizer(runFolder);
-  loaded.model = TrainableBackbone(
+  loaded.tokenizer = tokenizer::loadTokenizer(runFolder);
+  loaded.model = model::TrainableBackbone(
       modelFolder,
-      maskTokenFor(*loaded.tokenizer, readModelConfig(modelFolder / "config.json").vocabSize,
+      maskTokenFor(*loaded.tokenizer, io::readModelConfig(modelFolder / "config.json").vocabSize,
                    modelFolder));
   const auto [checkpointStep, checkpointFolder] =
       engine::RunFolder(runFolder).checkpoints().chosen(step);
@@ -65,7 +67,7 @@ LoadedConversion loadConversionRun(const fs::path& runFolder, std::optional<int6
   return loaded;
 }
 
-DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer,
+DlmSample sampleConverted(model::TrainableBackbone& model, const tokenizer::Tokenizer& tokenizer,
                           const std::string& promptText, const DlmSamplingConfig& config,
                           int64_t defaultSteps, int64_t blockSize) {
   if (config.newTokens < 1) throw Error("sampling: ask for at least one new token");
@@ -74,7 +76,7 @@ DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer,
     throw Error(
         "sampling: the prompt gives no token, and the converted model predicts token i + 1 "
         "from position i: give at least one token");
-  const ModelConfig& shape = model->config();
+  const io::ModelConfig& shape = model->config();
   const int64_t length = static_cast<int64_t>(prompt.size()) + config.newTokens;
   if (shape.positionsEndAtMax() && length > shape.maxPositions)
     throw Error("sampling: prompt + new tokens (" + std::to_string(length) +
@@ -89,11 +91,11 @@ DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer,
     const int64_t promptLength = static_cast<int64_t>(prompt.size());
     torch::Tensor ids = torch::zeros_like(x);
     ids.slice(1, promptLength) =
-        positionalChunkIds(x.size(1) - promptLength, blockSize).unsqueeze(0) + 1;
+        model::positionalChunkIds(x.size(1) - promptLength, blockSize).unsqueeze(0) + 1;
     return ids;
   };
   unmasking.logits = [&](const torch::Tensor& x, const torch::Tensor&) {
-    AttentionOptions bidirectional;
+    model::AttentionOptions bidirectional;
     bidirectional.causal = false;
     const torch::Tensor logits = model->forward(x.to(device), bidirectional, false).logits[0].cpu();
     // Shift: row i − 1 predicts position i; position 0 is prompt and never asked for.

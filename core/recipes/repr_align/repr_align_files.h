@@ -17,18 +17,18 @@
 
 namespace strata::recipes {
 
-AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& config);
+model::AlignmentOptions alignmentOptionsFrom(const engine::ResolvedConfig& config);
 
 /** The tokenizer's own mask token when it has one inside the model's vocabulary, else −1
  *  (TrainableBackbone then adds [MASK]). ConfigError naming `modelFolder` when the tokenizer
  *  has more tokens than the model. */
-int64_t maskTokenFor(const Tokenizer& tokenizer, int64_t modelVocab,
+int64_t maskTokenFor(const tokenizer::Tokenizer& tokenizer, int64_t modelVocab,
                      const std::filesystem::path& modelFolder);
 
 struct LoadedConversion {
   engine::ResolvedConfig config;
-  std::unique_ptr<Tokenizer> tokenizer;
-  TrainableBackbone model{nullptr};
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  model::TrainableBackbone model{nullptr};
   int64_t checkpointStep = 0;
 };
 
@@ -42,7 +42,7 @@ LoadedConversion loadConversionRun(const std::filesystem::path& runFolder,
 /** Iterative confidence-ordered unmasking with the converted model (bidirectional, shift:
  *  position i's logits predict token i + 1). blockSize 0: the whole continuation is one block
  *  with S steps; > 0: blocks of that many positions, left to right, S steps each. */
-DlmSample sampleConverted(TrainableBackbone& model, const Tokenizer& tokenizer,
+DlmSample sampleConverted(model::TrainableBackbone& model, const tokenizer::Tokenizer& tokenizer,
                           const std::string& prompt, const DlmSamplingConfig& config,
                           int64_t defaultSteps, int64_t blockSize);
 

@@ -21,9 +21,9 @@ TEST(CliCaptureBFloat16, WritesAFloat16StoreFromBFloat16Passes) {
       "capture --model " + (dir / "model").string() + " --corpus " + (dir / "corpus.txt").string() +
       " --out " + (dir / "acts.h5").string() + " --tokens 60 --seq-len 16 --compute-dtype bf16");
   ASSERT_EQ(result.exitCode, 0) << result.out;
-  const ActivationStore store = ActivationStore::open(dir / "acts.h5");
+  const io::ActivationStore store = io::ActivationStore::open(dir / "acts.h5");
   EXPECT_EQ(store.numTokens(), 60);
-  EXPECT_EQ(store.meta().dtype, StoreDType::Float16);
+  EXPECT_EQ(store.meta().dtype, io::StoreDType::Float16);
 }
 
 TEST(CliCaptureBFloat16, OtherComputeDTypesAreUsageErrors) {

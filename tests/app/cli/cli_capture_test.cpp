@@ -32,10 +32,10 @@ TEST(CliCapture, WritesACompleteStoreAndReportsIt) {
 
   {
     // Closed again before the next runs: an open reader holds HDF5's lock on the file.
-    const ActivationStore store = ActivationStore::open(dir / "acts.h5");
+    const io::ActivationStore store = io::ActivationStore::open(dir / "acts.h5");
     EXPECT_EQ(store.numTokens(), 100);
     EXPECT_EQ(static_cast<int64_t>(store.completedLayers().size()), testing::kRandomLayers + 1);
-    EXPECT_EQ(store.meta().dtype, StoreDType::Float16);
+    EXPECT_EQ(store.meta().dtype, io::StoreDType::Float16);
   }
 
   // A second run refuses to overwrite, and names the file.
@@ -83,8 +83,8 @@ TEST(CliCapture, WriteThreadsAndDeflateLevelChangeTheFileNotTheValues) {
       0);
   EXPECT_EQ(deflateLevelOf(dir / "fast.h5", "layers/1"), 1u);
   EXPECT_EQ(deflateLevelOf(dir / "small.h5", "layers/1"), 9u);
-  const ActivationStore fast = ActivationStore::open(dir / "fast.h5");
-  const ActivationStore small = ActivationStore::open(dir / "small.h5");
+  const io::ActivationStore fast = io::ActivationStore::open(dir / "fast.h5");
+  const io::ActivationStore small = io::ActivationStore::open(dir / "small.h5");
   for (int64_t layer = 0; layer <= testing::kRandomLayers; ++layer)
     EXPECT_EQ(fast.readLayer(layer), small.readLayer(layer)) << "layer " << layer;
 }

@@ -35,7 +35,7 @@ struct TinyModel {
 };
 
 std::vector<std::vector<float>> layersOf(const std::filesystem::path& file) {
-  const ActivationStore store = ActivationStore::open(file);
+  const io::ActivationStore store = io::ActivationStore::open(file);
   std::vector<std::vector<float>> layers;
   for (int64_t layer = 0; layer <= testing::kRandomLayers; ++layer)
     layers.push_back(store.readLayer(layer));
@@ -73,11 +73,11 @@ TEST(CliDevice, AutoIsTheCpuWhereLibTorchSeesNoCuda) {
 
 TEST(CliDevice, GenerateOnTheCpuContinuesAsTheModelDoes) {
   const TinyModel tiny(30);
-  GenerationConfig config;
+  model::GenerationConfig config;
   config.maxNewTokens = 12;
-  const auto tokenizer = loadTokenizer(tiny.model());
+  const auto tokenizer = tokenizer::loadTokenizer(tiny.model());
   std::vector<int32_t> all = tokenizer->encode("abc", true);
-  const auto continuation = generate(*Backbone::load(tiny.model()), all, config);
+  const auto continuation = generate(*model::Backbone::load(tiny.model()), all, config);
   all.insert(all.end(), continuation.begin(), continuation.end());
   for (const std::string device : {"cpu", "auto"}) {
     const testing::CommandOutput result =

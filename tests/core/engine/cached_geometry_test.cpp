@@ -112,7 +112,7 @@ TEST_F(CachedGeometryTest, FirstCallCapturesAndScoresLaterCallsReadTheCache) {
   EXPECT_EQ(first.store, cachedStorePath(request));
   ASSERT_EQ(first.report.layers.size(), 5u);  // the default model: layers 0..4
   {
-    const ActivationStore store = ActivationStore::open(first.store);
+    const io::ActivationStore store = io::ActivationStore::open(first.store);
     EXPECT_EQ(store.numTokens(), 512);
     EXPECT_EQ(store.completedLayers().size(), 5u);
   }
@@ -171,7 +171,7 @@ TEST_F(CachedGeometryTest, CancelledCaptureIsResumedByTheNextCall) {
   EXPECT_THROW(cachedGeometry(request, job), CancelledError);
   const fs::path store = cachedStorePath(request);
   {
-    const ActivationStore partial = ActivationStore::open(store);
+    const io::ActivationStore partial = io::ActivationStore::open(store);
     EXPECT_GE(partial.completedLayers().size(), 1u);
     EXPECT_LT(partial.completedLayers().size(), 5u);
   }
@@ -184,8 +184,8 @@ TEST_F(CachedGeometryTest, CancelledCaptureIsResumedByTheNextCall) {
   CachedGeometryRequest elsewhere = request;
   elsewhere.cacheFolder = dir / "fresh";
   const CachedGeometry fresh = run(elsewhere);
-  const ActivationStore a = ActivationStore::open(resumed.store);
-  const ActivationStore b = ActivationStore::open(fresh.store);
+  const io::ActivationStore a = io::ActivationStore::open(resumed.store);
+  const io::ActivationStore b = io::ActivationStore::open(fresh.store);
   for (int64_t l = 0; l <= 4; ++l) EXPECT_EQ(a.readLayer(l), b.readLayer(l)) << "layer " << l;
   expectSameValues(resumed.report, fresh.report);
 }
@@ -198,7 +198,7 @@ TEST_F(CachedGeometryTest, UnreadableCachedStoreIsCapturedAgain) {
   EXPECT_TRUE(result.captured);
   EXPECT_TRUE(result.scored);
   EXPECT_NE(recorder.warnings.find("cannot be read"), std::string::npos) << recorder.warnings;
-  EXPECT_EQ(ActivationStore::open(store).completedLayers().size(), 5u);
+  EXPECT_EQ(io::ActivationStore::open(store).completedLayers().size(), 5u);
 }
 
 TEST_F(CachedGeometryTest, MissingInputsAreNamed) {

@@ -37,14 +37,14 @@ fs::path byteModel(const fs::path& folder, bool addBos) {
   recipes::writeTokenizerFiles("byte", folder);
   nlohmann::json config = nlohmann::json::parse(readWholeFile(folder / "tokenizer_config.json"));
   config["add_bos_token"] = addBos;
-  writeTextAtomically(folder / "tokenizer_config.json", config.dump(2));
+  io::writeTextAtomically(folder / "tokenizer_config.json", config.dump(2));
   return folder;
 }
 
 /** Captures `model` over the toy corpus with position 0 stored, so a BOS would be seen, and
  *  rows with repeated prefixes kept: else the lone BOS, the same prefix in every sequence,
  *  would be stored for the corpus's first sequence only (io/token_sampler.h). */
-ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& dir) {
+io::ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& dir) {
   testing::writeToyCorpus(dir / "corpus.txt");
   CaptureConfig config;
   config.modelFolder = model;
@@ -57,10 +57,10 @@ ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& d
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   runCapture(config, job);
-  return ActivationStore::open(config.output);
+  return io::ActivationStore::open(config.output);
 }
 
-int64_t bosRows(const TokenTable& tokens) {
+int64_t bosRows(const io::TokenTable& tokens) {
   int64_t count = 0;
   for (size_t row = 0; row < tokens.size(); ++row) {
     const bool bos = tokens.position[row] == -1;
@@ -72,7 +72,7 @@ int64_t bosRows(const TokenTable& tokens) {
 
 TEST(CaptureBos, NoBosWhenTheFolderDeclaresAddBosTokenFalse) {
   TempDir dir;
-  const ActivationStore store =
+  const io::ActivationStore store =
       captureWithPositionZero(byteModel(dir / "model", false), dir.path());
   EXPECT_EQ(bosRows(store.tokens()), 0);
   EXPECT_EQ(store.tokens().position.front() % 16, 0);  // sequence position 0: a document token
@@ -82,7 +82,8 @@ TEST(CaptureBos, NoBosWhenTheFolderDeclaresAddBosTokenFalse) {
 
 TEST(CaptureBos, BosAtPositionZeroWhenTheFolderDeclaresAddBosTokenTrue) {
   TempDir dir;
-  const ActivationStore store = captureWithPositionZero(byteModel(dir / "model", true), dir.path());
+  const io::ActivationStore store =
+      captureWithPositionZero(byteModel(dir / "model", true), dir.path());
   EXPECT_EQ(store.tokens().ids.front(), kByteBos);
   EXPECT_GT(bosRows(store.tokens()), 1);  // one per sequence
   EXPECT_EQ(store.meta().extra.at("bos_prepended"), "true");
@@ -113,24 +114,25 @@ TEST(BosConvention, WithoutADeclarationTheTokenizersTemplateDecides) {
   TempDir dir;
   const fs::path model = byteModel(dir / "model", true);
   fs::remove(model / "tokenizer_config.json");
-  const auto bytes = loadTokenizer(model);
-  const BosConvention none = bosConvention(model, *bytes);
+  const auto bytes = tokenizer::loadTokenizer(model);
+  const tokenizer::BosConvention none = tokenizer::bosConvention(model, *bytes);
   EXPECT_FALSE(none.prepend);  // the byte template adds nothing
   EXPECT_EQ(none.rule, "tokenizer template (encode with special tokens)");
   // llama2.c's template starts with BOS (run.c's encode(bos = 1)).
   const fs::path stories =
       fs::path(STRATA_SHARED_DATA_DIR) / "models" / "stories260K" / "tok512.bin";
   ASSERT_TRUE(fs::exists(stories)) << "missing test data " << stories;
-  EXPECT_TRUE(templateStartsWithBos(*loadLlama2cTokenizer(stories)));
+  EXPECT_TRUE(tokenizer::templateStartsWithBos(*tokenizer::loadLlama2cTokenizer(stories)));
 }
 
 TEST(BosConvention, PretrainAndTheDefaultModelDeclareTheyTrainedWithoutBos) {
   TempDir dir;
   recipes::writeTokenizerFiles("byte", dir.path());
-  EXPECT_EQ(readTokenizerConfig(dir.path()).addBosToken, std::optional<bool>(false));
+  EXPECT_EQ(tokenizer::readTokenizerConfig(dir.path()).addBosToken, std::optional<bool>(false));
   const fs::path defaultModel = STRATA_SOURCE_DIR "/resources/models/default";
-  EXPECT_EQ(readTokenizerConfig(defaultModel).addBosToken, std::optional<bool>(false));
-  EXPECT_FALSE(bosConvention(defaultModel, *loadTokenizer(defaultModel)).prepend);
+  EXPECT_EQ(tokenizer::readTokenizerConfig(defaultModel).addBosToken, std::optional<bool>(false));
+  EXPECT_FALSE(
+      tokenizer::bosConvention(defaultModel, *tokenizer::loadTokenizer(defaultModel)).prepend);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ class CaptureTest : public ::testing::Test {
     config.modelFolder = model;
     config.corpus = corpus;
     config.output = dir / "acts.h5";
-    config.dtype = StoreDType::Float32;
+    config.dtype = io::StoreDType::Float32;
     config.sampling.sequenceLength = 24;
     config.sampling.tokenBudget = 150;
     config.batchSequences = 3;
@@ -54,7 +54,7 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
   EXPECT_EQ(summary.tokens, 150);
   EXPECT_EQ(summary.layersWritten, testing::kRandomLayers + 1);
 
-  const ActivationStore store = ActivationStore::open(config.output);
+  const io::ActivationStore store = io::ActivationStore::open(config.output);
   EXPECT_EQ(store.numTokens(), 150);
   EXPECT_EQ(store.meta().numLayers, testing::kRandomLayers);
   EXPECT_EQ(store.meta().architecture, "LlamaForCausalLM");
@@ -66,11 +66,11 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
   // (BOS + the document ids from its piece's start up to it) and run the backbone on that
   // prefix alone. Not from the token table: a sequence's first positions are not stored when
   // an earlier sequence had the same prefix (io/token_sampler.h).
-  const auto backbone = Backbone::load(model);
-  const auto tokenizer = loadTokenizer(model);
-  const TokenTable& tokens = store.tokens();
+  const auto backbone = model::Backbone::load(model);
+  const auto tokenizer = tokenizer::loadTokenizer(model);
+  const io::TokenTable& tokens = store.tokens();
   std::vector<std::string> documents;
-  for (const auto reader = CorpusReader::open(corpus); const auto document = reader->next();)
+  for (const auto reader = io::CorpusReader::open(corpus); const auto document = reader->next();)
     documents.push_back(document->text);
   std::vector<std::vector<float>> layers;
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l) layers.push_back(store.readLayer(l));
@@ -93,7 +93,7 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
     std::vector<int64_t> ids{*tokenizer->bosId()};
     for (int32_t i = position - position % piece; i <= position; ++i) ids.push_back(document[i]);
     const at::Tensor input = at::tensor(ids, at::kLong).unsqueeze(0);
-    const CaptureResult expected = backbone->capture(input);
+    const model::CaptureResult expected = backbone->capture(input);
     for (int64_t l = 0; l <= testing::kRandomLayers; ++l) {
       const at::Tensor want = expected.hidden[l][0][static_cast<int64_t>(ids.size()) - 1];
       const at::Tensor got =
@@ -126,7 +126,7 @@ TEST_F(CaptureTest, CancelledCaptureKeepsFinishedLayersAndResumes) {
   JobContext job(sink, token);
   EXPECT_THROW(runCapture(config, job), CancelledError);
   {
-    const ActivationStore partial = ActivationStore::open(config.output);
+    const io::ActivationStore partial = io::ActivationStore::open(config.output);
     EXPECT_EQ(partial.completedLayers(), (std::vector<int64_t>{0, 1}));
   }
 
@@ -142,8 +142,8 @@ TEST_F(CaptureTest, CancelledCaptureKeepsFinishedLayersAndResumes) {
   fresh.output = dir / "fresh.h5";
   JobContext again(quiet, CancellationToken());
   runCapture(fresh, again);
-  const ActivationStore a = ActivationStore::open(config.output);
-  const ActivationStore b = ActivationStore::open(fresh.output);
+  const io::ActivationStore a = io::ActivationStore::open(config.output);
+  const io::ActivationStore b = io::ActivationStore::open(fresh.output);
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l)
     EXPECT_EQ(a.readLayer(l), b.readLayer(l)) << l;
 }
@@ -161,7 +161,7 @@ TEST_F(CaptureTest, NonFiniteHiddenStatesStopTheCaptureNamingTheLayer) {
     EXPECT_NE(std::string(e.what()).find("layer 2: "), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("NaN or infinite"), std::string::npos) << e.what();
   }
-  const ActivationStore partial = ActivationStore::open(config.output);
+  const io::ActivationStore partial = io::ActivationStore::open(config.output);
   EXPECT_EQ(partial.completedLayers(), (std::vector<int64_t>{0, 1}));
   for (const int64_t l : {0, 1})
     for (const float value : partial.readLayer(l)) ASSERT_TRUE(std::isfinite(value));
@@ -186,7 +186,8 @@ TEST_F(CaptureTest, ResumeRefusesAStoreOfAnotherModelOfTheSameShape) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   runCapture(config, job);
-  EXPECT_EQ(ActivationStore::open(config.output).meta().modelFingerprint, modelFingerprint(model));
+  EXPECT_EQ(io::ActivationStore::open(config.output).meta().modelFingerprint,
+            io::modelFingerprint(model));
   const std::filesystem::path tuned = dir / "tuned";
   testing::writeRandomBackbone(tuned, {.seed = 8});
   testing::writeLetterTokenizer(tuned);
@@ -210,8 +211,8 @@ TEST_F(CaptureTest, StreamedCaptureEqualsResidentCapture) {
   streamed.streamLayers = true;
   streamed.output = dir / "streamed.h5";
   runCapture(streamed, job);
-  const ActivationStore a = ActivationStore::open(config.output);
-  const ActivationStore b = ActivationStore::open(streamed.output);
+  const io::ActivationStore a = io::ActivationStore::open(config.output);
+  const io::ActivationStore b = io::ActivationStore::open(streamed.output);
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l)
     EXPECT_EQ(a.readLayer(l), b.readLayer(l)) << l;
 }

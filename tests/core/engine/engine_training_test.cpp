@@ -234,7 +234,7 @@ TEST_F(TrainingLoop, ExistingAndLockedRunsAreRefusedAndTrajectorySettingsCannotC
   EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Stopped);
   EXPECT_THROW(testing::resumeTiny(dir / "run", {"lr=0.5"}), ConfigError);
   {
-    const WriterLock other = WriterLock::forExistingFile(dir / "run" / "run.lock");
+    const io::WriterLock other = io::WriterLock::forExistingFile(dir / "run" / "run.lock");
     try {
       testing::resumeTiny(dir / "run");
       ADD_FAILURE() << "resumed a locked run";

@@ -322,7 +322,7 @@ TEST(DegenerateLayers, ScanOfADegenerateStoreFinishesAndKeepsItsWarnings) {
   FixedMetric infinite(std::numeric_limits<double>::infinity());
   GeometryReport report;
   {
-    const auto store = ActivationStore::open(file);  // closed before writeGeometry below
+    const auto store = io::ActivationStore::open(file);  // closed before writeGeometry below
     ASSERT_NO_THROW(report = scanStore(store, *backend, smallOptions(), ctx, {}, {&infinite}));
   }
   ASSERT_EQ(report.layers.size(), 6u);

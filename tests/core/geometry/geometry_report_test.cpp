@@ -90,7 +90,7 @@ TEST(GeometryReport, StoreRoundTripAndReplacement) {
   writeGeometry(file, report);  // replaces the first
   expectSameReport(report, *readGeometry(file));
   // The store itself is untouched.
-  const auto store = ActivationStore::open(file);
+  const auto store = io::ActivationStore::open(file);
   EXPECT_EQ(store.completedLayers().size(), 5u);
 }
 
@@ -120,25 +120,25 @@ TEST(GeometryReport, StoreRecordsTheNormalisationAndTheReplicates) {
     }
   }
 
-  hdf5::quietErrors();
-  hdf5::File h5(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  io::hdf5::quietErrors();
+  io::hdf5::File h5(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
   ASSERT_TRUE(h5);
-  hdf5::Group group(H5Gopen2(h5.get(), "geometry", H5P_DEFAULT));
-  const hdf5::Location where{group.get(), file, "geometry"};
-  EXPECT_EQ(hdf5::readStringAttribute(where, "normalisation").value_or(""), "standardise");
-  const auto warnings = hdf5::readStringAttribute(where, "score_warnings");
+  io::hdf5::Group group(H5Gopen2(h5.get(), "geometry", H5P_DEFAULT));
+  const io::hdf5::Location where{group.get(), file, "geometry"};
+  EXPECT_EQ(io::hdf5::readStringAttribute(where, "normalisation").value_or(""), "standardise");
+  const auto warnings = io::hdf5::readStringAttribute(where, "score_warnings");
   ASSERT_TRUE(warnings.has_value());  // standardise + min-eig: m_mono and k_eff cancel
   EXPECT_NE(warnings->find("cancel"), std::string::npos) << *warnings;
   EXPECT_TRUE(H5Lexists(group.get(), "score_interval", H5P_DEFAULT) > 0);
   EXPECT_TRUE(H5Lexists(group.get(), "l_star_frequency", H5P_DEFAULT) > 0);
 
   // An older /geometry: no attribute, options without normalisation and jackknife_blocks.
-  auto options = nlohmann::json::parse(hdf5::readStringAttribute(where, "options").value());
+  auto options = nlohmann::json::parse(io::hdf5::readStringAttribute(where, "options").value());
   options.erase("normalisation");
   options.erase("jackknife_blocks");
   ASSERT_GE(H5Adelete(group.get(), "normalisation"), 0);
   ASSERT_GE(H5Adelete(group.get(), "options"), 0);
-  hdf5::writeStringAttribute(where, "options", options.dump());
+  io::hdf5::writeStringAttribute(where, "options", options.dump());
   group.reset();
   h5.reset();
   const GeometryReport old = *readGeometry(file);
@@ -150,7 +150,7 @@ TEST(GeometryReport, WritingIsRefusedWhileAWriterHoldsTheStore) {
   TempDir dir;
   const auto file = dir / "acts.h5";
   testing::writeGeometryFixtureStore(file);
-  WriterLock capture = WriterLock::forExistingFile(file);
+  io::WriterLock capture = io::WriterLock::forExistingFile(file);
   EXPECT_THROW(writeGeometry(file, handReport()), IoError);
   capture.release();
   EXPECT_NO_THROW(writeGeometry(file, handReport()));
@@ -173,7 +173,7 @@ TEST(GeometryReport, ScanEqualsLayerByLayerComputation) {
   const auto file = dir / "acts.h5";
   const testing::GeometryStoreShape shape;
   testing::writeGeometryFixtureStore(file, shape);
-  const auto store = ActivationStore::open(file);
+  const auto store = io::ActivationStore::open(file);
   auto backend = makeCpuBackend();
   NullProgressSink sink;
   JobContext ctx(sink, CancellationToken());
@@ -198,7 +198,7 @@ TEST(GeometryReport, ScanRefusesMissingLayersAndStopsWhenCancelled) {
   TempDir dir;
   const auto file = dir / "acts.h5";
   testing::writeGeometryFixtureStore(file);
-  const auto store = ActivationStore::open(file);
+  const auto store = io::ActivationStore::open(file);
   auto backend = makeCpuBackend();
   NullProgressSink sink;
   CancellationToken token;

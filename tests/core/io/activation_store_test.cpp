@@ -27,7 +27,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // Chunks hold ~512 KiB of whole rows: 341 rows of float32 or 682 of float16 at this width,
@@ -509,9 +510,9 @@ TEST(ActivationStore, IsReadableByH5py) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io
 
-namespace strata {
+namespace strata::io {
 namespace {
 
 // Found by tests/fuzz (fuzz_activation_store): a store with a few damaged bytes made SWMR-read
@@ -545,9 +546,9 @@ TEST(ActivationStore, ADamagedStoreFailsPromptlyInsteadOfRetryingForMinutes) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io
 
-namespace strata {
+namespace strata::io {
 namespace {
 
 // A disk that fills up mid-capture: the writer's error says "disk full" in one readable line
@@ -592,4 +593,4 @@ TEST(ActivationStore, AFullDiskIsNamedAndKeepsTheFinishedLayers) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

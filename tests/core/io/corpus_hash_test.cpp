@@ -10,7 +10,8 @@
 #include "common/error.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,4 +79,4 @@ TEST(CorpusHash, ReportsAMissingCorpus) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -9,7 +9,8 @@
 #include "io/corpus.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -254,4 +255,4 @@ TEST(CorpusReader, NamesFormatsAndSplitsBothWays) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

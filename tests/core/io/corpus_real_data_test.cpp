@@ -7,7 +7,8 @@
 #include "io/corpus.h"
 #include "io/corpus_hash.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -61,4 +62,4 @@ TEST(CorpusRealData, HashesTheSharedCorporaAsSha256sum) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

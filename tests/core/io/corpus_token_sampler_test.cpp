@@ -16,16 +16,17 @@
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const Tokenizer& gpt2() {
-  static const std::unique_ptr<Tokenizer> tokenizer = [] {
+const tokenizer::Tokenizer& gpt2() {
+  static const std::unique_ptr<tokenizer::Tokenizer> tokenizer = [] {
     const fs::path folder = fs::path(STRATA_SHARED_DATA_DIR) / "tokenizers" / "gpt2";
     EXPECT_TRUE(fs::exists(folder / "vocab.json")) << "missing shared data file: " << folder;
-    return loadVocabAndMerges(folder / "vocab.json", folder / "merges.txt");
+    return tokenizer::loadVocabAndMerges(folder / "vocab.json", folder / "merges.txt");
   }();
   return *tokenizer;
 }
@@ -326,4 +327,4 @@ TEST(TokenSampler, SamplesTinyShakespeareWithTheDefaults) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -14,7 +14,8 @@
 #include "support/python_finder.h"
 #include "support/real_gguf_models.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 /** Unsets STRATA_DEFAULT_MODEL while it lives. */
@@ -63,4 +64,4 @@ TEST(DefaultModel, PythonPackageFolderIsEmptyForAPackageThatIsNotThere) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -24,7 +24,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 /** gguf-py's vectors, written on first use, once per process. */
@@ -299,4 +300,4 @@ TEST(GgufDequantize, AcceptsEmptyTensor) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -14,7 +14,8 @@
 #include "support/gguf_test_file.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using namespace strata::testing;
@@ -251,4 +252,4 @@ TEST_F(GgufFileTest, RefusesBadAlignmentsValueTypesAndBools) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

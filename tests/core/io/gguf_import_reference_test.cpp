@@ -21,7 +21,8 @@
 #include "support/real_gguf_models.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ class RealGgufModels : public ::testing::TestWithParam<std::string> {
 
   at::Tensor expected(const std::string& name) const {
     const auto file = SafetensorsFile::open(m_reference / "expected.safetensors");
-    return tensorView(file, file->at(name)).clone();
+    return model::tensorView(file, file->at(name)).clone();
   }
 
   TempDir m_dir;
@@ -58,14 +59,14 @@ class RealGgufModels : public ::testing::TestWithParam<std::string> {
 
 TEST_P(RealGgufModels, ImportedModelMatchesTransformersOnEveryLayerAndGreedyContinuation) {
   const GgufImportResult imported = importGguf(m_gguf, m_dir.path() / "model");
-  const auto model = Backbone::load(imported.folder);
+  const auto model = model::Backbone::load(imported.folder);
   EXPECT_TRUE(model->warnings().empty()) << model->warnings().front();
 
   const at::Tensor ids = expected("ids");
   ASSERT_EQ(ids.size(1), 256);
-  CaptureRequest request;
+  model::CaptureRequest request;
   request.finalNorm = true;
-  const CaptureResult result = model->capture(ids, request);
+  const model::CaptureResult result = model->capture(ids, request);
   ASSERT_EQ(result.hidden.size(), static_cast<size_t>(model->numLayers() + 1));
   double worst = 0;
   for (size_t l = 0; l < result.hidden.size(); ++l) {
@@ -86,7 +87,7 @@ TEST_P(RealGgufModels, ImportedModelMatchesTransformersOnEveryLayerAndGreedyCont
 
   const at::Tensor prompt = expected("prompt").to(at::kInt).contiguous();
   const at::Tensor greedy = expected("greedy").to(at::kInt).contiguous();
-  GenerationConfig config;
+  model::GenerationConfig config;
   config.maxNewTokens = 32;
   config.stopAtEos = false;
   const std::vector<int32_t> generated =
@@ -99,4 +100,4 @@ TEST_P(RealGgufModels, ImportedModelMatchesTransformersOnEveryLayerAndGreedyCont
 INSTANTIATE_TEST_SUITE_P(GgufImport, RealGgufModels, ::testing::ValuesIn(testing::kRealGgufModels));
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -18,7 +18,8 @@
 #include "support/temp_dir.h"
 #include "support/tiny_gguf_model.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using namespace strata::testing;
@@ -190,4 +191,4 @@ TEST_F(GgufModelPlanTest, ErrorsNameTheArchitectureTheKeyAndTheTensor) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

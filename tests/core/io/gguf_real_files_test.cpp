@@ -22,7 +22,8 @@
 #include "support/real_gguf_models.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 class RealGgufFiles : public ::testing::TestWithParam<std::string> {
@@ -90,4 +91,4 @@ TEST_P(RealGgufFiles, EveryTensorDequantisesBitForBitAsGgufPy) {
 INSTANTIATE_TEST_SUITE_P(Gguf, RealGgufFiles, ::testing::ValuesIn(testing::kRealGgufModels));
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -11,7 +11,8 @@
 #include "io/gguf_file.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): the writer's value helpers
@@ -98,4 +99,4 @@ TEST(GgufTestFile, WritesTheHeaderAsTheFormatDefinesIt) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

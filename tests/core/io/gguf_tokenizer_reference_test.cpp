@@ -25,7 +25,8 @@
 #include "support/tokenizer_test_support.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -38,7 +39,7 @@ struct ReferenceCase {
   fs::path folder;      ///< the script's output for this file
   json reference;
   GgufTokenizerFiles ours;
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
 };
 
 std::string referencePython(std::string& why) {
@@ -77,7 +78,7 @@ std::map<std::string, ReferenceCase> runReference(const std::vector<fs::path>& g
       fs::create_directories(strata);
       testing::writeBinary(strata / "tokenizer.json", c.ours.tokenizerJson);
       testing::writeBinary(strata / "tokenizer_config.json", c.ours.tokenizerConfigJson);
-      c.tokenizer = loadTokenizer(strata);
+      c.tokenizer = tokenizer::loadTokenizer(strata);
     } catch (const std::exception& e) {
       c.failure = gguf.string() + ": " + e.what();
     }
@@ -181,4 +182,4 @@ TEST(GgufTokenizerReference, TinyFilesOfEveryFlavourMatchTransformers) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -16,7 +16,8 @@
 #include "support/tokenizer_test_support.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 using nlohmann::json;
@@ -36,7 +37,7 @@ struct Converted {
   TempDir dir;
   GgufTokenizerFiles files;
   json tokenizer, config;
-  std::unique_ptr<Tokenizer> loaded;
+  std::unique_ptr<tokenizer::Tokenizer> loaded;
 
   explicit Converted(const GgufTestFile& file) {
     file.write(dir / "model.gguf");
@@ -46,7 +47,7 @@ struct Converted {
     std::filesystem::create_directories(dir / "folder");
     testing::writeBinary(dir / "folder" / "tokenizer.json", files.tokenizerJson);
     testing::writeBinary(dir / "folder" / "tokenizer_config.json", files.tokenizerConfigJson);
-    loaded = loadTokenizer(dir / "folder");
+    loaded = tokenizer::loadTokenizer(dir / "folder");
   }
 
   json added(const std::string& content) const {
@@ -267,4 +268,4 @@ TEST(GgufTokenizer, RejectsATokenThatIsNotUtf8) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -10,7 +10,8 @@
 
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +71,4 @@ TEST(HfCache, FindsTheHubThroughHfHubCacheThenHfHome) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -9,7 +9,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 const char* kLlama32 = R"({
@@ -290,4 +291,4 @@ TEST(ModelConfig, RejectsNonPositiveSizes) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

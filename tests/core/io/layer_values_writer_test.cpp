@@ -15,7 +15,8 @@
 #include "io/chunk_filters.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 // 300 rows in chunks of 128: the third chunk is an edge chunk of 44 rows.
@@ -104,4 +105,4 @@ TEST(LayerValuesWriter, EveryPipelineStoresWhatHdf5WouldAndOnlyShuffleDeflateIsD
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -12,7 +12,8 @@
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -91,4 +92,4 @@ TEST(ModelFingerprint, AStoreOfAnotherModelIsRefusedNamingBoth) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -8,7 +8,8 @@
 
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 TEST(ModelFolder, TokenizerKindComesFromTheFilesPresent) {
@@ -44,4 +45,4 @@ TEST(ModelFolder, MalformedTokenizerJsonNamesTheFile) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

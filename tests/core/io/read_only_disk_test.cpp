@@ -20,7 +20,8 @@
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,4 +118,4 @@ TEST(ReadOnlyDisk, TrainingNamesTheRunFolderAndResumesOnceWritable) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

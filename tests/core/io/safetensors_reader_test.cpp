@@ -17,7 +17,8 @@
 #include "io/safetensors_file.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 std::vector<std::byte> toBytes(std::string_view text) {
@@ -317,4 +318,4 @@ TEST(SafetensorsMappedFile, MoveKeepsTheMapping) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

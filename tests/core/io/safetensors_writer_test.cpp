@@ -18,7 +18,8 @@
 #include "model/backbone/safetensors_torch.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 std::string readAll(const std::filesystem::path& file) {
@@ -33,7 +34,7 @@ std::vector<std::string> folderEntries(const std::filesystem::path& folder) {
   return names;
 }
 
-NamedTensors oneOfEachScalarType() {
+model::NamedTensors oneOfEachScalarType() {
   at::manual_seed(7);
   const auto values = at::randn({2, 3}) * 50;
   return {{"f64", values.to(at::kDouble)},     {"f32", values},
@@ -46,13 +47,13 @@ NamedTensors oneOfEachScalarType() {
 
 TEST(SafetensorsWriter, RoundTripsEveryScalarTypeThroughTorch) {
   TempDir dir;
-  const NamedTensors tensors = oneOfEachScalarType();
-  writeSafetensors(dir / "all.safetensors", tensors);
+  const model::NamedTensors tensors = oneOfEachScalarType();
+  model::writeSafetensors(dir / "all.safetensors", tensors);
 
   const auto file = SafetensorsFile::open(dir / "all.safetensors");
   ASSERT_EQ(file->tensors().size(), tensors.size());
   for (const auto& [name, original] : tensors) {
-    const at::Tensor back = tensorView(file, file->at(name));
+    const at::Tensor back = model::tensorView(file, file->at(name));
     EXPECT_EQ(back.scalar_type(), original.scalar_type()) << name;
     EXPECT_EQ(back.sizes(), original.sizes()) << name;
     EXPECT_TRUE(at::equal(back, original)) << name;  // bit-exact, BF16/F16 included
@@ -107,15 +108,15 @@ TEST(SafetensorsWriter, WritesFormatPtMetadataByDefault) {
   EXPECT_EQ(SafetensorsFile::open(dir / "m.safetensors")->metadata(),
             (std::map<std::string, std::string>{{"format", "pt"}}));
 
-  writeSafetensors(dir / "n.safetensors", {}, {{"step", "12"}});
+  model::writeSafetensors(dir / "n.safetensors", {}, {{"step", "12"}});
   EXPECT_EQ(SafetensorsFile::open(dir / "n.safetensors")->metadata(),
             (std::map<std::string, std::string>{{"format", "pt"}, {"step", "12"}}));
 }
 
 TEST(SafetensorsWriter, LaysTensorsOutInInsertionOrder) {
   TempDir dir;
-  writeSafetensors(dir / "o.safetensors",
-                   {{"z", at::ones({3})}, {"a", at::ones({2})}, {"m", at::ones({1})}});
+  model::writeSafetensors(dir / "o.safetensors",
+                          {{"z", at::ones({3})}, {"a", at::ones({2})}, {"m", at::ones({1})}});
   const auto file = SafetensorsFile::open(dir / "o.safetensors");
   ASSERT_EQ(file->tensors().size(), 3u);
   EXPECT_EQ(file->tensors()[0].name, "z");
@@ -126,9 +127,9 @@ TEST(SafetensorsWriter, LaysTensorsOutInInsertionOrder) {
 TEST(SafetensorsWriter, WritesNonContiguousTensorsAsTheirValues) {
   TempDir dir;
   const at::Tensor transposed = at::arange(12, at::kFloat).reshape({3, 4}).t();
-  writeSafetensors(dir / "t.safetensors", {{"t", transposed}});
+  model::writeSafetensors(dir / "t.safetensors", {{"t", transposed}});
   const auto file = SafetensorsFile::open(dir / "t.safetensors");
-  EXPECT_TRUE(at::equal(tensorView(file, file->at("t")), transposed));
+  EXPECT_TRUE(at::equal(model::tensorView(file, file->at("t")), transposed));
 }
 
 TEST(SafetensorsWriter, RejectsDuplicateNames) {
@@ -161,7 +162,7 @@ TEST(SafetensorsWriter, RejectsDataOfTheWrongSize) {
 TEST(SafetensorsWriter, RejectsScalarTypesSafetensorsCannotHold) {
   TempDir dir;
   try {
-    writeSafetensors(dir / "c.safetensors", {{"c", at::zeros({2}, at::kComplexFloat)}});
+    model::writeSafetensors(dir / "c.safetensors", {{"c", at::zeros({2}, at::kComplexFloat)}});
     FAIL() << "accepted a complex tensor";
   } catch (const FormatError& e) {
     EXPECT_EQ(e.item(), "c");
@@ -263,4 +264,4 @@ TEST(SafetensorsAtomicWrite, WriteAllReportsAFullDisk) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

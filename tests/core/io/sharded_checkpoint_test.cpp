@@ -14,14 +14,15 @@
 #include "model/backbone/safetensors_torch.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 void writeText(const std::filesystem::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 
-NamedTensors smallModel() {
+model::NamedTensors smallModel() {
   return {{"embed.weight", at::arange(40, at::kFloat).reshape({10, 4})},
           {"layers.0.w", at::ones({4, 4}, at::kBFloat16)},
           {"layers.1.w", at::full({4, 4}, 2, at::kHalf)},
@@ -31,8 +32,8 @@ NamedTensors smallModel() {
 
 // An index over two hand-written shards: a.safetensors holds x, b.safetensors holds y.
 void writeTwoShards(const TempDir& dir) {
-  writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
-  writeSafetensors(dir / "b.safetensors", {{"y", at::zeros({3})}});
+  model::writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
+  model::writeSafetensors(dir / "b.safetensors", {{"y", at::zeros({3})}});
 }
 
 void writeIndex(const TempDir& dir, const std::string& weightMap) {
@@ -57,8 +58,8 @@ void expectRejected(const TempDir& dir, const std::filesystem::path& file,
 
 TEST(SafetensorsSharded, RoundTripsAModelThroughShards) {
   TempDir dir;
-  const NamedTensors model = smallModel();
-  const auto shards = writeShardedSafetensors(dir.path(), model, /*maxShardBytes=*/100);
+  const model::NamedTensors model = smallModel();
+  const auto shards = model::writeShardedSafetensors(dir.path(), model, /*maxShardBytes=*/100);
   ASSERT_EQ(shards.size(), 3u);  // 160 | 32 + 32 + 32 | 16 bytes
   EXPECT_EQ(shards[0].filename(), "model-00001-of-00003.safetensors");
 
@@ -75,7 +76,7 @@ TEST(SafetensorsSharded, RoundTripsAModelThroughShards) {
     const auto shard = weights.shard(path);
     for (const auto& [name, original] : model)
       if (weights.shardOf(name) == path) {
-        EXPECT_TRUE(at::equal(tensorView(shard, weights.entry(name)), original)) << name;
+        EXPECT_TRUE(at::equal(model::tensorView(shard, weights.entry(name)), original)) << name;
       }
   }
   const auto index = nlohmann::json::parse(std::ifstream(dir / "model.safetensors.index.json"));
@@ -84,7 +85,7 @@ TEST(SafetensorsSharded, RoundTripsAModelThroughShards) {
 
 TEST(SafetensorsSharded, OpensASingleModelFile) {
   TempDir dir;
-  writeSafetensors(dir / "model.safetensors", smallModel());
+  model::writeSafetensors(dir / "model.safetensors", smallModel());
   const WeightFiles weights = WeightFiles::open(dir.path());
   EXPECT_FALSE(weights.sharded());
   EXPECT_EQ(weights.files(), std::vector<std::filesystem::path>{dir / "model.safetensors"});
@@ -120,8 +121,8 @@ TEST(SafetensorsSharded, RejectsATensorMissingFromItsShard) {
 
 TEST(SafetensorsSharded, RejectsATensorHeldByTwoShards) {
   TempDir dir;
-  writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
-  writeSafetensors(dir / "b.safetensors", {{"x", at::ones({2})}, {"y", at::zeros({3})}});
+  model::writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
+  model::writeSafetensors(dir / "b.safetensors", {{"x", at::ones({2})}, {"y", at::zeros({3})}});
   writeIndex(dir, R"({"x": "a.safetensors", "y": "b.safetensors"})");
   expectRejected(dir, dir / "model.safetensors.index.json",
                  "held by two shards, 'a.safetensors' and 'b.safetensors'", "x");
@@ -136,8 +137,8 @@ TEST(SafetensorsSharded, RejectsATensorListedTwiceInTheWeightMap) {
 
 TEST(SafetensorsSharded, WarnsAboutTensorsTheIndexDoesNotList) {
   TempDir dir;
-  writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
-  writeSafetensors(dir / "b.safetensors", {{"y", at::zeros({3})}, {"z", at::zeros({1})}});
+  model::writeSafetensors(dir / "a.safetensors", {{"x", at::ones({2})}});
+  model::writeSafetensors(dir / "b.safetensors", {{"y", at::zeros({3})}, {"z", at::zeros({1})}});
   writeIndex(dir, R"({"x": "a.safetensors", "y": "b.safetensors"})");
   const WeightFiles weights = WeightFiles::open(dir.path());
   EXPECT_EQ(weights.tensorNames(), (std::vector<std::string>{"x", "y"}));
@@ -157,7 +158,7 @@ TEST(SafetensorsSharded, NoWeightsIsAFormatErrorNamingTheFolder) {
 
 TEST(SafetensorsSharded, ShardIsMappedOnceWhileHeld) {
   TempDir dir;
-  writeShardedSafetensors(dir.path(), smallModel(), 100);
+  model::writeShardedSafetensors(dir.path(), smallModel(), 100);
   const WeightFiles weights = WeightFiles::open(dir.path());
   const auto first = weights.shard(weights.files()[1]);
   EXPECT_EQ(weights.shard("model-00002-of-00003.safetensors"), first);
@@ -166,22 +167,22 @@ TEST(SafetensorsSharded, ShardIsMappedOnceWhileHeld) {
 
 TEST(SafetensorsSharded, DetectsAShardChangedOnDisk) {
   TempDir dir;
-  writeShardedSafetensors(dir.path(), smallModel(), 100);
+  model::writeShardedSafetensors(dir.path(), smallModel(), 100);
   const WeightFiles weights = WeightFiles::open(dir.path());
-  writeSafetensors(weights.files()[2], {{"norm.weight", at::ones({8})}});
+  model::writeSafetensors(weights.files()[2], {{"norm.weight", at::ones({8})}});
   EXPECT_THROW(weights.shard(weights.files()[2]), FormatError);
 }
 
 TEST(SafetensorsTorch, TensorViewIsZeroCopyAndOutlivesTheFile) {
   TempDir dir;
   const at::Tensor original = at::arange(64, at::kFloat).reshape({8, 8});
-  writeSafetensors(dir / "model.safetensors", {{"w", original}});
+  model::writeSafetensors(dir / "model.safetensors", {{"w", original}});
 
   at::Tensor view;
   {
     auto weights = std::make_unique<WeightFiles>(WeightFiles::open(dir.path()));
     auto file = weights->shard(weights->shardOf("w"));
-    view = tensorView(file, weights->entry("w"));
+    view = model::tensorView(file, weights->entry("w"));
     const auto* begin = file->data().data();
     const auto* data = static_cast<const std::byte*>(view.data_ptr());
     EXPECT_TRUE(data >= begin && data + view.nbytes() <= begin + file->data().size());
@@ -194,10 +195,10 @@ TEST(SafetensorsTorch, TensorViewIsZeroCopyAndOutlivesTheFile) {
 TEST(SafetensorsTorch, CopiesTensorsThatAreNotAligned) {
   TempDir dir;
   // Three I8 bytes first put the F32 tensor at an odd offset.
-  writeSafetensors(dir / "m.safetensors",
-                   {{"odd", at::ones({3}, at::kChar)}, {"w", at::arange(4, at::kFloat)}});
+  model::writeSafetensors(dir / "m.safetensors",
+                          {{"odd", at::ones({3}, at::kChar)}, {"w", at::arange(4, at::kFloat)}});
   const auto file = SafetensorsFile::open(dir / "m.safetensors");
-  const at::Tensor w = tensorView(file, file->at("w"));
+  const at::Tensor w = model::tensorView(file, file->at("w"));
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.data_ptr()) % 4, 0u);
   EXPECT_TRUE(at::equal(w, at::arange(4, at::kFloat)));
   const auto* inFile = file->bytes(file->at("w")).data();
@@ -205,4 +206,4 @@ TEST(SafetensorsTorch, CopiesTensorsThatAreNotAligned) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -18,7 +18,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 /** A store geometry: N rows of width d, L + 1 layers. */
@@ -240,4 +241,4 @@ TEST(ChunkFilters, ShuffleTransposesBytesAndKeepsTheTail) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

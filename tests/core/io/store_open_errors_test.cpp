@@ -21,7 +21,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -288,4 +289,4 @@ TEST(StoreOpenErrors, HdfDetailsBecomeMessagesWithARemedy) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

@@ -18,18 +18,19 @@
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::io {
+
 namespace {
 
 namespace fs = std::filesystem;
 
 using Prefix = std::vector<int32_t>;
 
-const Tokenizer& gpt2() {
-  static const std::unique_ptr<Tokenizer> tokenizer = [] {
+const tokenizer::Tokenizer& gpt2() {
+  static const std::unique_ptr<tokenizer::Tokenizer> tokenizer = [] {
     const fs::path folder = fs::path(STRATA_SHARED_DATA_DIR) / "tokenizers" / "gpt2";
     EXPECT_TRUE(fs::exists(folder / "vocab.json")) << "missing shared data file: " << folder;
-    return loadVocabAndMerges(folder / "vocab.json", folder / "merges.txt");
+    return tokenizer::loadVocabAndMerges(folder / "vocab.json", folder / "merges.txt");
   }();
   return *tokenizer;
 }
@@ -202,9 +203,9 @@ TEST(TokenSamplerDistinctPrefixes, TheDefaultCorpusGivesNoRowTwice) {
   ASSERT_TRUE(fs::exists(model / "tokenizer.json")) << "missing the small default model: " << model;
   const engine::CachedGeometryRequest request = engine::defaultGeometryRequest();
   ASSERT_TRUE(fs::exists(request.corpus)) << "missing the default corpus: " << request.corpus;
-  const auto tokenizer = loadTokenizer(model);
+  const auto tokenizer = tokenizer::loadTokenizer(model);
   TokenSamplerConfig config = request.sampling;
-  config.addBos = bosConvention(model, *tokenizer).prepend;
+  config.addBos = tokenizer::bosConvention(model, *tokenizer).prepend;
   ASSERT_EQ(config.tokenBudget, 4096);
   ASSERT_EQ(config.sequenceLength, 128);
   ASSERT_TRUE(config.distinctPrefixes);
@@ -247,4 +248,4 @@ TEST(TokenSamplerDistinctPrefixes, ChangeTheGeometryCacheKey) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::io

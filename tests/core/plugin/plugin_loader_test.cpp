@@ -187,7 +187,7 @@ TEST(PluginScan, StoresPluginMetricsAndReadsThemBack) {
   auto backend = geometry::makeCpuBackend();
   geometry::GeometryReport report;
   {
-    const ActivationStore store = ActivationStore::open(file);
+    const io::ActivationStore store = io::ActivationStore::open(file);
     // Layers 2..4: layer 2's CKA still compares with layer 1, read from the store.
     report = geometry::scanStore(store, *backend, smallOptions(), ctx, {2, 3, 4}, pointers);
   }  // closed before writeGeometry opens the file for writing

@@ -61,9 +61,9 @@ std::vector<Matrix> lensLayers(int64_t n, int64_t d, int64_t layers, uint64_t se
   return h;
 }
 
-std::vector<Matrix> writeLensStore(const fs::path& file, StoreDType dtype, int64_t n = 1500,
+std::vector<Matrix> writeLensStore(const fs::path& file, io::StoreDType dtype, int64_t n = 1500,
                                    int64_t d = 8, int64_t layers = 3) {
-  StoreMeta meta;
+  io::StoreMeta meta;
   meta.modelId = "test/lens";
   meta.architecture = "LlamaForCausalLM";
   meta.hiddenSize = d;
@@ -71,14 +71,14 @@ std::vector<Matrix> writeLensStore(const fs::path& file, StoreDType dtype, int64
   meta.dtype = dtype;
   meta.corpusHash = "sha256:0";
   meta.samplingPolicy = "{}";
-  TokenTable tokens;
+  io::TokenTable tokens;
   for (int64_t i = 0; i < n; ++i) {
     tokens.ids.push_back(static_cast<int32_t>(i % 97));
     tokens.doc.push_back(static_cast<int32_t>(i * kDocs / n));
     tokens.position.push_back(static_cast<int32_t>(1 + i % 50));
   }
   std::vector<Matrix> h = lensLayers(n, d, layers, 11);
-  auto writer = ActivationStoreWriter::create(file, meta, tokens);
+  auto writer = io::ActivationStoreWriter::create(file, meta, tokens);
   for (int64_t l = 0; l <= layers; ++l) {
     const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows =
         h[size_t(l)].cast<float>();
@@ -130,7 +130,7 @@ class CancelAt final : public ProgressSink {
 };
 
 struct Translators {
-  std::shared_ptr<const SafetensorsFile> file;
+  std::shared_ptr<const io::SafetensorsFile> file;
   Matrix weight(int64_t l) const {
     const auto& e = file->at("layers." + std::to_string(l) + ".weight");
     const auto bytes = file->bytes(e);
@@ -163,13 +163,13 @@ double rSquared(const Matrix& predicted, const Matrix& y) {
 
 TEST(TunedLens, ConvergesToTheLeastSquaresTranslatorsAndReportsTheirHeldOutR2) {
   TempDir dir;
-  const auto h = writeLensStore(dir / "acts.h5", StoreDType::Float32);
+  const auto h = writeLensStore(dir / "acts.h5", io::StoreDType::Float32);
   NullProgressSink sink;
   JobContext job(sink, CancellationToken{});
   const engine::TrainingSummary summary = engine::startPluginTraining(
       tunedLens(), lensRequest(dir / "acts.h5", dir / "run", 2000), job);
   ASSERT_TRUE(summary.finished);
-  const Translators lens{SafetensorsFile::open(dir / "run" / "translators.safetensors")};
+  const Translators lens{io::SafetensorsFile::open(dir / "run" / "translators.safetensors")};
   EXPECT_EQ(lens.file->metadata().at("format"), "strata-tuned-lens-1");
   EXPECT_EQ(lens.file->metadata().at("target_layer"), "3");
 
@@ -223,7 +223,7 @@ TEST(TunedLens, ConvergesToTheLeastSquaresTranslatorsAndReportsTheirHeldOutR2) {
 
 TEST(TunedLens, StopAndResumeEqualsAnUninterruptedRun) {
   TempDir dir;
-  writeLensStore(dir / "acts.h5", StoreDType::Float16);
+  writeLensStore(dir / "acts.h5", io::StoreDType::Float16);
   NullProgressSink quiet;
   JobContext whole(quiet, CancellationToken{});
   engine::startPluginTraining(tunedLens(), lensRequest(dir / "acts.h5", dir / "whole", 700), whole);
@@ -255,7 +255,7 @@ TEST(TunedLens, StopAndResumeEqualsAnUninterruptedRun) {
 
 TEST(TunedLens, BadSettingsFailTheRunNamingTheSetting) {
   TempDir dir;
-  writeLensStore(dir / "acts.h5", StoreDType::Float32, 200);
+  writeLensStore(dir / "acts.h5", io::StoreDType::Float32, 200);
   NullProgressSink sink;
   auto failure = [&](const std::string& key, const std::string& value, const std::string& folder) {
     engine::TrainingRequest request = lensRequest(dir / "acts.h5", dir / folder, 10);
@@ -282,7 +282,7 @@ TEST(TunedLens, BadSettingsFailTheRunNamingTheSetting) {
 
 TEST(CliTunedLens, TrainsResumesAndListsTheRun) {
   TempDir dir;
-  writeLensStore(dir / "acts.h5", StoreDType::Float16, 600);
+  writeLensStore(dir / "acts.h5", io::StoreDType::Float16, 600);
   const std::string settings =
       " --set store=" + (dir / "acts.h5").string() +
       " --set steps=60 --set batch=32 --set eval_every=30 --set layers=1-2";
@@ -316,7 +316,7 @@ TEST(CliTunedLens, TrainsResumesAndListsTheRun) {
 
 TEST(CliTunedLens, CtrlCStopsTheRunAndResumeFinishesIt) {
   TempDir dir;
-  writeLensStore(dir / "acts.h5", StoreDType::Float32, 400);
+  writeLensStore(dir / "acts.h5", io::StoreDType::Float32, 400);
   const fs::path folder = dir / "run";
   const pid_t pid =
       testing::spawnCli({"train", "tuned_lens", "--set", "store=" + (dir / "acts.h5").string(),

@@ -48,7 +48,7 @@ TEST_P(ForeignGeneratorTraining, EveryDrawUsesAGeneratorOfItsOwnDevice) {
   const engine::TrainingSummary plain = testing::trainRecipe(c.recipe, config, dir / "plain");
   ASSERT_TRUE(plain.finished) << c.name;
   {
-    const ForeignDeviceGenerators foreign;
+    const model::ForeignDeviceGenerators foreign;
     engine::TrainingSummary checked;
     ASSERT_NO_THROW(checked = testing::trainRecipe(c.recipe, config, dir / "checked")) << c.name;
     ASSERT_TRUE(checked.finished) << c.name;

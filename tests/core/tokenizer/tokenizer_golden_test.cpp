@@ -13,7 +13,8 @@
 
 namespace strata::testing {}  // namespace strata::testing
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using namespace strata::testing;
@@ -107,4 +108,4 @@ TEST(TokenizerGolden, VectorFilesSplitLikeLlamaCpp) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -27,7 +27,8 @@
 #include "support/tokenizer_test_support.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using testing::quoted;
@@ -181,8 +182,8 @@ TEST_F(HfTokenizerReference, Stories260KMatchesHuggingFaceOnTheImportedTokenizer
   const std::filesystem::path folder = m_dir / "stories260K";
   std::filesystem::create_directories(folder);
   testing::writeBinary(folder / "tokenizer.json",
-                       llama2cTokenizerJson(readLlama2cVocabulary(bin), bin));
-  testing::writeBinary(folder / "tokenizer_config.json", llama2cTokenizerConfigJson(512));
+                       model::llama2cTokenizerJson(model::readLlama2cVocabulary(bin), bin));
+  testing::writeBinary(folder / "tokenizer_config.json", model::llama2cTokenizerConfigJson(512));
   const nlohmann::json ref = reference("stories260K");
   ASSERT_FALSE(ref.is_null());
   const auto imported = loadTokenizerJson(folder / "tokenizer.json");
@@ -237,4 +238,4 @@ TEST_F(HfTokenizerReference, TrainedSentencePieceModelsMatchSentencePieceAndTran
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

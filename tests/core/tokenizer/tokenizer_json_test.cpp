@@ -16,7 +16,8 @@
 
 namespace strata::testing {}  // namespace strata::testing
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using namespace strata::testing;
@@ -339,4 +340,4 @@ TEST(TokenizerJson, TokenizerConfigNamesTheSpecialTokens) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -13,7 +13,8 @@
 
 namespace strata::testing {}  // namespace strata::testing
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using namespace strata::testing;
@@ -100,4 +101,4 @@ TEST(TokenizerLlama2c, TruncatedFileIsAFormatError) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -14,7 +14,8 @@
 
 namespace strata::testing {}  // namespace strata::testing
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using namespace strata::testing;
@@ -167,4 +168,4 @@ TEST(TokenizerSpeed, Llama3EncodesTinyShakespeare) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

@@ -11,7 +11,8 @@
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/split_pattern.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using Pieces = std::vector<std::string>;
@@ -119,4 +120,4 @@ TEST(TokenizerDecoder, StripRemovesOnlyTheRequestedCount) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

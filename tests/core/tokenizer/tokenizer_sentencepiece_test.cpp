@@ -12,7 +12,8 @@
 #include "support/tokenizer_test_support.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 
-namespace strata {
+namespace strata::tokenizer {
+
 namespace {
 
 using namespace strata::testing;
@@ -106,4 +107,4 @@ TEST(TokenizerSentencePiece, MissingFileIsAnIoError) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tokenizer

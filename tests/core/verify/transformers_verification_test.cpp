@@ -106,14 +106,14 @@ TEST_F(TransformersCheckpoint, DamagedBlockDiffersFromItsOutputOn) {
   const std::filesystem::path damaged = m_dir / "damaged";
   std::filesystem::copy(folder(), damaged);
   {
-    const auto file = SafetensorsFile::open(folder() / "model.safetensors");
-    NamedTensors tensors;
-    for (const TensorEntry& entry : file->tensors()) {
-      at::Tensor tensor = tensorView(file, entry).clone();
+    const auto file = io::SafetensorsFile::open(folder() / "model.safetensors");
+    model::NamedTensors tensors;
+    for (const io::TensorEntry& entry : file->tensors()) {
+      at::Tensor tensor = model::tensorView(file, entry).clone();
       if (entry.name == "model.layers.1.mlp.down_proj.weight") tensor.add_(0.5);
       tensors.emplace_back(entry.name, tensor);
     }
-    writeSafetensors(damaged / "model.safetensors", tensors);
+    model::writeSafetensors(damaged / "model.safetensors", tensors);
   }
   const TransformersReference reference = runTransformersReference(
       folder(), verificationPrompts(), m_python, std::chrono::seconds(600), m_job);

@@ -97,8 +97,8 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
   browseOutput->setToolTip(tr("Choose where to save the activation store"));
   connect(browseOutput, &QPushButton::clicked, this, &CaptureDialog::browseOutput);
 
-  m_dtype->addItem(QStringLiteral("float16"), static_cast<int>(StoreDType::Float16));
-  m_dtype->addItem(QStringLiteral("float32"), static_cast<int>(StoreDType::Float32));
+  m_dtype->addItem(QStringLiteral("float16"), static_cast<int>(io::StoreDType::Float16));
+  m_dtype->addItem(QStringLiteral("float32"), static_cast<int>(io::StoreDType::Float32));
   m_dtype->setToolTip(
       tr("Precision of the stored hidden states: float16 halves the file; "
          "float32 keeps every bit of the forward pass."));
@@ -239,7 +239,7 @@ engine::CaptureConfig CaptureDialog::config() const {
   config.sampling.sequenceLength = m_sequenceLength->value();
   config.sampling.skipFirstPositions = m_skipFirst->value();
   config.sampling.seed = static_cast<uint64_t>(m_seed->value());
-  config.dtype = static_cast<StoreDType>(m_dtype->currentData().toInt());
+  config.dtype = static_cast<io::StoreDType>(m_dtype->currentData().toInt());
   config.streamLayers = m_streamLayers->isChecked();
   const bool exists = QFileInfo(m_output->text().trimmed()).isFile();
   config.resume = exists && m_resume->isChecked();

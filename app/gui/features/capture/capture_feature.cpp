@@ -27,7 +27,7 @@ QString captureDetails(const engine::CaptureConfig& config) {
       .arg(config.sampling.sequenceLength)
       .arg(config.sampling.skipFirstPositions)
       .arg(config.sampling.seed)
-      .arg(QLatin1String(storeDTypeName(config.dtype)),
+      .arg(QLatin1String(io::storeDTypeName(config.dtype)),
            config.resume ? CaptureFeature::tr(", resuming") : QString(),
            config.overwrite ? CaptureFeature::tr(", overwriting") : QString());
 }

@@ -28,7 +28,7 @@ void DefaultGeometryFeature::install(Workbench& workbench) {
   m_action->setStatusTip(
       tr("Open the built-in default model (SmolLM2-135M-Instruct, or $STRATA_DEFAULT_MODEL) on "
          "its layer geometry, computed once and then cached"));
-  m_action->setEnabled(!defaultModel().path.empty());
+  m_action->setEnabled(!io::defaultModel().path.empty());
   connect(m_action, &QAction::triggered, this, &DefaultGeometryFeature::openDefaultModel);
   workbench.addMenuAction(MenuSection::FileOpen, m_action);
 }
@@ -62,7 +62,7 @@ void DefaultGeometryFeature::openDefaultModel() {
   if (m_workbench->persistSettings()) request.device = jobDevice();  // the Preferences' device
   // A GGUF default is imported by the geometry job first; its folder opens when that is done
   // (opening it now would import the same file twice, side by side).
-  const bool gguf = isGgufModelFile(request.modelFolder);
+  const bool gguf = io::isGgufModelFile(request.modelFolder);
   if (!gguf) m_workbench->service<OpenService>().openModelFolder(toQString(request.modelFolder));
   m_workbench->log().append(MessageLevel::Info,
                             tr("Layer geometry of the default model over %1 (cached in %2)")

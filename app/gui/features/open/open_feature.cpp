@@ -70,7 +70,7 @@ void OpenFeature::openPath(const QString& path) {
   if (info.isDir() && engine::isRunFolder(toFsPath(path))) {
     m_workbench->service<TrainingService>().showRun(
         info.absoluteFilePath());  // followed live while it trains
-  } else if (info.isDir() || isGgufModelFile(toFsPath(path))) {
+  } else if (info.isDir() || io::isGgufModelFile(toFsPath(path))) {
     openModelFolder(path);
   } else if (isStoreFile(info)) {
     openActivationStore(path);
@@ -90,15 +90,15 @@ void OpenFeature::failOpen(const QString& path, const QString& summary, const QS
 }
 
 void OpenFeature::openModelFolder(const QString& folder) {
-  const bool gguf = isGgufModelFile(toFsPath(folder));
+  const bool gguf = io::isGgufModelFile(toFsPath(folder));
   openInBackground(
       cleanAbsolute(folder), gguf ? tr("GGUF model") : tr("model folder"),
       "reading config and weight headers",
       [this](const std::filesystem::path& path, JobContext& job) -> std::function<void()> {
         // A .gguf is imported into a folder the first time (seconds, with
         // progress and Cancel), then opened like any model folder.
-        auto summary = std::make_shared<const ModelSummary>(
-            inspectModelFolder(resolveModelFolder(path, &job)));
+        auto summary = std::make_shared<const io::ModelSummary>(
+            io::inspectModelFolder(io::resolveModelFolder(path, &job)));
         return [this, summary] { showModel(summary); };
       });
 }
@@ -111,12 +111,12 @@ void OpenFeature::listCachedModels() {
     m_modelMenu->removeAction(actions[i]);
     actions[i]->deleteLater();
   }
-  const std::filesystem::path hub = huggingFaceHubFolder();
-  const std::vector<HfCachedModel> models = listHuggingFaceCache(hub);
+  const std::filesystem::path hub = io::huggingFaceHubFolder();
+  const std::vector<io::HfCachedModel> models = io::listHuggingFaceCache(hub);
   m_modelMenu->addSection(models.empty()
                               ? tr("No models in the Hugging Face cache (%1)").arg(toQString(hub))
                               : tr("Hugging Face cache (%1)").arg(toQString(hub)));
-  for (const HfCachedModel& model : models) {
+  for (const io::HfCachedModel& model : models) {
     QString label = QString::fromStdString(model.repoId);
     if (model.path.extension() == ".gguf")
       label += QStringLiteral(" · ") + toQString(model.path.filename());
@@ -132,7 +132,8 @@ void OpenFeature::listCachedModels() {
 void OpenFeature::openActivationStore(const QString& file) {
   openInBackground(cleanAbsolute(file), tr("activation store"), "reading store metadata",
                    [this](const std::filesystem::path& path, JobContext&) -> std::function<void()> {
-                     auto summary = std::make_shared<const StoreSummary>(readStoreSummary(path));
+                     auto summary =
+                         std::make_shared<const io::StoreSummary>(io::readStoreSummary(path));
                      return [this, summary] { showStore(summary); };
                    });
 }
@@ -169,9 +170,9 @@ void OpenFeature::openInBackground(const QString& path, const QString& what, con
       });
 }
 
-void OpenFeature::showModel(std::shared_ptr<const ModelSummary> summary) {
+void OpenFeature::showModel(std::shared_ptr<const io::ModelSummary> summary) {
   const QString path = QDir::cleanPath(toQString(summary->folder));
-  const ModelConfig& config = summary->config;
+  const io::ModelConfig& config = summary->config;
   m_workbench->addModel(path, summary);
   m_workbench->projects().addEntry(ProjectCategory::Models, path);
   m_workbench->log().append(
@@ -189,7 +190,7 @@ void OpenFeature::showModel(std::shared_ptr<const ModelSummary> summary) {
   emit m_workbench->events().pathOpened(path);
 }
 
-void OpenFeature::showStore(std::shared_ptr<const StoreSummary> summary) {
+void OpenFeature::showStore(std::shared_ptr<const io::StoreSummary> summary) {
   const QString path = QDir::cleanPath(toQString(summary->file));
   m_workbench->addStore(path, summary);
   m_workbench->projects().addEntry(ProjectCategory::ActivationStores, path);

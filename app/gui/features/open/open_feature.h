@@ -22,8 +22,10 @@ namespace strata {
 
 class JobContext;
 class Workbench;
+namespace io {
 struct ModelSummary;
 struct StoreSummary;
+}  // namespace io
 
 class OpenFeature final : public Feature, public OpenService {
   Q_OBJECT
@@ -51,8 +53,8 @@ class OpenFeature final : public Feature, public OpenService {
   /** Opens `path` (a `what`, e.g. "model folder") with `read` in a background job. */
   void openInBackground(const QString& path, const QString& what, const char* stage, Reader read);
   void failOpen(const QString& path, const QString& summary, const QString& error);
-  void showModel(std::shared_ptr<const ModelSummary> summary);
-  void showStore(std::shared_ptr<const StoreSummary> summary);
+  void showModel(std::shared_ptr<const io::ModelSummary> summary);
+  void showStore(std::shared_ptr<const io::StoreSummary> summary);
   void activateEntry(ProjectCategory category, const QString& path);
   /** Rebuilds the Hugging Face cache entries of modelMenu(). */
   void listCachedModels();

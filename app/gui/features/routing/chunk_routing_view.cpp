@@ -205,7 +205,7 @@ void ChunkRoutingView::showReport(std::shared_ptr<const recipes::ChunkRoutingRep
   fillAssignmentMap(*m_assignmentMap, *m_report);
   fillMaskMap(*m_maskMap, *m_report);
   m_status->setText(tr("%1 run, K = %2, checkpoint step %3, %4 tokens")
-                        .arg(QLatin1String(dlmVariantName(m_report->variant)))
+                        .arg(QLatin1String(model::dlmVariantName(m_report->variant)))
                         .arg(m_report->chunks)
                         .arg(m_report->checkpointStep)
                         .arg(m_report->tokenIds.size()));

@@ -11,7 +11,8 @@
 #include "model/backbone/attention.h"
 #include "model/diffusion/dcdm_masks.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 constexpr double kTolerance = 1e-5;
@@ -92,4 +93,4 @@ TEST(AttentionSdpa, AMaskThatNeedsAGradientGetsOne) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

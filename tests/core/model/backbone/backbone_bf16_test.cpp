@@ -14,7 +14,8 @@
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 // bfloat16 keeps 8 significant bits (relative rounding 2^-9 ≈ 2e-3 per operation); a few
@@ -29,7 +30,7 @@ at::Tensor someIds() {
   return at::arange(2 * 9, at::kLong).view({2, 9}).mul(7).remainder(testing::kRandomVocab);
 }
 
-class BFloat16Compute : public ::testing::TestWithParam<Architecture> {};
+class BFloat16Compute : public ::testing::TestWithParam<io::Architecture> {};
 
 TEST_P(BFloat16Compute, EveryLayerTracksFloat32ResidentAndStreamed) {
   TempDir dir;
@@ -52,10 +53,10 @@ TEST_P(BFloat16Compute, EveryLayerTracksFloat32ResidentAndStreamed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backbone, BFloat16Compute,
-                         ::testing::Values(Architecture::Llama, Architecture::Gpt2,
-                                           Architecture::GptNeoX),
-                         [](const ::testing::TestParamInfo<Architecture>& info) {
-                           return architectureClassName(info.param);
+                         ::testing::Values(io::Architecture::Llama, io::Architecture::Gpt2,
+                                           io::Architecture::GptNeoX),
+                         [](const ::testing::TestParamInfo<io::Architecture>& info) {
+                           return io::architectureClassName(info.param);
                          });
 
 TEST(BFloat16Compute, RefusesOtherComputeDTypes) {
@@ -83,9 +84,9 @@ TEST(BFloat16Compute, CaptureKeepsTheStorageDTypeAndTracksFloat32) {
   config.computeDType = engine::ComputeDType::BFloat16;
   engine::runCapture(config, job);
 
-  const ActivationStore float32 = ActivationStore::open(dir / "fp32.h5");
-  const ActivationStore bfloat16 = ActivationStore::open(dir / "bf16.h5");
-  EXPECT_EQ(bfloat16.meta().dtype, StoreDType::Float16);
+  const io::ActivationStore float32 = io::ActivationStore::open(dir / "fp32.h5");
+  const io::ActivationStore bfloat16 = io::ActivationStore::open(dir / "bf16.h5");
+  EXPECT_EQ(bfloat16.meta().dtype, io::StoreDType::Float16);
   for (int64_t l = 0; l <= testing::kRandomLayers; ++l) {
     std::vector<float> want = float32.readLayer(l), got = bfloat16.readLayer(l);
     const auto tensorOf = [](std::vector<float>& values) {
@@ -96,4 +97,4 @@ TEST(BFloat16Compute, CaptureKeepsTheStorageDTypeAndTracksFloat32) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

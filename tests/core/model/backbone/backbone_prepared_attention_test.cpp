@@ -8,10 +8,11 @@
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
-class PreparedAttentionTest : public ::testing::TestWithParam<Architecture> {};
+class PreparedAttentionTest : public ::testing::TestWithParam<io::Architecture> {};
 
 TEST_P(PreparedAttentionTest, RunsLayersExactlyAsTheOptionsDo) {
   TempDir dir;
@@ -32,10 +33,10 @@ TEST_P(PreparedAttentionTest, RunsLayersExactlyAsTheOptionsDo) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backbone, PreparedAttentionTest,
-                         ::testing::Values(Architecture::Llama, Architecture::Gpt2,
-                                           Architecture::GptNeoX),
-                         [](const ::testing::TestParamInfo<Architecture>& info) {
-                           return architectureClassName(info.param);
+                         ::testing::Values(io::Architecture::Llama, io::Architecture::Gpt2,
+                                           io::Architecture::GptNeoX),
+                         [](const ::testing::TestParamInfo<io::Architecture>& info) {
+                           return io::architectureClassName(info.param);
                          });
 
 TEST(PreparedAttention, IsRefusedForABatchOfAnotherShape) {
@@ -48,4 +49,4 @@ TEST(PreparedAttention, IsRefusedForABatchOfAnotherShape) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

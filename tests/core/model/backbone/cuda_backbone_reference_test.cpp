@@ -27,7 +27,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 /** The checkpoints and transformers' CUDA outputs, made once per process for the cases it runs. */
@@ -85,7 +86,7 @@ class CudaReferenceModels : public ::testing::TestWithParam<std::string> {
 };
 
 at::Tensor expectedIn(const std::filesystem::path& folder, const std::string& name) {
-  const auto file = SafetensorsFile::open(folder / "expected.safetensors");
+  const auto file = io::SafetensorsFile::open(folder / "expected.safetensors");
   return tensorView(file, file->at(name)).clone();
 }
 
@@ -134,4 +135,4 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaReferenceModels, ::testing::ValuesIn(testing:
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

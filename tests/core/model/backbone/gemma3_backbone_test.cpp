@@ -19,7 +19,8 @@
 #include "model/trainable/trainable_backbone.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 constexpr int64_t kVocab = 40, kHidden = 24, kHeads = 4, kKvHeads = 2, kHeadDim = 8, kFf = 32;
@@ -139,7 +140,7 @@ TEST(Gemma3Backbone, EmbeddingIsScaledBySqrtDRoundedToTheComputeDType) {
   const at::Tensor ids = someIds(1, 5);
   for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
     const auto backbone = Backbone::load(dir / "m", {.computeDType = dtype});
-    const auto file = SafetensorsFile::open(dir / "m" / "model.safetensors");
+    const auto file = io::SafetensorsFile::open(dir / "m" / "model.safetensors");
     const at::Tensor rows =
         tensorView(file, file->at("model.embed_tokens.weight")).index_select(0, ids[0]).to(dtype);
     // Gemma3TextScaledWordEmbedding: torch.tensor(√d) (float32), cast to the weights' dtype.
@@ -187,4 +188,4 @@ TEST(Gemma3Backbone, TheTrainableCopyRefusesIt) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -21,7 +21,8 @@
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -48,7 +49,7 @@ const Backbone& storiesModel() {
 }
 
 std::vector<int32_t> onceUponATime() {
-  return loadTokenizer(stories())->encode("Once upon a time", true);
+  return tokenizer::loadTokenizer(stories())->encode("Once upon a time", true);
 }
 
 /** A copy of the imported folder with config.json fields replaced. */
@@ -206,7 +207,7 @@ TEST(CliGenerate, PrintsThePromptFollowedByTheGreedyContinuation) {
   ASSERT_EQ(result.exitCode, 0) << result.out << result.err;
   GenerationConfig config;
   config.maxNewTokens = 30;
-  const auto tokenizer = loadTokenizer(stories());
+  const auto tokenizer = tokenizer::loadTokenizer(stories());
   std::vector<int32_t> all = onceUponATime();
   const auto continuation = generate(storiesModel(), all, config);
   all.insert(all.end(), continuation.begin(), continuation.end());
@@ -235,4 +236,4 @@ TEST(CliGenerate, SamplingOptionsAreCheckedAndSeeded) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -32,7 +32,8 @@
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -239,7 +240,7 @@ const LegacyModel& legacyStories() {
 }
 
 std::vector<int32_t> encodeWithBos(const fs::path& tokenizerPath, const std::string& text) {
-  return loadTokenizer(tokenizerPath)->encode(text, true);
+  return tokenizer::loadTokenizer(tokenizerPath)->encode(text, true);
 }
 
 at::Tensor backboneLogits(const Backbone& model, const std::vector<int32_t>& tokens) {
@@ -278,7 +279,7 @@ TEST(Llama2cImport, WritesAHuggingFaceLlamaFolderForStories260K) {
   for (const char* name : {"config.json", "model.safetensors", "tokenizer.json",
                            "tokenizer_config.json", "tokenizer.bin"})
     EXPECT_TRUE(fs::exists(folder / name)) << name;
-  const ModelConfig c = readModelConfig(folder / "config.json");
+  const io::ModelConfig c = io::readModelConfig(folder / "config.json");
   EXPECT_EQ(c.architectureName, "LlamaForCausalLM");
   EXPECT_EQ(c.hiddenSize, 64);
   EXPECT_EQ(c.intermediateSize, 172);
@@ -294,7 +295,7 @@ TEST(Llama2cImport, WritesAHuggingFaceLlamaFolderForStories260K) {
   EXPECT_EQ(c.bosTokenIds, std::vector<int64_t>{1});
   EXPECT_EQ(c.eosTokenIds, (std::vector<int64_t>{2, 1}));  // run.c stops at BOS
   EXPECT_EQ(readBytes(folder / "tokenizer.bin"), readBytes(storiesTokenizer()));
-  const auto weights = SafetensorsFile::open(folder / "model.safetensors");
+  const auto weights = io::SafetensorsFile::open(folder / "model.safetensors");
   EXPECT_EQ(weights->find("lm_head.weight"), nullptr) << "a shared classifier is not written";
   EXPECT_EQ(weights->tensors().size(), 2u + 9u * 5u);
   // No temporary folder is left next to the output.
@@ -305,7 +306,7 @@ TEST(Llama2cImport, WritesAHuggingFaceLlamaFolderForStories260K) {
 TEST(Llama2cImport, PermutesQueryAndKeyRowsAsConvertLlamaWeightsToHf) {
   REQUIRE_STORIES();
   const LegacyModel& m = legacyStories();
-  const auto weights = SafetensorsFile::open(importedStories() / "model.safetensors");
+  const auto weights = io::SafetensorsFile::open(importedStories() / "model.safetensors");
   const int64_t hs = m.headSize();
   for (int64_t l = 0; l < m.layers; ++l) {
     const std::string prefix = "model.layers." + std::to_string(l) + ".self_attn.";
@@ -341,7 +342,7 @@ TEST(Llama2cImport, LogitsEqualAnIndependentLlama2cForwardPass) {
 TEST(Llama2cImport, GenerationStopsAtBosAsRunCDoes) {
   REQUIRE_STORIES();
   const auto model = Backbone::load(importedStories());
-  const auto tokenizer = loadTokenizer(importedStories());
+  const auto tokenizer = tokenizer::loadTokenizer(importedStories());
   const std::vector<int32_t> prompt = tokenizer->encode("Once upon a time", true);
   GenerationConfig config;
   config.maxNewTokens = 480;  // the greedy story ends (BOS) after ~340 tokens, inside the context
@@ -366,7 +367,7 @@ TEST(Llama2cImport, GenerationStopsAtBosAsRunCDoes) {
 TEST(Llama2cImport, GreedyStoryIsFluentAndEqualsTheReferenceForwardPass) {
   REQUIRE_STORIES();
   const auto model = Backbone::load(importedStories());
-  const auto tokenizer = loadTokenizer(importedStories());
+  const auto tokenizer = tokenizer::loadTokenizer(importedStories());
   const std::vector<int32_t> prompt = tokenizer->encode("Once upon a time", true);
   GenerationConfig config;
   config.maxNewTokens = 48;
@@ -428,8 +429,8 @@ TEST(Llama2cImport, TokenizerJsonEncodesShakespeareLikeTokenizerBin) {
   REQUIRE_STORIES();
   const fs::path corpus = fs::path(STRATA_SHARED_DATA_DIR) / "corpora" / "tinyshakespeare.txt";
   ASSERT_TRUE(fs::exists(corpus)) << "missing test data file: " << corpus;
-  const auto json = loadTokenizer(importedStories());  // tokenizer.json comes first
-  const auto bin = loadLlama2cTokenizer(storiesTokenizer());
+  const auto json = tokenizer::loadTokenizer(importedStories());  // tokenizer.json comes first
+  const auto bin = tokenizer::loadLlama2cTokenizer(storiesTokenizer());
   ASSERT_NE(json->kind().find("tokenizer.json"), std::string::npos) << json->kind();
   EXPECT_EQ(json->vocabSize(), 512);
   EXPECT_EQ(json->bosId(), 1);
@@ -460,8 +461,8 @@ TEST(Llama2cImport, TokenizerJsonEncodesShakespeareLikeTokenizerBin) {
 TEST(Llama2cImport, TokenizerJsonTreatsSpecialTokenTextAsHuggingFaceDoes) {
   // The one documented difference: HF splits added tokens out of the text, run.c spells them.
   REQUIRE_STORIES();
-  const auto json = loadTokenizer(importedStories());
-  const auto bin = loadLlama2cTokenizer(storiesTokenizer());
+  const auto json = tokenizer::loadTokenizer(importedStories());
+  const auto bin = tokenizer::loadLlama2cTokenizer(storiesTokenizer());
   const auto fromJson = json->encode("Hi <s> there", false);
   const auto fromBin = bin->encode("Hi <s> there", false);
   EXPECT_NE(std::find(fromJson.begin(), fromJson.end(), 1), fromJson.end());
@@ -520,10 +521,10 @@ TEST(Llama2cImport, Version1FileGivesIdenticalTensors) {
   EXPECT_TRUE(v1.config.sharedClassifier);
   expectSameWeights(v1.weights, v0.weights, 0);
   importLlama2c(dir / "v1.bin", storiesTokenizer(), dir / "out");
-  const auto a = SafetensorsFile::open(dir / "out" / "model.safetensors");
-  const auto b = SafetensorsFile::open(importedStories() / "model.safetensors");
+  const auto a = io::SafetensorsFile::open(dir / "out" / "model.safetensors");
+  const auto b = io::SafetensorsFile::open(importedStories() / "model.safetensors");
   ASSERT_EQ(a->tensors().size(), b->tensors().size());
-  for (const TensorEntry& entry : b->tensors())
+  for (const io::TensorEntry& entry : b->tensors())
     EXPECT_TRUE(at::equal(tensorView(a, a->at(entry.name)), tensorView(b, entry))) << entry.name;
 }
 
@@ -564,8 +565,8 @@ TEST(Llama2cImport, NegativeVocabSizeMeansAnUnsharedClassifier) {
   m.classifier = m.embedding.flip(1) * 0.5;  // anything but the embedding
   writeBytes(dir / "unshared.bin", legacyBytes(m));
   importLlama2c(dir / "unshared.bin", storiesTokenizer(), dir / "out");
-  EXPECT_FALSE(readModelConfig(dir / "out" / "config.json").tieWordEmbeddings);
-  const auto weights = SafetensorsFile::open(dir / "out" / "model.safetensors");
+  EXPECT_FALSE(io::readModelConfig(dir / "out" / "config.json").tieWordEmbeddings);
+  const auto weights = io::SafetensorsFile::open(dir / "out" / "model.safetensors");
   ASSERT_NE(weights->find("lm_head.weight"), nullptr);
   EXPECT_TRUE(at::equal(tensorView(weights, weights->at("lm_head.weight")), m.classifier));
   const auto model = Backbone::load(dir / "out");
@@ -690,7 +691,7 @@ TEST(CliImportLlama2c, WritesTheFolderAndRefusesToOverwriteWithoutForce) {
   EXPECT_NE(first.out.find("dim 64, hidden 172, 5 layers, 8 heads (4 key/value), vocab 512"),
             std::string::npos)
       << first.out;
-  EXPECT_EQ(readModelConfig(dir / "out" / "config.json").numLayers, 5);
+  EXPECT_EQ(io::readModelConfig(dir / "out" / "config.json").numLayers, 5);
   const CliResult again = runCli(arguments);
   EXPECT_EQ(again.exitCode, 1) << again.out;
   EXPECT_NE(again.out.find("--force"), std::string::npos) << again.out;
@@ -711,4 +712,4 @@ TEST(CliImportLlama2c, IsListedInTheCommandOverview) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

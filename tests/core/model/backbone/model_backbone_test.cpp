@@ -17,14 +17,15 @@
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 using testing::RandomBackboneSpec;
 using testing::writeRandomBackbone;
 
-const Architecture kArchitectures[] = {Architecture::Llama, Architecture::Gpt2,
-                                       Architecture::GptNeoX};
+const io::Architecture kArchitectures[] = {io::Architecture::Llama, io::Architecture::Gpt2,
+                                           io::Architecture::GptNeoX};
 
 std::unique_ptr<Backbone> loadRandom(const TempDir& dir, RandomBackboneSpec spec = {},
                                      BackboneOptions options = {}) {
@@ -40,7 +41,7 @@ at::Tensor someIds(int64_t batch, int64_t length) {
       .remainder(testing::kRandomVocab);
 }
 
-class EveryArchitecture : public ::testing::TestWithParam<Architecture> {};
+class EveryArchitecture : public ::testing::TestWithParam<io::Architecture> {};
 
 TEST_P(EveryArchitecture, RunLayersComposesAtAnySplit) {
   TempDir dir;
@@ -124,8 +125,8 @@ TEST_P(EveryArchitecture, GradientsFlowToTheInputOfUpperLayers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backbone, EveryArchitecture, ::testing::ValuesIn(kArchitectures),
-                         [](const ::testing::TestParamInfo<Architecture>& info) {
-                           return architectureClassName(info.param);
+                         [](const ::testing::TestParamInfo<io::Architecture>& info) {
+                           return io::architectureClassName(info.param);
                          });
 
 TEST(BackboneCapture, StreamsLayersInOrderWithoutKeepingThem) {
@@ -175,7 +176,7 @@ TEST(BackboneCapture, StreamingHoldsNoWeightsBetweenBlocks) {
   std::filesystem::path first;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "sharded"))
     if (entry.path().extension() == ".safetensors") first = entry.path();
-  const auto shard = SafetensorsFile::open(first);
+  const auto shard = io::SafetensorsFile::open(first);
   EXPECT_EQ(mappingsUnder(dir / "sharded"), 1);
 }
 
@@ -216,7 +217,7 @@ TEST(BackboneLoad, NamesATensorOfTheWrongShape) {
   TempDir dir;
   const std::string wrong = "transformer.h.2.mlp.c_fc.weight";
   try {
-    loadRandom(dir, {.architecture = Architecture::Gpt2, .transposeTensor = wrong});
+    loadRandom(dir, {.architecture = io::Architecture::Gpt2, .transposeTensor = wrong});
     FAIL() << "loaded a checkpoint with " << wrong << " transposed";
   } catch (const FormatError& error) {
     EXPECT_EQ(error.item(), wrong);
@@ -240,15 +241,15 @@ TEST(BackboneLoad, NamesATensorOfAnUnsupportedDtype) {
 
 TEST(BackboneLoad, WarnsAboutTensorsNoPassReads) {
   TempDir dir;
-  const auto backbone =
-      loadRandom(dir, {.architecture = Architecture::GptNeoX, .extraTensor = "gpt_neox.mystery"});
+  const auto backbone = loadRandom(
+      dir, {.architecture = io::Architecture::GptNeoX, .extraTensor = "gpt_neox.mystery"});
   ASSERT_EQ(backbone->warnings().size(), 1u);
   EXPECT_NE(backbone->warnings()[0].find("gpt_neox.mystery"), std::string::npos);
 }
 
 TEST(BackboneLoad, RejectsAnUnsupportedActivation) {
   TempDir dir;
-  writeRandomBackbone(dir / "m", {.architecture = Architecture::GptNeoX});
+  writeRandomBackbone(dir / "m", {.architecture = io::Architecture::GptNeoX});
   std::string config;
   {
     std::ifstream in(dir / "m" / "config.json");
@@ -260,4 +261,4 @@ TEST(BackboneLoad, RejectsAnUnsupportedActivation) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

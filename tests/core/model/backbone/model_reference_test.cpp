@@ -25,7 +25,8 @@
 #include "support/python_finder.h"
 #include "support/temp_dir.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 // Keep in step with cases() in hf_model_reference.py (the suite checks that they agree).
@@ -94,7 +95,7 @@ std::map<std::string, std::vector<std::string>> ReferenceModels::s_storages;
 
 /** transformers' tensor `name` for the model in `folder`, owned. */
 at::Tensor expectedIn(const std::filesystem::path& folder, const std::string& name) {
-  const auto file = SafetensorsFile::open(folder / "expected.safetensors");
+  const auto file = io::SafetensorsFile::open(folder / "expected.safetensors");
   return tensorView(file, file->at(name)).clone();
 }
 
@@ -245,4 +246,4 @@ INSTANTIATE_TEST_SUITE_P(Backbone, ReferenceModels, ::testing::ValuesIn(kCases),
                          });
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

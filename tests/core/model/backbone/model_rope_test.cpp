@@ -9,7 +9,8 @@
 #include "model/backbone/norms.h"
 #include "model/backbone/rope.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 at::Tensor positionsOf(std::vector<int64_t> values) {
@@ -27,7 +28,7 @@ TEST(ModelRope, DefaultFrequenciesAreBasePowers) {
 TEST(ModelRope, Llama3ScalingMatchesHandComputedFrequencies) {
   // factor 8, low 1, high 4, original context 64: wavelengths above 64/1 are divided by 8,
   // those below 64/4 = 16 kept, the others interpolated with s = (64/λ − 1)/(4 − 1).
-  RopeScaling scaling{"llama3", 8.0, 1.0, 4.0, 64};
+  io::RopeScaling scaling{"llama3", 8.0, 1.0, 4.0, 64};
   const at::Tensor inverse = ropeInverseFrequencies(8, 10000.0, scaling);
   // θ = 1: λ = 2π ≈ 6.28 < 16 → unchanged.
   EXPECT_NEAR(inverse[0].item<float>(), 1.0f, 1e-7f);
@@ -41,13 +42,14 @@ TEST(ModelRope, Llama3ScalingMatchesHandComputedFrequencies) {
 
 TEST(ModelRope, LinearScalingDividesEveryFrequency) {
   const at::Tensor plain = ropeInverseFrequencies(16, 500000.0, std::nullopt);
-  const at::Tensor linear = ropeInverseFrequencies(16, 500000.0, RopeScaling{"linear", 4.0});
+  const at::Tensor linear = ropeInverseFrequencies(16, 500000.0, io::RopeScaling{"linear", 4.0});
   EXPECT_TRUE(at::allclose(linear * 4.0, plain, 1e-6, 0.0));
 }
 
 TEST(ModelRope, RejectsUnsupportedScaling) {
   EXPECT_FALSE(ropeScalingSupported("yarn"));
-  EXPECT_THROW(ropeInverseFrequencies(8, 10000.0, RopeScaling{"yarn", 4.0}), std::invalid_argument);
+  EXPECT_THROW(ropeInverseFrequencies(8, 10000.0, io::RopeScaling{"yarn", 4.0}),
+               std::invalid_argument);
 }
 
 TEST(ModelRope, IsTheIdentityAtPositionZero) {
@@ -102,4 +104,4 @@ TEST(ModelNorms, RmsNormDividesByTheRootMeanSquare) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -12,7 +12,8 @@
 
 #include "model/diffusion/diffusion_schedule.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 const std::vector<std::string> kModes = {"concat", "cross"};
@@ -173,4 +174,4 @@ TEST(BridgeDenoiser, LearnsX0AsAFunctionOfTheCondition) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

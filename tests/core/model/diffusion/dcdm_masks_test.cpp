@@ -13,7 +13,8 @@
 
 #include "support/bd3lm_reference.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 torch::Tensor ids(const std::vector<int64_t>& values) {
@@ -127,4 +128,4 @@ TEST(DcdmMasks, RejectsFloatIds) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

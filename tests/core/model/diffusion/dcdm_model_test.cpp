@@ -20,7 +20,8 @@
 #include "model/diffusion/dcdm_transformer.h"
 #include "support/bd3lm_reference.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 constexpr int64_t kVocab = 11, kDim = 16, kChunks = 4, kRank = 2, kLength = 12;
@@ -344,4 +345,4 @@ TEST(ChunkRouter, RejectsDegenerateShapes) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

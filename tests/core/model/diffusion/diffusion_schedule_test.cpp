@@ -13,7 +13,8 @@
 #include <utility>
 #include <vector>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 const std::vector<Prediction> kPredictions = {Prediction::X0, Prediction::Epsilon,
@@ -255,4 +256,4 @@ TEST(DdimSampler, RejectsNonsenseArguments) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -8,7 +8,8 @@
 
 #include <cmath>
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 TEST(MaskedDiffusion, LogLinearScheduleAndItsOneOverTWeight) {
@@ -98,4 +99,4 @@ TEST(MaskedDiffusion, PerTokenTimesWeightAndMaskEachTokenByItsOwnT) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -15,7 +15,8 @@
 
 #include "support/shared_noise_reference.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 constexpr int64_t kVocab = 11, kLength = 16;
@@ -105,4 +106,4 @@ TEST(SharedNoiseElbo, AUniformPredictorScoresTheClosedForm) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -11,7 +11,8 @@
 #include "common/error.h"
 #include "model/random/seeded_generator.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 const auto kCpuFloats = torch::TensorOptions(torch::kFloat).device(torch::kCPU);
@@ -75,4 +76,4 @@ TEST(ForeignDeviceGenerators, StandInsDrawWhatTheRealGeneratorsDraw) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

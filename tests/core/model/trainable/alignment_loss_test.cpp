@@ -10,7 +10,8 @@
 
 #include "common/error.h"
 
-namespace strata {
+namespace strata::model {
+
 namespace {
 
 struct TinyCase {
@@ -181,4 +182,4 @@ TEST(AlignmentLoss, EachLayerSetAlignsItsStatesAndNoOthers) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model

@@ -31,11 +31,13 @@ namespace fs = std::filesystem;
 TEST(BrownianBridge, MarginalIsTheTargetAtZeroAndTheConditionAtOne) {
   torch::manual_seed(1);
   const torch::Tensor x0 = torch::randn({2, 5, 3}), x1 = torch::randn({2, 5, 3});
-  const BridgeMarginal ends = brownianBridgeMarginal(x0, x1, torch::tensor({0.0F, 1.0F}), 2.0);
+  const model::BridgeMarginal ends =
+      model::brownianBridgeMarginal(x0, x1, torch::tensor({0.0F, 1.0F}), 2.0);
   EXPECT_TRUE(torch::equal(ends.xt[0], x0[0]));
   EXPECT_TRUE(torch::equal(ends.xt[1], x1[1]));
   // In between: mean (1 − t)·x0 + t·x1 plus σ√(t(1 − t)) of the noise.
-  const BridgeMarginal middle = brownianBridgeMarginal(x0, x1, torch::tensor({0.5F, 0.25F}), 2.0);
+  const model::BridgeMarginal middle =
+      model::brownianBridgeMarginal(x0, x1, torch::tensor({0.5F, 0.25F}), 2.0);
   EXPECT_TRUE(torch::allclose(middle.xt[0], 0.5 * x0[0] + 0.5 * x1[0] + 1.0 * middle.epsilon[0]));
   EXPECT_TRUE(torch::allclose(middle.xt[1], 0.75 * x0[1] + 0.25 * x1[1] +
                                                 2.0 * std::sqrt(0.25 * 0.75) * middle.epsilon[1]));
@@ -46,7 +48,7 @@ TEST(BrownianBridge, TheSamplerStartsAtTheConditionAndEndsAtTheEstimate) {
   const torch::Tensor x1 = torch::randn({2, 4, 3}), estimate = torch::randn({2, 4, 3});
   std::vector<torch::Tensor> seenX;
   std::vector<double> seenT;
-  const DenoiserFunction model = [&](const torch::Tensor& x, const torch::Tensor& t) {
+  const model::DenoiserFunction model = [&](const torch::Tensor& x, const torch::Tensor& t) {
     seenX.push_back(x.clone());
     seenT.push_back(t[0].item<double>());
     return estimate;
@@ -54,7 +56,7 @@ TEST(BrownianBridge, TheSamplerStartsAtTheConditionAndEndsAtTheEstimate) {
   for (const double eta : {0.0, 1.0}) {
     seenX.clear();
     seenT.clear();
-    const torch::Tensor out = brownianBridgeSample(model, x1, 4, eta, 1.0);
+    const torch::Tensor out = model::brownianBridgeSample(model, x1, 4, eta, 1.0);
     ASSERT_EQ(seenX.size(), 4u);
     EXPECT_TRUE(torch::equal(seenX[0], x1));
     EXPECT_DOUBLE_EQ(seenT[0], 1.0);
@@ -63,7 +65,7 @@ TEST(BrownianBridge, TheSamplerStartsAtTheConditionAndEndsAtTheEstimate) {
   }
   // σ = 0: the straight line from x1 to x̂0, nothing drawn.
   seenX.clear();
-  brownianBridgeSample(model, x1, 2, 0.0, 0.0);
+  model::brownianBridgeSample(model, x1, 2, 0.0, 0.0);
   EXPECT_TRUE(torch::allclose(seenX[1], 0.5 * x1 + 0.5 * estimate));
 }
 
@@ -127,12 +129,12 @@ TEST_F(BridgeProcess, GeneratesText) {
 
 TEST(EmbeddingBaseline, TheDenoiserNeverSeesTheCleanEmbeddings) {
   torch::manual_seed(3);
-  BridgeDenoiserConfig shape;
+  model::BridgeDenoiserConfig shape;
   shape.dataDim = shape.condDim = 8;
   shape.width = 16;
   shape.depth = 1;
   shape.heads = 2;
-  BridgeDenoiser denoiser(shape);
+  model::BridgeDenoiser denoiser(shape);
   for (auto& p : denoiser->parameters()) p.data().normal_(0, 0.3);  // the output layer too
   BridgeStatistics stats;
   stats.target = stats.condition = {torch::zeros({8}), torch::ones({8}), "test"};
@@ -173,18 +175,18 @@ TEST(EmbeddingBaseline, GeneratesByRoundingItsSampledEmbeddings) {
 }
 
 TEST(EmbeddingRounding, ExactEmbeddingsRoundToTheirTokens) {
-  const auto model = Backbone::load(testing::defaultModelFolder());
+  const auto model = model::Backbone::load(testing::defaultModelFolder());
   const torch::Tensor ids = torch::randint(0, 258, {3, 20}, torch::kInt64);
   torch::NoGradGuard noGrad;
-  EXPECT_TRUE(torch::equal(EmbeddingRounding(*model).tokens(model->embed(ids)), ids));
+  EXPECT_TRUE(torch::equal(model::EmbeddingRounding(*model).tokens(model->embed(ids)), ids));
   // GPT-2 adds learned positions to h_0: rounding removes each position's own offset.
   TempDir dir;
   testing::RandomBackboneSpec spec;
-  spec.architecture = Architecture::Gpt2;
+  spec.architecture = io::Architecture::Gpt2;
   testing::writeRandomBackbone(dir / "gpt2", spec);
-  const auto gpt2 = Backbone::load(dir / "gpt2");
+  const auto gpt2 = model::Backbone::load(dir / "gpt2");
   const torch::Tensor small = torch::randint(0, testing::kRandomVocab, {2, 12}, torch::kInt64);
-  EXPECT_TRUE(torch::equal(EmbeddingRounding(*gpt2).tokens(gpt2->embed(small)), small));
+  EXPECT_TRUE(torch::equal(model::EmbeddingRounding(*gpt2).tokens(gpt2->embed(small)), small));
 }
 
 TEST(BridgeWindows, TheStatisticsLeaveOutTheAttentionSinkAtPositionZero) {

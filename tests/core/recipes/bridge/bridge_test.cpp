@@ -59,7 +59,7 @@ class Bridge : public ::testing::Test {
 TEST_F(Bridge, TheUpperStackFedTheTrueHiddenStateIsTheWholeModel) {
   const BridgeSource source(kModel, 2, torch::kCPU);
   const torch::Tensor ids = torch::randint(0, 256, {2, 12}, torch::kInt64);
-  CaptureRequest request;
+  model::CaptureRequest request;
   request.logits = true;
   request.keepHidden = false;
   const torch::Tensor whole = source.backbone().capture(ids, request).logits;
@@ -134,13 +134,13 @@ TEST_F(Bridge, HybridGenerationRunsBesideTheOriginalModel) {
 /** Σ CE of `continuation` after `prompt` under `folder`'s model, from its logits. */
 double judgeCrossEntropy(const fs::path& folder, const std::string& prompt,
                          const std::string& continuation, int64_t& tokens) {
-  const auto tokenizer = loadTokenizer(folder);
-  const auto model = Backbone::load(folder);
+  const auto tokenizer = tokenizer::loadTokenizer(folder);
+  const auto model = model::Backbone::load(folder);
   std::vector<int32_t> ids = tokenizer->encode(prompt, true);
   const size_t promptLength = ids.size();
   const std::vector<int32_t> text = tokenizer->encode(continuation, false);
   ids.insert(ids.end(), text.begin(), text.end());
-  CaptureRequest request;
+  model::CaptureRequest request;
   request.logits = true;
   const torch::Tensor logits =
       model

@@ -250,9 +250,9 @@ TEST_F(DcdmRecipe, CachedRowsGiveTheLogitsOfTheFullSamplingPass) {
     const std::vector<int32_t> ids = dlm.tokenizer->encode("the old fox finds the cat", true);
     const torch::Tensor x =
         torch::tensor(std::vector<int64_t>(ids.begin(), ids.end())).unsqueeze(0);
-    const ChunkLayout layout = dlm.model->chunkLayout(x);
+    const model::ChunkLayout layout = dlm.model->chunkLayout(x);
     const torch::Tensor full = dlm.model->forwardSampling(x, layout)[0];
-    DcdmKvCache cache;
+    model::DcdmKvCache cache;
     const int64_t last = layout.ids.max().item<int64_t>();
     int64_t compared = 0;
     for (int64_t c = 0; c <= last; ++c) {
@@ -289,7 +289,7 @@ TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
   const std::vector<int64_t> steps = dlmCheckpointSteps(run("dcdm"));
   ASSERT_EQ(steps, (std::vector<int64_t>{10, 20}));
   const ChunkRoutingReport report = routeText(run("dcdm"), "the old fox finds");
-  EXPECT_EQ(report.variant, DlmVariant::Dcdm);
+  EXPECT_EQ(report.variant, model::DlmVariant::Dcdm);
   EXPECT_EQ(report.chunks, 4);
   ASSERT_EQ(report.tokenIds.size(), 17u);  // one byte per token
   ASSERT_EQ(report.affinities.size(), 17u);

@@ -18,19 +18,19 @@ namespace {
 
 constexpr int64_t kVocab = 11, kChunks = 4, kLength = 16;
 
-DcdmTransformer tinyDcdm(uint64_t seed) {
+model::DcdmTransformer tinyDcdm(uint64_t seed) {
   torch::manual_seed(seed);
-  DcdmTransformerConfig config;
+  model::DcdmTransformerConfig config;
   config.vocab = kVocab;
   config.dim = 16;
   config.layers = 2;
   config.heads = 2;
   config.mlp = 32;
   config.maxPositions = 32;
-  config.variant = DlmVariant::Dcdm;
+  config.variant = model::DlmVariant::Dcdm;
   config.chunks = kChunks;
   config.subspaceRank = 2;
-  DcdmTransformer model(config);
+  model::DcdmTransformer model(config);
   {  // Larger embeddings than GPT-2's 0.02, so that position and content visibly move the
      // routing (at 0.02 every token of pass 0 looks alike and all join chunk 0).
     torch::NoGradGuard noGrad;
@@ -41,19 +41,19 @@ DcdmTransformer tinyDcdm(uint64_t seed) {
 }
 
 TEST(ChunkSequentialRouting, ChangingACleanTokenOfChunkCNeverMovesAChunkUpToC) {
-  DcdmTransformer model = tinyDcdm(21);
+  model::DcdmTransformer model = tinyDcdm(21);
   torch::NoGradGuard noGrad;
   int moved = 0, checked = 0;
   for (int trial = 0; trial < 4; ++trial) {
     const torch::Tensor x0 = torch::randint(0, kVocab, {1, kLength}, torch::kLong);
-    const ChunkLayout before = model->chunkLayout(x0);
+    const model::ChunkLayout before = model->chunkLayout(x0);
     EXPECT_GT(torch::bincount(before.ids.view({-1})).gt(0).sum().item<int64_t>(), 1)
         << "trial " << trial;
     for (int64_t p = 0; p < kLength; ++p) {
       const int64_t c = before.ids[0][p].item<int64_t>();
       torch::Tensor changed = x0.clone();
       changed[0][p] = (x0[0][p].item<int64_t>() + 1 + trial) % kVocab;
-      const ChunkLayout after = model->chunkLayout(changed);
+      const model::ChunkLayout after = model->chunkLayout(changed);
       const torch::Tensor upToC = before.ids.le(c) | after.ids.le(c);
       EXPECT_TRUE(torch::equal(before.ids.masked_select(upToC), after.ids.masked_select(upToC)))
           << "trial " << trial << " position " << p << " chunk " << c;
@@ -75,10 +75,10 @@ TEST(ChunkSequentialRouting, ChangingACleanTokenOfChunkCNeverMovesAChunkUpToC) {
 TEST(ChunkSequentialRouting, ChunkCLogitsIgnoreTheCleanTokensOfChunkCAndLaterEndToEnd) {
   // Routing, noise and the block-diffusion forward together: replacing the clean token of a
   // masked position leaves the logits of every chunk up to that position's chunk unchanged.
-  DcdmTransformer model = tinyDcdm(22);
+  model::DcdmTransformer model = tinyDcdm(22);
   torch::NoGradGuard noGrad;
   const torch::Tensor x0 = torch::randint(0, kVocab, {1, kLength}, torch::kLong);
-  const ChunkLayout layout = model->chunkLayout(x0);
+  const model::ChunkLayout layout = model->chunkLayout(x0);
   const torch::Tensor noised = torch::rand({1, kLength}) < 0.5;
   int checked = 0;
   for (int64_t p = 0; p < kLength; ++p) {
@@ -88,7 +88,7 @@ TEST(ChunkSequentialRouting, ChunkCLogitsIgnoreTheCleanTokensOfChunkCAndLaterEnd
     changed[0][p] = (x0[0][p].item<int64_t>() + 3) % kVocab;
     const torch::Tensor xt = x0.masked_fill(noised, kVocab);  // the same x_t: p is masked
     const torch::Tensor before = model->forwardTraining(xt, x0, layout);
-    const ChunkLayout changedLayout = model->chunkLayout(changed);
+    const model::ChunkLayout changedLayout = model->chunkLayout(changed);
     const torch::Tensor after = model->forwardTraining(xt, changed, changedLayout);
     const torch::Tensor rows = layout.ids.le(c)[0];
     EXPECT_TRUE(torch::equal(before[0].index({rows}), after[0].index({rows}))) << "position " << p;
@@ -98,16 +98,16 @@ TEST(ChunkSequentialRouting, ChunkCLogitsIgnoreTheCleanTokensOfChunkCAndLaterEnd
 }
 
 TEST(ChunkSequentialRouting, EveryPositionGetsAChunkAndPinnedOnesChunkZero) {
-  DcdmTransformer model = tinyDcdm(23);
+  model::DcdmTransformer model = tinyDcdm(23);
   torch::NoGradGuard noGrad;
   const torch::Tensor x0 = torch::randint(0, kVocab, {2, kLength}, torch::kLong);
   const torch::Tensor pinned = torch::arange(kLength).lt(5).unsqueeze(0).expand({2, kLength});
-  const ChunkLayout layout = model->chunkLayout(x0, pinned);
+  const model::ChunkLayout layout = model->chunkLayout(x0, pinned);
   EXPECT_TRUE(layout.ids.masked_select(pinned).eq(0).all().item<bool>());
   EXPECT_TRUE((layout.ids.ge(0) & layout.ids.lt(kChunks)).all().item<bool>());
   // Pass 0 reads no clean token: with nothing pinned, chunk 0's members do not depend on x0.
-  const ChunkLayout a = model->chunkLayout(x0),
-                    b = model->chunkLayout(torch::randint(0, kVocab, {2, kLength}));
+  const model::ChunkLayout a = model->chunkLayout(x0),
+                           b = model->chunkLayout(torch::randint(0, kVocab, {2, kLength}));
   EXPECT_TRUE(torch::equal(a.ids.eq(0), b.ids.eq(0)));
 }
 

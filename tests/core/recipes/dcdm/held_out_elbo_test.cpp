@@ -43,7 +43,7 @@ struct ReferenceElbo {
 /** The protocol written out plainly: window w's tokens, its uniforms, t_g = ε + (1 − ε)(g + ½)/G
  *  for every chunk, token l masked iff u_l < (1 − ε)·t_g, its cost −log p(x_l)/t_g, summed
  *  over the window and divided by its length; windows and t averaged. */
-ReferenceElbo referenceElbo(DcdmTransformerImpl& model, const std::vector<int32_t>& tokens) {
+ReferenceElbo referenceElbo(model::DcdmTransformerImpl& model, const std::vector<int32_t>& tokens) {
   const double eps = 1e-3;
   std::vector<double> perWindow;
   double nll = 0, count = 0, correct = 0;
@@ -52,7 +52,7 @@ ReferenceElbo referenceElbo(DcdmTransformerImpl& model, const std::vector<int32_
                                                                 tokens.begin() + (w + 1) * kLength))
                                  .unsqueeze(0);
     const torch::Tensor u = testing::referenceWindowUniforms(kSeed, w, kLength);
-    const ChunkLayout layout = model.chunkLayout(x0);
+    const model::ChunkLayout layout = model.chunkLayout(x0);
     double window = 0;
     for (int64_t g = 0; g < kPoints; ++g) {
       const double t = eps + (1 - eps) * (static_cast<double>(g) + 0.5) / kPoints;
@@ -89,16 +89,16 @@ ReferenceElbo referenceElbo(DcdmTransformerImpl& model, const std::vector<int32_
 
 TEST(HeldOutElbo, MatchesAStraightforwardReimplementationInEveryVariant) {
   const std::vector<int32_t> tokens = heldOutTokens();
-  MaskedDiffusion trainedWithoutWeights;
+  model::MaskedDiffusion trainedWithoutWeights;
   trainedWithoutWeights.elboWeighting = false;  // the evaluation is still the ELBO (1/t)
   torch::NoGradGuard noGrad;
   for (const std::string variant : {"mdlm", "bdlm", "dcdm"}) {
     torch::manual_seed(6);
-    DcdmTransformer model(testing::tinyDenoiserConfig(variant, kVocab));
+    model::DcdmTransformer model(testing::tinyDenoiserConfig(variant, kVocab));
     model->eval();
     const ReferenceElbo expected = referenceElbo(*model, tokens);
     const HeldOutEvaluation evaluation =
-        heldOutElbo(*model, MaskedDiffusion(), tokens, options(3), torch::kCPU);
+        heldOutElbo(*model, model::MaskedDiffusion(), tokens, options(3), torch::kCPU);
     const engine::Metrics& m = evaluation.metrics;
     EXPECT_NEAR(m.at("loss"), expected.elbo, 1e-5 * expected.elbo) << variant;
     EXPECT_NEAR(m.at("loss_se"), expected.elboSe, 1e-4 * expected.elboSe) << variant;
@@ -124,17 +124,17 @@ TEST(HeldOutElbo, TwoVariantsWithTheSameChunksScoreTheSame) {
   // noise, the two evaluations must agree.
   const std::vector<int32_t> tokens = heldOutTokens();
   torch::manual_seed(7);
-  DcdmTransformer mdlm(testing::tinyDenoiserConfig("mdlm", kVocab));
-  DcdmTransformer bdlm(testing::tinyDenoiserConfig("bdlm", kVocab, kLength));
+  model::DcdmTransformer mdlm(testing::tinyDenoiserConfig("mdlm", kVocab));
+  model::DcdmTransformer bdlm(testing::tinyDenoiserConfig("bdlm", kVocab, kLength));
   torch::NoGradGuard noGrad;
   auto target = bdlm->named_parameters();
   for (const auto& item : mdlm->named_parameters()) target[item.key()].copy_(item.value());
   mdlm->eval();
   bdlm->eval();
   const engine::Metrics a =
-      heldOutElbo(*mdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
+      heldOutElbo(*mdlm, model::MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
   const engine::Metrics b =
-      heldOutElbo(*bdlm, MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
+      heldOutElbo(*bdlm, model::MaskedDiffusion(), tokens, options(4), torch::kCPU).metrics;
   EXPECT_NEAR(a.at("loss"), b.at("loss"), 1e-6 * a.at("loss"));
   EXPECT_NEAR(a.at("masked_nll"), b.at("masked_nll"), 1e-6);
   EXPECT_EQ(a.at("masked_acc"), b.at("masked_acc"));

@@ -45,7 +45,7 @@ class PretrainRun : public ::testing::Test {
 TEST(PretrainByteTokenizer, RoundTripsArbitraryUtf8OneIdPerByte) {
   TempDir dir;
   writeTokenizerFiles("byte", dir.path());
-  const auto tokenizer = loadTokenizer(dir.path());
+  const auto tokenizer = tokenizer::loadTokenizer(dir.path());
   EXPECT_EQ(tokenizer->vocabSize(), 258);
   EXPECT_EQ(tokenizer->bosId(), 256);
   EXPECT_EQ(tokenizer->eosId(), 257);
@@ -77,21 +77,21 @@ TEST_F(PretrainRun, ExportedFolderIsTheSameLlamaForBackbone) {
   for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "run.json",
                            "tokenizer_config.json", "README.md", "training.json"})
     EXPECT_TRUE(fs::is_regular_file(out() / file)) << file;
-  const auto backbone = Backbone::load(out());
+  const auto backbone = model::Backbone::load(out());
   EXPECT_EQ(backbone->numLayers(), 2);
 
-  TrainableLlamaConfig shape;
+  model::TrainableLlamaConfig shape;
   shape.vocabSize = 258;
   shape.dim = 32;
   shape.layers = 2;
   shape.heads = 4;
   shape.kvHeads = 2;
   shape.mlp = 64;
-  TrainableLlama model(shape);
+  model::TrainableLlama model(shape);
   torch::load(model, (out() / "checkpoints" / "step-30" / "model.pt").string());
 
   const torch::Tensor ids = torch::randint(0, 258, {2, 24}, torch::kInt64);
-  CaptureRequest request;
+  model::CaptureRequest request;
   request.logits = true;
   request.keepHidden = false;
   const torch::Tensor expected = backbone->capture(ids, request).logits;

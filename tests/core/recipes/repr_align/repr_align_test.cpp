@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 using testing::kRandomLayers;
 
 /** A random model of `architecture` with the byte tokenizer's 258 ids and its tokenizer files. */
-fs::path randomModel(const fs::path& folder, Architecture architecture) {
+fs::path randomModel(const fs::path& folder, io::Architecture architecture) {
   return testing::randomByteModel(folder, static_cast<int>(architecture));
 }
 using testing::tinyConversion;
@@ -45,8 +45,8 @@ using testing::tinyConversion;
 engine::ResolvedConfig toyLlamaConversion(const TempDir& dir, int64_t steps, int64_t evalEvery,
                                           double lambda = 10) {
   testing::writeToyCorpus(dir / "corpus.txt");
-  engine::ResolvedConfig config =
-      tinyConversion(randomModel(dir / "model", Architecture::Llama), dir / "corpus.txt", lambda);
+  engine::ResolvedConfig config = tinyConversion(
+      randomModel(dir / "model", io::Architecture::Llama), dir / "corpus.txt", lambda);
   config.set("steps", steps);
   config.set("eval_every", evalEvery);
   return config;
@@ -61,11 +61,11 @@ std::vector<engine::MetricsRecord> evalRecords(const fs::path& run) {
 
 /** A tensor of the source model, by its Hugging Face name. */
 torch::Tensor sourceTensor(const fs::path& model, const std::string& name) {
-  const auto file = SafetensorsFile::open(model / "model.safetensors");
-  return tensorView(file, file->at(name)).to(torch::kFloat);
+  const auto file = io::SafetensorsFile::open(model / "model.safetensors");
+  return model::tensorView(file, file->at(name)).to(torch::kFloat);
 }
 
-class ReprAlign : public ::testing::TestWithParam<Architecture> {
+class ReprAlign : public ::testing::TestWithParam<io::Architecture> {
  protected:
   static void SetUpTestSuite() {
     s_dir = new TempDir;
@@ -144,10 +144,10 @@ TEST_P(ReprAlign, ConvertsLearnsLogsTheCurvesAndKeepsFrozenWeights) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, ReprAlign,
-                         ::testing::Values(Architecture::Llama, Architecture::Gpt2,
-                                           Architecture::GptNeoX),
-                         [](const ::testing::TestParamInfo<Architecture>& info) {
-                           return architectureClassName(info.param);
+                         ::testing::Values(io::Architecture::Llama, io::Architecture::Gpt2,
+                                           io::Architecture::GptNeoX),
+                         [](const ::testing::TestParamInfo<io::Architecture>& info) {
+                           return io::architectureClassName(info.param);
                          });
 
 TEST(ReprAlignRecipe, PlainAdaptationRunsNoTeacherButStillMeasuresTheCurves) {
@@ -187,12 +187,12 @@ TEST(ReprAlignRecipe, MetricsAreNamedForWhatTheyMeasure) {
 TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTrains) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
-  TrainableBackbone teacher(model, -1), a(model, -1), b(model, -1), other(model, -1);
+  const fs::path model = randomModel(dir / "model", io::Architecture::Llama);
+  model::TrainableBackbone teacher(model, -1), a(model, -1), b(model, -1), other(model, -1);
   a->reinitialise(5);
   b->reinitialise(5);
   other->reinitialise(6);
-  const auto tensors = [](const TrainableBackbone& m) { return m->huggingFaceTensors(); };
+  const auto tensors = [](const model::TrainableBackbone& m) { return m->huggingFaceTensors(); };
   const auto original = tensors(teacher), first = tensors(a), second = tensors(b),
              third = tensors(other);
   for (size_t i = 0; i < original.size(); ++i) {
@@ -243,8 +243,8 @@ TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
 
   // Independently: the teacher's logits on prompt (with its special tokens) + continuation,
   // −log softmax at each continuation token, pooled over the samples.
-  const auto teacher = Backbone::load(model);
-  const auto tokenizer = loadTokenizer(model);
+  const auto teacher = model::Backbone::load(model);
+  const auto tokenizer = tokenizer::loadTokenizer(model);
   double crossEntropy = 0;
   int64_t count = 0;
   std::vector<std::string> continuations;
@@ -262,7 +262,7 @@ TEST(ReprAlignRecipe, StudentGenPplIsTheTeachersMeanCrossEntropyOnTheSamples) {
     continuations.push_back(continuation);
     std::vector<int64_t> ids(prompt.begin(), prompt.end());
     ids.insert(ids.end(), text.begin(), text.end());
-    CaptureRequest request;
+    model::CaptureRequest request;
     request.logits = true;
     const torch::Tensor logProbabilities = torch::log_softmax(
         teacher->capture(torch::tensor(ids).unsqueeze(0), request).logits[0].to(torch::kDouble),
@@ -299,7 +299,7 @@ TEST(ReprAlignRecipe, ConvertsTheImportedStories260KAndSamplesFromTheCommandLine
   const fs::path stories = fs::path(STRATA_SHARED_DATA_DIR) / "models" / "stories260K";
   ASSERT_TRUE(fs::exists(stories / "stories260K.bin")) << "missing test data in " << stories;
   TempDir dir;
-  importLlama2c(stories / "stories260K.bin", stories / "tok512.bin", dir / "stories");
+  model::importLlama2c(stories / "stories260K.bin", stories / "tok512.bin", dir / "stories");
   testing::writeToyCorpus(dir / "corpus.txt");
   const std::string run = (dir / "run").string();
   const auto trained = testing::runCli(
@@ -339,7 +339,7 @@ namespace {
 TEST(CompareAlign, TrainsTheFourVariantsWithOneBudgetAndTabulatesThem) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
-  const fs::path model = randomModel(dir / "model", Architecture::Llama);
+  const fs::path model = randomModel(dir / "model", io::Architecture::Llama);
   const std::string out = (dir / "study").string();
   const std::string command =
       "compare-align --model " + model.string() + " --corpus " + (dir / "corpus.txt").string() +
