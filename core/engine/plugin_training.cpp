@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/provenance.h"
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/provenance.h"
 
 namespace strata::engine {
 
@@ -84,17 +85,11 @@ double secondsNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
-
 // Claims a new file name with O_EXCL, so two writers started in the same second (or a rewrite
 // right after a crash) never share or overwrite a file; later ones get ".1", ".2", ...
 fs::path createEventFile(const fs::path& folder) {
   const auto seconds = static_cast<int64_t>(secondsNow());
-  const std::string base = kFilePrefix + std::to_string(seconds) + "." + hostName();
+  const std::string base = kFilePrefix + std::to_string(seconds) + "." + hostName("localhost");
   for (int suffix = 0;; ++suffix) {
     const fs::path file = folder / (suffix == 0 ? base : base + "." + std::to_string(suffix));
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -13,19 +13,23 @@
 #include <sstream>
 #include <thread>
 
+#include "common/build_info.h"
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/provenance.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
 #include "engine/gradient_clipping.h"
 #include "engine/metrics_log.h"
 #include "engine/pending_step_values.h"
 #include "engine/run_folder.h"
+#include "engine/run_manifest.h"
 #include "engine/tensorboard_writer.h"
 #include "engine/training_checkpoint.h"
 #include "engine/training_device.h"
 #include "engine/training_schedule.h"
+#include "engine/versions.h"
 #include "io/atomic_file.h"
 #include "io/writer_lock.h"
 
@@ -368,6 +372,21 @@ class TrainingLoop {
 };
 
 }  // namespace
+
+void writeRunJson(const TrainingLoopInputs& in, const std::map<std::string, std::string>& facts,
+                  const std::string& device) {
+  RunManifest run;
+  run.recipe = in.recipe;
+  run.created = utcNow();
+  run.command = in.command;
+  run.codeVersion = build::kVersion;
+  run.seed = in.config.integer("seed");
+  run.machine = {hostName(), int64_t(std::thread::hardware_concurrency()), device,
+                 in.distributed.worldSize, libraryVersions().libtorch};
+  run.configJson = configToJson(in.schema, in.config);
+  run.description = facts;
+  writeRunManifest(in.folder, run);
+}
 
 TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job) {
   return TrainingLoop(inputs, job).run();

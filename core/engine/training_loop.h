@@ -35,10 +35,6 @@ struct TrainingLoopInputs {
 void writeRunJson(const TrainingLoopInputs& inputs,
                   const std::map<std::string, std::string>& description, const std::string& device);
 
-/** "2024-05-01T12:00:00Z", now; and this machine's host name. For run.json. */
-std::string utcNow();
-std::string hostName();
-
 TrainingSummary runTrainingLoop(const TrainingLoopInputs& inputs, JobContext& job);
 
 }  // namespace strata::engine

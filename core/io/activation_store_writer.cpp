@@ -18,6 +18,7 @@
 
 #include "common/build_info.h"
 #include "common/error.h"
+#include "common/provenance.h"
 #include "io/activation_store.h"
 #include "io/activation_store_layout.h"
 #include "io/hdf5_handle.h"
@@ -30,15 +31,6 @@ namespace strata::io {
 namespace layout = store_layout;
 
 namespace {
-
-std::string utcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc = {};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 void checkArguments(const std::filesystem::path& file, const StoreMeta& meta,
                     const TokenTable& tokens, const StoreWriteOptions& options) {

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/provenance.h"
 #include "common/text_file.h"
-#include "engine/training_loop.h"
 #include "engine/versions.h"
 #include "io/atomic_file.h"
 
@@ -148,11 +148,11 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   j["code_version"] = record.code.version;
   j["build"] = record.code.buildType + ", " + record.code.compiler;
   j["code"] = codeJson(record.code);
-  j["machine"] = {{"host", engine::hostName()},
+  j["machine"] = {{"host", hostName()},
                   {"cpus", std::thread::hardware_concurrency()},
                   {"device", options.device},
                   {"libtorch", engine::libraryVersions().libtorch}};
-  j["date"] = engine::utcNow();
+  j["date"] = utcNow();
   Json factsJson = Json::object();
   for (const auto& [k, v] : facts) factsJson[k] = number(v);
   j["facts"] = factsJson;
