@@ -280,7 +280,24 @@ class AlignmentViewTest : public QObject {
     QCOMPARE(view.lossPlot()->graphCount(), 2);
     QCOMPARE(box->currentIndex(), 0);
     view.poll();  // the user chose: no automatic comparison comes back
+    QTRY_VERIFY(!view.listingCandidates());
     QVERIFY(!view.comparison());
+  }
+
+  void aPollListsTheRunsOnAWorkerAndOffersANewOne() {
+    const QString root = m_dir.filePath("grows");
+    writeRun(root + "/align-a", {});
+    AlignmentView view(readAlignmentRun(root + "/align-a"));
+    QVERIFY(!view.comparison());  // alone in its runs folder (listed at once when opened)
+    writeRun(root + "/align-b", {.lambda = "2"});
+    view.poll();
+    // The poll returned before the listing: the box has not changed yet.
+    QVERIFY(view.listingCandidates());
+    QCOMPARE(view.comparisonBox()->findText(QStringLiteral("align-b"), Qt::MatchContains), -1);
+    QTRY_VERIFY(view.comparison());  // the new run, picked as the user has not chosen
+    QCOMPARE(view.comparison()->info().label(), QStringLiteral("align-b (λ = 2)"));
+    QVERIFY(view.comparisonBox()->findText(QStringLiteral("align-b"), Qt::MatchContains) > 0);
+    QVERIFY(!view.listingCandidates());
   }
 
   void followsAGrowingLogLive() {

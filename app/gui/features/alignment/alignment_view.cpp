@@ -48,7 +48,10 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
       m_comparisonBox(new QComboBox(this)),
       m_note(new QLabel(this)),
       m_metrics(new MetricsFollower(1000, this)),
-      m_comparisonMetrics(new MetricsFollower(1000, this)) {
+      m_comparisonMetrics(new MetricsFollower(1000, this)),
+      m_candidateReads(this, &AlignmentView::listCandidates, [this](QList<AlignmentRunInfo> runs) {
+        if (showCandidates(std::move(runs))) refresh();
+      }) {
   setObjectName(QStringLiteral("AlignmentView"));
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_title->setToolTip(QDir::toNativeSeparators(runFolder()));
@@ -88,7 +91,7 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
   m_metrics->follow(runFolder());
   connect(m_metrics, &MetricsFollower::due, this, &AlignmentView::poll);
   pollRun(*m_run, *m_metrics);
-  refreshCandidates();
+  showCandidates(listCandidates(runsRoot()));
   refresh();
 }
 
@@ -163,7 +166,7 @@ QCPGraph* AlignmentView::comparisonCurve(int layer) const {
 void AlignmentView::poll() {
   bool changed = pollRun(*m_run, *m_metrics);
   if (m_comparison && pollRun(*m_comparison, *m_comparisonMetrics)) changed = true;
-  if (refreshCandidates()) changed = true;
+  m_candidateReads.request(runsRoot());  // shows what it finds when the worker is done
   if (changed) refresh();
 }
 
@@ -187,13 +190,17 @@ void AlignmentView::setComparison(std::unique_ptr<AlignmentRun> run) {
   if (m_comparison) pollRun(*m_comparison, *m_comparisonMetrics);
 }
 
-bool AlignmentView::refreshCandidates() {
-  QList<AlignmentRunInfo> runs;
+QString AlignmentView::runsRoot() const { return QFileInfo(runFolder()).absolutePath(); }
+
+QList<AlignmentRunInfo> AlignmentView::listCandidates(const QString& runsRoot) {
   try {
-    runs = alignmentRunsIn(QFileInfo(runFolder()).absolutePath());
+    return alignmentRunsIn(runsRoot);
   } catch (const std::exception&) {
-    // listRuns skips what it cannot read; a runs folder gone away offers nothing.
+    return {};  // listRuns skips what it cannot read; a runs folder gone away offers nothing
   }
+}
+
+bool AlignmentView::showCandidates(QList<AlignmentRunInfo> runs) {
   runs.removeIf([this](const AlignmentRunInfo& info) { return info.folder == runFolder(); });
   if (m_comparison && std::none_of(runs.begin(), runs.end(), [this](const AlignmentRunInfo& i) {
         return i.folder == m_comparison->info().folder;
@@ -264,7 +271,7 @@ bool AlignmentView::setComparisonRun(const QString& folder) {
   }
   m_comparisonChosen = true;
   setComparison(std::make_unique<AlignmentRun>(std::move(info)));
-  refreshCandidates();  // lists a folder from outside the runs folder too
+  showCandidates(listCandidates(runsRoot()));  // lists a folder from outside the runs folder too
   refresh();
   return true;
 }

@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "alignment_run.h"
+#include "latest_read.h"
 
 class QCPColorMap;
 class QCPGraph;
@@ -76,6 +77,8 @@ class AlignmentView final : public QWidget {
   QCPGraph* comparisonCurve(int layer) const;
   QComboBox* sourceBox() const { return m_sourceBox; }
   QComboBox* comparisonBox() const { return m_comparisonBox; }
+  /** A poll's listing of the runs to compare with is under way. */
+  bool listingCandidates() const { return m_candidateReads.busy(); }
   /** Why the shown cosines are not the requested ones; hidden when they are. */
   QLabel* sourceNote() const { return m_note; }
   /** Polling period while visible (default 1000 ms). */
@@ -102,9 +105,13 @@ class AlignmentView final : public QWidget {
   bool pollRun(AlignmentRun& run, MetricsFollower& metrics);
   /** Compares with `run` (nullptr: none), read at once. */
   void setComparison(std::unique_ptr<AlignmentRun> run);
-  /** Re-lists the runs offered for comparison; picks one while the user has not chosen.
+  /** The repr_align runs beside the shown one (any thread; a folder gone away offers none). */
+  static QList<AlignmentRunInfo> listCandidates(const QString& runsRoot);
+  /** Offers `runs` (listCandidates) for comparison; picks one while the user has not chosen.
    *  Returns true when it picked one. */
-  bool refreshCandidates();
+  bool showCandidates(QList<AlignmentRunInfo> runs);
+  /** The folder holding the shown run, whose other repr_align runs are offered. */
+  QString runsRoot() const;
   void comparisonActivated(int index);
   void chooseComparisonFolder();
   void selectComparisonItem();
@@ -129,6 +136,9 @@ class AlignmentView final : public QWidget {
   QList<QList<QCPGraph*>> m_curves;      ///< [run][layer], as last drawn
   MetricsFollower* m_metrics;            ///< the run's; its timer polls both runs while shown
   MetricsFollower* m_comparisonMetrics;  ///< the comparison run's (no timer of its own)
+  /** Each poll's listing of the candidates, on a worker: a runs folder of hundreds of runs is
+   *  read off the GUI thread. Opening the tab and choosing a folder list at once. */
+  LatestRead<QString, QList<AlignmentRunInfo>> m_candidateReads;
 };
 
 }  // namespace strata

@@ -3,12 +3,8 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHeaderView>
-#include <QPromise>
-#include <QThreadPool>
 #include <exception>
-#include <memory>
 
 #include "clean_path.h"
 #include "common/error.h"
@@ -16,7 +12,14 @@
 
 namespace strata {
 
-RunsTable::RunsTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
+RunsTable::RunsTable(QWidget* parent)
+    : QTableWidget(0, ColumnCount, parent),
+      m_reads(
+          this, [](const Request& r) { return listFolders(r.root, r.extraRuns); },
+          [this](Listing listing) {
+            showListing(std::move(listing));
+            emit refreshed();
+          }) {
   setHorizontalHeaderLabels({tr("Run"), tr("Recipe"), tr("State"), tr("Step"), tr("Updated")});
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setSelectionMode(QAbstractItemView::SingleSelection);
@@ -50,42 +53,10 @@ RunsTable::Listing RunsTable::listFolders(const QString& root, const QStringList
 }
 
 void RunsTable::refresh(const QString& root, const QStringList& extraRuns) {
-  Request request{root, extraRuns};
-  if (m_reading) {
-    m_pending = std::move(request);  // the newest wins; one read at a time
-    return;
-  }
-  startReading(std::move(request));
+  m_reads.request({root, extraRuns});
 }
 
-void RunsTable::startReading(Request request) {
-  m_reading = true;
-  // The promise is shared with the worker: the table may be gone before the worker is, and
-  // then the watcher (its child) is gone too and the result is dropped.
-  auto promise = std::make_shared<QPromise<Listing>>();
-  auto* watcher = new QFutureWatcher<Listing>(this);
-  connect(watcher, &QFutureWatcher<Listing>::finished, this, [this, watcher] {
-    Listing listing =
-        watcher->future().resultCount() > 0 ? watcher->future().takeResult() : Listing{};
-    watcher->deleteLater();
-    m_reading = false;
-    show(std::move(listing));
-    if (m_pending) {
-      Request next = std::move(*m_pending);
-      m_pending.reset();
-      startReading(std::move(next));
-    }
-    emit refreshed();
-  });
-  watcher->setFuture(promise->future());
-  promise->start();
-  QThreadPool::globalInstance()->start([promise, request = std::move(request)] {
-    promise->addResult(listFolders(request.root, request.extraRuns));
-    promise->finish();
-  });
-}
-
-void RunsTable::show(Listing listing) {
+void RunsTable::showListing(Listing listing) {
   if (listing.folders != m_folders) {
     // Rebuilt without selection signals; the selected run is selected again.
     const QString selected =

@@ -10,10 +10,10 @@
 #include <QString>
 #include <QStringList>
 #include <QTableWidget>
-#include <optional>
 #include <vector>
 
 #include "engine/run_folder.h"
+#include "latest_read.h"
 
 namespace strata {
 
@@ -40,7 +40,7 @@ class RunsTable final : public QTableWidget {
    *  newest arguments. */
   void refresh(const QString& root, const QStringList& extraRuns);
   /** A read is under way or waiting. */
-  bool refreshing() const { return m_reading; }
+  bool refreshing() const { return m_reads.busy(); }
   /** The newest info read for `folder` (clean absolute), or nullptr when it is not listed. */
   const engine::RunInfo* info(const QString& folder) const;
   /** The row of `folder`, or -1. */
@@ -59,14 +59,12 @@ class RunsTable final : public QTableWidget {
     QString root;
     QStringList extraRuns;
   };
-  void startReading(Request request);
-  void show(Listing listing);
+  void showListing(Listing listing);
   void fillRow(int row, const engine::RunInfo& info);
 
-  std::vector<engine::RunInfo> m_runs;  ///< in row order
-  QStringList m_folders;                ///< clean absolute, in row order
-  bool m_reading = false;               ///< a worker is listing the folders
-  std::optional<Request> m_pending;     ///< asked for while reading: read next
+  std::vector<engine::RunInfo> m_runs;   ///< in row order
+  QStringList m_folders;                 ///< clean absolute, in row order
+  LatestRead<Request, Listing> m_reads;  ///< the folders, listed on a worker
 };
 
 }  // namespace strata
