@@ -35,19 +35,22 @@ MetricsFollower::MetricsFollower(int intervalMs, QObject* parent)
   connect(m_timer, &QTimer::timeout, this, &MetricsFollower::due);
 }
 
-MetricsFollower::~MetricsFollower() = default;
+MetricsFollower::~MetricsFollower() {
+  if (m_feed) m_feed->leave(m_reader);
+}
 
 void MetricsFollower::follow(const QString& runFolder) {
+  if (m_feed) m_feed->leave(m_reader);
   m_runFolder = runFolder;
   m_feed = runFolder.isEmpty() ? nullptr : sharedFeed(runFolder);
-  m_cursor = {};
+  if (m_feed) m_reader = m_feed->join();
 }
 
 MetricsUpdate MetricsFollower::read() {
   MetricsUpdate update;
   if (!m_feed) return update;
   try {
-    engine::MetricsFeed::Update read = m_feed->read(m_cursor);
+    engine::MetricsFeed::Update read = m_feed->read(m_reader);
     update.records = std::move(read.records);
     update.restarted = read.restarted;
   } catch (const std::exception& error) {

@@ -4,8 +4,9 @@
 // each `due` the tab polls: read() returns the records appended since the last read (all of them
 // again when a resume cut or replaced the file), or the error that stopped the read, and the tab
 // refreshes whatever else it follows (status, checkpoints). The Training, Bridge, Alignment and
-// Chunk Routing tabs follow their runs with one each; followers of the same run folder share one
-// feed, so the file is read once however many tabs show the run. GUI thread only.
+// Chunk Routing tabs follow their runs with one each; followers of the same run folder join one
+// feed, so the file is read once however many tabs show the run (and the feed holds only what
+// a follower has not read yet). GUI thread only.
 
 #include <QObject>
 #include <QString>
@@ -60,7 +61,7 @@ class MetricsFollower final : public QObject {
  private:
   QString m_runFolder;
   std::shared_ptr<engine::MetricsFeed> m_feed;
-  engine::MetricsFeed::Cursor m_cursor;
+  engine::MetricsFeed::Reader m_reader = 0;  ///< this follower, joined to m_feed
   QTimer* m_timer;
 };
 

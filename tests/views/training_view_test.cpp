@@ -303,7 +303,7 @@ class TrainingViewTest : public QObject {
 
   void followersOfOneRunShareOneRead() {
     // Two tabs (the Training tab and, say, Chunk Routing) following one run read its
-    // metrics.jsonl once: the second follower is served what the first one's read found.
+    // metrics.jsonl once: what one follower's read found, the other is served.
     const QString root = m_root.filePath("shared");
     writeRun(root + "/run-s", 12, "running");
     MetricsFollower training(1000, nullptr);
@@ -313,11 +313,15 @@ class TrainingViewTest : public QObject {
     QVERIFY(training.feed() != nullptr);
     QCOMPARE(routing.feed(), training.feed());
     QCOMPARE(training.read().records.size(), std::size_t{12});
+    QCOMPARE(routing.read().records.size(), std::size_t{12});
+    writeText(root + "/run-s/metrics.jsonl", metricsLine(13) + metricsLine(14), true);
+    QCOMPARE(training.read().records.size(), std::size_t{2});
     QVERIFY(QFile::remove(root + "/run-s/metrics.jsonl"));
-    const MetricsUpdate late = routing.read();
+    const MetricsUpdate late = routing.read();  // from the feed: the file is gone
     QVERIFY(late.error.isEmpty());
-    QCOMPARE(late.records.size(), std::size_t{12});
-    QCOMPARE(late.records.back().step, int64_t{12});
+    QCOMPARE(late.records.size(), std::size_t{2});
+    QCOMPARE(late.records.back().step, int64_t{14});
+    QCOMPARE(training.feed()->heldRecords(), std::size_t{0});
     // A run of its own has a feed of its own; following nothing reads nothing.
     writeRun(root + "/run-t", 3);
     routing.follow(root + "/run-t");
