@@ -1,5 +1,5 @@
 #pragma once
-// MetricsFollower: a run's metrics.jsonl followed for a tab — a cursor into core's MetricsFeed
+// MetricsFollower: a run's metrics.jsonl followed for a tab — a reader of core's MetricsFeed
 // behind a timer the tab starts while it is shown (a tab in the background reads no files). On
 // each `due` the tab polls: read() returns the records appended since the last read (all of them
 // again when a resume cut or replaced the file), or the error that stopped the read, and the tab
