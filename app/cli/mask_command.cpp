@@ -37,7 +37,7 @@ void printPicture(const recipes::TrainingMaskPicture& picture) {
   for (size_t q = 0; q < 2 * length; ++q) {
     if (q == length)
       std::cout << std::string(16 + length, ' ') << "+" << std::string(length, '-') << "\n";
-    char label[32];
+    char label[64];  // "noisy" + two 20-digit numbers at most
     std::snprintf(label, sizeof label, "%s %4zu c%-3lld ", q < length ? "noisy" : "clean",
                   q % length, static_cast<long long>(picture.chunkIds[q % length]));
     std::string row = label;

@@ -48,7 +48,7 @@ struct GgufTestTensor {
   /** The offset written in the tensor info, to state a wrong one on purpose (misaligned,
    *  overlapping, past the end). The bytes themselves always go where the default puts them:
    *  the next multiple of the alignment after the previous tensor's data. */
-  std::optional<uint64_t> offset;
+  std::optional<uint64_t> offset = std::nullopt;
 };
 
 /** A GGUF file under construction. Metadata keeps the order of set(); setting a key again

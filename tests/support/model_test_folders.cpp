@@ -83,7 +83,9 @@ nlohmann::json neox(Shapes& shapes, int64_t V) {
             {"gpt_neox.final_layer_norm.bias", {d}},
             {"embed_out.weight", {V, d}}};
   for (int64_t l = 0; l < L; ++l) {
-    const std::string p = "gpt_neox.layers." + std::to_string(l) + ".";
+    // Appended, not "literal" + temporary: GCC 12 warns a false out-of-bounds read there.
+    std::string p = "gpt_neox.layers.";
+    p += std::to_string(l) + ".";
     shapes.insert(shapes.end(), {{p + "input_layernorm.weight", {d}},
                                  {p + "input_layernorm.bias", {d}},
                                  {p + "post_attention_layernorm.weight", {d}},

@@ -156,8 +156,9 @@ TEST_F(GgufFileTest, EveryTruncationIsAFormatErrorNeverACrash) {
   for (size_t length = 0; length < bytes.size(); ++length) {
     const std::string cut = bytes.substr(0, length);
     const std::string error = errorOf(cut);
-    if (length >= whole.dataOffset())  // the header is complete: the data is what is missing
+    if (length >= whole.dataOffset()) {  // the header is complete: the data is what is missing
       EXPECT_NE(error.find("runs past the end of the file"), std::string::npos) << error;
+    }
   }
 }
 
