@@ -45,7 +45,6 @@ class MetricsFeed {
    *  MetricsTail does. */
   Update read(Reader reader);
 
-  const std::filesystem::path& file() const { return m_file; }
   /** Records held for readers that have not received them yet. */
   std::size_t heldRecords() const { return m_records.size(); }
 
