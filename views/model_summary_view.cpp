@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "display_text.h"
+#include "engine/memory_plan.h"
 
 namespace strata {
 namespace {
@@ -66,6 +67,43 @@ QString ropeText(const io::ModelConfig& config) {
   return text;
 }
 
+/** The plan of a default capture (4,096 tokens, batch 16 × 128, float32) on this machine now. */
+engine::MemoryPlan capturePlan(const io::ModelSummary& s, int computeBytes) {
+  engine::MemoryRequest request;
+  request.config = s.config;
+  request.parameterCount = s.parameterCount;
+  request.computeBytes = computeBytes;
+  request.batchSequences = 16;
+  request.sequenceLength = 128;
+  request.sampleTokens = 4096;
+  int64_t available = 0;
+  try {
+    available = engine::availableMemory(false);
+  } catch (const std::exception&) {
+    available = 0;  // unknown: the plan then says it does not fit, which the tip explains
+  }
+  return engine::planMemory(request, available);
+}
+
+QString memoryText(const io::ModelSummary& s) {
+  const engine::MemoryPlan plan = capturePlan(s, 4);
+  const QString needs =
+      ModelSummaryView::tr("%1 resident, %2 of %3 available")
+          .arg(bytesText(plan.residentWeights + plan.fixedCost + plan.activations),
+               bytesText(plan.needed()), bytesText(plan.available));
+  if (!plan.fits) return ModelSummaryView::tr("does not fit this machine: %1").arg(needs);
+  return (plan.stream ? ModelSummaryView::tr("streams its layers: %1")
+                      : ModelSummaryView::tr("fits resident: %1"))
+      .arg(needs);
+}
+
+QString memoryTip(const io::ModelSummary& s) {
+  return ModelSummaryView::tr(
+             "A capture of 4,096 tokens (batch 16 × 128) on the CPU:\n"
+             "float32: %1\nbfloat16: %2")
+      .arg(qs(capturePlan(s, 4).describe()), qs(capturePlan(s, 2).describe()));
+}
+
 }  // namespace
 
 ModelSummaryView::ModelSummaryView(std::shared_ptr<const io::ModelSummary> summary, QWidget* parent)
@@ -101,6 +139,7 @@ ModelSummaryView::ModelSummaryView(std::shared_ptr<const io::ModelSummary> summa
   QString allFiles;
   const QString files = weightFilesText(s, &allFiles);
   addRow(tr("Weight files"), files, allFiles);
+  addRow(tr("Memory"), memoryText(s), memoryTip(s));
 
   addSection(tr("Tokenizer"), 1);
   addRow(tr("Tokenizer"), qs(s.tokenizerKind));

@@ -7,9 +7,11 @@
 
 #include "command_line.h"
 #include "commands.h"
+#include "common/error.h"
 #include "device_arguments.h"
 #include "diffusion_generate.h"
 #include "engine/device_choice.h"
+#include "engine/memory_plan.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
 #include "model_argument.h"
@@ -117,9 +119,22 @@ int runGenerate(const Arguments& args) {
   const std::string prompt = cli.value("prompt");
 
   const std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::loadTokenizer(folder);
-  const std::unique_ptr<model::Backbone> model =
-      model::Backbone::load(folder, {.device = engine::computeDevice(device, "--device")});
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
+  const at::Device computeDevice = engine::computeDevice(device, "--device");
+  // Planned before loading: streams the layers when the model would not fit, refuses (with
+  // what to change) when even that would not.
+  engine::MemoryRequest request = engine::memoryRequestFor(folder);
+  request.cuda = computeDevice.is_cuda();
+  request.batchSequences = 1;
+  request.sequenceLength = static_cast<int64_t>(promptIds.size()) + config.maxNewTokens;
+  request.logits = true;
+  const engine::MemoryPlan plan = engine::planMemory(
+      request,
+      engine::availableMemory(request.cuda, computeDevice.has_index() ? computeDevice.index() : 0));
+  std::cerr << plan.describe() << "\n";
+  if (!plan.fits) throw engine::MemoryError(plan.refusal());
+  const std::unique_ptr<model::Backbone> model =
+      model::Backbone::load(folder, {.device = computeDevice, .streamLayers = plan.stream});
 
   std::cout << prompt << std::flush;
   TextStream stream(*tokenizer, promptIds);

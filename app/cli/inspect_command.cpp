@@ -75,9 +75,10 @@ void printText(const io::ModelSummary& summary) {
 int runInspect(const Arguments& args) {
   CommandLine cli(
       "inspect",
-      "Print what a Hugging Face model folder holds: architecture, layer count, hidden\n"
-      "size, heads, parameter count, dtypes and tokenizer. Reads config.json and the\n"
-      "safetensors headers only, so it is fast even for large sharded models.");
+      "Print what a Hugging Face model folder or a GGUF file holds: architecture, layer\n"
+      "count, hidden size, heads, parameter count, dtypes and tokenizer. Reads config.json\n"
+      "and the safetensors headers, or the GGUF metadata, only, so it is fast even for\n"
+      "large models.");
   cli.positional("model-dir",
                  "folder with config.json and model.safetensors (or a sharded "
                  "index), a .gguf model file, or a training run folder")
@@ -90,14 +91,14 @@ int runInspect(const Arguments& args) {
   if (!std::filesystem::exists(given / "config.json") && engine::isRunFolder(given))
     return inspectRun(given, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
   const bool gguf = io::isGgufModelFile(given);
-  const io::ModelSummary summary = io::inspectModelFolder(modelFolderArgument(given));
+  // A .gguf is read from its metadata and tensor infos alone: nothing is imported or written.
+  const io::ModelSummary summary =
+      gguf ? io::inspectGgufFile(given) : io::inspectModelFolder(modelFolderArgument(given));
   if (cli.isSet("json")) {
     nlohmann::ordered_json out = toJson(summary);
     if (gguf) out["gguf_file"] = given.string();
     std::cout << out.dump(2) << "\n";
   } else {
-    if (gguf)
-      std::cout << "GGUF file     " << given.string() << " (imported into the folder below)\n";
     printText(summary);
   }
   return 0;

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/device_choice.h"
+#include "engine/memory_plan.h"
 #include "io/corpus_hash.h"
 #include "io/gguf_import.h"
 #include "io/model_fingerprint.h"
@@ -159,10 +160,24 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   // A .gguf model is imported once into a model folder (io/gguf_import.h), read from there.
   CaptureConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
+  const at::Device device = computeDevice(config.device, "device");
+  // Planned before anything is loaded: the model streams its layers when it would not fit
+  // resident, and a job that would not fit even so is refused here, with what to change.
+  MemoryRequest request = memoryRequestFor(config.modelFolder);
+  request.computeBytes = config.computeDType == ComputeDType::BFloat16 ? 2 : 4;
+  request.cuda = device.is_cuda();
+  request.batchSequences = config.batchSequences;
+  request.sequenceLength = config.sampling.sequenceLength;
+  const int64_t storedPerSequence =
+      std::max<int64_t>(1, config.sampling.sequenceLength - config.sampling.skipFirstPositions);
+  request.sampleTokens = (config.sampling.tokenBudget + storedPerSequence - 1) / storedPerSequence *
+                         config.sampling.sequenceLength;
+  request.streamRequested = config.streamLayers;
+  config.streamLayers = checkMemory(request, &job, device.has_index() ? device.index() : 0).stream;
   job.progress(-1.0, "loading the model");
   const auto backbone = model::Backbone::load(
       config.modelFolder,
-      {.device = computeDevice(config.device, "device"),
+      {.device = device,
        .streamLayers = config.streamLayers,
        .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   const auto tokenizer = tokenizer::loadTokenizer(config.modelFolder);

@@ -110,6 +110,9 @@ class GgufFile {
   const GgufTensorInfo* findTensor(const std::string& name) const;
   /** The stored bytes of `tensor` (checked to lie inside the file when the file was read). */
   std::span<const std::byte> tensorData(const GgufTensorInfo& tensor) const;
+  /** Drops `tensor`'s mapped pages from the resident set once it has been converted (advice
+   *  only; see MappedFile::release). */
+  void releaseTensorData(const GgufTensorInfo& tensor) const { m_file.release(tensorData(tensor)); }
 
  private:
   MappedFile m_file;

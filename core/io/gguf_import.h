@@ -1,25 +1,35 @@
 #pragma once
-// Turns a GGUF model file into a normal Hugging Face folder that every part of Strata (and
-// transformers) reads:
+// A GGUF model file in the two forms the rest of Strata reads:
 //
-//   config.json             from the GGUF metadata (gguf_model_plan.h), float32
+// * A model folder that reads its weights IN PLACE (ggufModelFolder, resolveModelFolder): the
+//   config, generation config and tokenizer that the GGUF's metadata describe, and
+//   strata_gguf_source.json naming the file — no weights. Loaders read the tensors from the
+//   mapped .gguf one at a time (gguf_weights.h). Made once per file, in Strata's data folder,
+//   in well under a second; this is what every command that takes a model does with a .gguf.
+// * A complete Hugging Face folder (importGguf, `strata-cli import-gguf`), for transformers and
+//   for training recipes that want a folder of their own:
+//
+//   config.json             from the GGUF metadata (gguf_model_plan.h)
 //   generation_config.json  BOS / EOS / PAD ids
-//   model.safetensors       every tensor dequantised to float32 (gguf_dequantize.h), under its
-//                           Hugging Face name, with llama.cpp's conversion undone
+//   model.safetensors       every tensor under its Hugging Face name, with llama.cpp's
+//     (or model-0000i-of-0000N.safetensors + model.safetensors.index.json above the shard
+//     size) conversion undone: quantised tensors dequantised (gguf_dequantize.h) and stored
+//                           as bfloat16 by default, F16/BF16/F32 tensors in their own type
 //   tokenizer.json          from tokenizer.ggml.* (gguf_tokenizer.h)
 //   tokenizer_config.json
 //   strata_gguf_source.json the file it came from (path, size, modification time, type counts)
 //
-// A .gguf given where a model folder is expected is imported once into Strata's data folder
-// (ggufImportFolder) and the folder is used from then on.
+//   The import holds one tensor's rows at a time: memory stays bounded whatever the model size.
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/job.h"
+#include "io/dtype.h"
 
 namespace strata::io {
 
@@ -28,19 +38,28 @@ struct GgufImportOptions {
   bool force = false;
   /** Threads for dequantisation; 0: OpenMP's current maximum. */
   int threads = 0;
+  /** What quantised tensors are stored as: F32, BF16 or F16 (F16/BF16/F32 tensors keep
+   *  their own type). */
+  DType dtype = DType::BF16;
+  /** Shard above this many bytes of tensor data (Hugging Face's default "5GB"): the weights go
+   *  into model-0000i-of-0000N.safetensors files of at most this size (a larger tensor gets a
+   *  shard of its own) and model.safetensors.index.json; one model.safetensors otherwise. */
+  uint64_t maxShardBytes = 5'000'000'000;
 };
 
 struct GgufImportResult {
   std::filesystem::path folder;
-  std::string architecture;                    ///< general.architecture
-  int64_t parameterCount = 0;                  ///< elements of every tensor written
-  std::map<std::string, int64_t> tensorTypes;  ///< "Q4_1" -> tensors of that type in the file
-  std::vector<std::string> warnings;           ///< unused tensors, one line each
+  std::string architecture;                        ///< general.architecture
+  int64_t parameterCount = 0;                      ///< elements of every tensor written
+  std::map<std::string, int64_t> tensorTypes;      ///< "Q4_1" -> tensors of that type in the file
+  std::map<std::string, int64_t> storedTypes;      ///< "BF16" -> tensors written in that type
+  std::vector<std::filesystem::path> weightFiles;  ///< the safetensors written, in order
+  std::vector<std::string> warnings;               ///< unused tensors, one line each
 };
 
 /**
- * Reads `ggufFile` and writes the folder described above to `outFolder`, atomically (a staging
- * folder renamed into place; see folder_install.h): on any failure, cancellation included,
+ * Reads `ggufFile` and writes the complete folder described above to `outFolder`, atomically (a
+ * staging folder renamed into place; see folder_install.h): on any failure, cancellation included,
  * `outFolder` is as it was. Reports progress per tensor to `job` and checks it for
  * cancellation. Throws FormatError / ConfigError naming the file and the key or tensor at
  * fault, IoError, or strata::Error for an existing non-empty folder without `force`.
@@ -50,19 +69,28 @@ GgufImportResult importGguf(const std::filesystem::path& ggufFile,
                             const GgufImportOptions& options = {}, JobContext* job = nullptr);
 
 /**
- * Where `ggufFile` is imported for use as a model: <userDataFolder>/gguf/<stem>-<key>, the key
- * a hash of the file's canonical path, size and modification time (a changed file gets a fresh
- * import). Throws IoError when the file cannot be stat'ed.
+ * Where the model folder of `ggufFile` lives: <userDataFolder>/gguf/<stem>-<key>, the key a
+ * hash of the file's canonical path, size and modification time (a changed file gets a fresh
+ * folder). Throws IoError when the file cannot be stat'ed.
  */
-std::filesystem::path ggufImportFolder(const std::filesystem::path& ggufFile);
+std::filesystem::path ggufModelFolder(const std::filesystem::path& ggufFile);
+
+/**
+ * Writes to `folder` (atomically, replacing what is there) the model folder that reads its
+ * weights from `ggufFile` in place: config, tokenizer and the source record, no weights. The
+ * file is planned first, so an unsupported architecture or a truncated file is refused before
+ * anything is written. Returns the plan's warnings (unused tensors).
+ */
+std::vector<std::string> writeGgufModelFolder(const std::filesystem::path& ggufFile,
+                                              const std::filesystem::path& folder);
 
 /** True for a regular file that starts with the GGUF magic. */
 bool isGgufModelFile(const std::filesystem::path& path);
 
 /**
- * The model folder `path` stands for: `path` itself unless it is a GGUF file; a GGUF file's
- * import folder, importing it first when that folder does not exist yet (the import reports
- * through `job`). Safe against another process importing the same file at the same time.
+ * The model folder `path` stands for: `path` itself unless it is a GGUF file; for a GGUF file,
+ * its in-place model folder (ggufModelFolder), made first when it does not exist yet. Safe
+ * against another process making the same folder at the same time.
  */
 std::filesystem::path resolveModelFolder(const std::filesystem::path& path,
                                          JobContext* job = nullptr);

@@ -5,7 +5,13 @@
 // modeling_gguf_pytorch_utils.py's tensor processors), which is the reference it is tested
 // against.
 //
-// Supported `general.architecture`: llama (Llama, SmolLM, Mistral-style files), qwen2 and gemma3.
+// Where transformers drops what llama.cpp uses, llama.cpp (the files' producer) is followed:
+// the head width from `<arch>.attention.key_length`, and RoPE scaling — `<arch>.rope.scaling.*`
+// and Llama 3.1's `rope_freqs.weight`, read back into a llama3 rope_scaling (docs/models.md,
+// "GGUF architectures").
+//
+// Supported `general.architecture`: llama (Llama 2/3, SmolLM, Mistral-style files), qwen2, qwen3
+// and gemma3.
 
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "common/error.h"
@@ -56,6 +57,16 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     m_size = std::exchange(other.m_size, 0);
   }
   return *this;
+}
+
+void MappedFile::release(std::span<const std::byte> range) const noexcept {
+  if (range.empty() || m_data == nullptr) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(range.data());
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + range.size()) / page * page;
+  if (last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // advice: no error
 }
 
 void MappedFile::unmap() noexcept {

@@ -32,6 +32,14 @@ class MappedFile {
   std::span<const std::byte> bytes() const { return {m_data, m_size}; }
   const std::filesystem::path& path() const { return m_path; }
 
+  /**
+   * Tells the kernel that the pages wholly inside `range` (a part of bytes()) are not needed
+   * now: they leave this process's resident set and are read from the file again if touched.
+   * Advice only — the contents never change. Streaming loaders call it once a tensor has been
+   * converted, so a mapped multi-gigabyte file does not accumulate in the resident set.
+   */
+  void release(std::span<const std::byte> range) const noexcept;
+
  private:
   void unmap() noexcept;
 

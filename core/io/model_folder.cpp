@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
+#include "io/gguf_weights.h"
 #include "io/sharded_checkpoint.h"
 #include "tokenizer/tokenizer.h"
 
@@ -59,6 +60,34 @@ std::string detectTokenizerKind(const fs::path& folder) {
   return "none found";
 }
 
+namespace {
+
+/** The weights part of a summary, from a GGUF file's tensor infos. */
+void addGgufWeights(const GgufWeights& gguf, ModelSummary& summary) {
+  summary.weightFiles = {gguf.path()};
+  summary.parameterCount = gguf.parameterCount();
+  summary.weightBytes = static_cast<int64_t>(gguf.storedBytes());
+  summary.parametersByDType = gguf.elementsByType();
+  summary.warnings = gguf.plan().warnings;
+}
+
+}  // namespace
+
+ModelSummary inspectGgufFile(const fs::path& file) {
+  const auto gguf = GgufWeights::open(file);
+  ModelSummary summary;
+  summary.folder = fs::absolute(file).lexically_normal();
+  summary.config = parseModelConfig(gguf->plan().configJson, file);
+  addGgufWeights(*gguf, summary);
+  const GgufFile& g = gguf->file();
+  const std::string model = g.has("tokenizer.ggml.model") ? g.string("tokenizer.ggml.model") : "";
+  summary.tokenizerKind = model == "gpt2"    ? "byte-level BPE (GGUF tokenizer.ggml.*)"
+                          : model == "llama" ? "SentencePiece (GGUF tokenizer.ggml.*)"
+                          : model.empty()    ? "none found"
+                                             : model + " (GGUF tokenizer.ggml.*)";
+  return summary;
+}
+
 ModelSummary inspectModelFolder(const fs::path& folder) {
   if (!fs::is_directory(folder)) throw IoError(folder, "is not a folder");
   const fs::path configFile = folder / "config.json";
@@ -69,6 +98,11 @@ ModelSummary inspectModelFolder(const fs::path& folder) {
   summary.folder = fs::absolute(folder).lexically_normal();
   summary.config = readModelConfig(configFile);
 
+  if (const auto gguf = ggufWeightSource(folder)) {
+    addGgufWeights(*GgufWeights::open(*gguf), summary);
+    summary.tokenizerKind = detectTokenizerKind(folder);
+    return summary;
+  }
   const WeightFiles weights = WeightFiles::open(folder);
   summary.weightFiles = weights.files();
   summary.sharded = weights.sharded();

@@ -19,8 +19,8 @@ void SafetensorsWriter::setMetadata(std::string key, std::string value) {
   m_metadata[std::move(key)] = std::move(value);
 }
 
-void SafetensorsWriter::add(std::string name, DType dtype, std::vector<int64_t> shape,
-                            std::span<const std::byte> data) {
+uint64_t SafetensorsWriter::checkEntry(const std::string& name, DType dtype,
+                                       const std::vector<int64_t>& shape) const {
   if (name == "__metadata__")
     throw FormatError({}, "\"__metadata__\" is reserved and cannot name a tensor", name);
   if (m_names.contains(name)) throw FormatError({}, "tensor added twice to one file", name);
@@ -31,17 +31,36 @@ void SafetensorsWriter::add(std::string name, DType dtype, std::vector<int64_t> 
     if (__builtin_mul_overflow(expected, static_cast<uint64_t>(dim), &expected))
       throw FormatError({}, "shape is too large (byte size overflows)", name);
   }
+  return expected;
+}
+
+void SafetensorsWriter::record(std::string name, DType dtype, std::vector<int64_t> shape,
+                               uint64_t bytes) {
+  TensorEntry entry{name, dtype, std::move(shape), m_dataSize, m_dataSize + bytes};
+  m_dataSize = entry.end;
+  m_names.insert(std::move(name));
+  m_entries.push_back(std::move(entry));
+}
+
+void SafetensorsWriter::add(std::string name, DType dtype, std::vector<int64_t> shape,
+                            std::span<const std::byte> data) {
+  const uint64_t expected = checkEntry(name, dtype, shape);
   if (data.size() != expected)
     throw FormatError({},
                       "data is " + std::to_string(data.size()) + " bytes, but the shape and " +
                           std::string(dtypeName(dtype)) + " need " + std::to_string(expected),
                       name);
-
-  TensorEntry entry{name, dtype, std::move(shape), m_dataSize, m_dataSize + expected};
-  m_dataSize = entry.end;
-  m_names.insert(name);
-  m_entries.push_back(std::move(entry));
+  record(std::move(name), dtype, std::move(shape), expected);
   m_data.push_back(data);
+  m_producers.emplace_back();
+}
+
+void SafetensorsWriter::addProduced(std::string name, DType dtype, std::vector<int64_t> shape,
+                                    Producer produce) {
+  const uint64_t expected = checkEntry(name, dtype, shape);
+  record(std::move(name), dtype, std::move(shape), expected);
+  m_data.emplace_back();
+  m_producers.push_back(std::move(produce));
 }
 
 void SafetensorsWriter::write(const std::filesystem::path& target) const {
@@ -76,7 +95,26 @@ void SafetensorsWriter::write(const std::filesystem::path& target) const {
   writeFileAtomically(target, [&](int fd) {
     writeAll(fd, length.data(), length.size(), target);
     writeAll(fd, text.data(), text.size(), target);
-    for (const auto& data : m_data) writeAll(fd, data.data(), data.size(), target);
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+      if (!m_producers[i]) {
+        writeAll(fd, m_data[i].data(), m_data[i].size(), target);
+        continue;
+      }
+      const TensorEntry& entry = m_entries[i];
+      const uint64_t expected = entry.end - entry.begin;
+      uint64_t written = 0;
+      m_producers[i]([&](std::span<const std::byte> piece) {
+        if (piece.size() > expected - written)
+          throw FormatError(target, "more bytes were produced than the tensor holds", entry.name);
+        writeAll(fd, piece.data(), piece.size(), target);
+        written += piece.size();
+      });
+      if (written != expected)
+        throw FormatError(target,
+                          std::to_string(written) + " bytes were produced where the tensor holds " +
+                              std::to_string(expected),
+                          entry.name);
+    }
   });
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -38,6 +39,19 @@ class SafetensorsWriter {
   void add(std::string name, DType dtype, std::vector<int64_t> shape,
            std::span<const std::byte> data);
 
+  /** Hands the bytes of one tensor to the file, in order, in pieces of any size. */
+  using Emit = std::function<void(std::span<const std::byte>)>;
+  /** Produces a tensor's bytes at write time by calling `emit` until they are all given. */
+  using Producer = std::function<void(const Emit& emit)>;
+
+  /**
+   * Adds a tensor whose bytes `produce` makes while write() runs, so a writer of many
+   * gigabytes holds one piece at a time (an imported GGUF, dequantised tensor by tensor).
+   * Checks as add() does; write() throws FormatError naming the tensor when the producer
+   * emits more or fewer bytes than the shape and dtype need.
+   */
+  void addProduced(std::string name, DType dtype, std::vector<int64_t> shape, Producer produce);
+
   /** Entries as they will be written (offsets relative to the data section), insertion order. */
   const std::vector<TensorEntry>& entries() const { return m_entries; }
   /** Bytes of tensor data added so far. */
@@ -54,8 +68,14 @@ class SafetensorsWriter {
   std::map<std::string, std::string> m_metadata{{"format", "pt"}};
   std::vector<TensorEntry> m_entries;
   std::vector<std::span<const std::byte>> m_data;  // parallel to m_entries
+  std::vector<Producer> m_producers;               // parallel; empty for referenced data
   std::set<std::string, std::less<>> m_names;
   uint64_t m_dataSize = 0;
+
+  /** Checks `name` and `shape` (reserved, duplicate, negative, overflowing); the byte size. */
+  uint64_t checkEntry(const std::string& name, DType dtype,
+                      const std::vector<int64_t>& shape) const;
+  void record(std::string name, DType dtype, std::vector<int64_t> shape, uint64_t bytes);
 };
 
 }  // namespace strata::io

@@ -68,7 +68,7 @@ std::string TransformersVerification::verdict() const {
 
 TransformersVerification verifyAgainstTransformers(const VerificationConfig& given,
                                                    JobContext& job) {
-  // A .gguf model: both sides read its imported Hugging Face folder (io/gguf_import.h).
+  // A .gguf model: Strata reads it in place (io/gguf_weights.h), transformers with gguf_file=.
   VerificationConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   // Cheap checks first: a folder Strata cannot read fails at once, not after transformers.

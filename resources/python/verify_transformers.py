@@ -58,13 +58,31 @@ def decoder_layers(model):
     raise RuntimeError(f"cannot find the decoder layers of {type(model).__name__}")
 
 
+def gguf_in_place(model_dir):
+    """The GGUF file a Strata model folder reads its weights from in place, or None."""
+    record = os.path.join(model_dir, "strata_gguf_source.json")
+    if not os.path.isfile(record) or os.path.exists(os.path.join(model_dir, "model.safetensors")):
+        return None
+    with open(record, encoding="utf-8") as f:
+        source = json.load(f)
+    return source.get("gguf_file") if source.get("weights") == "in place" else None
+
+
 def load(model_dir):
     # transformers 5 names the argument `dtype`; 4.x called it `torch_dtype`.
     major = int(transformers.__version__.split(".")[0])
     dtype_argument = "dtype" if major >= 5 else "torch_dtype"
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(
-        model_dir, attn_implementation="eager", **{dtype_argument: torch.float32})
+    options = {"attn_implementation": "eager", dtype_argument: torch.float32}
+    gguf = gguf_in_place(model_dir)
+    if gguf:
+        # Strata reads the .gguf in place; transformers reads the same file its own way
+        # (config, tokenizer and weights from the GGUF), an independent reference.
+        folder, name = os.path.split(gguf)
+        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, **options)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        model = AutoModelForCausalLM.from_pretrained(model_dir, **options)
     model.eval()
     return tokenizer, model
 

@@ -66,6 +66,17 @@ class ViewsTest : public QObject {
     QCOMPARE(view.value("Tokenizer"), QStringLiteral("byte-level BPE (tokenizer.json)"));
     QVERIFY(view.value("Warnings").contains("model-extra"));
     QVERIFY(view.value("No such row").isNull());
+    // The memory a 4,096-token capture plans on this machine (engine/memory_plan.h): 1.24 B
+    // parameters in float32 are 4.60 GiB resident.
+    qputenv("STRATA_MEMORY_AVAILABLE", "64G");
+    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("fits resident: "),
+             qPrintable(ModelSummaryView(summary).value("Memory")));
+    qputenv("STRATA_MEMORY_AVAILABLE", "4G");
+    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("streams its layers: 5."),
+             qPrintable(ModelSummaryView(summary).value("Memory")));
+    qputenv("STRATA_MEMORY_AVAILABLE", "200M");
+    QVERIFY(ModelSummaryView(summary).value("Memory").startsWith("does not fit this machine"));
+    qunsetenv("STRATA_MEMORY_AVAILABLE");
   }
 
   void storeSummaryShowsMetaAndCompletedLayers() {

@@ -6,6 +6,7 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <c10/core/InferenceMode.h>
 
+#include <mutex>
 #include <optional>
 
 #include "common/error.h"
@@ -29,6 +30,13 @@ struct Backbone::State {
   std::unique_ptr<CudaBlockStager> stager;  // streaming to a CUDA device only
   std::vector<BlockWeights> blocks;         // resident mode only
   OuterWeights outer;                       // resident: all; streaming: final norm only
+  // Streaming a GGUF on the CPU: the last block dequantised, kept for the next batch of the same
+  // layer (capture runs one layer over every batch: each block is converted once, not once per
+  // batch). Safetensors blocks are not kept: they are views of the mapping, free to read again,
+  // and dropping them releases the mapping.
+  mutable std::mutex lastMutex;
+  mutable int64_t lastLayer = -1;
+  mutable std::shared_ptr<const BlockWeights> lastBlock;
 
   bool streaming() const { return options.streamLayers; }
 
@@ -36,7 +44,14 @@ struct Backbone::State {
   std::shared_ptr<const BlockWeights> block(int64_t layer) const {
     if (!streaming()) return {std::shared_ptr<void>(), &blocks[static_cast<std::size_t>(layer)]};
     if (stager) return stager->block(layer);
-    return std::make_shared<const BlockWeights>(loader->block(layer));
+    if (!loader->gguf()) return std::make_shared<const BlockWeights>(loader->block(layer));
+    const std::lock_guard<std::mutex> lock(lastMutex);
+    if (lastLayer == layer && lastBlock) return lastBlock;
+    lastBlock.reset();  // dropped before the next is read: one block in memory, not two
+    lastLayer = -1;
+    lastBlock = std::make_shared<const BlockWeights>(loader->block(layer));
+    lastLayer = layer;
+    return lastBlock;
   }
 
   at::Tensor rows(at::Tensor OuterWeights::*field, const at::Tensor& indices) const {

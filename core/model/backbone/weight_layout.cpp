@@ -54,13 +54,14 @@ WeightLayout llamaLayout(const io::ModelConfig& c) {
 }
 
 // modeling_gpt2.py: Conv1D weights are [in, out].
-WeightLayout gpt2Layout(const io::ModelConfig& c, const io::WeightFiles& files) {
+WeightLayout gpt2Layout(const io::ModelConfig& c,
+                        const std::function<bool(const std::string&)>& hasTensor,
+                        const std::filesystem::path& source) {
   std::string prefix;
-  if (files.find("transformer.wte.weight")) {
+  if (hasTensor("transformer.wte.weight")) {
     prefix = "transformer.";
-  } else if (!files.find("wte.weight")) {
-    throw FormatError(files.folder(), "the GPT-2 token embedding is missing",
-                      "transformer.wte.weight");
+  } else if (!hasTensor("wte.weight")) {
+    throw FormatError(source, "the GPT-2 token embedding is missing", "transformer.wte.weight");
   }
   const int64_t d = c.hiddenSize, ff = c.intermediateSize;
   WeightLayout layout;
@@ -166,14 +167,16 @@ std::string WeightLayout::outerName(at::Tensor OuterWeights::*field) const {
   return {};
 }
 
-WeightLayout weightLayoutOf(const io::ModelConfig& config, const io::WeightFiles& files) {
+WeightLayout weightLayoutOf(const io::ModelConfig& config,
+                            const std::function<bool(const std::string&)>& hasTensor,
+                            const std::filesystem::path& source) {
   switch (config.architecture) {
     case io::Architecture::Llama:
     case io::Architecture::Qwen2:
     case io::Architecture::Qwen3:
       return llamaLayout(config);
     case io::Architecture::Gpt2:
-      return gpt2Layout(config, files);
+      return gpt2Layout(config, hasTensor, source);
     case io::Architecture::GptNeoX:
       return neoxLayout(config);
     case io::Architecture::Gemma3:

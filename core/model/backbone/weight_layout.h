@@ -3,11 +3,12 @@
 // shape config.json implies for it. Pure name mapping: nothing is read here but names.
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "io/hf_config.h"
-#include "io/sharded_checkpoint.h"
 #include "model/backbone/block_weights.h"
 
 namespace strata::model {
@@ -45,9 +46,11 @@ struct WeightLayout {
 
 /**
  * The layout of `config`'s architecture. For GPT-2 the `transformer.` prefix is taken from the
- * checkpoint: older files (openai-community/gpt2) store bare names. Throws FormatError naming
- * the token embedding when neither spelling is present.
+ * checkpoint (`hasTensor`): older files (openai-community/gpt2) store bare names. Throws
+ * FormatError naming `source` and the token embedding when neither spelling is present.
  */
-WeightLayout weightLayoutOf(const io::ModelConfig& config, const io::WeightFiles& files);
+WeightLayout weightLayoutOf(const io::ModelConfig& config,
+                            const std::function<bool(const std::string&)>& hasTensor,
+                            const std::filesystem::path& source);
 
 }  // namespace strata::model

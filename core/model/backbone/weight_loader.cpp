@@ -1,10 +1,13 @@
 #include "model/backbone/weight_loader.h"
 
+#include <ATen/Parallel.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/index_select.h>
 
 #include <set>
 
 #include "common/error.h"
+#include "io/gguf_types.h"
 #include "model/backbone/safetensors_torch.h"
 
 namespace strata::model {
@@ -31,29 +34,66 @@ bool isFloat(io::DType dtype) {
 
 WeightLoader::WeightLoader(const std::filesystem::path& folder, const io::ModelConfig& config,
                            at::Device device, at::ScalarType dtype, bool borrowMapped)
-    : m_files(io::WeightFiles::open(folder)),
-      m_layout(weightLayoutOf(config, m_files)),
-      m_numLayers(config.numLayers),
+    : m_numLayers(config.numLayers),
       m_device(device),
       m_dtype(dtype),
       m_borrowMapped(borrowMapped) {
+  if (const auto gguf = io::ggufWeightSource(folder)) {
+    m_gguf = io::GgufWeights::open(*gguf);
+    m_gguf->checkData();  // a damaged data region is refused now, not half-way through a job
+  } else {
+    m_files.emplace(io::WeightFiles::open(folder));
+  }
+  m_layout = weightLayoutOf(
+      config, [this](const std::string& name) { return has(name); }, source());
   for (const OuterSlot& slot : m_layout.outerSlots) check(slot.name, slot.shape);
   for (int64_t layer = 0; layer < m_numLayers; ++layer)
     for (const BlockSlot& slot : m_layout.blockSlots) {
       const std::string name = m_layout.blockTensorName(layer, slot);
-      if (slot.required || m_files.find(name)) check(name, slot.shape);
+      if (slot.required || has(name)) check(name, slot.shape);
     }
   collectUnused(config);
 }
 
+const std::filesystem::path& WeightLoader::source() const {
+  return m_gguf ? m_gguf->path() : m_files->folder();
+}
+
+bool WeightLoader::has(const std::string& name) const {
+  return m_gguf ? m_gguf->find(name) != nullptr : m_files->find(name) != nullptr;
+}
+
+std::vector<std::string> WeightLoader::tensorNames() const {
+  if (!m_gguf) return m_files->tensorNames();
+  std::vector<std::string> names;
+  for (const io::GgufWeight& w : m_gguf->weights()) names.push_back(w.name);
+  return names;
+}
+
 void WeightLoader::check(const std::string& name, const std::vector<int64_t>& shape) const {
-  const io::TensorEntry* entry = m_files.find(name);
-  if (!entry) throw FormatError(m_files.folder(), "the checkpoint has no such tensor", name);
+  if (m_gguf) {
+    const io::GgufWeight* w = m_gguf->find(name);
+    if (!w) throw FormatError(source(), "the model has no such tensor", name);
+    const auto traits = io::ggmlTypeTraits(w->info->typeId);
+    if (!traits || !traits->dequantizable)
+      throw FormatError(source(),
+                        "tensor type " + io::ggmlTypeName(w->info->typeId) +
+                            " is not supported; Strata dequantises " + io::dequantizableGgmlTypes(),
+                        w->plan.ggufName);
+    if (w->shape != shape)
+      throw FormatError(
+          source(),
+          "shape " + shapeText(w->shape) + " where the metadata implies " + shapeText(shape),
+          w->plan.ggufName);
+    return;
+  }
+  const io::TensorEntry* entry = m_files->find(name);
+  if (!entry) throw FormatError(m_files->folder(), "the checkpoint has no such tensor", name);
   if (!isFloat(entry->dtype))
-    throw FormatError(m_files.shardOf(name), "weights must be F32, F16, BF16 or F64", name);
+    throw FormatError(m_files->shardOf(name), "weights must be F32, F16, BF16 or F64", name);
   if (entry->shape != shape)
     throw FormatError(
-        m_files.shardOf(name),
+        m_files->shardOf(name),
         "shape " + shapeText(entry->shape) + " where config.json implies " + shapeText(shape),
         name);
 }
@@ -64,7 +104,8 @@ void WeightLoader::collectUnused(const io::ModelConfig& config) {
   for (int64_t layer = 0; layer < m_numLayers; ++layer)
     for (const BlockSlot& slot : m_layout.blockSlots)
       used.insert(m_layout.blockTensorName(layer, slot));
-  for (const std::string& name : m_files.tensorNames()) {
+  if (m_gguf) m_warnings = m_gguf->plan().warnings;
+  for (const std::string& name : tensorNames()) {
     if (used.count(name)) continue;
     bool ignored = false;
     for (const std::string& ending : m_layout.ignoredSuffixes)
@@ -75,10 +116,33 @@ void WeightLoader::collectUnused(const io::ModelConfig& config) {
 }
 
 at::Tensor WeightLoader::mapped(const std::string& name) const {
-  return tensorView(m_files.shard(m_files.shardOf(name)), m_files.entry(name));
+  return tensorView(m_files->shard(m_files->shardOf(name)), m_files->entry(name));
+}
+
+at::Tensor WeightLoader::dequantised(const io::GgufWeight& w) const {
+  // Converted piece by piece straight into the result: the float32 working set is one piece,
+  // not the tensor (an 8B model's embedding is 2 GiB in float32).
+  at::Tensor out = at::empty(w.shape, at::TensorOptions().dtype(m_dtype));
+  const at::Tensor rows = out.view({w.rows, w.columns});
+  const int64_t step = io::ggufRowsPerPiece(w);
+  at::Tensor piece;
+  if (m_dtype != at::kFloat) piece = at::empty({std::min(step, w.rows), w.columns}, at::kFloat);
+  const int threads = at::get_num_threads();
+  for (int64_t first = 0; first < w.rows; first += step) {
+    const int64_t count = std::min(step, w.rows - first);
+    at::Tensor target =
+        m_dtype == at::kFloat ? rows.narrow(0, first, count) : piece.narrow(0, 0, count);
+    m_gguf->readRows(w, first, count,
+                     {target.data_ptr<float>(), static_cast<std::size_t>(count * w.columns)},
+                     threads);
+    if (m_dtype != at::kFloat) rows.narrow(0, first, count).copy_(target);
+  }
+  m_gguf->release(w);
+  return m_device.is_cpu() ? out : out.to(m_device);
 }
 
 at::Tensor WeightLoader::tensor(const std::string& name) const {
+  if (m_gguf) return dequantised(m_gguf->weight(name));
   const at::Tensor view = mapped(name);
   if (m_borrowMapped && m_device.is_cpu() && view.scalar_type() == m_dtype) return view;
   // copy = true: never hand out the read-only mapping by accident (a source already in m_dtype).
@@ -86,10 +150,22 @@ at::Tensor WeightLoader::tensor(const std::string& name) const {
 }
 
 at::Tensor WeightLoader::rows(const std::string& name, const at::Tensor& indices) const {
-  const at::Tensor view = mapped(name);
   const at::Tensor flat = indices.reshape({-1}).to(at::kCPU, at::kLong);
-  const at::Tensor picked = at::index_select(view, 0, flat).to(m_device, m_dtype);
   std::vector<int64_t> shape = indices.sizes().vec();
+  if (m_gguf) {
+    // Only the rows asked for are dequantised: an embedding lookup reads a few pages.
+    const io::GgufWeight& w = m_gguf->weight(name);
+    at::Tensor picked = at::empty({flat.numel(), w.columns}, at::kFloat);
+    const auto* ids = flat.data_ptr<int64_t>();
+    for (int64_t i = 0; i < flat.numel(); ++i)
+      m_gguf->readRows(
+          w, ids[i], 1,
+          {picked.data_ptr<float>() + i * w.columns, static_cast<std::size_t>(w.columns)});
+    shape.push_back(w.columns);
+    return picked.to(m_device, m_dtype).view(shape);
+  }
+  const at::Tensor view = mapped(name);
+  const at::Tensor picked = at::index_select(view, 0, flat).to(m_device, m_dtype);
   shape.push_back(view.size(1));
   return picked.view(shape);
 }
@@ -103,8 +179,8 @@ BlockWeights WeightLoader::block(int64_t layer) const {
   std::set<std::shared_ptr<const io::SafetensorsFile>> held;
   for (const BlockSlot& slot : m_layout.blockSlots) {
     const std::string name = m_layout.blockTensorName(layer, slot);
-    if (!slot.required && !m_files.find(name)) continue;
-    held.insert(m_files.shard(m_files.shardOf(name)));
+    if (!slot.required && !has(name)) continue;
+    if (m_files) held.insert(m_files->shard(m_files->shardOf(name)));
     weights.*slot.field = tensor(name);
   }
   return weights;

@@ -1,6 +1,8 @@
 #pragma once
 // Reads a checkpoint's tensors into BlockWeights / OuterWeights in the compute dtype (float32
-// or bfloat16) on the target device, whatever the dtype on disk (F32, F16, BF16, F64). Every
+// or bfloat16) on the target device, whatever the dtype on disk (F32, F16, BF16, F64), from
+// safetensors or, for a model folder of a GGUF file (io/gguf_weights.h), from the GGUF file
+// itself, dequantised tensor by tensor (a tensor's rows converted piece by piece). Every
 // expected tensor's presence, dtype and shape is checked once, from the headers, when the
 // loader is made, so that a streamed pass cannot fail half-way on a malformed file.
 
@@ -8,9 +10,12 @@
 #include <c10/core/Device.h>
 
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/gguf_weights.h"
 #include "io/hf_config.h"
 #include "io/sharded_checkpoint.h"
 #include "model/backbone/block_weights.h"
@@ -36,7 +41,10 @@ class WeightLoader {
                at::Device device, at::ScalarType dtype, bool borrowMapped);
 
   const WeightLayout& layout() const { return m_layout; }
-  const io::WeightFiles& files() const { return m_files; }
+  /** Where the weights are read from: the folder, or the GGUF file it reads in place. */
+  const std::filesystem::path& source() const;
+  /** The GGUF file read in place, or nullptr for safetensors. */
+  const io::GgufWeights* gguf() const { return m_gguf.get(); }
   /** Checkpoint tensors no forward pass reads (and that are not known buffers), one line each. */
   const std::vector<std::string>& warnings() const { return m_warnings; }
 
@@ -55,9 +63,13 @@ class WeightLoader {
  private:
   void check(const std::string& name, const std::vector<int64_t>& shape) const;
   void collectUnused(const io::ModelConfig& config);
+  bool has(const std::string& name) const;
+  std::vector<std::string> tensorNames() const;
   at::Tensor mapped(const std::string& name) const;
+  at::Tensor dequantised(const io::GgufWeight& weight) const;
 
-  io::WeightFiles m_files;
+  std::optional<io::WeightFiles> m_files;         // safetensors
+  std::shared_ptr<const io::GgufWeights> m_gguf;  // or a GGUF file read in place
   WeightLayout m_layout;
   int64_t m_numLayers = 0;
   at::Device m_device;

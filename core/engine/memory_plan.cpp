@@ -1,0 +1,196 @@
+#include "engine/memory_plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/human_format.h"
+#include "common/job.h"
+#include "io/gguf_weights.h"
+#include "io/model_folder.h"
+
+#ifdef STRATA_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace strata::engine {
+
+namespace {
+
+// The process before any model: LibTorch's and OpenBLAS's code and arenas, HDF5's buffers, the
+// sampled corpus (400 MiB), and the tokenizer and GGUF metadata, which grow with the vocabulary
+// (2 KiB a token). Fitted to the peak resident set of captures of SmolLM2-135M (49,152 tokens)
+// and an 8B-shaped GGUF (128,256 tokens), resident and streamed, within 10 %
+// (docs/benchmarks.md, "Large models").
+constexpr int64_t kProcessCost = int64_t{400} << 20;
+constexpr int64_t kCostPerToken = 2048;
+
+/** Bytes of the weights outside the blocks: embedding, untied head, learned positions. */
+int64_t outerParameters(const io::ModelConfig& c) {
+  int64_t outer = c.vocabSize * c.hiddenSize * (c.tieWordEmbeddings ? 1 : 2) + c.hiddenSize;
+  if (c.architecture == io::Architecture::Gpt2) outer += c.maxPositions * c.hiddenSize;
+  return outer;
+}
+
+/** Sequences in one forward call: the batch, or the whole sample when it is smaller. */
+int64_t batchOf(const MemoryRequest& r) {
+  if (r.sampleTokens <= 0 || r.sequenceLength <= 0) return r.batchSequences;
+  const int64_t sequences = (r.sampleTokens + r.sequenceLength - 1) / r.sequenceLength;
+  return std::clamp<int64_t>(sequences, 1, std::max<int64_t>(r.batchSequences, 1));
+}
+
+/** What one batch's pass through one block holds at its peak, in bytes. */
+int64_t blockIntermediates(const MemoryRequest& r) {
+  const io::ModelConfig& c = r.config;
+  const int64_t batch = batchOf(r);
+  const int64_t tokens = batch * r.sequenceLength;
+  const int64_t heads = std::max<int64_t>(c.numHeads, 1);
+  const int64_t headDim = c.headDim > 0 ? c.headDim : c.hiddenSize / heads;
+  const int64_t kvHeads = c.numKeyValueHeads > 0 ? c.numKeyValueHeads : heads;
+  // q, k, v (k and v expanded to every head), the attention output and the residual stream.
+  const int64_t attention =
+      tokens * (4 * heads * headDim + 2 * kvHeads * headDim + 3 * c.hiddenSize);
+  // Gate, up and their product (the MLP's widest moment).
+  const int64_t mlp = tokens * 3 * std::max<int64_t>(c.intermediateSize, c.hiddenSize);
+  // Scores and their softmax, float32 whatever the compute dtype (the CPU's math kernel).
+  const int64_t scores = batch * heads * r.sequenceLength * r.sequenceLength * 4 * 2;
+  return std::max(attention, mlp) * r.computeBytes + scores;
+}
+
+int64_t parseBytes(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw ConfigError({}, "STRATA_MEMORY_AVAILABLE", "is not a number of bytes: '" + text + "'");
+  }
+  const std::string suffix = text.substr(used);
+  const char unit = suffix.empty() ? ' ' : static_cast<char>(std::toupper(suffix[0]));
+  const double scale = unit == 'K'   ? 1024.0
+                       : unit == 'M' ? 1024.0 * 1024
+                       : unit == 'G' ? 1024.0 * 1024 * 1024
+                       : unit == 'T' ? 1024.0 * 1024 * 1024 * 1024
+                                     : 1.0;
+  if (value <= 0 || (unit != ' ' && scale == 1.0))
+    throw ConfigError({}, "STRATA_MEMORY_AVAILABLE", "is not a number of bytes: '" + text + "'");
+  return static_cast<int64_t>(value * scale);
+}
+
+int64_t memAvailable() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kilobytes = 0;
+  std::string unit;
+  while (in >> key >> kilobytes >> unit)
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  throw IoError("/proc/meminfo", "has no MemAvailable line");
+}
+
+}  // namespace
+
+int64_t MemoryPlan::needed() const {
+  return fixedCost + (stream ? streamedWeights : residentWeights) + activations;
+}
+
+std::string MemoryPlan::describe() const {
+  std::ostringstream out;
+  out << "memory plan: weights " << formatBytes(residentWeights) << " resident";
+  if (stream) out << ", " << formatBytes(streamedWeights) << " held while streaming layers";
+  out << "; activations " << formatBytes(activations) << "; process " << formatBytes(fixedCost)
+      << " — needs " << formatBytes(needed()) << " of " << formatBytes(available) << " available "
+      << device;
+  if (!fits)
+    out << ": does not fit";
+  else
+    out << (stream ? ": streams its layers (the model does not fit resident)" : ": resident");
+  return out.str();
+}
+
+std::string MemoryPlan::refusal() const {
+  std::ostringstream out;
+  out << "this job needs about " << formatBytes(needed()) << " of " << device << " (weights "
+      << formatBytes(stream ? streamedWeights : residentWeights)
+      << (stream ? " with layers streamed" : "") << ", activations " << formatBytes(activations)
+      << ", the process " << formatBytes(fixedCost) << ") but only " << formatBytes(available)
+      << " is available. Capture fewer tokens (--tokens) or use a smaller --batch or --seq-len "
+         "(the activations grow with each), compute in bfloat16 (--compute-dtype bf16) "
+         "to halve the weights and activations, or run on a device with more memory";
+  return out.str();
+}
+
+MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
+  const io::ModelConfig& c = r.config;
+  MemoryPlan plan;
+  plan.device = r.cuda ? "GPU memory" : "memory";
+  plan.available = availableBytes;
+  plan.fixedCost = r.cuda ? 0 : kProcessCost + kCostPerToken * c.vocabSize;
+  const int64_t cb = r.computeBytes;
+  plan.residentWeights = r.parameterCount * cb;
+  const int64_t layers = std::max<int64_t>(c.numLayers, 1);
+  const int64_t blockParameters =
+      std::max<int64_t>(0, r.parameterCount - outerParameters(c)) / layers;
+  const int64_t batchTokens = batchOf(r) * r.sequenceLength;
+  // The block computing (on a GPU also the next, staged while it computes), the final norm,
+  // the embedding rows of a batch, and the LM head when logits are asked.
+  const int64_t blocksHeld = r.cuda ? 2 : 1;
+  plan.streamedWeights = blocksHeld * blockParameters * cb + c.hiddenSize * cb +
+                         batchTokens * c.hiddenSize * 4 +
+                         (r.logits ? c.vocabSize * c.hiddenSize * cb : 0);
+  // Capture keeps one layer's states of the whole sample, and picks the stored rows out of
+  // them (a concatenation, the rows, their float32 copy) while the writer holds the last layer.
+  const int64_t sample = std::max(r.sampleTokens, batchTokens);
+  int64_t activations = sample * c.hiddenSize * (3 * cb + 2 * 4) + blockIntermediates(r);
+  if (r.logits) activations += batchTokens * c.vocabSize * 4 * 2;
+  plan.activations = activations;
+
+  const auto usable = static_cast<int64_t>(static_cast<double>(availableBytes) * kUsableShare);
+  plan.stream = r.streamRequested;
+  if (!plan.stream && plan.needed() > usable) plan.stream = true;
+  plan.fits = plan.needed() <= usable;
+  return plan;
+}
+
+int64_t availableMemory(bool cuda, int deviceIndex) {
+  if (const char* forced = std::getenv("STRATA_MEMORY_AVAILABLE"); forced && *forced)
+    return parseBytes(forced);
+#ifdef STRATA_WITH_CUDA
+  if (cuda) {
+    std::size_t free = 0, total = 0;
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(deviceIndex);
+    const cudaError_t status = cudaMemGetInfo(&free, &total);
+    cudaSetDevice(previous);
+    if (status != cudaSuccess)
+      throw Error(std::string("cannot read the GPU's free memory: ") + cudaGetErrorString(status));
+    return static_cast<int64_t>(free);
+  }
+#else
+  (void)cuda;
+  (void)deviceIndex;
+#endif
+  return memAvailable();
+}
+
+MemoryPlan checkMemory(const MemoryRequest& request, JobContext* job, int deviceIndex) {
+  const MemoryPlan plan = planMemory(request, availableMemory(request.cuda, deviceIndex));
+  if (job) job->info(plan.describe());
+  if (!plan.fits) throw MemoryError(plan.refusal());
+  return plan;
+}
+
+MemoryRequest memoryRequestFor(const std::filesystem::path& folder) {
+  const io::ModelSummary summary = io::inspectModelFolder(folder);
+  MemoryRequest request;
+  request.config = summary.config;
+  request.parameterCount = summary.parameterCount;
+  if (const auto gguf = io::ggufWeightSource(folder))
+    request.mappedFileBytes = std::filesystem::file_size(*gguf);
+  return request;
+}
+
+}  // namespace strata::engine

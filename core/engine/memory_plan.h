@@ -1,0 +1,97 @@
+#pragma once
+// How much memory a job on a model will need, decided before the model is loaded: the weights
+// (resident, or one block at a time when streamed), the activations for the requested batch,
+// sequence length and sample, and the fixed cost of the process. Compared with what the machine
+// has (MemAvailable on the CPU, free device memory on a GPU), the plan keeps the model resident
+// when it fits, streams its layers when only that fits, and otherwise refuses with a message
+// that says what is needed, what is available and what to change. No job is killed for memory
+// without a word: it is refused before it starts.
+//
+// Torch-free: the CLI and the GUI show the plan; capture, score and generate follow it.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "common/error.h"
+#include "io/hf_config.h"
+
+namespace strata {
+
+class JobContext;
+
+}  // namespace strata
+
+namespace strata::engine {
+
+/** A job would not fit in the memory available: refused before anything was loaded. The
+ *  message says what is needed, what is available and what to change. */
+class MemoryError : public Error {
+ public:
+  explicit MemoryError(const std::string& message) : Error(message) {}
+};
+
+/** What a job will do with the model. */
+struct MemoryRequest {
+  io::ModelConfig config;
+  int64_t parameterCount = 0;   ///< every weight of the model
+  int computeBytes = 4;         ///< 4 for float32, 2 for bfloat16
+  bool cuda = false;            ///< weights and activations on a GPU
+  int64_t batchSequences = 16;  ///< sequences per forward call
+  int64_t sequenceLength = 256;
+  /** Token positions held at once across the whole sample (capture keeps one layer's states
+   *  for every sequence; 0: one batch only, as generate). */
+  int64_t sampleTokens = 0;
+  bool logits = false;           ///< the LM head runs (generate, verify)
+  bool streamRequested = false;  ///< --stream-layers: stream whatever the plan says
+  /** Bytes of the GGUF file the weights are read from in place (0 for safetensors). */
+  uint64_t mappedFileBytes = 0;
+};
+
+/** The plan: sizes in bytes. */
+struct MemoryPlan {
+  int64_t residentWeights = 0;  ///< every weight in the compute dtype
+  int64_t streamedWeights = 0;  ///< what streaming holds: two blocks, the embedding rows, norms
+  int64_t activations = 0;      ///< states of the sample + one batch's block intermediates
+  int64_t fixedCost = 0;        ///< the process itself (LibTorch, tokenizer, buffers)
+  int64_t available = 0;        ///< what the machine has now
+  bool stream = false;          ///< the job streams its layers
+  bool fits = false;            ///< false: the job must be refused
+  std::string device;           ///< "memory" or "GPU memory"
+
+  /** The peak the plan expects: fixed cost + (resident or streamed weights) + activations. */
+  int64_t needed() const;
+  /** One paragraph for the CLI and the GUI, e.g. "memory plan: 7.4 B parameters … fits". */
+  std::string describe() const;
+  /** Why the job cannot run and what to change (only when !fits). */
+  std::string refusal() const;
+};
+
+/** The share of what is available that a plan may use: the rest is left to the system. */
+inline constexpr double kUsableShare = 0.9;
+
+/** Plans `request` against `availableBytes`. */
+MemoryPlan planMemory(const MemoryRequest& request, int64_t availableBytes);
+
+/**
+ * What is available for a job now: MemAvailable from /proc/meminfo on the CPU, the device's
+ * free memory (cudaMemGetInfo) on a GPU. STRATA_MEMORY_AVAILABLE (bytes, or with a K/M/G/T
+ * suffix) overrides both, for tests and for users who share a machine.
+ */
+int64_t availableMemory(bool cuda, int deviceIndex = 0);
+
+/**
+ * Plans `request` against what is available now, reports the plan through `job` (info), and
+ * throws MemoryError with the plan's refusal when it does not fit. Returns the plan: its
+ * `stream` is what the job must do.
+ */
+MemoryPlan checkMemory(const MemoryRequest& request, JobContext* job, int deviceIndex = 0);
+
+/**
+ * The request of a job on the model in `folder` (a folder of safetensors or of a GGUF file
+ * read in place): its config and parameter count come from the headers alone.
+ */
+MemoryRequest memoryRequestFor(const std::filesystem::path& folder);
+
+}  // namespace strata::engine
