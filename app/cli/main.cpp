@@ -7,7 +7,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "common/build_info.h"
-#include "common/openmp_wait.h"
+#include "common/runtime_tuning.h"
 #include "engine/device_info.h"
 #include "recipes/built_in_recipes.h"
 
@@ -28,7 +28,7 @@ void printOverview() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  strata::runWithPassiveOpenMpWaits(argv);
+  strata::runWithTunedLibraries(argv);
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     printOverview();

@@ -11,7 +11,7 @@
 #include <cstdio>
 
 #include "common/build_info.h"
-#include "common/openmp_wait.h"
+#include "common/runtime_tuning.h"
 #include "engine/device_info.h"
 #include "features/geometry/default_geometry_feature.h"
 #include "main_window.h"
@@ -56,7 +56,7 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  strata::runWithPassiveOpenMpWaits(argv);
+  strata::runWithTunedLibraries(argv);
   QApplication app(argc, argv);
   strata::engine::setComputeThreads(strata::engine::defaultThreadCount());
   strata::recipes::addBuiltInRecipes();

@@ -183,6 +183,16 @@ MemoryPlan checkMemory(const MemoryRequest& request, JobContext* job, int device
   return plan;
 }
 
+bool frozenBackboneStreams(const std::filesystem::path& folder, bool cuda, int64_t batch,
+                           int64_t length, bool logits, JobContext* job) {
+  MemoryRequest request = memoryRequestFor(folder);
+  request.cuda = cuda;
+  request.batchSequences = std::max<int64_t>(batch, 1);
+  request.sequenceLength = std::max<int64_t>(length, 1);
+  request.logits = logits;
+  return checkMemory(request, job).stream;
+}
+
 MemoryRequest memoryRequestFor(const std::filesystem::path& folder) {
   const io::ModelSummary summary = io::inspectModelFolder(folder);
   MemoryRequest request;

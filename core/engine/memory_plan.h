@@ -89,6 +89,15 @@ int64_t availableMemory(bool cuda, int deviceIndex = 0);
 MemoryPlan checkMemory(const MemoryRequest& request, JobContext* job, int deviceIndex = 0);
 
 /**
+ * The plan of a frozen backbone of the model in `folder` that runs `batch` sequences of
+ * `length` tokens per call (`logits`: with its LM head), checked as checkMemory does. Returns
+ * whether the backbone must stream its layers; throws MemoryError when it cannot fit at all.
+ * For the teachers, judges and sources that recipes and verify load beside their own work.
+ */
+bool frozenBackboneStreams(const std::filesystem::path& folder, bool cuda, int64_t batch,
+                           int64_t length, bool logits, JobContext* job = nullptr);
+
+/**
  * The request of a job on the model in `folder` (a folder of safetensors or of a GGUF file
  * read in place): its config and parameter count come from the headers alone.
  */

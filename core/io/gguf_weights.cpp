@@ -211,6 +211,8 @@ void GgufWeights::checkData(JobContext* job) const {
   }
 }
 
+int64_t ggufStoredRow(const GgufWeight& w, int64_t row) { return sourceRow(w, row); }
+
 int64_t ggufRowsPerPiece(const GgufWeight& w, int64_t elements) {
   const int64_t span = permutedSpan(w);
   const int64_t rows = std::max<int64_t>(1, elements / std::max<int64_t>(w.columns, 1));

@@ -108,6 +108,10 @@ class GgufWeights {
  */
 int64_t ggufRowsPerPiece(const GgufWeight& weight, int64_t elements = int64_t{4} << 20);
 
+/** The stored row that row `row` of `weight` (in Hugging Face order) comes from: itself, or
+ *  for q/k rows its place in llama.cpp's interleaved order. */
+int64_t ggufStoredRow(const GgufWeight& weight, int64_t row);
+
 /** The file name of the record that marks a model folder whose weights stay in a GGUF file. */
 inline constexpr const char* kGgufSourceRecord = "strata_gguf_source.json";
 

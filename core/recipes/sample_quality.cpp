@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "engine/device_choice.h"
+#include "engine/memory_plan.h"
 #include "model/backbone/backbone.h"
 #include "tokenizer/tokenizer.h"
 
@@ -106,7 +107,12 @@ double continuationCrossEntropy(const model::Backbone& model, const std::vector<
 
 GenerationJudge::GenerationJudge(const std::filesystem::path& folder, const std::string& device)
     : m_folder(folder),
-      m_model(model::Backbone::load(folder, {.device = engine::computeDevice(device, "device")})),
+      m_model(model::Backbone::load(
+          folder, {.device = engine::computeDevice(device, "device"),
+                   // planned first: one sequence of up to 1,024 tokens with its logits
+                   .streamLayers = engine::frozenBackboneStreams(
+                       folder, engine::computeDevice(device, "device").is_cuda(), 1, 1024,
+                       /*logits=*/true)})),
       m_tokenizer(tokenizer::loadTokenizer(folder)) {}
 
 GenerationJudge::~GenerationJudge() = default;

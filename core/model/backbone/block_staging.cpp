@@ -43,12 +43,21 @@ struct CudaBlockStager::State {
     auto staged = std::make_shared<StagedBlock>();
     staged->layer = layer;
     staged->weights = std::make_shared<BlockWeights>();
-    const BlockWeights host = loader.block(layer);
 #ifdef STRATA_WITH_CUDA
     const c10::cuda::CUDAGuard onDevice(device);
     const c10::cuda::CUDAStream copyStream = c10::cuda::getStreamFromPool(false, device.index());
     const c10::cuda::CUDAStreamGuard onCopyStream(copyStream);
 #endif
+    if (loader.gguf()) {
+      // A GGUF crosses at its quantised size and is dequantised on the device, on this
+      // (copy) stream: the compute stream waits for it like for a copy.
+      *staged->weights = loader.blockOn(layer, device);
+#ifdef STRATA_WITH_CUDA
+      staged->copied.record(copyStream);
+#endif
+      return staged;
+    }
+    const BlockWeights host = loader.block(layer);
     for (const BlockSlot& slot : loader.layout().blockSlots) {
       const at::Tensor& source = host.*slot.field;
       if (!source.defined()) continue;

@@ -1,13 +1,18 @@
 #include "model/backbone/weight_loader.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/tensor.h>
 
 #include <set>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "io/gguf_types.h"
+#include "model/backbone/device_dequantize.h"
 #include "model/backbone/safetensors_torch.h"
 
 namespace strata::model {
@@ -141,8 +146,39 @@ at::Tensor WeightLoader::dequantised(const io::GgufWeight& w) const {
   return m_device.is_cpu() ? out : out.to(m_device);
 }
 
+at::Tensor WeightLoader::dequantisedOn(const io::GgufWeight& w, at::Device device) const {
+  if (!dequantizableOnDevice(w.info->typeId)) return dequantised(w).to(device);
+  const std::span<const std::byte> bytes = m_gguf->file().tensorData(*w.info);
+  // The mapped bytes, read only: copied by the upload (into pinned memory first for a GPU).
+  const at::Tensor mapped = at::from_blob(const_cast<std::byte*>(bytes.data()),
+                                          {static_cast<int64_t>(bytes.size())}, at::kByte);
+  const at::Tensor uploaded = device.is_cuda()
+                                  ? mapped.pin_memory().to(device, at::kByte, /*non_blocking=*/true)
+                                  : mapped.to(device, at::kByte, false, /*copy=*/true);
+  m_gguf->release(w);
+  at::Tensor values =
+      dequantizeOnDevice(w.info->typeId, uploaded, w.info->elementCount).view({w.rows, w.columns});
+  if (w.plan.fix == io::GgufTensorFix::UnpermuteRotaryRows) {
+    std::vector<int64_t> order(static_cast<std::size_t>(w.rows));
+    for (int64_t r = 0; r < w.rows; ++r)
+      order[static_cast<std::size_t>(r)] = io::ggufStoredRow(w, r);
+    values = values.index_select(0, at::tensor(order, at::kLong).to(device));
+  } else if (w.plan.fix == io::GgufTensorFix::SubtractOne) {
+    values = values - 1.0f;  // float32, as transformers' `weights - 1`
+  }
+  return values.to(m_dtype).view(w.shape);
+}
+
+at::Tensor WeightLoader::tensorOn(const std::string& name, at::Device device) const {
+  if (!m_gguf) throw std::logic_error("tensorOn: " + name + " is not read from a GGUF file");
+  return dequantisedOn(m_gguf->weight(name), device);
+}
+
 at::Tensor WeightLoader::tensor(const std::string& name) const {
-  if (m_gguf) return dequantised(m_gguf->weight(name));
+  // A GPU gets the quantised bytes and expands them itself; the CPU converts piece by piece.
+  if (m_gguf)
+    return m_device.is_cpu() ? dequantised(m_gguf->weight(name))
+                             : dequantisedOn(m_gguf->weight(name), m_device);
   const at::Tensor view = mapped(name);
   if (m_borrowMapped && m_device.is_cpu() && view.scalar_type() == m_dtype) return view;
   // copy = true: never hand out the read-only mapping by accident (a source already in m_dtype).
@@ -182,6 +218,20 @@ BlockWeights WeightLoader::block(int64_t layer) const {
     if (!slot.required && !has(name)) continue;
     if (m_files) held.insert(m_files->shard(m_files->shardOf(name)));
     weights.*slot.field = tensor(name);
+  }
+  return weights;
+}
+
+BlockWeights WeightLoader::blockOn(int64_t layer, at::Device device) const {
+  if (!m_gguf) throw std::logic_error("blockOn: the weights are not read from a GGUF file");
+  if (layer < 0 || layer >= m_numLayers)
+    throw std::out_of_range("block " + std::to_string(layer) + " of " +
+                            std::to_string(m_numLayers));
+  BlockWeights weights;
+  for (const BlockSlot& slot : m_layout.blockSlots) {
+    const std::string name = m_layout.blockTensorName(layer, slot);
+    if (!slot.required && !has(name)) continue;
+    weights.*slot.field = tensorOn(name, device);
   }
   return weights;
 }

@@ -50,6 +50,16 @@ class WeightLoader {
 
   /** Block `layer` (0-based, as in Hugging Face names). */
   BlockWeights block(int64_t layer) const;
+  /**
+   * Block `layer` of a GGUF read in place, on `device`: each tensor's quantised bytes are copied
+   * there (through pinned memory to a GPU, on the caller's current stream) and dequantised by
+   * LibTorch operations on the device (device_dequantize.h), so a streamed block crosses PCIe at
+   * its quantised size; types without a device kernel are dequantised here and copied. The same
+   * values as block(). Throws std::logic_error for a safetensors source.
+   */
+  BlockWeights blockOn(int64_t layer, at::Device device) const;
+  /** One tensor of a GGUF read in place, dequantised on `device` as blockOn() does. */
+  at::Tensor tensorOn(const std::string& name, at::Device device) const;
   /** Every tensor outside the blocks (the tied head is the token embedding itself). */
   OuterWeights outer() const;
   /** One tensor by name, in the loader's dtype on its device. */
@@ -67,6 +77,7 @@ class WeightLoader {
   std::vector<std::string> tensorNames() const;
   at::Tensor mapped(const std::string& name) const;
   at::Tensor dequantised(const io::GgufWeight& weight) const;
+  at::Tensor dequantisedOn(const io::GgufWeight& weight, at::Device device) const;
 
   std::optional<io::WeightFiles> m_files;         // safetensors
   std::shared_ptr<const io::GgufWeights> m_gguf;  // or a GGUF file read in place

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "engine/batch_transfer.h"
+#include "engine/memory_plan.h"
 #include "engine/recipe.h"
 #include "model/backbone/backbone.h"
 #include "model/random/random_draws.h"
@@ -44,6 +45,10 @@ class ReprAlignRecipe final : public engine::Recipe {
     const fs::path modelFolder = c.text("model");
     model::BackboneOptions teacherOptions;
     teacherOptions.device = m_device;
+    // The frozen teacher is planned before it is loaded (engine/memory_plan.h); the student's
+    // own copy, gradients and optimizer state are not counted here.
+    teacherOptions.streamLayers = engine::frozenBackboneStreams(
+        modelFolder, m_device.is_cuda(), m_batch, m_seqLen, /*logits=*/false);
     m_teacher = model::Backbone::load(modelFolder, teacherOptions);
     const io::ModelConfig& model = m_teacher->config();
     if (model.positionsEndAtMax() && m_seqLen > model.maxPositions)

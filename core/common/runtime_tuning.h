@@ -1,0 +1,32 @@
+#pragma once
+// Two settings that the OpenMP and OpenBLAS libraries read only when they are loaded, before
+// main(), and that decide how fast Strata runs on the CPU:
+//
+// * How idle OpenMP threads wait. libgomp's default lets them spin for a while; with OpenBLAS's
+//   own threads and LibTorch's on the same cores, the spinning threads take the cores from the
+//   ones with work: on the 2-core build machine, 45 % of `strata-cli score`'s samples were
+//   libgomp spinning and OpenBLAS yielding, and OMP_WAIT_POLICY=PASSIVE took the default model's
+//   scoring from 44.6 s to 24.2 s and its capture from 21.4 s to 15.4 s (docs/benchmarks.md).
+// * Which kernels OpenBLAS uses. Its run-time detection reads the CPU's family and model; a
+//   virtual machine that reports a generic "Intel Xeon Processor" (this project's 2-core
+//   machines) gets the SSE3 "Prescott" kernels although the CPU has AVX-512: the geometry's
+//   float64 products then run at a third of their speed (one layer of an 8B store scored in
+//   98 s instead of 31 s; docs/benchmarks.md, "Large models").
+
+namespace strata {
+
+/**
+ * Call first in main(). Sets OMP_WAIT_POLICY=PASSIVE when it is not set, and OPENBLAS_CORETYPE
+ * to the kernels the CPU's instruction set supports (SkylakeX with AVX-512, Haswell with AVX2)
+ * when it is not set and OpenBLAS detected an older core than that; then re-executes the
+ * program with the same arguments once, when anything was set. Returns when nothing needed
+ * setting (a user's choice is always kept) or the re-execution fails (the program then runs
+ * with the libraries' defaults).
+ */
+void runWithTunedLibraries(char** argv);
+
+/** The OpenBLAS core to ask for, or "" when OpenBLAS is not loaded, its detection is as good
+ *  as the CPU allows, or OPENBLAS_CORETYPE is already set. */
+const char* betterOpenBlasCore();
+
+}  // namespace strata
