@@ -161,25 +161,6 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   CaptureConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   const at::Device device = computeDevice(config.device, "device");
-  // Planned before anything is loaded: the model streams its layers when it would not fit
-  // resident, and a job that would not fit even so is refused here, with what to change.
-  MemoryRequest request = memoryRequestFor(config.modelFolder);
-  request.computeBytes = config.computeDType == ComputeDType::BFloat16 ? 2 : 4;
-  request.cuda = device.is_cuda();
-  request.batchSequences = config.batchSequences;
-  request.sequenceLength = config.sampling.sequenceLength;
-  const int64_t storedPerSequence =
-      std::max<int64_t>(1, config.sampling.sequenceLength - config.sampling.skipFirstPositions);
-  request.sampleTokens = (config.sampling.tokenBudget + storedPerSequence - 1) / storedPerSequence *
-                         config.sampling.sequenceLength;
-  request.streamRequested = config.streamLayers;
-  config.streamLayers = checkMemory(request, &job, device.has_index() ? device.index() : 0).stream;
-  job.progress(-1.0, "loading the model");
-  const auto backbone = model::Backbone::load(
-      config.modelFolder,
-      {.device = device,
-       .streamLayers = config.streamLayers,
-       .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   const auto tokenizer = tokenizer::loadTokenizer(config.modelFolder);
   job.checkCancelled();
 
@@ -195,6 +176,25 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   const io::TokenSample sample =
       io::TokenSampler(*tokenizer, sampling).sample(config.corpus, config.corpusOptions, &job);
   if (sample.tokens.size() == 0) throw FormatError(config.corpus, "yields no tokens to capture");
+
+  // Planned before the model is loaded, for the sample's own shape: the model streams its
+  // layers when it would not fit resident, and a job that would not fit even so is refused
+  // here, with what to change.
+  MemoryRequest request = memoryRequestFor(config.modelFolder);
+  request.computeBytes = config.computeDType == ComputeDType::BFloat16 ? 2 : 4;
+  request.cuda = device.is_cuda();
+  request.batchSequences = config.batchSequences;
+  request.sequenceLength = sample.sequenceLength;
+  request.sampleTokens = sample.numSequences() * sample.sequenceLength;
+  request.streamRequested = config.streamLayers;
+  config.streamLayers = checkMemory(request, &job, device.has_index() ? device.index() : 0).stream;
+  job.progress(-1.0, "loading the model");
+  const auto backbone = model::Backbone::load(
+      config.modelFolder,
+      {.device = device,
+       .streamLayers = config.streamLayers,
+       .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
+  job.checkCancelled();
 
   io::ActivationStoreWriter writer = openWriter(config, backbone->config(), sample, bos);
   const std::vector<int64_t> missing = writer.missingLayers();

@@ -53,8 +53,10 @@ int64_t blockIntermediates(const MemoryRequest& r) {
   // q, k, v (k and v expanded to every head), the attention output and the residual stream.
   const int64_t attention =
       tokens * (4 * heads * headDim + 2 * kvHeads * headDim + 3 * c.hiddenSize);
-  // Gate, up and their product (the MLP's widest moment).
-  const int64_t mlp = tokens * 3 * std::max<int64_t>(c.intermediateSize, c.hiddenSize);
+  // Gate, up, the activation and their product (the MLP's widest moment), with the residual
+  // stream and the norm's output beside them: fitted to measured captures (bench/large_gguf.py).
+  const int64_t mlp =
+      tokens * (4 * std::max<int64_t>(c.intermediateSize, c.hiddenSize) + 8 * c.hiddenSize);
   // Scores and their softmax, float32 whatever the compute dtype (the CPU's math kernel).
   const int64_t scores = batch * heads * r.sequenceLength * r.sequenceLength * 4 * 2;
   return std::max(attention, mlp) * r.computeBytes + scores;

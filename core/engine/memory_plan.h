@@ -40,8 +40,9 @@ struct MemoryRequest {
   bool cuda = false;            ///< weights and activations on a GPU
   int64_t batchSequences = 16;  ///< sequences per forward call
   int64_t sequenceLength = 256;
-  /** Token positions held at once across the whole sample (capture keeps one layer's states
-   *  for every sequence; 0: one batch only, as generate). */
+  /** Token positions held at once across the whole sample, padding included: sequences ×
+   *  sequence length (capture keeps one layer's states for every sequence; 0: one batch only,
+   *  as generate). */
   int64_t sampleTokens = 0;
   bool logits = false;           ///< the LM head runs (generate, verify)
   bool streamRequested = false;  ///< --stream-layers: stream whatever the plan says
