@@ -85,23 +85,21 @@ engine::MemoryPlan capturePlan(const io::ModelSummary& s, int computeBytes) {
   return engine::planMemory(request, available);
 }
 
-QString memoryText(const io::ModelSummary& s) {
-  const engine::MemoryPlan plan = capturePlan(s, 4);
-  const QString needs =
-      ModelSummaryView::tr("%1 resident, %2 of %3 available")
-          .arg(bytesText(plan.residentWeights + plan.fixedCost + plan.activations),
-               bytesText(plan.needed()), bytesText(plan.available));
+QString memoryText(const engine::MemoryPlan& plan) {
+  const QString needs = ModelSummaryView::tr("%1 resident, %2 of %3 available")
+                            .arg(bytesText(plan.neededResident()), bytesText(plan.needed()),
+                                 bytesText(plan.available));
   if (!plan.fits) return ModelSummaryView::tr("does not fit this machine: %1").arg(needs);
   return (plan.stream ? ModelSummaryView::tr("streams its layers: %1")
                       : ModelSummaryView::tr("fits resident: %1"))
       .arg(needs);
 }
 
-QString memoryTip(const io::ModelSummary& s) {
+QString memoryTip(const engine::MemoryPlan& float32, const engine::MemoryPlan& bfloat16) {
   return ModelSummaryView::tr(
              "A capture of 4,096 tokens (batch 16 × 128) on the CPU:\n"
              "float32: %1\nbfloat16: %2")
-      .arg(qs(capturePlan(s, 4).describe()), qs(capturePlan(s, 2).describe()));
+      .arg(qs(float32.describe()), qs(bfloat16.describe()));
 }
 
 }  // namespace
@@ -139,7 +137,8 @@ ModelSummaryView::ModelSummaryView(std::shared_ptr<const io::ModelSummary> summa
   QString allFiles;
   const QString files = weightFilesText(s, &allFiles);
   addRow(tr("Weight files"), files, allFiles);
-  addRow(tr("Memory"), memoryText(s), memoryTip(s));
+  const engine::MemoryPlan float32 = capturePlan(s, 4);
+  addRow(tr("Memory"), memoryText(float32), memoryTip(float32, capturePlan(s, 2)));
 
   addSection(tr("Tokenizer"), 1);
   addRow(tr("Tokenizer"), qs(s.tokenizerKind));

@@ -7,7 +7,6 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "common/error.h"
 #include "device_arguments.h"
 #include "diffusion_generate.h"
 #include "engine/device_choice.h"
@@ -15,6 +14,7 @@
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
 #include "model_argument.h"
+#include "terminal_progress.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::cli {
@@ -121,20 +121,16 @@ int runGenerate(const Arguments& args) {
   const std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::loadTokenizer(folder);
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
   const at::Device computeDevice = engine::computeDevice(device, "--device");
-  // Planned before loading: streams the layers when the model would not fit, refuses (with
-  // what to change) when even that would not.
-  engine::MemoryRequest request = engine::memoryRequestFor(folder);
-  request.cuda = computeDevice.is_cuda();
-  request.batchSequences = 1;
-  request.sequenceLength = static_cast<int64_t>(promptIds.size()) + config.maxNewTokens;
-  request.logits = true;
-  const engine::MemoryPlan plan = engine::planMemory(
-      request,
-      engine::availableMemory(request.cuda, computeDevice.has_index() ? computeDevice.index() : 0));
-  std::cerr << plan.describe() << "\n";
-  if (!plan.fits) throw engine::MemoryError(plan.refusal());
+  // Planned before loading (the plan printed): streams the layers when the model would not
+  // fit, refuses (with what to change) when even that would not.
+  bool streamLayers = false;
+  runWithTerminalProgress([&](JobContext& job) {
+    streamLayers = engine::frozenBackboneStreams(
+        folder, computeDevice.is_cuda(), 1,
+        static_cast<int64_t>(promptIds.size()) + config.maxNewTokens, /*logits=*/true, &job);
+  });
   const std::unique_ptr<model::Backbone> model =
-      model::Backbone::load(folder, {.device = computeDevice, .streamLayers = plan.stream});
+      model::Backbone::load(folder, {.device = computeDevice, .streamLayers = streamLayers});
 
   std::cout << prompt << std::flush;
   TextStream stream(*tokenizer, promptIds);

@@ -9,7 +9,6 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
-#include "io/gguf_weights.h"
 #include "io/model_folder.h"
 
 #ifdef STRATA_WITH_CUDA
@@ -200,8 +199,6 @@ MemoryRequest memoryRequestFor(const std::filesystem::path& folder) {
   MemoryRequest request;
   request.config = summary.config;
   request.parameterCount = summary.parameterCount;
-  if (const auto gguf = io::ggufWeightSource(folder))
-    request.mappedFileBytes = std::filesystem::file_size(*gguf);
   return request;
 }
 

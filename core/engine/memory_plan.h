@@ -46,8 +46,6 @@ struct MemoryRequest {
   int64_t sampleTokens = 0;
   bool logits = false;           ///< the LM head runs (generate, verify)
   bool streamRequested = false;  ///< --stream-layers: stream whatever the plan says
-  /** Bytes of the GGUF file the weights are read from in place (0 for safetensors). */
-  uint64_t mappedFileBytes = 0;
 };
 
 /** The plan: sizes in bytes. */
@@ -63,6 +61,8 @@ struct MemoryPlan {
 
   /** The peak the plan expects: fixed cost + (resident or streamed weights) + activations. */
   int64_t needed() const;
+  /** What keeping the model resident would need (the same as needed() unless it streams). */
+  int64_t neededResident() const { return fixedCost + residentWeights + activations; }
   /** One paragraph for the CLI and the GUI, e.g. "memory plan: 7.4 B parameters … fits". */
   std::string describe() const;
   /** Why the job cannot run and what to change (only when !fits). */

@@ -88,6 +88,13 @@ std::string modifiedStamp(const fs::path& file) {
   return std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
 }
 
+/** "Q4_1" -> tensors of that type in the file (every tensor, used or not). */
+std::map<std::string, int64_t> tensorTypeCounts(const GgufFile& gguf) {
+  std::map<std::string, int64_t> types;
+  for (const GgufTensorInfo& t : gguf.tensors()) ++types[ggmlTypeName(t.typeId)];
+  return types;
+}
+
 nlohmann::ordered_json sourceRecord(const fs::path& file, const GgufWeights& gguf,
                                     const std::vector<std::string>& warnings) {
   const GgufFile& g = gguf.file();
@@ -97,9 +104,7 @@ nlohmann::ordered_json sourceRecord(const fs::path& file, const GgufWeights& ggu
   j["modified"] = modifiedStamp(file);
   j["gguf_version"] = g.version();
   j["architecture"] = gguf.plan().architecture;
-  std::map<std::string, int64_t> types;
-  for (const GgufTensorInfo& t : g.tensors()) ++types[ggmlTypeName(t.typeId)];
-  j["tensor_types"] = types;
+  j["tensor_types"] = tensorTypeCounts(g);
   if (g.has("general.name") && g.find("general.name")->type == GgufValueType::String)
     j["name"] = g.string("general.name");
   j["warnings"] = warnings;
@@ -151,8 +156,7 @@ GgufImportResult importGguf(const fs::path& ggufFile, const fs::path& outFolder,
   result.folder = target;
   result.architecture = gguf->plan().architecture;
   result.warnings = gguf->plan().warnings;
-  for (const GgufTensorInfo& t : gguf->file().tensors())
-    ++result.tensorTypes[ggmlTypeName(t.typeId)];
+  result.tensorTypes = tensorTypeCounts(gguf->file());
   result.parameterCount = gguf->parameterCount();
 
   const std::vector<GgufWeight>& weights = gguf->weights();

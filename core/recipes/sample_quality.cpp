@@ -105,14 +105,21 @@ double continuationCrossEntropy(const model::Backbone& model, const std::vector<
       .item<double>();
 }
 
+namespace {
+
+/** The judge, planned first: one sequence of up to 1,024 tokens with its logits. */
+std::unique_ptr<model::Backbone> loadJudge(const std::filesystem::path& folder, at::Device device) {
+  return model::Backbone::load(
+      folder, {.device = device,
+               .streamLayers = engine::frozenBackboneStreams(folder, device.is_cuda(), 1, 1024,
+                                                             /*logits=*/true)});
+}
+
+}  // namespace
+
 GenerationJudge::GenerationJudge(const std::filesystem::path& folder, const std::string& device)
     : m_folder(folder),
-      m_model(model::Backbone::load(
-          folder, {.device = engine::computeDevice(device, "device"),
-                   // planned first: one sequence of up to 1,024 tokens with its logits
-                   .streamLayers = engine::frozenBackboneStreams(
-                       folder, engine::computeDevice(device, "device").is_cuda(), 1, 1024,
-                       /*logits=*/true)})),
+      m_model(loadJudge(folder, engine::computeDevice(device, "device"))),
       m_tokenizer(tokenizer::loadTokenizer(folder)) {}
 
 GenerationJudge::~GenerationJudge() = default;

@@ -77,14 +77,9 @@ std::vector<std::string> WeightLoader::tensorNames() const {
 
 void WeightLoader::check(const std::string& name, const std::vector<int64_t>& shape) const {
   if (m_gguf) {
+    // Types were checked with the data (GgufWeights::checkData) when the loader opened.
     const io::GgufWeight* w = m_gguf->find(name);
     if (!w) throw FormatError(source(), "the model has no such tensor", name);
-    const auto traits = io::ggmlTypeTraits(w->info->typeId);
-    if (!traits || !traits->dequantizable)
-      throw FormatError(source(),
-                        "tensor type " + io::ggmlTypeName(w->info->typeId) +
-                            " is not supported; Strata dequantises " + io::dequantizableGgmlTypes(),
-                        w->plan.ggufName);
     if (w->shape != shape)
       throw FormatError(
           source(),
