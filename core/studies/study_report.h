@@ -47,6 +47,10 @@ struct StudyRecord {
   std::map<std::string, double> facts;
   std::vector<StudyRunResult> runs;
   std::map<std::string, StudyTable> tables;
+  /// A re-analysis (studies/study_runner.h, reanalyseStudy): the record it was redone from and
+  /// the commit that record names; empty for a study analysed from its own runs.
+  std::filesystem::path reanalysedFrom;
+  std::string reanalysedCommit;
 };
 
 void writeStudyJson(const std::filesystem::path& file, const StudyProtocol& protocol,

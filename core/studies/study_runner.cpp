@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "common/error.h"
 #include "common/job.h"
@@ -13,6 +14,7 @@
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
 #include "recipes/study_runs.h"
+#include "studies/report/study_report_reader.h"
 #include "studies/study_progress.h"
 #include "studies/study_report.h"
 #include "studies/study_summary.h"
@@ -129,6 +131,38 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
   return settings;
 }
 
+StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs::path& file) {
+  const StudyProtocol protocol = study.protocol(options);
+  const StudyReport report = readStudyReportFile(file);
+  if (report.study != protocol.name)
+    throw ConfigError(file.string(), "study",
+                      "records study " + report.study + ", not " + protocol.name);
+  StudyRecord record;
+  record.code = codeProvenance();
+  record.facts = report.facts;
+  record.tables = report.tables;
+  record.reanalysedFrom = fs::absolute(file).lexically_normal();
+  record.reanalysedCommit = report.commit;
+  std::set<std::string> arms = {protocol.seedArm};
+  for (const auto& a : protocol.arms) arms.insert(a.name);
+  for (const auto& r : report.runs) {
+    if (!arms.count(r.arm))
+      throw ConfigError(file.string(), "runs",
+                        "names arm " + r.arm +
+                            ", which the protocol asked for now lacks (another "
+                            "--set or --budget?)");
+    record.runs.push_back({r.arm, r.seed, r.folder, {r.metrics, r.curves}});
+  }
+  fs::create_directories(options.folder);
+  StudyOutcome outcome{options.folder / "study.json",
+                       analyseStudy(protocol, record.facts, record.runs,
+                                    study.acrossSeeds(protocol, record.tables, record.runs))};
+  writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
+  io::writeTextAtomically(options.folder / "study.md",
+                          studySummaryMarkdown(protocol, record.facts, outcome.analysis));
+  return outcome;
+}
+
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job) {
   const StudyProtocol protocol = study.protocol(options);
   StudyRecord record;
@@ -200,8 +234,10 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
                          study.seedMeasurement(protocol, *r.seed, seedRuns)});
     }
   }
-  StudyOutcome outcome{options.folder / "study.json", analyseStudy(protocol, facts, results)};
   record.tables = study.tables(protocol);
+  StudyOutcome outcome{
+      options.folder / "study.json",
+      analyseStudy(protocol, facts, results, study.acrossSeeds(protocol, record.tables, results))};
   writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
   io::writeTextAtomically(options.folder / "study.md",
                           studySummaryMarkdown(protocol, facts, outcome.analysis));

@@ -31,4 +31,12 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job);
 
+/** Redoes the analysis of a recorded study (a study.json, e.g. docs/studies/<name>.json) with
+ *  this build's protocol, claims and statistics across seeds: nothing trains and no run folder
+ *  is read. The record's runs, facts and tables are kept as they are; options.folder receives
+ *  study.json (naming the record) and study.md. ConfigError when the record is another study's
+ *  or names an arm the protocol lacks. */
+StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options,
+                            const std::filesystem::path& record);
+
 }  // namespace strata::studies

@@ -18,6 +18,13 @@ std::string cell(const SeedSummary& s) {
          formatFixed(s.low, digits, "–") + ", " + formatFixed(s.high, digits, "–") + "]";
 }
 
+/** Text for a Markdown table cell: a '|' would end the cell. */
+std::string tableCell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::string, double>& facts,
@@ -52,16 +59,37 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
     }
     if (any) md += row + "\n";
   }
+  if (!p.acrossSeedMetrics.empty()) {
+    md +=
+        "\nAcross seeds (one number from every seed at once):\n\n| statistic | value |\n"
+        "| --- | --- |\n";
+    for (const auto& m : p.acrossSeedMetrics) {
+      const auto found = a.acrossSeeds.find(m.key);
+      md += "| " + tableCell(m.label) + " (`" + m.key + "`) | " +
+            (found != a.acrossSeeds.end() ? formatFixed(found->second, 4, "–") : "–") + " |\n";
+    }
+  }
   if (p.claims.empty()) return md + "\n" + a.verdict.reason + ".\n";
-  md += "\n| claim | metric | difference (arm − baseline) | verdict |\n| --- | --- | --- | --- |\n";
+  md +=
+      "\n| claim | metric | difference (arm − baseline) | permutation p | verdict |\n"
+      "| --- | --- | --- | --- | --- |\n";
   for (const auto& c : a.claims) {
     // A selected arm is named with the selection that picked it (study_verdict.h).
     const std::string selected = c.selection.empty()
                                      ? ""
                                      : " (selected by " + c.claim.selectionMetric + ": " +
                                            c.claim.arm + " against " + c.claim.baseline + ")";
-    md += "| " + c.claim.id + ": " + c.claim.statement + selected + " | " + c.claim.metric + " | " +
-          cell(c.difference) + " | **" + c.verdict.result + "** |\n";
+    std::string permutation = "–";
+    if (!c.claim.permutationP.empty()) {
+      const auto found = a.acrossSeeds.find(c.claim.permutationP);
+      permutation = (found != a.acrossSeeds.end() ? formatFixed(found->second, 4, "–") : "–") +
+                    (c.claim.permutationDecides
+                         ? " (needs < " + formatFixed(c.claim.permutationAlpha, 2) + ")"
+                         : " (reported, not part of the rule)");
+    }
+    md += "| " + c.claim.id + ": " + tableCell(c.claim.statement) + selected + " | " +
+          c.claim.metric + " | " + cell(c.difference) + " | " + permutation + " | **" +
+          c.verdict.result + "** |\n";
   }
   md += "\n**Verdict (" + p.headline + "): " + a.verdict.result + "** — " + a.verdict.reason + "\n";
   return md;

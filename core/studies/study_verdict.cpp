@@ -16,10 +16,11 @@ std::string decisionRuleText() {
          "in "
          "the claim's direction (high < −margin for 'lower', low > margin for 'higher'); not "
          "supported if it lies wholly on the other side of 0; inconclusive otherwise or with "
-         "fewer than 2 paired seeds.";
+         "fewer than 2 paired seeds. A claim that names a permutation p is supported only if, in "
+         "addition, that p lies below its alpha (0.05 unless stated); otherwise inconclusive.";
 }
 
-StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d) {
+StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d, double permutationP) {
   const std::string against =
       !claim.baselineMetric.empty()
           ? (claim.baseline.empty() ? claim.arm : claim.baseline) + "'s " + claim.baselineMetric
@@ -37,9 +38,20 @@ StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& d) {
   const std::string way = lower ? "below" : "above";
   const std::string margin =
       claim.margin > 0 ? " by more than the margin " + formatFixed(claim.margin, 4) : "";
-  if (nearEdge < -claim.margin)
-    return {"supported", interval + ": " + claim.arm + "'s " + claim.metric + " lies " + way + " " +
-                             against + margin};
+  if (nearEdge < -claim.margin) {
+    const std::string supported = interval + ": " + claim.arm + "'s " + claim.metric + " lies " +
+                                  way + " " + against + margin;
+    if (claim.permutationP.empty() || !claim.permutationDecides) return {"supported", supported};
+    const std::string alpha = formatFixed(claim.permutationAlpha, 2);
+    if (!std::isfinite(permutationP))
+      return {"inconclusive", supported + ", but " + claim.permutationP +
+                                  " (the permutation test the claim also needs) was not computed"};
+    const std::string p = claim.permutationP + " = " + formatFixed(permutationP, 4);
+    if (permutationP < claim.permutationAlpha)
+      return {"supported", supported + ", and " + p + " < " + alpha};
+    return {"inconclusive", supported + ", but " + p + " is not below " + alpha +
+                                ": across the units permuted the ordering may be chance"};
+  }
   if (farEdge > 0)
     return {"not supported", interval + ": " + claim.arm + "'s " + claim.metric + " lies " +
                                  (lower ? "above " : "below ") + against + ", against the claim"};

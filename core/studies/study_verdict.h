@@ -18,6 +18,7 @@
 // does not by itself make the claim look supported.
 // No torch here.
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,15 @@ struct StudyClaim {
   /// When not empty: `arm` is chosen among these by `selectionMetric` (see the top of the file).
   std::vector<std::string> candidates;
   std::string selectionMetric;
+  /// When set, support needs more than the interval: the study's across-seeds value of this key
+  /// (e.g. a one-sided layer-permutation p, Study::acrossSeeds) must lie below
+  /// `permutationAlpha`. An interval that supports the claim with p at or above it, or no such
+  /// value, gives "inconclusive".
+  std::string permutationP;
+  double permutationAlpha = 0.05;
+  /// false: the p is reported beside the interval (an exploratory addition to a protocol that
+  /// ran without it) and the verdict is the interval's alone.
+  bool permutationDecides = true;
   StudyClaim() = default;
   StudyClaim(std::string id, std::string statement, std::string metric, std::string arm,
              std::string baseline, std::string reference, ClaimDirection direction, double margin,
@@ -67,7 +77,9 @@ struct StudyVerdict {
 /** The decision rule above, in words, for the protocol and the docs. */
 std::string decisionRuleText();
 
-/** The rule applied to the claim's differences (summarised over seeds). */
-StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& difference);
+/** The rule applied to the claim's differences (summarised over seeds); `permutationP` is the
+ *  value of claim.permutationP (NaN when the study has none), read only when that is set. */
+StudyVerdict decideClaim(const StudyClaim& claim, const SeedSummary& difference,
+                         double permutationP = std::numeric_limits<double>::quiet_NaN());
 
 }  // namespace strata::studies

@@ -44,6 +44,7 @@ StudyReportClaim claimOf(const Json& j) {
   c.arm = j.value("arm", std::string());
   c.baseline = j.value("baseline", std::string());
   c.reference = j.value("reference", std::string());
+  c.permutationP = j.value("permutation_p", std::string());
   c.difference = summaryOf(j.at("difference"));
   c.verdict = j.at("verdict").at("result").get<std::string>();
   c.reason = j.at("verdict").value("reason", std::string());
@@ -69,6 +70,13 @@ StudyReport reportOf(const Json& j) {
                          m.value("lower_is_better", true)});
   for (const auto& arm : protocol.at("arms")) r.arms.push_back(arm.at("name").get<std::string>());
   if (protocol.contains("seed_arm")) r.arms.push_back(protocol.at("seed_arm").get<std::string>());
+  if (protocol.contains("across_seed_metrics"))
+    for (const auto& m : protocol.at("across_seed_metrics"))
+      r.acrossSeedMetrics.push_back(
+          {m.at("key").get<std::string>(), m.at("label").get<std::string>(), true});
+  if (j.contains("across_seeds"))
+    for (const auto& [key, value] : j.at("across_seeds").items())
+      r.acrossSeeds[key] = numberOf(value);
   for (const auto& [key, value] : j.at("facts").items()) r.facts[key] = numberOf(value);
   for (const auto& run : j.at("runs")) {
     StudyReportRun& measured = r.runs.emplace_back();
@@ -77,6 +85,10 @@ StudyReport reportOf(const Json& j) {
     measured.folder = run.at("folder").get<std::string>();
     for (const auto& [key, value] : run.at("metrics").items())
       measured.metrics[key] = numberOf(value);
+    if (run.contains("curves"))
+      for (const auto& [key, points] : run.at("curves").items())
+        for (const auto& point : points)
+          measured.curves[key].emplace_back(point.at(0).get<int64_t>(), numberOf(point.at(1)));
   }
   for (const auto& [arm, metrics] : j.at("aggregates").items())
     for (const auto& [metric, summary] : metrics.items())
@@ -91,6 +103,8 @@ StudyReport reportOf(const Json& j) {
   }
   if (j.contains("tables"))
     for (const auto& [name, table] : j.at("tables").items()) r.tables[name] = tableOf(table);
+  if (j.contains("code") && j.at("code").is_object())
+    r.commit = j.at("code").value("commit", std::string());
   r.complete = j.value("complete", false);
   r.runsMeasured = j.value("runs_measured", int64_t{0});
   r.runsPlanned = j.value("runs_planned", int64_t{0});
@@ -111,7 +125,10 @@ std::optional<SeedSummary> StudyReport::aggregate(const std::string& arm,
 }
 
 StudyReport readStudyReport(const fs::path& studyFolder) {
-  const fs::path file = studyFolder / "study.json";
+  return readStudyReportFile(studyFolder / "study.json");
+}
+
+StudyReport readStudyReportFile(const fs::path& file) {
   const std::string text = readWholeFile(file);  // IoError naming the file
   Json j;
   try {

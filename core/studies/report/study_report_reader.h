@@ -19,8 +19,9 @@ namespace strata::studies {
 /** A claim as decided: what it compares and the paired difference its verdict rests on. */
 struct StudyReportClaim {
   std::string id, statement, metric, arm;
-  std::string baseline;   ///< the arm compared against; empty for a claim against a reference
-  std::string reference;  ///< the fact compared against; empty for a claim against an arm
+  std::string permutationP;  ///< the across-seeds p the claim also needs; empty when none
+  std::string baseline;      ///< the arm compared against; empty for a claim against a reference
+  std::string reference;     ///< the fact compared against; empty for a claim against an arm
   SeedSummary difference;
   std::string verdict;  ///< "supported", "not supported" or "inconclusive"
   std::string reason;
@@ -37,6 +38,7 @@ struct StudyReportRun {
   int64_t seed = 0;
   std::filesystem::path folder;
   std::map<std::string, double> metrics;  ///< NaN where study.json has null
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;  ///< per-run series
 };
 
 struct StudyReport {
@@ -53,6 +55,11 @@ struct StudyReport {
   /// curves[curve]: each arm's curve, in the protocol's arm order.
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, StudyReportCurve>>>> curves;
   std::map<std::string, StudyTable> tables;  ///< empty for reports written before tables
+  /// Statistics over every seed at once (e.g. layer-permutation p), with their labels; empty
+  /// for reports written before them. NaN where study.json has null.
+  std::vector<StudyMetric> acrossSeedMetrics;
+  std::map<std::string, double> acrossSeeds;
+  std::string commit;  ///< the commit of the build that wrote it, when recorded
   bool complete = false;
   int64_t runsMeasured = 0, runsPlanned = 0;
   std::string verdict, verdictReason;
@@ -64,5 +71,7 @@ struct StudyReport {
 /** `studyFolder`/study.json. IoError naming it when it cannot be read, FormatError naming it
  *  (and the missing key) when it is not a study report. */
 StudyReport readStudyReport(const std::filesystem::path& studyFolder);
+/** The same for a study.json under any name (e.g. a record kept in docs/studies/). */
+StudyReport readStudyReportFile(const std::filesystem::path& file);
 
 }  // namespace strata::studies

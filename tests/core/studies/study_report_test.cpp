@@ -12,11 +12,13 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "common/error.h"
 #include "common/install_paths.h"
 #include "common/text_file.h"
 #include "studies/report/study_report_reader.h"
+#include "studies/study_runner.h"
 #include "studies/study_summary.h"
 #include "support/temp_dir.h"
 
@@ -146,6 +148,74 @@ TEST(StudyReport, TheReaderGivesBackWhatTheWriterWrote) {
   EXPECT_TRUE(std::isnan(report.tables.at("layers").rows[1][1]));  // null reads as NaN
   EXPECT_EQ(report.verdict, analysis.verdict.result);
   EXPECT_TRUE(report.complete);
+}
+
+/** A study of oneArmProtocol that reports one number across seeds: the mean of every run's
+ *  loss, which its claim also needs below 0.05 (a toy p). */
+class AcrossSeedsStudy final : public Study {
+ public:
+  StudyProtocol protocol(const StudyOptions&) const override {
+    StudyProtocol p = oneArmProtocol();
+    p.acrossSeedMetrics = {{"mean_loss", "mean | of every run", false}};
+    p.claims[0].permutationP = "mean_loss";
+    return p;
+  }
+  std::map<std::string, double> facts(const StudyProtocol&) const override {
+    return {{"one", 1.0}};
+  }
+  RunMeasurement measure(const StudyArm&, const std::filesystem::path&) override { return {}; }
+  std::map<std::string, double> acrossSeeds(
+      const StudyProtocol&, const std::map<std::string, StudyTable>&,
+      const std::vector<StudyRunResult>& runs) const override {
+    double sum = 0;
+    for (const auto& r : runs) sum += r.measurement.values.at("loss");
+    return {{"mean_loss", sum / double(runs.size())}};
+  }
+};
+
+TEST(StudyReport, AcrossSeedsValuesAreRecordedAndARecordIsReanalysed) {
+  TempDir dir;
+  AcrossSeedsStudy study;
+  const StudyProtocol p = study.protocol({});
+  StudyRecord record;
+  record.code = codeProvenance();
+  record.facts = study.facts(p);
+  record.runs = {run(0, 0.02, {{10, 2.0}}), run(1, 0.04, {{10, 1.0}})};
+  record.tables["layers"] = {"per layer", {"layer", "S"}, {{1, 0.5}}};
+  StudyOptions options;
+  options.folder = dir / "original";
+  std::filesystem::create_directories(options.folder);
+  const StudyAnalysis analysis =
+      analyseStudy(p, record.facts, record.runs, study.acrossSeeds(p, {}, record.runs));
+  EXPECT_EQ(analysis.verdict.result, "supported");  // interval below 1 and 0.03 < 0.05
+  writeStudyJson(options.folder / "study.json", p, options, record, analysis);
+  const StudyReport report = readStudyReport(options.folder);
+  EXPECT_DOUBLE_EQ(report.acrossSeeds.at("mean_loss"), 0.03);
+  ASSERT_EQ(report.acrossSeedMetrics.size(), 1u);
+  EXPECT_EQ(report.claims[0].permutationP, "mean_loss");
+  EXPECT_EQ(report.runs[1].curves.at("val_loss"),
+            (std::vector<std::pair<int64_t, double>>{{10, 1.0}}));
+  const std::string md = studySummaryMarkdown(p, record.facts, analysis);
+  EXPECT_NE(md.find("mean \\| of every run"), std::string::npos) << md;  // '|' escaped
+  EXPECT_NE(md.find("0.0300 (needs < 0.05)"), std::string::npos) << md;
+
+  // Re-analysed from the record alone (no run folder exists): the same numbers, and study.json
+  // names the record.
+  StudyOptions again;
+  again.folder = dir / "again";
+  const StudyOutcome outcome = reanalyseStudy(study, again, options.folder / "study.json");
+  EXPECT_EQ(outcome.analysis.verdict.result, "supported");
+  EXPECT_DOUBLE_EQ(outcome.analysis.acrossSeeds.at("mean_loss"), 0.03);
+  const Json j = Json::parse(readWholeFile(again.folder / "study.json"));
+  EXPECT_EQ(j["reanalysed_from"]["file"], (options.folder / "study.json").string());
+  EXPECT_EQ(j["runs"][1]["curves"]["val_loss"], Json::array({Json::array({10, 1.0})}));
+  EXPECT_TRUE(std::filesystem::exists(again.folder / "study.md"));
+
+  // Another study's record is refused, naming the file.
+  std::ofstream(dir / "other.json")
+      << std::regex_replace(readWholeFile(options.folder / "study.json"),
+                            std::regex("\"study\": \"toy\""), "\"study\": \"dcdm\"");
+  EXPECT_THROW(reanalyseStudy(study, again, dir / "other.json"), ConfigError);
 }
 
 TEST(StudyReport, AComparisonWithoutClaimsDecidesNothing) {

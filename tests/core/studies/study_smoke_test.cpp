@@ -339,6 +339,45 @@ TEST(StudySmoke, DihalPretrainedStudyBridgesBothProcessesFromTheStore) {
   EXPECT_EQ(study["verdict"]["result"], "inconclusive");  // 3 layers: partial ρ is undefined
 }
 
+TEST(StudySmoke, DihalReplicationBridgesEveryLayerAndDecidesWithThePermutationTest) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  StudyOptions options = smokeOptions(dir / "s", dir / "corpus.txt");
+  // The replication names its model: without model= it is refused before anything runs.
+  EXPECT_THROW(runStudy(*makeStudy("dihal-replication"), options, job), ConfigError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "s" / "protocol.json"));
+  options.overrides.push_back("model=" STRATA_SOURCE_DIR "/resources/models/default");
+  runStudy(*makeStudy("dihal-replication"), options, job);
+  const Json study = readStudy(dir / "s");
+  std::vector<std::string> arms;
+  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
+  EXPECT_EQ(arms, (std::vector<std::string>{"embedding-diffusion", "gaussian-l1", "gaussian-l2",
+                                            "gaussian-l3"}));
+  EXPECT_EQ(study["protocol"]["headline"], "beyond_depth_standardise");
+  const Json& headline = study["claims"][1];
+  EXPECT_EQ(headline["id"], "beyond_depth_standardise");
+  EXPECT_EQ(headline["permutation_p"], "perm_p_partial_rho_gaussian_standardise");
+  EXPECT_EQ(headline["permutation_decides"], true);
+  // The permutation test ran on the seed means of the 3 bridged layers, for every normalisation.
+  for (const char* key :
+       {"perm_rho_gaussian_trace", "perm_p_rho_gaussian_standardise", "perm_p2_rho_gaussian_none"})
+    EXPECT_TRUE(study["across_seeds"][key].is_number()) << key;
+  EXPECT_EQ(study["aggregates"]["sweep"]["regret_lstar_gaussian_standardise"]["n"], 2);
+  // 3 layers: the partial ρ is undefined, so the headline cannot be decided.
+  EXPECT_EQ(study["verdict"]["result"], "inconclusive");
+
+  // The Brownian half is its own study of the same shape.
+  options.folder = dir / "b";
+  runStudy(*makeStudy("dihal-replication-brownian"), options, job);
+  const Json brownian = readStudy(dir / "b");
+  EXPECT_EQ(brownian["protocol"]["arms"][3]["name"], "bridge-l3");
+  EXPECT_EQ(brownian["protocol"]["headline"], "beyond_depth_standardise");
+  EXPECT_TRUE(brownian["across_seeds"]["perm_p_partial_rho_bridge_trace"].is_null() ||
+              brownian["across_seeds"]["perm_p_partial_rho_bridge_trace"].is_number());
+}
+
 TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
   EXPECT_THROW(makeStudy("nope"), ConfigError);
   TempDir dir;

@@ -51,6 +51,49 @@ TEST(StudyVerdict, MarginMustBeCleared) {
   EXPECT_EQ(decideClaim(lowerClaim(0.1), interval(-0.3, -0.15)).result, "supported");
 }
 
+TEST(StudyVerdict, APermutationPMustAlsoBeBelowItsAlpha) {
+  StudyClaim c = lowerClaim();
+  c.permutationP = "perm_p";
+  EXPECT_EQ(decideClaim(c, interval(-0.3, -0.1), 0.01).result, "supported");
+  const StudyVerdict chance = decideClaim(c, interval(-0.3, -0.1), 0.2);
+  EXPECT_EQ(chance.result, "inconclusive");
+  EXPECT_NE(chance.reason.find("perm_p = 0.2000"), std::string::npos) << chance.reason;
+  EXPECT_EQ(decideClaim(c, interval(-0.3, -0.1), 0.05).result, "inconclusive");  // not below
+  EXPECT_EQ(decideClaim(c, interval(-0.3, -0.1)).result, "inconclusive");        // not computed
+  // The p never turns an interval against the claim into anything else.
+  EXPECT_EQ(decideClaim(c, interval(0.1, 0.3), 0.001).result, "not supported");
+  // Reported beside, not deciding: the interval alone.
+  c.permutationDecides = false;
+  EXPECT_EQ(decideClaim(c, interval(-0.3, -0.1), 0.2).result, "supported");
+}
+
+TEST(StudyVerdict, TheAnalysisHandsEachClaimItsPermutationP) {
+  StudyProtocol p;
+  p.name = "toy";
+  p.seeds = {0, 1, 2};
+  p.arms = {{"arm", "pretrain", {}, ""}};
+  p.metrics = {{"rho", "rho", false}};
+  p.acrossSeedMetrics = {{"perm_p", "p", false}};
+  StudyClaim c("c", "rho above 0", "rho", "arm", "", "zero", ClaimDirection::Higher, 0);
+  c.permutationP = "perm_p";
+  p.claims = {c};
+  p.headline = "c";
+  std::vector<StudyRunResult> runs;
+  for (int64_t seed : p.seeds) {
+    StudyRunResult r{"arm", seed, "", {}};
+    r.measurement.values["rho"] = 0.4 + 0.01 * double(seed);
+    runs.push_back(r);
+  }
+  const std::map<std::string, double> facts = {{"zero", 0.0}};
+  EXPECT_EQ(analyseStudy(p, facts, runs, {{"perm_p", 0.01}}).verdict.result, "supported");
+  const StudyAnalysis a = analyseStudy(p, facts, runs, {{"perm_p", 0.2}});
+  EXPECT_EQ(a.verdict.result, "inconclusive");
+  EXPECT_EQ(a.acrossSeeds.at("perm_p"), 0.2);
+  // A claim naming an across-seeds value the protocol does not declare is refused up front.
+  p.acrossSeedMetrics.clear();
+  EXPECT_THROW(checkProtocol(p, facts), ConfigError);
+}
+
 TEST(StudyVerdict, OneSeedIsInconclusive) {
   EXPECT_EQ(decideClaim(lowerClaim(), interval(-0.3, -0.3, 1)).result, "inconclusive");
 }
