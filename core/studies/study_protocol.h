@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "studies/study_provenance.h"
 #include "studies/study_statistics.h"
 #include "studies/study_verdict.h"
 
@@ -84,6 +86,9 @@ struct StudyOptions {
 struct RunMeasurement {
   std::map<std::string, double> values;
   std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;
+  /// The build that finished and measured the run (a study resumed by another build keeps each
+  /// run's own); nullopt for measurements recorded before builds were.
+  std::optional<CodeProvenance> code;
 };
 
 /** Numbers a study's claims rest on besides the runs' (e.g. DiHAL's per-layer proxies and

@@ -114,6 +114,21 @@ Json codeJson(const CodeProvenance& c) {
           {"commit_time", c.commitTime}, {"changes", c.changes}};
 }
 
+CodeProvenance codeOf(const Json& j) {
+  CodeProvenance c;
+  c.version = j.value("version", std::string());
+  c.buildType = j.value("build_type", std::string());
+  c.compiler = j.value("compiler", std::string());
+  c.withCuda = j.value("cuda", false);
+  c.executable = j.value("executable", std::string());
+  c.executableTime = j.value("executable_time", std::string());
+  c.sourceTree = j.value("source_tree", std::string());
+  c.commit = j.value("commit", std::string());
+  c.commitTime = j.value("commit_time", std::string());
+  c.changes = j.value("changes", std::vector<std::string>());
+  return c;
+}
+
 Json seriesJson(const std::vector<std::pair<int64_t, double>>& series) {
   Json points = Json::array();
   for (const auto& [step, v] : series) points.push_back({step, number(v)});
@@ -179,11 +194,13 @@ void writeStudyJson(const fs::path& file, const StudyProtocol& p, const StudyOpt
     for (const auto& [k, v] : r.measurement.values) metrics[k] = number(v);
     Json curves = Json::object();
     for (const auto& [name, series] : r.measurement.curves) curves[name] = seriesJson(series);
-    runList.push_back({{"arm", r.arm},
-                       {"seed", r.seed},
-                       {"folder", r.folder.string()},
-                       {"metrics", metrics},
-                       {"curves", curves}});
+    Json entry = {{"arm", r.arm},
+                  {"seed", r.seed},
+                  {"folder", r.folder.string()},
+                  {"metrics", metrics},
+                  {"curves", curves}};
+    if (r.measurement.code) entry["code"] = codeJson(*r.measurement.code);  // the run's own build
+    runList.push_back(entry);
   }
   j["runs"] = runList;
   Json aggregates = Json::object();
@@ -262,7 +279,9 @@ void writeRunMeasurement(const fs::path& file, const RunMeasurement& m) {
   Json values = Json::object(), curves = Json::object();
   for (const auto& [k, v] : m.values) values[k] = number(v);
   for (const auto& [k, series] : m.curves) curves[k] = seriesJson(series);
-  io::writeTextAtomically(file, Json({{"values", values}, {"curves", curves}}).dump(1) + "\n");
+  Json j = {{"values", values}, {"curves", curves}};
+  if (m.code) j["code"] = codeJson(*m.code);
+  io::writeTextAtomically(file, j.dump(1) + "\n");
 }
 
 std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {
@@ -276,6 +295,7 @@ std::optional<RunMeasurement> readRunMeasurement(const fs::path& file) {
       for (const auto& p : points)
         m.curves[k].emplace_back(p.at(0).get<int64_t>(),
                                  p.at(1).is_null() ? std::nan("") : p.at(1).get<double>());
+    if (j.contains("code")) m.code = codeOf(j.at("code"));
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(file, std::string("is not a study measurement: ") + e.what(), {}, "key");

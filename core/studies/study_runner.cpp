@@ -151,7 +151,9 @@ StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs:
                         "names arm " + r.arm +
                             ", which the protocol asked for now lacks (another "
                             "--set or --budget?)");
-    record.runs.push_back({r.arm, r.seed, r.folder, {r.metrics, r.curves}});
+    RunMeasurement m{r.metrics, r.curves, std::nullopt};
+    if (!r.commit.empty()) m.code = CodeProvenance{.commit = r.commit};  // all the record says
+    record.runs.push_back({r.arm, r.seed, r.folder, m});
   }
   fs::create_directories(options.folder);
   StudyOutcome outcome{options.folder / "study.json",
@@ -219,6 +221,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
                    r.folderName + " measuring");
       m = study.measure(*r.arm, folder);
       m->values["train_seconds"] = engine::RunFolder(folder).metrics().trainingSeconds();
+      m->code = record.code;  // this process finished the run (it trains in process)
       writeRunMeasurement(cache, *m);
     }
     results.push_back({r.arm->name, *r.seed, folder, *m});

@@ -85,6 +85,8 @@ StudyReport reportOf(const Json& j) {
     measured.folder = run.at("folder").get<std::string>();
     for (const auto& [key, value] : run.at("metrics").items())
       measured.metrics[key] = numberOf(value);
+    if (run.contains("code") && run.at("code").is_object())
+      measured.commit = run.at("code").value("commit", std::string());
     if (run.contains("curves"))
       for (const auto& [key, points] : run.at("curves").items())
         for (const auto& point : points)

@@ -39,6 +39,7 @@ struct StudyReportRun {
   std::filesystem::path folder;
   std::map<std::string, double> metrics;  ///< NaN where study.json has null
   std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;  ///< per-run series
+  std::string commit;  ///< the commit of the build that finished the run; empty when unrecorded
 };
 
 struct StudyReport {

@@ -151,6 +151,19 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   EXPECT_EQ(resumed["claims"][2]["difference"], whole["claims"][2]["difference"]);
   EXPECT_EQ(resumed["verdict"], whole["verdict"]);
   EXPECT_EQ(resumed["complete"], true);
+  // Each run records the build that finished it; a run measured by an earlier build keeps that
+  // build's record when a later one analyses the study again.
+  for (const auto& run : resumed["runs"])
+    if (run["arm"] != "sweep") EXPECT_EQ(run.at("code").at("commit"), resumed["code"]["commit"]);
+  const std::filesystem::path cached = dir / "resumed" / "runs" / "mdlm-s0" / "study_measures.json";
+  Json measures = Json::parse(readWholeFile(cached));
+  measures["code"]["commit"] = "0123456789abcdef";
+  std::ofstream(cached) << measures.dump();
+  JobContext againJob(quiet, CancellationToken());
+  runStudy(*study, options, againJob);
+  for (const auto& run : readStudy(dir / "resumed")["runs"])
+    if (run["arm"] == "mdlm" && run["seed"] == 0)
+      EXPECT_EQ(run.at("code").at("commit"), "0123456789abcdef");
 
   // A rerun asking for another protocol is refused rather than mixed into the folder.
   StudyOptions other = options;
