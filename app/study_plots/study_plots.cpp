@@ -122,7 +122,7 @@ QString permutationLine(const studies::StudyReport& study, const studies::StudyR
   if (claim.permutationP.empty()) return {};
   const auto p = study.acrossSeeds.find(claim.permutationP);
   if (p == study.acrossSeeds.end() || !std::isfinite(p->second)) return {};
-  return "\nlayer-permutation p = " + QString::number(p->second, 'f', 3);
+  return "\nlayer-permutation p = " + QString::number(p->second, 'f', 3) + " (one-sided)";
 }
 
 /** Per metric with claims: the claims' paired differences with their intervals against 0. */
