@@ -85,7 +85,11 @@ int runStudy(const Arguments& original) {
       .option("from-record", "FILE",
               "train nothing and read no run folder: redo the analysis of a recorded study "
               "(its study.json, e.g. docs/studies/dihal-pretrained.json) with this build's "
-              "claims and statistics across seeds, into OUT");
+              "claims and statistics across seeds, into OUT")
+      .option("pool-with", "FILE",
+              "with --from-record: pool the layers of another study's record with this one's "
+              "in the statistics across seeds (the DiHAL replication's pooled analysis, "
+              "docs/studies/dihal-replication.md)");
   addDeviceOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -103,6 +107,10 @@ int runStudy(const Arguments& original) {
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
   std::unique_ptr<studies::Study> study = studies::makeStudy(cli.value("name"));
   studies::StudyOutcome outcome;
+  if (cli.has("pool-with")) {
+    if (!cli.has("from-record")) throw UsageError("study: --pool-with needs --from-record");
+    options.poolWith = cli.value("pool-with");
+  }
   if (cli.has("from-record")) {
     outcome = studies::reanalyseStudy(*study, options, cli.value("from-record"));
     printOutcome(outcome);

@@ -141,4 +141,49 @@ RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<con
   return t;
 }
 
+PooledPermutationTest pooledPartialPermutationTest(const std::vector<RankSeries>& strata,
+                                                   int64_t permutations, uint64_t seed) {
+  if (strata.empty()) throw std::invalid_argument("a pooled test needs at least one stratum");
+  if (permutations < 1)
+    throw std::invalid_argument("the permutation test needs at least one permutation");
+  struct Ranked {
+    std::vector<double> rx, ry, rz;
+    double xz = 0;
+    double weight = 0;
+  };
+  std::vector<Ranked> ranked;
+  double total = 0;
+  for (const auto& s : strata) {
+    checkPair(s.x, s.y);
+    checkPair(s.x, s.z);
+    if (s.x.size() < 3)
+      throw std::invalid_argument("a permutation test needs at least three values per stratum");
+    Ranked r{averageRanks(s.x), averageRanks(s.y), averageRanks(s.z), 0, double(s.x.size())};
+    r.xz = pearson(r.rx, r.rz);
+    total += r.weight;
+    ranked.push_back(std::move(r));
+  }
+  const auto pooled = [&] {
+    double sum = 0;
+    for (const auto& r : ranked)
+      sum += r.weight * partialOf(pearson(r.rx, r.ry), r.xz, pearson(r.ry, r.rz));
+    return sum / total;
+  };
+  PooledPermutationTest t;
+  t.permutations = permutations;
+  t.statistic = pooled();
+  if (std::isnan(t.statistic)) return t;
+  int64_t greater = 0;
+  uint64_t state = seed;
+  for (int64_t p = 0; p < permutations; ++p) {
+    for (auto& r : ranked)
+      for (size_t i = r.ry.size() - 1; i > 0; --i)
+        std::swap(r.ry[i], r.ry[nextRandom(state) % (i + 1)]);
+    const double value = pooled();
+    greater += !std::isnan(value) && value >= t.statistic - 1e-12 ? 1 : 0;
+  }
+  t.greater = double(greater + 1) / double(permutations + 1);
+  return t;
+}
+
 }  // namespace strata::geometry

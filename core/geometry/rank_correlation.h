@@ -53,4 +53,25 @@ RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<con
                                         std::span<const double> z, int64_t permutations,
                                         uint64_t seed);
 
+/** One stratum of a pooled test: x, y, z as rankPermutationTest takes them. */
+struct RankSeries {
+  std::vector<double> x, y, z;
+};
+
+/** A pooled partial ρ over strata (e.g. models): T = Σ n_g · partialρ_g / Σ n_g. */
+struct PooledPermutationTest {
+  double statistic = 0;  ///< T; NaN when a stratum's partial ρ is undefined
+  double greater = 1;    ///< one-sided p: the share of reorderings with T ≥ the observed T
+  int64_t permutations = 0;
+};
+
+/**
+ * A stratified permutation test of the pooled partial ρ(x, y | z): each reordering permutes y
+ * within every stratum independently (units are exchanged only with units of their own
+ * stratum), strata in order, with one SplitMix64 stream from `seed` — with one stratum, the
+ * same draws and p as rankPermutationTest's partialGreater. Each stratum needs n ≥ 3.
+ */
+PooledPermutationTest pooledPartialPermutationTest(const std::vector<RankSeries>& strata,
+                                                   int64_t permutations, uint64_t seed);
+
 }  // namespace strata::geometry

@@ -16,6 +16,7 @@
 #include "io/hf_config.h"
 #include "studies/dihal_geometry.h"
 #include "studies/layer_permutation.h"
+#include "studies/report/study_report_reader.h"
 #include "studies/study_analysis.h"
 #include "studies/study_settings.h"
 
@@ -182,6 +183,9 @@ class DihalPretrainedStudy final : public Study {
     std::vector<BridgeSeries> series;
     for (const auto& process : processes) series.push_back({process, process + "-l"});
     p.acrossSeedMetrics = layerPermutationMetrics(series, normalisationNames());
+    if (!options.poolWith.empty())  // the pooled analysis, asked for by name (not a run's protocol)
+      for (auto& m : pooledPermutationMetrics(series, normalisationNames()))
+        p.acrossSeedMetrics.push_back(std::move(m));
     if (m_variant.replication) {
       replicationClaims(p);
       return p;
@@ -251,11 +255,22 @@ class DihalPretrainedStudy final : public Study {
   }
 
   std::map<std::string, double> acrossSeeds(
-      const StudyProtocol& p, const std::map<std::string, StudyTable>& tables,
+      const StudyProtocol& p, const StudyOptions& options,
+      const std::map<std::string, StudyTable>& tables,
       const std::vector<StudyRunResult>& runs) const override {
     std::vector<BridgeSeries> series;
     for (const auto& process : m_variant.processes) series.push_back({process, process + "-l"});
-    return layerPermutationTests(tables, runs, series, normalisationNames(), p.bootstrap.seed);
+    std::map<std::string, double> out =
+        layerPermutationTests(tables, runs, series, normalisationNames(), p.bootstrap.seed);
+    if (options.poolWith.empty()) return out;
+    // This study's layers first, then the other record's, as the protocol declares.
+    const StudyReport other = readStudyReportFile(options.poolWith);
+    PooledStudy pooled{other.tables, {}};
+    for (const auto& r : other.runs) pooled.runs.push_back({r.arm, r.seed, r.folder, {r.metrics}});
+    for (const auto& [key, value] : pooledLayerPermutationTests(
+             {{tables, runs}, pooled}, series, normalisationNames(), p.bootstrap.seed))
+      out[key] = value;
+    return out;
   }
 
   RunMeasurement measure(const StudyArm&, const fs::path& run) override {

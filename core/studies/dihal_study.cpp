@@ -257,7 +257,8 @@ class DihalStudy final : public Study {
   }
 
   std::map<std::string, double> acrossSeeds(
-      const StudyProtocol& p, const std::map<std::string, StudyTable>& tables,
+      const StudyProtocol& p, const StudyOptions& /*options*/,
+      const std::map<std::string, StudyTable>& tables,
       const std::vector<StudyRunResult>& runs) const override {
     return layerPermutationTests(tables, runs, kSeries, {"trace", "none", "standardise"},
                                  p.bootstrap.seed);

@@ -36,6 +36,31 @@ std::map<int64_t, double> seedMeanLosses(const std::vector<StudyRunResult>& runs
   return means;
 }
 
+/** The bridged layers of `prefix` with a finite S in `tables`' layers_<n>: S, −seed-mean loss
+ *  and depth, by layer. Empty when the table is missing or has no S. */
+geometry::RankSeries seriesOf(const std::map<std::string, StudyTable>& tables,
+                              const std::vector<StudyRunResult>& runs, const std::string& prefix,
+                              const std::string& normalisation) {
+  geometry::RankSeries out;
+  const auto table = tables.find("layers_" + normalisation);
+  if (table == tables.end()) return out;
+  const int64_t layerColumn = columnOf(table->second, "layer");
+  const int64_t scoreColumn = columnOf(table->second, "S");
+  if (layerColumn < 0 || scoreColumn < 0) return out;
+  std::map<int64_t, double> score;
+  for (const auto& row : table->second.rows)
+    if (std::isfinite(row[size_t(scoreColumn)]))
+      score[int64_t(row[size_t(layerColumn)])] = row[size_t(scoreColumn)];
+  for (const auto& [layer, loss] : seedMeanLosses(runs, prefix)) {
+    const auto found = score.find(layer);
+    if (found == score.end()) continue;
+    out.x.push_back(found->second);
+    out.y.push_back(-loss);
+    out.z.push_back(double(layer));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string permutationKey(const std::string& statistic, const std::string& tag,
@@ -82,28 +107,12 @@ std::map<std::string, double> layerPermutationTests(const std::map<std::string, 
                                                     const std::vector<std::string>& normalisations,
                                                     uint64_t seed, int64_t permutations) {
   std::map<std::string, double> out;
-  for (const auto& n : normalisations) {
-    const auto table = tables.find("layers_" + n);
-    if (table == tables.end()) continue;
-    const int64_t layerColumn = columnOf(table->second, "layer");
-    const int64_t scoreColumn = columnOf(table->second, "S");
-    if (layerColumn < 0 || scoreColumn < 0) continue;
-    std::map<int64_t, double> score;
-    for (const auto& row : table->second.rows)
-      if (std::isfinite(row[size_t(scoreColumn)]))
-        score[int64_t(row[size_t(layerColumn)])] = row[size_t(scoreColumn)];
+  for (const auto& n : normalisations)
     for (const auto& s : series) {
-      std::vector<double> x, y, depth;
-      for (const auto& [layer, loss] : seedMeanLosses(runs, s.armPrefix)) {
-        const auto found = score.find(layer);
-        if (found == score.end()) continue;
-        x.push_back(found->second);
-        y.push_back(-loss);
-        depth.push_back(double(layer));
-      }
-      if (x.size() < 3) continue;
+      const geometry::RankSeries r = seriesOf(tables, runs, s.armPrefix, n);
+      if (r.x.size() < 3) continue;
       const geometry::RankPermutationTest t =
-          geometry::rankPermutationTest(x, y, depth, permutations, seed);
+          geometry::rankPermutationTest(r.x, r.y, r.z, permutations, seed);
       out[permutationKey("rho", s.tag, n)] = t.rho;
       out[permutationKey("p_rho", s.tag, n)] = t.rhoGreater;
       out[permutationKey("p2_rho", s.tag, n)] = t.rhoTwoSided;
@@ -111,7 +120,45 @@ std::map<std::string, double> layerPermutationTests(const std::map<std::string, 
       out[permutationKey("p_partial_rho", s.tag, n)] = t.partialGreater;
       out[permutationKey("p2_partial_rho", s.tag, n)] = t.partialTwoSided;
     }
-  }
+  return out;
+}
+
+std::vector<StudyMetric> pooledPermutationMetrics(const std::vector<BridgeSeries>& series,
+                                                  const std::vector<std::string>& normalisations) {
+  std::vector<StudyMetric> metrics;
+  for (const auto& s : series)
+    for (const auto& n : normalisations) {
+      const std::string where = " (" + (s.tag.empty() ? "" : s.tag + ", ") + n + ")";
+      const std::string tag = (s.tag.empty() ? "" : s.tag + "_") + n;
+      metrics.push_back({"pooled_partial_rho_" + tag,
+                         "pooled partial ρ: the studies' seed-mean partial ρ weighted by their "
+                         "layer counts" +
+                             where,
+                         false});
+      metrics.push_back({"pooled_p_partial_rho_" + tag,
+                         "its stratified layer-permutation p, one-sided" + where, false});
+    }
+  return metrics;
+}
+
+std::map<std::string, double> pooledLayerPermutationTests(
+    const std::vector<PooledStudy>& studies, const std::vector<BridgeSeries>& series,
+    const std::vector<std::string>& normalisations, uint64_t seed, int64_t permutations) {
+  std::map<std::string, double> out;
+  for (const auto& n : normalisations)
+    for (const auto& s : series) {
+      std::vector<geometry::RankSeries> strata;
+      for (const auto& study : studies)
+        strata.push_back(seriesOf(study.tables, study.runs, s.armPrefix, n));
+      if (std::any_of(strata.begin(), strata.end(),
+                      [](const geometry::RankSeries& r) { return r.x.size() < 3; }))
+        continue;
+      const geometry::PooledPermutationTest t =
+          geometry::pooledPartialPermutationTest(strata, permutations, seed);
+      const std::string tag = (s.tag.empty() ? "" : s.tag + "_") + n;
+      out["pooled_partial_rho_" + tag] = t.statistic;
+      out["pooled_p_partial_rho_" + tag] = t.greater;
+    }
   return out;
 }
 

@@ -53,4 +53,24 @@ std::map<std::string, double> layerPermutationTests(const std::map<std::string, 
                                                     uint64_t seed,
                                                     int64_t permutations = kLayerPermutations);
 
+/** One study's bridged layers for a pooled test: its per-layer tables and measured runs. */
+struct PooledStudy {
+  std::map<std::string, StudyTable> tables;
+  std::vector<StudyRunResult> runs;
+};
+
+/** The pooled keys: "pooled_partial_rho_<tag>_<n>" and "pooled_p_partial_rho_<tag>_<n>". */
+std::vector<StudyMetric> pooledPermutationMetrics(const std::vector<BridgeSeries>& series,
+                                                  const std::vector<std::string>& normalisations);
+
+/** The pooled analysis of docs/studies/dihal-replication.md: per series and normalisation,
+ *  each study's bridged layers (seed-mean losses, S, depth, as layerPermutationTests takes
+ *  them) are one stratum of geometry::pooledPartialPermutationTest — T, the layer-count-weighted
+ *  mean of the studies' partial ρ, and its one-sided stratified-permutation p. A series some
+ *  study has fewer than 3 layers of is left out. */
+std::map<std::string, double> pooledLayerPermutationTests(
+    const std::vector<PooledStudy>& studies, const std::vector<BridgeSeries>& series,
+    const std::vector<std::string>& normalisations, uint64_t seed,
+    int64_t permutations = kLayerPermutations);
+
 }  // namespace strata::studies

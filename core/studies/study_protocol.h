@@ -80,6 +80,10 @@ struct StudyOptions {
   /// Train nothing: analyse the runs finished so far (a study still running elsewhere, or
   /// stopped). study.json then says complete: false and its verdict is inconclusive.
   bool analyseOnly = false;
+  /// Another study's record (a study.json) whose layers a study's statistics across seeds pool
+  /// with its own (the DiHAL replication's pooled analysis); empty: none. Adds the pooled
+  /// statistics to the protocol's across-seeds metrics.
+  std::filesystem::path poolWith;
 };
 
 /** A finished run's numbers and series. */
@@ -129,9 +133,11 @@ class Study {
   virtual std::map<std::string, StudyTable> tables(const StudyProtocol&) const { return {}; }
   /** Numbers over every seed at once (protocol.acrossSeedMetrics), from the tables and all
    *  measured runs, as study.json records them: a study's analysis can be redone from its
-   *  record alone. Missing keys are reported as not computed. */
+   *  record alone (and, with options.poolWith, pooled with another study's record). Missing
+   *  keys are reported as not computed. */
   virtual std::map<std::string, double> acrossSeeds(
-      const StudyProtocol&, const std::map<std::string, StudyTable>& /*tables*/,
+      const StudyProtocol&, const StudyOptions&,
+      const std::map<std::string, StudyTable>& /*tables*/,
       const std::vector<StudyRunResult>& /*runs*/) const {
     return {};
   }

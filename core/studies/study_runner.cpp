@@ -156,9 +156,10 @@ StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs:
     record.runs.push_back({r.arm, r.seed, r.folder, m});
   }
   fs::create_directories(options.folder);
-  StudyOutcome outcome{options.folder / "study.json",
-                       analyseStudy(protocol, record.facts, record.runs,
-                                    study.acrossSeeds(protocol, record.tables, record.runs))};
+  StudyOutcome outcome{
+      options.folder / "study.json",
+      analyseStudy(protocol, record.facts, record.runs,
+                   study.acrossSeeds(protocol, options, record.tables, record.runs))};
   writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
   io::writeTextAtomically(options.folder / "study.md",
                           studySummaryMarkdown(protocol, record.facts, outcome.analysis));
@@ -238,9 +239,9 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     }
   }
   record.tables = study.tables(protocol);
-  StudyOutcome outcome{
-      options.folder / "study.json",
-      analyseStudy(protocol, facts, results, study.acrossSeeds(protocol, record.tables, results))};
+  StudyOutcome outcome{options.folder / "study.json",
+                       analyseStudy(protocol, facts, results,
+                                    study.acrossSeeds(protocol, options, record.tables, results))};
   writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
   io::writeTextAtomically(options.folder / "study.md",
                           studySummaryMarkdown(protocol, facts, outcome.analysis));

@@ -132,6 +132,36 @@ TEST(GeometryRankCorrelation, PermutationTestMatchesTheExactPermutationDistribut
   EXPECT_DOUBLE_EQ(t.rhoTwoSided, spearmanPermutationPValue(x, y, 40000, 11));
 }
 
+TEST(GeometryRankCorrelation, PooledTestMatchesTheExactStratifiedDistribution) {
+  // Two strata of 4 and 5 units: all 24 × 120 = 2,880 within-stratum orderings enumerated.
+  const RankSeries a{{0.3, -1.2, 2.5, 0.9}, {-0.50, -0.41, -0.47, -0.45}, {1, 2, 3, 4}};
+  const RankSeries b{{1.0, 3.0, -2.0, 0.5, 2.2}, {-0.3, -0.2, -0.6, -0.1, -0.25}, {1, 2, 3, 4, 5}};
+  const auto pooled = [&](const std::vector<double>& ya, const std::vector<double>& yb) {
+    return (4 * closedFormPartial(a.x, ya, a.z) + 5 * closedFormPartial(b.x, yb, b.z)) / 9;
+  };
+  const double observed = pooled(a.y, b.y);
+  std::vector<size_t> oa{0, 1, 2, 3};
+  int64_t total = 0, greater = 0;
+  do {
+    std::vector<double> ya;
+    for (size_t i : oa) ya.push_back(a.y[i]);
+    std::vector<size_t> ob{0, 1, 2, 3, 4};
+    do {
+      std::vector<double> yb;
+      for (size_t i : ob) yb.push_back(b.y[i]);
+      ++total;
+      greater += pooled(ya, yb) >= observed - 1e-12;
+    } while (std::next_permutation(ob.begin(), ob.end()));
+  } while (std::next_permutation(oa.begin(), oa.end()));
+  ASSERT_EQ(total, 2880);
+  const PooledPermutationTest t = pooledPartialPermutationTest({a, b}, 40000, 3);
+  EXPECT_NEAR(t.statistic, observed, 1e-12);
+  EXPECT_NEAR(t.greater, double(greater) / double(total), 0.01);
+  // One stratum: rankPermutationTest's partial p, draw for draw.
+  EXPECT_DOUBLE_EQ(pooledPartialPermutationTest({b}, 5000, 9).greater,
+                   rankPermutationTest(b.x, b.y, b.z, 5000, 9).partialGreater);
+}
+
 TEST(GeometryRankCorrelation, PermutationTestOfAnUndefinedPartialRhoGivesPOne) {
   // z ranked exactly like x: the partial ρ is undefined, and so is any claim on it.
   const std::vector<double> x{1, 2, 3, 4}, y{4, 1, 3, 2}, z{10, 20, 30, 40};

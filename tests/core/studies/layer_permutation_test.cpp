@@ -87,6 +87,39 @@ TEST(LayerPermutation, NamesThePBesideTheClaimsOnRankCorrelations) {
   EXPECT_TRUE(other.permutationP.empty());
 }
 
+TEST(LayerPermutation, PoolsTheLayersOfTwoStudiesAsStrata) {
+  const auto study = [](const std::vector<double>& s, const std::vector<double>& loss) {
+    PooledStudy p;
+    p.tables["layers_standardise"] = {"", {"layer", "S"}, {}};
+    for (size_t i = 0; i < s.size(); ++i) {
+      p.tables["layers_standardise"].rows.push_back({double(i + 1), s[i]});
+      p.runs.push_back(bridgeRun("gaussian-l" + std::to_string(i + 1), 0, loss[i]));
+    }
+    return p;
+  };
+  const PooledStudy first = study({0.3, -1.2, 2.5, 0.9}, {0.50, 0.41, 0.47, 0.45});
+  const PooledStudy second = study({1.0, 3.0, -2.0, 0.5, 2.2}, {0.3, 0.2, 0.6, 0.1, 0.25});
+  const auto out = pooledLayerPermutationTests({first, second}, {{"gaussian", "gaussian-l"}},
+                                               {"standardise"}, 20, 3000);
+  const geometry::RankSeries a{{0.3, -1.2, 2.5, 0.9}, {-0.50, -0.41, -0.47, -0.45}, {1, 2, 3, 4}};
+  const geometry::RankSeries b{
+      {1.0, 3.0, -2.0, 0.5, 2.2}, {-0.3, -0.2, -0.6, -0.1, -0.25}, {1, 2, 3, 4, 5}};
+  const geometry::PooledPermutationTest expected =
+      geometry::pooledPartialPermutationTest({a, b}, 3000, 20);
+  EXPECT_DOUBLE_EQ(out.at("pooled_partial_rho_gaussian_standardise"), expected.statistic);
+  EXPECT_DOUBLE_EQ(out.at("pooled_p_partial_rho_gaussian_standardise"), expected.greater);
+  // A study pooled with itself: T is its own partial ρ.
+  const auto self = pooledLayerPermutationTests({second, second}, {{"gaussian", "gaussian-l"}},
+                                                {"standardise"}, 20, 100);
+  EXPECT_NEAR(self.at("pooled_partial_rho_gaussian_standardise"),
+              geometry::rankPermutationTest(b.x, b.y, b.z, 1, 0).partialRho, 1e-12);
+  // A study with too few layers leaves the series out.
+  const PooledStudy tiny = study({1.0, 2.0}, {0.1, 0.2});
+  EXPECT_TRUE(pooledLayerPermutationTests({first, tiny}, {{"gaussian", "gaussian-l"}},
+                                          {"standardise"}, 20, 100)
+                  .empty());
+}
+
 TEST(LayerPermutation, TheSmolLM2RecordAgreesWithAnIndependentReference) {
   const std::filesystem::path record = STRATA_SOURCE_DIR "/docs/studies/dihal-pretrained.json";
   std::string why;

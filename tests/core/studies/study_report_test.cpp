@@ -165,7 +165,7 @@ class AcrossSeedsStudy final : public Study {
   }
   RunMeasurement measure(const StudyArm&, const std::filesystem::path&) override { return {}; }
   std::map<std::string, double> acrossSeeds(
-      const StudyProtocol&, const std::map<std::string, StudyTable>&,
+      const StudyProtocol&, const StudyOptions&, const std::map<std::string, StudyTable>&,
       const std::vector<StudyRunResult>& runs) const override {
     double sum = 0;
     for (const auto& r : runs) sum += r.measurement.values.at("loss");
@@ -186,7 +186,7 @@ TEST(StudyReport, AcrossSeedsValuesAreRecordedAndARecordIsReanalysed) {
   options.folder = dir / "original";
   std::filesystem::create_directories(options.folder);
   const StudyAnalysis analysis =
-      analyseStudy(p, record.facts, record.runs, study.acrossSeeds(p, {}, record.runs));
+      analyseStudy(p, record.facts, record.runs, study.acrossSeeds(p, {}, {}, record.runs));
   EXPECT_EQ(analysis.verdict.result, "supported");  // interval below 1 and 0.03 < 0.05
   writeStudyJson(options.folder / "study.json", p, options, record, analysis);
   const StudyReport report = readStudyReport(options.folder);
