@@ -86,6 +86,9 @@ int runStudy(const Arguments& original) {
               "train nothing and read no run folder: redo the analysis of a recorded study "
               "(its study.json, e.g. docs/studies/dihal-pretrained.json) with this build's "
               "claims and statistics across seeds, into OUT")
+      .option("judge", "MODEL",
+              "the model that judges generated text, for studies that judge with a pretrained "
+              "model (dihal-generation: Gemma-3-270M's .gguf); part of the protocol")
       .option("pool-with", "FILE",
               "with --from-record: pool the layers of another study's record with this one's "
               "in the statistics across seeds (the DiHAL replication's pooled analysis, "
@@ -107,6 +110,7 @@ int runStudy(const Arguments& original) {
   if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
   std::unique_ptr<studies::Study> study = studies::makeStudy(cli.value("name"));
   studies::StudyOutcome outcome;
+  if (cli.has("judge")) options.judge = cli.value("judge");
   if (cli.has("pool-with")) {
     if (!cli.has("from-record")) throw UsageError("study: --pool-with needs --from-record");
     options.poolWith = cli.value("pool-with");

@@ -19,6 +19,7 @@
 #include "geometry/store_scoring.h"
 #include "io/activation_store.h"
 #include "io/atomic_file.h"
+#include "studies/study_settings.h"
 
 namespace strata::studies {
 
@@ -231,6 +232,45 @@ SweepChoice sweepChoice(const recipes::BridgeSweepResult& sweep) {
       rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
   return {byScore->layer, byLoss->layer, worst->layer, byScore->valLoss - byLoss->valLoss,
           worst->valLoss - byLoss->valLoss};
+}
+
+std::vector<std::string> storeBridgeSettings(const std::string& model, const fs::path& store,
+                                             const std::string& corpus, bool smoke) {
+  const int64_t steps = smoke ? 6 : kStoreBridgeSteps;
+  // 5 evaluations: each takes 6–7 s on the shared machine (the upper stack of a 30-layer model)
+  const int64_t every = smoke ? 3 : kStoreBridgeSteps / 5;
+  std::vector<std::string> settings = {
+      "model=" + model, "store=" + store.string(),
+      "targets=store",  // bridges learn from the captured store, not the model
+      "corpus=" + corpus, "threads=1", "steps=" + std::to_string(steps),
+      "warmup=" + std::to_string(smoke ? 1 : kStoreBridgeSteps / 20),
+      "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
+      "log_every=" + std::to_string(smoke ? 1 : 25),
+      "seq_len=" + std::to_string(smoke ? 8 : kStoreBridgeSeqLen),
+      "batch=" + std::to_string(smoke ? 2 : 16),
+      // a fixed, small validation set: the first windows of the store's held-out tail
+      "eval_windows=" + std::to_string(smoke ? 2 : 16)};
+  for (const auto& s : smoke ? std::vector<std::string>{"width=16", "depth=1", "heads=2"}
+                             : std::vector<std::string>{"width=128", "depth=2", "heads=4"})
+    settings.push_back(s);
+  return settings;
+}
+
+void captureBridgeStore(const std::vector<std::string>& shared, bool smoke,
+                        const std::string& device, JobContext& job) {
+  const fs::path store = settingIn(shared, "store");
+  if (fs::exists(store) && geometry::readGeometry(store)) return;
+  engine::CaptureConfig capture;
+  capture.modelFolder = settingIn(shared, "model");
+  capture.corpus = settingIn(shared, "corpus");
+  capture.output = store;
+  capture.overwrite = true;
+  capture.sampling.tokenBudget = smoke ? 128 : kStoreCaptureTokens;
+  capture.sampling.sequenceLength = 4 * std::stoll(settingIn(shared, "seq_len")) + 1;
+  capture.device = device;
+  // Fixed by the protocols, whatever the capture's default compute dtype becomes.
+  capture.computeDType = engine::ComputeDType::Float32;
+  captureAndScoreStore(capture, device, job);
 }
 
 }  // namespace strata::studies

@@ -32,6 +32,25 @@ struct GeometryReport;
 
 namespace strata::studies {
 
+/** The bridges of the studies on a real pretrained model (dihal-pretrained, its replication,
+ *  dihal-generation): 2,000 steps of 16 windows of 32 tokens from a store of 32,768 tokens
+ *  (docs/studies/dihal.md, "On a real pretrained model": sized from measured step rates). */
+constexpr int64_t kStoreBridgeSteps = 2000;
+constexpr int64_t kStoreBridgeSeqLen = 32;
+constexpr int64_t kStoreCaptureTokens = 32768;
+
+/** Those bridges' shared settings (the smoke budget: a few steps of a tiny bridge), in the
+ *  order every protocol of them has written to protocol.json. */
+std::vector<std::string> storeBridgeSettings(const std::string& model,
+                                             const std::filesystem::path& store,
+                                             const std::string& corpus, bool smoke);
+
+/** Captures, in float32, the store those bridges learn from (each sequence BOS + 4 windows of
+ *  `seq_len` of `shared`, so no window crosses a document) and writes the default proxies'
+ *  scan, unless `store` already holds one. */
+void captureBridgeStore(const std::vector<std::string>& shared, bool smoke,
+                        const std::string& device, JobContext& job);
+
 /** normalisations.json beside `store`. */
 std::filesystem::path normalisationsFile(const std::filesystem::path& store);
 

@@ -106,26 +106,12 @@ class DihalPretrainedStudy final : public Study {
         "predicts, for a Gaussian bridge and for a Brownian bridge from the embeddings?";
     p.budget = options.budget;
     for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
-    const int64_t steps = smoke ? 6 : kSteps;
-    const int64_t seqLen = smoke ? 8 : kSeqLen;
-    // 5 evaluations: each takes 6–7 s on the shared machine (the upper stack of a 30-layer model)
-    const int64_t every = smoke ? 3 : kSteps / 5;
-    p.shared = {"model=" + model, "store=" + (folder / "acts.h5").string(),
-                "targets=store",  // bridges learn from the captured store, not the model
-                "corpus=" + corpus, "threads=1", "steps=" + std::to_string(steps),
-                "warmup=" + std::to_string(smoke ? 1 : kSteps / 20),
-                "eval_every=" + std::to_string(every), "checkpoint_every=" + std::to_string(every),
-                "log_every=" + std::to_string(smoke ? 1 : 25), "seq_len=" + std::to_string(seqLen),
-                "batch=" + std::to_string(smoke ? 2 : 16),
-                // a fixed, small validation set: the first windows of the store's held-out tail
-                "eval_windows=" + std::to_string(smoke ? 2 : kEvalWindows)};
-    for (const auto& s : smoke ? std::vector<std::string>{"width=16", "depth=1", "heads=2"}
-                               : std::vector<std::string>{"width=128", "depth=2", "heads=4"})
-      p.shared.push_back(s);
+    p.shared = storeBridgeSettings(model, folder / "acts.h5", corpus, smoke);
     p.budgetNote = smoke ? "smoke: 6 steps per bridge on a small capture; for tests only"
-                         : "full: " + std::to_string(kSteps) + " steps of 16 × " +
-                               std::to_string(kSeqLen) + " tokens per bridge from a capture of " +
-                               std::to_string(kCaptureTokens) +
+                         : "full: " + std::to_string(kStoreBridgeSteps) + " steps of 16 × " +
+                               std::to_string(kStoreBridgeSeqLen) +
+                               " tokens per bridge from a capture of " +
+                               std::to_string(kStoreCaptureTokens) +
                                " tokens, sized from measured step rates (docs/studies/dihal.md)";
     p.arms.push_back({kControl,
                       "bridge",
@@ -229,23 +215,8 @@ class DihalPretrainedStudy final : public Study {
   /** The model's store over the corpus, captured and scored once (DIR/acts.h5). */
   void afterAuxiliary(const StudyProtocol& p, const fs::path&, const StudyOptions& options,
                       JobContext& job) override {
+    captureBridgeStore(p.shared, p.budget == "smoke", options.device, job);
     const fs::path store = settingIn(p.shared, "store");
-    if (!fs::exists(store) || !geometry::readGeometry(store)) {
-      engine::CaptureConfig capture;
-      capture.modelFolder = settingIn(p.shared, "model");
-      capture.corpus = settingIn(p.shared, "corpus");
-      capture.output = store;
-      capture.overwrite = true;
-      const bool smoke = p.budget == "smoke";
-      capture.sampling.tokenBudget = smoke ? 128 : kCaptureTokens;
-      // Each stored sequence is BOS + 4 bridge windows: windows never cross a document.
-      capture.sampling.sequenceLength = 4 * std::stoll(settingIn(p.shared, "seq_len")) + 1;
-      capture.device = options.device;
-      // Fixed by the protocols (docs/studies/dihal.md, dihal-replication.md), whatever the
-      // capture's default compute dtype becomes.
-      capture.computeDType = engine::ComputeDType::Float32;
-      captureAndScoreStore(capture, options.device, job);
-    }
     if (!fs::exists(normalisationsFile(store)))
       scoreOtherNormalisations(store, options.device, candidates(p), job);
   }
@@ -364,12 +335,6 @@ class DihalPretrainedStudy final : public Study {
     m.values["regret_worst_" + process] = choice.regretWorst;
   }
 
-  // The full budget (docs/studies/dihal.md, "On a real pretrained model": sized from measured
-  // step rates before the run).
-  static constexpr int64_t kSteps = 2000;
-  static constexpr int64_t kSeqLen = 32;
-  static constexpr int64_t kEvalWindows = 16;
-  static constexpr int64_t kCaptureTokens = 32768;
   Variant m_variant;
 };
 

@@ -15,6 +15,7 @@
 #include "geometry/score.h"
 #include "recipes/bridge/bridge_sweep.h"
 #include "recipes/bridge/hybrid_generation.h"
+#include "studies/corpus_prompts.h"
 #include "studies/dihal_geometry.h"
 #include "studies/layer_permutation.h"
 #include "studies/study_analysis.h"
@@ -38,31 +39,6 @@ const std::vector<BridgeSeries> kSeries = {{"", "bridge-l"}};
 
 const std::vector<geometry::Normalisation> kOtherNormalisations = {
     geometry::Normalisation::None, geometry::Normalisation::Standardise};
-
-/** `count` prompts from the held-out tail (the last 5 %, pretrain's val_fraction) of the corpus:
- *  the first `bytes` bytes of lines spread evenly over it, cut at a space. */
-std::vector<std::string> corpusPrompts(const fs::path& corpus, int64_t count, size_t bytes) {
-  const std::string text = readWholeFile(corpus);
-  const size_t tail = text.size() - text.size() / 20;
-  std::vector<std::string> prompts;
-  for (int64_t k = 0; k < count; ++k) {
-    const size_t from =
-        tail + (text.size() - tail) * static_cast<size_t>(k) / static_cast<size_t>(count);
-    size_t start = text.find('\n', from);
-    while (start != std::string::npos && start + 1 < text.size() &&
-           std::isspace(static_cast<unsigned char>(text[start])))
-      ++start;
-    if (start == std::string::npos || start + bytes >= text.size()) break;
-    std::string line = text.substr(start, bytes);
-    line = line.substr(0, line.find('\n'));
-    const size_t space = line.rfind(' ');
-    if (space != std::string::npos && space > 0) line.resize(space);
-    if (!line.empty()) prompts.push_back(line);
-  }
-  if (prompts.empty())
-    throw FormatError(corpus, "has no held-out lines to prompt the hybrid generation with");
-  return prompts;
-}
 
 /** The bridges of one seed's runs (arms bridge-l<l>) with their best validation loss. */
 std::vector<BridgeLoss> bridgeLosses(const std::vector<StudyRunResult>& runs) {

@@ -66,6 +66,9 @@ struct StudyProtocol {
   /// The numbers Study::acrossSeeds reports (statistics over every seed at once, e.g. a
   /// layer-permutation test on the seed means), with their labels, for study.json and study.md.
   std::vector<StudyMetric> acrossSeedMetrics;
+  /// How finished runs are measured, where it is not a run's setting ("key=value": a judge
+  /// model, prompts, tokens, sampling), fixed with the protocol; empty for most studies.
+  std::vector<std::string> measuring;
   BootstrapSettings bootstrap;
 };
 
@@ -84,6 +87,9 @@ struct StudyOptions {
   /// with its own (the DiHAL replication's pooled analysis); empty: none. Adds the pooled
   /// statistics to the protocol's across-seeds metrics.
   std::filesystem::path poolWith;
+  /// The model that judges generated text (Gen.PPL) for studies that use a pretrained judge
+  /// (dihal-generation); empty: the study's default.
+  std::filesystem::path judge;
 };
 
 /** A finished run's numbers and series. */

@@ -96,7 +96,8 @@ Json protocolObject(const StudyProtocol& p, const std::vector<std::string>& over
               {"comparisons",
                "paired by seed: arm − baseline at the same seed (same data order and "
                "initial draw where the recipe seeds them alike)"}}}};
-  if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;  // absent for studies without one
+  if (!p.seedArm.empty()) j["seed_arm"] = p.seedArm;       // absent for studies without one
+  if (!p.measuring.empty()) j["measuring"] = p.measuring;  // absent for most studies
   if (!p.acrossSeedMetrics.empty()) {
     Json across = Json::array();
     for (const auto& m : p.acrossSeedMetrics)

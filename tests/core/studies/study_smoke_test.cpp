@@ -391,6 +391,39 @@ TEST(StudySmoke, DihalReplicationBridgesEveryLayerAndDecidesWithThePermutationTe
               brownian["across_seeds"]["perm_p_partial_rho_bridge_trace"].is_number());
 }
 
+TEST(StudySmoke, DihalGenerationJudgesEachArmsGenerationsAgainstEmbeddingDiffusion) {
+  TempDir dir;
+  writeSmallCorpus(dir / "corpus.txt");
+  NullProgressSink quiet;
+  JobContext job(quiet, CancellationToken());
+  StudyOptions options = smokeOptions(dir / "s", dir / "corpus.txt");
+  // The full budget needs a judge of another family; the model is fixed by the protocol.
+  StudyOptions full = options;
+  full.budget = "full";
+  EXPECT_THROW(makeStudy("dihal-generation")->protocol(full), ConfigError);
+  StudyOptions otherModel = options;
+  otherModel.overrides.push_back("model=/elsewhere");
+  EXPECT_THROW(makeStudy("dihal-generation")->protocol(otherModel), ConfigError);
+  runStudy(*makeStudy("dihal-generation"), options, job);
+  const Json study = readStudy(dir / "s");
+  std::vector<std::string> arms;
+  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
+  EXPECT_EQ(arms, (std::vector<std::string>{"embedding-diffusion", "gaussian-l2", "gaussian-l1"}));
+  EXPECT_EQ(study["protocol"]["measuring"][0],
+            "judge=" STRATA_SOURCE_DIR "/resources/models/default");
+  EXPECT_EQ(study["runs"].size(), 6u);  // 3 arms × 2 seeds
+  for (const auto& run : study["runs"]) {
+    EXPECT_GT(run["metrics"]["gen_ppl"].get<double>(), 1.0) << run["arm"];
+    EXPECT_TRUE(run["metrics"]["word_diversity"].is_number()) << run["arm"];
+    // The reference row: the original model's own text, judged once per seed (control runs).
+    EXPECT_EQ(run["metrics"]["original_gen_ppl"].is_number(), run["arm"] == "embedding-diffusion")
+        << run["arm"];
+  }
+  EXPECT_EQ(study["claims"][0]["id"], "lstar_beats_embedding");
+  EXPECT_EQ(study["claims"][0]["baseline"], "embedding-diffusion");
+  EXPECT_EQ(study["claims"][0]["difference"]["n"], 2);
+}
+
 TEST(StudySmoke, UnknownStudyAndStraySettingAreRefused) {
   EXPECT_THROW(makeStudy("nope"), ConfigError);
   TempDir dir;
