@@ -171,8 +171,16 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
     const QSignalBlocker quiet(m_controls);  // one rescore below, whatever changed
     m_controls->setSeries(m_series);
     m_controls->setLayerBounds(minLayer, maxLayer, defaults);
-    if (hadReport && previous.first >= minLayer && previous.last <= maxLayer)
+    if (hadReport && previous.first >= minLayer && previous.last <= maxLayer) {
       m_controls->setCandidates(previous);
+    } else {
+      // A store opens with the weights and candidates it was scored under, so the view's l*
+      // is the one `strata-cli score` printed (Reset goes to the defaults).
+      if (!m_report->scoredWith.weights.empty())
+        m_controls->setWeights(m_report->scoredWith.weights);
+      if (m_report->scoredWith.candidates)
+        m_controls->setCandidates(*m_report->scoredWith.candidates);
+    }
   }
   rescore();
   m_revealBest = true;

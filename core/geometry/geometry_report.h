@@ -21,6 +21,14 @@ class JobContext;
 
 namespace strata::geometry {
 
+/** How S and l* are computed from a report: the weight of each of metricSeries(report), in
+ *  order (missing ones take their default: 1 for a proxy, 0 for a plugin metric), and the
+ *  candidate layers (none: defaultCandidates). */
+struct ScoreChoice {
+  ScoreWeights weights;
+  std::optional<LayerRange> candidates;
+};
+
 struct GeometryReport {
   ProxyOptions options;
   std::string backend;                // GeometryBackend::description() of the run
@@ -33,6 +41,13 @@ struct GeometryReport {
    * read the proxies and these together as one list: metricSeries(report) (metric_series.h).
    */
   std::vector<MetricInfo> pluginMetrics;
+  /**
+   * The weights and candidates S was scored under when the report was written (the store's
+   * score_weights and score_candidates), so that every reader picks the l* the front end that
+   * scored it printed: scoreReport(report, report.scoredWith). Defaults for a fresh scan and
+   * for stores written before the choice was recorded.
+   */
+  ScoreChoice scoredWith;
 
   std::vector<int64_t> layerIndices() const;
   std::vector<ProxyValues> values() const;
@@ -53,14 +68,6 @@ GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& back
                          const ProxyOptions& options, JobContext& ctx,
                          const std::vector<int64_t>& layers = {},
                          const std::vector<LayerMetric*>& metrics = {});
-
-/** How S and l* are computed from a report: the weight of each of metricSeries(report), in
- *  order (missing ones take their default: 1 for a proxy, 0 for a plugin metric), and the
- *  candidate layers (none: defaultCandidates). */
-struct ScoreChoice {
-  ScoreWeights weights;
-  std::optional<LayerRange> candidates;
-};
 
 /**
  * Writes the report into the store file as /geometry (replacing an earlier one), with S, its

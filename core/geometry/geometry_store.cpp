@@ -6,7 +6,10 @@
 //   /geometry/curvature       float64 [n]    m_curv        (…_interval: float64 [n, 2])
 //   /geometry/monotonicity    float64 [n]    m_mono        (…_interval)
 //   /geometry/effective_rank  float64 [n]    k_eff         (…_interval)
-//   /geometry/score           float64 [n]    S(l), default weights and candidates (NaN outside)
+//   /geometry/score           float64 [n]    S(l) under the weights and candidates below (NaN
+//                             outside the candidates)
+//   /geometry@score_weights   JSON {series key: weight}; @score_candidates JSON [first, last]:
+//                             what S was scored under, read back as GeometryReport::scoredWith
 //   /geometry/spectrum        float64 [n, s] leading eigenvalues of Σ (NaN-padded)
 //   /geometry/local_lambda_max float64 [n, M] λ_max(C_i) per anchor (NaN-padded)
 //   /geometry/plugin_values   float64 [n, P] plugin metric p of each layer (NaN: undefined or
@@ -16,7 +19,7 @@
 //   /geometry/replicates      float64 [n, B, 3] the proxies (m_curv, m_mono, k_eff) of each
 //                             bootstrap resample, the same tokens on every layer; only when
 //                             B > 0 (S and l* intervals are recomputed from them)
-//   /geometry/score_interval  float64 [n, 2] bootstrap interval of S (default weights); with
+//   /geometry/score_interval  float64 [n, 2] bootstrap interval of S (the same choice); with
 //   /geometry/l_star_frequency float64 [n]   share of resamples whose l* is the layer (B > 0)
 //   /geometry@normalisation   "none" | "trace" | "standardise" (also in options); absent in
 //                             stores written before the choice existed: those read as "trace"
@@ -212,6 +215,31 @@ std::vector<double> unpad(const double* row, size_t width) {
   return out;
 }
 
+/** The weights (by series key, in metricSeries order; a series the attribute does not name takes
+ *  its default) and candidates S was written under; defaults where a store predates them. */
+ScoreChoice readScoreChoice(const io::hdf5::Location& where, const GeometryReport& report) {
+  ScoreChoice choice;
+  try {
+    if (const auto text = io::hdf5::readStringAttribute(where, "score_weights")) {
+      const nlohmann::json weights = nlohmann::json::parse(*text);
+      const std::vector<MetricSeries> series = metricSeries(report);
+      for (size_t s = 0; s < series.size(); ++s)
+        choice.weights.push_back(weights.contains(series[s].key)
+                                     ? weights.at(series[s].key).get<double>()
+                                     : weightOf(series, {}, s));
+    }
+    if (const auto text = io::hdf5::readStringAttribute(where, "score_candidates")) {
+      const nlohmann::json range = nlohmann::json::parse(*text);
+      choice.candidates = LayerRange{range.at(0).get<int64_t>(), range.at(1).get<int64_t>()};
+    }
+  } catch (const std::exception& e) {
+    throw FormatError(where.file,
+                      std::string("unreadable score weights or candidates: ") + e.what(),
+                      "geometry@score_weights", "attribute");
+  }
+  return choice;
+}
+
 }  // namespace
 
 void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
@@ -349,6 +377,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
                         "geometry@warnings", "attribute");
     }
   }
+  report.scoredWith = readScoreChoice(where, report);
   return report;
 }
 

@@ -152,7 +152,10 @@ StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs:
                             ", which the protocol asked for now lacks (another "
                             "--set or --budget?)");
     RunMeasurement m{r.metrics, r.curves, std::nullopt};
-    if (!r.commit.empty()) m.code = CodeProvenance{.commit = r.commit};  // all the record says
+    if (!r.commit.empty()) {  // all the record says of the run's build
+      m.code = CodeProvenance();
+      m.code->commit = r.commit;
+    }
     record.runs.push_back({r.arm, r.seed, r.folder, m});
   }
   fs::create_directories(options.folder);

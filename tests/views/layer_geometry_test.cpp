@@ -29,6 +29,7 @@
 #include "features/open/open_feature.h"
 #include "geometry/geometry_report.h"
 #include "geometry/score.h"
+#include "geometry/store_scoring.h"
 #include "geometry/term_cancellation.h"
 #include "geometry_plot.h"
 #include "geometry_table_model.h"
@@ -472,6 +473,30 @@ class LayerGeometryTest : public QObject {
           QDir(folder).filePath(QStringLiteral("layer-geometry-%1.png").arg(numLayers + 1));
       QVERIFY2(at.window->grab().save(file), qPrintable(file));
     }
+  }
+
+  void opensWithTheWeightsTheStoreWasScoredUnder() {
+    // A store scored under other weights (strata-cli score --weights): the view's l* is that
+    // one, not the default weights'; Reset goes back to the defaults.
+    auto report = std::make_shared<GeometryReport>(*sixLayerReport());
+    const auto lstarUnder = [&](const geometry::ScoreChoice& choice) {
+      const auto scored = geometry::scoreReport(*report, choice);
+      return report->layers[size_t(scored.scores.bestIndex)].layer;
+    };
+    const int64_t defaultLstar = lstarUnder({});
+    for (const geometry::ScoreWeights& weights :
+         {geometry::ScoreWeights{0, 0, 1}, {1, 0, 0}, {0, 1, 0}})
+      if (lstarUnder({weights, geometry::LayerRange{1, 4}}) != defaultLstar) {
+        report->scoredWith = {weights, geometry::LayerRange{1, 4}};
+        break;
+      }
+    QVERIFY2(!report->scoredWith.weights.empty(), "the fixture must tell the weights apart");
+    const int64_t stored = lstarUnder(report->scoredWith);
+    LayerGeometryView view("/data/acts.h5", report);
+    QCOMPARE(view.bestLayer(), stored);
+    QCOMPARE(view.controls()->weights(), report->scoredWith.weights);
+    view.controls()->reset();
+    QCOMPARE(view.bestLayer(), defaultLstar);
   }
 
   void tableListsEveryLayerWithIntervalsScoreAndRank() {

@@ -223,8 +223,11 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
   BridgeSweepResult result;
   const geometry::GeometryReport report = scoredStore(c, result.store, job);
   std::vector<int64_t> layers = report.layerIndices();
-  const auto scores = geometry::scoreLayers(layers, geometry::metricSeries(report), {},
-                                            geometry::LayerRange{c.firstLayer, c.lastLayer});
+  // The store's weights (those `score` printed its l* under), over the bridged range.
+  const geometry::ScoredLayers scored = geometry::scoreSeries(
+      layers, geometry::metricSeries(report), report.options, report.numLayers,
+      {report.scoredWith.weights, geometry::LayerRange{c.firstLayer, c.lastLayer}});
+  const geometry::LayerScores& scores = scored.scores;
   for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer) {
     const auto it = std::find(layers.begin(), layers.end(), layer);
     if (it == layers.end())

@@ -67,11 +67,9 @@ std::vector<plugin::MetricEntry> loadedPluginMetrics() {
   return metrics;
 }
 
-/** "l* = 7 (S = 1.83)" under the default weights and candidates, for the log. */
+/** "l* = 7 (S = 1.83)" under the weights and candidates the store was scored with, for the log. */
 QString bestLayerText(const geometry::GeometryReport& report) {
-  const geometry::LayerScores scores =
-      geometry::scoreLayers(report.layerIndices(), geometry::metricSeries(report), {},
-                            geometry::defaultCandidates(report.numLayers));
+  const geometry::LayerScores scores = geometry::scoreReport(report, report.scoredWith).scores;
   if (scores.bestIndex < 0)
     return GeometryFeature::tr("no l* (no candidate layer has a finite score)");
   const auto best = static_cast<std::size_t>(scores.bestIndex);
