@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "io/store_summary.h"
@@ -29,5 +30,9 @@ class StoreSummaryView final : public SummaryForm {
 
 /** "0–5, 7, 9–11": sorted layer indices as ranges. */
 QString layerRangesText(std::vector<int64_t> layers);
+
+/** A store's sampling policy as "key: value" lines (long ones broken at spaces); a policy that
+ *  is not a JSON object as it is. */
+QString samplingText(const std::string& policy);
 
 }  // namespace strata

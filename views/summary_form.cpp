@@ -41,13 +41,21 @@ void SummaryForm::setTitle(const QString& title, const QString& subtitle) {
   m_subtitle->setVisible(!subtitle.isEmpty());
 }
 
-void SummaryForm::addSection(const QString& title, int column) {
+QWidget* SummaryForm::section(const QString& title) {
   auto* box = new QGroupBox(title);
   m_current = new QFormLayout(box);
   m_current->setLabelAlignment(Qt::AlignRight);
   m_current->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+  return box;
+}
+
+void SummaryForm::addSection(const QString& title, int column) {
   QVBoxLayout* target = m_columns[column == 0 ? 0 : 1];
-  target->insertWidget(target->count() - 1, box);
+  target->insertWidget(target->count() - 1, section(title));
+}
+
+void SummaryForm::addWideSection(const QString& title) {
+  m_page->insertWidget(m_page->count() - 1, section(title));  // above the closing stretch
 }
 
 void SummaryForm::addRow(const QString& label, const QString& value, const QString& toolTip) {

@@ -22,6 +22,8 @@ class SummaryForm : public QScrollArea {
   void setTitle(const QString& title, const QString& subtitle = {});
   /** Starts a new section in column 0 (left) or 1 (right); following rows go into it. */
   void addSection(const QString& title, int column = 0);
+  /** Starts a new section across both columns, below them (long values: paths, hashes). */
+  void addWideSection(const QString& title);
   /** A row in the current section. Labels are unique across the form. */
   void addRow(const QString& label, const QString& value, const QString& toolTip = {});
   /** The value shown for `label`, or a null QString when there is no such row. */
@@ -36,6 +38,7 @@ class SummaryForm : public QScrollArea {
   QVBoxLayout* m_page;
   QVBoxLayout* m_columns[2] = {nullptr, nullptr};
   QFormLayout* m_current = nullptr;
+  QWidget* section(const QString& title);  ///< a new section's box, made current
   QMap<QString, QLabel*> m_values;
 };
 

@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -96,7 +97,13 @@ TransformersVerificationView::TransformersVerificationView(
   addRow(QStringLiteral("final norm"), r.finalNorm);
   addRow(QStringLiteral("logits"), r.logits);
   m_table->resizeColumnsToContents();
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  // As wide as its columns, not the tab: a stretched last column put "Relative" a whole
+  // window away from the row's name.
+  m_table->horizontalHeader()->setStretchLastSection(false);
+  int width = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
+  for (int column = 0; column < m_table->columnCount(); ++column)
+    width += m_table->columnWidth(column);
+  m_table->setMaximumWidth(width);
   // Tall enough for every row: the tab scrolls as a whole.
   int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth();
   for (int row = 0; row < m_table->rowCount(); ++row) height += m_table->rowHeight(row);
@@ -104,7 +111,7 @@ TransformersVerificationView::TransformersVerificationView(
 
   layout->addWidget(m_verdict);
   layout->addWidget(m_summary);
-  layout->addWidget(m_table);
+  layout->addWidget(m_table, 0, Qt::AlignLeft);
 }
 
 QString TransformersVerificationView::verdictText() const { return m_verdict->text(); }

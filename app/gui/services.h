@@ -29,7 +29,7 @@ class TrainingService {
   /** The run the Training tab shows; empty when none (or the tab is closed). */
   virtual QString shownRun() const = 0;
   /** The launcher for every recipe, `recipe` preselected and `values` (key → CLI text) filled
-   *  in over the remembered ones; OK trains it. */
+   *  in over the remembered ones, in every recipe that has the key; OK trains it. */
   virtual void openTrainingLauncher(const QString& recipe,
                                     const QMap<QString, QString>& values) = 0;
 };

@@ -21,6 +21,15 @@ struct MetricsRecord {
   bool has(const std::string& name) const;
 };
 
+/** Names the training loop, the recipes and the views agree on. "loss" is the whole objective a
+ *  step minimises. A recipe whose objective adds terms its evaluation leaves out (repr_align's
+ *  λ·alignment) also logs the part that its evaluation's "loss" (val_loss) measures as
+ *  kTaskLossMetric: plots compare that with val_loss, never the objective. kTrainSecondsMetric
+ *  is the time the run has spent training up to the record's step, pauses and the time between
+ *  a stop and its resume left out: steps per second are measured against it. */
+inline constexpr const char* kTaskLossMetric = "task_loss";
+inline constexpr const char* kTrainSecondsMetric = "train_seconds";
+
 /** One line of metrics.jsonl → a record. Non-numeric fields are skipped. Throws on bad JSON. */
 MetricsRecord parseMetricsLine(const std::string& line);
 /** A record → one line (no newline). Non-finite values are written as null. */

@@ -52,7 +52,8 @@ struct MicroBatchResult {
   torch::Tensor loss;  ///< scalar, mean over the slice, with grad
   int64_t tokens = 0;  ///< tokens processed (throughput)
   /** Extra per-step values, logged as means: scalars left where they were computed (the loop
-   *  reads them at logging steps, so a recipe never makes the host wait for the GPU). */
+   *  reads them at logging steps, so a recipe never makes the host wait for the GPU). A loss
+   *  with terms evaluation leaves out adds the rest as kTaskLossMetric (metrics_log.h). */
   std::map<std::string, torch::Tensor> metrics;
 };
 

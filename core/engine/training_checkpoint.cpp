@@ -28,7 +28,9 @@ Json countersJson(const LoopCounters& c) {
            {{"loss", c.intervalLoss},
             {"steps", c.intervalSteps},
             {"tokens", c.intervalTokens},
-            {"metrics", metrics}}}};
+            {"seconds", c.intervalSeconds},
+            {"metrics", metrics}}},
+          {"train_seconds", c.trainSeconds}};
 }
 
 /** Serialised in memory, then written by our own writer: torch's file writer turns a full disk
@@ -50,8 +52,16 @@ LoopCounters countersFrom(const Json& json) {
   c.intervalLoss = interval.at("loss").get<double>();
   c.intervalSteps = interval.at("steps").get<int64_t>();
   c.intervalTokens = interval.at("tokens").get<int64_t>();
+  if (interval.contains("seconds")) {
+    c.intervalSeconds = interval.at("seconds").get<double>();
+  } else {
+    // Written before the loop counted its seconds: the tokens' time is unknown, and counting
+    // them over the resumed part alone would inflate the first tokens_per_s.
+    c.intervalTokens = 0;
+  }
   for (const auto& [name, value] : interval.at("metrics").items())
     c.intervalMetrics[name] = value.get<double>();
+  c.trainSeconds = json.value("train_seconds", 0.0);
   return c;
 }
 

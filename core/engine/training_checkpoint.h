@@ -34,7 +34,13 @@ struct LoopCounters {
   double intervalLoss = 0;
   int64_t intervalSteps = 0;
   int64_t intervalTokens = 0;
+  /** Seconds of training in the interval so far, pauses left out: with intervalTokens, the
+   *  interval's tokens_per_s, even when a resume splits it. */
+  double intervalSeconds = 0;
   std::map<std::string, double> intervalMetrics;
+  /** Seconds the run has spent training up to `step`, pauses and the time between a stop and
+   *  its resume left out (logged as train_seconds). */
+  double trainSeconds = 0;
 };
 
 void saveTrainingCheckpoint(const CheckpointStore& store, const LoopCounters& counters,

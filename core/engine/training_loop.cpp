@@ -166,8 +166,8 @@ class TrainingLoop {
     const WarmupCosineSchedule schedule{m_config.real("lr"), m_config.integer("warmup"), steps,
                                         m_config.real("min_lr_ratio")};
     m_recipe->model().train();
-    m_intervalStart = std::chrono::steady_clock::now();
-    const auto runStart = m_intervalStart;
+    m_activeSince = std::chrono::steady_clock::now();
+    const auto runStart = m_activeSince;
     while (m_counters.step < steps) {
       waitWhilePaused();
       if (stopRequested()) {
@@ -258,8 +258,8 @@ class TrainingLoop {
 
   void logInterval(int64_t s, double lr, int64_t steps) {
     m_pending.flushInto(m_counters);
-    const auto now = std::chrono::steady_clock::now();
-    const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
+    countTrainingTime();
+    const double seconds = m_counters.intervalSeconds;
     const double n = static_cast<double>(std::max<int64_t>(1, m_counters.intervalSteps));
     MetricsRecord record{s, unixNow(), {}};
     const double loss = m_counters.intervalLoss / n;
@@ -267,6 +267,7 @@ class TrainingLoop {
     record.values.emplace_back("lr", lr);
     record.values.emplace_back(
         "tokens_per_s", static_cast<double>(m_counters.intervalTokens) / std::max(seconds, 1e-9));
+    record.values.emplace_back(kTrainSecondsMetric, m_counters.trainSeconds);
     for (const auto& [name, sum] : m_counters.intervalMetrics)
       record.values.emplace_back(name, sum / n);
     write(record);
@@ -276,8 +277,18 @@ class TrainingLoop {
     m_counters.intervalLoss = 0;
     m_counters.intervalSteps = 0;
     m_counters.intervalTokens = 0;
+    m_counters.intervalSeconds = 0;
     m_counters.intervalMetrics.clear();
-    m_intervalStart = now;
+  }
+
+  /** Adds the time since training last went on to the interval's and the run's seconds: before
+   *  they are logged or checkpointed, and when a pause begins (a pause is not training). */
+  void countTrainingTime() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - m_activeSince).count();
+    m_counters.intervalSeconds += seconds;
+    m_counters.trainSeconds += seconds;
+    m_activeSince = now;
   }
 
   /** Evaluates at step s; true when its val_loss is the best so far. */
@@ -310,6 +321,7 @@ class TrainingLoop {
 
   void checkpoint(bool best) {
     m_pending.flushInto(m_counters);  // the interval in progress is part of the checkpoint
+    countTrainingTime();
     saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, m_device, best,
                            m_config.integer("keep_last"));
     m_lastCheckpoint = m_counters.step;
@@ -340,13 +352,22 @@ class TrainingLoop {
 
   void waitWhilePaused() {
     if (!m_in.control.paused() || m_group) return;
+    countTrainingTime();
     if (m_leader) writeStatus(RunState::Paused);
+    const int64_t steps = m_config.integer("steps");
+    const double done = static_cast<double>(m_counters.step) / static_cast<double>(steps);
+    const std::string at = std::to_string(m_counters.step) + "/" + std::to_string(steps);
     m_job.info("paused at step " + std::to_string(m_counters.step));
+    // The progress line says so too (the GUI's status bar, the terminal's bar).
+    m_job.progress(done, "paused at step " + at);
     while (m_in.control.paused() && !m_job.cancelled())
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (m_leader) writeStatus(RunState::Running);
-    if (!m_job.cancelled()) m_job.info("resumed");
-    m_intervalStart = std::chrono::steady_clock::now();
+    if (!m_job.cancelled()) {
+      m_job.info("resumed");
+      m_job.progress(done, "step " + at);
+    }
+    m_activeSince = std::chrono::steady_clock::now();
   }
 
   const TrainingLoopInputs& m_in;
@@ -368,7 +389,7 @@ class TrainingLoop {
   PendingStepValues m_pending;
   TrainingSummary m_summary;
   int64_t m_evaluatedAt = -1, m_lastCheckpoint = -1, m_bestAt = -1;
-  std::chrono::steady_clock::time_point m_intervalStart;
+  std::chrono::steady_clock::time_point m_activeSince;  ///< when training last went on
 };
 
 }  // namespace

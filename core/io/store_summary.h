@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "io/activation_store.h"
@@ -19,5 +21,13 @@ struct StoreSummary {
 
 /** Opens `file` and copies its summary. Blocking I/O: call from a job. Throws strata::Error. */
 StoreSummary readStoreSummary(const std::filesystem::path& file);
+
+/**
+ * StoreMeta::samplingPolicy (a JSON object, as capture writes it) as (key, value) texts in the
+ * file's order, for showing: strings bare, numbers and booleans as JSON writes them, arrays and
+ * objects as compact JSON. Empty when the text is not a JSON object (a store from elsewhere
+ * may hold free text: show that as it is).
+ */
+std::vector<std::pair<std::string, std::string>> samplingPolicyFields(const std::string& policy);
 
 }  // namespace strata::io

@@ -4,7 +4,9 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
@@ -47,6 +49,7 @@ class CaptureTest : public QObject {
   void initTestCase() {
     QVERIFY(m_root.isValid());
     test::useThrowAwaySettings(m_root);
+    qputenv("STRATA_DATA_DIR", QFile::encodeName(m_root.filePath("data")));  // proposed stores
     m_model = m_root.filePath("runnable-llama");
     test::writeRunnableLlamaFolder(m_model);
     m_corpus = m_root.filePath("words.txt");
@@ -62,7 +65,8 @@ class CaptureTest : public QObject {
     QVERIFY(!dialog.okButton()->isEnabled());
 
     dialog.corpusEdit()->setText(m_corpus);
-    QCOMPARE(dialog.outputEdit()->text(), m_root.filePath("runnable-llama.h5"));  // the default
+    QCOMPARE(dialog.outputEdit()->text(),
+             m_root.filePath("data/activation-stores/runnable-llama-words.h5"));  // the default
     QVERIFY(dialog.okButton()->isEnabled());
 
     dialog.setOutput(m_root.filePath("missing-folder/out.h5"));
@@ -72,6 +76,37 @@ class CaptureTest : public QObject {
     dialog.setOutput(m_root.filePath("out.h5"));
     QVERIFY(dialog.okButton()->isEnabled());
     QVERIFY(dialog.existingOutputBox()->isHidden());  // nothing to resume or overwrite
+  }
+
+  void theProposedOutputGoesToStratasDataFolderNotBesideTheCorpus() {
+    // A corpus in a read-only shared folder: the store must not be proposed next to it.
+    const QString shared = m_root.filePath("shared-readonly");
+    QVERIFY(QDir().mkpath(shared));
+    const QString corpus = shared + QStringLiteral("/wiki.train.txt");
+    QVERIFY(QFile::copy(m_corpus, corpus));
+    QVERIFY(QFile::setPermissions(shared, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const QString stores = m_root.filePath("data/activation-stores");
+    QCOMPARE(CaptureDialog::storesFolder(), stores);
+
+    CaptureDialog dialog(m_model);
+    dialog.setCorpus(corpus);
+    const QString proposed = dialog.outputEdit()->text();
+    QCOMPARE(proposed, stores + QStringLiteral("/runnable-llama-wiki.train.h5"));
+    QVERIFY2(!proposed.startsWith(shared), qPrintable(proposed));
+    QVERIFY2(dialog.okButton()->isEnabled(), qPrintable(proposed));  // made when it starts
+
+    // Capturing into it makes the folder.
+    dialog.tokensBox()->setValue(100);
+    dialog.sequenceLengthBox()->setValue(16);
+    MainWindow window(MainWindow::Options{.persistSettings = false});
+    openModel(window);
+    QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
+    window.feature<CaptureFeature>()->startCapture(dialog.config());
+    QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
+    QCOMPARE(captured.first().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
+    QVERIFY(QFileInfo(proposed).isFile());
+    QVERIFY(QFile::setPermissions(
+        shared, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
   }
 
   void dialogConfigCarriesTheEnteredValues() {
@@ -217,7 +252,8 @@ class CaptureTest : public QObject {
     const QString log = window.logDock()->text();
     QVERIFY2(log.contains("Captured 100 tokens") && log.contains("3 layers written"),
              qPrintable(log));
-    QVERIFY(log.contains("3 of 3 layers complete"));  // the store opened with h_0..h_2
+    QVERIFY2(!log.contains("0 kept"), qPrintable(log));  // a fresh store keeps nothing
+    QVERIFY(log.contains("3 of 3 layers complete"));     // the store opened with h_0..h_2
     QVERIFY(window.findChild<QMessageBox*>() == nullptr);
   }
 
@@ -234,7 +270,8 @@ class CaptureTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 2, kTimeoutMs);
     QCOMPARE(captured.last().at(1).value<JobOutcome>(), JobOutcome::Succeeded);
     const QString log = window.logDock()->text();
-    QVERIFY2(log.contains("0 layers written, 3 kept"), qPrintable(log));
+    QVERIFY2(log.contains("0 layers written, 3 already complete in the store and kept"),
+             qPrintable(log));
   }
 
   void cancellingKeepsTheStoreResumable() {

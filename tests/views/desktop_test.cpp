@@ -222,6 +222,7 @@ class DesktopTest : public QObject {
                               "Preferences…",
                               "Quit",
                               "Capture…",
+                              "Verify against Transformers",
                               "Score Layers…",
                               "Start Training…",
                               "Training Runs",

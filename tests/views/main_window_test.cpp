@@ -12,6 +12,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -35,6 +36,7 @@
 #include "store_summary_view.h"
 #include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
+#include "training_launch_dialog.h"
 #include "training_view.h"
 
 using namespace strata;
@@ -162,6 +164,27 @@ class MainWindowTest : public QObject {
     QCOMPARE(reports.size(), 1);
     QVERIFY(reports.first().error.contains("no such file or folder"));
     QVERIFY(window.findChild<QMessageBox*>() == nullptr);
+  }
+
+  void aGgufFileThatIsNoGgufIsReportedAsSuch() {
+    // Open Model ▸ GGUF File… on a text file: the error names the file and says what it is not
+    // (it once said "could not open the model folder … is not a folder").
+    const QString text = m_root.filePath("notes.gguf");
+    QFile file(text);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not a model\n");
+    file.close();
+    MainWindow window;
+    QList<ErrorReport> reports;
+    window.setErrorReporter([&reports](const ErrorReport& report) { reports << report; });
+    window.feature<OpenFeature>()->openGgufFile(text);
+    QTRY_COMPARE_WITH_TIMEOUT(reports.size(), 1, kTimeoutMs);
+    const ErrorReport& report = reports.first();
+    QVERIFY2(report.summary.contains("GGUF") && report.summary.contains("notes.gguf"),
+             qPrintable(report.summary));
+    QVERIFY2(report.error.contains(text + " is not a GGUF file"), qPrintable(report.error));
+    QVERIFY2(!report.error.contains("folder") && !report.summary.contains("folder"),
+             qPrintable(report.summary + "\n" + report.error));
   }
 
   void droppingAFolderOpensIt() {
@@ -296,6 +319,82 @@ class MainWindowTest : public QObject {
     QCOMPARE(view->value("Model"), QStringLiteral("tiny-llama"));
     QCOMPARE(view->value("Completed layers"), QStringLiteral("2 of 3: 0, 2"));
     QCOMPARE(view->summary().numTokens, 3);
+  }
+
+  void storeSummaryReadsAtTheDefaultWindowSize() {
+    // The sampling policy once showed as one JSON blob, and with the corpus hash forced a
+    // horizontal scroll bar at the default 1100×700 (review 2026-12-05, screenshot 48).
+    const QString file = m_root.filePath("sampled.h5");
+    {
+      io::StoreMeta meta;
+      meta.modelId =
+          "/home/someone/.local/share/strata/gguf/"
+          "SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e";
+      meta.architecture = "LlamaForCausalLM";
+      meta.hiddenSize = 4;
+      meta.numLayers = 1;
+      meta.dtype = io::StoreDType::Float32;
+      meta.corpusHash = "sha256:9cad2261a804a55d7aca32790c999cb11bb546ce13f2d3f58e0e1c9b2d2f66aa";
+      meta.samplingPolicy =
+          "{\"corpus\":\"/usr/lib/python3.11/argparse.py\",\"corpus_format\":\"text\","
+          "\"document_split\":\"paragraphs\",\"tokenizer\":\"byte-level BPE (BPE, byte-level)\","
+          "\"vocab_size\":49152,\"sequence_length\":128,\"token_budget\":4096,"
+          "\"skip_first_positions\":1,\"add_bos\":false,\"pad_id\":2,\"short_pieces\":\"pad\","
+          "\"distinct_prefixes\":true,\"seed\":0,\"max_documents\":0,\"documents_read\":421,"
+          "\"documents_sampled\":79,\"candidate_sequences\":439,\"candidate_rows\":20027,"
+          "\"repeated_prefix_rows_dropped\":81,\"selection\":\"partial Fisher-Yates over "
+          "candidate sequences, std::mt19937_64(seed), rejection-sampled bounded draws; "
+          "stored in corpus order\"}";
+      io::TokenTable tokens{{5, 6}, {0, 0}, {1, 2}};
+      auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+      const std::vector<float> rows(2 * 4, 0.5f);
+      writer.writeLayer(0, rows);
+      writer.writeLayer(1, rows);
+      writer.close();
+    }
+    MainWindow window;
+    window.resize(1100, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openPath(file);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    auto* view = qobject_cast<StoreSummaryView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    const QString sampling = view->value("Sampling");
+    QVERIFY2(!sampling.contains('{') && !sampling.contains("\":"), qPrintable(sampling));
+    QVERIFY2(sampling.startsWith("corpus: /usr/lib/python3.11/argparse.py\n"),
+             qPrintable(sampling));
+    QVERIFY2(sampling.contains("\nsequence_length: 128\n"), qPrintable(sampling));
+    QVERIFY2(sampling.contains("\nselection: partial Fisher-Yates"), qPrintable(sampling));
+    QTRY_VERIFY(view->widget()->width() > 0);
+    QTest::qWait(50);  // the form's layout settles
+    QVERIFY2(view->horizontalScrollBar()->maximum() == 0,
+             qPrintable(QStringLiteral("the summary scrolls sideways by %1 px in a %2 px view")
+                            .arg(view->horizontalScrollBar()->maximum())
+                            .arg(view->viewport()->width())));
+  }
+
+  void trainingLauncherFitsTheWindowAndTakesTheSelectedModel() {
+    // At the default 1100×700 the launcher (720 px) was taller than the window, and `model`
+    // (repr_align, bridge) started empty with a model open.
+    MainWindow window;
+    window.resize(1100, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openModelFolder(m_model);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    window.feature<TrainingFeature>()->showTrainingLaunchDialog();
+    auto* dialog = window.findChild<TrainingLaunchDialog*>();
+    QVERIFY(dialog);
+    QVERIFY2(
+        dialog->height() <= window.height(),
+        qPrintable(
+            QStringLiteral("%1 px in a %2 px window").arg(dialog->height()).arg(window.height())));
+    QVERIFY(dialog->setRecipe("repr_align"));
+    QCOMPARE(dialog->valueText("model"), m_model);
+    dialog->reject();
   }
 
   void statusBarNamesTheComputeDevice() {

@@ -123,6 +123,22 @@ class PluginOptionsFormTest : public QObject {
     QCOMPARE(restored.settings().pluginOptions, std::string());
   }
 
+  void scoreLayersNamesItsDefaultsButtonsAlike() {
+    // One dialog once offered "Reset to Defaults" (the plugin options) beside "Restore
+    // Defaults" (the whole dialog).
+    ScoreLayersDialog dialog(QStringLiteral("/tmp/store.h5"), 1000);
+    dialog.setPluginMetrics(loadedMetrics());
+    QStringList defaultsButtons;
+    for (const QPushButton* button : dialog.findChildren<QPushButton*>())
+      if (button->text().contains(QStringLiteral("Default")))
+        defaultsButtons << QString(button->text()).remove(QLatin1Char('&'));
+    QCOMPARE(defaultsButtons.size(), 2);
+    for (const QString& text : defaultsButtons)
+      QVERIFY2(
+          text.startsWith(QStringLiteral("Restore ")) && text.endsWith(QStringLiteral("Defaults")),
+          qPrintable(defaultsButtons.join(QStringLiteral(" | "))));
+  }
+
   void withoutPluginOptionsTheDialogHasNoFormAndKeepsTheSavedText() {
     QTemporaryDir dir;
     QSettings settings(dir.filePath(QStringLiteral("strata.ini")), QSettings::IniFormat);

@@ -17,6 +17,8 @@
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "features/training/training_feature.h"
+#include "job_progress_widget.h"
+#include "log_dock.h"
 #include "main_window.h"
 #include "runnable_model_fixture.h"
 #include "runs_table.h"
@@ -196,6 +198,9 @@ class TrainingRunTest : public QObject {
     QVERIFY(view->resumeButton()->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(view->logView()->toPlainText().contains("paused at step"), kTimeoutMs);
     QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("paused"));
+    // The status bar says so too (it once went on saying "Training … step 33/1000").
+    QTRY_VERIFY2(window.jobProgress()->stageText().contains("paused at step"),
+                 qPrintable(window.jobProgress()->stageText()));
 
     view->stopButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
@@ -205,6 +210,10 @@ class TrainingRunTest : public QObject {
     QCOMPARE(stopped.state, engine::RunState::Stopped);
     QVERIFY(stopped.step >= 10 && stopped.step < 400);
     QTRY_COMPARE(stateOf(view->runsTable(), folder), QStringLiteral("stopped"));
+    // The user's Stop is no warning.
+    const QString log = window.logDock()->text();
+    QVERIFY2(log.contains("stopped at step") && !log.contains("warning: Training of"),
+             qPrintable(log));
 
     // Resume: select the stopped run and continue it to the end.
     view->runsTable()->selectRow(view->runsTable()->rowOf(folder));

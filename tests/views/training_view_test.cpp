@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/recipe_catalog.h"
+#include "io/writer_lock.h"
 #include "metrics_follower.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"
@@ -169,6 +170,38 @@ class TrainingViewTest : public QObject {
     QCOMPARE(again.valueText("corpus"), m_corpus);
     QCOMPARE(again.valueText("lr"), QStringLiteral("3e-4"));
     QVERIFY(again.okButton()->isEnabled());
+  }
+
+  void launcherKeepsWhatWasTypedPerRecipe() {
+    // Switching recipe once rebuilt the form from the defaults: what was typed was lost.
+    TrainingLaunchDialog dialog({engine::recipeSchema("pretrain"), engine::recipeSchema("dcdm")},
+                                m_root.filePath("runs"));
+    QCOMPARE(dialog.recipe(), QStringLiteral("pretrain"));
+    dialog.setValueText("corpus", m_corpus);
+    dialog.setValueText("lr", "3e-4");
+    QVERIFY(dialog.setRecipe("dcdm"));
+    QCOMPARE(dialog.valueText("corpus"), QString());  // another recipe: its own texts
+    dialog.setValueText("steps", "77");
+    QVERIFY(dialog.setRecipe("pretrain"));
+    QCOMPARE(dialog.valueText("corpus"), m_corpus);
+    QCOMPARE(dialog.valueText("lr"), QStringLiteral("3e-4"));
+    QVERIFY(dialog.setRecipe("dcdm"));
+    QCOMPARE(dialog.valueText("steps"), QStringLiteral("77"));
+
+    // A value set for every recipe (the Preferences' device) reaches the recipes shown later.
+    dialog.setValueTextForEveryRecipe("device", "cpu");
+    QVERIFY(dialog.setRecipe("pretrain"));
+    QCOMPARE(dialog.valueText("device"), QStringLiteral("cpu"));
+  }
+
+  void launcherLinesUpTheFieldsOfEveryGroup() {
+    TrainingLaunchDialog dialog({engine::recipeSchema("pretrain")}, m_root.filePath("runs"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    // steps (schedule) and dim (model) sit in different groups.
+    const int steps = dialog.field("steps")->mapTo(&dialog, QPoint(0, 0)).x();
+    const int dim = dialog.field("dim")->mapTo(&dialog, QPoint(0, 0)).x();
+    QCOMPARE(steps, dim);
   }
 
   void viewListsAndReplaysARun() {
@@ -369,6 +402,104 @@ class TrainingViewTest : public QObject {
     QVERIFY(pdf.read(4) == "%PDF");
     QVERIFY_THROWS_EXCEPTION(Error,
                              plots.savePlot(TrainingPlots::LossPlot, m_root.filePath("loss.bmp")));
+  }
+
+  void stepRateAndEtaLeaveOutPausesAndStops() {
+    // 2 steps per second of training. Paused for 30 s after step 10; stopped after step 20 and
+    // resumed an hour later. The wall times jump; train_seconds (what the loop logs) does not.
+    // The review saw "1.59 steps/s" at a real ~3 after such a pause.
+    const QString folder = m_root.filePath("paused/run");
+    QVERIFY(QDir().mkpath(folder));
+    writeText(folder + "/run.json",
+              R"({"recipe": "pretrain", "created": "2024-05-01T10:00:00Z", "config": {}})");
+    const auto status = [&](int step) {
+      writeText(folder + "/status.json",
+                QStringLiteral(R"({"state": "running", "step": %1, "total_steps": 50})")
+                    .arg(step)
+                    .toUtf8());
+    };
+    const auto line = [](int step, double wall) {
+      return QStringLiteral(R"({"step": %1, "wall_time": %2, "loss": 1.0, "train_seconds": %3})")
+                 .arg(step)
+                 .arg(wall, 0, 'f', 3)
+                 .arg(step / 2.0)
+                 .toUtf8() +
+             "\n";
+    };
+    QByteArray metrics;
+    for (int step = 1; step <= 20; ++step)
+      metrics += line(step, 1.7e9 + step / 2.0 + (step > 10 ? 30 : 0));
+    writeText(folder + "/metrics.jsonl", metrics);
+    status(20);
+    // Held as the training process holds it: else "running" reads as interrupted.
+    const io::WriterLock lock = io::WriterLock::forNewFile(toFsPath(folder + "/run.lock"), true);
+    TrainingView view(m_root.filePath("paused"));
+    view.setRefreshIntervals(50, 20);
+    view.show();
+    view.showRun(folder);
+    QVERIFY2(view.etaLabel()->text() == QStringLiteral("2 steps/s · ETA 15 s"),
+             qPrintable(view.etaLabel()->text()));
+
+    QByteArray resumed;
+    for (int step = 21; step <= 24; ++step) resumed += line(step, 1.7e9 + 3630 + step / 2.0);
+    writeText(folder + "/metrics.jsonl", resumed, true);
+    status(24);
+    QTRY_COMPARE(view.plots()->lastStep(), int64_t{24});
+    QVERIFY2(view.etaLabel()->text() == QStringLiteral("2 steps/s · ETA 13 s"),
+             qPrintable(view.etaLabel()->text()));
+  }
+
+  void trainAndEvalCurvesShowOneQuantity() {
+    // repr_align: "loss" is masked CE + λ·alignment (≈ 7.5), val_loss the masked CE (≈ 3.3);
+    // the train curve once showed the first beside the second (review 2026-12-05, 38).
+    std::vector<engine::MetricsRecord> records;
+    for (int64_t step = 1; step <= 20; ++step) {
+      records.push_back({step, 1.7e9 + double(step), {{"loss", 7.5}, {"task_loss", 3.4}}});
+      if (step % 10 == 0) records.push_back({step, 1.7e9 + double(step), {{"val_loss", 3.3}}});
+    }
+    TrainingPlots plots;
+    plots.setRecords(records);
+    QVERIFY(plots.showsTaskLoss());
+    QCOMPARE(plots.trainLossGraph()->dataCount(), 20);
+    QCOMPARE(plots.trainLossGraph()->data()->at(5)->value, 3.4);
+    QCOMPARE(plots.smoothedLossGraph()->data()->at(5)->value, 3.4);
+    QVERIFY2(plots.trainLossGraph()->name().contains("task loss"),
+             qPrintable(plots.trainLossGraph()->name()));
+    QVERIFY(plots.evalLossGraph()->name().contains("task loss"));
+    // The objective stays available, named for what it is, drawn only when asked for.
+    QVERIFY(!plots.objectiveBox()->isHidden());
+    QCOMPARE(plots.objectiveGraph()->dataCount(), 0);
+    plots.objectiveBox()->setChecked(true);
+    QCOMPARE(plots.objectiveGraph()->dataCount(), 20);
+    QCOMPARE(plots.objectiveGraph()->data()->at(5)->value, 7.5);
+    QVERIFY(plots.objectiveGraph()->name().contains("not comparable with eval"));
+    QVERIFY(
+        plots.plot(TrainingPlots::LossPlot)->legend->hasItemWithPlottable(plots.objectiveGraph()));
+
+    // A run whose objective is its task loss (pretrain) plots "loss" as before.
+    plots.setRecords({{1, 1.7e9, {{"loss", 2.0}}}, {2, 1.7e9, {{"loss", 1.9}}}});
+    QVERIFY(!plots.showsTaskLoss());
+    QCOMPARE(plots.trainLossGraph()->data()->at(1)->value, 1.9);
+    QCOMPARE(plots.trainLossGraph()->name(), QStringLiteral("train (logged)"));
+    QVERIFY(plots.objectiveBox()->isHidden());
+    QCOMPARE(plots.objectiveGraph()->dataCount(), 0);
+  }
+
+  void learningRateLabelsUseOneNotation() {
+    // The axis once read "0.0001" beside "5·10⁻⁵".
+    std::vector<engine::MetricsRecord> records;
+    for (int64_t step = 1; step <= 100; ++step)
+      records.push_back({step, 1.7e9, {{"loss", 1.0}, {"lr", 1e-4 - 9.5e-7 * double(step)}}});
+    TrainingPlots plots;
+    plots.resize(900, 600);
+    plots.setRecords(records);
+    QCustomPlot* lr = plots.plot(TrainingPlots::LearningRatePlot);
+    lr->replot();
+    const QVector<QString> labels = lr->yAxis->tickVectorLabels();
+    QVERIFY(labels.size() >= 2);
+    for (const QString& label : labels)
+      QVERIFY2(label == "0" || label.contains('e'),
+               qPrintable(QStringList(labels.begin(), labels.end()).join(" | ")));
   }
 
   void durationsAndRatesAreReadable() {

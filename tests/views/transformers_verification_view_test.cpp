@@ -7,12 +7,15 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -87,6 +90,26 @@ class TransformersVerificationViewTest : public QObject {
     QVERIFY(view.verdictText().contains("h_3"));
     QVERIFY(view.summaryText().contains("75.0% of 40 positions"));
     QVERIFY(view.summaryText().contains("identical ids on all 1 prompts"));
+  }
+
+  void relativeColumnIsNoWiderThanItsNumbers() {
+    // In a wide tab the table keeps its columns' widths: "Relative" once stretched to the
+    // window's edge, far from the row it belongs to.
+    QWidget tab;
+    auto* layout = new QVBoxLayout(&tab);
+    auto* view = new TransformersVerificationView(differingResult(), &tab);
+    layout->addWidget(view);
+    tab.resize(1400, 600);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    QTableWidget* table = view->table();
+    const int relative = table->columnWidth(3);
+    const QAbstractItemView* items = table;  // QTableView hides sizeHintForColumn
+    const int needed =
+        std::max(items->sizeHintForColumn(3), table->horizontalHeader()->sectionSizeHint(3));
+    QVERIFY2(relative <= needed + 8,
+             qPrintable(QStringLiteral("Relative is %1 px, needs %2").arg(relative).arg(needed)));
+    QVERIFY2(table->width() < 700, qPrintable(QString::number(table->width())));
   }
 
   void badgeSaysWhetherItMatches() {

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "engine/batch_transfer.h"
 #include "engine/memory_plan.h"
+#include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "model/backbone/backbone.h"
 #include "model/random/random_draws.h"
@@ -96,6 +97,9 @@ class ReprAlignRecipe final : public engine::Recipe {
     result.loss = loss.total;
     result.tokens = slice.rows * m_seqLen;
     result.metrics["diff_loss"] = loss.diffusion;
+    // What evaluate()'s "loss" measures (the diffusion term alone): the curve to set against
+    // val_loss; "loss" adds λ·align, which evaluation leaves out.
+    result.metrics[engine::kTaskLossMetric] = loss.diffusion;
     result.metrics["align_loss"] = loss.align;
     result.metrics["masked_acc"] =
         loss.correct.to(torch::kDouble) / loss.targets.clamp_min(1).to(torch::kDouble);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/decimated_series.h"
+#include "engine/metrics_log.h"
 #include "engine/step_rate.h"
 
 namespace strata::engine {
@@ -121,6 +122,34 @@ TEST(StepRate, NeverAcrossAResume) {
   EXPECT_EQ(rate.stepsPerSecond(), 0);
   rate.add(13, 113);
   EXPECT_EQ(rate.stepsPerSecond(), 5.0);
+}
+
+TEST(StepRate, CountsTrainingTimeNotPausesOrTheTimeBetweenStopAndResume) {
+  // 2 steps a second of training; an hour's pause after step 20, then a stop and a resume
+  // the next day: the wall times jump, train_seconds does not.
+  StepRate rate(60);
+  const auto record = [](int64_t step, double wall, double trained) {
+    return MetricsRecord{step, wall, {{"loss", 1.0}, {"train_seconds", trained}}};
+  };
+  for (int64_t step = 2; step <= 20; step += 2)
+    rate.add(record(step, 1e9 + step / 2.0, step / 2.0));
+  rate.add(record(22, 1e9 + 3600 + 11, 11));
+  rate.add(record(24, 1e9 + 90000 + 12, 12));
+  rate.add(MetricsRecord{24, 1e9 + 90000 + 13, {{"val_loss", 2.0}}});  // an evaluation: no clock
+  rate.add(record(26, 1e9 + 90000 + 14, 13));
+  EXPECT_DOUBLE_EQ(rate.stepsPerSecond(), 2.0);
+}
+
+TEST(StepRate, RunsWithoutTrainingTimeUseTheWallTime) {
+  StepRate rate(60);
+  for (int64_t step = 1; step <= 5; ++step)
+    rate.add(MetricsRecord{step, 100.0 + 2 * step, {{"loss", 1.0}}});
+  EXPECT_DOUBLE_EQ(rate.stepsPerSecond(), 0.5);
+  // A resumed old run that now logs train_seconds: the two clocks are never mixed.
+  rate.add(MetricsRecord{6, 120, {{"train_seconds", 0.5}}});
+  EXPECT_EQ(rate.stepsPerSecond(), 0);
+  rate.add(MetricsRecord{8, 121, {{"train_seconds", 1.5}}});
+  EXPECT_DOUBLE_EQ(rate.stepsPerSecond(), 2.0);
 }
 
 }  // namespace

@@ -6,15 +6,20 @@
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/job.h"
@@ -115,6 +120,116 @@ TEST_F(TrainingLoop, CancellingCheckpointsTheLastStepAndResumeContinuesExactly) 
   EXPECT_EQ(loggedLosses(dir / "run"), loggedLosses(reference()));
   EXPECT_TRUE(
       testing::sameWeights(dir / "run" / "model.safetensors", reference() / "model.safetensors"));
+}
+
+/** Runs `act` once, on the worker, when the loop reports `stage` ("step 38/60"); keeps every
+ *  stage reported. */
+class ActAtStage final : public ProgressSink {
+ public:
+  ActAtStage(std::string stage, std::function<void()> act)
+      : m_stage(std::move(stage)), m_act(std::move(act)) {}
+  void progress(double, const std::string& stage) override {
+    {
+      std::lock_guard lock(m_mutex);
+      m_stages.push_back(stage);
+    }
+    if (stage == m_stage && m_act) std::exchange(m_act, nullptr)();
+  }
+  void message(MessageLevel, const std::string&) override {}
+  bool reported(const std::string& stage) const {
+    std::lock_guard lock(m_mutex);
+    return std::find(m_stages.begin(), m_stages.end(), stage) != m_stages.end();
+  }
+
+ private:
+  std::string m_stage;
+  std::function<void()> m_act;
+  mutable std::mutex m_mutex;
+  std::vector<std::string> m_stages;
+};
+
+/** 60 steps logged every 20: the interval 21..40 is the one a pause or a stop at 38 splits. */
+ResolvedConfig splitIntervalConfig(const fs::path& corpus) {
+  ResolvedConfig config = testing::tinyPretrainConfig(corpus);
+  config.set("steps", int64_t{60});
+  config.set("log_every", int64_t{20});
+  config.set("checkpoint_every", int64_t{0});
+  return config;
+}
+
+/** tokens_per_s of the interval ending at 40, over the mean of the two around it; 1 when its
+ *  time is counted right (a 2-core machine under load varies it, not by 3×). */
+double splitIntervalThroughputRatio(const fs::path& run) {
+  std::map<int64_t, double> tps;
+  for (const MetricsRecord& r : readMetricsLog(run / "metrics.jsonl"))
+    if (r.has("tokens_per_s")) tps[r.step] = r.value("tokens_per_s");
+  EXPECT_TRUE(tps.count(20) && tps.count(40) && tps.count(60));
+  return tps[40] / (0.5 * (tps[20] + tps[60]));
+}
+
+TEST_F(TrainingLoop, APauseIsNeitherTrainingTimeNorThroughput) {
+  TempDir dir;
+  TrainingControl control;
+  std::thread resumer;
+  ActAtStage sink("step 38/60", [&] {
+    control.pause();
+    resumer = std::thread([&] {
+      waitFor([&] { return readRunStatus(dir / "run").state == RunState::Paused; });
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      control.resume();
+    });
+  });
+  JobContext job(sink, CancellationToken());
+  TrainingRequest request;
+  request.recipe = "pretrain";
+  request.config = splitIntervalConfig(corpus());
+  request.runFolder = dir / "run";
+  request.control = control;
+  EXPECT_TRUE(startTraining(request, job).finished);
+  resumer.join();
+  // The status bar says so while paused.
+  EXPECT_TRUE(sink.reported("paused at step 38/60"));
+  const std::vector<MetricsRecord> records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  std::vector<const MetricsRecord*> logged;
+  for (const MetricsRecord& r : records)
+    if (r.has("loss")) logged.push_back(&r);
+  ASSERT_EQ(logged.size(), 4u);  // steps 1, 20, 40, 60
+  for (const MetricsRecord* r : logged) ASSERT_TRUE(r->has("train_seconds")) << r->step;
+  const double wall = logged.back()->wallTime - logged.front()->wallTime;
+  const double trained =
+      logged.back()->value("train_seconds") - logged.front()->value("train_seconds");
+  EXPECT_GT(trained, 0);
+  EXPECT_GT(wall - trained, 1.4) << "the 1.5 s pause counted as training";
+  const double ratio = splitIntervalThroughputRatio(dir / "run");
+  EXPECT_LT(ratio, 3) << "the steps before the pause were divided by the time after it";
+}
+
+TEST_F(TrainingLoop, TheFirstThroughputAfterAResumeCountsTheStepsBeforeTheStopWithTheirTime) {
+  TempDir dir;
+  CancellationToken token;
+  ActAtStage sink("step 38/60", [&] { token.cancel(); });
+  JobContext job(sink, token);
+  TrainingRequest request;
+  request.recipe = "pretrain";
+  request.config = splitIntervalConfig(corpus());
+  request.runFolder = dir / "run";
+  EXPECT_THROW(startTraining(request, job), CancelledError);
+  ASSERT_EQ(readRunStatus(dir / "run").step, 38);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // stopped for a while
+  EXPECT_TRUE(testing::resumeTiny(dir / "run").finished);
+  const double ratio = splitIntervalThroughputRatio(dir / "run");
+  EXPECT_LT(ratio, 3) << "steps 21..38 were counted over the time of 39..40 alone";
+  EXPECT_GT(ratio, 0.33);
+  // train_seconds goes on from the checkpoint: the stop is not in it.
+  std::map<int64_t, const MetricsRecord*> logged;
+  const std::vector<MetricsRecord> records = readMetricsLog(dir / "run" / "metrics.jsonl");
+  for (const MetricsRecord& r : records)
+    if (r.has("loss")) logged[r.step] = &r;
+  ASSERT_TRUE(logged.count(20) && logged.count(40));
+  ASSERT_TRUE(logged[20]->has("train_seconds") && logged[40]->has("train_seconds"));
+  const double trained = logged[40]->value("train_seconds") - logged[20]->value("train_seconds");
+  EXPECT_GT(trained, 0);
+  EXPECT_GT(logged[40]->wallTime - logged[20]->wallTime - trained, 1.4);
 }
 
 TEST_F(TrainingLoop, Bf16AutocastTrainsCloseToFloat32) {

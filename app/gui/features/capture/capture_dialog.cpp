@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <limits>
 
+#include "common/install_paths.h"
 #include "display_text.h"
 #include "path_row.h"
 
@@ -151,14 +152,27 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
 
 QPushButton* CaptureDialog::okButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
 
+QString CaptureDialog::storesFolder() {
+  return QDir::cleanPath(toQString(userDataFolder() / "activation-stores"));
+}
+
 QString CaptureDialog::defaultOutputFor(const QString& corpus) const {
   if (corpus.trimmed().isEmpty()) return {};
-  const QFileInfo info(corpus.trimmed());
-  // Beside the corpus: in the file's folder, or in the parent of a corpus folder.
-  const QString folder = info.absolutePath();
+  const QString path = QDir::cleanPath(corpus.trimmed());
+  // In Strata's data folder, where GGUF imports and the default model's geometry go too: the
+  // corpus often lies in a read-only shared folder. Named after model and corpus, so two
+  // corpora captured from one model do not meet.
   const QString model = QFileInfo(QDir::cleanPath(m_modelFolder)).fileName();
-  return QDir(folder).filePath((model.isEmpty() ? QStringLiteral("activations") : model) +
-                               QStringLiteral(".h5"));
+  const QString corpusName = QFileInfo(path).completeBaseName();
+  QString name = model.isEmpty() ? QStringLiteral("activations") : model;
+  if (!corpusName.isEmpty()) name += QLatin1Char('-') + corpusName;
+  return QDir(storesFolder()).filePath(name + QStringLiteral(".h5"));
+}
+
+bool CaptureDialog::outputFolderUsable(const QString& output) {
+  // The stores folder is made when the capture starts (CaptureFeature::startCapture).
+  const QFileInfo out(output);
+  return !out.isDir() && (out.absoluteDir().exists() || out.absolutePath() == storesFolder());
 }
 
 void CaptureDialog::setCorpus(const QString& path) { m_corpus->setText(path); }
@@ -199,7 +213,7 @@ bool CaptureDialog::pathsValid() const {
   const QString output = m_output->text().trimmed();
   if (corpus.isEmpty() || !QFileInfo::exists(corpus)) return false;
   const QFileInfo out(output);
-  return !output.isEmpty() && isStoreName(output) && !out.isDir() && out.absoluteDir().exists() &&
+  return !output.isEmpty() && isStoreName(output) && outputFolderUsable(output) &&
          out.absoluteFilePath() != QFileInfo(corpus).absoluteFilePath();
 }
 
@@ -216,7 +230,7 @@ void CaptureDialog::updateState() {
     problem = tr("Choose where to save the activation store.");
   else if (!isStoreName(output))
     problem = tr("The output must be an .h5 or .hdf5 file.");
-  else if (out.isDir() || !out.absoluteDir().exists())
+  else if (!outputFolderUsable(output))
     problem = tr("The output's folder “%1” does not exist.").arg(out.absolutePath());
   else if (out.absoluteFilePath() == QFileInfo(corpus).absoluteFilePath())
     problem = tr("The output would replace the corpus.");

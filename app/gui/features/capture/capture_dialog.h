@@ -2,8 +2,9 @@
 // CaptureDialog: the form behind Capture… — which corpus to sample, where the activation store
 // goes and how many tokens to take. It only fills a CaptureConfig; the main window runs the
 // capture (core's runCapture) in a background job. OK stays disabled until the corpus exists
-// and the output is a .h5/.hdf5 path in an existing folder; when the output already exists the
-// user must choose between resuming it and overwriting it.
+// and the output is a .h5/.hdf5 path in an existing folder (or in the stores folder it
+// proposes); when the output already exists the user must choose between resuming it and
+// overwriting it.
 //
 // Settings (last corpus, sampling options, dtype, streaming) are read and written through a
 // QSettings the caller passes in, so the application uses its own settings and tests a
@@ -47,8 +48,12 @@ class CaptureDialog final : public QDialog {
   void setCorpus(const QString& path);
   void setOutput(const QString& path);
 
-  /** The output file the form proposes for `corpus`: "<model>.h5" next to the corpus. */
+  /** The output file the form proposes for `corpus`: "<model>-<corpus name>.h5" in
+   *  storesFolder(), never beside the corpus (which may be read-only). */
   QString defaultOutputFor(const QString& corpus) const;
+  /** Where proposed stores go: "activation-stores" in Strata's data folder (userDataFolder();
+   *  created when a capture into it starts). */
+  static QString storesFolder();
 
   QLineEdit* corpusEdit() const { return m_corpus; }
   QLineEdit* outputEdit() const { return m_output; }
@@ -69,6 +74,8 @@ class CaptureDialog final : public QDialog {
   void browseCorpusFolder();
   void browseOutput();
   void updateState();
+  /** The output's folder exists, or is storesFolder() (made when the capture starts). */
+  static bool outputFolderUsable(const QString& output);
 
   QString m_modelFolder;
   QLabel* m_model;

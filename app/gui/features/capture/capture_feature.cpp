@@ -1,6 +1,7 @@
 #include "capture_feature.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFileInfo>
 
 #include "capture_dialog.h"
@@ -30,6 +31,16 @@ QString captureDetails(const engine::CaptureConfig& config) {
       .arg(QLatin1String(io::storeDTypeName(config.dtype)),
            config.resume ? CaptureFeature::tr(", resuming") : QString(),
            config.overwrite ? CaptureFeature::tr(", overwriting") : QString());
+}
+
+/** "25 layers written", and on a resumed store what it already held: "kept" alone read as a
+ *  count of something thrown away. */
+QString layersText(const engine::CaptureSummary& summary) {
+  QString text = CaptureFeature::tr("%1 layers written").arg(summary.layersWritten);
+  if (summary.layersKept > 0)
+    text += CaptureFeature::tr(", %1 already complete in the store and kept as they were")
+                .arg(summary.layersKept);
+  return text;
 }
 
 }  // namespace
@@ -68,6 +79,8 @@ void CaptureFeature::startCapture(const engine::CaptureConfig& dialogConfig) {
   engine::CaptureConfig config = dialogConfig;
   if (m_workbench->persistSettings()) config.device = jobDevice();  // the Preferences' device
   const QString output = cleanAbsolute(toQString(config.output));
+  // The dialog proposes a folder of Strata's data folder that may not exist yet.
+  QDir().mkpath(QFileInfo(output).absolutePath());
   const QString model = QFileInfo(toQString(config.modelFolder)).fileName();
   m_workbench->log().append(
       MessageLevel::Info,
@@ -83,11 +96,9 @@ void CaptureFeature::startCapture(const engine::CaptureConfig& dialogConfig) {
           case JobOutcome::Succeeded:
             m_workbench->log().append(
                 MessageLevel::Info,
-                tr("Captured %1 tokens (%2 sequences) into %3: %4 layers written, %5 kept, "
-                   "%6 s, %7 tokens·layers/s")
-                    .arg(countText(summary->tokens), countText(summary->sequences), output)
-                    .arg(summary->layersWritten)
-                    .arg(summary->layersKept)
+                tr("Captured %1 tokens (%2 sequences) into %3: %4, %5 s, %6 tokens·layers/s")
+                    .arg(countText(summary->tokens), countText(summary->sequences), output,
+                         layersText(*summary))
                     .arg(summary->seconds, 0, 'f', 1)
                     .arg(summary->tokensPerSecond, 0, 'f', 0));
             m_workbench->service<OpenService>().openActivationStore(output);

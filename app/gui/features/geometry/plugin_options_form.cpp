@@ -16,7 +16,7 @@ namespace strata {
 
 PluginOptionsForm::PluginOptionsForm(const std::vector<plugin::MetricEntry>& metrics,
                                      QWidget* parent)
-    : QWidget(parent), m_reset(new QPushButton(tr("Reset to Defaults"), this)) {
+    : QWidget(parent), m_reset(new QPushButton(tr("Restore Plugin Defaults"), this)) {
   setObjectName(QStringLiteral("PluginOptionsForm"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

@@ -2,10 +2,11 @@
 // PluginOptionsForm: the options of the loaded plugin metrics as a form, generated from what
 // each metric declares (core/plugin/plugin_loader.h's OptionInfo) — one group per metric with
 // options, one line edit per option: the option's name as label, its default as placeholder,
-// its description as tooltip. An empty field means "the default". Reset to Defaults empties
-// every field. The form reads and writes the very options text `strata-cli score
-// --plugin-options` takes (core/plugin/metric_options_text.h), so the GUI scan and the CLI
-// compute the same metrics from the same text. GUI thread only.
+// its description as tooltip. An empty field means "the default". Restore Plugin Defaults
+// empties every field (named like the Score Layers dialog's own Restore Defaults). The form
+// reads and writes the very options text `strata-cli score --plugin-options` takes
+// (core/plugin/metric_options_text.h), so the GUI scan and the CLI compute the same metrics
+// from the same text. GUI thread only.
 
 #include <QList>
 #include <QString>

@@ -47,7 +47,7 @@ void OpenFeature::install(Workbench& workbench) {
   connect(openGguf, &QAction::triggered, this, [this, window] {
     const QString file = QFileDialog::getOpenFileName(window, tr("Open GGUF Model"), QString(),
                                                       tr("GGUF models (*.gguf)"));
-    if (!file.isEmpty()) openModelFolder(file);
+    if (!file.isEmpty()) openGgufFile(file);
   });
   m_modelMenu->addAction(openModel);
   m_modelMenu->addAction(openGguf);
@@ -101,6 +101,23 @@ void OpenFeature::openModelFolder(const QString& folder) {
             io::inspectModelFolder(io::resolveModelFolder(path, &job)));
         return [this, summary] { showModel(summary); };
       });
+}
+
+void OpenFeature::openGgufFile(const QString& file) {
+  // Checked here, not left to openModelFolder: a file that is not a GGUF would be taken for a
+  // model folder and reported as "not a folder".
+  if (io::isGgufModelFile(toFsPath(file))) {
+    openModelFolder(file);
+    return;
+  }
+  const QFileInfo info(file);
+  const QString path = QDir::toNativeSeparators(file);
+  const QString error =
+      !info.exists() ? tr("%1 does not exist").arg(path)
+      : info.isDir()
+          ? tr("%1 is a folder, not a GGUF file (Open Model ▸ Model Folder… opens it)").arg(path)
+          : tr("%1 is not a GGUF file (it does not start with the GGUF magic bytes)").arg(path);
+  failOpen(file, tr("Could not open the GGUF model “%1”.").arg(info.fileName()), error);
 }
 
 void OpenFeature::listCachedModels() {

@@ -39,6 +39,9 @@ class OpenFeature final : public Feature, public OpenService {
   void openPath(const QString& path) override;
   /** A model folder, or a .gguf file (imported into a folder the first time). */
   void openModelFolder(const QString& folder) override;
+  /** Open Model ▸ GGUF File…: `file` opens as openModelFolder does when it is a GGUF file;
+   *  anything else is reported as not a GGUF file, naming it. */
+  void openGgufFile(const QString& file);
   /** File ▸ Open Model's submenu (its entries after the first two list the HF cache). */
   QMenu* modelMenu() const { return m_modelMenu; }
   void openActivationStore(const QString& file) override;

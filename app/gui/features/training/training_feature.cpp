@@ -75,14 +75,15 @@ void TrainingFeature::showRun(const QString& run) {
 QString TrainingFeature::shownRun() const { return m_view ? m_view->shownRun() : QString(); }
 
 void TrainingFeature::showTrainingLaunchDialog() {
-  // The Preferences' device and threads, where they differ from the engine's defaults, fill
-  // the launcher over the values it remembers per recipe.
+  // The Preferences' device and threads, where they differ from the engine's defaults, and the
+  // selected model (a recipe's `model`) fill the launcher over the values it remembers.
   QMap<QString, QString> values;
   if (m_workbench->persistSettings()) {
     const PreferenceValues preferences = loadPreferences();
     if (preferences.device != QLatin1String("auto")) values["device"] = preferences.device;
     if (preferences.threads > 0) values["threads"] = QString::number(preferences.threads);
   }
+  if (const QString model = m_workbench->currentModel(); !model.isEmpty()) values["model"] = model;
   openTrainingLauncher({}, values);
 }
 
@@ -104,7 +105,7 @@ void TrainingFeature::openTrainingLauncher(const QString& recipe,
   if (m_workbench->persistSettings()) dialog->restoreSettings(guiSettings(), recipe);
   if (!recipe.isEmpty()) dialog->setRecipe(recipe);
   for (auto value = values.begin(); value != values.end(); ++value)
-    dialog->setValueText(value.key(), value.value());
+    dialog->setValueTextForEveryRecipe(value.key(), value.value());
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     if (m_workbench->persistSettings()) {
       QSettings settings = guiSettings();
@@ -246,9 +247,9 @@ void TrainingFeature::runTrainingJob(const QString& folder, const QString& recip
                     .arg(summary->totalSteps)
                     .arg(summary->seconds, 0, 'f', 1));
             break;
-          case JobOutcome::Cancelled:
+          case JobOutcome::Cancelled:  // the user's Stop: nothing went wrong
             m_workbench->log().append(
-                MessageLevel::Warning,
+                MessageLevel::Info,
                 tr("Training of %1 stopped at step %2: Resume in the Training tab "
                    "continues it from its checkpoint")
                     .arg(runName(folder))

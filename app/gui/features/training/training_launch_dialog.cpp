@@ -11,9 +11,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "clean_path.h"
 #include "common/error.h"
@@ -94,11 +96,18 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> sch
   connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(m_recipe, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (index < 0) return;
+    keepTexts();
     m_current = static_cast<std::size_t>(index);
     buildForm();
   });
   buildForm();
-  resize(620, 720);
+  // No taller than the window it opens over (the default window is 700 px high); the form
+  // scrolls.
+  int height = 620;
+  if (parent) height = std::min(height, parent->window()->height() - 40);
+  if (const QScreen* screen = this->screen())
+    height = std::min(height, screen->availableGeometry().height() - 80);
+  resize(620, std::max(height, 360));
 }
 
 QPushButton* TrainingLaunchDialog::okButton() const {
@@ -137,6 +146,7 @@ void TrainingLaunchDialog::buildForm() {
     }
     QWidget* field = makeSettingField(spec, m_form, [this] { updateState(); });
     auto* label = new QLabel(qs(spec.key) + QLatin1Char(':'), m_form);
+    label->setObjectName(QStringLiteral("label.") + qs(spec.key));
     label->setToolTip(field->toolTip());
     if (spec.type == engine::SettingType::Path)
       form->addRow(label, makePathRow(static_cast<QLineEdit*>(field), m_form));
@@ -146,10 +156,37 @@ void TrainingLaunchDialog::buildForm() {
   }
   groups->addStretch(1);
   m_formLayout->addWidget(m_form);
+  alignLabels();
+  m_formRecipe = recipe();
+  applyTexts();
   m_description->setText(qs(schema().description));
   m_description->setVisible(!schema().description.empty());
   if (!m_folderChosen) m_runFolder->setText(defaultRunFolder());
   updateState();
+}
+
+void TrainingLaunchDialog::keepTexts() {
+  if (m_formRecipe.isEmpty()) return;
+  QHash<QString, QString>& texts = m_texts[m_formRecipe];
+  for (const engine::SettingSpec& spec : schema().settings)
+    texts.insert(qs(spec.key), valueText(qs(spec.key)));
+}
+
+void TrainingLaunchDialog::applyTexts() {
+  const QHash<QString, QString> texts = m_texts.value(recipe());
+  for (auto text = texts.begin(); text != texts.end(); ++text)
+    if (m_fields.contains(text.key()))
+      setSettingFieldText(m_fields.value(text.key()), text.value());
+}
+
+void TrainingLaunchDialog::alignLabels() {
+  const QList<QLabel*> labels = m_form->findChildren<QLabel*>();
+  int width = 0;
+  for (const QLabel* label : labels)
+    if (label->objectName().startsWith(QLatin1String("label.")))
+      width = std::max(width, label->sizeHint().width());
+  for (QLabel* label : labels)
+    if (label->objectName().startsWith(QLatin1String("label."))) label->setMinimumWidth(width);
 }
 
 QString TrainingLaunchDialog::valueText(const QString& key) const {
@@ -159,6 +196,12 @@ QString TrainingLaunchDialog::valueText(const QString& key) const {
 
 void TrainingLaunchDialog::setValueText(const QString& key, const QString& text) {
   setSettingFieldText(m_fields.value(key), text);
+}
+
+void TrainingLaunchDialog::setValueTextForEveryRecipe(const QString& key, const QString& text) {
+  for (const engine::ConfigSchema& other : m_schemas)
+    if (other.find(key.toStdString())) m_texts[qs(other.recipe)].insert(key, text);
+  setValueText(key, text);
 }
 
 void TrainingLaunchDialog::setRunFolder(const QString& folder) {
@@ -221,13 +264,17 @@ void TrainingLaunchDialog::updateState() {
 }
 
 void TrainingLaunchDialog::restoreSettings(const QSettings& settings, const QString& recipe) {
+  // Every recipe's remembered values, so that switching recipe shows them too.
+  for (const engine::ConfigSchema& each : m_schemas) {
+    const QString prefix = QStringLiteral("training/%1/").arg(qs(each.recipe));
+    for (const engine::SettingSpec& spec : each.settings) {
+      const QVariant value = settings.value(prefix + qs(spec.key));
+      if (value.isValid()) m_texts[qs(each.recipe)].insert(qs(spec.key), value.toString());
+    }
+  }
+  applyTexts();  // the shown form first: selecting another recipe keeps the shown one's texts
   setRecipe(recipe.isEmpty() ? settings.value(QStringLiteral("training/recipe")).toString()
                              : recipe);
-  const QString prefix = QStringLiteral("training/%1/").arg(this->recipe());
-  for (const engine::SettingSpec& spec : schema().settings) {
-    const QVariant value = settings.value(prefix + qs(spec.key));
-    if (value.isValid()) setValueText(qs(spec.key), value.toString());
-  }
 }
 
 void TrainingLaunchDialog::saveSettings(QSettings& settings) const {

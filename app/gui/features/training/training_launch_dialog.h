@@ -6,7 +6,10 @@
 // bad field is shown under the form.
 //
 // The dialog only fills a TrainingRequest; the main window runs it. Remembered values go
-// through a QSettings the caller passes ("training/<recipe>/<key>"). GUI thread only.
+// through a QSettings the caller passes ("training/<recipe>/<key>"). Each recipe keeps its own
+// texts while the dialog is open: switching recipe and back finds what was typed. The texts a
+// recipe's form starts from are, later winning: the schema's defaults, the remembered values,
+// the values set for every recipe (setValueTextForEveryRecipe), what was typed. GUI thread only.
 
 #include <QDialog>
 #include <QHash>
@@ -53,6 +56,9 @@ class TrainingLaunchDialog final : public QDialog {
   QWidget* field(const QString& key) const { return m_fields.value(key); }
   /** Sets `key`'s field from text as the CLI would take it ("3e-4", "true", "cpu"). */
   void setValueText(const QString& key, const QString& text);
+  /** setValueText for the shown recipe, and the same text for every other recipe that has
+   *  `key`, used when its form is shown (the selected model, the Preferences' device). */
+  void setValueTextForEveryRecipe(const QString& key, const QString& text);
   /** The field's text as parseSetting reads it. */
   QString valueText(const QString& key) const;
   void setRunFolder(const QString& folder);
@@ -69,6 +75,12 @@ class TrainingLaunchDialog final : public QDialog {
 
  private:
   void buildForm();
+  /** Keeps the shown form's texts as its recipe's, for when that recipe is shown again. */
+  void keepTexts();
+  /** Fills the shown form with its recipe's kept texts. */
+  void applyTexts();
+  /** Labels of every group as wide as the widest, so the fields of all groups line up. */
+  void alignLabels();
   QString defaultRunFolder() const;
   void updateState();
 
@@ -84,6 +96,8 @@ class TrainingLaunchDialog final : public QDialog {
   QLabel* m_problem;
   QDialogButtonBox* m_buttons;
   QHash<QString, QWidget*> m_fields;
+  QString m_formRecipe;  ///< the recipe whose form is shown (empty before the first)
+  QHash<QString, QHash<QString, QString>> m_texts;  ///< recipe → key → text to show
   QString m_problemText;
 };
 

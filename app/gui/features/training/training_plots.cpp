@@ -69,6 +69,22 @@ void setLogTicks(QCPAxis* axis) {
   axis->setTicker(ticker);
 }
 
+/** Every label in one notation, "5·10⁻⁵" and "1·10⁻⁴" (the axis draws the power): the default
+ *  ticker wrote 0.0001 beside 5·10⁻⁵ on one learning-rate axis. */
+class ScientificTicker final : public QCPAxisTicker {
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar, int) override {
+    if (std::abs(tick) < 1e-300) return QStringLiteral("0");
+    QString text = locale.toString(tick, 'e', 2);  // "2.50e-05"
+    const qsizetype e = text.indexOf(QLatin1Char('e'));
+    QString mantissa = text.left(e);
+    while (mantissa.contains(QLatin1Char('.')) &&
+           (mantissa.endsWith(QLatin1Char('0')) || mantissa.endsWith(QLatin1Char('.'))))
+      mantissa.chop(1);
+    return mantissa + text.mid(e);
+  }
+};
+
 void rescale(QCustomPlot* plot) {
   plot->rescaleAxes(true);
   QCPAxis* y = plot->yAxis;
@@ -119,6 +135,7 @@ QVector<double> smoothedSeries(const QVector<double>& values, double weight) {
 TrainingPlots::TrainingPlots(QWidget* parent)
     : QWidget(parent),
       m_logScale(new QCheckBox(tr("Log scale"), this)),
+      m_showObjective(new QCheckBox(tr("Objective"), this)),
       m_slider(new QSlider(Qt::Horizontal, this)),
       m_sliderValue(new QLabel(this)),
       m_export(new QToolButton(this)),
@@ -127,6 +144,11 @@ TrainingPlots::TrainingPlots(QWidget* parent)
       m_throughputPlot(makePlot(this, tr("Throughput"), tr("tokens/s"))) {
   m_logScale->setToolTip(tr("Logarithmic loss axis"));
   connect(m_logScale, &QCheckBox::toggled, this, &TrainingPlots::setLogScale);
+  m_showObjective->setToolTip(
+      tr("Also draw the whole training objective (\"loss\": the task loss plus terms evaluation "
+         "leaves out, such as λ·alignment). It is not comparable with eval."));
+  m_showObjective->setVisible(false);  // until a run logs task_loss
+  connect(m_showObjective, &QCheckBox::toggled, this, &TrainingPlots::refresh);
 
   m_slider->setRange(0, 99);
   m_slider->setValue(static_cast<int>(std::lround(m_smoothing * 100)));
@@ -174,14 +196,20 @@ TrainingPlots::TrainingPlots(QWidget* parent)
   m_smoothed = makeGraph(m_lossPlot, tr("train (smoothed)"), QPen(kTrainColour, 2));
   m_eval = makeGraph(m_lossPlot, tr("eval"), QPen(kEvalColour, 2));
   m_eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kEvalColour, Qt::white, 7));
+  m_objective = makeGraph(m_lossPlot, tr("train objective (loss, not comparable with eval)"),
+                          QPen(kTrainColour, 1, Qt::DashLine));
+  m_objective->removeFromLegend();
   m_lossPlot->legend->setVisible(true);
   m_lossPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_lr = makeGraph(m_lrPlot, tr("lr"), QPen(kLrColour, 2));
+  m_lrPlot->yAxis->setTicker(QSharedPointer<ScientificTicker>::create());
+  m_lrPlot->yAxis->setNumberFormat(QStringLiteral("eb"));  // "b": the power drawn raised
   // Width 1 for the noisy series: a wider pen is stroked as a path, which costs ten times more.
   m_throughput = makeGraph(m_throughputPlot, tr("tokens/s"), QPen(kThroughputColour, 1));
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(m_logScale);
+  controls->addWidget(m_showObjective);
   controls->addSpacing(12);
   controls->addWidget(new QLabel(tr("Smoothing:"), this));
   controls->addWidget(m_slider, 1);
@@ -219,7 +247,7 @@ void TrainingPlots::setRecords(const std::vector<engine::MetricsRecord>& records
   m_recordCount = 0;
   m_lastStep = -1;
   for (engine::DecimatedSeries* series :
-       {&m_trainLoss, &m_evalLoss, &m_lrSeries, &m_throughputSeries})
+       {&m_trainLoss, &m_taskLoss, &m_evalLoss, &m_lrSeries, &m_throughputSeries})
     series->clear();
   addToSeries(records);
   refresh();
@@ -234,6 +262,7 @@ void TrainingPlots::appendRecords(const std::vector<engine::MetricsRecord>& reco
 void TrainingPlots::addToSeries(const std::vector<engine::MetricsRecord>& records) {
   const std::pair<const char*, engine::DecimatedSeries*> series[] = {
       {"loss", &m_trainLoss},
+      {engine::kTaskLossMetric, &m_taskLoss},
       {"val_loss", &m_evalLoss},
       {"lr", &m_lrSeries},
       {"tokens_per_s", &m_throughputSeries}};
@@ -250,19 +279,44 @@ void TrainingPlots::redrawSmoothed() {
   // A bucket of `stride` points decays like `stride` single points would, so the curve keeps
   // its shape as the series is decimated.
   std::vector<double> steps, means;
-  m_trainLoss.means(steps, means);
-  const double weight = std::pow(m_smoothing, static_cast<double>(m_trainLoss.stride()));
+  trainLoss().means(steps, means);
+  const double weight = std::pow(m_smoothing, static_cast<double>(trainLoss().stride()));
   m_smoothed->setData(toQVector(steps), smoothedSeries(toQVector(means), weight), true);
 }
 
 void TrainingPlots::refresh() {
   // Redrawn whole from at most 2·kMaxBuckets points a series: microseconds next to a replot.
-  drawEnvelope(m_train, m_trainLoss);
+  nameLossGraphs();
+  drawEnvelope(m_train, trainLoss());
   drawEnvelope(m_eval, m_evalLoss);
+  if (showsTaskLoss() && m_showObjective->isChecked())
+    drawEnvelope(m_objective, m_trainLoss);
+  else
+    m_objective->data()->clear();
   drawEnvelope(m_lr, m_lrSeries);
   drawEnvelope(m_throughput, m_throughputSeries);
   redrawSmoothed();
   for (QCustomPlot* p : {m_lossPlot, m_lrPlot, m_throughputPlot}) rescale(p);
+}
+
+const engine::DecimatedSeries& TrainingPlots::trainLoss() const {
+  return showsTaskLoss() ? m_taskLoss : m_trainLoss;
+}
+
+void TrainingPlots::nameLossGraphs() {
+  const bool task = showsTaskLoss();
+  m_showObjective->setVisible(task);
+  m_train->setName(task ? tr("train task loss (logged)") : tr("train (logged)"));
+  m_smoothed->setName(task ? tr("train task loss (smoothed)") : tr("train (smoothed)"));
+  m_eval->setName(task ? tr("eval task loss (val_loss)") : tr("eval"));
+  m_lossPlot->yAxis->setLabel(task ? tr("task loss") : tr("loss"));
+  const bool objective = task && m_showObjective->isChecked();
+  if (objective != m_lossPlot->legend->hasItemWithPlottable(m_objective)) {
+    if (objective)
+      m_objective->addToLegend();
+    else
+      m_objective->removeFromLegend();
+  }
 }
 
 void TrainingPlots::setSmoothing(double weight) {

@@ -206,8 +206,7 @@ void TrainingView::pollShownRun() {
     } else {
       m_plots->appendRecords(update.records);
     }
-    for (const engine::MetricsRecord& record : update.records)
-      m_rate.add(record.step, record.wallTime);
+    for (const engine::MetricsRecord& record : update.records) m_rate.add(record);
     if (count > 0) emit recordsArrived(count);
     m_tailError.clear();
   } else {

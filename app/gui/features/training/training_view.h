@@ -2,10 +2,10 @@
 // TrainingView: the Training tab. Left, the runs under the runs folder (and any opened with
 // Open Run Folder…), refreshed every second from the run folders themselves — so runs started
 // by strata-cli in another process appear and change state too. Right, the selected run: its
-// progress (status.json's step of total, the step rate seen in metrics.jsonl and an ETA), the
-// plots of its metrics.jsonl (replayed when shown, then tailed every few hundred ms, so a run
-// still being written grows live), and the log of the training this window runs. Files are
-// read only while the view is visible.
+// progress (status.json's step of total, the step rate over the training time metrics.jsonl
+// logs — pauses and stops left out — and an ETA), the plots of its metrics.jsonl (replayed
+// when shown, then tailed every few hundred ms, so a run still being written grows live), and
+// the log of the training this window runs. Files are read only while the view is visible.
 //
 // The view holds no training code: Start…/Pause/Resume/Stop emit signals, and the main window
 // tells the view which run it trains (setActiveRun) and forwards the job's log and progress.
@@ -113,7 +113,7 @@ class TrainingView final : public QWidget {
   QString m_runsRoot;
   QStringList m_extraRuns;  ///< opened with Open Run Folder…
   QString m_shown;
-  engine::StepRate m_rate;  // of the shown run, for the ETA
+  engine::StepRate m_rate;  // of the shown run, over its training time: for the ETA
   engine::RunStatus m_shownStatus;
   int64_t m_shownCheckpoint = -1;
   QString m_activeFolder;

@@ -23,6 +23,7 @@ const FeatureRegistration<VerifyFeature> registration("verify", 40);
 void VerifyFeature::install(Workbench& workbench) {
   m_workbench = &workbench;
   m_verifyAction = new QAction(tr("&Verify against Transformers"), this);
+  m_verifyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
   m_verifyAction->setStatusTip(
       tr("Run the selected model with Strata and with Hugging Face transformers on a few prompts "
          "and compare every layer's hidden states, the logits and the tokenization"));

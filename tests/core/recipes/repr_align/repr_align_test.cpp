@@ -184,6 +184,25 @@ TEST(ReprAlignRecipe, MetricsAreNamedForWhatTheyMeasure) {
   EXPECT_FALSE(elbo.has("val_ppl"));
 }
 
+TEST(ReprAlignRecipe, LogsTheTaskLossThatValLossMeasures) {
+  // "loss" is the objective, masked CE + λ·alignment; val_loss is the masked CE alone. The
+  // Training tab once plotted one against the other (review 2026-12-05, defect 2).
+  TempDir dir;
+  engine::ResolvedConfig config = toyLlamaConversion(dir, 4, 4, /*lambda=*/10);
+  ASSERT_TRUE(testing::trainRecipe("repr_align", config, dir / "run").finished);
+  int trainRecords = 0;
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(dir / "run" / "metrics.jsonl")) {
+    if (!r.has("loss")) continue;
+    ++trainRecords;
+    ASSERT_TRUE(r.has(engine::kTaskLossMetric)) << r.step;
+    EXPECT_EQ(r.value(engine::kTaskLossMetric), r.value("diff_loss")) << r.step;
+    EXPECT_NEAR(r.value("loss"), r.value(engine::kTaskLossMetric) + 10 * r.value("align_loss"),
+                1e-4 * r.value("loss"))
+        << r.step;
+  }
+  EXPECT_GT(trainRecords, 0);
+}
+
 TEST(ReprAlignRecipe, ARandomInitStudentForgetsTheWeightsDeterministicallyAndTrains) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
