@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/memory_release.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
@@ -25,7 +26,11 @@ JobController* BackgroundJobs::start(const QString& name, JobWork work, Done don
           [this, job, done = std::move(done)](JobOutcome outcome, const QString& error) {
             ended(job);
             if (done) done(outcome, error);
-            if (m_jobs.isEmpty()) emit allFinished();
+            if (!m_jobs.isEmpty()) return;
+            // What the jobs loaded and freed (models, batches) goes back to the system: the
+            // window keeps only what it shows (common/memory_release.h).
+            releaseFreedMemory();
+            emit allFinished();
           });
   m_jobs.append(job);
   m_progress.setJob(job);  // the newest job is the one shown, the others in its menu

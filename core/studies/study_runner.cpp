@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "common/memory_release.h"
 #include "common/text_file.h"
 #include "engine/config_schema.h"
 #include "engine/recipe_catalog.h"
@@ -211,6 +212,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
       recipes::trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
     }
     progress.endRun();
+    releaseFreedMemory();  // a run's batches and models, before the next run allocates its own
     job.checkCancelled();
     if (!r.seed) continue;
     const fs::path cache = folder / "study_measures.json";
