@@ -4,6 +4,8 @@
 // not valid UTF-8 survive the trip between QString and std::filesystem::path.
 
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QString>
 #include <cstdint>
 #include <filesystem>
@@ -27,6 +29,19 @@ inline std::filesystem::path toFsPath(const QString& path) {
 
 inline QString toQString(const std::filesystem::path& path) {
   return QFile::decodeName(QByteArray::fromStdString(path.string()));
+}
+
+/**
+ * A file's or folder's name as tabs and the project dock show it: the file name without the
+ * content hashes (16 hex digits after a '-') that Strata's imports and captures append, so
+ * "SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-c8171e4d3debdae5.h5" reads
+ * "SmolLM2-135M-Instruct.Q4_1.h5". Give the full path as the tooltip.
+ */
+inline QString displayName(const QString& path) {
+  static const QRegularExpression hash(QStringLiteral("-[0-9a-f]{16}(?=[-.]|$)"));
+  QString name = QFileInfo(path).fileName();
+  name.remove(hash);
+  return name.isEmpty() ? path : name;
 }
 
 }  // namespace strata

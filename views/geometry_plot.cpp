@@ -266,7 +266,7 @@ void GeometryPlot::fitPanels() {
   rescaleValueAxes();  // the room for the l* marks depends on the height
   // As many value labels as that height holds (ValueTicker).
   for (const PanelTitle& title : m_titles)
-    if (const auto ticker = title.axis->ticker().dynamicCast<ValueTicker>())
+    if (const auto ticker = title.axis->ticker().dynamicCast<RoomTicker>())
       ticker->setRoom(dataHeight, QFontMetrics(title.axis->tickLabelFont()).height());
   // The layer axis's width: as of the last layout, moved by as much as the plot's width since
   // (the margins follow the value labels, which barely change); fitTitles corrects it after
@@ -320,6 +320,7 @@ void GeometryPlot::fitTitles() {
     if (text.isEmpty()) text = QStringLiteral("…");
     title.item->setText(text);
   }
+  placeBestLabel();
   // The layer step and the panels' shares chosen before this layout used the last layout's
   // width and layer axis height: if either moved enough to matter, draw once more.
   m_laidOutWidth = width();
@@ -327,6 +328,49 @@ void GeometryPlot::fitTitles() {
   const bool layerAxisMoved =
       (layerAxis > kGapBelowPanel ? layerAxis : kLayerAxisHeight) != m_layerAxisMargin;
   if (fitLayerAxis(m_panels[ScorePanel]->width()) || layerAxisMoved) replot(rpQueuedReplot);
+}
+
+void GeometryPlot::placeBestLabel() {
+  // Beside the l* line, at the top or the bottom of S's panel: the first of the four corners
+  // (the preferred side first) whose box covers none of S's markers, or the one covering fewest.
+  QCPAxisRect* score = m_panels[ScorePanel];
+  const QFontMetricsF metrics(m_bestLabel->font());
+  const QMargins padding = m_bestLabel->padding();
+  const QSizeF size(
+      metrics.horizontalAdvance(m_bestLabel->text()) + padding.left() + padding.right(),
+      metrics.height() + padding.top() + padding.bottom());
+  const QCPGraph* values = m_values[ScorePanel];
+  const double line =
+      score->axis(QCPAxis::atBottom)->coordToPixel(m_bestLines[ScorePanel]->point1->coords().x());
+  const double radius = std::max(m_markerSize, kSmallMarker) / 2 + 1;
+  const auto covered = [&](const QRectF& box) {
+    int count = 0;
+    for (auto point = values->data()->constBegin(); point != values->data()->constEnd(); ++point) {
+      const QPointF at(score->axis(QCPAxis::atBottom)->coordToPixel(point->key),
+                       score->axis(QCPAxis::atLeft)->coordToPixel(point->value));
+      if (box.intersects(QRectF(at - QPointF(radius, radius), at + QPointF(radius, radius))))
+        ++count;
+    }
+    return count;
+  };
+  int fewest = std::numeric_limits<int>::max();
+  for (const bool left : {m_bestLabelLeft, !m_bestLabelLeft})
+    for (const bool top : {true, false}) {
+      const double x = left ? line - kBestLabelOffset - size.width() : line + kBestLabelOffset;
+      const double y = top ? score->top() : score->bottom() - size.height();
+      const QRectF box(QPointF(x, y), size);
+      const int count =
+          QRectF(score->rect()).contains(box) ? covered(box) : std::numeric_limits<int>::max() - 1;
+      if (count >= fewest) continue;
+      fewest = count;
+      // At the bottom a pixel inside the panel, whose last row is at height - 1.
+      const double bottom = 1.0 - 1.0 / std::max(score->height(), 1);
+      m_bestLabel->position->setCoords(left ? -kBestLabelOffset : kBestLabelOffset,
+                                       top ? 0 : bottom);
+      m_bestLabel->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
+                                        (top ? Qt::AlignTop : Qt::AlignBottom));
+      if (count == 0) return;
+    }
 }
 
 QString GeometryPlot::titleToolTip(const QPoint& pixel) const {
@@ -485,10 +529,9 @@ void GeometryPlot::setScores(const geometry::LayerScores& scores,
   const double middle =
       n ? 0.5 * static_cast<double>(m_report->layers.front().layer + m_report->layers.back().layer)
         : 0;
-  // In the right half the label goes left of the star, so it never runs off the panel.
-  m_bestLabel->position->setCoords(bestKey > middle ? -kBestLabelOffset : kBestLabelOffset, 0);
-  m_bestLabel->setPositionAlignment((bestKey > middle ? Qt::AlignRight : Qt::AlignLeft) |
-                                    Qt::AlignTop);
+  // In the right half the label goes left of the star, so it never runs off the panel
+  // (placeBestLabel moves it off S's markers once the panel is laid out).
+  m_bestLabelLeft = bestKey > middle;
   m_bestLabel->setText(tr("l* = %1").arg(static_cast<qlonglong>(bestKey)));
 
   // Shade what lies outside first..last in every panel.
@@ -514,7 +557,7 @@ void GeometryPlot::setLogScale(bool logarithmic) {
     QCPAxis* y = m_panels[p]->axis(QCPAxis::atLeft);
     y->setScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logarithmic)
-      y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+      y->setTicker(QSharedPointer<LogValueTicker>::create());  // never crowds a short panel
     else
       y->setTicker(QSharedPointer<ValueTicker>::create());
   }

@@ -119,6 +119,8 @@ class GeometryPlot final : public QCustomPlot {
   void updateMinimumHeight();
   /** Sets each panel's title to the longest form its panel has room for (afterLayout). */
   void fitTitles();
+  /** Puts the l* label where it covers none of S's markers (after each layout). */
+  void placeBestLabel();
   /** The panels' shares of the height (the same data height for all), value ticks for that
    *  height, the layer step and the marker size (beforeReplot). */
   void fitPanels();
@@ -164,6 +166,7 @@ class GeometryPlot final : public QCustomPlot {
   QCPItemRect* m_shadeAfter[PanelCount] = {};
   QCPGraph* m_bestMarkers[PanelCount] = {};  // null on S, which has m_bestPoint
   QCPGraph* m_bestPoint = nullptr;
+  bool m_bestLabelLeft = false;  // the label's preferred side of the l* line
   QCPItemText* m_bestLabel = nullptr;
   bool m_logScale = false;
   QPoint m_pressPosition{-1000, -1000};

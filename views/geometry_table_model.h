@@ -54,7 +54,7 @@ class GeometryTableModel final : public QAbstractTableModel {
   explicit GeometryTableModel(QObject* parent = nullptr);
 
   void setReport(std::shared_ptr<const geometry::GeometryReport> report);
-  /** Scores of the report's layers, in report order (geometry::scoreLayers' output). */
+  /** Scores of the report's layers, in report order (geometry::scoreSeries' scores). */
   void setScores(const geometry::LayerScores& scores);
   /** S intervals and l* frequencies under the same weights (geometry::bootstrapScores). */
   void setScoreBootstrap(const geometry::ScoreBootstrap& bootstrap);

@@ -11,6 +11,7 @@
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QToolTip>
@@ -102,7 +103,7 @@ LayerGeometryView::LayerGeometryView(const QString& storeFile,
   m_table->setToolTip(tr("Click a layer to open its spectrum, λ_max histogram and PCA scatter"));
   connect(m_table, &QTableView::clicked, this, &LayerGeometryView::tableClicked);
 
-  auto* scoreBox = new QGroupBox(tr("Score S(l)"), this);
+  auto* scoreBox = new QGroupBox(this);  // titled by the controls' first row, beside Reset
   auto* scoreLayout = new QVBoxLayout(scoreBox);
   scoreLayout->setContentsMargins(6, 2, 6, 2);  // compact: the table below wants the height
   scoreLayout->addWidget(m_controls);
@@ -190,6 +191,14 @@ void LayerGeometryView::setReport(std::shared_ptr<const geometry::GeometryReport
 }
 
 void LayerGeometryView::fitSideSplit() {
+  // The controls whole across, measured now that their style is polished (the estimate made
+  // when the view was built could cut Reset by a pixel).
+  QWidget* controls = m_controlsArea->widget();
+  m_controlsArea->setMinimumWidth(
+      std::max(m_controlsArea->minimumWidth(),
+               controls->minimumSizeHint().width() +
+                   std::max(m_controlsArea->verticalScrollBar()->sizeHint().width(),
+                            style()->pixelMetric(QStyle::PM_ScrollBarExtent))));
   const int total = m_side->height() - m_side->handleWidth();
   if (total <= 0) return;  // not laid out yet: the resize that follows calls again
   if (!m_sideSplitChosen) {
@@ -234,8 +243,11 @@ void LayerGeometryView::updateHeader() {
       tr("<b>%1</b> — %2, %3 tokens, layers 0–%4<br>"
          "<small>M = %5 anchors, k = %6, %7 directions, %8 bootstrap resamples (%9 %), seed %10"
          " · %11</small><br><small>normalisation: <b>%12</b> · m_mono: %13 · %14</small>%15")
-          .arg(QFileInfo(m_storeFile).fileName().toHtmlEscaped(),
-               QString::fromStdString(r.modelId).toHtmlEscaped(), countText(r.numTokens))
+          // Names without content hashes (the paths are in the tooltip): a third line of
+          // header took the height the plot needs at the default size.
+          .arg(displayName(m_storeFile).toHtmlEscaped(),
+               displayName(QString::fromStdString(r.modelId)).toHtmlEscaped(),
+               countText(r.numTokens))
           .arg(r.numLayers)
           .arg(o.anchors)
           .arg(o.neighbours)
@@ -249,7 +261,8 @@ void LayerGeometryView::updateHeader() {
                cancelling.empty() ? QString()
                                   : QStringLiteral("<br><small>⚠ %1</small>")
                                         .arg(QString::fromStdString(cancelling).toHtmlEscaped())));
-  m_header->setToolTip(m_storeFile);
+  m_header->setToolTip(
+      QStringLiteral("%1\n%2").arg(m_storeFile, QString::fromStdString(r.modelId)));
 }
 
 void LayerGeometryView::rescore() {

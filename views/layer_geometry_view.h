@@ -13,7 +13,7 @@
 // report of 30 to 80 layers lists many of them at the window's default size; once the user drags
 // the handle, it stays where they put it.
 //
-// Moving a control re-ranks at once through geometry::scoreLayers on the report's stored
+// Moving a control re-ranks at once through geometry::scoreSeries on the report's stored
 // values: nothing is recomputed and no file is read. Hovering the plot shows the layer's values
 // and intervals; clicking a layer (plot or table) emits layerDetailRequested. Export saves the
 // plot as PNG/PDF and the table as CSV.

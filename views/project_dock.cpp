@@ -1,16 +1,19 @@
 #include "project_dock.h"
 
 #include <QApplication>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QMenu>
 #include <QStyle>
 #include <QTreeWidget>
+#include <algorithm>
+
+#include "display_text.h"
 
 namespace strata {
 namespace {
 
 constexpr int kPathRole = Qt::UserRole;
+constexpr int kLeastColumns = 26;  // characters the dock is always wide enough for
 constexpr ProjectCategory kCategories[] = {
     ProjectCategory::Models, ProjectCategory::ActivationStores, ProjectCategory::Runs};
 
@@ -46,8 +49,16 @@ ProjectDock::ProjectDock(QWidget* parent)
   setObjectName(QStringLiteral("ProjectDock"));  // saveState() keys docks by object name
   m_tree->setHeaderHidden(true);
   m_tree->setColumnCount(2);  // the name, then an optional badge
-  m_tree->header()->setStretchLastSection(true);
-  m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // The badge always in view: the name takes what it leaves, elided in the middle (the full
+  // path is its tooltip).
+  m_tree->header()->setStretchLastSection(false);
+  m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  m_tree->setTextElideMode(Qt::ElideMiddle);
+  // A usable least width: the main window's layout may otherwise squeeze the dock to a sliver
+  // (after a maximise and restore) that cannot be dragged back wide.
+  m_tree->setMinimumWidth(m_tree->fontMetrics().horizontalAdvance(QLatin1Char('x')) *
+                          kLeastColumns);
   m_tree->setRootIsDecorated(true);
   m_tree->setUniformRowHeights(true);
   for (ProjectCategory category : kCategories) {
@@ -118,17 +129,32 @@ QTreeWidgetItem* ProjectDock::findEntry(ProjectCategory category, const QString&
   return nullptr;
 }
 
+QTreeWidgetItem* ProjectDock::makeEntry(ProjectCategory category, const QString& path,
+                                        const QString& label) {
+  auto* item = new QTreeWidgetItem(QStringList(label.isEmpty() ? displayName(path) : label));
+  item->setData(0, kPathRole, path);
+  item->setToolTip(0, path);
+  item->setIcon(0, categoryIcon(category));
+  return item;
+}
+
 void ProjectDock::addEntry(ProjectCategory category, const QString& path, const QString& label) {
   QTreeWidgetItem* item = findEntry(category, path);
-  if (!item) {
-    const QString text = label.isEmpty() ? QFileInfo(path).fileName() : label;
-    item = new QTreeWidgetItem(categoryItem(category), QStringList(text.isEmpty() ? path : text));
-    item->setData(0, kPathRole, path);
-    item->setToolTip(0, path);
-    item->setIcon(0, categoryIcon(category));
-  }
+  if (!item) categoryItem(category)->addChild(item = makeEntry(category, path, label));
   categoryItem(category)->setExpanded(true);
   m_tree->setCurrentItem(item);
+}
+
+void ProjectDock::setEntries(ProjectCategory category, const QStringList& paths) {
+  // Entries already listed stay (with the selection); the gone are deleted, the new inserted
+  // where `paths` has them.
+  QTreeWidgetItem* parent = categoryItem(category);
+  for (int i = parent->childCount() - 1; i >= 0; --i)
+    if (!paths.contains(parent->child(i)->data(0, kPathRole).toString())) delete parent->child(i);
+  for (int i = 0; i < paths.size(); ++i)
+    if (!findEntry(category, paths[i]))
+      parent->insertChild(std::min(i, parent->childCount()), makeEntry(category, paths[i], {}));
+  parent->setExpanded(true);
 }
 
 void ProjectDock::removeEntry(ProjectCategory category, const QString& path) {

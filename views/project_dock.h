@@ -1,8 +1,9 @@
 #pragma once
 // ProjectDock: what this session has open, by kind — models, activation stores, runs. Each
-// entry is a path shown by its file name, with the full path as tooltip. Double-click (or
-// Enter) emits entryActivated so the main window can bring up the matching view; right-click
-// selects the entry and offers the actions added for its category. GUI thread only.
+// entry is a path shown by its displayName (no content hashes), with the full path as tooltip.
+// Double-click (or Enter) emits entryActivated so the main window can bring up the matching
+// view; right-click selects the entry and offers the actions added for its category. GUI thread
+// only.
 
 #include <QDockWidget>
 #include <QList>
@@ -25,11 +26,14 @@ class ProjectDock final : public QDockWidget {
   explicit ProjectDock(QWidget* parent = nullptr);
 
   /**
-   * Adds `path` under `category`, shown as `label` (the file name when empty). A path already
+   * Adds `path` under `category`, shown as `label` (displayName when empty). A path already
    * listed there is not added twice; either way the entry is selected.
    */
   void addEntry(ProjectCategory category, const QString& path, const QString& label = {});
   void removeEntry(ProjectCategory category, const QString& path);
+  /** Makes `paths` (shown by displayName) the entries under `category`: those already listed
+   *  stay, with the selection (unless its entry goes); the new go where `paths` has them. */
+  void setEntries(ProjectCategory category, const QStringList& paths);
   /** Paths listed under `category`, in the order they were added. */
   QStringList entries(ProjectCategory category) const;
   /** The selected entry's path when it is listed under `category`; empty otherwise. */
@@ -54,6 +58,9 @@ class ProjectDock final : public QDockWidget {
  private:
   QTreeWidgetItem* categoryItem(ProjectCategory category) const;
   QTreeWidgetItem* findEntry(ProjectCategory category, const QString& path) const;
+  /** A new entry item (not yet in the tree). */
+  static QTreeWidgetItem* makeEntry(ProjectCategory category, const QString& path,
+                                    const QString& label);
   void showEntryMenu(const QPoint& position);
 
   QTreeWidget* m_tree;

@@ -28,9 +28,10 @@ QSlider* makeSlider(QWidget* parent, int minimum, int maximum) {
 }  // namespace
 
 ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
-  // One grid, so that every row's label, slider and box line up: the proxies' weights, the
-  // candidate range and Reset, then the plugin metrics' weights (setSeries; 0 by default, so
-  // they come last: when the controls scroll beside a long table, these are what scroll away).
+  // One grid, so that every row's label, slider and box line up: the title and Reset, the
+  // proxies' weights, the candidate range, then the plugin metrics' weights (setSeries; 0 by
+  // default, so they come last: when the controls scroll beside a long table, these are what scroll
+  // away).
   m_grid = new QGridLayout(this);
   m_grid->setContentsMargins(0, 0, 0, 0);
   m_grid->setColumnStretch(1, 1);
@@ -59,6 +60,7 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
   connect(m_lastSlider, &QSlider::valueChanged, this, [this](int v) { rangeChanged(false, v); });
   connect(m_lastBox, &QSpinBox::valueChanged, this, [this](int v) { rangeChanged(false, v); });
 
+  m_title = new QLabel(tr("<b>Score S(l)</b>"), this);
   m_reset = new QPushButton(tr("Reset"), this);
   m_reset->setToolTip(
       tr("Every weight to its default (1 for a proxy, 0 for a plugin metric) and "
@@ -70,7 +72,11 @@ ScoreControls::ScoreControls(QWidget* parent) : QWidget(parent) {
 
 void ScoreControls::layOutRows() {
   while (QLayoutItem* item = m_grid->takeAt(0)) delete item;  // the widgets stay
-  int row = 0;
+  // Reset on the title's row: the controls scroll beside a long table, and their top row is
+  // the one always in view (below the candidates it was cut off at the default window size).
+  m_grid->addWidget(m_title, 0, 0, 1, 2);
+  m_grid->addWidget(m_reset, 0, 2);
+  int row = 1;
   const auto add = [&](QWidget* label, QWidget* slider, QWidget* box) {
     m_grid->addWidget(label, row, 0);
     m_grid->addWidget(slider, row, 1);
@@ -81,7 +87,6 @@ void ScoreControls::layOutRows() {
     if (weight.builtIn) add(weight.label, weight.slider, weight.box);
   add(m_firstLabel, m_firstSlider, m_firstBox);
   add(m_lastLabel, m_lastSlider, m_lastBox);
-  m_grid->addWidget(m_reset, row++, 2);
   for (const WeightRow& weight : m_rows)
     if (!weight.builtIn) add(weight.label, weight.slider, weight.box);
 }

@@ -3,8 +3,9 @@
 // spin box each, 0–5: w_c, w_m, w_k for the proxies, default 1, then w_<name> for each plugin
 // metric, default 0, so plugins leave S as it was until asked; setSeries makes the rows) and the
 // candidate layers first..last (a slider and a spin box each, first ≤ last always). From the
-// top: the proxies' weights, the candidates, Reset, the plugin metrics' weights. Every change
-// emits settingsChanged() at once; the owner re-ranks with geometry::scoreLayers, which is cheap,
+// top: the title "Score S(l)" with Reset beside it, the proxies' weights, the candidates, the
+// plugin metrics' weights. Every change
+// emits settingsChanged() at once; the owner re-ranks with geometry::scoreSeries, which is cheap,
 // so no debouncing is needed. GUI thread only.
 
 #include <QWidget>
@@ -59,6 +60,7 @@ class ScoreControls final : public QWidget {
   QSpinBox* lastLayerBox() const { return m_lastBox; }
   QSlider* firstLayerSlider() const { return m_firstSlider; }
   QSlider* lastLayerSlider() const { return m_lastSlider; }
+  QPushButton* resetButton() const { return m_reset; }
 
  signals:
   void settingsChanged();
@@ -66,7 +68,7 @@ class ScoreControls final : public QWidget {
  private:
   struct WeightRow {
     std::string name;     // the series' name
-    bool builtIn = true;  // a proxy (above the candidates) or a plugin metric (below Reset)
+    bool builtIn = true;  // a proxy (above the candidates) or a plugin metric (below them)
     double defaultWeight = 0;
     QLabel* label = nullptr;
     QSlider* slider = nullptr;
@@ -88,6 +90,7 @@ class ScoreControls final : public QWidget {
   QSlider* m_lastSlider;
   QSpinBox* m_firstBox;
   QSpinBox* m_lastBox;
+  QLabel* m_title;
   QPushButton* m_reset;
   geometry::LayerRange m_defaults;
   geometry::ScoreWeights m_announcedWeights;  ///< as of the last settingsChanged()

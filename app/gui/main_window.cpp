@@ -84,6 +84,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_tabs->setTabsClosable(true);
   m_tabs->setMovable(true);
   m_tabs->setDocumentMode(true);
+  // Many tabs stay usable: long titles elided in the middle (the full one is the tooltip), and
+  // scroll buttons once even elided tabs do not fit.
+  m_tabs->setElideMode(Qt::ElideMiddle);
+  m_tabs->setUsesScrollButtons(true);
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
     QWidget* view = m_tabs->widget(index);
     m_tabs->removeTab(index);

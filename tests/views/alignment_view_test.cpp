@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPointer>
+#include <QScreen>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,6 +33,7 @@
 #include "main_window.h"
 #include "plot_export.h"
 #include "throw_away_settings.h"
+#include "window_sizes.h"
 
 using namespace strata;
 
@@ -103,6 +105,62 @@ QByteArray readAll(const QString& file) {
   return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
 }
 
+/** Why a plot's title or legend entry is not drawn whole inside the plot (empty: it is). */
+QString clipped(QCustomPlot* plot) {
+  QStringList out;
+  const QRect visible = plot->rect();
+  if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) {
+    const QRect need =
+        QFontMetrics(title->font()).boundingRect(QRect(), Qt::TextDontClip, title->text());
+    if (need.width() > title->rect().width() || !visible.contains(title->outerRect()))
+      out << QStringLiteral("title “%1” needs %2 px, has %3 px at x %4 of %5")
+                 .arg(title->text())
+                 .arg(need.width())
+                 .arg(title->rect().width())
+                 .arg(title->outerRect().left())
+                 .arg(visible.width());
+  }
+  if (plot->legend->visible())
+    for (int i = 0; i < plot->legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i));
+      if (!item) continue;
+      const QString name = item->plottable()->name();
+      const int need = plot->legend->iconSize().width() + plot->legend->iconTextPadding() +
+                       QFontMetrics(item->font()).horizontalAdvance(name);
+      if (need > item->rect().width() || !visible.contains(item->outerRect()) ||
+          !plot->legend->outerRect().contains(item->outerRect()))
+        out << QStringLiteral("legend entry “%1” needs %2 px, has %3 px at (%4,%5) in %6×%7")
+                   .arg(name)
+                   .arg(need)
+                   .arg(item->rect().width())
+                   .arg(item->outerRect().left())
+                   .arg(item->outerRect().top())
+                   .arg(visible.width())
+                   .arg(visible.height());
+    }
+  return out.join(QStringLiteral("; "));
+}
+
+/** Why `axis`'s tick labels touch each other (empty: they keep apart). */
+QString crowded(QCPAxis* axis) {
+  const QFontMetrics metrics(axis->tickLabelFont());
+  const bool vertical = axis->orientation() == Qt::Vertical;
+  std::vector<std::pair<double, double>> spans;  // along the axis, sorted
+  QString texts;
+  for (int i = 0; i < axis->tickVector().size(); ++i) {
+    const double at = axis->tickVector()[i];
+    if (!axis->range().contains(at)) continue;
+    const QString text = axis->tickVectorLabels()[i];
+    texts += text + QLatin1Char(' ');
+    const double half = (vertical ? metrics.height() : metrics.horizontalAdvance(text)) / 2.0;
+    spans.emplace_back(axis->coordToPixel(at) - half, axis->coordToPixel(at) + half);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second + 2)
+      return QStringLiteral("labels %1on a %2 px axis").arg(texts).arg(axis->axisRect()->height());
+  return spans.size() < 2 ? QStringLiteral("fewer than two labels: %1").arg(texts) : QString();
+}
 }  // namespace
 
 class AlignmentViewTest : public QObject {
@@ -251,16 +309,15 @@ class AlignmentViewTest : public QObject {
     QCOMPARE(losses->graphCount(), 4);
     QStringList names;
     for (int i = 0; i < losses->graphCount(); ++i) names << losses->graph(i)->name();
-    QVERIFY2(names.contains("align-l10 (λ = 10): val_loss") &&
-                 names.contains("align-l10 (λ = 10): val_masked_acc") &&
-                 names.contains("align-l0 (λ = 0): val_loss") &&
-                 names.contains("align-l0 (λ = 0): val_masked_acc"),
+    // Named by λ, which tells these runs apart (short: two runs' entries side by side).
+    QVERIFY2(names.contains("λ = 10: val_loss") && names.contains("λ = 10: val_masked_acc") &&
+                 names.contains("λ = 0: val_loss") && names.contains("λ = 0: val_masked_acc"),
              qPrintable(names.join(", ")));
     for (int i = 0; i < losses->graphCount(); ++i) {
       QCPGraph* graph = losses->graph(i);
       QCOMPARE(graph->dataCount(), 2);
       QCOMPARE(graph->pen().style(),
-               graph->name().startsWith("align-l0") ? Qt::DashLine : Qt::SolidLine);
+               graph->name().startsWith("λ = 0") ? Qt::DashLine : Qt::SolidLine);
       const bool accuracy = graph->name().endsWith("val_masked_acc");
       QCOMPARE(graph->valueAxis(), accuracy ? losses->yAxis2 : losses->yAxis);
       QCOMPARE(graph->data()->at(1)->value, accuracy ? 0.2 : 2.8);
@@ -403,6 +460,42 @@ class AlignmentViewTest : public QObject {
     for (QMessageBox* box : boxes) box->close();
     QCOMPARE(view.comparison()->info().folder, before);  // unchanged
     QCOMPARE(view.comparisonBox()->currentText(), QStringLiteral("align-l0 (λ = 0)"));
+  }
+
+  // Review 2026-12-05, defect 1: at 1100×700 and maximised, with two real-looking run names,
+  // every title and legend entry is drawn whole, the loss plot has room and legible ticks.
+  void plotsNameEveryLineUnclippedAtDefaultSizeAndMaximised_data() { testing::addWindowSizeRows(); }
+  void plotsNameEveryLineUnclippedAtDefaultSizeAndMaximised() {
+    QFETCH(bool, maximised);
+    QFETCH(QSize, size);
+    const QString root = m_dir.filePath("real");
+    const QString shown = root + "/repr_align-20261205-111939";
+    writeRun(shown, {.lambda = "0", .created = "2026-12-05T11:19:39Z"}, 60);
+    writeRun(root + "/repr_align-20261205-111908", {.created = "2026-12-05T11:19:08Z"}, 60);
+    MainWindow window(MainWindow::Options{false});
+    window.feature<AlignmentFeature>()->showAlignment(shown);
+    AlignmentView* view = window.feature<AlignmentFeature>()->alignmentView(shown);
+    QVERIFY(view);
+    QVERIFY(view->comparison());
+    if (const QString skip = testing::showForRow(window, maximised); !skip.isEmpty())
+      QSKIP(qPrintable(skip));
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    if (size.isValid()) window.resize(size);
+    QTest::qWait(300);
+    if (!maximised) QCOMPARE(window.size(), size.isValid() ? size : QSize(1100, 700));
+    for (QCustomPlot* plot : {view->curvesPlot(), view->heatmapPlot(), view->lossPlot()}) {
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+      QVERIFY2(clipped(plot).isEmpty(), qPrintable(clipped(plot)));
+    }
+    QCOMPARE(view->curvesPlot()->legend->itemCount(), kLayers);
+    QCustomPlot* losses = view->lossPlot();
+    QCOMPARE(losses->legend->itemCount(), losses->graphCount());  // every line named
+    QVERIFY2(losses->axisRect()->width() >= 150 && losses->axisRect()->height() >= 80,
+             qPrintable(QStringLiteral("loss axes %1×%2 px")
+                            .arg(losses->axisRect()->width())
+                            .arg(losses->axisRect()->height())));
+    for (QCPAxis* axis : {losses->xAxis, losses->yAxis, losses->yAxis2})
+      QVERIFY2(crowded(axis).isEmpty(), qPrintable(crowded(axis)));
   }
 
   void mainWindowOpensTheTabOfAReprAlignRunOnly() {

@@ -10,11 +10,13 @@
 #include <QImage>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -125,7 +127,8 @@ void writeRandomStore(const QString& file, int64_t n, int64_t d, int64_t numLaye
  * frequency) and, with `plugins`, the two plugin metrics of this tree (twonn_id, cka_prev):
  * six panels, as a store scored with the shipped plugins shows.
  */
-std::shared_ptr<const GeometryReport> deepReport(int64_t numLayers, bool plugins = true) {
+std::shared_ptr<const GeometryReport> deepReport(int64_t numLayers, bool plugins = true,
+                                                 double peak = 0.64) {
   auto report = std::make_shared<GeometryReport>();
   report->backend = "CPU: test";
   report->modelId = "synthetic-" + std::to_string(numLayers) + "-layer-model";
@@ -140,7 +143,7 @@ std::shared_ptr<const GeometryReport> deepReport(int64_t numLayers, bool plugins
     geometry::LayerGeometry g;
     g.layer = l;
     // Neighbourhoods most compact and the rank lowest about two thirds of the way up: l* there.
-    const double middle = std::exp(-std::pow((t - 0.64) / 0.2, 2));
+    const double middle = std::exp(-std::pow((t - peak) / 0.2, 2));
     g.values = {0.45 + 0.3 * middle + 0.04 * std::sin(13.0 * t), std::exp(1.2 * t - 1.1 * t * t),
                 40.0 - 22.0 * middle + 10.0 * t};
     g.curvature = {g.values.curvature * 0.92, g.values.curvature * 1.08};
@@ -170,6 +173,22 @@ int wholeRowsInView(const QTableView* table) {
   return rows;
 }
 
+/** The review's maximised window (its screen was 1600×1000); offscreen's screen is 800×600, so
+ *  showMaximized() there would make the window smaller than its default. */
+constexpr QSize kReviewMaximised(1600, 1000);
+
+/** The review's store (04-geometry-default-size): a captured file named by content hashes. */
+const QString kRealStore = QStringLiteral(
+    "/tmp/gui-data/geometry-cache/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-c8171e4d3debdae5.h5");
+
+/** `report` with the model path and backend text of the review's store. */
+std::shared_ptr<const GeometryReport> realLooking(std::shared_ptr<const GeometryReport> report) {
+  auto out = std::make_shared<GeometryReport>(*report);
+  out->modelId = "/tmp/gui-data/gguf/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e";
+  out->backend = "CPU: Eigen + Spectra + OpenBLAS 0.3.21 (Haswell), 2 threads";
+  return out;
+}
+
 /** A tick label of the layer axis as drawn: its text and its horizontal extent in pixels. */
 struct TickLabel {
   QString text;
@@ -193,6 +212,51 @@ std::vector<TickLabel> layerTickLabels(QCPAxis* axis) {
   return out;
 }
 
+/** `report` with every proxy value, interval and replicate raised to `power`: wider ranges. */
+std::shared_ptr<const GeometryReport> spread(std::shared_ptr<const GeometryReport> report,
+                                             double power) {
+  auto out = std::make_shared<GeometryReport>(*report);
+  const auto raise = [power](double& v) { v = std::pow(v, power); };
+  for (geometry::LayerGeometry& g : out->layers) {
+    for (double* v : {&g.values.curvature, &g.values.monotonicity, &g.values.effectiveRank,
+                      &g.curvature.low, &g.curvature.high, &g.monotonicity.low,
+                      &g.monotonicity.high, &g.effectiveRank.low, &g.effectiveRank.high})
+      raise(*v);
+    for (auto& r : g.replicates) {
+      raise(r.curvature);
+      raise(r.monotonicity);
+      raise(r.effectiveRank);
+    }
+  }
+  return out;
+}
+
+/** The labelled ticks of a value axis inside its range: values and pixel positions, in order. */
+struct ValueTicks {
+  std::vector<double> values;
+  std::vector<double> pixels;
+  QString texts;
+};
+
+ValueTicks valueTicks(QCPAxis* axis) {
+  ValueTicks out;
+  for (int i = 0; i < axis->tickVector().size(); ++i)
+    if (axis->range().contains(axis->tickVector()[i])) {
+      out.values.push_back(axis->tickVector()[i]);
+      out.pixels.push_back(axis->coordToPixel(axis->tickVector()[i]));
+      out.texts += axis->tickVectorLabels()[i] + QLatin1Char(' ');
+    }
+  return out;
+}
+
+/** 1, 2 or 5 times a power of ten (to rounding). */
+bool oneTwoFive(double v) {
+  const double mantissa = std::abs(v) / std::pow(10.0, std::floor(std::log10(std::abs(v))));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (std::abs(mantissa - m) < 1e-6) return true;
+  return false;
+}
+
 QString boxText(const QRectF& r) {
   return QStringLiteral("(%1,%2 %3×%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
@@ -206,10 +270,11 @@ struct DefaultWindow {
   LayerGeometryView* view = nullptr;
   QSize defaultSize;
 
-  explicit DefaultWindow(std::shared_ptr<const GeometryReport> report) {
+  explicit DefaultWindow(std::shared_ptr<const GeometryReport> report,
+                         const QString& store = QStringLiteral("/data/synthetic.h5")) {
     window = std::make_unique<MainWindow>(MainWindow::Options{.persistSettings = false});
     defaultSize = window->size();
-    view = new LayerGeometryView("/data/synthetic.h5", std::move(report));
+    view = new LayerGeometryView(store, std::move(report));
     window->tabs()->addTab(view, QStringLiteral("synthetic.h5 — geometry"));
     window->tabs()->setCurrentWidget(view);
     window->show();
@@ -334,6 +399,58 @@ class LayerGeometryTest : public QObject {
       QVERIFY2(at.size() >= 2, qPrintable(where));
       for (std::size_t i = 1; i < at.size(); ++i)
         QVERIFY2(at[i] - at[i - 1] >= height, qPrintable(where));
+      // Steps a reader adds up at a glance: 1, 2 or 5 times a power of ten (never 0.0015).
+      const ValueTicks ticks = valueTicks(values);
+      for (std::size_t i = 1; i < ticks.values.size(); ++i)
+        QVERIFY2(oneTwoFive(ticks.values[i] - ticks.values[i - 1]), qPrintable(where));
+    }
+  }
+
+  // Review 2026-12-05, defect 3: log scale printed m_curv's and k_eff's labels over each other.
+  void logScaleTickLabelsNeverOverlap_data() {
+    QTest::addColumn<int>("numLayers");
+    QTest::addColumn<double>("power");
+    QTest::addColumn<bool>("maximised");
+    QTest::newRow("30 layers") << 30 << 1.0 << false;
+    QTest::newRow("30 layers, proxies over decades") << 30 << 4.0 << false;
+    QTest::newRow("80 layers, proxies over decades") << 80 << 4.0 << false;
+    QTest::newRow("30 layers, proxies over decades, 1600×1000") << 30 << 4.0 << true;
+  }
+  void logScaleTickLabelsNeverOverlap() {
+    QFETCH(int, numLayers);
+    QFETCH(double, power);
+    QFETCH(bool, maximised);
+    DefaultWindow at(spread(deepReport(numLayers), power));
+    if (maximised) at.window->resize(kReviewMaximised);
+    at.view->logScaleBox()->setChecked(true);
+    QVERIFY(at.settle());
+    GeometryPlot* plot = at.view->plot();
+    for (int p = 0; p < GeometryPlot::ScorePanel; ++p) {
+      QCPAxis* values = plot->panel(GeometryPlot::Panel(p))->axis(QCPAxis::atLeft);
+      QCOMPARE(values->scaleType(), QCPAxis::stLogarithmic);
+      const int height = QFontMetrics(values->tickLabelFont()).height();
+      const ValueTicks ticks = valueTicks(values);
+      const QString where = QStringLiteral("labels %1on %2 (%3 to %4), a %5 px panel, %6 px high")
+                                .arg(ticks.texts, plot->fullTitle(p))
+                                .arg(values->range().lower)
+                                .arg(values->range().upper)
+                                .arg(values->axisRect()->height())
+                                .arg(height);
+      QVERIFY2(ticks.values.size() >= 2, qPrintable(where));
+      for (std::size_t i = 1; i < ticks.pixels.size(); ++i)
+        QVERIFY2(std::abs(ticks.pixels[i] - ticks.pixels[i - 1]) >= height, qPrintable(where));
+      // At decades or 1-2-5 marks, or at multiples of one step of 1, 2, 2.5 or 5 times a power
+      // of ten on a narrow range.
+      bool marks = true;
+      for (const double v : ticks.values) marks = marks && oneTwoFive(v);
+      const double step = ticks.values[1] - ticks.values[0];
+      bool multiples = true;
+      for (std::size_t i = 2; i < ticks.values.size(); ++i)
+        multiples =
+            multiples && std::abs((ticks.values[i] - ticks.values[i - 1]) -
+                                  (ticks.values[1] - ticks.values[0])) < 1e-9 * ticks.values[i];
+      QVERIFY2(marks || (multiples && (oneTwoFive(step) || oneTwoFive(step / 2.5))),
+               qPrintable(where));
     }
   }
 
@@ -400,6 +517,98 @@ class LayerGeometryTest : public QObject {
     const QRect panel = plot->panel(GeometryPlot::ScorePanel)->rect();
     for (QCPItemAnchor* corner : {plot->bestLabel()->topLeft, plot->bestLabel()->bottomRight})
       QVERIFY(panel.contains(corner->pixelPosition().toPoint()));
+  }
+
+  // Review 2026-12-05, defect 16: with a real store's long, hashed names the header took a third
+  // line and the plot scrolled by a few pixels at the default size.
+  void aRealStoresNamesLeaveThePlotUnscrolled() {
+    DefaultWindow at(realLooking(deepReport(30)), kRealStore);
+    QVERIFY(at.settle());
+    QCOMPARE(at.window->size(), at.defaultSize);
+    GeometryPlot* plot = at.view->plot();
+    const QWidget* viewport = plot->parentWidget();
+    QVERIFY2(plot->height() <= viewport->height(),
+             qPrintable(QStringLiteral("plot %1 px high in a %2 px viewport")
+                            .arg(plot->height())
+                            .arg(viewport->height())));
+    QVERIFY(at.view->headerLabel()->toolTip().contains(kRealStore));
+  }
+
+  // Review 2026-12-05, defect 16: the Score box's Reset was cut off at the default size.
+  void resetIsInViewAtTheDefaultSizeAndMaximised_data() {
+    QTest::addColumn<int>("numLayers");
+    QTest::addColumn<bool>("maximised");
+    for (const int layers : {5, 30, 80}) {
+      QTest::newRow(qPrintable(QStringLiteral("%1 layers").arg(layers))) << layers << false;
+      QTest::newRow(qPrintable(QStringLiteral("%1 layers, 1600×1000").arg(layers)))
+          << layers << true;
+    }
+  }
+  void resetIsInViewAtTheDefaultSizeAndMaximised() {
+    QFETCH(int, numLayers);
+    QFETCH(bool, maximised);
+    // With the header of the review's store: its long names and backend took the height.
+    DefaultWindow at(realLooking(deepReport(numLayers)), kRealStore);
+    if (maximised) at.window->resize(kReviewMaximised);
+    QVERIFY(at.settle());
+    QPushButton* reset = at.view->controls()->resetButton();
+    const QRect shown = reset->visibleRegion().boundingRect();
+    QVERIFY2(reset->isVisible() && shown == reset->rect(),
+             qPrintable(QStringLiteral("Reset %1×%2 px, %3×%4 px of it in view")
+                            .arg(reset->width())
+                            .arg(reset->height())
+                            .arg(shown.width())
+                            .arg(shown.height())));
+    // Even with the table given all the height it can take (the handle dragged up): Reset is
+    // on the controls' first row, which is always in view.
+    QSplitter* side = at.view->sideSplitter();
+    side->setSizes({0, side->height()});
+    QTest::qWait(50);
+    const QRect least = reset->visibleRegion().boundingRect();
+    QVERIFY2(least == reset->rect(),
+             qPrintable(QStringLiteral("Reset %1×%2 px in view with the controls at %3 px")
+                            .arg(least.width())
+                            .arg(least.height())
+                            .arg(side->sizes().value(0))));
+  }
+
+  // Review 2026-12-05, defect 16: "l* = 3" covered the S marker of layer 4.
+  void lStarLabelCoversNoScoreMarker_data() {
+    QTest::addColumn<int>("numLayers");
+    QTest::addColumn<double>("peak");
+    QTest::addColumn<bool>("maximised");
+    for (const bool maximised : {false, true}) {
+      const char* size = maximised ? ", 1600×1000" : "";
+      QTest::newRow(qPrintable(QStringLiteral("5 layers%1").arg(size))) << 5 << 0.64 << maximised;
+      QTest::newRow(qPrintable(QStringLiteral("30 layers%1").arg(size))) << 30 << 0.64 << maximised;
+      QTest::newRow(qPrintable(QStringLiteral("30 layers, l* early%1").arg(size)))
+          << 30 << 0.1 << maximised;
+      QTest::newRow(qPrintable(QStringLiteral("80 layers%1").arg(size))) << 80 << 0.64 << maximised;
+    }
+  }
+  void lStarLabelCoversNoScoreMarker() {
+    QFETCH(int, numLayers);
+    QFETCH(double, peak);
+    QFETCH(bool, maximised);
+    DefaultWindow at(deepReport(numLayers, true, peak));
+    if (maximised) at.window->resize(kReviewMaximised);
+    QVERIFY(at.settle());
+    GeometryPlot* plot = at.view->plot();
+    QCPItemText* label = plot->bestLabel();
+    const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+    QVERIFY(QRectF(plot->panel(GeometryPlot::ScorePanel)->rect()).contains(box));
+    QCPGraph* score = plot->valueGraph(GeometryPlot::ScorePanel);
+    const double radius = score->scatterStyle().size() / 2;
+    for (auto point = score->data()->constBegin(); point != score->data()->constEnd(); ++point) {
+      const QPointF at(score->keyAxis()->coordToPixel(point->key),
+                       score->valueAxis()->coordToPixel(point->value));
+      QVERIFY2(!box.intersects(QRectF(at - QPointF(radius, radius), at + QPointF(radius, radius))),
+               qPrintable(QStringLiteral("“%1” at %2 covers layer %3's marker at (%4,%5)")
+                              .arg(label->text(), boxText(box))
+                              .arg(point->key)
+                              .arg(at.x())
+                              .arg(at.y())));
+    }
   }
 
   void tableShowsManyRowsAtOnce_data() { readabilityCases(); }

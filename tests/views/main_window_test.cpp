@@ -17,9 +17,11 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 #include <algorithm>
 
 #include "display_text.h"
@@ -416,6 +418,94 @@ class MainWindowTest : public QObject {
     const QSettings settings("Strata", "Strata");
     QVERIFY(!settings.value("window/geometry").toByteArray().isEmpty());
     QVERIFY(!settings.value("window/state").toByteArray().isEmpty());
+  }
+
+  // Review 2026-12-05, defect 6: at the default size the verify badge is in view beside a long
+  // model name; after maximise and restore the dock keeps a usable width.
+  void projectDockShowsTheBadgeAndKeepsAUsableWidth() {
+    MainWindow window(MainWindow::Options{false});
+    ProjectDock* dock = window.projectDock();
+    const QString model = m_root.filePath("SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e");
+    const QString badge = QStringLiteral("✓ transformers 5.25.0");
+    dock->addEntry(ProjectCategory::Models, model);
+    dock->setEntryBadge(ProjectCategory::Models, model, badge);
+    QTreeWidget* tree = dock->tree();
+    // Defect 12: the model's name, not its content hash; the path in the tooltip.
+    QTreeWidgetItem* entry = tree->topLevelItem(0)->child(0);
+    QCOMPARE(entry->text(0), QStringLiteral("SmolLM2-135M-Instruct.Q4_1"));
+    QCOMPARE(entry->toolTip(0), model);
+    QCOMPARE(displayName("/c/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-c8171e4d3debdae5.h5"),
+             QStringLiteral("SmolLM2-135M-Instruct.Q4_1.h5"));
+    QCOMPARE(displayName("/c/qwen-wt2.h5"), QStringLiteral("qwen-wt2.h5"));
+    const auto badgeInView = [&]() -> QString {
+      const QModelIndex parent = tree->model()->index(0, 0);
+      const QRect cell = tree->visualRect(tree->model()->index(0, 1, parent));
+      const int need = tree->fontMetrics().horizontalAdvance(badge);
+      if (cell.left() >= 0 && cell.right() < tree->viewport()->width() && cell.width() >= need)
+        return {};
+      return QStringLiteral("badge cell x %1, %2 px wide (needs %3) in a %4 px dock")
+          .arg(cell.left())
+          .arg(cell.width())
+          .arg(need)
+          .arg(dock->width());
+    };
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(200);
+    QCOMPARE(window.size(), QSize(1100, 700));
+    QVERIFY2(badgeInView().isEmpty(), qPrintable(badgeInView()));
+    const int least = tree->fontMetrics().horizontalAdvance(QStringLiteral("x")) * 20;
+    QVERIFY2(tree->minimumWidth() >= least,
+             qPrintable(QStringLiteral("least width %1 px").arg(tree->minimumWidth())));
+    window.showMaximized();
+    QTest::qWait(200);
+    window.showNormal();
+    QTest::qWait(200);
+    QVERIFY2(dock->width() >= least, qPrintable(QStringLiteral("dock %1 px").arg(dock->width())));
+    QVERIFY2(badgeInView().isEmpty(), qPrintable(badgeInView()));
+  }
+
+  // Review 2026-12-05, defect 12: ten tabs with long titles: elided, scrollable, the full title
+  // (the path) as tooltip, and several tabs in view at once.
+  void tenTabsWithLongTitlesStayUsable() {
+    MainWindow window(MainWindow::Options{false});
+    for (int i = 0; i < 10; ++i)
+      window.addTab(new QWidget, QStringLiteral("/data/store-%1.h5").arg(i),
+                    QStringLiteral("Geometry — SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-"
+                                   "c8171e4d3debdae5-%1.h5")
+                        .arg(i));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(200);
+    QTabBar* bar = window.tabs()->tabBar();
+    QCOMPARE(bar->elideMode(), Qt::ElideMiddle);
+    QVERIFY(bar->usesScrollButtons());
+    int inView = 0;
+    for (int i = 0; i < bar->count(); ++i) {
+      QCOMPARE(window.tabs()->tabToolTip(i), QStringLiteral("/data/store-%1.h5").arg(i));
+      if (bar->rect().contains(bar->tabRect(i))) ++inView;
+    }
+    QVERIFY2(inView >= 5, qPrintable(QStringLiteral("%1 of 10 tabs in view").arg(inView)));
+  }
+
+  // Review 2026-12-05, defect 6: "Runs" stayed empty with five runs in the runs root.
+  void projectDockListsTheRunsOfTheRunsRoot() {
+    MainWindow window(MainWindow::Options{false});
+    const QString root = QDir(m_root.filePath("dock-runs")).absolutePath();
+    QStringList runs;
+    for (const QString& name : {QStringLiteral("pretrain-a"), QStringLiteral("pretrain-b")}) {
+      runs << root + QLatin1Char('/') + name;
+      QVERIFY(QDir().mkpath(runs.back()));
+      QFile json(runs.back() + "/run.json");
+      QVERIFY(json.open(QIODevice::WriteOnly));
+      json.write(R"({"recipe": "pretrain", "created": "2026-01-01T10:00:00Z", "config": {}})");
+    }
+    window.setRunsRoot(root);
+    QTRY_COMPARE(window.projectDock()->entries(ProjectCategory::Runs).size(), 2);
+    for (const QString& run : runs)
+      QVERIFY(window.projectDock()->entries(ProjectCategory::Runs).contains(run));
+    emit window.projectDock()->entryActivated(ProjectCategory::Runs, runs[1]);
+    QCOMPARE(window.feature<TrainingFeature>()->shownRun(), runs[1]);
   }
 
   void projectDockEntryReopensAClosedTab() {

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -25,12 +26,15 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/recipe_catalog.h"
+#include "features/training/training_feature.h"
 #include "io/writer_lock.h"
+#include "main_window.h"
 #include "metrics_follower.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
 #include "training_plots.h"
+#include "window_sizes.h"
 
 using namespace strata;
 
@@ -231,6 +235,75 @@ class TrainingViewTest : public QObject {
     QCOMPARE(view.progressBar()->value(), 30);
     QCOMPARE(view.progressBar()->maximum(), 50);
     QVERIFY(view.etaLabel()->text().contains("1 steps/s"));
+  }
+
+  // Review 2026-12-05, defect 14: in the workbench at 1100×700 and maximised, the runs list shows
+  // State, Step and Updated whole ("finishec" was cut), the loss legend sits over no data and
+  // the last evaluation's marker is drawn whole.
+  void runsListAndLossPlotReadAtDefaultSizeAndMaximised_data() { testing::addWindowSizeRows(); }
+  void runsListAndLossPlotReadAtDefaultSizeAndMaximised() {
+    QFETCH(bool, maximised);
+    QFETCH(QSize, size);
+    const QString root = m_root.filePath(maximised ? "sizes-max" : "sizes");
+    writeRun(root + "/repr_align-20261205-111939", 50);
+    writeRun(root + "/dcdm-20261205-111722", 30, "interrupted");
+    MainWindow window(MainWindow::Options{false});
+    auto* feature = window.feature<TrainingFeature>();
+    feature->showRun(root + "/repr_align-20261205-111939");
+    TrainingView* view = feature->trainingView();
+    QVERIFY(view);
+    view->setRunsRoot(root);
+    if (const QString skip = testing::showForRow(window, maximised); !skip.isEmpty())
+      QSKIP(qPrintable(skip));
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    if (size.isValid()) window.resize(size);
+    if (!maximised) QCOMPARE(window.size(), size.isValid() ? size : QSize(1100, 700));
+    RunsTable* table = view->runsTable();
+    QTRY_COMPARE(table->rowCount(), 2);
+    QTest::qWait(300);
+    const int viewport = table->viewport()->width();
+    for (const int column :
+         {int(RunsTable::StateColumn), int(RunsTable::StepColumn), int(RunsTable::UpdatedColumn)})
+      for (int row = 0; row < table->rowCount(); ++row) {
+        const QString text = table->item(row, column)->text();
+        const int left = table->columnViewportPosition(column);
+        const int width = table->columnWidth(column);
+        const QString where = QStringLiteral("“%1” in a %2 px column at %3 of a %4 px list")
+                                  .arg(text)
+                                  .arg(width)
+                                  .arg(left)
+                                  .arg(viewport);
+        QVERIFY2(QFontMetrics(table->font()).horizontalAdvance(text) <= width, qPrintable(where));
+        QVERIFY2(left >= 0 && left + width <= viewport, qPrintable(where));
+      }
+
+    TrainingPlots* plots = view->plots();
+    QCustomPlot* loss = plots->plot(TrainingPlots::LossPlot);
+    QTRY_COMPARE(plots->evalLossGraph()->dataCount(), 5);
+    loss->replot(QCustomPlot::rpImmediateRefresh);
+    const QRect data = loss->axisRect()->rect();
+    const QRect legend = loss->legend->outerRect();
+    QVERIFY2(!legend.intersects(data),
+             qPrintable(QStringLiteral("legend (%1,%2 %3×%4) over the data (%5,%6 %7×%8)")
+                            .arg(legend.x())
+                            .arg(legend.y())
+                            .arg(legend.width())
+                            .arg(legend.height())
+                            .arg(data.x())
+                            .arg(data.y())
+                            .arg(data.width())
+                            .arg(data.height())));
+    QVERIFY(loss->rect().contains(legend));
+    const double radius = plots->evalLossGraph()->scatterStyle().size() / 2;
+    const auto last = std::prev(plots->evalLossGraph()->data()->constEnd());
+    const QPointF centre(loss->xAxis->coordToPixel(last->key),
+                         loss->yAxis->coordToPixel(last->value));
+    const QRectF marker(centre - QPointF(radius, radius), centre + QPointF(radius, radius));
+    QVERIFY2(QRectF(data).contains(marker),
+             qPrintable(QStringLiteral("last eval marker at (%1,%2), data right edge %3")
+                            .arg(centre.x())
+                            .arg(centre.y())
+                            .arg(data.right())));
   }
 
   void smoothingAndLogScaleChangeTheLossPlot() {

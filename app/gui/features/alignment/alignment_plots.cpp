@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "chunk_routing_plots.h"
+#include "layer_geometry_view_ticks.h"
 #include "plot_palette.h"
 
 namespace strata {
@@ -16,19 +17,96 @@ const QColor kLossColour(31, 119, 180);
 const QColor kAccuracyColour(255, 127, 14);
 // A few dozen hidden states still fit: the legend wraps into a new column after this many.
 constexpr int kLegendRows = 12;
+// The curves plot's title, split where it may break (a QStringList property of the plot).
+constexpr char kTitleParts[] = "strataTitleParts";
+constexpr char kTitleSeparator[] = "strataTitleSeparator";  // between parts on one line
+// The loss plot's legend columns when they fit (an int property of the plot).
+constexpr char kLegendColumns[] = "strataLegendColumns";
 // At most this many step labels under the heatmap; the rest of its columns stay unlabelled.
 constexpr int kHeatmapStepLabels = 8;
+
+void setTitle(QCustomPlot& plot, const QString& text) {
+  if (auto* title = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)))
+    title->setText(text);
+}
+
+/** Sets the title's parts (kTitleParts); each replot lays them out to fit (fitTitle). */
+void setTitle(QCustomPlot& plot, const QStringList& parts) {
+  plot.setProperty(kTitleParts, parts);
+  setTitle(plot, parts.join(QLatin1Char('\n')));  // narrowest, until the next replot fits it
+}
+
+/**
+ * Sets the title from `parts` on as few lines as fit `room` pixels: all on one line, else the
+ * first on its own and the rest on a second, else one part a line (elided where still too
+ * long). A title wider than its plot
+ * sets the layout's least width, and QCustomPlot then squeezes every column: the legend was cut
+ * to "layer ·".
+ */
+void fitTitle(QCPTextElement& title, const QStringList& parts, int room,
+              const QString& separator = QStringLiteral(" · ")) {
+  if (parts.isEmpty()) return;
+  const QFontMetrics metrics(title.font());
+  const auto width = [&](const QString& text) {
+    return metrics.boundingRect(QRect(), Qt::TextDontClip, text).width();
+  };
+  const QString oneLine = parts.join(separator);
+  const QString twoLines = parts.first() + QLatin1Char('\n') + parts.mid(1).join(separator);
+  if (width(oneLine) <= room) return title.setText(oneLine);
+  if (width(twoLines) <= room) return title.setText(twoLines);
+  // One part a line, and a part still too long elided in the middle (a run's date and λ stay).
+  QStringList lines;
+  for (const QString& part : parts) lines << metrics.elidedText(part, Qt::ElideMiddle, room);
+  title.setText(lines.join(QLatin1Char('\n')));
+}
+
+/** The width the title (over the first column) has: the plot's less the other columns'. */
+int titleRoom(QCustomPlot& plot, const QCPTextElement& title) {
+  QCPLayoutGrid* grid = plot.plotLayout();
+  int room = plot.width() - grid->margins().left() - grid->margins().right() -
+             title.margins().left() - title.margins().right();
+  for (int column = 1; column < grid->columnCount(); ++column) {
+    int widest = 0;  // as laid out last, or at least its minimum
+    for (int row = 0; row < grid->rowCount(); ++row)
+      if (QCPLayoutElement* element =
+              grid->hasElement(row, column) ? grid->element(row, column) : nullptr)
+        widest = std::max(
+            {widest, element->outerRect().width(), element->minimumOuterSizeHint().width()});
+    room -= widest + grid->columnSpacing();
+  }
+  return room;
+}
+
+/** The loss legend in kLegendColumns columns (one a run) when they fit the plot, else one. */
+void fitLegendColumns(QCustomPlot& plot) {
+  QCPLegend* legend = plot.legend;
+  const int items = legend->itemCount();
+  if (items == 0) return;
+  int columns = std::max(plot.property(kLegendColumns).toInt(), 1);
+  int widest = 0;
+  for (int i = 0; i < items; ++i)
+    widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+  const int need = columns * widest + (columns - 1) * legend->columnSpacing() +
+                   legend->margins().left() + legend->margins().right();
+  if (need >
+      plot.width() - plot.plotLayout()->margins().left() - plot.plotLayout()->margins().right())
+    columns = 1;
+  const int rows = (items + columns - 1) / columns;
+  if (legend->wrap() == rows && legend->columnCount() == columns) return;
+  legend->setWrap(rows);
+  legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);  // re-arranges the entries
+}
 
 QCPTextElement* addTitle(QCustomPlot* plot, const QString& text) {
   plot->plotLayout()->insertRow(0);
   auto* title = new QCPTextElement(plot, text, QFont(plot->font().family(), -1, QFont::Bold));
   plot->plotLayout()->addElement(0, 0, title);
+  QObject::connect(plot, &QCustomPlot::beforeReplot, title, [plot, title] {
+    const QVariant separator = plot->property(kTitleSeparator);
+    fitTitle(*title, plot->property(kTitleParts).toStringList(), titleRoom(*plot, *title),
+             separator.isValid() ? separator.toString() : QStringLiteral(" · "));
+  });
   return title;
-}
-
-void setTitle(QCustomPlot& plot, const QString& text) {
-  if (auto* title = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)))
-    title->setText(text);
 }
 
 /** Fits `axis` to `range` with 5 % to spare (a flat series gets a small band around it). */
@@ -105,6 +183,8 @@ QCustomPlot* makeCosineMapPlot(QWidget* parent, QCPColorMap*& map) {
   QCustomPlot* plot = makeColorMapPlot(parent, QObject::tr("step"),
                                        QObject::tr("hidden state (0 = embeddings)"), map);
   addTitle(plot, QObject::tr("Mean cosine per layer and step"));
+  // A minimum of its own: QCustomPlot's hint is its layout's, as wide as the longest title.
+  plot->setMinimumSize(320, 160);
   map->colorScale()->axis()->setLabel(QObject::tr("mean cosine"));
   // Not the thermal map of chunk routing: its white top would look like a cell not logged.
   map->setGradient(depthGradient());
@@ -119,13 +199,26 @@ QCustomPlot* makeCosineMapPlot(QWidget* parent, QCPColorMap*& map) {
 QCustomPlot* makeLossComparisonPlot(QWidget* parent) {
   auto* plot = new QCustomPlot(parent);
   followPalette(plot);
-  plot->setMinimumSize(280, 160);
+  plot->setMinimumSize(280, 200);
   addTitle(plot, QObject::tr("Validation loss and masked accuracy"));
+  plot->setProperty(kTitleSeparator, QStringLiteral(" "));
+  plot->setProperty(
+      kTitleParts, QStringList{QObject::tr("Validation loss"), QObject::tr("and masked accuracy")});
   plot->xAxis->setLabel(QObject::tr("step"));
   plot->yAxis->setLabel(QStringLiteral("val_loss"));
   plot->yAxis2->setVisible(true);
   plot->yAxis2->setLabel(QStringLiteral("val_masked_acc"));
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // As many value labels as the axes' height holds (that of the last layout): a short plot
+  // printed five labels on 50 pixels.
+  for (QCPAxis* axis : {plot->yAxis, plot->yAxis2})
+    axis->setTicker(QSharedPointer<ValueTicker>::create());
+  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+    fitLegendColumns(*plot);
+    for (QCPAxis* axis : {plot->yAxis, plot->yAxis2})
+      if (const auto ticker = axis->ticker().dynamicCast<ValueTicker>())
+        ticker->setRoom(plot->axisRect()->height(), QFontMetrics(axis->tickLabelFont()).height());
+  });
   // The legend under the axes: four long entries would cover most of a small plot.
   plot->axisRect()->insetLayout()->take(plot->legend);
   plot->axisRect()->insetLayout()->simplify();
@@ -137,7 +230,7 @@ QCustomPlot* makeLossComparisonPlot(QWidget* parent) {
 }
 
 QList<QList<QCPGraph*>> drawLayerCurves(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs,
-                                        CosineSource source, const QString& title) {
+                                        CosineSource source, const QStringList& title) {
   plot.clearGraphs();
   setTitle(plot, title);
   int layers = 0;  // shared, so that layer l has one colour in every run
@@ -173,7 +266,7 @@ QList<QList<QCPGraph*>> drawLayerCurves(QCustomPlot& plot, const QList<Alignment
 }
 
 void fillCosineMap(QCPColorMap& map, const AlignmentTable& table, CosineSource source,
-                   const QString& title) {
+                   const QStringList& title) {
   setTitle(*map.parentPlot(), title);
   const std::vector<int64_t>& steps = table.steps(source);
   const int rows = static_cast<int>(steps.size());
@@ -212,14 +305,23 @@ void fillCosineMap(QCPColorMap& map, const AlignmentTable& table, CosineSource s
 
 void drawLossComparison(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs) {
   plot.clearGraphs();
+  // Short names when the runs' λ tell them apart: two runs' entries then fit side by side.
+  QList<double> lambdas;
+  for (const AlignmentCurvesRun& run : runs)
+    if (!std::isnan(run.lambda) && !lambdas.contains(run.lambda)) lambdas << run.lambda;
+  const bool byLambda = lambdas.size() == runs.size();
+  // A column per run when the names are short, or one column (fitLegendColumns).
+  plot.setProperty(kLegendColumns, byLambda ? static_cast<int>(runs.size()) : 1);
+  plot.legend->setWrap(byLambda ? 2 : 2 * static_cast<int>(runs.size()));
   for (const AlignmentCurvesRun& run : runs) {
+    const QString tag = byLambda ? QStringLiteral("λ = %1").arg(run.lambda) : run.label;
     QCPGraph* loss = plot.addGraph(plot.xAxis, plot.yAxis);
-    loss->setName(QObject::tr("%1: val_loss").arg(run.label));
+    loss->setName(QObject::tr("%1: val_loss").arg(tag));
     loss->setPen(QPen(kLossColour, 1.5, run.style));
     loss->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     setSeries(loss, run.table->validationLoss());
     QCPGraph* accuracy = plot.addGraph(plot.xAxis, plot.yAxis2);
-    accuracy->setName(QObject::tr("%1: val_masked_acc").arg(run.label));
+    accuracy->setName(QObject::tr("%1: val_masked_acc").arg(tag));
     accuracy->setPen(QPen(kAccuracyColour, 1.5, run.style));
     accuracy->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     setSeries(accuracy, run.table->validationMaskedAccuracy());

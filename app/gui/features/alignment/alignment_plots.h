@@ -8,7 +8,9 @@
 #include <QColor>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <Qt>
+#include <limits>
 
 #include "alignment_table.h"
 
@@ -38,28 +40,33 @@ struct AlignmentCurvesRun {
   const AlignmentTable* table = nullptr;
   QString label;
   Qt::PenStyle style = Qt::SolidLine;
+  /** run.json's λ (NaN: none); names the loss plot's lines when it tells the runs apart. */
+  double lambda = std::numeric_limits<double>::quiet_NaN();
 };
 
 /**
  * Replaces the curves: for each run, one graph per hidden state of `source` (the run's steps
  * as keys, its cosines as values, steps that lack a layer skipped), in the run's pen style.
  * The first run's graphs are named "layer <l>" and fill the legend; later runs' are named
- * "<label>: layer <l>" and kept out of it (the title says which style is which run).
+ * "<label>: layer <l>" and kept out of it (the title says which style is which run). The
+ * title's parts are joined on one line, or broken into lines where the plot is too narrow.
  * Returns the graphs, [run][layer].
  */
 QList<QList<QCPGraph*>> drawLayerCurves(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs,
-                                        CosineSource source, const QString& title);
+                                        CosineSource source, const QStringList& title);
 
 /**
  * Fills `map` with `source`'s table: key = row (one column per logged step, labelled with its
  * step), value = layer; a cell is that step's cosine (NaN, drawn transparent, where not
- * logged). The colour scale (viridis, as depthGradient) spans the cosines shown.
+ * logged). The colour scale (viridis, as depthGradient) spans the cosines shown. The title's
+ * parts are joined or broken into lines as the plot's width allows.
  */
 void fillCosineMap(QCPColorMap& map, const AlignmentTable& table, CosineSource source,
-                   const QString& title);
+                   const QStringList& title);
 
-/** Replaces the loss plot's graphs: per run, "<label>: val_loss" (left axis) and
- *  "<label>: val_masked_acc" (right axis) in the run's style. */
+/** Replaces the loss plot's graphs: per run, "<tag>: val_loss" (left axis) and
+ *  "<tag>: val_masked_acc" (right axis) in the run's style; the tag is "λ = <lambda>" when
+ *  every run has its own λ, else the run's label. */
 void drawLossComparison(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs);
 
 }  // namespace strata

@@ -54,6 +54,7 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
       }) {
   setObjectName(QStringLiteral("AlignmentView"));
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_title->setWordWrap(true);  // never wider than the window
   m_title->setToolTip(QDir::toNativeSeparators(runFolder()));
   m_sourceBox->addItem(tr("Training"), static_cast<int>(CosineSource::Training));
   m_sourceBox->addItem(tr("Validation"), static_cast<int>(CosineSource::Validation));
@@ -64,7 +65,9 @@ AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
   m_comparisonBox->setToolTip(
       tr("A second repr_align run, drawn dashed in the same layer colours (λ = 0 against "
          "λ = 10, say)"));
-  m_comparisonBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Long run names are elided in the box, not allowed to widen the window.
+  m_comparisonBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_comparisonBox->setMinimumContentsLength(24);
   connect(m_comparisonBox, &QComboBox::activated, this, &AlignmentView::comparisonActivated);
   m_note->setWordWrap(true);
   m_note->setForegroundRole(QPalette::PlaceholderText);
@@ -104,13 +107,16 @@ QWidget* AlignmentView::buildPlots() {
   auto* lower = new QSplitter(Qt::Horizontal, this);
   lower->addWidget(m_heatmapPlot);
   lower->addWidget(m_lossPlot);
-  lower->setStretchFactor(0, 3);
-  lower->setStretchFactor(1, 2);
+  // Halves: the loss plot's legend takes a column per run, and its axes keep their height.
+  lower->setStretchFactor(0, 1);
+  lower->setStretchFactor(1, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(m_curvesPlot);
   split->addWidget(lower);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  // The lower row the larger: the loss plot's title, legend and axes share its height (the
+  // curves' legend is beside them).
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
   return split;
 }
 
@@ -303,17 +309,22 @@ void AlignmentView::refresh() {
                             .arg(missing.join(tr(" and "))));
   m_note->setVisible(!missing.isEmpty());
 
-  QList<AlignmentCurvesRun> runs{{&table, m_run->info().label(), Qt::SolidLine}};
-  QString title = tr("Mean cosine(student, teacher) per layer — %1").arg(sourceName(shown));
+  QList<AlignmentCurvesRun> runs{
+      {&table, m_run->info().label(), Qt::SolidLine, m_run->info().lambda}};
+  QStringList title{tr("Mean cosine(student, teacher) per layer — %1").arg(sourceName(shown))};
   if (m_comparison) {
-    runs.append({&m_comparison->table(), m_comparison->info().label(), Qt::DashLine});
-    title +=
-        tr("   (solid: %1, dashed: %2)").arg(m_run->info().label(), m_comparison->info().label());
+    runs.append({&m_comparison->table(), m_comparison->info().label(), Qt::DashLine,
+                 m_comparison->info().lambda});
+    title << tr("solid: %1").arg(m_run->info().label())
+          << tr("dashed: %1").arg(m_comparison->info().label());
   }
   m_curves = drawLayerCurves(*m_curvesPlot, runs, shown, title);
-  fillCosineMap(
-      *m_cosineMap, table, shown,
-      tr("%1 — %2 cosines per layer and step").arg(m_run->info().label(), sourceName(shown)));
+  fillCosineMap(*m_cosineMap, table, shown,
+                // The run is the tab's (named above); "solid" says which of two compared.
+                m_comparison
+                    ? QStringList{tr("Mean %1 cosine per layer and step").arg(sourceName(shown)),
+                                  tr("(the solid run)")}
+                    : QStringList{tr("Mean %1 cosine per layer and step").arg(sourceName(shown))});
   drawLossComparison(*m_lossPlot, runs);
   m_title->setText(tr("<b>%1</b> — %2 hidden states, %3 evaluations")
                        .arg(m_run->info().label().toHtmlEscaped())

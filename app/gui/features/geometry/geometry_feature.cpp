@@ -223,7 +223,7 @@ void GeometryFeature::showGeometry(const QString& storeFile,
     auto* created = new LayerGeometryView(storeFile, std::move(report));
     connect(created, &LayerGeometryView::layerDetailRequested, this,
             [this, storeFile](qint64 layer) { showLayerDetail(storeFile, layer); });
-    m_workbench->addTab(created, key, tr("Geometry — %1").arg(fileName(storeFile)));
+    m_workbench->addTab(created, key, tr("Geometry — %1").arg(displayName(storeFile)));
   }
   emit m_workbench->events().geometryShown(storeFile);
 }
@@ -250,7 +250,7 @@ void GeometryFeature::showLayerDetail(const QString& storeFile, qint64 layer) {
         m_loadingDetails.removeAll(key);
         if (outcome == JobOutcome::Succeeded) {
           m_workbench->addTab(new LayerDetailView(detail), key,
-                              tr("Layer %1 — %2").arg(layer).arg(fileName(storeFile)));
+                              tr("Layer %1 — %2").arg(layer).arg(displayName(storeFile)));
           emit layerDetailShown(storeFile, layer);
         } else if (outcome == JobOutcome::Failed) {
           m_workbench->reportFailure(

@@ -23,7 +23,7 @@ namespace {
 
 const FeatureRegistration<OpenFeature> registration("open", 10);
 
-QString displayName(const QString& path) { return QFileInfo(path).fileName(); }
+QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 bool isStoreFile(const QFileInfo& info) {
   const QString suffix = info.suffix().toLower();
@@ -170,7 +170,7 @@ void OpenFeature::openInBackground(const QString& path, const QString& what, con
     job.progress(1.0, "done");
   };
   m_workbench->startJob(
-      tr("Opening %1").arg(displayName(path)), std::move(work),
+      tr("Opening %1").arg(fileName(path)), std::move(work),
       [this, path, what, show](JobOutcome outcome, const QString& error) {
         m_opening.removeAll(path);
         switch (outcome) {
@@ -181,7 +181,7 @@ void OpenFeature::openInBackground(const QString& path, const QString& what, con
             m_workbench->log().append(MessageLevel::Info, tr("Opening %1 was cancelled").arg(path));
             break;
           case JobOutcome::Failed:
-            failOpen(path, tr("Could not open the %1 “%2”.").arg(what, displayName(path)), error);
+            failOpen(path, tr("Could not open the %1 “%2”.").arg(what, fileName(path)), error);
             break;
         }
       });
@@ -193,12 +193,11 @@ void OpenFeature::showModel(std::shared_ptr<const io::ModelSummary> summary) {
   m_workbench->addModel(path, summary);
   m_workbench->projects().addEntry(ProjectCategory::Models, path);
   m_workbench->log().append(
-      MessageLevel::Info,
-      tr("Opened model %1: %2, %3 layers, hidden size %4, %5 parameters")
-          .arg(displayName(path), QString::fromStdString(config.architectureName))
-          .arg(config.numLayers)
-          .arg(config.hiddenSize)
-          .arg(countText(summary->parameterCount)));
+      MessageLevel::Info, tr("Opened model %1: %2, %3 layers, hidden size %4, %5 parameters")
+                              .arg(fileName(path), QString::fromStdString(config.architectureName))
+                              .arg(config.numLayers)
+                              .arg(config.hiddenSize)
+                              .arg(countText(summary->parameterCount)));
   for (const std::string& warning : summary->warnings)
     m_workbench->log().append(MessageLevel::Warning, QString::fromStdString(warning));
   m_workbench->showTab(path, displayName(path),
@@ -213,7 +212,7 @@ void OpenFeature::showStore(std::shared_ptr<const io::StoreSummary> summary) {
   m_workbench->projects().addEntry(ProjectCategory::ActivationStores, path);
   m_workbench->log().append(MessageLevel::Info,
                             tr("Opened activation store %1: %2 tokens, %3 of %4 layers complete")
-                                .arg(displayName(path), countText(summary->numTokens))
+                                .arg(fileName(path), countText(summary->numTokens))
                                 .arg(summary->completedLayers.size())
                                 .arg(summary->meta.numLayers + 1));
   m_workbench->showTab(path, displayName(path),

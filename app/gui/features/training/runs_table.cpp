@@ -25,12 +25,62 @@ RunsTable::RunsTable(QWidget* parent)
   setSelectionMode(QAbstractItemView::SingleSelection);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
   verticalHeader()->hide();
+  // State, Step and Updated are read whole at every width; the run's name, long and also in the
+  // tooltip, takes what is left and is elided in the middle (its date and time stay visible).
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  horizontalHeader()->setStretchLastSection(true);
+  horizontalHeader()->setSectionResizeMode(RunColumn, QHeaderView::Stretch);
+  horizontalHeader()->setStretchLastSection(false);
+  setTextElideMode(Qt::ElideMiddle);
+  setWordWrap(false);
   connect(this, &QTableWidget::itemSelectionChanged, this, [this] {
     const QList<QTableWidgetItem*> items = selectedItems();
     if (!items.isEmpty()) emit runSelected(m_folders.value(items.first()->row()));
   });
+}
+
+int RunsTable::widthFor(const QStringList& samples) const {
+  const QFontMetrics metrics(font());
+  int width = 2 * frameWidth() + metrics.horizontalAdvance(QStringLiteral("repr_a…")) +
+              2 * kCellPadding;  // the least of a run's name
+  for (const QString& sample : samples)
+    width += metrics.horizontalAdvance(sample) + 2 * kCellPadding;
+  return width;
+}
+
+QSize RunsTable::sizeHint() const {
+  return {widthFor({QStringLiteral("repr_align-2026"), QStringLiteral("repr_align"),
+                    QStringLiteral("interrupted"), QStringLiteral("1000 / 1000"),
+                    QStringLiteral("2026-12-05")}),
+          QTableWidget::sizeHint().height()};
+}
+
+QSize RunsTable::minimumSizeHint() const {
+  // State, Step and Updated whole, always (the recipe is hidden first: resizeEvent).
+  return {widthFor({QStringLiteral("interrupted"), QStringLiteral("1000 / 1000"),
+                    QStringLiteral("2026-12-05")}),
+          QTableWidget::minimumSizeHint().height()};
+}
+
+void RunsTable::resizeEvent(QResizeEvent* event) {
+  QTableWidget::resizeEvent(event);
+  // Narrower than the name, the recipe, State, Step and Updated need: the recipe goes (the
+  // name usually begins with it, and the tooltip has the folder).
+  setColumnHidden(
+      RecipeColumn,
+      width() < widthFor({QStringLiteral("repr_align"), QStringLiteral("interrupted"),
+                          QStringLiteral("1000 / 1000"), QStringLiteral("2026-12-05")}));
+}
+
+QDateTime RunsTable::updatedTime(double seconds) {
+  return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(seconds * 1000));
+}
+
+QString RunsTable::updatedText(double seconds) {
+  if (!(seconds > 0)) return {};
+  // Short enough to show whole beside the other columns: the time today, the date before.
+  const QDateTime time = updatedTime(seconds);
+  return time.date() == QDate::currentDate() ? time.toString(QStringLiteral("hh:mm"))
+                                             : time.toString(QStringLiteral("yyyy-MM-dd"));
 }
 
 RunsTable::Listing RunsTable::listFolders(const QString& root, const QStringList& extraRuns) {
@@ -97,11 +147,12 @@ void RunsTable::fillRow(int row, const engine::RunInfo& info) {
       QString::fromLatin1(engine::runStateName(status.state)),
       status.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(status.step).arg(status.totalSteps)
                             : QString::number(status.step),
-      status.updated > 0
-          ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(status.updated * 1000))
-                .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"))
-          : QString()};
+      updatedText(status.updated)};
   QString tip = QDir::toNativeSeparators(toQString(info.folder));
+  if (status.updated > 0)
+    tip += QLatin1Char('\n') +
+           tr("Updated %1")
+               .arg(updatedTime(status.updated).toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")));
   if (!status.error.empty()) tip += QLatin1Char('\n') + QString::fromStdString(status.error);
   for (int column = 0; column < ColumnCount; ++column) {
     QTableWidgetItem* cell = item(row, column);

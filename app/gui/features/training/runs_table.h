@@ -7,6 +7,7 @@
 // Rows are updated in place, so a refresh keeps the selection and scroll position. GUI thread
 // only.
 
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
 #include <QTableWidget>
@@ -47,6 +48,13 @@ class RunsTable final : public QTableWidget {
   int rowOf(const QString& folder) const;
   /** Selects `folder`'s row, if listed, without emitting runSelected. */
   void selectRun(const QString& folder);
+  /** Wide enough for a run's name, its recipe, State, Step and Updated whole. */
+  QSize sizeHint() const override;
+  /** Wide enough for State, Step and Updated whole beside a little of the name. */
+  QSize minimumSizeHint() const override;
+  /** The Updated column's text for status.json's `updated` (seconds since the epoch): the time
+   *  for today, else the date (the whole time is in the tooltip); empty when never updated. */
+  static QString updatedText(double seconds);
 
  signals:
   /** The user selected the row of `folder`. */
@@ -59,6 +67,11 @@ class RunsTable final : public QTableWidget {
     QString root;
     QStringList extraRuns;
   };
+  static constexpr int kCellPadding = 8;  // room beside a cell's text, on each side
+  static QDateTime updatedTime(double seconds);
+  /** The list's width for the least of a name and `samples`, one a column. */
+  int widthFor(const QStringList& samples) const;
+  void resizeEvent(QResizeEvent* event) override;
   void showListing(Listing listing);
   void fillRow(int row, const engine::RunInfo& info);
 

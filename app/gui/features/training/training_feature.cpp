@@ -11,6 +11,7 @@
 #include "gui_settings.h"
 #include "log_dock.h"
 #include "preferences.h"
+#include "project_runs.h"
 #include "tab_keys.h"
 #include "training_launch_dialog.h"
 #include "workbench.h"
@@ -37,9 +38,13 @@ void TrainingFeature::install(Workbench& workbench) {
   runs->setStatusTip(tr("Show the runs folder's runs, live, with their loss curves"));
   connect(runs, &QAction::triggered, this, &TrainingFeature::showTrainingView);
   workbench.addMenuAction(MenuSection::Training, runs);
+  // The dock's Runs: the runs root's runs from the start, not only once the tab is open.
+  m_projectRuns = new ProjectRuns(workbench.projects(), this);
+  m_projectRuns->refresh(workbench.runsRoot());
   connect(&workbench.events(), &WorkbenchEvents::runsRootChanged, this,
           [this](const QString& root) {
             if (m_view) m_view->setRunsRoot(root);
+            m_projectRuns->refresh(root);
           });
 }
 
@@ -227,11 +232,13 @@ void TrainingFeature::runTrainingJob(const QString& folder, const QString& recip
                                      const QString& details) {
   showTrainingView();
   m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Run, folder, recipe});
+  m_projectRuns->refresh(m_workbench->runsRoot());  // a new run's folder exists by now
   JobController* job = m_workbench->startJob(
       what, std::move(work),
       [this, folder, summary, details](JobOutcome outcome, const QString& error) {
         m_job = nullptr;  // deleted later; a Resume may start the next job at once
         m_workbench->freeTrainingSlot();
+        m_projectRuns->refresh(m_workbench->runsRoot());
         if (m_view) {
           m_view->setActiveRun({}, TrainingView::ActiveState::None);
           m_view->refreshRuns();

@@ -23,6 +23,8 @@ class QAction;
 
 namespace strata {
 
+class ProjectRuns;
+
 class Workbench;
 
 class TrainingFeature final : public Feature, public TrainingService {
@@ -72,6 +74,7 @@ class TrainingFeature final : public Feature, public TrainingService {
                       const QString& details);
 
   Workbench* m_workbench = nullptr;
+  ProjectRuns* m_projectRuns = nullptr;  ///< the dock's Runs; a child of this feature
   QPointer<TrainingView> m_view;
   QPointer<JobController> m_job;
   engine::TrainingControl m_control;  ///< shared with the running training job

@@ -25,6 +25,8 @@ const QColor kTrainColour(31, 119, 180);
 const QColor kEvalColour(255, 127, 14);
 const QColor kLrColour(44, 160, 44);
 const QColor kThroughputColour(148, 103, 189);
+constexpr int kEvalMarker = 7;
+constexpr double kMarkerRoom = kEvalMarker / 2.0 + 2;  // pixels, with the marker's outline
 
 QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& yLabel) {
   auto* plot = new QCustomPlot(parent);
@@ -87,6 +89,11 @@ class ScientificTicker final : public QCPAxisTicker {
 
 void rescale(QCustomPlot* plot) {
   plot->rescaleAxes(true);
+  // Room at both ends of the steps for a marker's radius: the last evaluation drawn whole.
+  const QCPRange steps = plot->xAxis->range();
+  const double width = std::max(plot->axisRect()->width(), 100);
+  const double spare = steps.size() * std::max(0.01, kMarkerRoom / width);
+  plot->xAxis->setRange(steps.lower - spare, steps.upper + spare);
   QCPAxis* y = plot->yAxis;
   QCPRange range = y->range();
   if (y->scaleType() == QCPAxis::stLogarithmic) {
@@ -195,12 +202,21 @@ TrainingPlots::TrainingPlots(QWidget* parent)
   m_train = makeGraph(m_lossPlot, tr("train (logged)"), QPen(faint, 1));
   m_smoothed = makeGraph(m_lossPlot, tr("train (smoothed)"), QPen(kTrainColour, 2));
   m_eval = makeGraph(m_lossPlot, tr("eval"), QPen(kEvalColour, 2));
-  m_eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kEvalColour, Qt::white, 7));
+  m_eval->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, kEvalColour, Qt::white, kEvalMarker));
   m_objective = makeGraph(m_lossPlot, tr("train objective (loss, not comparable with eval)"),
                           QPen(kTrainColour, 1, Qt::DashLine));
   m_objective->removeFromLegend();
+  // The legend in a row of its own under the title, never over the curves.
+  m_lossPlot->axisRect()->insetLayout()->take(m_lossPlot->legend);
+  m_lossPlot->axisRect()->insetLayout()->simplify();
+  m_lossPlot->plotLayout()->insertRow(1);
+  m_lossPlot->plotLayout()->addElement(1, 0, m_lossPlot->legend);
+  m_lossPlot->plotLayout()->setRowStretchFactor(1, 0.001);
+  m_lossPlot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  m_lossPlot->legend->setWrap(3);  // the objective, when shown, on a second row
+  m_lossPlot->legend->setMargins(QMargins(4, 2, 4, 2));
   m_lossPlot->legend->setVisible(true);
-  m_lossPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_lr = makeGraph(m_lrPlot, tr("lr"), QPen(kLrColour, 2));
   m_lrPlot->yAxis->setTicker(QSharedPointer<ScientificTicker>::create());
   m_lrPlot->yAxis->setNumberFormat(QStringLiteral("eb"));  // "b": the power drawn raised

@@ -109,8 +109,7 @@ void VerifyFeature::showVerification(
     m_workbench->focusTab(modelFolder);
   } else if (const auto summary = m_workbench->model(modelFolder)) {
     // The new tab gets the table from the tabAdded connection above.
-    m_workbench->addTab(new ModelSummaryView(summary), modelFolder,
-                        QFileInfo(modelFolder).fileName());
+    m_workbench->addTab(new ModelSummaryView(summary), modelFolder, displayName(modelFolder));
   }
 }
 
