@@ -254,6 +254,23 @@ class MainWindowTest : public QObject {
     qunsetenv("HF_HUB_CACHE");
   }
 
+  // Review 2026-12-05, defect 17: an empty cache says so in an entry every style draws.
+  void anEmptyHuggingFaceCacheSaysWhatToDo() {
+    qputenv("HF_HUB_CACHE", m_root.filePath("empty-hub").toUtf8());
+    MainWindow window;
+    QMenu* menu = window.findChild<OpenFeature*>()->modelMenu();
+    QVERIFY(menu);
+    QMetaObject::invokeMethod(menu, "aboutToShow");
+    qunsetenv("HF_HUB_CACHE");
+    QAction* hint = nullptr;
+    for (QAction* action : menu->actions())
+      if (!action->isSeparator() && action->text().startsWith(QStringLiteral("No models")))
+        hint = action;
+    QVERIFY2(hint, "no entry says the cache is empty");
+    QVERIFY(!hint->isEnabled());
+    QVERIFY(hint->text().contains(QStringLiteral("Open Default Model")));
+  }
+
   void openingARunFolderFollowsItInTheTrainingView() {
     const QString run = m_root.filePath("runs/live");
     QVERIFY(QDir().mkpath(run));

@@ -130,9 +130,16 @@ void OpenFeature::listCachedModels() {
   }
   const std::filesystem::path hub = io::huggingFaceHubFolder();
   const std::vector<io::HfCachedModel> models = io::listHuggingFaceCache(hub);
-  m_modelMenu->addSection(models.empty()
-                              ? tr("No models in the Hugging Face cache (%1)").arg(toQString(hub))
-                              : tr("Hugging Face cache (%1)").arg(toQString(hub)));
+  m_modelMenu->addSection(tr("Hugging Face cache (%1)").arg(toQString(hub)));
+  if (models.empty()) {
+    // A section's title is not drawn by every style: the hint is an entry of its own.
+    QAction* hint = m_modelMenu->addAction(
+        tr("No models in the Hugging Face cache: open a folder or a .gguf above, or the built-in "
+           "model (File ▸ Open Default Model)"));
+    hint->setEnabled(false);
+    hint->setToolTip(
+        tr("Strata lists the models under %1 (HF_HUB_CACHE or HF_HOME/hub)").arg(toQString(hub)));
+  }
   for (const io::HfCachedModel& model : models) {
     QString label = QString::fromStdString(model.repoId);
     if (model.path.extension() == ".gguf")
