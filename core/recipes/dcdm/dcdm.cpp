@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/batch_transfer.h"
+#include "engine/metrics_log.h"
 #include "engine/recipe.h"
 #include "io/atomic_file.h"
 #include "model/diffusion/block_diffusion.h"
@@ -80,6 +81,9 @@ class DcdmRecipe final : public engine::Recipe {
         loss.maskedCorrect.to(torch::kDouble) / loss.maskedCount.to(torch::kDouble).clamp_min(1.0);
     if (m_model->hasRouter()) {
       const torch::Tensor balance = m_model->balanceLoss(batch.layout);
+      // What evaluation's "loss" (val_loss, the ELBO) measures, without the balance term that
+      // the objective adds: the curve to set against val_loss.
+      result.metrics[engine::kTaskLossMetric] = loss.loss.detach();
       result.loss = result.loss + m_balanceWeight * balance;
       result.metrics["balance_loss"] = balance.detach();
       const int64_t chunks = m_model->config().chunks;

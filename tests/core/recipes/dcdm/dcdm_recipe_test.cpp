@@ -14,6 +14,7 @@
 
 #include "common/job.h"
 #include "common/text_file.h"
+#include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
 #include "recipes/dcdm/chunk_routing.h"
 #include "recipes/dcdm/dcdm_files.h"
@@ -104,6 +105,24 @@ TEST_F(DcdmRecipe, EveryVariantTrainsAndReportsItsEvaluation) {
   ASSERT_EQ(inspect.exitCode, 0) << inspect.out;
   EXPECT_NE(inspect.out.find("2304 parameters = K·d·h + 2d² = 4·32·2 + 2·32²"), std::string::npos)
       << inspect.out;
+}
+
+TEST_F(DcdmRecipe, DcdmLogsTheTaskLossThatValLossMeasures) {
+  // "loss" is the objective, the ELBO term + balance_weight · balance; val_loss is the ELBO
+  // alone, so the Training tab sets task_loss against it (review 2026-12-05, defect 2's twin).
+  int trainRecords = 0;
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(run("dcdm") / "metrics.jsonl")) {
+    if (!r.has("loss")) continue;
+    ++trainRecords;
+    ASSERT_TRUE(r.has(engine::kTaskLossMetric)) << r.step;
+    EXPECT_NEAR(r.value("loss"), r.value(engine::kTaskLossMetric) + 0.01 * r.value("balance_loss"),
+                1e-5 * r.value("loss"))
+        << r.step;
+  }
+  EXPECT_GT(trainRecords, 0);
+  // Without a router the objective is the ELBO term itself: nothing else to log.
+  for (const engine::MetricsRecord& r : engine::readMetricsLog(run("bdlm") / "metrics.jsonl"))
+    EXPECT_FALSE(r.has(engine::kTaskLossMetric)) << r.step;
 }
 
 TEST_F(DcdmRecipe, AStoppedDcdmRunResumesExactly) {
