@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/memory_release.h"
 #include "io/gguf_dequantize.h"
 #include "io/gguf_file.h"
 #include "io/gguf_import.h"
@@ -31,11 +32,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 /** The resident set now (VmRSS): the process before loading, with LibTorch's libraries in. */
 double currentRssMib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
-  return 0;
+  const int64_t bytes = strata::residentBytes();
+  return bytes > 0 ? double(bytes) / (1 << 20) : 0;
 }
 
 double peakRssMib() {

@@ -49,6 +49,26 @@ uint64_t nextRandom(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+/** Fisher–Yates with index = draw mod (i + 1), so every platform draws the same order. */
+void shuffle(std::vector<double>& values, uint64_t& state) {
+  for (size_t i = values.size() - 1; i > 0; --i)
+    std::swap(values[i], values[nextRandom(state) % (i + 1)]);
+}
+
+/** A hair of tolerance so a reordering that reproduces the observed value counts despite
+ *  rounding. */
+constexpr double kReached = 1e-12;
+
+/** The permutation p: (reorderings reaching the observed value + 1) / (permutations + 1). */
+double permutationP(int64_t reached, int64_t permutations) {
+  return double(reached + 1) / double(permutations + 1);
+}
+
+void checkPermutations(int64_t permutations) {
+  if (permutations < 1)
+    throw std::invalid_argument("the permutation test needs at least one permutation");
+}
+
 }  // namespace
 
 std::vector<double> averageRanks(std::span<const double> values) {
@@ -85,8 +105,7 @@ double partialSpearmanRho(std::span<const double> x, std::span<const double> y,
 double spearmanPermutationPValue(std::span<const double> a, std::span<const double> b,
                                  int64_t permutations, uint64_t seed) {
   checkPair(a, b);
-  if (permutations < 1)
-    throw std::invalid_argument("the permutation test needs at least one permutation");
+  checkPermutations(permutations);
   const auto ra = averageRanks(a);
   auto rb = averageRanks(b);
   const double observed = std::abs(pearson(ra, rb));
@@ -94,11 +113,10 @@ double spearmanPermutationPValue(std::span<const double> a, std::span<const doub
   int64_t atLeast = 0;
   uint64_t state = seed;
   for (int64_t p = 0; p < permutations; ++p) {
-    for (size_t i = rb.size() - 1; i > 0; --i) std::swap(rb[i], rb[nextRandom(state) % (i + 1)]);
-    // A hair of tolerance so a permutation reproducing the observed ρ counts despite rounding.
-    if (std::abs(pearson(ra, rb)) >= observed - 1e-12) ++atLeast;
+    shuffle(rb, state);
+    if (std::abs(pearson(ra, rb)) >= observed - kReached) ++atLeast;
   }
-  return double(atLeast + 1) / double(permutations + 1);
+  return permutationP(atLeast, permutations);
 }
 
 RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<const double> y,
@@ -107,8 +125,7 @@ RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<con
   checkPair(x, y);
   checkPair(x, z);
   if (x.size() < 3) throw std::invalid_argument("a permutation test needs at least three values");
-  if (permutations < 1)
-    throw std::invalid_argument("the permutation test needs at least one permutation");
+  checkPermutations(permutations);
   const auto rx = averageRanks(x), rz = averageRanks(z);
   auto ry = averageRanks(y);
   const double xz = pearson(rx, rz);  // fixed: only y moves
@@ -116,27 +133,25 @@ RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<con
   t.permutations = permutations;
   t.rho = pearson(rx, ry);
   t.partialRho = partialOf(t.rho, xz, pearson(ry, rz));
-  constexpr double kTolerance = 1e-12;  // a reordering that reproduces a value counts
   int64_t greater = 0, twoSided = 0, partialGreater = 0, partialTwoSided = 0;
   uint64_t state = seed;
   for (int64_t p = 0; p < permutations; ++p) {
-    for (size_t i = ry.size() - 1; i > 0; --i) std::swap(ry[i], ry[nextRandom(state) % (i + 1)]);
+    shuffle(ry, state);
     const double rho = pearson(rx, ry);
-    greater += rho >= t.rho - kTolerance ? 1 : 0;
-    twoSided += std::abs(rho) >= std::abs(t.rho) - kTolerance ? 1 : 0;
+    greater += rho >= t.rho - kReached ? 1 : 0;
+    twoSided += std::abs(rho) >= std::abs(t.rho) - kReached ? 1 : 0;
     const double partial = partialOf(rho, xz, pearson(ry, rz));
     if (std::isnan(partial)) continue;
-    partialGreater += partial >= t.partialRho - kTolerance ? 1 : 0;
-    partialTwoSided += std::abs(partial) >= std::abs(t.partialRho) - kTolerance ? 1 : 0;
+    partialGreater += partial >= t.partialRho - kReached ? 1 : 0;
+    partialTwoSided += std::abs(partial) >= std::abs(t.partialRho) - kReached ? 1 : 0;
   }
-  const auto share = [&](int64_t count) { return double(count + 1) / double(permutations + 1); };
   if (!std::isnan(t.rho)) {
-    t.rhoGreater = share(greater);
-    t.rhoTwoSided = share(twoSided);
+    t.rhoGreater = permutationP(greater, permutations);
+    t.rhoTwoSided = permutationP(twoSided, permutations);
   }
   if (!std::isnan(t.partialRho)) {
-    t.partialGreater = share(partialGreater);
-    t.partialTwoSided = share(partialTwoSided);
+    t.partialGreater = permutationP(partialGreater, permutations);
+    t.partialTwoSided = permutationP(partialTwoSided, permutations);
   }
   return t;
 }
@@ -144,8 +159,7 @@ RankPermutationTest rankPermutationTest(std::span<const double> x, std::span<con
 PooledPermutationTest pooledPartialPermutationTest(const std::vector<RankSeries>& strata,
                                                    int64_t permutations, uint64_t seed) {
   if (strata.empty()) throw std::invalid_argument("a pooled test needs at least one stratum");
-  if (permutations < 1)
-    throw std::invalid_argument("the permutation test needs at least one permutation");
+  checkPermutations(permutations);
   struct Ranked {
     std::vector<double> rx, ry, rz;
     double xz = 0;
@@ -176,13 +190,11 @@ PooledPermutationTest pooledPartialPermutationTest(const std::vector<RankSeries>
   int64_t greater = 0;
   uint64_t state = seed;
   for (int64_t p = 0; p < permutations; ++p) {
-    for (auto& r : ranked)
-      for (size_t i = r.ry.size() - 1; i > 0; --i)
-        std::swap(r.ry[i], r.ry[nextRandom(state) % (i + 1)]);
+    for (auto& r : ranked) shuffle(r.ry, state);
     const double value = pooled();
-    greater += !std::isnan(value) && value >= t.statistic - 1e-12 ? 1 : 0;
+    greater += !std::isnan(value) && value >= t.statistic - kReached ? 1 : 0;
   }
-  t.greater = double(greater + 1) / double(permutations + 1);
+  t.greater = permutationP(greater, permutations);
   return t;
 }
 

@@ -18,6 +18,7 @@
 #include "studies/layer_permutation.h"
 #include "studies/report/study_report_reader.h"
 #include "studies/study_analysis.h"
+#include "studies/study_runner.h"
 #include "studies/study_settings.h"
 
 namespace strata::studies {
@@ -166,8 +167,7 @@ class DihalPretrainedStudy final : public Study {
       add("regret_worst", "val loss at the lowest-scored bridged layer − at the oracle", true);
     }
     p.curves = {"val_loss"};
-    std::vector<BridgeSeries> series;
-    for (const auto& process : processes) series.push_back({process, process + "-l"});
+    const std::vector<BridgeSeries> series = bridgeSeries();
     p.acrossSeedMetrics = layerPermutationMetrics(series, normalisationNames());
     if (!options.poolWith.empty())  // the pooled analysis, asked for by name (not a run's protocol)
       for (auto& m : pooledPermutationMetrics(series, normalisationNames()))
@@ -229,15 +229,13 @@ class DihalPretrainedStudy final : public Study {
       const StudyProtocol& p, const StudyOptions& options,
       const std::map<std::string, StudyTable>& tables,
       const std::vector<StudyRunResult>& runs) const override {
-    std::vector<BridgeSeries> series;
-    for (const auto& process : m_variant.processes) series.push_back({process, process + "-l"});
+    const std::vector<BridgeSeries> series = bridgeSeries();
     std::map<std::string, double> out =
         layerPermutationTests(tables, runs, series, normalisationNames(), p.bootstrap.seed);
     if (options.poolWith.empty()) return out;
     // This study's layers first, then the other record's, as the protocol declares.
     const StudyReport other = readStudyReportFile(options.poolWith);
-    PooledStudy pooled{other.tables, {}};
-    for (const auto& r : other.runs) pooled.runs.push_back({r.arm, r.seed, r.folder, {r.metrics}});
+    const PooledStudy pooled{other.tables, recordedRuns(other)};
     for (const auto& [key, value] : pooledLayerPermutationTests(
              {{tables, runs}, pooled}, series, normalisationNames(), p.bootstrap.seed))
       out[key] = value;
@@ -284,6 +282,13 @@ class DihalPretrainedStudy final : public Study {
   }
 
  private:
+  /** The bridges of each process (arms "<process>-l<layer>"), tagged with the process. */
+  std::vector<BridgeSeries> bridgeSeries() const {
+    std::vector<BridgeSeries> series;
+    for (const auto& process : m_variant.processes) series.push_back({process, process + "-l"});
+    return series;
+  }
+
   /** The replication's claims, fixed before it runs (docs/studies/dihal-replication.md): the
    *  primary endpoint under standardise, needing both the seed interval above 0 and a one-sided
    *  layer-permutation p < 0.05; the same test under trace and none as secondary endpoints. */

@@ -61,11 +61,21 @@ geometry::RankSeries seriesOf(const std::map<std::string, StudyTable>& tables,
   return out;
 }
 
+/** "<tag>_<n>", or "<n>" for a study of one process: the end of every key of a series. */
+std::string seriesKey(const std::string& tag, const std::string& normalisation) {
+  return (tag.empty() ? "" : tag + "_") + normalisation;
+}
+
+/** " (<tag>, <n>)", or " (<n>)": the end of every label of a series. */
+std::string seriesLabel(const std::string& tag, const std::string& normalisation) {
+  return " (" + (tag.empty() ? "" : tag + ", ") + normalisation + ")";
+}
+
 }  // namespace
 
 std::string permutationKey(const std::string& statistic, const std::string& tag,
                            const std::string& normalisation) {
-  return "perm_" + statistic + (tag.empty() ? "" : "_" + tag) + "_" + normalisation;
+  return "perm_" + statistic + "_" + seriesKey(tag, normalisation);
 }
 
 void reportPermutationBeside(StudyClaim& claim, const std::vector<BridgeSeries>& series) {
@@ -87,9 +97,9 @@ std::vector<StudyMetric> layerPermutationMetrics(const std::vector<BridgeSeries>
   std::vector<StudyMetric> metrics;
   for (const auto& s : series)
     for (const auto& n : normalisations) {
-      const std::string where = (s.tag.empty() ? "" : s.tag + ", ") + n;
       const auto add = [&](const std::string& statistic, const std::string& label) {
-        metrics.push_back({permutationKey(statistic, s.tag, n), label + " (" + where + ")", false});
+        metrics.push_back(
+            {permutationKey(statistic, s.tag, n), label + seriesLabel(s.tag, n), false});
       };
       add("rho", "ρ(S, −seed-mean loss) over the bridged layers");
       add("p_rho", "layer-permutation p of ρ, one-sided (ρ > 0)");
@@ -128,14 +138,13 @@ std::vector<StudyMetric> pooledPermutationMetrics(const std::vector<BridgeSeries
   std::vector<StudyMetric> metrics;
   for (const auto& s : series)
     for (const auto& n : normalisations) {
-      const std::string where = " (" + (s.tag.empty() ? "" : s.tag + ", ") + n + ")";
-      const std::string tag = (s.tag.empty() ? "" : s.tag + "_") + n;
-      metrics.push_back({"pooled_partial_rho_" + tag,
+      const std::string where = seriesLabel(s.tag, n);
+      metrics.push_back({"pooled_partial_rho_" + seriesKey(s.tag, n),
                          "pooled partial ρ: the studies' seed-mean partial ρ weighted by their "
                          "layer counts" +
                              where,
                          false});
-      metrics.push_back({"pooled_p_partial_rho_" + tag,
+      metrics.push_back({"pooled_p_partial_rho_" + seriesKey(s.tag, n),
                          "its stratified layer-permutation p, one-sided" + where, false});
     }
   return metrics;
@@ -155,9 +164,8 @@ std::map<std::string, double> pooledLayerPermutationTests(
         continue;
       const geometry::PooledPermutationTest t =
           geometry::pooledPartialPermutationTest(strata, permutations, seed);
-      const std::string tag = (s.tag.empty() ? "" : s.tag + "_") + n;
-      out["pooled_partial_rho_" + tag] = t.statistic;
-      out["pooled_p_partial_rho_" + tag] = t.greater;
+      out["pooled_partial_rho_" + seriesKey(s.tag, n)] = t.statistic;
+      out["pooled_p_partial_rho_" + seriesKey(s.tag, n)] = t.greater;
     }
   return out;
 }

@@ -119,6 +119,20 @@ int64_t stepsDoneIn(const fs::path& run, int64_t steps) {
   return status.state == engine::RunState::Finished ? steps : std::min(status.step, steps);
 }
 
+/** The analysis of `record`'s runs (with the study's statistics across seeds), written as
+ *  options.folder's study.json and study.md. */
+StudyOutcome analyseAndWrite(const Study& study, const StudyProtocol& protocol,
+                             const StudyOptions& options, const StudyRecord& record) {
+  StudyOutcome outcome{
+      options.folder / "study.json",
+      analyseStudy(protocol, record.facts, record.runs,
+                   study.acrossSeeds(protocol, options, record.tables, record.runs))};
+  writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
+  io::writeTextAtomically(options.folder / "study.md",
+                          studySummaryMarkdown(protocol, record.facts, outcome.analysis));
+  return outcome;
+}
+
 }  // namespace
 
 std::vector<std::string> studyRunSettings(const std::string& recipe,
@@ -130,6 +144,19 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
   for (const auto& o : options.overrides)
     if (schema.find(keyOf(o))) settings.push_back(o);
   return settings;
+}
+
+std::vector<StudyRunResult> recordedRuns(const StudyReport& report) {
+  std::vector<StudyRunResult> runs;
+  for (const auto& r : report.runs) {
+    RunMeasurement m{r.metrics, r.curves, std::nullopt};
+    if (!r.commit.empty()) {  // all the record says of the run's build
+      m.code = CodeProvenance();
+      m.code->commit = r.commit;
+    }
+    runs.push_back({r.arm, r.seed, r.folder, m});
+  }
+  return runs;
 }
 
 StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs::path& file) {
@@ -146,28 +173,15 @@ StudyOutcome reanalyseStudy(Study& study, const StudyOptions& options, const fs:
   record.reanalysedCommit = report.commit;
   std::set<std::string> arms = {protocol.seedArm};
   for (const auto& a : protocol.arms) arms.insert(a.name);
-  for (const auto& r : report.runs) {
+  for (const auto& r : report.runs)
     if (!arms.count(r.arm))
       throw ConfigError(file.string(), "runs",
                         "names arm " + r.arm +
                             ", which the protocol asked for now lacks (another "
                             "--set or --budget?)");
-    RunMeasurement m{r.metrics, r.curves, std::nullopt};
-    if (!r.commit.empty()) {  // all the record says of the run's build
-      m.code = CodeProvenance();
-      m.code->commit = r.commit;
-    }
-    record.runs.push_back({r.arm, r.seed, r.folder, m});
-  }
+  record.runs = recordedRuns(report);
   fs::create_directories(options.folder);
-  StudyOutcome outcome{
-      options.folder / "study.json",
-      analyseStudy(protocol, record.facts, record.runs,
-                   study.acrossSeeds(protocol, options, record.tables, record.runs))};
-  writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
-  io::writeTextAtomically(options.folder / "study.md",
-                          studySummaryMarkdown(protocol, record.facts, outcome.analysis));
-  return outcome;
+  return analyseAndWrite(study, protocol, options, record);
 }
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job) {
@@ -244,13 +258,7 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     }
   }
   record.tables = study.tables(protocol);
-  StudyOutcome outcome{options.folder / "study.json",
-                       analyseStudy(protocol, facts, results,
-                                    study.acrossSeeds(protocol, options, record.tables, results))};
-  writeStudyJson(outcome.studyJson, protocol, options, record, outcome.analysis);
-  io::writeTextAtomically(options.folder / "study.md",
-                          studySummaryMarkdown(protocol, facts, outcome.analysis));
-  return outcome;
+  return analyseAndWrite(study, protocol, options, record);
 }
 
 }  // namespace strata::studies

@@ -19,6 +19,8 @@ class JobContext;
 
 namespace strata::studies {
 
+struct StudyReport;  // studies/report/study_report_reader.h
+
 struct StudyOutcome {
   std::filesystem::path studyJson;
   StudyAnalysis analysis;
@@ -30,6 +32,9 @@ std::vector<std::string> studyRunSettings(const std::string& recipe,
                                           const StudyOptions& options);
 
 StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job);
+
+/** A recorded study's measured runs (with the commit each names) as the analysis takes them. */
+std::vector<StudyRunResult> recordedRuns(const StudyReport& report);
 
 /** Redoes the analysis of a recorded study (a study.json, e.g. docs/studies/<name>.json) with
  *  this build's protocol, claims and statistics across seeds: nothing trains and no run folder

@@ -25,6 +25,12 @@ std::string tableCell(const std::string& text) {
   return out;
 }
 
+/** An across-seeds value as a table shows it: 4 decimals, "–" when not computed. */
+std::string acrossSeedsCell(const StudyAnalysis& a, const std::string& key) {
+  const auto found = a.acrossSeeds.find(key);
+  return found != a.acrossSeeds.end() ? formatFixed(found->second, 4, "–") : "–";
+}
+
 }  // namespace
 
 std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::string, double>& facts,
@@ -63,11 +69,9 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
     md +=
         "\nAcross seeds (one number from every seed at once):\n\n| statistic | value |\n"
         "| --- | --- |\n";
-    for (const auto& m : p.acrossSeedMetrics) {
-      const auto found = a.acrossSeeds.find(m.key);
-      md += "| " + tableCell(m.label) + " (`" + m.key + "`) | " +
-            (found != a.acrossSeeds.end() ? formatFixed(found->second, 4, "–") : "–") + " |\n";
-    }
+    for (const auto& m : p.acrossSeedMetrics)
+      md +=
+          "| " + tableCell(m.label) + " (`" + m.key + "`) | " + acrossSeedsCell(a, m.key) + " |\n";
   }
   if (p.claims.empty()) return md + "\n" + a.verdict.reason + ".\n";
   md +=
@@ -81,8 +85,7 @@ std::string studySummaryMarkdown(const StudyProtocol& p, const std::map<std::str
                                            c.claim.arm + " against " + c.claim.baseline + ")";
     std::string permutation = "–";
     if (!c.claim.permutationP.empty()) {
-      const auto found = a.acrossSeeds.find(c.claim.permutationP);
-      permutation = (found != a.acrossSeeds.end() ? formatFixed(found->second, 4, "–") : "–") +
+      permutation = acrossSeedsCell(a, c.claim.permutationP) +
                     (c.claim.permutationDecides
                          ? " (needs < " + formatFixed(c.claim.permutationAlpha, 2) + ")"
                          : " (reported, not part of the rule)");

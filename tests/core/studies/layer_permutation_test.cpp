@@ -14,6 +14,7 @@
 
 #include "geometry/rank_correlation.h"
 #include "studies/report/study_report_reader.h"
+#include "studies/study_runner.h"
 #include "support/python_finder.h"
 
 namespace strata::studies {
@@ -142,9 +143,7 @@ TEST(LayerPermutation, TheSmolLM2RecordAgreesWithAnIndependentReference) {
   ASSERT_EQ(reference.size(), 36u) << command;  // 2 series × 3 normalisations × 6 statistics
 
   const StudyReport report = readStudyReportFile(record);
-  std::vector<StudyRunResult> runs;
-  for (const auto& r : report.runs) runs.push_back({r.arm, r.seed, r.folder, {r.metrics, {}}});
-  const auto out = layerPermutationTests(report.tables, runs,
+  const auto out = layerPermutationTests(report.tables, recordedRuns(report),
                                          {{"gaussian", "gaussian-l"}, {"bridge", "bridge-l"}},
                                          {"trace", "none", "standardise"}, 20);
   for (const auto& [key, value] : reference) {

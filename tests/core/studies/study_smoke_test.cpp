@@ -68,6 +68,13 @@ Json readStudy(const std::filesystem::path& folder) {
   return Json::parse(readWholeFile(folder / "study.json"));
 }
 
+/** The protocol's arm names, in order. */
+std::vector<std::string> armNames(const Json& study) {
+  std::vector<std::string> arms;
+  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
+  return arms;
+}
+
 /** Every per-run number except the timings, keyed "arm-sN/metric". */
 std::map<std::string, Json> runNumbers(const Json& study) {
   std::map<std::string, Json> numbers;
@@ -154,7 +161,9 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   // Each run records the build that finished it; a run measured by an earlier build keeps that
   // build's record when a later one analyses the study again.
   for (const auto& run : resumed["runs"])
-    if (run["arm"] != "sweep") EXPECT_EQ(run.at("code").at("commit"), resumed["code"]["commit"]);
+    if (run["arm"] != "sweep") {
+      EXPECT_EQ(run.at("code").at("commit"), resumed["code"]["commit"]);
+    }
   const std::filesystem::path cached = dir / "resumed" / "runs" / "mdlm-s0" / "study_measures.json";
   Json measures = Json::parse(readWholeFile(cached));
   measures["code"]["commit"] = "0123456789abcdef";
@@ -162,8 +171,9 @@ TEST(StudySmoke, WritesEveryFieldAndResumesToTheSameNumbers) {
   JobContext againJob(quiet, CancellationToken());
   runStudy(*study, options, againJob);
   for (const auto& run : readStudy(dir / "resumed")["runs"])
-    if (run["arm"] == "mdlm" && run["seed"] == 0)
+    if (run["arm"] == "mdlm" && run["seed"] == 0) {
       EXPECT_EQ(run.at("code").at("commit"), "0123456789abcdef");
+    }
 
   // A rerun asking for another protocol is refused rather than mixed into the folder.
   StudyOptions other = options;
@@ -325,10 +335,9 @@ TEST(StudySmoke, DihalPretrainedStudyBridgesBothProcessesFromTheStore) {
   // The default model (tests pin it to the small 4-layer model): candidates 1..3, all bridged.
   runStudy(*makeStudy("dihal-pretrained"), smokeOptions(dir / "s", dir / "corpus.txt"), job);
   const Json study = readStudy(dir / "s");
-  std::vector<std::string> arms;
-  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
-  EXPECT_EQ(arms, (std::vector<std::string>{"embedding-diffusion", "gaussian-l1", "gaussian-l2",
-                                            "gaussian-l3", "bridge-l1", "bridge-l2", "bridge-l3"}));
+  EXPECT_EQ(armNames(study),
+            (std::vector<std::string>{"embedding-diffusion", "gaussian-l1", "gaussian-l2",
+                                      "gaussian-l3", "bridge-l1", "bridge-l2", "bridge-l3"}));
   EXPECT_EQ(study["runs"].size(), 16u);  // 7 arms × 2 seeds + the sweep of each seed
   // Every bridge learnt from the store (no model forward pass for its targets).
   const std::string settings = readWholeFile(dir / "s" / "runs" / "bridge-l2-s1" / "run.json");
@@ -364,10 +373,8 @@ TEST(StudySmoke, DihalReplicationBridgesEveryLayerAndDecidesWithThePermutationTe
   options.overrides.push_back("model=" STRATA_SOURCE_DIR "/resources/models/default");
   runStudy(*makeStudy("dihal-replication"), options, job);
   const Json study = readStudy(dir / "s");
-  std::vector<std::string> arms;
-  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
-  EXPECT_EQ(arms, (std::vector<std::string>{"embedding-diffusion", "gaussian-l1", "gaussian-l2",
-                                            "gaussian-l3"}));
+  EXPECT_EQ(armNames(study), (std::vector<std::string>{"embedding-diffusion", "gaussian-l1",
+                                                       "gaussian-l2", "gaussian-l3"}));
   EXPECT_EQ(study["protocol"]["headline"], "beyond_depth_standardise");
   const Json& headline = study["claims"][1];
   EXPECT_EQ(headline["id"], "beyond_depth_standardise");
@@ -406,9 +413,8 @@ TEST(StudySmoke, DihalGenerationJudgesEachArmsGenerationsAgainstEmbeddingDiffusi
   EXPECT_THROW(makeStudy("dihal-generation")->protocol(otherModel), ConfigError);
   runStudy(*makeStudy("dihal-generation"), options, job);
   const Json study = readStudy(dir / "s");
-  std::vector<std::string> arms;
-  for (const auto& arm : study["protocol"]["arms"]) arms.push_back(arm["name"]);
-  EXPECT_EQ(arms, (std::vector<std::string>{"embedding-diffusion", "gaussian-l2", "gaussian-l1"}));
+  EXPECT_EQ(armNames(study),
+            (std::vector<std::string>{"embedding-diffusion", "gaussian-l2", "gaussian-l1"}));
   EXPECT_EQ(study["protocol"]["measuring"][0],
             "judge=" STRATA_SOURCE_DIR "/resources/models/default");
   EXPECT_EQ(study["runs"].size(), 6u);  // 3 arms × 2 seeds
