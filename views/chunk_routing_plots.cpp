@@ -2,14 +2,21 @@
 
 #include <qcustomplot.h>
 
+#include <cmath>
 #include <string>
 
 #include "engine/metrics_log.h"
+#include "plot_legend.h"
 #include "plot_palette.h"
 #include "recipes/dcdm/chunk_routing.h"
 #include "token_strip.h"
 
 namespace strata {
+namespace {
+
+constexpr int kLegendRows = 8;  // chunks per legend column: K = 16 fits a 160-pixel plot
+
+}  // namespace
 
 QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
                               QCPColorMap*& map) {
@@ -26,6 +33,28 @@ QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QStr
   map->setGradient(QCPColorGradient(QCPColorGradient::gpThermal));
   map->setInterpolate(false);
   return plot;
+}
+
+QCustomPlot* makeChunkLoadPlot(QWidget* parent) {
+  auto* plot = new QCustomPlot(parent);
+  followPalette(plot);
+  plot->setMinimumHeight(160);
+  plot->xAxis->setLabel(QObject::tr("step"));
+  plot->yAxis->setLabel(QObject::tr("validation chunk share"));
+  // The legend beside the axes, not over the curves (inside, it hid the last quarter of them).
+  placeLegendBesideAxes(*plot, 0, kLegendRows);
+  return plot;
+}
+
+int assignmentPositionAt(const QCPColorMap& map, const QPoint& point) {
+  const QCPColorMapData& data = *map.data();
+  if (data.keySize() == 0 || !map.keyAxis()->axisRect()->rect().contains(point)) return -1;
+  const double key = map.keyAxis()->pixelToCoord(point.x());
+  const double value = map.valueAxis()->pixelToCoord(point.y());
+  const auto position = static_cast<int>(std::lround(key));
+  const auto row = static_cast<int>(std::lround(value));
+  if (position < 0 || position >= data.keySize() || row < 0 || row >= data.valueSize()) return -1;
+  return position;
 }
 
 namespace {

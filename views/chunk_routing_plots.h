@@ -9,6 +9,7 @@
 
 class QCPColorMap;
 class QCustomPlot;
+class QPoint;
 class QWidget;
 
 namespace strata {
@@ -23,6 +24,12 @@ struct MetricsRecord;
 /** A QCustomPlot holding one colour map (with a colour scale); `map` receives the map. */
 QCustomPlot* makeColorMapPlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
                               QCPColorMap*& map);
+/** The chunk-load plot: step × validation chunk share, its legend in a column right of the
+ *  axes so that it never covers a curve (wrapping into more columns past a dozen chunks). */
+QCustomPlot* makeChunkLoadPlot(QWidget* parent);
+/** The token position of the assignment heatmap's cell under `point` (widget coordinates of the
+ *  map's plot), or -1 off the cells. */
+int assignmentPositionAt(const QCPColorMap& map, const QPoint& point);
 /** Key = position t (T columns), value = chunk k (K rows), cell = assignment (one-hot of the
  *  chunk ids when the run has no soft assignments). */
 void fillAssignmentMap(QCPColorMap& map, const recipes::ChunkRoutingReport& report);

@@ -1,14 +1,19 @@
 // The Chunk routing view on a real tiny dcdm run (20 steps, K = 4, checkpoints at 10 and 20):
 // a typed text is routed in the background and shown as a coloured token strip with the K
 // affinities per token, a K×T heatmap, the 2T×2T training mask and the per-chunk load from
-// metrics.jsonl; the checkpoint slider re-routes with older weights; the CSV export.
+// metrics.jsonl; the checkpoint slider re-routes with older weights; the CSV export. Before a
+// text is routed the view says what to do (no empty heatmaps); the load plot's legend stays off
+// the curves; a text past the run's seq_len is cut and says so; the corpus picker starts at the
+// run's corpus; the heatmap names the token under the pointer.
 
 #include "chunk_routing_view.h"
 
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QFileDialog>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
@@ -33,6 +38,7 @@
 #include "main_window.h"
 #include "throw_away_settings.h"
 #include "token_strip.h"
+#include "window_sizes.h"
 
 using namespace strata;
 
@@ -111,6 +117,129 @@ class ChunkRoutingViewTest : public QObject {
     request.runFolder = root / "run";
     engine::startTraining(request, job);
     m_run = toQString(root / "run");
+    m_corpus = toQString(root / "corpus.txt");
+  }
+
+  void saysWhatToDoBeforeATextIsRouted() {
+    ChunkRoutingView view(m_run);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // No heatmap or mask on made-up axes: the empty state says what to do instead.
+    QVERIFY(view.emptyState()->isVisible());
+    QVERIFY(view.emptyState()->text().contains(QStringLiteral("Pick from Corpus")));
+    QVERIFY(view.emptyState()->text().contains(QStringLiteral("Type a sequence")));
+    QVERIFY(view.emptyState()->text().contains(QStringLiteral("sequences of 32 tokens")));
+    QVERIFY(!view.assignmentPlot()->isVisible());
+    QVERIFY(!view.maskPlot()->isVisible());
+    QVERIFY(!view.tokenStrip()->isVisible());
+    QVERIFY(view.loadPlot()->isVisible());  // the run's metrics are there without a text
+
+    QSignalSpy routed(&view, &ChunkRoutingView::routed);
+    view.setText(QStringLiteral("the cat sees the ball."));
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    QVERIFY(!view.emptyState()->isVisible());
+    QVERIFY(view.assignmentPlot()->isVisible());
+    QVERIFY(view.maskPlot()->isVisible());
+    QVERIFY(view.tokenStrip()->isVisible());
+
+    view.setText(QString());  // an emptied box goes back to saying what to do
+    QVERIFY(view.emptyState()->isVisible());
+    QVERIFY(!view.assignmentPlot()->isVisible());
+    QVERIFY(!view.report());
+  }
+
+  void theChunkLoadLegendStaysOffTheCurves_data() { strata::testing::addWindowSizeRows(); }
+  void theChunkLoadLegendStaysOffTheCurves() {
+    QFETCH(bool, maximised);
+    QFETCH(QSize, size);
+    MainWindow window(MainWindow::Options{false});
+    window.feature<RoutingFeature>()->showChunkRouting(m_run);
+    ChunkRoutingView* view = window.feature<RoutingFeature>()->chunkRoutingView(m_run);
+    QVERIFY(view);
+    QSignalSpy routed(view, &ChunkRoutingView::routed);
+    view->setText(QStringLiteral("the cat sees the ball. a dog likes its shadow."));
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    if (const QString skip = strata::testing::showForRow(window, maximised); !skip.isEmpty())
+      QSKIP(qPrintable(skip));
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    if (!size.isEmpty()) window.resize(size);
+    QTest::qWait(50);
+    QCustomPlot* plot = view->loadPlot();
+    QVERIFY(plot->isVisible());
+    plot->replot();
+    QVERIFY(plot->legend->visible());
+    const QRect legend = plot->legend->outerRect();
+    const QRect data = plot->axisRect()->rect();
+    QVERIFY2(!legend.intersects(data), qPrintable(QStringLiteral("legend %1 over the data %2")
+                                                      .arg(strata::testing::rectText(legend),
+                                                           strata::testing::rectText(data))));
+    QVERIFY(plot->rect().contains(legend));  // and not cut off either
+    QVERIFY(data.width() > legend.width());  // the curves keep most of the plot
+  }
+
+  void aTextLongerThanTheTrainedSeqLenIsCutAndSaysSo() {
+    ChunkRoutingView view(m_run);
+    view.show();
+    QSignalSpy routed(&view, &ChunkRoutingView::routed);
+    // The test's tokenizer spends about a token a character: far more than seq_len = 32.
+    view.setText(
+        QStringLiteral("the cat sees the ball. a dog likes its shadow. the old fox "
+                       "follows a red hat. my friend finds the small bird."));
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    QCOMPARE(view.report()->trainedSeqLen, int64_t{32});
+    QCOMPARE(view.report()->tokenIds.size(), size_t{32});
+    QVERIFY(view.report()->textTokens > 32);
+    QVERIFY(view.lengthNote()->isVisible());
+    QVERIFY(view.lengthNote()->text().contains(
+        QStringLiteral("The text has %1 tokens").arg(view.report()->textTokens)));
+    QVERIFY(view.lengthNote()->text().contains(QStringLiteral("only its first 32 tokens")));
+
+    view.setText(QStringLiteral("the cat."));  // short enough: no note
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 2, kTimeoutMs);
+    QVERIFY(view.report()->textTokens <= 32);
+    QVERIFY(!view.lengthNote()->isVisible());
+  }
+
+  void theCorpusPickerStartsAtTheRunsCorpus() {
+    ChunkRoutingView view(m_run);
+    view.show();
+    QCOMPARE(view.runCorpus(), m_corpus);
+    view.pickFromCorpus();
+    auto* dialog = view.findChild<QFileDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->directory().absolutePath(), QFileInfo(m_corpus).absolutePath());
+    QCOMPARE(dialog->selectedFiles(), QStringList{m_corpus});
+    QSignalSpy routed(&view, &ChunkRoutingView::routed);
+    static_cast<QDialog*>(dialog)->accept();  // the corpus as selected: a paragraph is routed
+    QVERIFY(!view.text().isEmpty());
+    QFile corpus(m_corpus);
+    QVERIFY(corpus.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(corpus.readAll()).contains(view.text()));
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+  }
+
+  void theHeatmapNamesTheTokenUnderThePointer() {
+    ChunkRoutingView view(m_run);
+    QSignalSpy routed(&view, &ChunkRoutingView::routed);
+    view.resize(900, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setText(QStringLiteral("a dog likes its shadow."));
+    QTRY_VERIFY_WITH_TIMEOUT(routed.count() == 1, kTimeoutMs);
+    QCustomPlot* plot = view.assignmentPlot();
+    plot->replot();
+    const auto report = view.report();
+    const int64_t chunk = report->chunkIds[3];
+    const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(3.2)),
+                    static_cast<int>(plot->yAxis->coordToPixel(static_cast<double>(chunk))));
+    const QString tip = view.assignmentToolTipAt(at);
+    QCOMPARE(tip, TokenStrip::tokenToolTip(*report, 3));
+    QVERIFY(tip.startsWith(QStringLiteral("position 3 — chunk %1 — “").arg(chunk)));
+    QHelpEvent hover(QEvent::ToolTip, at, plot->mapToGlobal(at));
+    QCoreApplication::sendEvent(plot, &hover);
+    QCOMPARE(QToolTip::text(), tip);
+    QVERIFY(view.assignmentToolTipAt(QPoint(1, 1)).isEmpty());  // off the cells
   }
 
   void routesTypedTextAndShowsItFourWays() {
@@ -270,6 +399,7 @@ class ChunkRoutingViewTest : public QObject {
  private:
   QTemporaryDir m_dir;
   QString m_run;
+  QString m_corpus;
 };
 
 QTEST_MAIN(ChunkRoutingViewTest)

@@ -4,6 +4,7 @@
 // — and 1600×1000, the window the review saw maximised. Columns: "maximised" (bool), "size"
 // (QSize to resize to after showing; empty: as shown).
 
+#include <QRect>
 #include <QScreen>
 #include <QSize>
 #include <QString>
@@ -33,6 +34,15 @@ inline QString showForRow(QWidget& window, bool maximised) {
   else
     window.show();
   return {};
+}
+
+/** "x,y w×h", for a failure message about where a widget or plot element sits. */
+inline QString rectText(const QRect& rect) {
+  return QStringLiteral("%1,%2 %3×%4")
+      .arg(rect.x())
+      .arg(rect.y())
+      .arg(rect.width())
+      .arg(rect.height());
 }
 
 }  // namespace strata::testing

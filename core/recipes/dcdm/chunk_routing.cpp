@@ -27,17 +27,20 @@ std::vector<int64_t> dlmCheckpointSteps(const fs::path& runFolder) {
 }
 
 ChunkRoutingReport routeText(const fs::path& runFolder, const std::string& text,
-                             std::optional<int64_t> checkpointStep) {
+                             std::optional<int64_t> checkpointStep, RoutedLength routed) {
   LoadedDlm dlm = checkpointStep ? loadDlmRunAt(runFolder, *checkpointStep) : loadDlmRun(runFolder);
   torch::NoGradGuard noGrad;
   const auto& shape = dlm.model->config();
   ChunkRoutingReport report;
   report.variant = shape.variant;
   report.checkpointStep = dlm.checkpointStep;
+  report.trainedSeqLen = dlm.config.integer("seq_len");
   report.tokenIds = dlm.tokenizer->encode(text, true);
   if (report.tokenIds.empty()) throw Error("routing: the text has no tokens");
-  if (static_cast<int64_t>(report.tokenIds.size()) > shape.maxPositions)
-    report.tokenIds.resize(static_cast<size_t>(shape.maxPositions));
+  report.textTokens = static_cast<int64_t>(report.tokenIds.size());
+  const int64_t limit =
+      routed == RoutedLength::TrainedSeqLen ? report.trainedSeqLen : shape.maxPositions;
+  if (report.textTokens > limit) report.tokenIds.resize(static_cast<size_t>(limit));
   for (const int32_t id : report.tokenIds)
     report.tokenTexts.push_back(dlm.tokenizer->decode(std::span<const int32_t>(&id, 1), false));
   const auto length = static_cast<int64_t>(report.tokenIds.size());

@@ -8,6 +8,7 @@
 
 #include "chunk_routing_plots.h"
 #include "layer_geometry_view_ticks.h"
+#include "plot_legend.h"
 #include "plot_palette.h"
 
 namespace strata {
@@ -163,19 +164,9 @@ QCustomPlot* makeLayerCurvesPlot(QWidget* parent) {
   plot->yAxis->setLabel(QObject::tr("mean cosine"));
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot->setPlottingHint(QCP::phFastPolylines, true);  // redrawn every second while a run trains
-  // The legend beside the axes, not over the curves: one entry per hidden state.
-  auto* side = new QCPLayoutGrid;
-  plot->plotLayout()->addElement(1, 1, side);
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->axisRect()->insetLayout()->simplify();
-  side->addElement(0, 0, plot->legend);
-  side->addElement(1, 0, new QCPLayoutElement(plot));  // takes the height the legend leaves
-  side->setRowStretchFactors({0.001, 1});
-  side->setMargins(QMargins(0, 6, 6, 6));
-  plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
-  plot->legend->setWrap(kLegendRows);
-  plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-  plot->legend->setVisible(false);
+  // The legend beside the axes (row 1, under the title), not over the curves: one entry per
+  // hidden state.
+  placeLegendBesideAxes(*plot, 1, kLegendRows);
   return plot;
 }
 

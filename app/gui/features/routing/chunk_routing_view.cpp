@@ -4,7 +4,9 @@
 
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
@@ -15,12 +17,14 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include "chunk_routing_plots.h"
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/metrics_log.h"
+#include "engine/run_manifest.h"
 #include "job_controller.h"
 #include "job_progress_widget.h"
 #include "metrics_follower.h"
@@ -30,23 +34,44 @@
 #include "token_strip.h"
 
 namespace strata {
+namespace {
+
+/** The run's seq_len as recorded in run.json, or 0 when it is not there. */
+int64_t recordedSeqLen(const QString& run) {
+  try {
+    const std::optional<std::string> value =
+        engine::readRunManifest(toFsPath(run)).setting("seq_len");
+    return value ? std::stoll(*value) : 0;
+  } catch (const std::exception&) {
+    return 0;  // an unreadable run.json is reported by the routing itself
+  }
+}
+
+}  // namespace
 
 ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
     : QWidget(parent),
       m_run(std::move(runFolder)),
       m_textEdit(new QPlainTextEdit(this)),
       m_status(new QLabel(this)),
+      m_lengthNote(new QLabel(this)),
+      m_emptyState(new QLabel(this)),
       m_progress(new JobProgressWidget(this)),
       m_slider(new QSlider(Qt::Horizontal, this)),
       m_stepLabel(new QLabel(this)),
       m_strip(new TokenStrip(this)),
       m_typingDelay(new QTimer(this)),
-      m_metrics(new MetricsFollower(1000, this)) {
+      m_metrics(new MetricsFollower(1000, this)),
+      m_seqLen(recordedSeqLen(m_run)) {
   m_metrics->follow(m_run);
   m_textEdit->setPlaceholderText(tr("Type a sequence to route…"));
   m_textEdit->setMaximumHeight(80);
   auto* pick = new QPushButton(tr("Pick from Corpus…"), this);
-  pick->setToolTip(tr("Take a paragraph of a text file"));
+  const QString corpus = runCorpus();
+  pick->setToolTip(
+      corpus.isEmpty()
+          ? tr("Take a paragraph of a text file")
+          : tr("Take a paragraph of a text file, starting at the run's corpus %1").arg(corpus));
   connect(pick, &QPushButton::clicked, this, &ChunkRoutingView::pickFromCorpus);
 
   m_slider->setEnabled(false);
@@ -75,10 +100,33 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
   statusRow->addWidget(m_progress);
   m_progress->hide();
   layout->addLayout(statusRow);
+  m_lengthNote->setWordWrap(true);
+  m_lengthNote->setStyleSheet(QStringLiteral("color: #b35900"));  // a warning, not an error
+  m_lengthNote->hide();
+  layout->addWidget(m_lengthNote);
+
+  const QString seqLen =
+      m_seqLen > 0 ? tr("<p>This run trained on sequences of %1 tokens: a longer text is cut to "
+                        "its first %1 tokens.</p>")
+                         .arg(m_seqLen)
+                   : QString();
+  m_emptyState->setText(
+      tr("<h3>No text routed yet</h3>"
+         "<p>Type a sequence in the box above, or press <b>Pick from Corpus…</b> to take a "
+         "paragraph of the corpus the run trained on.</p>"
+         "<p>Each token is then shown on the colour of the chunk it is routed to (hover a token "
+         "for its affinities), with the chunk × position assignment heatmap and the attention "
+         "mask training uses for the text.</p>%1")
+          .arg(seqLen));
+  m_emptyState->setWordWrap(true);
+  m_emptyState->setAlignment(Qt::AlignCenter);
+  m_emptyState->setForegroundRole(QPalette::PlaceholderText);
+  m_emptyState->setMinimumHeight(120);
   auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(m_emptyState);
   splitter->addWidget(m_strip);
   splitter->addWidget(buildPlots());
-  splitter->setStretchFactor(1, 3);
+  splitter->setStretchFactor(2, 3);
   layout->addWidget(splitter, 1);
 
   auto* menu = new QMenu(exportButton);
@@ -106,8 +154,10 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
     requestRouting();
   });
   connect(m_metrics, &MetricsFollower::due, this, &ChunkRoutingView::poll);
+  m_assignmentPlot->installEventFilter(this);
   m_metrics->start();
   poll();
+  updateEmptyState();
 }
 
 ChunkRoutingView::~ChunkRoutingView() {
@@ -120,17 +170,46 @@ QWidget* ChunkRoutingView::buildPlots() {
   m_assignmentPlot = makeColorMapPlot(plots, tr("position"), tr("chunk"), m_assignmentMap);
   m_maskPlot = makeColorMapPlot(plots, tr("key: noisy x_t 0…T−1 | clean x_0 T…2T−1"),
                                 tr("query (same order)"), m_maskMap);
-  m_loadPlot = new QCustomPlot(plots);
-  followPalette(m_loadPlot);
-  m_loadPlot->setMinimumHeight(160);
-  m_loadPlot->xAxis->setLabel(tr("step"));
-  m_loadPlot->yAxis->setLabel(tr("validation chunk share"));
+  m_loadPlot = makeChunkLoadPlot(plots);
   auto* row = new QSplitter(Qt::Horizontal, plots);
   row->addWidget(m_maskPlot);
   row->addWidget(m_loadPlot);
+  m_plotRow = row;
   plots->addWidget(m_assignmentPlot);
   plots->addWidget(row);
   return plots;
+}
+
+void ChunkRoutingView::updateEmptyState() {
+  const bool routed = m_report != nullptr;
+  m_emptyState->setVisible(!routed);
+  m_strip->setVisible(routed);
+  // No heatmap without a text: an empty colour map draws a dark square on made-up axes.
+  m_assignmentPlot->setVisible(routed);
+  m_maskPlot->setVisible(routed);
+  m_loadPlot->setVisible(m_loadPlot->graphCount() > 0);
+  m_plotRow->setVisible(routed || m_loadPlot->graphCount() > 0);
+  if (!routed) m_lengthNote->hide();
+}
+
+QString ChunkRoutingView::assignmentToolTipAt(const QPoint& point) const {
+  if (!m_report) return {};
+  const int position = assignmentPositionAt(*m_assignmentMap, point);
+  return position < 0 ? QString()
+                      : TokenStrip::tokenToolTip(*m_report, static_cast<size_t>(position));
+}
+
+bool ChunkRoutingView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_assignmentPlot && event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString tip = assignmentToolTipAt(help->pos());
+    if (tip.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), tip, m_assignmentPlot);
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void ChunkRoutingView::setText(const QString& text) {
@@ -149,7 +228,13 @@ int64_t ChunkRoutingView::selectedStep() const {
 }
 
 void ChunkRoutingView::requestRouting() {
-  if (text().trimmed().isEmpty()) return;
+  if (text().trimmed().isEmpty()) {  // nothing to route: back to saying what to do
+    m_pending = false;
+    m_report.reset();
+    m_status->clear();
+    updateEmptyState();
+    return;
+  }
   if (m_job) {
     m_pending = true;  // only the newest request runs after the current one
     return;
@@ -166,7 +251,8 @@ void ChunkRoutingView::startRouting() {
   JobWork work = [run, text, step, result](JobContext& job) {
     job.progress(-1.0, "loading the checkpoint and routing");
     *result = std::make_shared<const recipes::ChunkRoutingReport>(
-        recipes::routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt));
+        recipes::routeText(run, text, step >= 0 ? std::optional<int64_t>(step) : std::nullopt,
+                           recipes::RoutedLength::TrainedSeqLen));
     job.checkCancelled();  // recipes::routeText cannot stop midway: a cancelled result is dropped
   };
   const bool ownJob = !m_startJob;
@@ -188,7 +274,8 @@ void ChunkRoutingView::startRouting() {
         if (outcome == JobOutcome::Cancelled) {
           m_status->setText(tr("Routing cancelled"));
           emit routingCancelled();
-        } else if (outcome == JobOutcome::Succeeded && *result) {
+        } else if (outcome == JobOutcome::Succeeded && *result &&
+                   !this->text().trimmed().isEmpty()) {
           showReport(*result);
         } else if (outcome == JobOutcome::Failed) {
           m_status->setText(tr("<span style='color:#b00020'>%1</span>").arg(error.toHtmlEscaped()));
@@ -209,6 +296,16 @@ void ChunkRoutingView::showReport(std::shared_ptr<const recipes::ChunkRoutingRep
                         .arg(m_report->chunks)
                         .arg(m_report->checkpointStep)
                         .arg(m_report->tokenIds.size()));
+  const bool cut = m_report->textTokens > static_cast<int64_t>(m_report->tokenIds.size());
+  m_lengthNote->setVisible(cut);
+  if (cut)
+    m_lengthNote->setText(
+        tr("The text has %1 tokens, more than the %2 this run trained on: only its first %3 "
+           "tokens are routed and shown (later positions were never trained).")
+            .arg(m_report->textTokens)
+            .arg(m_report->trainedSeqLen)
+            .arg(m_report->tokenIds.size()));
+  updateEmptyState();
   emit routed();
 }
 
@@ -220,6 +317,7 @@ void ChunkRoutingView::poll() {
   }
   if (update.restarted) m_loadPlot->clearGraphs();
   appendChunkLoad(*m_loadPlot, update.records);
+  if (!update.records.empty() || update.restarted) updateEmptyState();  // the load plot shows
   try {
     refreshCheckpoints();
   } catch (const std::exception& error) {
@@ -253,9 +351,32 @@ QString ChunkRoutingView::pickParagraph(const QString& corpusText, int seed) {
   return paragraphs[static_cast<qsizetype>(seed) % paragraphs.size()].left(1000);
 }
 
+QString ChunkRoutingView::runCorpus() const {
+  try {
+    const std::optional<std::string> corpus =
+        engine::readRunManifest(toFsPath(m_run)).setting("corpus");
+    return corpus && !corpus->empty() ? QFileInfo(toQString(*corpus)).absoluteFilePath()
+                                      : QString();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 void ChunkRoutingView::pickFromCorpus() {
-  const QString file = QFileDialog::getOpenFileName(this, tr("Pick a Paragraph from a Corpus"),
-                                                    QString(), tr("Text files (*.txt);;All (*)"));
+  const QString corpus = runCorpus();
+  const QFileInfo info(corpus);
+  // The run's corpus (a file selected, a folder opened), else the run's folder.
+  const QString start = corpus.isEmpty() ? m_run : info.isDir() ? corpus : info.absolutePath();
+  auto* dialog = new QFileDialog(this, tr("Pick a Paragraph from a Corpus"), start,
+                                 tr("Text files (*.txt *.jsonl);;All (*)"));
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  if (info.isFile()) dialog->selectFile(info.absoluteFilePath());
+  connect(dialog, &QFileDialog::fileSelected, this, &ChunkRoutingView::readParagraphOf);
+  dialog->open();
+}
+
+void ChunkRoutingView::readParagraphOf(const QString& file) {
   if (file.isEmpty()) return;
   QFile in(file);
   if (!in.open(QIODevice::ReadOnly)) {

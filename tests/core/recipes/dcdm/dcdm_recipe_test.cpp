@@ -330,6 +330,22 @@ TEST_F(DcdmRecipe, RoutingATextShowsEveryTokensChunkAtAnyCheckpoint) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 18);
 }
 
+TEST_F(DcdmRecipe, RoutingCutsALongTextToTheTrainedSeqLenWhenAsked) {
+  const std::string text = "the old fox finds the small bird and the cat sees the ball";
+  const auto tokens = static_cast<int64_t>(text.size());  // one byte per token
+  const ChunkRoutingReport whole = routeText(run("dcdm"), text);
+  EXPECT_EQ(whole.trainedSeqLen, 32);
+  EXPECT_EQ(whole.textTokens, tokens);
+  EXPECT_EQ(static_cast<int64_t>(whole.tokenIds.size()), tokens);
+  const ChunkRoutingReport window =
+      routeText(run("dcdm"), text, std::nullopt, RoutedLength::TrainedSeqLen);
+  EXPECT_EQ(window.textTokens, tokens);
+  ASSERT_EQ(window.tokenIds.size(), 32u);
+  EXPECT_EQ(window.chunkIds.size(), 32u);
+  EXPECT_EQ(window.trainingMask.size(), 64u);
+  EXPECT_TRUE(std::equal(window.tokenIds.begin(), window.tokenIds.end(), whole.tokenIds.begin()));
+}
+
 TEST_F(DcdmRecipe, TheMaskCommandShowsTheRoutedTrainingMaskOfARun) {
   const auto result = testing::runCliSplit("mask --variant dcdm --model " + run("dcdm").string() +
                                            " --text 'the old fox' --json");

@@ -1,0 +1,14 @@
+#pragma once
+// Where a plot's legend goes when it must not cover the data: out of the axes' inset into a
+// column of its own right of them. GUI thread only.
+
+class QCustomPlot;
+
+namespace strata {
+
+/** Moves `plot`'s legend into a column right of the axis rect, which sits in row `row` of the
+ *  plot layout, top-aligned (the rest of the column stays empty), `rowsPerColumn` entries a
+ *  column before it wraps into the next. The legend is hidden until shown. */
+void placeLegendBesideAxes(QCustomPlot& plot, int row, int rowsPerColumn);
+
+}  // namespace strata
