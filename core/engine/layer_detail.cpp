@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "geometry/scatter_outliers.h"
 #include "io/activation_store.h"
 #include "tokenizer/tokenizer.h"
 
@@ -60,6 +61,7 @@ LayerDetail readLayerDetail(const std::filesystem::path& storeFile,
   detail.geometry = geometry;
   const geometry::HiddenStates states{rows.data(), store.numTokens(), detail.hiddenSize};
   detail.plane = geometry::projectOnPrincipalPlane(states);
+  detail.norms = geometry::rowNorms(states);
   detail.tokenIds = store.tokens().ids;
   detail.positions = store.tokens().position;
   detail.documents = store.tokens().doc;

@@ -1,7 +1,7 @@
 #pragma once
 // LayerDetail: what the workbench's layer detail tab shows of one layer of an activation store,
 // copied out (readLayerDetail) so the store can be closed: the layer's geometry, its principal
-// plane, and per stored row the token id, document, position and text. No Qt and no torch.
+// plane, and per stored row the token id, document, position, norm and text. No Qt and no torch.
 
 #include <cstdint>
 #include <filesystem>
@@ -21,6 +21,9 @@ struct LayerDetail {
   std::vector<int32_t> tokenIds;     // one per row, as the store's /tokens
   std::vector<int32_t> positions;    // the token's index in its document (−1: a BOS)
   std::vector<int32_t> documents;    // the document's index in the corpus
+  /** Each row's ‖h‖₂ as stored (before any centring or normalisation): massive activations
+   *  (Sun et al. 2024) stand out here. Empty for a LayerDetail made without rows. */
+  std::vector<float> norms;
   /** Each row's token decoded alone (raw bytes, possibly partial UTF-8); empty when the model's
    *  tokenizer could not be loaded (tokenTextNote says why). */
   std::vector<std::string> tokenTexts;

@@ -2,43 +2,32 @@
 
 #include <qcustomplot.h>
 
-#include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QToolButton>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "display_text.h"
+#include "geometry/scatter_outliers.h"
 #include "geometry_table_model.h"
 #include "plot_export.h"
-#include "plot_palette.h"
+#include "titled_plot.h"
 #include "token_context_strip.h"
+#include "token_list.h"
 
 namespace strata {
 namespace {
 
-constexpr int kColourGroups = 16;  // one scatter graph per colour band
 const QColor kLineColour(31, 119, 180);
 const QColor kMarkColour(214, 39, 40);
-constexpr int kClickSlopPixels = 4;
-
-QCustomPlot* makePlot(QWidget* parent, const QString& title) {
-  auto* plot = new QCustomPlot(parent);
-  followPalette(plot);
-  plot->setMinimumSize(260, 200);
-  plot->setWindowTitle(title);
-  plot->plotLayout()->insertRow(0);
-  auto* heading = new QCPTextElement(plot, title, QFont(plot->font().family(), -1, QFont::Bold));
-  plot->plotLayout()->addElement(0, 0, heading);
-  return plot;
-}
+/** The Outliers list's length at most (the clipped tokens can be many under the 1–99 % range). */
+constexpr std::size_t kMaxOutliers = 1000;
 
 /**
  * A log axis labelled at 1-2-5 × 10^k (only 10^k when the range spans more than four
@@ -64,8 +53,6 @@ void useLogTicks(QCPAxis* axis) {
   axis->setTicker(ticker);
 }
 
-QString percentText(double share) { return QString::number(share * 100, 'f', 1); }
-
 }  // namespace
 
 LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> detail, QWidget* parent)
@@ -73,9 +60,11 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> deta
       m_detail(std::move(detail)),
       m_histogram(makeHistogram(m_detail->geometry.localLambdaMax)),
       m_header(new QLabel(this)),
-      m_colourBy(new QComboBox(this)),
       m_export(new QToolButton(this)),
-      m_context(new TokenContextStrip(this)) {
+      m_context(new TokenContextStrip(this)),
+      m_lists(new QTabWidget(this)),
+      m_outliers(new TokenList(this)),
+      m_boxList(new TokenList(this)) {
   const geometry::LayerGeometry& g = m_detail->geometry;
   const int64_t tokens = static_cast<int64_t>(m_detail->plane.coordinates.size() / 2);
   m_header->setText(
@@ -95,18 +84,11 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> deta
   m_header->setToolTip(toQString(m_detail->storeFile));
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-  m_colourBy->addItem(tr("Colour by position"), static_cast<int>(Colouring::Position));
-  m_colourBy->addItem(tr("Colour by token id"), static_cast<int>(Colouring::TokenId));
-  connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this](int index) {
-    setColouring(static_cast<Colouring>(m_colourBy->itemData(index).toInt()));
-  });
-
-  m_spectrum = makePlot(this, tr("Covariance spectrum"));
-  m_histogramPlot = makePlot(this, tr("Local λ_max of the k-neighbourhoods"));
-  m_scatter = makePlot(this, tr("Tokens on the principal plane"));
+  m_spectrum = makeTitledPlot(this, tr("Covariance spectrum"));
+  m_histogramPlot = makeTitledPlot(this, tr("Local λ_max of the k-neighbourhoods"));
+  m_scatter = new TokenScatter(m_detail, this);
   buildSpectrum();
   buildHistogram();
-  buildScatter();
 
   const QString base = QFileInfo(toQString(m_detail->storeFile)).completeBaseName() +
                        QStringLiteral("-layer%1").arg(g.layer);
@@ -115,7 +97,7 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> deta
   auto* menu = new QMenu(m_export);
   const std::pair<QCustomPlot*, QString> plots[] = {{m_spectrum, tr("Spectrum")},
                                                     {m_histogramPlot, tr("λ_max Histogram")},
-                                                    {m_scatter, tr("PCA Scatter")}};
+                                                    {m_scatter->plot(), tr("PCA Scatter")}};
   const char* suffixes[] = {"-spectrum", "-lambda-max", "-pca"};
   for (int i = 0; i < 3; ++i)
     addPlotExportActions(menu->addMenu(plots[i].second), plots[i].first,
@@ -124,19 +106,37 @@ LayerDetailView::LayerDetailView(std::shared_ptr<const engine::LayerDetail> deta
 
   auto* top = new QHBoxLayout;
   top->addWidget(m_header, 1);
-  top->addWidget(m_colourBy);
   top->addWidget(m_export);
 
   auto* left = new QSplitter(Qt::Vertical, this);
   left->addWidget(m_spectrum);
   left->addWidget(m_histogramPlot);
+  // Under the scatter: the selected token's context, and beside it the Outliers and box lists.
+  m_lists->addTab(m_outliers, QString());
+  m_lists->addTab(m_boxList, QString());
+  m_lists->setTabToolTip(
+      0, tr("The tokens drawn at the scatter's edge and the %1 of largest ‖h‖").arg(kLargestNorms));
+  m_lists->setTabToolTip(1, tr("The tokens in the last box (Shift+drag, or Box Select)"));
+  auto* under = new QSplitter(Qt::Horizontal, this);
+  under->addWidget(m_context);
+  under->addWidget(m_lists);
+  under->setStretchFactor(0, 3);
+  under->setStretchFactor(1, 2);
+  under->setChildrenCollapsible(false);
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(m_scatter);
-  right->addWidget(m_context);
+  right->addWidget(under);
   right->setStretchFactor(0, 1);
   right->setStretchFactor(1, 0);
   right->setChildrenCollapsible(false);
+  connect(m_scatter, &TokenScatter::pointClicked, this, &LayerDetailView::selectToken);
+  connect(m_scatter, &TokenScatter::clippingChanged, this, &LayerDetailView::listOutliers);
+  connect(m_scatter, &TokenScatter::boxSelected, this, &LayerDetailView::listBox);
   connect(m_context, &TokenContextStrip::tokenClicked, this, &LayerDetailView::selectToken);
+  connect(m_outliers, &TokenList::tokenClicked, this, &LayerDetailView::selectToken);
+  connect(m_boxList, &TokenList::tokenClicked, this, &LayerDetailView::selectToken);
+  listOutliers();
+  listBox();
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(left);
   splitter->addWidget(right);
@@ -227,129 +227,19 @@ void LayerDetailView::buildHistogram() {
   }
 }
 
-void LayerDetailView::buildScatter() {
-  const geometry::PrincipalPlane& plane = m_detail->plane;
-  m_scatter->xAxis->setLabel(tr("PC1 (%1 % of variance)").arg(percentText(plane.explained[0])));
-  m_scatter->yAxis->setLabel(tr("PC2 (%1 % of variance)").arg(percentText(plane.explained[1])));
-  for (int i = 0; i < kColourGroups; ++i) {
-    QCPGraph* group = m_scatter->addGraph();
-    group->setLineStyle(QCPGraph::lsNone);
-    group->setAdaptiveSampling(false);  // keep every point
-  }
-  m_colourScale = new QCPColorScale(m_scatter);
-  m_colourScale->setType(QCPAxis::atRight);
-  m_colourScale->setGradient(QCPColorGradient(QCPColorGradient::gpSpectrum));
-  m_colourScale->setBarWidth(10);
-  m_scatter->plotLayout()->addElement(1, 1, m_colourScale);
-  auto* margins = new QCPMarginGroup(m_scatter);
-  m_scatter->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-  m_colourScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-  // The selected token: a ring over its point, drawn above the colour groups.
-  m_selectionMark = m_scatter->addGraph();
-  m_selectionMark->setName(tr("selected token"));
-  m_selectionMark->setLineStyle(QCPGraph::lsNone);
-  m_selectionMark->setScatterStyle(
-      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 12));
-  m_scatter->setMouseTracking(true);
-  connect(m_scatter, &QCustomPlot::mouseMove, this, &LayerDetailView::scatterMouseMove);
-  connect(m_scatter, &QCustomPlot::mousePress, this,
-          [this](QMouseEvent* event) { m_pressPosition = event->pos(); });
-  connect(m_scatter, &QCustomPlot::mouseRelease, this, &LayerDetailView::scatterMouseRelease);
-  colourScatter();
+void LayerDetailView::listOutliers() {
+  const geometry::ScatterClipping& clipping = m_scatter->clipping();
+  const std::vector<int64_t> rows =
+      geometry::outlierRows(m_detail->norms, clipping.clipped, kLargestNorms, kMaxOutliers);
+  m_outliers->showTokens(*m_detail, rows, clipping.clipped);
+  m_lists->setTabText(0, tr("Outliers (%1)").arg(groupedText(static_cast<int64_t>(rows.size()))));
 }
 
-void LayerDetailView::setColouring(Colouring colouring) {
-  if (colouring == m_colouring) return;
-  m_colouring = colouring;
-  const int index = m_colourBy->findData(static_cast<int>(colouring));
-  if (index != m_colourBy->currentIndex()) m_colourBy->setCurrentIndex(index);
-  colourScatter();
-}
-
-void LayerDetailView::colourScatter() {
-  const std::vector<float>& xy = m_detail->plane.coordinates;
-  const std::vector<int32_t>& colourValues =
-      m_colouring == Colouring::Position ? m_detail->positions : m_detail->tokenIds;
-  const auto tokens = static_cast<int64_t>(xy.size() / 2);
-  const bool haveColours = static_cast<int64_t>(colourValues.size()) == tokens && tokens > 0;
-  double low = 0, high = 1;
-  if (haveColours) {
-    const auto [lo, hi] = std::minmax_element(colourValues.begin(), colourValues.end());
-    low = *lo;
-    high = std::max<double>(*hi, low + 1);
-  }
-  QCPColorGradient gradient(QCPColorGradient::gpSpectrum);  // color() is not const
-  const QCPRange range(low, high);
-  // An even stride keeps the scatter responsive for big stores; every token when few.
-  const int64_t stride = std::max<int64_t>(1, (tokens + kMaxScatterPoints - 1) / kMaxScatterPoints);
-  QVector<double> keys[kColourGroups], values[kColourGroups];
-  m_drawnRows.clear();
-  for (int64_t t = 0; t < tokens; t += stride) {
-    m_drawnRows.push_back(t);
-    const double c = haveColours ? colourValues[static_cast<std::size_t>(t)] : low;
-    const int group = std::clamp(static_cast<int>((c - low) / (high - low) * kColourGroups), 0,
-                                 kColourGroups - 1);
-    keys[group] << xy[static_cast<std::size_t>(2 * t)];
-    values[group] << xy[static_cast<std::size_t>(2 * t + 1)];
-  }
-  for (int i = 0; i < kColourGroups; ++i) {
-    QColor colour =
-        QColor::fromRgb(gradient.color(low + (i + 0.5) * (high - low) / kColourGroups, range));
-    colour.setAlpha(170);
-    QCPGraph* group = m_scatter->graph(i);
-    group->setData(keys[i], values[i]);
-    group->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 4));
-  }
-  m_colourScale->setDataRange(range);
-  m_colourScale->axis()->setLabel(m_colouring == Colouring::Position ? tr("position")
-                                                                     : tr("token id"));
-  m_scatter->rescaleAxes();
-  for (QCPAxis* axis : {m_scatter->xAxis, m_scatter->yAxis}) axis->scaleRange(1.08);
-  m_scatter->replot(QCustomPlot::rpQueuedReplot);
-}
-
-int LayerDetailView::scatterPointCount() const {
-  int count = 0;
-  for (int i = 0; i < kColourGroups; ++i) count += m_scatter->graph(i)->dataCount();
-  return count;
-}
-
-QPointF LayerDetailView::pixelOf(int64_t row) const {
-  const std::vector<float>& xy = m_detail->plane.coordinates;
-  const auto r = static_cast<std::size_t>(row);
-  if (row < 0 || 2 * r + 1 >= xy.size()) return {-1, -1};
-  return {m_scatter->xAxis->coordToPixel(xy[2 * r]), m_scatter->yAxis->coordToPixel(xy[2 * r + 1])};
-}
-
-int64_t LayerDetailView::rowAt(const QPoint& pixel) const {
-  if (!m_scatter->axisRect()->rect().contains(pixel)) return -1;
-  // A linear pass over at most kMaxScatterPoints points: well under a millisecond per move.
-  int64_t nearest = -1;
-  double best = kPickRadius * kPickRadius;
-  for (const int64_t row : m_drawnRows) {
-    const QPointF d = pixelOf(row) - QPointF(pixel);
-    const double squared = d.x() * d.x() + d.y() * d.y();
-    if (squared <= best) best = squared, nearest = row;
-  }
-  return nearest;
-}
-
-QString LayerDetailView::tokenToolTip(int64_t row) const {
-  const auto r = static_cast<std::size_t>(row);
-  if (row < 0 || r >= m_detail->tokenIds.size()) return {};
-  QStringList lines;
-  const QString id = QString::number(m_detail->tokenIds[r]);
-  lines << (r < m_detail->tokenTexts.size()
-                ? tr("“%1” (id %2)").arg(TokenContextStrip::tokenLabel(*m_detail, row), id)
-                : tr("token id %1").arg(id));
-  const QString position = r < m_detail->positions.size() ? QString::number(m_detail->positions[r])
-                                                          : QStringLiteral("?");
-  lines << (r < m_detail->documents.size()
-                ? tr("document %1, position %2").arg(m_detail->documents[r]).arg(position)
-                : tr("position %1").arg(position));
-  if (r >= m_detail->tokenTexts.size() && !m_detail->tokenTextNote.empty())
-    lines << QString::fromStdString(m_detail->tokenTextNote);
-  return lines.join(QLatin1Char('\n'));
+void LayerDetailView::listBox() {
+  const std::vector<int64_t>& rows = m_scatter->boxSelection();
+  m_boxList->showTokens(*m_detail, rows, m_scatter->clipping().clipped);
+  m_lists->setTabText(1, tr("Box (%1)").arg(groupedText(static_cast<int64_t>(rows.size()))));
+  if (!rows.empty()) m_lists->setCurrentWidget(m_boxList);
 }
 
 void LayerDetailView::selectToken(int64_t row) {
@@ -357,34 +247,12 @@ void LayerDetailView::selectToken(int64_t row) {
   if (row < 0 || row >= tokens) row = -1;
   if (row == m_selected) return;
   m_selected = row;
-  m_selectionMark->data()->clear();
-  if (row >= 0) {
-    const auto r = static_cast<std::size_t>(row);
-    m_selectionMark->addData(m_detail->plane.coordinates[2 * r],
-                             m_detail->plane.coordinates[2 * r + 1]);
+  m_scatter->markSelected(row);
+  if (row >= 0)
     m_context->showContext(*m_detail, row);
-  } else {
-    m_context->clearContext();
-  }
-  m_scatter->replot(QCustomPlot::rpQueuedReplot);
-  emit tokenSelected(row);
-}
-
-void LayerDetailView::scatterMouseMove(QMouseEvent* event) {
-  const int64_t row = rowAt(event->pos());
-  if (row == m_hovered && (row < 0 || QToolTip::isVisible())) return;
-  m_hovered = row;
-  if (row < 0)
-    QToolTip::hideText();
   else
-    QToolTip::showText(event->globalPosition().toPoint(), tokenToolTip(row), m_scatter);
-}
-
-void LayerDetailView::scatterMouseRelease(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton ||
-      (event->pos() - m_pressPosition).manhattanLength() > kClickSlopPixels)
-    return;
-  selectToken(rowAt(event->pos()));  // empty space: −1, the selection is cleared
+    m_context->clearContext();
+  emit tokenSelected(row);
 }
 
 }  // namespace strata
