@@ -29,6 +29,7 @@ void JobController::start() {
       });
   m_running = true;
   m_sinceLastEmit.invalidate();
+  m_started.start();
   m_job->start();
 }
 
@@ -81,6 +82,8 @@ void JobController::emitLatestProgress() {
     stage = QString::fromStdString(m_stage);
   }
   m_sinceLastEmit.start();
+  m_shownFraction = fraction;
+  m_shownStage = stage;
   emit progressChanged(fraction, stage);
 }
 

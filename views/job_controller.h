@@ -37,6 +37,12 @@ class JobController final : public QObject, public ProgressSink {
   bool running() const { return m_running; }
   bool cancelRequested() const;
   const QString& name() const { return m_name; }
+  /** Milliseconds since start() (0 before it). */
+  qint64 elapsedMs() const { return m_started.isValid() ? m_started.elapsed() : 0; }
+  /** The last progressChanged's fraction (negative: unknown, as before the first report) and
+   *  stage, for a view that starts following a job already running. */
+  double lastFraction() const { return m_shownFraction; }
+  const QString& lastStage() const { return m_shownStage; }
 
   /** Minimum time between two progressChanged signals (coalescing window). */
   void setProgressInterval(std::chrono::milliseconds interval) { m_interval = interval; }
@@ -65,6 +71,9 @@ class JobController final : public QObject, public ProgressSink {
   std::chrono::milliseconds m_interval{100};
   QTimer m_throttle;
   QElapsedTimer m_sinceLastEmit;
+  QElapsedTimer m_started;
+  double m_shownFraction = -1.0;  ///< GUI thread: what progressChanged last said
+  QString m_shownStage;
 
   // Shared with the worker thread.
   mutable std::mutex m_mutex;

@@ -30,6 +30,8 @@ class BackgroundJobs final : public QObject {
    *  later. Others may connect to the returned controller's signals meanwhile. */
   JobController* start(const QString& name, JobWork work, Done done);
   bool empty() const { return m_jobs.isEmpty(); }
+  /** The newest running job (the one the status bar shows), or nullptr. */
+  JobController* newest() const { return m_jobs.isEmpty() ? nullptr : m_jobs.last(); }
   /** Asks every running job to stop; returns at once. */
   void cancelAll();
 

@@ -19,6 +19,7 @@
 #include "display_text.h"
 #include "engine/run_folder.h"
 #include "gui_settings.h"
+#include "job_progress_panel.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
 #include "services.h"
@@ -28,6 +29,13 @@ namespace strata {
 namespace {
 
 const char* const kPathProperty = "strataPath";
+
+/** The centre's text while nothing is open or running. */
+QString welcomeText() {
+  return QObject::tr(
+      "<h2>Strata</h2><p>Open a Hugging Face model folder (<b>Ctrl+O</b>) or an activation store "
+      "(<b>Ctrl+Shift+O</b>),<br>or drop one onto this window.</p>");
+}
 const QString kRunsRootKey = QStringLiteral("training/runsRoot");
 
 bool isStoreFile(const QFileInfo& info) {
@@ -57,6 +65,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_recent(options.persistSettings),
       m_events(new WorkbenchEvents(this)),
       m_central(new QStackedWidget(this)),
+      m_emptyState(new QLabel(welcomeText(), this)),
+      m_jobPanel(new JobProgressPanel(this)),
       m_tabs(new QTabWidget(this)),
       m_projectDock(new ProjectDock(this)),
       m_logDock(new LogDock(this)),
@@ -71,13 +81,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   if (m_options.persistSettings)
     m_runsRoot = guiSettings().value(kRunsRootKey, m_runsRoot).toString();
 
-  auto* welcome = new QLabel(tr("<h2>Strata</h2><p>Open a Hugging Face model folder "
-                                "(<b>Ctrl+O</b>) or an activation store (<b>Ctrl+Shift+O</b>),"
-                                "<br>or drop one onto this window.</p>"),
-                             this);
-  welcome->setAlignment(Qt::AlignCenter);
-  welcome->setForegroundRole(QPalette::PlaceholderText);
-  m_central->addWidget(welcome);
+  m_emptyState->setAlignment(Qt::AlignCenter);
+  m_emptyState->setWordWrap(true);
+  m_emptyState->setForegroundRole(QPalette::PlaceholderText);
+  m_emptyState->setTextInteractionFlags(Qt::TextSelectableByMouse);  // an error to copy
+  m_central->addWidget(m_emptyState);
+  m_central->addWidget(m_jobPanel);
   m_central->addWidget(m_tabs);
   setCentralWidget(m_central);
 
@@ -216,8 +225,16 @@ void MainWindow::showStatusMessage(const QString& text, int milliseconds) {
 }
 
 void MainWindow::updateCentralPage() {
-  m_central->setCurrentWidget(m_tabs->count() > 0 ? static_cast<QWidget*>(m_tabs)
-                                                  : m_central->widget(0));
+  // Tabs first; else the newest job's progress (the first job of a session would otherwise run
+  // behind "Open a model folder…"); else what to do, with the last job's error if it failed.
+  JobController* newest = m_jobs->newest();
+  QWidget* page = m_tabs->count() > 0 ? static_cast<QWidget*>(m_tabs)
+                  : newest            ? static_cast<QWidget*>(m_jobPanel)
+                                      : static_cast<QWidget*>(m_emptyState);
+  if (page == m_jobPanel && m_jobPanel->job() != newest) m_jobPanel->setJob(newest);
+  if (page != m_jobPanel) m_jobPanel->setJob(nullptr);
+  m_emptyState->setText(welcomeText() + m_lastJobNote);
+  m_central->setCurrentWidget(page);
   const QString current = m_tabs->count() > 0 ? m_tabs->tabText(m_tabs->currentIndex()) : QString();
   setWindowTitle(current.isEmpty() ? tr("Strata") : tr("%1 — Strata").arg(current));
 }
@@ -255,8 +272,28 @@ void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = st
 
 bool MainWindow::busy() const { return !m_jobs->empty(); }
 
+QWidget* MainWindow::centralPage() const { return m_central->currentWidget(); }
+
 JobController* MainWindow::startJob(const QString& name, JobWork work, JobDone done) {
-  return m_jobs->start(name, std::move(work), std::move(done));
+  m_lastJobNote.clear();
+  JobController* job =
+      m_jobs->start(name, std::move(work),
+                    [this, name, done = std::move(done)](JobOutcome outcome, const QString& error) {
+                      if (done)
+                        done(outcome, error);  // may open the result's tab, or start the next job
+                      noteJobEnded(name, outcome, error);
+                    });
+  updateCentralPage();
+  return job;
+}
+
+void MainWindow::noteJobEnded(const QString& name, JobOutcome outcome, const QString& error) {
+  if (outcome == JobOutcome::Failed)
+    m_lastJobNote = tr("<p style='color:#b00020'>%1 failed: %2</p>")
+                        .arg(name.toHtmlEscaped(), error.toHtmlEscaped());
+  else if (outcome == JobOutcome::Cancelled)
+    m_lastJobNote = tr("<p>%1 was cancelled.</p>").arg(name.toHtmlEscaped());
+  updateCentralPage();
 }
 
 void MainWindow::reportFailure(const QString& summary, const QString& error,

@@ -1,10 +1,13 @@
 #pragma once
 // MainWindow: the workbench's frame and nothing more — a tab area where views plug in, the
 // project dock (left), the log dock (bottom), a status bar with the running jobs, the menus, the
-// open models and stores, the training slot and the runs root. It implements Workbench
-// (workbench.h) and makes and installs every registered feature (feature.h) in menu order,
-// naming none of them; main.cpp and the tests reach a feature through Workbench::feature<F>()
-// and follow it through its own signals or WorkbenchEvents. GUI thread only.
+// open models and stores, the training slot and the runs root. With no tab open the centre says
+// what to do, or, while a job runs, shows the newest job's progress (JobProgressPanel); a job
+// that failed or was cancelled with no tab open leaves its error under the what-to-do text. It
+// implements Workbench (workbench.h) and makes and installs every registered feature (feature.h) in
+// menu order, naming none of them; main.cpp and the tests reach a feature through
+// Workbench::feature<F>() and follow it through its own signals or WorkbenchEvents. GUI thread
+// only.
 
 #include <QMainWindow>
 #include <QMap>
@@ -18,6 +21,7 @@
 #include "workbench.h"
 
 class QAction;
+class QLabel;
 class QMenu;
 class QStackedWidget;
 class QTabWidget;
@@ -25,6 +29,7 @@ class QTabWidget;
 namespace strata {
 
 class BackgroundJobs;
+class JobProgressPanel;
 class JobProgressWidget;
 class LogDock;
 
@@ -51,6 +56,12 @@ class MainWindow final : public QMainWindow, public Workbench {
   LogDock* logDock() const { return m_logDock; }
   QTabWidget* tabs() const { return m_tabs; }
   JobProgressWidget* jobProgress() const { return m_jobProgress; }
+  /** The centre's progress of the newest job, shown while a job runs and no tab is open. */
+  JobProgressPanel* jobPanel() const { return m_jobPanel; }
+  /** The centre's what-to-do text (with the last failed or cancelled job's error). */
+  QLabel* emptyState() const { return m_emptyState; }
+  /** What the centre shows now: tabs(), jobPanel() or emptyState(). */
+  QWidget* centralPage() const;
   RecentFiles& recentFiles() { return m_recent; }
 
   // Workbench.
@@ -101,12 +112,17 @@ class MainWindow final : public QMainWindow, public Workbench {
   void restoreSettings();
   void saveSettings() const;
   void updateCentralPage();
+  /** Keeps the error of a job that failed or was cancelled for the empty state. */
+  void noteJobEnded(const QString& name, JobOutcome outcome, const QString& error);
 
   Options m_options;
   ErrorReporter m_errorReporter;
   RecentFiles m_recent;
   WorkbenchEvents* m_events;
   QStackedWidget* m_central;
+  QLabel* m_emptyState;
+  JobProgressPanel* m_jobPanel;
+  QString m_lastJobNote;  ///< HTML: the last job that failed or was cancelled, else empty
   QTabWidget* m_tabs;
   ProjectDock* m_projectDock;
   LogDock* m_logDock;

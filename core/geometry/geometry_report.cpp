@@ -119,8 +119,10 @@ GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& back
   int64_t normalisedLayer = -1;
   for (size_t i = 0; i < todo.size(); ++i) {
     ctx.checkCancelled();
-    const std::string stage = "layer " + std::to_string(todo[i]) + " (" + std::to_string(i + 1) +
-                              "/" + std::to_string(todo.size()) + ")";
+    // Numbered as capture numbers the same hidden states (0 = embeddings … L), so a job that
+    // captures and then scores counts one way: "scoring layer 6 of 30" after "… layer 6 of 30".
+    const std::string stage = "scoring layer " + std::to_string(todo[i]) + " of " +
+                              std::to_string(store.meta().numLayers);
     ctx.progress(double(i) / double(todo.size()), stage);
     const std::vector<float> rows = store.readLayer(todo[i]);
     HiddenStates states = shape;

@@ -58,7 +58,8 @@ struct GeometryReport {
 /**
  * Computes every completed layer of `store` (or only `layers` when given), one layer in memory
  * at a time (two with plugin metrics: l and l−1), reporting progress per layer and per
- * bootstrap resample through `ctx`. Each of `metrics` is computed on every layer (a point
+ * bootstrap resample through `ctx` (stage "scoring layer l of L", L the store's numLayers). Each
+ * of `metrics` is computed on every layer (a point
  * value, no bootstrap); a metric that throws is reported through ctx.warning by name, its value
  * for that layer is kUndefined, and the scan goes on. A degenerate layer never ends the scan:
  * its undefined proxies and the reasons are in LayerGeometry::warnings (each also sent to

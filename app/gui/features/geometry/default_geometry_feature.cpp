@@ -74,9 +74,14 @@ void DefaultGeometryFeature::openDefaultModel() {
     const auto metrics = plugin::makePluginMetrics(plugin::installedPlugins(), {});
     *result = engine::cachedGeometry(request, job, plugin::pointers(metrics));
   };
+  // The job's name names the model: with no tab open yet, the window's centre shows it large
+  // while the capture and the scoring run (MainWindow's JobProgressPanel).
+  const std::string model = io::defaultModel().name;
   m_job = m_workbench->startJob(
-      tr("Default model geometry"), std::move(work),
-      [this, request, result, gguf](JobOutcome outcome, const QString& error) {
+      tr("Layer geometry of %1")
+          .arg(model.empty() ? displayName(toQString(request.modelFolder))
+                             : QString::fromStdString(model)),
+      std::move(work), [this, request, result, gguf](JobOutcome outcome, const QString& error) {
         LogDock& log = m_workbench->log();
         switch (outcome) {
           case JobOutcome::Succeeded: {

@@ -1,7 +1,8 @@
 #pragma once
 // The default geometry feature: File ▸ Open Default Model (and `strata --default`) opens the
 // built-in default model and lands on its Layer Geometry. Capture and scoring run as one
-// background job (progress and Cancel in the status bar) the first time; afterwards the store
+// background job, "Layer geometry of <model>" (progress and Cancel in the status bar, and in the
+// window's centre while no tab is open), the first time; afterwards the store
 // cached in the user's data folder is read (core's cachedGeometry), so the second opening takes
 // about a second. The store is then opened like any other, and the geometry feature shows its
 // /geometry.
