@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGroupBox>
+#include <QPushButton>
 #include <QStringList>
 #include <QVBoxLayout>
 
@@ -105,12 +106,20 @@ QString memoryTip(const engine::MemoryPlan& float32, const engine::MemoryPlan& b
 }  // namespace
 
 ModelSummaryView::ModelSummaryView(std::shared_ptr<const io::ModelSummary> summary, QWidget* parent)
-    : SummaryForm(parent), m_summary(std::move(summary)) {
+    : SummaryForm(parent),
+      m_summary(std::move(summary)),
+      m_scoreLayers(new QPushButton(tr("Score Layers…"))) {
   const io::ModelSummary& s = *m_summary;
   const io::ModelConfig& c = s.config;
   const auto yesNo = [](bool value) { return value ? tr("yes") : tr("no"); };
 
   setTitle(QFileInfo(QDir::cleanPath(path())).fileName(), path());
+  m_scoreLayers->setObjectName(QStringLiteral("scoreLayers"));
+  m_scoreLayers->setToolTip(
+      tr("Capture this model's hidden states over a corpus and score every layer (Geometry ▸ "
+         "Score Layers…); the dialog shows the time and memory it needs first"));
+  connect(m_scoreLayers, &QPushButton::clicked, this, &ModelSummaryView::scoreLayersRequested);
+  addTitleWidget(m_scoreLayers);
 
   addSection(tr("Architecture"));
   addRow(tr("Architecture"),

@@ -1,7 +1,8 @@
 #pragma once
 // ModelSummaryView: a tab showing what inspectModelFolder found in a model folder — shape,
-// parameters, dtypes, weight files, tokenizer, warnings. Holds an immutable snapshot; GUI
-// thread only.
+// parameters, dtypes, weight files, tokenizer, warnings — with a "Score Layers…" button beside
+// the title, the next step for a model just opened (or dropped on the window). Holds an
+// immutable snapshot; GUI thread only.
 
 #include <QPointer>
 #include <memory>
@@ -9,6 +10,8 @@
 #include "io/model_folder.h"
 #include "summary_form.h"
 #include "transformers_verification_view.h"  // QPointer needs the complete type
+
+class QPushButton;
 
 namespace strata {
 
@@ -27,9 +30,16 @@ class ModelSummaryView final : public SummaryForm {
   void showVerification(std::shared_ptr<const verify::TransformersVerification> result);
   /** The verification table, or nullptr while the model has not been verified. */
   TransformersVerificationView* verificationView() const { return m_verification; }
+  /** "Score Layers…" beside the title: emits scoreLayersRequested. */
+  QPushButton* scoreLayersButton() const { return m_scoreLayers; }
+
+ signals:
+  /** The user asked to score this model's layers (capturing its hidden states first). */
+  void scoreLayersRequested();
 
  private:
   std::shared_ptr<const io::ModelSummary> m_summary;
+  QPushButton* m_scoreLayers;
   QPointer<QWidget> m_verificationBox;  ///< holds m_verification
   QPointer<TransformersVerificationView> m_verification;
 };

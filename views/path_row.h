@@ -1,12 +1,12 @@
 #pragma once
-// One form row of a path: a line edit with a Browse… button beside it.
+// One form row of a path: its field (a line edit, or an editable combo box offering recent
+// paths) with a Browse… button beside it.
 
-class QLineEdit;
 class QPushButton;
 class QWidget;
 
 namespace strata {
 
-QWidget* pathRow(QWidget* parent, QLineEdit* edit, QPushButton* browse);
+QWidget* pathRow(QWidget* parent, QWidget* field, QPushButton* browse);
 
 }  // namespace strata

@@ -9,7 +9,10 @@
 namespace strata {
 
 SummaryForm::SummaryForm(QWidget* parent)
-    : QScrollArea(parent), m_title(new QLabel), m_subtitle(new QLabel) {
+    : QScrollArea(parent),
+      m_title(new QLabel),
+      m_subtitle(new QLabel),
+      m_titleRow(new QHBoxLayout) {
   auto* page = new QWidget;
   auto* layout = m_page = new QVBoxLayout(page);
   QFont big = m_title->font();
@@ -20,7 +23,9 @@ SummaryForm::SummaryForm(QWidget* parent)
   m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_subtitle->setForegroundRole(QPalette::PlaceholderText);
   m_subtitle->setWordWrap(true);
-  layout->addWidget(m_title);
+  m_titleRow->addWidget(m_title);
+  m_titleRow->addStretch(1);  // title widgets sit just after the title, seen at any width
+  layout->addLayout(m_titleRow);
   layout->addWidget(m_subtitle);
   auto* columns = new QHBoxLayout;
   for (QVBoxLayout*& column : m_columns) {
@@ -47,6 +52,10 @@ QWidget* SummaryForm::section(const QString& title) {
   m_current->setLabelAlignment(Qt::AlignRight);
   m_current->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
   return box;
+}
+
+void SummaryForm::addTitleWidget(QWidget* widget) {
+  m_titleRow->insertWidget(m_titleRow->count() - 1, widget, 0, Qt::AlignVCenter);
 }
 
 void SummaryForm::addSection(const QString& title, int column) {

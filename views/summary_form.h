@@ -7,6 +7,7 @@
 #include <QString>
 
 class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QVBoxLayout;
 
@@ -20,6 +21,9 @@ class SummaryForm : public QScrollArea {
 
   /** A heading line (e.g. the model's name) above the sections. */
   void setTitle(const QString& title, const QString& subtitle = {});
+  /** A widget on the heading line, just after the title (e.g. the button of the view's next
+   *  step), so a form wider than its tab still shows it. The form owns it. */
+  void addTitleWidget(QWidget* widget);
   /** Starts a new section in column 0 (left) or 1 (right); following rows go into it. */
   void addSection(const QString& title, int column = 0);
   /** Starts a new section across both columns, below them (long values: paths, hashes). */
@@ -35,6 +39,7 @@ class SummaryForm : public QScrollArea {
  private:
   QLabel* m_title;
   QLabel* m_subtitle;
+  QHBoxLayout* m_titleRow;
   QVBoxLayout* m_page;
   QVBoxLayout* m_columns[2] = {nullptr, nullptr};
   QFormLayout* m_current = nullptr;

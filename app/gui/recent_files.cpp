@@ -5,13 +5,10 @@
 #include "gui_settings.h"
 
 namespace strata {
-namespace {
-const QString kKey = QStringLiteral("recent/paths");
-}
 
-RecentFiles::RecentFiles(bool persistent, int capacity)
-    : m_persistent(persistent), m_capacity(capacity) {
-  if (m_persistent) m_paths = guiSettings().value(kKey).toStringList();
+RecentFiles::RecentFiles(bool persistent, int capacity, const QString& key)
+    : m_persistent(persistent), m_capacity(capacity), m_key(key) {
+  if (m_persistent) m_paths = guiSettings().value(m_key).toStringList();
 }
 
 void RecentFiles::add(const QString& path) {
@@ -34,7 +31,7 @@ void RecentFiles::clear() {
 }
 
 void RecentFiles::save() const {
-  if (m_persistent) guiSettings().setValue(kKey, m_paths);
+  if (m_persistent) guiSettings().setValue(m_key, m_paths);
 }
 
 }  // namespace strata

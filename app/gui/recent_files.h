@@ -1,6 +1,8 @@
 #pragma once
-// RecentFiles: the File ▸ Recent list — newest first, at most `capacity` paths, persisted in
-// the Strata settings. Paths that no longer exist are dropped when the list is read.
+// RecentFiles: a list of recently used paths — newest first, at most `capacity` of them,
+// persisted in the Strata settings under a key of its own: File ▸ Recent ("recent/paths"), the
+// capture dialog's recent corpora ("recent/corpora"). Paths that no longer exist are dropped
+// when the list is read.
 
 #include <QString>
 #include <QStringList>
@@ -10,7 +12,8 @@ namespace strata {
 class RecentFiles {
  public:
   /** persistent == false keeps the list in memory only (screenshots, throw-away windows). */
-  explicit RecentFiles(bool persistent = true, int capacity = 10);
+  explicit RecentFiles(bool persistent = true, int capacity = 10,
+                       const QString& key = QStringLiteral("recent/paths"));
 
   /** Puts `path` first (moving it if already listed) and trims to capacity. */
   void add(const QString& path);
@@ -23,6 +26,7 @@ class RecentFiles {
 
   bool m_persistent;
   int m_capacity;
+  QString m_key;
   QStringList m_paths;
 };
 

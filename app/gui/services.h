@@ -5,8 +5,12 @@
 
 #include <QMap>
 #include <QString>
+#include <filesystem>
+#include <functional>
 
 namespace strata {
+
+class JobContext;
 
 /** Opening paths; the open feature provides it. */
 class OpenService {
@@ -18,6 +22,28 @@ class OpenService {
   /** A model folder, or a .gguf file (imported into a folder the first time). */
   virtual void openModelFolder(const QString& folder) = 0;
   virtual void openActivationStore(const QString& file) = 0;
+};
+
+/** Work that follows a capture in the same background job (Score Layers… on a model: capture,
+ *  then score the store). */
+struct AfterCapture {
+  /** What it does, for the dialog, the log and errors: "score every layer (…)". */
+  QString description;
+  /** Runs on the worker thread once the capture succeeded, with the finished store; reports
+   *  progress 0…1 and checks cancellation through `job`, throws on failure. */
+  std::function<void(const std::filesystem::path& store, JobContext& job)> work;
+  /** Whether `work` scores the store's layers: the dialog then adds scoring to its estimate. */
+  bool scoresLayers = false;
+};
+
+/** Capturing a model's hidden states; the capture feature provides it. */
+class CaptureService {
+ public:
+  virtual ~CaptureService() = default;
+  /** The capture dialog for `model` (corpus among recent and built-in ones, tokens, sequence
+   *  length, output, a time and memory estimate) followed by `after`: OK runs the capture and
+   *  then `after.work` as one background job, and opens the store when both succeeded. */
+  virtual void offerCapture(const QString& model, const AfterCapture& after) = 0;
 };
 
 /** The Training tab and the training launcher; the training feature provides it. */

@@ -318,15 +318,7 @@ class CaptureTest : public QObject {
   }
 
   engine::CaptureConfig smallCapture(const QString& output) const {
-    engine::CaptureConfig config;
-    config.modelFolder = toFsPath(m_model);
-    config.corpus = toFsPath(m_corpus);
-    config.output = toFsPath(output);
-    config.sampling.tokenBudget = 100;
-    config.sampling.sequenceLength = 16;
-    config.batchSequences = 4;
-    config.dtype = io::StoreDType::Float32;
-    return config;
+    return test::smallCapture(m_model, m_corpus, output);
   }
 
   QTemporaryDir m_root;

@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include "display_text.h"
+
 namespace strata::test {
 namespace {
 
@@ -147,6 +149,19 @@ void writeWordCorpus(const QString& file, int paragraphs) {
     text += '\n';
   }
   writeFile(file, text);
+}
+
+engine::CaptureConfig smallCapture(const QString& model, const QString& corpus,
+                                   const QString& output) {
+  engine::CaptureConfig config;
+  config.modelFolder = toFsPath(model);
+  config.corpus = toFsPath(corpus);
+  config.output = toFsPath(output);
+  config.sampling.tokenBudget = 100;
+  config.sampling.sequenceLength = 16;
+  config.batchSequences = 4;
+  config.dtype = io::StoreDType::Float32;
+  return config;
 }
 
 }  // namespace strata::test

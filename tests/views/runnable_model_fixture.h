@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include "engine/capture.h"
+
 namespace strata::test {
 
 /** Writes config.json, model.safetensors, tokenizer.json and tokenizer_config.json. */
@@ -13,5 +15,10 @@ void writeRunnableLlamaFolder(const QString& folder);
 
 /** Writes `paragraphs` paragraphs of lowercase words, separated by blank lines. */
 void writeWordCorpus(const QString& file, int paragraphs = 200);
+
+/** A capture of `model` over `corpus` into `output` that takes a moment on the runnable Llama:
+ *  100 tokens in sequences of 16, batches of 4, stored as float32. */
+engine::CaptureConfig smallCapture(const QString& model, const QString& corpus,
+                                   const QString& output);
 
 }  // namespace strata::test

@@ -15,12 +15,15 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <cmath>
 #include <limits>
 
 #include "common/install_paths.h"
 #include "display_text.h"
+#include "engine/memory_plan.h"
 #include "path_row.h"
 
 namespace strata {
@@ -42,13 +45,25 @@ bool isStoreName(const QString& path) {
   return suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5");
 }
 
+/** "about 40 s", "about 3 min", "about 1.5 h": an estimate, rounded as one. */
+QString aboutText(double seconds) {
+  if (seconds < 1.0) return CaptureDialog::tr("under a second");
+  if (seconds < 90.0) return CaptureDialog::tr("about %1 s").arg(std::lround(seconds));
+  if (seconds < 90.0 * 60.0)
+    return CaptureDialog::tr("about %1 min").arg(std::lround(seconds / 60));
+  return CaptureDialog::tr("about %1 h").arg(seconds / 3600.0, 0, 'f', 1);
+}
+
+QString clean(const QString& path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
+
 }  // namespace
 
 CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
     : QDialog(parent),
       m_modelFolder(modelFolder),
       m_model(new QLabel(QDir::toNativeSeparators(modelFolder), this)),
-      m_corpus(new QLineEdit(this)),
+      m_corpusChoices(new QComboBox(this)),
+      m_corpus(nullptr),
       m_output(new QLineEdit(this)),
       m_tokens(spinBox(this, 1, kMaxInt, 8192,
                        tr("How many token positions to store (N rows per layer), exactly. "
@@ -69,6 +84,8 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
       m_existing(new QGroupBox(tr("The output file exists"), this)),
       m_resume(new QRadioButton(tr("Resume it (capture only the missing layers)"), m_existing)),
       m_overwrite(new QRadioButton(tr("Overwrite it"), m_existing)),
+      m_then(new QLabel(this)),
+      m_estimate(new QLabel(this)),
       m_problem(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
   setObjectName(QStringLiteral("CaptureDialog"));
@@ -78,11 +95,20 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
   m_model->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_model->setToolTip(tr("The model whose hidden states are captured (the selected model)."));
 
+  // Editable: a path is typed or browsed as before, and the list offers the recent and the
+  // built-in corpora (setCorpusChoices).
+  m_corpusChoices->setEditable(true);
+  m_corpusChoices->setInsertPolicy(QComboBox::NoInsert);
+  m_corpusChoices->setObjectName(QStringLiteral("corpus"));
+  m_corpusChoices->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_corpusChoices->setMinimumContentsLength(24);
+  m_corpus = m_corpusChoices->lineEdit();
   m_corpus->setPlaceholderText(tr("a .txt or .jsonl file, or a folder of .txt files"));
-  m_corpus->setToolTip(
+  m_corpusChoices->setToolTip(
       tr("The text to sample: a plain-text file (documents are paragraphs), a "
          "JSONL file (the \"text\" field of each line) or a folder of .txt "
-         "files (one document each)."));
+         "files (one document each). The list holds the corpora captured recently "
+         "and the built-in ones."));
   auto* browseCorpus = new QPushButton(tr("Browse…"), this);
   browseCorpus->setToolTip(tr("Choose a corpus file or folder"));
   auto* corpusMenu = new QMenu(browseCorpus);
@@ -123,7 +149,7 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
 
   auto* form = new QFormLayout;
   form->addRow(tr("Model:"), m_model);
-  form->addRow(tr("Corpus:"), pathRow(this, m_corpus, browseCorpus));
+  form->addRow(tr("Corpus:"), pathRow(this, m_corpusChoices, browseCorpus));
   form->addRow(tr("Output:"), pathRow(this, m_output, browseOutput));
   form->addRow(tr("Tokens:"), m_tokens);
   form->addRow(tr("Sequence length:"), m_sequenceLength);
@@ -132,8 +158,23 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
   form->addRow(tr("Store as:"), m_dtype);
   form->addRow(QString(), m_streamLayers);
 
+  m_then->setObjectName(QStringLiteral("then"));
+  m_then->setWordWrap(true);
+  m_then->hide();  // setFollowUp
+  m_estimate->setObjectName(QStringLiteral("estimate"));
+  m_estimate->setWordWrap(true);
+  m_estimate->setToolTip(
+      tr("Estimated from throughput measured on a 2-core CPU in float32 "
+         "(docs/benchmarks.md): a GPU, more cores or bfloat16 are faster, a busy "
+         "machine slower. The memory is the plan the capture itself follows: it "
+         "streams the model's layers when it would not fit resident, and refuses "
+         "what fits neither way."));
+  m_estimate->hide();  // setModel
+
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_then);  // why a capture comes first, above the form
   layout->addLayout(form);
+  layout->addWidget(m_estimate);
   layout->addWidget(m_existing);
   layout->addWidget(m_problem);
   layout->addWidget(m_buttons);
@@ -146,6 +187,8 @@ CaptureDialog::CaptureDialog(const QString& modelFolder, QWidget* parent)
   connect(m_output, &QLineEdit::textChanged, this, &CaptureDialog::updateState);
   connect(m_sequenceLength, &QSpinBox::valueChanged, this, &CaptureDialog::updateState);
   connect(m_skipFirst, &QSpinBox::valueChanged, this, &CaptureDialog::updateState);
+  connect(m_tokens, &QSpinBox::valueChanged, this, &CaptureDialog::updateState);
+  connect(m_streamLayers, &QCheckBox::toggled, this, &CaptureDialog::updateState);
   updateState();
   resize(560, sizeHint().height());
 }
@@ -176,6 +219,128 @@ bool CaptureDialog::outputFolderUsable(const QString& output) {
 }
 
 void CaptureDialog::setCorpus(const QString& path) { m_corpus->setText(path); }
+
+QStringList CaptureDialog::builtInCorpora() {
+  QStringList corpora;
+  if (const auto corpus = defaultCorpusFile();
+      !corpus.empty() && QFileInfo(toQString(corpus)).isFile())
+    corpora << clean(toQString(corpus));
+  if (const auto shared = sharedDataFolder(); !shared.empty()) {
+    const QDir folder(toQString(shared / "corpora"));
+    const QStringList files = folder.entryList(
+        {QStringLiteral("*.txt"), QStringLiteral("*.jsonl"), QStringLiteral("*.ndjson")},
+        QDir::Files | QDir::Readable, QDir::Name);
+    for (const QString& file : files) corpora << clean(folder.filePath(file));
+  }
+  corpora.removeDuplicates();
+  return corpora;
+}
+
+void CaptureDialog::setCorpusChoices(const QStringList& recent, const QStringList& builtIn) {
+  const QString typed = m_corpus->text();
+  {
+    // Filling an editable box's list changes its text: keep what was typed, without signals.
+    const QSignalBlocker blockBox(m_corpusChoices);
+    const QSignalBlocker blockEdit(m_corpus);
+    m_corpusChoices->clear();
+    QStringList listed;
+    const auto add = [this, &listed](const QString& path, const QString& tip) {
+      const QString cleaned = clean(path);
+      if (listed.contains(cleaned)) return;
+      listed << cleaned;
+      m_corpusChoices->addItem(QDir::toNativeSeparators(cleaned), cleaned);
+      m_corpusChoices->setItemData(m_corpusChoices->count() - 1, tip, Qt::ToolTipRole);
+    };
+    for (const QString& path : recent) add(path, tr("Captured recently"));
+    if (!listed.isEmpty() && !builtIn.isEmpty()) m_corpusChoices->insertSeparator(listed.size());
+    const QString defaultCorpus = toQString(defaultCorpusFile());
+    for (const QString& path : builtIn)
+      add(path, !defaultCorpus.isEmpty() && clean(path) == clean(defaultCorpus)
+                    ? tr("Built in: the default model's corpus (File ▸ Open Default Model)")
+                    : tr("Built in: a corpus of the shared data folder"));
+    m_corpusChoices->setCurrentIndex(-1);
+    m_corpus->setText(typed);
+  }
+}
+
+void CaptureDialog::proposeCorpus() {
+  if (!m_corpus->text().trimmed().isEmpty()) return;
+  for (int i = 0; i < m_corpusChoices->count(); ++i) {
+    const QString path = m_corpusChoices->itemData(i).toString();
+    if (!path.isEmpty()) {
+      setCorpus(path);
+      return;
+    }
+  }
+}
+
+void CaptureDialog::setModel(std::shared_ptr<const io::ModelSummary> summary, bool cuda) {
+  m_summary = std::move(summary);
+  m_cuda = cuda;
+  m_estimate->setVisible(m_summary != nullptr);
+  updateState();
+}
+
+void CaptureDialog::setFollowUp(const QString& description, bool scoresLayers) {
+  m_scoresLayers = scoresLayers;
+  setWindowTitle(tr("Score Layers — Capture First"));
+  m_then->setText(tr("Scoring needs the model's hidden states first: Capture and Score captures "
+                     "them over the corpus into the activation store, then, in the same "
+                     "background job, goes on to %1. It ends on the store's Layer Geometry.")
+                      .arg(description));
+  m_then->show();
+  okButton()->setText(tr("Capture and Score"));
+  updateState();
+}
+
+engine::CaptureShape CaptureDialog::shape() const {
+  engine::CaptureShape shape;
+  shape.tokens = m_tokens->value();
+  shape.sequenceLength = m_sequenceLength->value();
+  shape.skipFirstPositions = m_skipFirst->value();
+  shape.batchSequences = engine::CaptureConfig{}.batchSequences;
+  shape.cuda = m_cuda;
+  shape.streamLayers = m_streamLayers->isChecked();
+  return shape;
+}
+
+QString CaptureDialog::problem() const {
+  return m_problem->isHidden() ? QString() : m_problem->text();
+}
+
+QString CaptureDialog::updateEstimate() {
+  if (!m_summary) return {};
+  const engine::CaptureShape s = shape();
+  const io::ModelConfig& config = m_summary->config;
+  const double capture = engine::estimateCaptureSeconds(config, m_summary->parameterCount, s);
+  QString time = m_scoresLayers
+                     ? tr("%1 to capture, %2 to score")
+                           .arg(aboutText(capture),
+                                aboutText(engine::estimateScoringSeconds(config, s.tokens)))
+                     : tr("%1 to capture").arg(aboutText(capture));
+  time += m_cuda ? tr(" (estimated for a 2-core CPU: a GPU is faster)")
+                 : tr(" (estimated from measured throughput)");
+  int64_t available = 0;
+  try {
+    available = engine::availableMemory(m_cuda);
+  } catch (const std::exception& e) {
+    // A malformed STRATA_MEMORY_AVAILABLE: the job itself would fail on it.
+    m_estimate->setText(tr("Time: %1\nMemory: unknown").arg(time));
+    return QString::fromUtf8(e.what());
+  }
+  const engine::MemoryPlan plan = engine::planMemory(
+      engine::captureMemoryRequest(config, m_summary->parameterCount, s), available);
+  const QString needs = tr("%1 of %2 available %3")
+                            .arg(bytesText(plan.needed()), bytesText(plan.available),
+                                 QString::fromStdString(plan.device));
+  const QString memory = !plan.fits    ? tr("does not fit: %1").arg(needs)
+                         : plan.stream ? tr("streams the model's layers (it does not fit "
+                                            "resident, %1): %2")
+                                             .arg(bytesText(plan.neededResident()), needs)
+                                       : tr("%1, the model resident").arg(needs);
+  m_estimate->setText(tr("Time: %1\nMemory: %2").arg(time, memory));
+  return plan.fits ? QString() : QString::fromStdString(plan.refusal());
+}
 
 void CaptureDialog::setOutput(const QString& path) {
   m_outputChosen = true;
@@ -238,6 +403,9 @@ void CaptureDialog::updateState() {
     problem = tr("Skipping %1 positions of %2-token sequences stores nothing.")
                   .arg(m_skipFirst->value())
                   .arg(m_sequenceLength->value());
+  // Always updated (the estimate follows every field), a refusal shown once the paths are set.
+  const QString refusal = updateEstimate();
+  if (problem.isEmpty() && !refusal.isEmpty()) problem = tr("Not enough memory: %1.").arg(refusal);
   m_problem->setText(problem);
   m_problem->setVisible(!problem.isEmpty());
   m_existing->setVisible(problem.isEmpty() && out.isFile());

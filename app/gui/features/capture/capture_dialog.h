@@ -1,10 +1,14 @@
 #pragma once
-// CaptureDialog: the form behind Capture… — which corpus to sample, where the activation store
-// goes and how many tokens to take. It only fills a CaptureConfig; the main window runs the
-// capture (core's runCapture) in a background job. OK stays disabled until the corpus exists
-// and the output is a .h5/.hdf5 path in an existing folder (or in the stores folder it
-// proposes); when the output already exists the user must choose between resuming it and
-// overwriting it.
+// CaptureDialog: the form behind Capture… and behind Score Layers… on a model — which corpus to
+// sample (typed, browsed, or picked among the recent and the built-in corpora), where the
+// activation store goes and how many tokens to take, with a live estimate of the time and the
+// memory it needs (engine/capture_estimate.h: the memory plan the job itself follows, so a
+// capture the plan would refuse cannot be started). It only fills a CaptureConfig; the capture
+// feature runs the capture (core's runCapture) in a background job, followed by the scoring when
+// the dialog was opened from Score Layers…. OK stays disabled until the corpus exists, the output
+// is a .h5/.hdf5 path in an existing folder (or in the stores folder it proposes) and the plan
+// fits; when the output already exists the user must choose between resuming it and overwriting
+// it.
 //
 // Settings (last corpus, sampling options, dtype, streaming) are read and written through a
 // QSettings the caller passes in, so the application uses its own settings and tests a
@@ -12,8 +16,12 @@
 
 #include <QDialog>
 #include <QString>
+#include <QStringList>
+#include <memory>
 
 #include "engine/capture.h"
+#include "engine/capture_estimate.h"
+#include "io/model_folder.h"
 
 class QCheckBox;
 class QComboBox;
@@ -48,6 +56,25 @@ class CaptureDialog final : public QDialog {
   void setCorpus(const QString& path);
   void setOutput(const QString& path);
 
+  /** Offers `recent` corpora (newest first) and then the `builtIn` ones in the corpus box's
+   *  list; the typed text stays as it is. */
+  void setCorpusChoices(const QStringList& recent, const QStringList& builtIn);
+  /** When no corpus is set: the first offered one (recent before built-in). */
+  void proposeCorpus();
+  /** The corpora Strata has without a choice: the default model's corpus (defaultCorpusFile)
+   *  and the .txt/.jsonl files of the shared data folder's corpora/ (sharedDataFolder), those
+   *  that exist. */
+  static QStringList builtInCorpora();
+
+  /** The model's shape, for the estimate (none is shown without it); `cuda`: the capture will
+   *  run on a GPU, so its memory is planned against the GPU's. */
+  void setModel(std::shared_ptr<const io::ModelSummary> summary, bool cuda);
+  /** Opened from Score Layers…: titled so, "Then: `description`" under the form, OK reads
+   *  "Capture and Score" and the estimate adds the scoring (`scoresLayers`). */
+  void setFollowUp(const QString& description, bool scoresLayers);
+  /** The shape the form describes, as the estimate sees it. */
+  engine::CaptureShape shape() const;
+
   /** The output file the form proposes for `corpus`: "<model>-<corpus name>.h5" in
    *  storesFolder(), never beside the corpus (which may be read-only). */
   QString defaultOutputFor(const QString& corpus) const;
@@ -55,7 +82,13 @@ class CaptureDialog final : public QDialog {
    *  created when a capture into it starts). */
   static QString storesFolder();
 
+  /** The corpus box's text field (the box lists the recent and built-in corpora). */
   QLineEdit* corpusEdit() const { return m_corpus; }
+  QComboBox* corpusBox() const { return m_corpusChoices; }
+  /** The time and memory estimate (hidden until setModel). */
+  QLabel* estimateLabel() const { return m_estimate; }
+  /** Why OK is disabled; empty when it is enabled. */
+  QString problem() const;
   QLineEdit* outputEdit() const { return m_output; }
   QSpinBox* tokensBox() const { return m_tokens; }
   QSpinBox* sequenceLengthBox() const { return m_sequenceLength; }
@@ -74,12 +107,15 @@ class CaptureDialog final : public QDialog {
   void browseCorpusFolder();
   void browseOutput();
   void updateState();
+  /** Updates the estimate; returns the memory plan's refusal (empty when it fits). */
+  QString updateEstimate();
   /** The output's folder exists, or is storesFolder() (made when the capture starts). */
   static bool outputFolderUsable(const QString& output);
 
   QString m_modelFolder;
   QLabel* m_model;
-  QLineEdit* m_corpus;
+  QComboBox* m_corpusChoices;
+  QLineEdit* m_corpus;  ///< m_corpusChoices' text field
   QLineEdit* m_output;
   QSpinBox* m_tokens;
   QSpinBox* m_sequenceLength;
@@ -90,8 +126,13 @@ class CaptureDialog final : public QDialog {
   QGroupBox* m_existing;
   QRadioButton* m_resume;
   QRadioButton* m_overwrite;
+  QLabel* m_then;
+  QLabel* m_estimate;
   QLabel* m_problem;
   QDialogButtonBox* m_buttons;
+  std::shared_ptr<const io::ModelSummary> m_summary;  ///< for the estimate; null: none
+  bool m_cuda = false;
+  bool m_scoresLayers = false;
   /** The output follows the corpus until the user edits or browses for it. */
   bool m_outputChosen = false;
 };

@@ -16,10 +16,12 @@
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"
+#include "model_summary_view.h"
 #include "plugin/metric_options_text.h"
 #include "plugin/plugin_metric.h"
 #include "plugin_loading.h"
 #include "project_dock.h"
+#include "services.h"
 #include "store_summary_view.h"
 #include "tab_keys.h"
 #include "workbench.h"
@@ -59,6 +61,32 @@ QString scanDetails(const QString& storeFile, const GeometryScanSettings& settin
   return details;
 }
 
+/** "trace normalisation, 20 bootstrap resamples, M = 1024, k = 32" */
+QString optionsText(const GeometryScanSettings& settings) {
+  const geometry::ProxyOptions& o = settings.options;
+  return GeometryFeature::tr("%1 normalisation, %2 bootstrap resamples, M = %3, k = %4")
+      .arg(QLatin1String(geometry::normalisationName(o.normalisation)))
+      .arg(o.bootstrapResamples)
+      .arg(o.anchors)
+      .arg(o.neighbours);
+}
+
+/** The scan of Score Layers…: every loaded plugin metric with `settings`' options beside the
+ *  proxies, /geometry written into `store`. On the job's thread. */
+geometry::GeometryReport scoreWith(const std::filesystem::path& store,
+                                   const GeometryScanSettings& settings, JobContext& job) {
+  job.progress(-1.0, "starting the geometry backend");
+  // An option a metric does not declare fails the job here, naming the metric.
+  const auto metrics = plugin::makePluginMetrics(
+      plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
+  geometry::StoreScoring scoring;  // scan, then /geometry under the default weights
+  scoring.store = store;
+  scoring.options = settings.options;
+  scoring.device = settings.device;
+  scoring.metrics = plugin::pointers(metrics);
+  return geometry::scoreStore(scoring, job).report;
+}
+
 /** Every metric of the loaded plugins, in plugin then declaration order. */
 std::vector<plugin::MetricEntry> loadedPluginMetrics() {
   std::vector<plugin::MetricEntry> metrics;
@@ -87,13 +115,22 @@ void GeometryFeature::install(Workbench& workbench) {
   m_scoreLayersAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
   m_scoreLayersAction->setStatusTip(
       tr("Compute m_curv, m_mono and k_eff of every layer of the selected activation store and "
-         "rank the layers by the score S"));
-  m_scoreLayersAction->setEnabled(false);  // until a store is open
+         "rank the layers by the score S; for a selected model, capture its hidden states over "
+         "a corpus first"));
+  m_scoreLayersAction->setEnabled(false);  // until a model or a store is open
   connect(m_scoreLayersAction, &QAction::triggered, this, &GeometryFeature::showScoreLayersDialog);
   workbench.addMenuAction(MenuSection::Geometry, m_scoreLayersAction);
+  workbench.projects().addEntryAction(ProjectCategory::Models, m_scoreLayersAction);
   workbench.projects().addEntryAction(ProjectCategory::ActivationStores, m_scoreLayersAction);
   connect(&workbench.events(), &WorkbenchEvents::pathOpened, this,
           &GeometryFeature::loadStoredGeometry);
+  // A model's tab, however it was opened (a drop, Recent, Open Model), offers the same path.
+  connect(&workbench.events(), &WorkbenchEvents::tabAdded, this,
+          [this](QWidget* view, const QString& key) {
+            if (auto* model = qobject_cast<ModelSummaryView*>(view))
+              connect(model, &ModelSummaryView::scoreLayersRequested, this,
+                      [this, key] { scoreModel(key); });
+          });
 }
 
 LayerGeometryView* GeometryFeature::geometryView(const QString& storeFile) const {
@@ -105,7 +142,39 @@ LayerDetailView* GeometryFeature::layerDetailView(const QString& storeFile, qint
       tabkey::layerDetail(QDir::cleanPath(storeFile), layer));
 }
 
+QString GeometryFeature::modelToScore() const {
+  ProjectDock& projects = m_workbench->projects();
+  if (const QString model = projects.selectedEntry(ProjectCategory::Models); !model.isEmpty())
+    return model;
+  if (!projects.selectedEntry(ProjectCategory::ActivationStores).isEmpty()) return {};
+  if (const QString tab = m_workbench->currentTabKey(); m_workbench->model(tab)) return tab;
+  return m_workbench->currentStore().isEmpty() ? m_workbench->currentModel() : QString();
+}
+
+void GeometryFeature::scoreModel(const QString& modelFolder) {
+  const GeometryScanSettings settings = m_workbench->persistSettings()
+                                            ? ScoreLayersDialog::readSettings(guiSettings())
+                                            : GeometryScanSettings{};
+  AfterCapture after;
+  after.description = tr("score every layer (%1)").arg(optionsText(settings));
+  after.scoresLayers = true;
+  after.work = [settings](const std::filesystem::path& store, JobContext& job) {
+    const geometry::GeometryReport report = scoreWith(store, settings, job);
+    job.info(tr("Scored %1 layers of %2 on %3: %4; /geometry written")
+                 .arg(report.layers.size())
+                 .arg(fileName(toQString(store)), QString::fromStdString(report.backend),
+                      bestLayerText(report))
+                 .toStdString());
+  };
+  // The store then opens like any other, and loadStoredGeometry shows its Layer Geometry.
+  m_workbench->service<CaptureService>().offerCapture(modelFolder, after);
+}
+
 void GeometryFeature::showScoreLayersDialog() {
+  if (const QString model = modelToScore(); !model.isEmpty()) {
+    scoreModel(model);
+    return;
+  }
   const QString store = m_workbench->currentStore();
   if (store.isEmpty()) return;
   const auto summary = m_workbench->store(store);
@@ -150,16 +219,7 @@ void GeometryFeature::startGeometryScan(const QString& storeFile,
   // has ended by then) and hands it on as an immutable snapshot.
   auto report = std::make_shared<geometry::GeometryReport>();
   JobWork work = [settings, file = toFsPath(store), report](JobContext& job) {
-    job.progress(-1.0, "starting the geometry backend");
-    // An option a metric does not declare fails the job here, naming the metric.
-    const auto metrics = plugin::makePluginMetrics(
-        plugin::installedPlugins(), plugin::parseMetricOptionsText(settings.pluginOptions));
-    geometry::StoreScoring scoring;  // scan, then /geometry under the default weights
-    scoring.store = file;
-    scoring.options = settings.options;
-    scoring.device = settings.device;
-    scoring.metrics = plugin::pointers(metrics);
-    *report = geometry::scoreStore(scoring, job).report;
+    *report = scoreWith(file, settings, job);
   };
   m_workbench->startJob(
       tr("Scoring %1").arg(fileName(store)), std::move(work),
@@ -193,7 +253,8 @@ void GeometryFeature::startGeometryScan(const QString& storeFile,
 }
 
 void GeometryFeature::loadStoredGeometry(const QString& path) {
-  m_scoreLayersAction->setEnabled(!m_workbench->currentStore().isEmpty());
+  m_scoreLayersAction->setEnabled(!m_workbench->currentStore().isEmpty() ||
+                                  !m_workbench->currentModel().isEmpty());
   if (!m_workbench->store(path)) return;  // a model folder
   auto report = std::make_shared<std::optional<geometry::GeometryReport>>();
   JobWork work = [file = toFsPath(path), report](JobContext& job) {

@@ -1,8 +1,12 @@
 #pragma once
 // The geometry feature: Geometry ▸ Score Layers… runs core's scanStore in a background job and
 // writes the report into the store as /geometry; a store that already holds one shows it as
-// soon as it is opened. The Layer Geometry tab re-ranks on its own (no job); a click on a layer
-// computes that layer's principal plane in a job and opens its detail tab. Every loaded plugin
+// soon as it is opened. On a model (selected in the project dock, its tab current, or the only
+// kind open; or the "Score Layers…" button of its tab) Score Layers… captures first: the capture
+// dialog (CaptureService) with the corpus, tokens, sequence length and a time and memory
+// estimate, then capture and scoring as one job, ending on the new store's Layer Geometry.
+// The Layer Geometry tab re-ranks on its own (no job); a click on a layer computes that
+// layer's principal plane in a job and opens its detail tab. Every loaded plugin
 // metric is computed by the scan, with the options set in Score Layers… (the options text of
 // strata-cli score --plugin-options), and shown beside the proxies. Plugins are loaded when
 // this feature is installed, because the scan is what uses them.
@@ -33,15 +37,24 @@ class GeometryFeature final : public Feature {
   using Feature::Feature;
   void install(Workbench& workbench) override;
 
-  /** Geometry ▸ Score Layers… (Ctrl+Shift+G): enabled while an activation store is open. */
+  /** Geometry ▸ Score Layers… (Ctrl+Shift+G): enabled while a model or a store is open. */
   QAction* scoreLayersAction() const { return m_scoreLayersAction; }
   /** The open Layer Geometry tab of `storeFile`, or nullptr. */
   LayerGeometryView* geometryView(const QString& storeFile) const;
   /** The open detail tab of `layer` of `storeFile`, or nullptr. */
   LayerDetailView* layerDetailView(const QString& storeFile, qint64 layer) const;
 
-  /** Opens the (non-modal) Score Layers dialog for the current store; OK starts the scan. */
+  /** Score Layers… on what is selected: scoreModel() for a model (modelToScore()), else the
+   *  (non-modal) Score Layers dialog for the current store, whose OK starts the scan. */
   void showScoreLayersDialog();
+  /** The model Score Layers… captures first: the one selected in the project dock, else the
+   *  one whose tab is current (unless a store is selected), else the current model when no
+   *  store is open; empty: score the current store. */
+  QString modelToScore() const;
+  /** Offers the capture of `modelFolder` followed by the scoring of the store (with the
+   *  remembered Score Layers settings) in the same job; the store then opens on its Layer
+   *  Geometry. */
+  void scoreModel(const QString& modelFolder);
   /**
    * Scores every completed layer of `storeFile` in a background job with progress and Cancel,
    * writes the report into the store as /geometry and opens (or refreshes) its Layer Geometry

@@ -134,6 +134,10 @@ void ScoreLayersDialog::setPluginMetrics(const std::vector<plugin::MetricEntry>&
 }
 
 void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
+  setSettings(readSettings(settings));
+}
+
+GeometryScanSettings ScoreLayersDialog::readSettings(const QSettings& settings) {
   GeometryScanSettings s;
   const QString device = settings.value(QStringLiteral("geometry/device")).toString();
   try {
@@ -158,7 +162,7 @@ void ScoreLayersDialog::restoreSettings(const QSettings& settings) {
   s.options.seed = settings.value(QStringLiteral("geometry/seed"), 0).toULongLong();
   s.pluginOptions =
       settings.value(QStringLiteral("geometry/pluginOptions")).toString().toStdString();
-  setSettings(s);
+  return s;
 }
 
 void ScoreLayersDialog::saveSettings(QSettings& settings) const {

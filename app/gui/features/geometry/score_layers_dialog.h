@@ -50,6 +50,9 @@ class ScoreLayersDialog final : public QDialog {
 
   void restoreSettings(const QSettings& settings);
   void saveSettings(QSettings& settings) const;
+  /** What restoreSettings() fills the form with: the "geometry/" keys of `settings` over the
+   *  defaults (Score Layers… on a model scores with them without showing this form). */
+  static GeometryScanSettings readSettings(const QSettings& settings);
 
   QComboBox* deviceBox() const { return m_device; }
   QComboBox* normalisationBox() const { return m_normalisation; }
