@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace strata::geometry {
 
@@ -98,6 +99,24 @@ std::vector<int64_t> outlierRows(std::span<const float> norms, std::span<const u
   }
   if (rows.size() > limit) rows.resize(limit);
   return rows;
+}
+
+std::vector<TokenCount> commonTokens(std::span<const int64_t> rows, std::span<const int32_t> ids,
+                                     std::size_t most) {
+  std::unordered_map<int32_t, TokenCount> byId;
+  for (const int64_t row : rows) {
+    const int32_t id = ids[static_cast<std::size_t>(row)];
+    TokenCount& entry = byId.try_emplace(id, TokenCount{id, 0, row}).first->second;
+    ++entry.count;
+  }
+  std::vector<TokenCount> counts;
+  counts.reserve(byId.size());
+  for (const auto& [id, entry] : byId) counts.push_back(entry);
+  std::sort(counts.begin(), counts.end(), [](const TokenCount& a, const TokenCount& b) {
+    return a.count != b.count ? a.count > b.count : a.id < b.id;
+  });
+  if (counts.size() > most) counts.resize(most);
+  return counts;
 }
 
 std::vector<int64_t> rowsInBox(std::span<const float> xy, const AxisBounds& x,

@@ -81,6 +81,20 @@ std::vector<float> rowNorms(const HiddenStates& states);
 std::vector<int64_t> outlierRows(std::span<const float> norms, std::span<const uint8_t> clipped,
                                  std::size_t largest, std::size_t limit);
 
+/** A token among some rows: its id, how many of the rows hold it, and the first of them. */
+struct TokenCount {
+  int32_t id = 0;
+  int64_t count = 0;
+  int64_t firstRow = -1;
+};
+
+/**
+ * How often each token id (`ids[row]`) occurs among `rows`: the `most` most frequent, by count
+ * descending (ties: the smaller id first). Which tokens the outliers are, at a glance.
+ */
+std::vector<TokenCount> commonTokens(std::span<const int64_t> rows, std::span<const int32_t> ids,
+                                     std::size_t most);
+
 /** The points of N×2 `xy` inside the box [x.low, x.high] × [y.low, y.high], in row order. */
 std::vector<int64_t> rowsInBox(std::span<const float> xy, const AxisBounds& x, const AxisBounds& y);
 

@@ -102,6 +102,24 @@ TEST(ScatterOutliers, OutlierRowsAreTheClippedAndTheLargestNormsByNorm) {
   EXPECT_EQ(outlierRows({}, clipped, 3, 100), (std::vector<int64_t>{1, 2}));  // no norms
 }
 
+TEST(ScatterOutliers, CommonTokensCountIdsAmongTheRowsMostFrequentFirst) {
+  //                               row: 0   1   2   3   4   5   6   7
+  const std::vector<int32_t> ids = {220, 198, 220, 5, 198, 220, 7, 198};
+  const std::vector<int64_t> rows = {1, 2, 3, 4, 5, 6, 7};  // row 0 left out
+  const std::vector<TokenCount> counts = commonTokens(rows, ids, 3);
+  // 198 three times (first at row 1), 220 twice (row 2), then 5 and 7 once each: 5 first.
+  ASSERT_EQ(counts.size(), 3u);
+  EXPECT_EQ(counts[0].id, 198);
+  EXPECT_EQ(counts[0].count, 3);
+  EXPECT_EQ(counts[0].firstRow, 1);
+  EXPECT_EQ(counts[1].id, 220);
+  EXPECT_EQ(counts[1].count, 2);
+  EXPECT_EQ(counts[1].firstRow, 2);
+  EXPECT_EQ(counts[2].id, 5);
+  EXPECT_EQ(counts[2].count, 1);
+  EXPECT_TRUE(commonTokens({}, ids, 3).empty());
+}
+
 TEST(ScatterOutliers, RowsInBoxAreThoseInsideItsClosedBounds) {
   const std::vector<float> xy = {0, 0, 1, 1, 2, 2, 1, 3, -1, 1};
   EXPECT_EQ(rowsInBox(xy, {0, 2}, {0, 2}), (std::vector<int64_t>{0, 1, 2}));

@@ -16,6 +16,7 @@
 #include "display_text.h"
 #include "titled_plot.h"
 #include "token_context_strip.h"
+#include "token_list.h"
 
 namespace strata {
 namespace {
@@ -184,9 +185,8 @@ void TokenScatter::clip() {
   else if (m_clipping.clippedCount == 0)
     m_note->setText(tr("No point lies beyond %1.").arg(name));
   else
-    m_note->setText(tr("%1 of %2 points lie beyond %3, drawn at its edge (◆); the Outliers list "
-                       "names them.")
-                        .arg(groupedText(m_clipping.clippedCount), total, name));
+    m_note->setText(tr("%1 of %2 points lie beyond %3, drawn at its edge (◆): %4.")
+                        .arg(groupedText(m_clipping.clippedCount), total, name, clippedTokens()));
 
   // A dashed line at each bound that some point passed: the strip beyond is not to scale.
   for (QCPItemStraightLine* line : m_boundLines) m_plot->removeItem(line);
@@ -212,6 +212,22 @@ void TokenScatter::clip() {
   markBoxSelection();
   markSelected(m_selectedRow);
   resetView();
+}
+
+QString TokenScatter::clippedTokens() const {
+  constexpr std::size_t kNamed = 3;
+  if (m_detail->tokenIds.size() != m_clipping.clipped.size()) return tr("see Outliers");
+  std::vector<int64_t> rows;
+  for (std::size_t r = 0; r < m_clipping.clipped.size(); ++r)
+    if (m_clipping.clipped[r]) rows.push_back(static_cast<int64_t>(r));
+  const std::vector<geometry::TokenCount> common =
+      geometry::commonTokens(rows, m_detail->tokenIds, kNamed + 1);
+  QStringList named;
+  for (std::size_t i = 0; i < std::min(common.size(), kNamed); ++i)
+    named << QStringLiteral("%1 ×%2").arg(TokenList::standaloneLabel(*m_detail, common[i].firstRow),
+                                          groupedText(common[i].count));
+  if (common.size() > kNamed) named << QStringLiteral("…");
+  return named.join(QStringLiteral(", "));
 }
 
 void TokenScatter::resetView() {

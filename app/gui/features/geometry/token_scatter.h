@@ -3,13 +3,13 @@
 // readable when a few tokens of huge norm (massive activations) would otherwise squash the cloud:
 //  * the axes are clipped by a rule of geometry/scatter_outliers.h (robust by default, 1–99 % or
 //    the full range); the points beyond are drawn in a strip along the edge as diamonds, counted
-//    in clipNote();
+//    in clipNote() with the most common of their tokens;
 //  * the wheel zooms and a drag pans; Reset View returns to the clipped range;
 //  * a drag with Shift held (or with Box Select on) selects the points in its box (boxSelected);
 //  * points are coloured by position, token id or ‖h‖ (log scale), with a colour scale.
 // Hovering a point shows its token (tokenToolTip); a click reports it (pointClicked, −1 for empty
-// space) and the owner marks it (markSelected). Draws only: the clipping, the edge placement and
-// the box's rows come from core. GUI thread only.
+// space) and the owner marks it (markSelected). Draws only: the clipping, the edge placement, the
+// token counts and the box's rows come from core. GUI thread only.
 
 #include <QPointF>
 #include <QString>
@@ -81,7 +81,8 @@ class TokenScatter final : public QWidget {
   QComboBox* rangeBox() const { return m_rangeBox; }
   QPushButton* resetButton() const { return m_reset; }
   QPushButton* boxSelectButton() const { return m_boxSelect; }
-  /** "48 of 4,100 points lie beyond the robust range, drawn at its edge (◆)". */
+  /** "50 of 4,050 points lie beyond the robust range, drawn at its edge (◆): ↵ ×25, ␣ ×25." —
+   *  the most common of those tokens named. */
   QLabel* clipNote() const { return m_note; }
 
  signals:
@@ -94,6 +95,8 @@ class TokenScatter final : public QWidget {
 
  private:
   void clip();
+  /** The most common tokens among those beyond the range: "↵ ×25, ␣ ×25". */
+  QString clippedTokens() const;
   void colourPoints();
   void markBoxSelection();
   void mousePress(QMouseEvent* event);
