@@ -68,23 +68,36 @@ TransformersVerificationView::TransformersVerificationView(
           .arg(qs(r.transformersVersion), qs(r.torchVersion), qs(r.python), qs(r.architecture)));
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-  m_table->setColumnCount(4);
-  m_table->setHorizontalHeaderLabels(
-      {tr("Hidden state"), tr("max |Δ|"), tr("max |h| (transformers)"), tr("Relative")});
+  // A bf16 check adds its relative difference as a last column (both sides in bfloat16).
+  const verify::TransformersVerification* bf16 = r.bfloat16.get();
+  m_table->setColumnCount(bf16 ? 5 : 4);
+  m_table->setHorizontalHeaderLabels({tr("Hidden state"), tr("max |Δ|"),
+                                      tr("max |h| (transformers)"), tr("Relative"),
+                                      tr("Relative (bf16)")});
   m_table->horizontalHeaderItem(3)->setToolTip(
-      tr("max |Δ| / max |h| of that row under transformers; agreement needs < %1")
+      tr("max |Δ| / max |h| of that row under transformers, both in float32; agreement needs < %1")
           .arg(verify::TransformersVerification::kTolerance));
+  if (bf16)
+    m_table->horizontalHeaderItem(4)->setToolTip(
+        tr("Strata in bfloat16 (--compute-dtype bf16) against transformers in float32; agreement "
+           "needs each row within %1× transformers' own bf16 difference from its float32 "
+           "(plus %2), and top-1 agreement at most %3 points below its own")
+            .arg(verify::TransformersVerification::kBFloat16Slack)
+            .arg(verify::TransformersVerification::kTolerance)
+            .arg(100.0 * verify::TransformersVerification::kBFloat16Top1Slack));
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   const QString worst = qs(r.worst().name);
-  const auto addRow = [&](const QString& name, const verify::TensorDifference& difference) {
+  const auto addRow = [&](const QString& name, const verify::TensorDifference& difference,
+                          const verify::TensorDifference* inBf16) {
     const int row = m_table->rowCount();
     m_table->insertRow(row);
     m_table->setItem(row, 0, cell(name, Qt::AlignLeft));
     m_table->setItem(row, 1, cell(scientific(difference.maxAbs)));
     m_table->setItem(row, 2, cell(scientific(difference.maxRef)));
     m_table->setItem(row, 3, cell(scientific(difference.maxRel)));
+    if (inBf16) m_table->setItem(row, 4, cell(scientific(inBf16->maxRel)));
     if (!agrees && name == worst)
       for (int column = 0; column < 4; ++column) {
         QFont font = m_table->item(row, column)->font();
@@ -92,10 +105,11 @@ TransformersVerificationView::TransformersVerificationView(
         m_table->item(row, column)->setFont(font);
       }
   };
-  for (const verify::LayerDifference& layer : r.layers)
-    addRow(QStringLiteral("h_%1").arg(layer.layer), layer.difference);
-  addRow(QStringLiteral("final norm"), r.finalNorm);
-  addRow(QStringLiteral("logits"), r.logits);
+  for (std::size_t l = 0; l < r.layers.size(); ++l)
+    addRow(QStringLiteral("h_%1").arg(r.layers[l].layer), r.layers[l].difference,
+           bf16 && l < bf16->layers.size() ? &bf16->layers[l].difference : nullptr);
+  addRow(QStringLiteral("final norm"), r.finalNorm, bf16 ? &bf16->finalNorm : nullptr);
+  addRow(QStringLiteral("logits"), r.logits, bf16 ? &bf16->logits : nullptr);
   m_table->resizeColumnsToContents();
   // As wide as its columns, not the tab: a stretched last column put "Relative" a whole
   // window away from the row's name.

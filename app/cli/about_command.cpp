@@ -6,6 +6,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "common/build_info.h"
+#include "engine/compute_dtype.h"
 #include "engine/device_info.h"
 #include "engine/versions.h"
 
@@ -22,6 +23,8 @@ int runAbout(const Arguments& args) {
   }
   const engine::ComputeDevice device = engine::currentComputeDevice();
   const engine::LibraryVersions versions = engine::libraryVersions();
+  const engine::ComputeChoice compute =
+      engine::chooseComputeDType(engine::ComputeDType::Auto, device.cuda ? "cuda" : "cpu");
   if (cli.isSet("json")) {
     nlohmann::ordered_json out;
     out["version"] = build::kVersion;
@@ -39,6 +42,9 @@ int runAbout(const Arguments& args) {
     out["cuda"] = device.cuda;
     out["threads"] = device.threads;
     if (!device.cuda) out["why_not_cuda"] = device.reasonNoCuda;
+    out["cpu_bf16"] = cpuBf16Support().names();
+    out["compute_dtype_auto"] = engine::computeDTypeName(compute.dtype);
+    out["compute_dtype_auto_reason"] = compute.reason;
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -55,6 +61,8 @@ int runAbout(const Arguments& args) {
             << (build::kWithCuda ? "built in: " + versions.cuda : std::string("not built")) << "\n"
             << "Device    " << engine::describe(device) << "\n";
   if (!device.cuda) std::cout << "          (" << device.reasonNoCuda << ")\n";
+  std::cout << "Compute   " << engine::computeDTypeName(compute.dtype)
+            << " for captures with --compute-dtype auto (" << compute.reason << ")\n";
   return 0;
 }
 

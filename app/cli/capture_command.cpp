@@ -38,11 +38,7 @@ engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
     throw UsageError("--dtype must be float16 or float32, got '" + dtype + "'");
   config.dtype = dtype == "float16" ? io::StoreDType::Float16 : io::StoreDType::Float32;
 
-  const std::string computeDType = cli.value("compute-dtype");
-  if (computeDType != "fp32" && computeDType != "bf16")
-    throw UsageError("--compute-dtype must be fp32 or bf16, got '" + computeDType + "'");
-  config.computeDType =
-      computeDType == "bf16" ? engine::ComputeDType::BFloat16 : engine::ComputeDType::Float32;
+  config.computeDType = computeDTypeFrom(cli);
 
   config.write.threads = static_cast<int>(cli.integer("write-threads"));
   config.write.deflateLevel = static_cast<int>(cli.integer("deflate-level"));
@@ -77,8 +73,6 @@ int runCapture(const Arguments& args) {
             "also store positions whose causal prefix an earlier position had (identical hidden "
             "states; dropped by default)")
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")
-      .option("compute-dtype", "TYPE", "fp32 or bf16 forward passes (storage keeps --dtype)",
-              "fp32")
       .option("batch", "B", "sequences per forward pass", "16")
       .option("write-threads", "N",
               "threads compressing the store's chunks (0 = one per hardware thread)", "0")
@@ -89,6 +83,7 @@ int runCapture(const Arguments& args) {
       .flag("overwrite", "replace an existing store at --out");
   addCorpusOptions(cli);
   addDeviceOption(cli);
+  addComputeDTypeOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;

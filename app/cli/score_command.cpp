@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "corpus_arguments.h"
+#include "device_arguments.h"
 #include "engine/cached_geometry.h"
 #include "engine/capture.h"
 #include "geometry/backend.h"
@@ -92,6 +93,8 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
   config.sampling.tokenBudget = cli.integer("tokens");
   config.sampling.sequenceLength = cli.integer("seq-len");
   config.corpusOptions = corpusOptionsFrom(cli);
+  config.device = cli.value("device");
+  config.computeDType = computeDTypeFrom(cli);
   std::cerr << "capturing " << config.modelFolder.string() << " over " << config.corpus.string()
             << " into " << store.string() << "\n";
   if (runWithTerminalProgress([&](JobContext& job) { strata::engine::runCapture(config, job); }) ==
@@ -101,12 +104,14 @@ void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
 
 /** --default: the report of the default model's cached store (engine/cached_geometry.h); returns
  *  the store's path. */
-std::filesystem::path scoreDefault(const std::string& device, const geometry::ProxyOptions& options,
+std::filesystem::path scoreDefault(const std::string& device, engine::ComputeDType computeDType,
+                                   const geometry::ProxyOptions& options,
                                    const std::vector<geometry::LayerMetric*>& metrics,
                                    geometry::GeometryReport& report) {
   engine::CachedGeometryRequest request = engine::defaultGeometryRequest();
   request.options = options;
   request.device = device;
+  request.computeDType = computeDType;
   const io::DefaultModel model = io::defaultModel();
   if (!model.fallbackReason.empty()) std::cerr << "note: " << model.fallbackReason << "\n";
   std::cerr << "default model: " << (model.name.empty() ? request.modelFolder.string() : model.name)
@@ -228,6 +233,7 @@ int runScore(const Arguments& args) {
       .flag("json", "print the report as JSON instead of a table")
       .flag("no-write", "do not write the results into the store");
   addCorpusOptions(cli);
+  addComputeDTypeOption(cli);
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -244,6 +250,8 @@ int runScore(const Arguments& args) {
     throw UsageError("give either --store or --model (with --corpus), or --default");
   }
   if (!fromDefault && !fromStore && !cli.has("corpus")) throw UsageError("--model needs --corpus");
+  if (fromStore && cli.value("compute-dtype") != "auto")
+    throw UsageError("--compute-dtype sets how --model or --default captures; a store's is fixed");
   const geometry::ProxyOptions options = proxyOptionsFrom(cli);
   std::vector<std::unique_ptr<geometry::LayerMetric>> pluginMetrics;
   const geometry::ScoreChoice choice = scoreChoiceFrom(cli, pluginMetrics);
@@ -257,7 +265,8 @@ int runScore(const Arguments& args) {
   geometry::ScoredGeometry scored;
   if (fromDefault) {
     const std::filesystem::path store =
-        scoreDefault(cli.value("device"), options, plugin::pointers(pluginMetrics), scored.report);
+        scoreDefault(cli.value("device"), computeDTypeFrom(cli), options,
+                     plugin::pointers(pluginMetrics), scored.report);
     scored = geometry::scoreReport(std::move(scored.report), choice);
     if (cli.has("weights") || cli.has("plugin-weights") || cli.has("candidates"))
       geometry::writeGeometry(store, scored);  // the cache's /geometry follows what is printed

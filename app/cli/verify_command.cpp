@@ -40,7 +40,21 @@ nlohmann::ordered_json toJson(const verify::TransformersVerification& result) {
   out["logits"] = differenceJson(result.logits);
   out["positions"] = result.positions;
   out["agrees"] = result.agrees();
+  out["compute_dtype"] = result.computeDType;
   out["tolerance"] = verify::TransformersVerification::kTolerance;
+  out["minimum_top1"] = result.minimumTop1();
+  if (result.yardstick) {
+    // transformers' own bf16 against its float32, the bound Strata's bf16 is held to.
+    nlohmann::ordered_json yardstick;
+    yardstick["layers"] = nlohmann::ordered_json::array();
+    for (std::size_t l = 0; l < result.yardstick->layers.size(); ++l)
+      yardstick["layers"].push_back(differenceJson(result.yardstick->layers[l]));
+    yardstick["final_norm"] = differenceJson(result.yardstick->finalNorm);
+    yardstick["logits"] = differenceJson(result.yardstick->logits);
+    yardstick["top1_agreement"] = result.yardstick->top1Agreement;
+    yardstick["slack"] = verify::TransformersVerification::kBFloat16Slack;
+    out["transformers_bf16"] = yardstick;
+  }
   out["verdict"] = result.verdict();
   out["model"] = result.model.string();
   out["architecture"] = result.architecture;
@@ -52,6 +66,7 @@ nlohmann::ordered_json toJson(const verify::TransformersVerification& result) {
                               {"tokens_equal", prompt.equal()},
                               {"strata_ids", prompt.strataIds},
                               {"transformers_ids", prompt.transformersIds}});
+  if (result.bfloat16) out["bfloat16"] = toJson(*result.bfloat16);
   return out;
 }
 
@@ -61,10 +76,16 @@ std::string number(double value) {
   return text;
 }
 
-void printRow(const std::string& name, const verify::TensorDifference& difference) {
+/** A row; in a bf16 check also transformers' own bf16 relative difference and the limit. */
+void printRow(const verify::TransformersVerification& result, const std::string& name,
+              const verify::TensorDifference& difference,
+              const verify::TensorDifference* yardstick) {
   std::cout << name << std::string(name.size() < 12 ? 12 - name.size() : 1, ' ')
             << number(difference.maxAbs) << "  " << number(difference.maxRef) << "  "
-            << number(difference.maxRel) << "\n";
+            << number(difference.maxRel);
+  if (yardstick)
+    std::cout << "  " << number(yardstick->maxRel) << "  " << number(result.toleranceOf(name));
+  std::cout << "\n";
 }
 
 /** Where two id lists first part, for the table. */
@@ -74,6 +95,29 @@ std::size_t firstDifference(const verify::PromptTokens& prompt) {
          prompt.strataIds[i] == prompt.transformersIds[i])
     ++i;
   return i;
+}
+
+/** One precision's rows: h_0 … h_L, the final norm, the logits, and top-1 agreement. */
+void printDifferences(const verify::TransformersVerification& result) {
+  const auto* y = result.yardstick ? &*result.yardstick : nullptr;
+  if (y)
+    std::cout << "\nStrata in bf16 against transformers in float32, beside transformers' own bf16\n"
+              << "layer          max |Δ|   max |ref|    relative  HF bf16 rel       limit\n";
+  else
+    std::cout << "\nlayer          max |Δ|   max |ref|    relative\n";
+  for (std::size_t l = 0; l < result.layers.size(); ++l)
+    printRow(result, "h_" + std::to_string(result.layers[l].layer), result.layers[l].difference,
+             y && l < y->layers.size() ? &y->layers[l] : nullptr);
+  printRow(result, "final norm", result.finalNorm, y ? &y->finalNorm : nullptr);
+  printRow(result, "logits", result.logits, y ? &y->logits : nullptr);
+  char top1[64];
+  std::snprintf(top1, sizeof top1, "%.1f%%", 100.0 * result.top1Agreement);
+  std::cout << "\ntop-1 agreement " << top1 << " of " << result.positions << " positions";
+  if (y) {
+    std::snprintf(top1, sizeof top1, "%.1f%%", 100.0 * y->top1Agreement);
+    std::cout << " (transformers' own bf16: " << top1 << ")";
+  }
+  std::cout << "\n";
 }
 
 void printTable(const verify::TransformersVerification& result) {
@@ -90,15 +134,9 @@ void printTable(const verify::TransformersVerification& result) {
               << " ids, transformers " << prompt.transformersIds.size()
               << ", first difference at position " << firstDifference(prompt) << "\n";
   }
-  std::cout << "\nlayer          max |Δ|   max |ref|    relative\n";
-  for (const verify::LayerDifference& layer : result.layers)
-    printRow("h_" + std::to_string(layer.layer), layer.difference);
-  printRow("final norm", result.finalNorm);
-  printRow("logits", result.logits);
-  char top1[64];
-  std::snprintf(top1, sizeof top1, "%.1f%%", 100.0 * result.top1Agreement);
-  std::cout << "\ntop-1 agreement " << top1 << " of " << result.positions << " positions\n\n"
-            << result.verdict() << "\n";
+  printDifferences(result);
+  if (result.bfloat16) printDifferences(*result.bfloat16);
+  std::cout << "\n" << result.verdict() << "\n";
 }
 
 }  // namespace
@@ -117,7 +155,10 @@ int runVerify(const Arguments& args) {
       .option("python", "PATH",
               "the Python with transformers (default: $STRATA_PYTHON, else Strata's environment, "
               "else python3)")
-      .option("timeout", "S", "stop the transformers side after S seconds", "1800");
+      .option("timeout", "S", "stop the transformers side after S seconds", "1800")
+      .flag("fp32-only",
+            "compare in float32 only (by default both sides are also compared in bfloat16, the "
+            "precision --compute-dtype auto computes in on CUDA and on CPUs with native bf16)");
   if (!cli.parse(args)) {
     std::cout << cli.help();
     return 0;
@@ -126,6 +167,7 @@ int runVerify(const Arguments& args) {
   config.modelFolder = cli.value("model-dir");
   config.python = cli.optionalValue("python").value_or("");
   config.timeoutSeconds = cli.integer("timeout");
+  config.bfloat16 = !cli.isSet("fp32-only");
   if (config.timeoutSeconds < 1) throw UsageError("--timeout must be at least 1 second");
 
   verify::TransformersVerification result;

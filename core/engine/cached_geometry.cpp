@@ -9,6 +9,7 @@
 #include "common/install_paths.h"
 #include "common/job.h"
 #include "engine/capture.h"
+#include "engine/device_choice.h"
 #include "engine/progress_share.h"
 #include "geometry/backend.h"
 #include "geometry/layer_metric.h"
@@ -26,9 +27,14 @@ namespace {
 
 constexpr double kCaptureShare = 0.7;  // of the progress bar; scoring takes the rest
 
+ComputeDType resolvedComputeDType(const CachedGeometryRequest& r) {
+  return chooseComputeDType(r.computeDType, resolveDevice(r.device, "device")).dtype;
+}
+
 /** Everything that decides the stored rows, as one JSON text (hashed into the file name). */
 std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
   const io::TokenSamplerConfig& s = r.sampling;
+  const ComputeDType compute = resolvedComputeDType(r);
   const nlohmann::json identity = {{"cache_format", 1},
                                    {"model_fingerprint", io::modelFingerprint(r.modelFolder)},
                                    {"corpus_hash", corpusHash(r.corpus, r.corpusOptions, job)},
@@ -45,7 +51,11 @@ std::string storeIdentity(const CachedGeometryRequest& r, JobContext* job) {
                                    {"short_pieces", int(s.shortPieces)},
                                    {"distinct_prefixes", s.distinctPrefixes},
                                    {"store_dtype", "float16"}};
-  return identity.dump();
+  // Float32 stores keep the names they had before bf16 existed.
+  if (compute == ComputeDType::Float32) return identity.dump();
+  nlohmann::json withPrecision = identity;
+  withPrecision["compute_dtype"] = computeDTypeName(compute);
+  return withPrecision.dump();
 }
 
 void requireInputs(const CachedGeometryRequest& r) {
@@ -79,6 +89,7 @@ void capture(const CachedGeometryRequest& r, const std::filesystem::path& store,
   config.corpusOptions = r.corpusOptions;
   config.sampling = r.sampling;
   config.device = r.device;
+  config.computeDType = resolvedComputeDType(r);
   std::error_code error;
   config.resume = std::filesystem::exists(store, error);
   ProgressShareSink share(job, 0.0, kCaptureShare);

@@ -3,7 +3,8 @@
 // File ▸ Open Default Model, `strata-cli score --default` and scripts/run-default.sh show first.
 //
 // The activation store lives in a cache folder under a name derived from everything that decides
-// its rows (the model's content fingerprint, the corpus's content hash, the sampling settings),
+// its rows (the model's content fingerprint, the corpus's content hash, the sampling settings, the
+// precision the forward passes resolve to),
 // so a changed model or corpus gets a new store and an unchanged one is reused. Each step runs
 // only when needed: an interrupted capture is resumed, a store whose /geometry was computed with
 // other proxy options or other plugin metrics is scored again, a finished one is only read.
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compute_dtype.h"
 #include "geometry/geometry_report.h"
 #include "geometry/proxy_options.h"
 #include "io/corpus.h"
@@ -37,6 +39,9 @@ struct CachedGeometryRequest {
   io::TokenSamplerConfig sampling;
   geometry::ProxyOptions options;
   std::string device = "auto";  ///< capture and geometry backend: "cpu", "cuda" or "auto"
+  /** The capture's forward passes; Auto is resolved for the device before the cache is looked
+   *  up, so a machine with native bf16 and one without keep different stores. */
+  ComputeDType computeDType = ComputeDType::Auto;
 };
 
 struct CachedGeometry {

@@ -72,6 +72,11 @@ io::StoreMeta storeMetaFor(const CaptureConfig& config, const io::ModelConfig& m
   meta.samplingPolicy = sample.policy;
   meta.extra["bos_prepended"] = sample.bos ? "true" : "false";
   meta.extra["bos_rule"] = bos.rule;
+  meta.extra["compute_dtype"] = computeDTypeName(config.computeDType);
+  // The corpus by name, for tabs and listings (the hash above identifies it).
+  std::filesystem::path corpus = config.corpus.lexically_normal();
+  if (corpus.filename().empty()) corpus = corpus.parent_path();  // "texts/" names the folder
+  meta.extra["corpus_name"] = corpus.filename().string();
   return meta;
 }
 
@@ -153,6 +158,35 @@ io::ActivationStoreWriter openWriter(const CaptureConfig& config, const io::Mode
   return io::ActivationStoreWriter::resume(config.output, config.write);
 }
 
+/**
+ * What the forward passes compute in: Auto resolved for `device`, except that a resumed store
+ * keeps the precision its finished layers were computed in (Auto adopts it; another explicit
+ * choice is refused, so that one store never mixes precisions).
+ */
+ComputeDType captureComputeDType(const CaptureConfig& config, const at::Device& device,
+                                 JobContext& job) {
+  if (config.resume && std::filesystem::exists(config.output)) {
+    const io::ActivationStore existing = io::ActivationStore::open(config.output);
+    const auto& extra = existing.meta().extra;
+    if (const auto stored = extra.find("compute_dtype"); stored != extra.end()) {
+      const ComputeDType was = parseComputeDType(stored->second, "/meta@compute_dtype");
+      if (config.computeDType != ComputeDType::Auto && config.computeDType != was)
+        throw FormatError(config.output, std::string("was captured in ") + computeDTypeName(was) +
+                                             ": resume it with --compute-dtype " +
+                                             computeDTypeOption(was) +
+                                             " (or start over with --overwrite)");
+      job.info(std::string("computing in ") + computeDTypeName(was) +
+               ", as the store being resumed was");
+      return was;
+    }
+  }
+  const ComputeChoice choice =
+      chooseComputeDType(config.computeDType, device.is_cuda() ? "cuda" : "cpu");
+  job.info(std::string("computing in ") + computeDTypeName(choice.dtype) + " (" +
+           (config.computeDType == ComputeDType::Auto ? "auto: " : "") + choice.reason + ")");
+  return choice.dtype;
+}
+
 }  // namespace
 
 CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
@@ -161,6 +195,7 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
   CaptureConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   const at::Device device = computeDevice(config.device, "device");
+  config.computeDType = captureComputeDType(config, device, job);
   const auto tokenizer = tokenizer::loadTokenizer(config.modelFolder);
   job.checkCancelled();
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compute_dtype.h"
 #include "io/activation_store.h"
 #include "io/corpus.h"
 #include "io/token_sampler.h"
@@ -28,9 +29,6 @@ class JobContext;
 
 namespace strata::engine {
 
-/** What the forward passes compute in; the store keeps its own storage dtype either way. */
-enum class ComputeDType { Float32, BFloat16 };
-
 struct CaptureConfig {
   std::filesystem::path modelFolder;
   std::filesystem::path corpus;
@@ -40,7 +38,10 @@ struct CaptureConfig {
   io::StoreDType dtype = io::StoreDType::Float16;
   /** Threads and deflate level of the store's writing (io/activation_store.h). */
   io::StoreWriteOptions write;
-  ComputeDType computeDType = ComputeDType::Float32;
+  /** What the forward passes compute in (engine/compute_dtype.h); the store keeps its own
+   *  storage dtype either way. Auto is resolved once the device is known, and a resumed store
+   *  keeps the precision it was started in. */
+  ComputeDType computeDType = ComputeDType::Auto;
   /** "cpu", "cuda" or "auto" (engine/device_choice.h). On CUDA the weights and forward
    *  passes live on the GPU and each finished layer's stored rows are copied back for writing;
    *  with streamLayers, the next block is staged in pinned memory and copied while the current

@@ -222,6 +222,8 @@ class DihalStudy final : public Study {
       capture.sampling.tokenBudget = p.budget == "smoke" ? 256 : 8192;
       capture.sampling.sequenceLength = p.budget == "smoke" ? 16 : 64;
       capture.device = options.device;
+      // float32 whatever the machine: a study's numbers must not depend on its CPU.
+      capture.computeDType = engine::ComputeDType::Float32;
       captureAndScoreStore(capture, options.device, job);
     }
     if (!fs::exists(normalisationsFile(store)))

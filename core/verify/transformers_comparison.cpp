@@ -44,36 +44,49 @@ std::string inFolder(const std::filesystem::path& folder) {
 
 TransformersVerification compareWithStrata(const TransformersReference& reference,
                                            const std::filesystem::path& strataFolder,
-                                           JobContext& job) {
+                                           JobContext& job, bool bfloat16) {
   TransformersVerification result;
+  // Strata is always measured against transformers' float32; a bf16 check also measures
+  // transformers' own bf16 against it, the yardstick (transformers_verification.h).
+  const std::vector<TransformersReference::Prompt>& prompts = reference.prompts;
+  if (bfloat16) {
+    if (reference.bfloat16Prompts.size() != prompts.size())
+      throw Error("the transformers side of verify ran no bfloat16 pass");
+    result.computeDType = "bfloat16";
+    result.yardstick.emplace();
+  }
   result.model = reference.model;
   result.python = reference.python;
   result.transformersVersion = reference.transformersVersion;
   result.torchVersion = reference.torchVersion;
   result.architecture = reference.architecture;
 
-  job.progress(0.7, "loading the model with Strata");
-  // The loading path capture uses: float32 weights on the CPU, the folder's tokenizer.
+  job.progress(0.7, std::string("loading the model with Strata") + (bfloat16 ? " (bf16)" : ""));
+  // The loading path capture uses: weights on the CPU in the compute dtype, the folder's
+  // tokenizer.
   std::unique_ptr<model::Backbone> backbone;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   try {
-    backbone = model::Backbone::load(strataFolder);
+    backbone = model::Backbone::load(strataFolder,
+                                     {.computeDType = bfloat16 ? at::kBFloat16 : at::kFloat});
     tokenizer = tokenizer::loadTokenizer(strataFolder);
   } catch (const std::exception& error) {
     throw Error("Strata cannot load " + inFolder(strataFolder) + ": " + error.what());
   }
   const int64_t L = backbone->numLayers();
   for (int64_t l = 0; l <= L; ++l) result.layers.push_back({l, {}});
+  if (result.yardstick) result.yardstick->layers.resize(L + 1);
+  int64_t yardstickAgreeing = 0;
 
   at::InferenceMode inference;
   int64_t agreeing = 0;
   result.tokensEqual = true;
-  for (std::size_t p = 0; p < reference.prompts.size(); ++p) {
+  for (std::size_t p = 0; p < prompts.size(); ++p) {
     job.checkCancelled();
-    job.progress(0.75 + 0.25 * p / reference.prompts.size(),
-                 "Strata: prompt " + std::to_string(p + 1) + " of " +
-                     std::to_string(reference.prompts.size()));
-    const TransformersReference::Prompt& prompt = reference.prompts[p];
+    job.progress(0.75 + 0.25 * p / prompts.size(),
+                 std::string("Strata") + (bfloat16 ? " bf16" : "") + ": prompt " +
+                     std::to_string(p + 1) + " of " + std::to_string(prompts.size()));
+    const TransformersReference::Prompt& prompt = prompts[p];
     PromptTokens tokens{prompt.text, tokenizer->encode(prompt.text, true), prompt.ids};
     result.tokensEqual = result.tokensEqual && tokens.equal();
     result.prompts.push_back(std::move(tokens));
@@ -104,10 +117,26 @@ TransformersVerification compareWithStrata(const TransformersReference& referenc
     accumulate(result.logits, logits, prompt.logits, "logits");
     agreeing += logits.argmax(-1).eq(prompt.logits.argmax(-1)).sum().item<int64_t>();
     result.positions += logits.size(0);
+    if (result.yardstick) {
+      const TransformersReference::Prompt& own = reference.bfloat16Prompts[p];
+      TransformersVerification::Yardstick& y = *result.yardstick;
+      for (int64_t l = 0; l <= L; ++l)
+        accumulate(y.layers[l], own.hidden[l], prompt.hidden[l], "bf16 h_" + std::to_string(l));
+      accumulate(y.finalNorm, own.finalNorm, prompt.finalNorm, "bf16 final norm");
+      accumulate(y.logits, own.logits, prompt.logits, "bf16 logits");
+      yardstickAgreeing += own.logits.argmax(-1).eq(prompt.logits.argmax(-1)).sum().item<int64_t>();
+    }
   }
   for (LayerDifference& layer : result.layers) finish(layer.difference);
   finish(result.finalNorm);
   finish(result.logits);
+  if (result.yardstick) {
+    for (TensorDifference& layer : result.yardstick->layers) finish(layer);
+    finish(result.yardstick->finalNorm);
+    finish(result.yardstick->logits);
+    result.yardstick->top1Agreement =
+        result.positions > 0 ? static_cast<double>(yardstickAgreeing) / result.positions : 0.0;
+  }
   result.top1Agreement =
       result.positions > 0 ? static_cast<double>(agreeing) / result.positions : 0.0;
   job.progress(1.0, "done");

@@ -107,17 +107,22 @@ TransformersReference readReference(const std::filesystem::path& folder,
   const auto tensor = [&](const std::string& name) {
     return model::tensorView(file, file->at(name)).to(at::kFloat).clone();
   };
-  for (std::size_t p = 0; p < prompts.size(); ++p) {
-    const std::string prefix = "p" + std::to_string(p) + ".";
-    TransformersReference::Prompt prompt;
-    prompt.text = prompts[p];
-    prompt.ids = idsOf(model::tensorView(file, file->at(prefix + "ids")));
-    for (int64_t l = 0; l <= layers; ++l)
-      prompt.hidden.push_back(tensor(prefix + "hidden." + std::to_string(l)));
-    prompt.finalNorm = tensor(prefix + "final_norm");
-    prompt.logits = tensor(prefix + "logits");
-    reference.prompts.push_back(std::move(prompt));
-  }
+  const auto read = [&](const std::string& precision,
+                        std::vector<TransformersReference::Prompt>& into) {
+    for (std::size_t p = 0; p < prompts.size(); ++p) {
+      const std::string prefix = precision + "p" + std::to_string(p) + ".";
+      TransformersReference::Prompt prompt;
+      prompt.text = prompts[p];
+      prompt.ids = idsOf(model::tensorView(file, file->at("p" + std::to_string(p) + ".ids")));
+      for (int64_t l = 0; l <= layers; ++l)
+        prompt.hidden.push_back(tensor(prefix + "hidden." + std::to_string(l)));
+      prompt.finalNorm = tensor(prefix + "final_norm");
+      prompt.logits = tensor(prefix + "logits");
+      into.push_back(std::move(prompt));
+    }
+  };
+  read("", reference.prompts);
+  if (meta.value("bfloat16", false)) read("bf16.", reference.bfloat16Prompts);
   return reference;
 }
 
@@ -126,7 +131,8 @@ TransformersReference readReference(const std::filesystem::path& folder,
 TransformersReference runTransformersReference(const std::filesystem::path& model,
                                                const std::vector<std::string>& prompts,
                                                const std::string& python,
-                                               std::chrono::seconds timeout, JobContext& job) {
+                                               std::chrono::seconds timeout, JobContext& job,
+                                               bool bfloat16) {
   const std::filesystem::path script = bundledPythonScript(kScript);
   if (script.empty())
     throw IoError(kScript, "is missing from this installation (share/strata/python/)");
@@ -135,11 +141,13 @@ TransformersReference runTransformersReference(const std::filesystem::path& mode
   std::ofstream(promptsFile) << nlohmann::json(prompts).dump();
 
   job.progress(0.0, "starting transformers (" + python + ")");
+  std::vector<std::string> command{python, script.string(), model.string(), promptsFile.string(),
+                                   scratch.path().string()};
+  if (bfloat16) command.push_back("--bf16");
   const ChildProcessResult result = runChildProcess(
-      {python, script.string(), model.string(), promptsFile.string(), scratch.path().string()},
-      {.timeout = timeout,
-       .onStdoutLine = [&job](const std::string& line) { forwardProgress(line, job); },
-       .job = &job});
+      command, {.timeout = timeout,
+                .onStdoutLine = [&job](const std::string& line) { forwardProgress(line, job); },
+                .job = &job});
   const std::string folder = "the model folder '" + model.string() + "'";
   if (result.timedOut)
     throw Error("transformers did not finish with " + folder + " within " +

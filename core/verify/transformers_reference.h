@@ -35,6 +35,9 @@ struct TransformersReference {
     at::Tensor logits;               ///< [T, vocab]
   };
   std::vector<Prompt> prompts;
+  /** The same prompts with the model cast to bfloat16 (asked with `bfloat16`), else empty;
+   *  each Prompt's ids and text are those of `prompts`. */
+  std::vector<Prompt> bfloat16Prompts;
 };
 
 /**
@@ -46,16 +49,18 @@ struct TransformersReference {
 TransformersReference runTransformersReference(const std::filesystem::path& model,
                                                const std::vector<std::string>& prompts,
                                                const std::string& python,
-                                               std::chrono::seconds timeout, JobContext& job);
+                                               std::chrono::seconds timeout, JobContext& job,
+                                               bool bfloat16 = false);
 
 /**
- * Loads `strataFolder` as capture does (Backbone::load, float32 on the CPU, and loadTokenizer),
- * runs it on each prompt's HF ids and compares with `reference`. `strataFolder` is normally
+ * Loads `strataFolder` as capture does (Backbone::load on the CPU, in float32 or with `bfloat16`
+ * in bfloat16, and loadTokenizer), runs it on each prompt's HF ids and compares with
+ * `reference`'s prompts (its bfloat16Prompts with `bfloat16`). `strataFolder` is normally
  * reference.model; tests pass a damaged copy. Throws strata::Error naming the folder when Strata
  * cannot load or run it, CancelledError between prompts.
  */
 TransformersVerification compareWithStrata(const TransformersReference& reference,
                                            const std::filesystem::path& strataFolder,
-                                           JobContext& job);
+                                           JobContext& job, bool bfloat16 = false);
 
 }  // namespace strata::verify

@@ -30,40 +30,96 @@ const std::vector<std::string>& verificationPrompts() {
   return prompts;
 }
 
+namespace {
+
+/** Every compared row with its name: h_0 … h_L, the final norm, the logits. */
+template <typename Visit>
+void forEachRow(const TransformersVerification& r, Visit visit) {
+  for (const LayerDifference& layer : r.layers)
+    visit("h_" + std::to_string(layer.layer), layer.difference);
+  visit("final norm", r.finalNorm);
+  visit("logits", r.logits);
+}
+
+}  // namespace
+
 TransformersVerification::Worst TransformersVerification::worst() const {
   Worst worst{"logits", logits};
-  const auto consider = [&](const std::string& name, const TensorDifference& difference) {
+  forEachRow(*this, [&](const std::string& name, const TensorDifference& difference) {
     if (difference.maxRel > worst.difference.maxRel) worst = {name, difference};
-  };
-  for (const LayerDifference& layer : layers)
-    consider("h_" + std::to_string(layer.layer), layer.difference);
-  consider("final norm", finalNorm);
+  });
   return worst;
 }
 
-bool TransformersVerification::agrees(double tolerance) const {
-  return worst().difference.maxRel < tolerance && top1Agreement == 1.0 && tokensEqual;
+double TransformersVerification::toleranceOf(const std::string& row) const {
+  if (!yardstick) return kTolerance;
+  const TensorDifference* own = nullptr;
+  if (row == "final norm") {
+    own = &yardstick->finalNorm;
+  } else if (row == "logits") {
+    own = &yardstick->logits;
+  } else {
+    for (std::size_t l = 0; l < layers.size() && l < yardstick->layers.size(); ++l)
+      if (row == "h_" + std::to_string(layers[l].layer)) own = &yardstick->layers[l];
+  }
+  return own ? kBFloat16Slack * own->maxRel + kTolerance : kTolerance;
+}
+
+double TransformersVerification::minimumTop1() const {
+  return yardstick ? yardstick->top1Agreement - kBFloat16Top1Slack : 1.0;
+}
+
+namespace {
+
+/** The row furthest beyond its tolerance (as a ratio), when any is. */
+std::optional<TransformersVerification::Worst> firstBeyond(const TransformersVerification& r) {
+  std::optional<TransformersVerification::Worst> beyond;
+  double ratio = 1.0;
+  forEachRow(r, [&](const std::string& name, const TensorDifference& difference) {
+    const double over = difference.maxRel / r.toleranceOf(name);
+    if (over >= ratio) {
+      ratio = over;
+      beyond = TransformersVerification::Worst{name, difference};
+    }
+  });
+  return beyond;
+}
+
+}  // namespace
+
+bool TransformersVerification::agrees() const {
+  return !firstBeyond(*this) && top1Agreement >= minimumTop1() && tokensEqual &&
+         (!bfloat16 || bfloat16->agrees());
 }
 
 std::string TransformersVerification::verdict() const {
   const Worst w = worst();
   const std::string versus = "transformers " + transformersVersion;
-  if (agrees())
-    return "agrees with " + versus + " (largest relative difference " +
+  const std::string inBf16 = bfloat16 ? "; in bf16 it " + bfloat16->verdict() : "";
+  const auto agreeing = static_cast<int64_t>(top1Agreement * static_cast<double>(positions) + 0.5);
+  const std::optional<Worst> beyond = firstBeyond(*this);
+  const bool top1Agrees = top1Agreement >= minimumTop1();
+  // A bf16 check is measured against transformers' float32, beside transformers' own bf16.
+  const std::string against =
+      yardstick ? versus + "'s float32 as closely as its own bf16 does" : versus;
+  if (!beyond && top1Agrees && tokensEqual)
+    return "agrees with " + against + " (largest relative difference " +
            scientific(w.difference.maxRel) + " at " + w.name + ", top-1 " +
-           std::to_string(positions) + "/" + std::to_string(positions) + ", tokens equal)";
+           std::to_string(agreeing) + "/" + std::to_string(positions) + ", tokens equal)" + inBf16;
   std::string why;
   const auto add = [&why](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
-  if (w.difference.maxRel >= kTolerance)
-    add("worst layer " + w.name + ": max |Δ| " + scientific(w.difference.maxAbs) + ", relative " +
-        scientific(w.difference.maxRel));
-  if (top1Agreement < 1.0) {
-    char share[16];
-    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * top1Agreement);
+  if (beyond)
+    add("worst layer " + beyond->name + ": max |Δ| " + scientific(beyond->difference.maxAbs) +
+        ", relative " + scientific(beyond->difference.maxRel) + " (limit " +
+        scientific(toleranceOf(beyond->name)) + ")");
+  if (!top1Agrees) {
+    char share[64];
+    std::snprintf(share, sizeof share, "%.1f%% (limit %.1f%%)", 100.0 * top1Agreement,
+                  100.0 * minimumTop1());
     add(std::string("top-1 agreement ") + share);
   }
   if (!tokensEqual) add("tokenization differs");
-  return "DIFFERS from " + versus + ": " + why;
+  return "DIFFERS from " + against + ": " + why + inBf16;
 }
 
 TransformersVerification verifyAgainstTransformers(const VerificationConfig& given,
@@ -83,10 +139,15 @@ TransformersVerification verifyAgainstTransformers(const VerificationConfig& giv
   requireTransformers(python, &job);
   const std::vector<std::string>& prompts =
       config.prompts.empty() ? verificationPrompts() : config.prompts;
-  const TransformersReference reference = runTransformersReference(
-      config.modelFolder, prompts, python, std::chrono::seconds(config.timeoutSeconds), job);
+  const TransformersReference reference =
+      runTransformersReference(config.modelFolder, prompts, python,
+                               std::chrono::seconds(config.timeoutSeconds), job, config.bfloat16);
   job.checkCancelled();
-  return compareWithStrata(reference, config.modelFolder, job);
+  TransformersVerification result = compareWithStrata(reference, config.modelFolder, job);
+  if (config.bfloat16)
+    result.bfloat16 = std::make_shared<const TransformersVerification>(
+        compareWithStrata(reference, config.modelFolder, job, true));
+  return result;
 }
 
 }  // namespace strata::verify

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,25 @@ struct TransformersVerification {
   int64_t positions = 0;       ///< positions compared, over every prompt
   bool tokensEqual = false;    ///< Strata's ids == HF's ids on every prompt
   std::vector<PromptTokens> prompts;
+  /** What Strata computed in: "float32", or "bfloat16" (--compute-dtype bf16). */
+  std::string computeDType = "float32";
+
+  /**
+   * A bfloat16 check measures Strata's bf16 against transformers' float32 (the rows above), and
+   * beside it transformers' own bf16 (its model cast to bf16) against the same float32. Two
+   * correct bf16 implementations round differently, so Strata agrees when it is no further from
+   * float32 than transformers' own bf16 is, row by row (times kBFloat16Slack, plus kTolerance),
+   * and its top-1 agreement with float32 is at most kBFloat16Top1Slack below transformers' own.
+   */
+  struct Yardstick {
+    std::vector<TensorDifference> layers;  ///< transformers bf16 − float32, h_0 … h_L
+    TensorDifference finalNorm;
+    TensorDifference logits;
+    double top1Agreement = 0.0;  ///< its bf16 argmax == its float32 argmax
+  };
+  std::optional<Yardstick> yardstick;
+  /** The same check in bfloat16, when it was asked for (VerificationConfig::bfloat16). */
+  std::shared_ptr<const TransformersVerification> bfloat16;
 
   /** The row with the largest maxRel among h_0 … h_L, the final norm and the logits. */
   struct Worst {
@@ -58,12 +79,22 @@ struct TransformersVerification {
     TensorDifference difference;
   };
   Worst worst() const;
-  /** maxRel below `tolerance` everywhere, every top-1 equal and every prompt tokenized alike. */
-  bool agrees(double tolerance = kTolerance) const;
-  /** One line: "agrees with transformers 5.25.0 (…)" or "DIFFERS from transformers …: …". */
+  /** The largest maxRel that agrees for `row` ("h_3", "final norm", "logits"): kTolerance in
+   *  float32, the yardstick's bound in a bfloat16 check. */
+  double toleranceOf(const std::string& row) const;
+  /** The lowest top-1 agreement that agrees: every position in float32, the yardstick's less
+   *  kBFloat16Top1Slack in a bfloat16 check. */
+  double minimumTop1() const;
+  /** Every row within toleranceOf, top-1 agreement at least minimumTop1, every prompt
+   *  tokenized alike, and the bfloat16 check (when made) agreeing too. */
+  bool agrees() const;
+  /** One line: "agrees with transformers 5.25.0 (…)" or "DIFFERS from transformers …: …", then
+   *  "; in bf16 it …" when the bfloat16 check was made. */
   std::string verdict() const;
 
   static constexpr double kTolerance = 1e-3;
+  static constexpr double kBFloat16Slack = 2.0;
+  static constexpr double kBFloat16Top1Slack = 0.05;
 };
 
 struct VerificationConfig {
@@ -74,6 +105,9 @@ struct VerificationConfig {
   std::vector<std::string> prompts{};
   /** The transformers side is stopped after this long (loading a large model is slow). */
   int64_t timeoutSeconds = 1800;
+  /** Also compare both sides in bfloat16 (the path `--compute-dtype auto` takes on CUDA and on
+   *  CPUs with native bf16): transformers casts its model, Strata computes in bf16. */
+  bool bfloat16 = false;
 };
 
 /** The fixed prompts: English prose, digits and punctuation, accented Latin, CJK and an emoji,

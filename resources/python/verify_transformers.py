@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Hugging Face side of `strata-cli verify` (core/verify/, docs/verify.md).
 
-Usage: verify_transformers.py MODEL_DIR PROMPTS_JSON OUTPUT_DIR
+Usage: verify_transformers.py MODEL_DIR PROMPTS_JSON OUTPUT_DIR [--bf16]
 
 Loads MODEL_DIR with transformers (AutoTokenizer, AutoModelForCausalLM; float32, eager
 attention, on the CPU), tokenizes every prompt of PROMPTS_JSON (a JSON list of strings) with
@@ -13,9 +13,11 @@ special tokens, as `tokenizer(text)` does, runs the model on each prompt alone a
                                       BEFORE the final norm: taken with a forward hook)
     p<i>.final_norm   [T, d] float32  the final norm's output (HF's hidden_states[L])
     p<i>.logits       [T, vocab] float32
+  With --bf16 the model is then cast to bfloat16 and run again on the same ids, writing
+    bf16.p<i>.hidden.<l>, bf16.p<i>.final_norm, bf16.p<i>.logits   (as float32)
   OUTPUT_DIR/reference.json
     {"transformers_version", "torch_version", "python", "architecture", "num_layers",
-     "prompts"}
+     "prompts", "bfloat16"}
 
 Lines "progress <fraction> <stage>" on stdout report progress; errors go to stderr.
 Exit codes: 0 done; 3 torch, transformers or safetensors cannot be imported; 4 transformers
@@ -88,10 +90,11 @@ def load(model_dir):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or (len(sys.argv) == 5 and sys.argv[4] != "--bf16"):
         print(__doc__, file=sys.stderr)
         return 2
-    model_dir, prompts_file, output_dir = sys.argv[1:]
+    model_dir, prompts_file, output_dir = sys.argv[1:4]
+    bfloat16 = len(sys.argv) == 5
     with open(prompts_file, encoding="utf-8") as f:
         prompts = json.load(f)
 
@@ -113,22 +116,36 @@ def main():
 
     layers[-1].register_forward_hook(keep_last_block_output)
 
+    def run(prefix, ids, start, share):
+        """Runs every prompt's ids, writing its tensors under `prefix`."""
+        with torch.no_grad():
+            for i, input_ids in enumerate(ids):
+                progress(start + share * i / len(ids),
+                         f"transformers{prefix and ' bf16'}: prompt {i + 1} of {len(ids)}")
+                out = model(input_ids=input_ids, output_hidden_states=True, use_cache=False)
+                hidden = out.hidden_states
+                if len(hidden) != num_layers + 1:
+                    raise RuntimeError(
+                        f"expected {num_layers + 1} hidden states, got {len(hidden)}")
+                for layer in range(num_layers):  # h_0 ... h_{L-1}: HF's raw block outputs
+                    tensors[f"{prefix}p{i}.hidden.{layer}"] = hidden[layer][0].float().clone()
+                tensors[f"{prefix}p{i}.hidden.{num_layers}"] = last_block["h"][0].float().clone()
+                tensors[f"{prefix}p{i}.final_norm"] = hidden[num_layers][0].float().clone()
+                tensors[f"{prefix}p{i}.logits"] = out.logits[0].float().clone()
+
     tensors = {}
-    with torch.no_grad():
-        for i, text in enumerate(prompts):
-            progress(0.3 + 0.6 * i / len(prompts), f"transformers: prompt {i + 1} of {len(prompts)}")
-            ids = tokenizer(text, add_special_tokens=True)["input_ids"]
-            input_ids = torch.tensor([ids], dtype=torch.long)
-            out = model(input_ids=input_ids, output_hidden_states=True, use_cache=False)
-            hidden = out.hidden_states
-            if len(hidden) != num_layers + 1:
-                raise RuntimeError(f"expected {num_layers + 1} hidden states, got {len(hidden)}")
-            tensors[f"p{i}.ids"] = input_ids[0].clone()
-            for layer in range(num_layers):  # h_0 ... h_{L-1}: HF's raw block outputs
-                tensors[f"p{i}.hidden.{layer}"] = hidden[layer][0].float().clone()
-            tensors[f"p{i}.hidden.{num_layers}"] = last_block["h"][0].float().clone()
-            tensors[f"p{i}.final_norm"] = hidden[num_layers][0].float().clone()
-            tensors[f"p{i}.logits"] = out.logits[0].float().clone()
+    ids = []
+    for i, text in enumerate(prompts):
+        input_ids = torch.tensor([tokenizer(text, add_special_tokens=True)["input_ids"]],
+                                 dtype=torch.long)
+        tensors[f"p{i}.ids"] = input_ids[0].clone()
+        ids.append(input_ids)
+    run("", ids, 0.3, 0.6 if not bfloat16 else 0.3)
+    if bfloat16:
+        # transformers' own bf16 path: weights cast, RMSNorm statistics in float32 as its
+        # modules do; what Strata's --compute-dtype bf16 is compared with.
+        model.to(torch.bfloat16)
+        run("bf16.", ids, 0.6, 0.3)
 
     progress(0.95, "writing the reference")
     save_file(tensors, os.path.join(output_dir, "reference.safetensors"))
@@ -139,6 +156,7 @@ def main():
         "architecture": type(model).__name__,
         "num_layers": num_layers,
         "prompts": len(prompts),
+        "bfloat16": bfloat16,
     }
     with open(os.path.join(output_dir, "reference.json"), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1)

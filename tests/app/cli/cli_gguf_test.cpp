@@ -120,19 +120,20 @@ TEST_F(CliGguf, CaptureTakesTheGgufFile) {
   const fs::path store = m_dir.path() / "acts.h5";
   const CommandOutput captured =
       testing::runCli("capture --model " + m_gguf.string() + " --corpus " + corpus.string() +
-                      " --tokens 16 --seq-len 12 --out " + store.string());
+                      " --tokens 16 --seq-len 12 --compute-dtype fp32 --out " + store.string());
   ASSERT_EQ(captured.exitCode, 0) << captured.out;
   EXPECT_NE(captured.out.find("31 layers"), std::string::npos) << captured.out;  // h_0 … h_30
   EXPECT_NE(captured.out.find(": resident"), std::string::npos) << captured.out;
   EXPECT_TRUE(fs::exists(store));
 
-  // With 1 GiB available, SmolLM2 in float32 (513 MiB) plus the process does not fit
+  // (float32 pinned: the thresholds below are float32's.) With 1 GiB available, SmolLM2 in
+  // float32 (513 MiB) plus the process does not fit
   // resident: the plan streams its layers, and the store is the same.
   const fs::path streamed = m_dir.path() / "streamed.h5";
   ::setenv("STRATA_MEMORY_AVAILABLE", "1G", 1);
   const CommandOutput tight =
       testing::runCli("capture --model " + m_gguf.string() + " --corpus " + corpus.string() +
-                      " --tokens 16 --seq-len 12 --out " + streamed.string());
+                      " --tokens 16 --seq-len 12 --compute-dtype fp32 --out " + streamed.string());
   ASSERT_EQ(tight.exitCode, 0) << tight.out;
   EXPECT_NE(tight.out.find("streams its layers"), std::string::npos) << tight.out;
   EXPECT_TRUE(fs::exists(streamed));
@@ -143,7 +144,7 @@ TEST_F(CliGguf, CaptureTakesTheGgufFile) {
   ::setenv("STRATA_MEMORY_AVAILABLE", "500M", 1);
   const CommandOutput tooSmall =
       testing::runCli("capture --model " + m_gguf.string() + " --corpus " + corpus.string() +
-                      " --tokens 16 --seq-len 12 --out " + refused.string());
+                      " --tokens 16 --seq-len 12 --compute-dtype fp32 --out " + refused.string());
   ::unsetenv("STRATA_MEMORY_AVAILABLE");
   EXPECT_NE(tooSmall.exitCode, 0) << tooSmall.out;
   EXPECT_NE(tooSmall.out.find("this job needs about"), std::string::npos) << tooSmall.out;

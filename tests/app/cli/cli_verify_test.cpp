@@ -40,6 +40,21 @@ TEST(CliVerify, JsonHasTheDocumentedShape) {
   EXPECT_FALSE(json["transformers_version"].get<std::string>().empty());
   EXPECT_LT(json["final_norm"]["max_rel"].get<double>(), 1e-5);
   EXPECT_EQ(json["agrees"], true);
+  EXPECT_EQ(json["compute_dtype"], "float32");
+  // The bf16 check, made by default: Strata in bf16 against transformers' float32, beside
+  // transformers' own bf16.
+  const auto& bf16 = json["bfloat16"];
+  ASSERT_TRUE(bf16.is_object()) << result.out;
+  EXPECT_EQ(bf16["compute_dtype"], "bfloat16");
+  EXPECT_EQ(bf16["agrees"], true);
+  EXPECT_EQ(bf16["layers"].size(), 4u);
+  EXPECT_EQ(bf16["transformers_bf16"]["layers"].size(), 4u);
+  EXPECT_TRUE(bf16["transformers_bf16"]["top1_agreement"].is_number());
+
+  const CommandOutput fp32 = testing::runCliSplit("verify --json --fp32-only --python " + python +
+                                                  " " + (dir / "model").string());
+  ASSERT_EQ(fp32.exitCode, 0) << fp32.err;
+  EXPECT_FALSE(nlohmann::json::parse(fp32.out).contains("bfloat16"));
 }
 
 TEST(CliVerify, WithoutTransformersExitsThreeNamingThePython) {

@@ -36,6 +36,7 @@ class CaptureTest : public ::testing::Test {
     config.corpus = corpus;
     config.output = dir / "acts.h5";
     config.dtype = io::StoreDType::Float32;
+    config.computeDType = ComputeDType::Float32;  // compared with the backbone in float32
     config.sampling.sequenceLength = 24;
     config.sampling.tokenBudget = 150;
     config.batchSequences = 3;

@@ -50,6 +50,20 @@ class TransformersCheckpoint : public ::testing::Test {
     ASSERT_TRUE(failure.empty()) << failure;
   }
   std::filesystem::path folder() const { return m_dir / "model"; }
+  /** A copy whose second block (HF layers[1], output h_2) has one damaged weight. */
+  std::filesystem::path damagedCopy() const {
+    const std::filesystem::path damaged = m_dir / "damaged";
+    std::filesystem::copy(folder(), damaged);
+    const auto file = io::SafetensorsFile::open(folder() / "model.safetensors");
+    model::NamedTensors tensors;
+    for (const io::TensorEntry& entry : file->tensors()) {
+      at::Tensor tensor = model::tensorView(file, entry).clone();
+      if (entry.name == "model.layers.1.mlp.down_proj.weight") tensor.add_(0.5);
+      tensors.emplace_back(entry.name, tensor);
+    }
+    model::writeSafetensors(damaged / "model.safetensors", tensors);
+    return damaged;
+  }
 
   TempDir m_dir;
   std::string m_python;
@@ -101,20 +115,8 @@ TEST_F(TransformersCheckpoint, RandomGpt2WithItsVocabAndMergesAgrees) {
 
 TEST_F(TransformersCheckpoint, DamagedBlockDiffersFromItsOutputOn) {
   make("llama");
-  // A copy whose second block (HF layers[1], output h_2) has one damaged weight: Strata runs the
-  // copy, transformers the original.
-  const std::filesystem::path damaged = m_dir / "damaged";
-  std::filesystem::copy(folder(), damaged);
-  {
-    const auto file = io::SafetensorsFile::open(folder() / "model.safetensors");
-    model::NamedTensors tensors;
-    for (const io::TensorEntry& entry : file->tensors()) {
-      at::Tensor tensor = model::tensorView(file, entry).clone();
-      if (entry.name == "model.layers.1.mlp.down_proj.weight") tensor.add_(0.5);
-      tensors.emplace_back(entry.name, tensor);
-    }
-    model::writeSafetensors(damaged / "model.safetensors", tensors);
-  }
+  // Strata runs the damaged copy, transformers the original.
+  const std::filesystem::path damaged = damagedCopy();
   const TransformersReference reference = runTransformersReference(
       folder(), verificationPrompts(), m_python, std::chrono::seconds(600), m_job);
   const TransformersVerification result = compareWithStrata(reference, damaged, m_job);
@@ -128,6 +130,40 @@ TEST_F(TransformersCheckpoint, DamagedBlockDiffersFromItsOutputOn) {
   EXPECT_GT(result.layers[3].difference.maxRel, 1e-3);
   EXPECT_EQ(result.verdict().rfind("DIFFERS from transformers ", 0), 0u) << result.verdict();
   EXPECT_NE(result.verdict().find("worst layer"), std::string::npos) << result.verdict();
+}
+
+TEST_F(TransformersCheckpoint, Bf16AgreesAsCloselyAsTransformersOwnBf16) {
+  make("llama");
+  const TransformersVerification result = verifyAgainstTransformers(
+      {.modelFolder = folder(), .python = m_python, .bfloat16 = true}, m_job);
+  expectAgreement(result, 3);
+  ASSERT_TRUE(result.bfloat16);
+  const TransformersVerification& bf16 = *result.bfloat16;
+  EXPECT_EQ(bf16.computeDType, "bfloat16");
+  ASSERT_TRUE(bf16.yardstick);
+  ASSERT_EQ(bf16.yardstick->layers.size(), 4u);
+  EXPECT_TRUE(bf16.agrees()) << bf16.verdict();
+  // Both sides really ran in bf16: their differences from float32 are bf16-sized, not zero.
+  for (std::size_t l = 1; l < bf16.layers.size(); ++l) {
+    EXPECT_GT(bf16.layers[l].difference.maxRel, 1e-4) << "Strata h_" << l;
+    EXPECT_GT(bf16.yardstick->layers[l].maxRel, 1e-4) << "transformers h_" << l;
+  }
+  EXPECT_NE(result.verdict().find("; in bf16 it agrees"), std::string::npos) << result.verdict();
+}
+
+TEST_F(TransformersCheckpoint, DamagedBlockInBf16GoesBeyondTransformersOwnBf16) {
+  make("llama");
+  const std::filesystem::path damaged = damagedCopy();
+  const TransformersReference reference =
+      runTransformersReference(folder(), verificationPrompts(), m_python, std::chrono::seconds(600),
+                               m_job, /*bfloat16=*/true);
+  ASSERT_EQ(reference.bfloat16Prompts.size(), reference.prompts.size());
+  EXPECT_TRUE(compareWithStrata(reference, folder(), m_job, true).agrees());
+  const TransformersVerification result = compareWithStrata(reference, damaged, m_job, true);
+  EXPECT_FALSE(result.agrees());
+  EXPECT_LE(result.layers[1].difference.maxRel, result.toleranceOf("h_1"));
+  EXPECT_GT(result.layers[2].difference.maxRel, result.toleranceOf("h_2"));
+  EXPECT_NE(result.verdict().find("(limit "), std::string::npos) << result.verdict();
 }
 
 TEST_F(TransformersCheckpoint, FolderTransformersCannotLoadIsNamed) {

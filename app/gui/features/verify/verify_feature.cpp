@@ -66,7 +66,7 @@ void VerifyFeature::verifyModel(const QString& modelFolder) {
   // The worker writes only *result and *unavailable; the GUI thread reads them after finished().
   JobWork work = [folder = toFsPath(folder), result, unavailable](JobContext& job) {
     try {
-      *result = verify::verifyAgainstTransformers({.modelFolder = folder}, job);
+      *result = verify::verifyAgainstTransformers({.modelFolder = folder, .bfloat16 = true}, job);
     } catch (const verify::TransformersUnavailableError& error) {
       *unavailable = QString::fromStdString(error.what());
     }

@@ -79,6 +79,7 @@ TEST(BFloat16Compute, CaptureKeepsTheStorageDTypeAndTracksFloat32) {
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
   config.output = dir / "fp32.h5";
+  config.computeDType = engine::ComputeDType::Float32;
   engine::runCapture(config, job);
   config.output = dir / "bf16.h5";
   config.computeDType = engine::ComputeDType::BFloat16;
