@@ -340,6 +340,37 @@ class MainWindowTest : public QObject {
     QCOMPARE(view->summary().numTokens, 3);
   }
 
+  // Issue 41 point 4: a store is named by its model and corpus, not by its hashed file name.
+  void aStoreIsNamedByItsModelAndCorpus() {
+    const QString file =
+        m_root.filePath("SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-c8171e4d3debdae5.h5");
+    {
+      io::StoreMeta meta;
+      meta.modelId = "/data/gguf/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e";
+      meta.architecture = "LlamaForCausalLM";
+      meta.hiddenSize = 4;
+      meta.numLayers = 1;
+      meta.dtype = io::StoreDType::Float32;
+      meta.extra["corpus_name"] = "wikitext2-valid.txt";
+      io::TokenTable tokens{{5, 6}, {0, 0}, {1, 2}};
+      auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+      const std::vector<float> rows(2 * 4, 0.5f);
+      writer.writeLayer(0, rows);
+      writer.writeLayer(1, rows);
+      writer.close();
+    }
+    MainWindow window;
+    QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
+    window.feature<OpenFeature>()->openPath(file);
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+    const QString name = QStringLiteral("SmolLM2-135M-Instruct.Q4_1 · wikitext2-valid.txt");
+    const int tab = window.tabs()->currentIndex();
+    QCOMPARE(window.tabs()->tabText(tab), name);
+    QCOMPARE(window.tabs()->tabToolTip(tab), file);
+    const auto items = window.projectDock()->tree()->findItems(name, Qt::MatchRecursive);
+    QCOMPARE(items.size(), 1);
+  }
+
   void storeSummaryReadsAtTheDefaultWindowSize() {
     // The sampling policy once showed as one JSON blob, and with the corpus hash forced a
     // horizontal scroll bar at the default 1100×700 (review 2026-12-05, screenshot 48).

@@ -22,6 +22,7 @@
 #include "plugin_loading.h"
 #include "project_dock.h"
 #include "services.h"
+#include "store_names.h"
 #include "store_summary_view.h"
 #include "tab_keys.h"
 #include "workbench.h"
@@ -274,6 +275,11 @@ void GeometryFeature::loadStoredGeometry(const QString& path) {
       });
 }
 
+QString GeometryFeature::storeName(const QString& storeFile) const {
+  const auto summary = m_workbench->store(storeFile);
+  return storeDisplayName(storeFile, summary ? &summary->meta : nullptr);
+}
+
 void GeometryFeature::showGeometry(const QString& storeFile,
                                    std::shared_ptr<const geometry::GeometryReport> report) {
   const QString key = tabkey::geometry(storeFile);
@@ -284,7 +290,7 @@ void GeometryFeature::showGeometry(const QString& storeFile,
     auto* created = new LayerGeometryView(storeFile, std::move(report));
     connect(created, &LayerGeometryView::layerDetailRequested, this,
             [this, storeFile](qint64 layer) { showLayerDetail(storeFile, layer); });
-    m_workbench->addTab(created, key, tr("Geometry — %1").arg(displayName(storeFile)));
+    m_workbench->addTab(created, key, tr("Geometry — %1").arg(storeName(storeFile)));
   }
   emit m_workbench->events().geometryShown(storeFile);
 }
@@ -311,7 +317,7 @@ void GeometryFeature::showLayerDetail(const QString& storeFile, qint64 layer) {
         m_loadingDetails.removeAll(key);
         if (outcome == JobOutcome::Succeeded) {
           m_workbench->addTab(new LayerDetailView(detail), key,
-                              tr("Layer %1 — %2").arg(layer).arg(displayName(storeFile)));
+                              tr("Layer %1 — %2").arg(layer).arg(storeName(storeFile)));
           emit layerDetailShown(storeFile, layer);
         } else if (outcome == JobOutcome::Failed) {
           m_workbench->reportFailure(

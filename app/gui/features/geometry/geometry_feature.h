@@ -77,6 +77,8 @@ class GeometryFeature final : public Feature {
   void loadStoredGeometry(const QString& path);
   void showGeometry(const QString& storeFile,
                     std::shared_ptr<const geometry::GeometryReport> report);
+  /** The store's model and corpus when it is open (store_names.h), else its file name. */
+  QString storeName(const QString& storeFile) const;
 
   Workbench* m_workbench = nullptr;
   QAction* m_scoreLayersAction = nullptr;

@@ -15,6 +15,7 @@
 #include "io/store_summary.h"
 #include "log_dock.h"
 #include "model_summary_view.h"
+#include "store_names.h"
 #include "store_summary_view.h"
 #include "workbench.h"
 
@@ -216,14 +217,14 @@ void OpenFeature::showModel(std::shared_ptr<const io::ModelSummary> summary) {
 void OpenFeature::showStore(std::shared_ptr<const io::StoreSummary> summary) {
   const QString path = QDir::cleanPath(toQString(summary->file));
   m_workbench->addStore(path, summary);
-  m_workbench->projects().addEntry(ProjectCategory::ActivationStores, path);
+  const QString name = storeDisplayName(path, &summary->meta);
+  m_workbench->projects().addEntry(ProjectCategory::ActivationStores, path, name);
   m_workbench->log().append(MessageLevel::Info,
                             tr("Opened activation store %1: %2 tokens, %3 of %4 layers complete")
                                 .arg(fileName(path), countText(summary->numTokens))
                                 .arg(summary->completedLayers.size())
                                 .arg(summary->meta.numLayers + 1));
-  m_workbench->showTab(path, displayName(path),
-                       [summary] { return new StoreSummaryView(summary); });
+  m_workbench->showTab(path, name, [summary] { return new StoreSummaryView(summary); });
   m_workbench->showStatusMessage(tr("Opened %1").arg(path), 5000);
   emit m_workbench->events().pathOpened(path);
 }
@@ -232,8 +233,9 @@ void OpenFeature::activateEntry(ProjectCategory category, const QString& path) {
   if (m_workbench->focusTab(path)) return;
   if (category == ProjectCategory::Models && m_workbench->model(path))
     m_workbench->addTab(new ModelSummaryView(m_workbench->model(path)), path, displayName(path));
-  else if (category == ProjectCategory::ActivationStores && m_workbench->store(path))
-    m_workbench->addTab(new StoreSummaryView(m_workbench->store(path)), path, displayName(path));
+  else if (const auto store =
+               category == ProjectCategory::ActivationStores ? m_workbench->store(path) : nullptr)
+    m_workbench->addTab(new StoreSummaryView(store), path, storeDisplayName(path, &store->meta));
   else
     openPath(path);
 }
