@@ -62,6 +62,10 @@ TEST(CaptureEstimate, ReproducesTheMeasuredSmolLm2CaptureAndScoring) {
   EXPECT_LT(capture, 15.4);
   const double scoring = estimateScoringSeconds(config, 4096);
   EXPECT_NEAR(scoring, 24.2, 0.25 * 24.2);  // measured 24.2 s for 31 hidden states
+  shape.computeBytes = 2;                   // bf16 on a CPU with native bf16: measured 4.3 s
+  const double bf16 = estimateCaptureSeconds(config, parameters, shape);
+  EXPECT_GT(bf16, 4.3);
+  EXPECT_LT(bf16, 8.0);
 }
 
 TEST(CaptureEstimate, GrowsWithTheTokensAndTheSequenceLength) {

@@ -23,6 +23,7 @@
 
 #include "common/install_paths.h"
 #include "display_text.h"
+#include "engine/compute_dtype.h"
 #include "engine/memory_plan.h"
 #include "path_row.h"
 
@@ -301,6 +302,12 @@ engine::CaptureShape CaptureDialog::shape() const {
   shape.batchSequences = engine::CaptureConfig{}.batchSequences;
   shape.cuda = m_cuda;
   shape.streamLayers = m_streamLayers->isChecked();
+  // The job computes in what --compute-dtype auto picks here (engine/compute_dtype.h).
+  shape.computeBytes =
+      engine::chooseComputeDType(engine::ComputeDType::Auto, m_cuda ? "cuda" : "cpu").dtype ==
+              engine::ComputeDType::BFloat16
+          ? 2
+          : 4;
   return shape;
 }
 
@@ -320,6 +327,7 @@ QString CaptureDialog::updateEstimate() {
                      : tr("%1 to capture").arg(aboutText(capture));
   time += m_cuda ? tr(" (estimated for a 2-core CPU: a GPU is faster)")
                  : tr(" (estimated from measured throughput)");
+  time += s.computeBytes == 2 ? tr(", computing in bfloat16") : tr(", computing in float32");
   int64_t available = 0;
   try {
     available = engine::availableMemory(m_cuda);
