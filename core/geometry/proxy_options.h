@@ -45,7 +45,9 @@ struct ProxyOptions {
   int64_t directions = 1024;  // M: random difference directions u = x_a − x_b for m_mono
   double ridgeFactor = 1e-3;  // ε = ridgeFactor · tr(Σ)/d
   MonotonicityMode monotonicity = MonotonicityMode::Rayleigh;
-  Normalisation normalisation = Normalisation::Trace;
+  // standardise since the pre-registered Gemma-3 replication (docs/geometry.md, "Normalisation");
+  // stores scored before say which they used (/geometry@normalisation, absent: trace).
+  Normalisation normalisation = Normalisation::Standardise;
   int64_t spectrumSize = 64;        // leading eigenvalues of Σ kept for plots (clipped to d)
   int64_t bootstrapResamples = 20;  // 0: no intervals
   // false: skip m_curv's k-NN search (curvature NaN, localLambdaMax empty). The bootstrap's

@@ -40,6 +40,9 @@ geometry::StoreScoring scoringOf(const fs::path& store, const std::string& devic
   geometry::StoreScoring scoring;
   scoring.store = store;
   scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(device, "device"));
+  // The protocols score a store's own scan under trace and the others beside it
+  // (kOtherNormalisations), whatever the product's default normalisation has become.
+  scoring.options.normalisation = geometry::Normalisation::Trace;
   return scoring;
 }
 

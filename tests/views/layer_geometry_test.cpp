@@ -791,6 +791,7 @@ class LayerGeometryTest : public QObject {
 
     report = std::make_shared<GeometryReport>(*sixLayerReport());
     report->options.monotonicity = geometry::MonotonicityMode::MinEigenvalue;
+    report->options.normalisation = geometry::Normalisation::Trace;
     report->options.jackknifeBlocks = 0;  // as read from a store of before BCa
     LayerGeometryView cancelling("/data/acts.h5", report);
     const QString text = cancelling.headerLabel()->text();
@@ -1217,10 +1218,10 @@ class LayerGeometryTest : public QObject {
     QCOMPARE(defaults.options.neighbours, 32);
     QCOMPARE(dialog.neighboursBox()->maximum(), 299);  // k + 1 ≤ N
 
-    QCOMPARE(defaults.options.normalisation, geometry::Normalisation::Trace);
+    QCOMPARE(defaults.options.normalisation, geometry::Normalisation::Standardise);
     dialog.deviceBox()->setCurrentIndex(1);
     dialog.normalisationBox()->setCurrentIndex(dialog.normalisationBox()->findData(
-        static_cast<int>(geometry::Normalisation::Standardise)));
+        static_cast<int>(geometry::Normalisation::Trace)));  // not the default: saved and read
     dialog.bootstrapBox()->setValue(2);
     dialog.anchorsBox()->setValue(64);
     dialog.neighboursBox()->setValue(8);
@@ -1231,7 +1232,7 @@ class LayerGeometryTest : public QObject {
     reread.restoreSettings(settings);
     const GeometryScanSettings s = reread.settings();
     QCOMPARE(s.device, geometry::DeviceChoice::Cpu);
-    QCOMPARE(s.options.normalisation, geometry::Normalisation::Standardise);
+    QCOMPARE(s.options.normalisation, geometry::Normalisation::Trace);
     QCOMPARE(s.options.bootstrapResamples, 2);
     QCOMPARE(s.options.anchors, 64);
     QCOMPARE(s.options.directions, 64);

@@ -123,7 +123,7 @@ TEST(CliScoreDegenerate, TableMarksLayersAndExplainsThemAndCsvLeavesCellsEmpty) 
   const auto rows = lines(text.str());
   ASSERT_EQ(rows.size(), 7u);
   // constant: every value (and the S interval and l* frequency) empty
-  EXPECT_EQ(rows[3].rfind("2,,,,,,,,,,,,,,trace,0,0", 0), 0u) << rows[3];
+  EXPECT_EQ(rows[3].rfind("2,,,,,,,,,,,,,,standardise,0,0", 0), 0u) << rows[3];
 }
 
 }  // namespace

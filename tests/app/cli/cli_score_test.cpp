@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -113,22 +114,32 @@ TEST(CliScore, TableMarksLStarAndCsvHasOneRowPerLayer) {
   EXPECT_FALSE(geometry::readGeometry(store).has_value())
       << "--no-write must leave the store alone";
 
+  // The is_l_star column by its header (plugin metrics' columns follow it).
+  const auto cells = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream row(text);
+    for (std::string cell; std::getline(row, cell, ',');) out.push_back(cell);
+    return out;
+  };
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line.rfind("layer,m_curv,", 0), 0u) << line;
+  const std::vector<std::string> header = cells(line);
+  const auto column = std::find(header.begin(), header.end(), "is_l_star") - header.begin();
+  ASSERT_LT(column, static_cast<std::ptrdiff_t>(header.size())) << line;
   int rows = 0, starred = 0;
   while (std::getline(in, line)) {
     ++rows;
-    starred += line.back() == '1';
+    starred += cells(line).at(column) == "1";
   }
   EXPECT_EQ(rows, 5);
   EXPECT_EQ(starred, 1);
 }
 
 // --normalise is recorded in the JSON, the CSV and the store; S has an interval and every
-// candidate an l* frequency (they sum to 1 here); min-eig under trace warns that two terms
-// cancel, on stderr and in the JSON warnings, and `none` does not.
+// candidate an l* frequency (they sum to 1 here); min-eig under the default (standardise) warns
+// that two terms cancel, on stderr and in the JSON warnings, and `none` does not.
 TEST(CliScore, NormalisationIntervalsOfSAndTheCancellationWarning) {
   TempDir dir;
   const auto store = dir / "acts.h5";
@@ -154,7 +165,7 @@ TEST(CliScore, NormalisationIntervalsOfSAndTheCancellationWarning) {
                              " --monotonicity min-eig --json --no-write --device cpu");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
   doc = nlohmann::json::parse(run.out);
-  EXPECT_EQ(doc["options"]["normalisation"], "trace");
+  EXPECT_EQ(doc["options"]["normalisation"], "standardise");  // the default
   ASSERT_EQ(doc["score_warnings"].size(), 1u);
   EXPECT_NE(run.err.find("terms of S cancel"), std::string::npos) << run.err;
   bool inWarnings = false;

@@ -51,7 +51,8 @@ TEST(GeometryNormalisation, NamesRoundTrip) {
   for (Normalisation m : {Normalisation::None, Normalisation::Trace, Normalisation::Standardise})
     EXPECT_EQ(parseNormalisation(normalisationName(m)), m);
   EXPECT_STREQ(normalisationName(Normalisation::Standardise), "standardise");
-  EXPECT_EQ(ProxyOptions{}.normalisation, Normalisation::Trace);  // the documented default
+  // The documented default since the Gemma-3 replication (docs/geometry.md).
+  EXPECT_EQ(ProxyOptions{}.normalisation, Normalisation::Standardise);
   EXPECT_THROW(parseNormalisation("standardize"), ConfigError);
 }
 

@@ -108,6 +108,7 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 
 ProxyOptions smallOptions() {
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.anchors = 64;
   options.neighbours = 8;
   options.bootstrapResamples = 0;
@@ -192,6 +193,7 @@ TEST(GeometryProxies, PointsOnALineAreExact) {
   const int64_t n = 100, d = 8;
   const std::vector<float> rows = pointsOnALine(n, d);
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.neighbours = 4;
   options.spectrumSize = 3;
   TokenSampling sampling;
@@ -216,6 +218,7 @@ TEST(GeometryProxies, IdenticalNeighboursFloorTheLocalEigenvalue) {
   const int64_t d = 2;
   std::vector<float> rows = {1, 1, 1, 1, 1, 1, 1, 1, 0, 5, 5, 0, -3, 2, 4, -1, 2, 2};
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.neighbours = 3;
   TokenSampling sampling{{0}, {{0, 5}}};
   const ProxyResult result = compute(rows, d, options, {}, &sampling);
@@ -238,6 +241,7 @@ TEST(GeometryProxies, InvariantUnderScalingRotationAndTranslation) {
       moved[i * d + c] = static_cast<float>(37.5 * x + 100.0 + c);
     }
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.anchors = 200;
   options.neighbours = 16;
   options.spectrumSize = 8;
@@ -352,7 +356,8 @@ TEST(GeometryProxies, RefusesShapesTheOptionsCannotUse) {
   const int64_t d = 4;
   const std::vector<float> rows = gaussianRows(8, std::vector<double>(d, 1.0), 1);
   ProxyOptions options;
-  options.neighbours = 8;  // needs 9 rows
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
+  options.neighbours = 8;                        // needs 9 rows
   auto backend = makeCpuBackend();
   const HiddenStates states{rows.data(), 8, d};
   TokenSampling sampling{{0, 1}, {{0, 1}}};

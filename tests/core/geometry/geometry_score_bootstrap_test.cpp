@@ -83,6 +83,7 @@ TEST(GeometryScoreBootstrap, AClearlyBestLayerIsLStarOnEveryResample) {
 TEST(GeometryScoreBootstrap, TwoEquivalentLayersSplitTheLStarFrequency) {
   const int64_t n = 1500, d = 12;
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.anchors = 256;
   options.neighbours = 10;
   options.directions = 512;
@@ -125,6 +126,7 @@ TEST(GeometryScoreBootstrap, ResamplesAreSharedAcrossLayers) {
   const int64_t n = 600, d = 8;
   const auto rows = rowsWithDecay(n, d, 0.5, 7);
   ProxyOptions options;
+  options.normalisation = Normalisation::Trace;  // what this test's expectations assume
   options.anchors = 64;
   options.neighbours = 8;
   options.directions = 128;

@@ -164,6 +164,7 @@ class RecordingSink final : public ProgressSink {
 
 geometry::ProxyOptions smallOptions() {
   geometry::ProxyOptions o;
+  o.normalisation = geometry::Normalisation::Trace;  // what this test's expectations assume
   o.anchors = 40;
   o.neighbours = 6;
   o.directions = 40;

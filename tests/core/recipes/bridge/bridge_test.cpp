@@ -256,7 +256,7 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   EXPECT_EQ(read.worstByScore, result.worstByScore);
   EXPECT_DOUBLE_EQ(read.rho, result.rho);
   EXPECT_DOUBLE_EQ(read.rhoDepth, result.rhoDepth);
-  EXPECT_EQ(read.normalisation, "trace");
+  EXPECT_EQ(read.normalisation, "standardise");  // the store was scored under the default
   EXPECT_TRUE(report.contains("partial_rho_given_depth"));
   EXPECT_TRUE(report.contains("rho_neg_k_eff"));
   EXPECT_NE(readWholeFile(dir / "sweep" / "sweep.md").find("S given depth"), std::string::npos);
