@@ -169,6 +169,10 @@ class DefaultModelTest : public QObject {
     QSignalSpy shown(&window.events(), &WorkbenchEvents::geometryShown);
     window.feature<DefaultGeometryFeature>()->openDefaultModel();
     QCOMPARE(window.centralPage(), static_cast<QWidget*>(window.jobPanel()));
+    // The dock lists the file being worked on while the job runs (review defect 15).
+    const QStringList working = window.projectDock()->entries(ProjectCategory::Models);
+    QCOMPARE(working.size(), 1);
+    QVERIFY2(working.first().endsWith(QStringLiteral("tiny.gguf")), qPrintable(working.first()));
     JobController* job = window.jobPanel()->job();
     QVERIFY(job);
     QCOMPARE(window.jobPanel()->titleLabel()->text(),

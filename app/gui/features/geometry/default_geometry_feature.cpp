@@ -11,6 +11,7 @@
 #include "log_dock.h"
 #include "plugin/plugin_metric.h"
 #include "preferences.h"
+#include "project_dock.h"
 #include "services.h"
 #include "workbench.h"
 
@@ -63,7 +64,13 @@ void DefaultGeometryFeature::openDefaultModel() {
   // A GGUF default is imported by the geometry job first; its folder opens when that is done
   // (opening it now would import the same file twice, side by side).
   const bool gguf = io::isGgufModelFile(request.modelFolder);
+  const QString ggufFile = gguf ? toQString(request.modelFolder) : QString();
   if (!gguf) m_workbench->service<OpenService>().openModelFolder(toQString(request.modelFolder));
+  // Meanwhile the dock lists the file being worked on, so that it is not empty for the first
+  // minute (review 2026-12-05, defect 15); the model folder replaces it when the job ends.
+  if (gguf)
+    m_workbench->projects().addEntry(ProjectCategory::Models, ggufFile,
+                                     tr("%1 (computing its geometry)").arg(displayName(ggufFile)));
   m_workbench->log().append(MessageLevel::Info,
                             tr("Layer geometry of the default model over %1 (cached in %2)")
                                 .arg(toQString(request.corpus), toQString(request.cacheFolder)));
@@ -81,7 +88,9 @@ void DefaultGeometryFeature::openDefaultModel() {
       tr("Layer geometry of %1")
           .arg(model.empty() ? displayName(toQString(request.modelFolder))
                              : QString::fromStdString(model)),
-      std::move(work), [this, request, result, gguf](JobOutcome outcome, const QString& error) {
+      std::move(work),
+      [this, request, result, gguf, ggufFile](JobOutcome outcome, const QString& error) {
+        if (gguf) m_workbench->projects().removeEntry(ProjectCategory::Models, ggufFile);
         LogDock& log = m_workbench->log();
         switch (outcome) {
           case JobOutcome::Succeeded: {
