@@ -1,7 +1,6 @@
 // `strata-cli score`: the geometry proxies of every layer, the DiHAL score and l*. Reads an
-// activation store (--store), or captures one first from --model and --corpus.
-
-#include <unistd.h>
+// activation store (--store), or captures --model over --corpus: into a store first with --out,
+// else scoring each layer as it is captured, with nothing written.
 
 #include <filesystem>
 #include <iostream>
@@ -15,6 +14,7 @@
 #include "device_arguments.h"
 #include "engine/cached_geometry.h"
 #include "engine/capture.h"
+#include "engine/capture_scoring.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "geometry/store_scoring.h"
@@ -83,18 +83,24 @@ geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
   return o;
 }
 
-/** Captures --model over --corpus into `store` (the --model form of the command). */
-void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
+/** The capture behind the --model form of the command: --model over --corpus. */
+engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
   engine::CaptureConfig config;
   config.modelFolder = cli.value("model");
   config.corpus = cli.value("corpus");
-  config.output = store;
-  config.overwrite = true;
   config.sampling.tokenBudget = cli.integer("tokens");
   config.sampling.sequenceLength = cli.integer("seq-len");
   config.corpusOptions = corpusOptionsFrom(cli);
   config.device = cli.value("device");
   config.computeDType = computeDTypeFrom(cli);
+  return config;
+}
+
+/** Captures --model over --corpus into `store` (--model with --out). */
+void captureFirst(const CommandLine& cli, const std::filesystem::path& store) {
+  engine::CaptureConfig config = captureConfigFrom(cli);
+  config.output = store;
+  config.overwrite = true;
   std::cerr << "capturing " << config.modelFolder.string() << " over " << config.corpus.string()
             << " into " << store.string() << "\n";
   if (runWithTerminalProgress([&](JobContext& job) { strata::engine::runCapture(config, job); }) ==
@@ -126,15 +132,6 @@ std::filesystem::path scoreDefault(const std::string& device, engine::ComputeDTy
   report = std::move(result.report);
   return result.store;
 }
-
-/** Removes a temporary store when the command ends, however it ends. */
-struct TemporaryFile {
-  std::filesystem::path path;
-  ~TemporaryFile() {
-    std::error_code ignored;
-    if (!path.empty()) std::filesystem::remove(path, ignored);
-  }
-};
 
 /**
  * --weights, --plugin-weights and --candidates as one choice of S, in the order of the scan's
@@ -191,7 +188,8 @@ int runScore(const Arguments& args) {
       "curvature m_curv, global monotonicity m_mono, effective rank k_eff, each with a\n"
       "bootstrap interval), the selection score S(l) and l*. The results are written\n"
       "into the store (/geometry) unless --no-write. Give --store, or --model and\n"
-      "--corpus to capture first (into --out, or a temporary store), or --default.");
+      "--corpus to capture (into --out, then scored from it; without --out each layer\n"
+      "is scored as it is captured and nothing is written), or --default.");
   cli.option("store", "FILE", "an activation store (.h5) written by `capture`")
       .option("model", "DIR", "a Hugging Face model folder or .gguf file to capture first")
       .option("corpus", "PATH", "the corpus to capture (with --model)")
@@ -201,7 +199,9 @@ int runScore(const Arguments& args) {
             "$STRATA_DEFAULT_CORPUS), 4096 tokens of 128: captured and scored once, then read "
             "from the store cached in the user's data folder (as the workbench's Open Default "
             "Model)")
-      .option("out", "FILE", "keep the store captured with --model here (replaced if present)")
+      .option("out", "FILE",
+              "write the store captured with --model here (replaced if present), then score "
+              "it; without --out nothing is written")
       .option("tokens", "N", "tokens to capture (with --model)", "8192")
       .option("seq-len", "T", "tokens per sequence (with --model)", "128")
       .option("device", "DEV", "cpu, cuda or auto", "auto")
@@ -271,33 +271,38 @@ int runScore(const Arguments& args) {
     if (cli.has("weights") || cli.has("plugin-weights") || cli.has("candidates"))
       geometry::writeGeometry(store, scored);  // the cache's /geometry follows what is printed
   } else {
-    TemporaryFile temporary;
     geometry::StoreScoring request;
     request.options = options;
     request.device = device;
     request.metrics = plugin::pointers(pluginMetrics);
     request.choice = choice;
-    if (fromStore) {
-      request.store = cli.value("store");
-    } else if (cli.has("out")) {
-      request.store = cli.value("out");
-    } else {
-      request.store = temporary.path = std::filesystem::temp_directory_path() /
-                                       ("strata-score-" + std::to_string(::getpid()) + ".h5");
-    }
-    if (!fromStore) captureFirst(cli, request.store);
     if (cli.has("layers")) {
       const auto range = parseRange(cli, "layers");
       for (int64_t l = range.first; l <= range.last; ++l) request.layers.push_back(l);
     }
-    request.writeGeometry = !cli.isSet("no-write") && temporary.path.empty();
-    const auto outcome = runWithTerminalProgress(
-        [&](JobContext& job) { scored = geometry::scoreStore(request, job); });
+    const bool keepStore = fromStore || cli.has("out");
+    JobOutcome outcome = JobOutcome::Succeeded;
+    if (keepStore) {
+      request.store = fromStore ? cli.value("store") : cli.value("out");
+      if (!fromStore) captureFirst(cli, request.store);
+      request.writeGeometry = !cli.isSet("no-write");
+      outcome = runWithTerminalProgress(
+          [&](JobContext& job) { scored = geometry::scoreStore(request, job); });
+    } else {
+      // Each layer is scored as soon as it is captured: no store is written and read back, and
+      // the report is the one --out's store would give (engine/capture_scoring.h).
+      const engine::CaptureConfig config = captureConfigFrom(cli);
+      std::cerr << "capturing " << config.modelFolder.string() << " over " << config.corpus.string()
+                << ", scoring each layer as it is captured (no store is written; --out keeps "
+                   "one)\n";
+      outcome = runWithTerminalProgress(
+          [&](JobContext& job) { scored = engine::captureAndScore(config, request, job); });
+    }
     if (outcome == JobOutcome::Cancelled) {
       std::cerr << "score cancelled: nothing was written\n";
       return 130;
     }
-    if (request.writeGeometry)
+    if (keepStore && request.writeGeometry)
       std::cerr << "wrote the geometry into " << request.store.string() << " (/geometry)\n";
   }
   for (const std::string& w : scored.scoreWarnings) std::cerr << "warning: " << w << "\n";

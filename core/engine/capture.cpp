@@ -2,13 +2,17 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
+#include <optional>
 
 #include "common/error.h"
 #include "common/job.h"
+#include "engine/capture_sink.h"
 #include "engine/device_choice.h"
 #include "engine/memory_plan.h"
+#include "engine/progress_share.h"
 #include "io/corpus_hash.h"
 #include "io/gguf_import.h"
 #include "io/model_fingerprint.h"
@@ -97,18 +101,9 @@ class BackgroundLayerWriter {
   BackgroundLayerWriter(const BackgroundLayerWriter&) = delete;
   BackgroundLayerWriter& operator=(const BackgroundLayerWriter&) = delete;
 
-  /** Checks `rows` (float32, contiguous, on the CPU), waits for the previous write (rethrowing
-   *  its error), then starts writing them; the worker keeps them alive until written. */
+  /** Waits for the previous write (rethrowing its error), then starts writing `rows` (float32,
+   *  contiguous, on the CPU); the worker keeps them alive until written. */
   void write(int64_t layer, at::Tensor rows) {
-    // A NaN would poison every proxy of the layer; stop here and keep the layers before it.
-    // Checked before waiting, so that the check overlaps the previous layer's write.
-    if (const int64_t bad = rows.numel() - at::isfinite(rows).sum().item<int64_t>(); bad > 0)
-      throw Error("layer " + std::to_string(layer) + ": " + std::to_string(bad) + " of " +
-                  std::to_string(rows.numel()) +
-                  " hidden-state values are NaN or infinite (non-finite weights, or activations "
-                  "beyond float range); " +
-                  (layer == 0 ? std::string("no layer was stored")
-                              : "the store keeps layers 0.." + std::to_string(layer - 1)));
     finish();
     m_pending = std::async(std::launch::async, [this, layer, rows = std::move(rows)] {
       m_store.writeLayer(layer, {rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())});
@@ -135,28 +130,57 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
 }
 
 /** The writer for this run: a new store, or the interrupted one when resuming. */
-io::ActivationStoreWriter openWriter(const CaptureConfig& config, const io::ModelConfig& model,
-                                     const io::TokenSample& sample,
-                                     const tokenizer::BosConvention& bos) {
+io::ActivationStoreWriter openWriter(const CaptureStart& start) {
+  const CaptureConfig& config = start.config;
   if (!config.resume || !std::filesystem::exists(config.output))
-    return io::ActivationStoreWriter::create(config.output,
-                                             storeMetaFor(config, model, sample, bos),
-                                             sample.tokens, config.overwrite, config.write);
+    return io::ActivationStoreWriter::create(config.output, start.meta, start.tokens,
+                                             config.overwrite, config.write);
   {
     // The stored rows must be exactly the ones this run will compute.
     const io::ActivationStore existing = io::ActivationStore::open(config.output);
     const io::TokenTable& stored = existing.tokens();
     io::requireStoreOfModel(config.output, existing.meta(), config.modelFolder,
-                            io::modelFingerprint(config.modelFolder), model.hiddenSize,
-                            model.numLayers);
-    if (stored.ids != sample.tokens.ids || stored.doc != sample.tokens.doc ||
-        stored.position != sample.tokens.position)
+                            start.meta.modelFingerprint, start.meta.hiddenSize,
+                            start.meta.numLayers);
+    if (stored.ids != start.tokens.ids || stored.doc != start.tokens.doc ||
+        stored.position != start.tokens.position)
       throw FormatError(config.output,
                         "holds other tokens than this capture samples (different corpus, "
                         "tokenizer or sampling options): cannot resume it");
   }
   return io::ActivationStoreWriter::resume(config.output, config.write);
 }
+
+/** The activation store as a capture's sink: config.output, new or resumed; each layer written
+ *  (and flushed) in the background while the next one is computed. */
+class StoreSink final : public CaptureSink {
+ public:
+  std::vector<int64_t> begin(const CaptureStart& start) override {
+    m_writer.emplace(openWriter(start));
+    m_layers.emplace(*m_writer);
+    const std::vector<int64_t> missing = m_writer->missingLayers();
+    layersKept = start.meta.numLayers + 1 - static_cast<int64_t>(missing.size());
+    return missing;
+  }
+  void consume(int64_t layer, at::Tensor rows, JobContext&) override {
+    m_layers->write(layer, std::move(rows));
+  }
+  void finish() override {
+    if (m_layers) m_layers->finish();
+    if (m_writer) m_writer->close();
+  }
+  std::string keptBefore(int64_t layer) const override {
+    return layer == 0 ? std::string("no layer was stored")
+                      : "the store keeps layers 0.." + std::to_string(layer - 1);
+  }
+
+  int64_t layersKept = 0;
+
+ private:
+  // Declared in this order so that the layer in flight is written before the file closes.
+  std::optional<io::ActivationStoreWriter> m_writer;
+  std::optional<BackgroundLayerWriter> m_layers;
+};
 
 /**
  * What the forward passes compute in: Auto resolved for `device`, except that a resumed store
@@ -189,7 +213,7 @@ ComputeDType captureComputeDType(const CaptureConfig& config, const at::Device& 
 
 }  // namespace
 
-CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
+CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobContext& job) {
   if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
   // A .gguf model is imported once into a model folder (io/gguf_import.h), read from there.
   CaptureConfig config = given;
@@ -231,16 +255,15 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
        .computeDType = config.computeDType == ComputeDType::BFloat16 ? at::kBFloat16 : at::kFloat});
   job.checkCancelled();
 
-  io::ActivationStoreWriter writer = openWriter(config, backbone->config(), sample, bos);
-  const std::vector<int64_t> missing = writer.missingLayers();
+  const io::StoreMeta meta = storeMetaFor(config, backbone->config(), sample, bos);
+  const std::vector<int64_t> wanted = sink.begin({config, meta, sample.tokens});
   const int64_t L = backbone->numLayers();
 
   CaptureSummary summary;
   summary.tokens = static_cast<int64_t>(sample.tokens.size());
   summary.sequences = sample.numSequences();
-  summary.layersKept = L + 1 - static_cast<int64_t>(missing.size());
-  if (missing.empty()) {
-    writer.close();
+  if (wanted.empty()) {
+    sink.finish();
     return summary;
   }
 
@@ -255,30 +278,52 @@ CaptureSummary runCapture(const CaptureConfig& given, JobContext& job) {
         backbone->prepare(attention[b], batches.ids[b].size(0), batches.ids[b].size(1)));
   }
   const at::Tensor rows = storedRowIndex(sample);
-  const int64_t lastNeeded = missing.back();
+  const int64_t lastNeeded = wanted.back();
   std::vector<at::Tensor> hidden(batches.ids.size());
-  BackgroundLayerWriter layerWriter(writer);
   const auto started = Clock::now();
-  // Invariant: after step l, hidden[b] holds h_l of batch b; layers are written in order.
+  // Invariant: after step l, hidden[b] holds h_l of batch b; layers are handed over in order.
+  // Each layer has 1/(lastNeeded + 1) of the bar: its forward passes, then the sink's share.
+  const double step = 1.0 / double(lastNeeded + 1);
   for (int64_t layer = 0; layer <= lastNeeded; ++layer) {
+    const bool handed = std::binary_search(wanted.begin(), wanted.end(), layer);
+    const double forward = step * (handed ? 1.0 - sink.layerShare() : 1.0);
     for (std::size_t b = 0; b < batches.ids.size(); ++b) {
       job.checkCancelled();
       hidden[b] = layer == 0 ? backbone->embed(batches.ids[b], attention[b])
                              : backbone->runLayers(hidden[b], layer - 1, layer, prepared[b]);
-      job.progress((layer + (b + 1.0) / batches.ids.size()) / (lastNeeded + 1),
+      job.progress(layer * step + forward * (b + 1.0) / batches.ids.size(),
                    "layer " + std::to_string(layer) + " of " + std::to_string(L));
     }
-    if (!std::binary_search(missing.begin(), missing.end(), layer)) continue;
-    layerWriter.write(layer, storedRows(hidden, rows));
+    if (!handed) continue;
+    at::Tensor stored = storedRows(hidden, rows);
+    // A NaN would poison every proxy of the layer; stop here and keep the layers before it.
+    // Checked before the sink waits for its previous layer, so that the check overlaps it.
+    if (const int64_t bad = stored.numel() - at::isfinite(stored).sum().item<int64_t>(); bad > 0) {
+      const std::string kept = sink.keptBefore(layer);
+      throw Error("layer " + std::to_string(layer) + ": " + std::to_string(bad) + " of " +
+                  std::to_string(stored.numel()) +
+                  " hidden-state values are NaN or infinite (non-finite weights, or activations "
+                  "beyond float range)" +
+                  (kept.empty() ? "" : "; " + kept));
+    }
+    ProgressShareSink share(job, layer * step + forward, step - forward);
+    JobContext layerJob = share.context();
+    sink.consume(layer, std::move(stored), layerJob);
     ++summary.layersWritten;
   }
-  layerWriter.finish();
-  writer.close();
+  sink.finish();
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   summary.tokensPerSecond =
       summary.seconds > 0 ? summary.tokens * static_cast<double>(lastNeeded + 1) / summary.seconds
                           : 0;
   job.progress(1.0, "done");
+  return summary;
+}
+
+CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
+  StoreSink store;
+  CaptureSummary summary = runCapture(config, store, job);
+  summary.layersKept = store.layersKept;
   return summary;
 }
 

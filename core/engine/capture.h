@@ -1,6 +1,8 @@
 #pragma once
 // Capture: run a backbone over a sampled corpus and write the hidden state of every layer
-// into an activation store. The job behind `strata-cli capture` and the GUI's Capture… action.
+// into an activation store. The job behind `strata-cli capture` and the GUI's Capture… action;
+// the same loop hands its layers to any CaptureSink (engine/capture_sink.h), e.g. to score them
+// as they arrive (engine/capture_scoring.h).
 //
 // It works layer by layer over the whole sample — h_0 for every sequence, then block 1 for
 // every sequence, … — so memory holds one layer's states (S·T·d floats) and, with layer
@@ -28,6 +30,8 @@ class JobContext;
 }  // namespace strata
 
 namespace strata::engine {
+
+class CaptureSink;
 
 struct CaptureConfig {
   std::filesystem::path modelFolder;
@@ -68,5 +72,13 @@ struct CaptureSummary {
  * then holds every layer finished so far and can be resumed).
  */
 CaptureSummary runCapture(const CaptureConfig& config, JobContext& job);
+
+/**
+ * The same capture, its layers handed to `sink` instead of a store: only the layers sink.begin()
+ * wants are handed over, and the forward passes stop after the last of them. config.output,
+ * overwrite, resume and write concern the store alone (a sink that writes one reads them).
+ * Throws as runCapture, and whatever the sink throws.
+ */
+CaptureSummary runCapture(const CaptureConfig& config, CaptureSink& sink, JobContext& job);
 
 }  // namespace strata::engine
