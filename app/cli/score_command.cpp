@@ -211,9 +211,9 @@ int runScore(const Arguments& args) {
       .option("ridge", "R", "ε = R·tr(Σ)/d in m_mono", "0.001")
       .option("monotonicity", "MODE", "rayleigh or min-eig", "rayleigh")
       .option("normalise", "MODE",
-              "none (raw scale), trace (tr Σ = d) or standardise (unit "
-              "variance per dimension); docs/geometry.md",
-              "trace")
+              "standardise (unit variance per dimension), trace (tr Σ = d) or none (raw "
+              "scale); docs/geometry.md",
+              "standardise")
       .option("spectrum", "S", "leading covariance eigenvalues kept", "64")
       .option("bootstrap", "B", "bootstrap resamples for the intervals (0 = none)", "20")
       .option("confidence", "C", "confidence of the intervals", "0.95")
