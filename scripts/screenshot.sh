@@ -16,7 +16,12 @@ xvfb-run -a "$build_dir/app/gui/strata" --screenshot "$here/docs/images/workbenc
   "$work/Llama-3.2-1B-layout"
 echo "wrote docs/images/workbench.png"
 
-QT_QPA_PLATFORM=offscreen "$build_dir/tests/views/screenshot_test" >/dev/null
+# The environment ctest gives it: the built-in default model is the byte-level 4-layer Llama of
+# resources/models/default (not SmolLM2-135M, which first-run would capture and score for longer
+# than QtTest's 5-minute limit per test function).
+QT_QPA_PLATFORM=offscreen OMP_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE \
+  STRATA_DEFAULT_MODEL="$here/resources/models/default" \
+  "$build_dir/tests/views/screenshot_test" >/dev/null
 for view in layer-geometry layer-detail training chunk-routing alignment first-run \
   capture-dialog training-launch; do
   cp "$build_dir/screenshots/$view.png" "$here/docs/images/$view.png"

@@ -63,14 +63,15 @@ int distinctColours(const QImage& image) {
   return static_cast<int>(colours.size());
 }
 
-/** A 60-step dcdm run (dim 32, 1 layer, 4 chunks) on `corpus`, in `run`. */
+/** A 60-step dcdm run (dim 32, 1 layer, 4 chunks, 64-token windows: Chunk Routing's text is
+ *  routed whole) on `corpus`, in `run`. */
 void trainTinyDcdm(const QString& run, const QString& corpus) {
   engine::ResolvedConfig c(engine::recipeSchema("dcdm"));
   c.set("corpus", corpus.toStdString());
   c.set("variant", std::string("dcdm"));
   for (const auto& [key, value] : std::map<std::string, int64_t>{{"steps", 60},
                                                                  {"batch", 4},
-                                                                 {"seq_len", 32},
+                                                                 {"seq_len", 64},
                                                                  {"dim", 32},
                                                                  {"layers", 1},
                                                                  {"heads", 2},
