@@ -22,6 +22,7 @@
 #include "job_progress_panel.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
+#include "readable_tabs.h"
 #include "services.h"
 #include "tab_keys.h"
 
@@ -67,7 +68,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_central(new QStackedWidget(this)),
       m_emptyState(new QLabel(welcomeText(), this)),
       m_jobPanel(new JobProgressPanel(this)),
-      m_tabs(new QTabWidget(this)),
+      m_tabs(new ReadableTabWidget(this)),
       m_projectDock(new ProjectDock(this)),
       m_logDock(new LogDock(this)),
       m_jobProgress(new JobProgressWidget(this)),
@@ -93,8 +94,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_tabs->setTabsClosable(true);
   m_tabs->setMovable(true);
   m_tabs->setDocumentMode(true);
-  // Many tabs stay usable: long titles elided in the middle (the full one is the tooltip), and
-  // scroll buttons once even elided tabs do not fit.
+  // Many tabs stay usable: long titles elided in the middle (the full one is the tooltip), never
+  // below a readable width (ReadableTabBar), and scroll buttons once they do not fit.
   m_tabs->setElideMode(Qt::ElideMiddle);
   m_tabs->setUsesScrollButtons(true);
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
