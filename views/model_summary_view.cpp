@@ -86,13 +86,15 @@ engine::MemoryPlan capturePlan(const io::ModelSummary& s, int computeBytes) {
   return engine::planMemory(request, available);
 }
 
+/** The verdict, then the figures, a line each: on one line (about 470 px) the row widened the
+ *  summary past the default window's tab and brought a horizontal scrollbar. */
 QString memoryText(const engine::MemoryPlan& plan) {
-  const QString needs = ModelSummaryView::tr("%1 resident, %2 of %3 available")
+  const QString needs = ModelSummaryView::tr("%1 resident,\n%2 of %3 available")
                             .arg(bytesText(plan.neededResident()), bytesText(plan.needed()),
                                  bytesText(plan.available));
-  if (!plan.fits) return ModelSummaryView::tr("does not fit this machine: %1").arg(needs);
-  return (plan.stream ? ModelSummaryView::tr("streams its layers: %1")
-                      : ModelSummaryView::tr("fits resident: %1"))
+  if (!plan.fits) return ModelSummaryView::tr("does not fit this machine:\n%1").arg(needs);
+  return (plan.stream ? ModelSummaryView::tr("streams its layers:\n%1")
+                      : ModelSummaryView::tr("fits resident:\n%1"))
       .arg(needs);
 }
 

@@ -19,4 +19,15 @@ void placeLegendBesideAxes(QCustomPlot& plot, int row, int rowsPerColumn) {
   plot.legend->setVisible(false);
 }
 
+void placeLegendBelowAxes(QCustomPlot& plot, int row) {
+  auto* below = new QCPLayoutGrid;
+  plot.plotLayout()->addElement(row, 0, below);
+  plot.plotLayout()->setRowStretchFactor(row, 0.001);
+  plot.axisRect()->insetLayout()->take(plot.legend);
+  plot.axisRect()->insetLayout()->simplify();
+  below->addElement(0, 0, plot.legend);
+  below->setMargins(QMargins(6, 0, 6, 6));
+  plot.legend->setVisible(false);
+}
+
 }  // namespace strata

@@ -33,6 +33,7 @@
 #include "main_window.h"
 #include "plot_export.h"
 #include "throw_away_settings.h"
+#include "tick_labels.h"
 #include "window_sizes.h"
 
 using namespace strata;
@@ -120,6 +121,12 @@ QString clipped(QCustomPlot* plot) {
                  .arg(title->outerRect().left())
                  .arg(visible.width());
   }
+  // The legend's frame is drawn on its outer rect, the right and bottom lines one pixel past it
+  // (QPainter::drawRect with a 1 px pen): the whole frame lies inside the widget, or it is cut.
+  if (const QRect frame = plot->legend->outerRect().adjusted(0, 0, 1, 1);
+      plot->legend->visible() && !visible.contains(frame))
+    out << QStringLiteral("legend frame %1 is cut by the plot's %2")
+               .arg(testing::rectText(frame), testing::rectText(visible));
   if (plot->legend->visible())
     for (int i = 0; i < plot->legend->itemCount(); ++i) {
       auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i));
@@ -139,27 +146,6 @@ QString clipped(QCustomPlot* plot) {
                    .arg(visible.height());
     }
   return out.join(QStringLiteral("; "));
-}
-
-/** Why `axis`'s tick labels touch each other (empty: they keep apart). */
-QString crowded(QCPAxis* axis) {
-  const QFontMetrics metrics(axis->tickLabelFont());
-  const bool vertical = axis->orientation() == Qt::Vertical;
-  std::vector<std::pair<double, double>> spans;  // along the axis, sorted
-  QString texts;
-  for (int i = 0; i < axis->tickVector().size(); ++i) {
-    const double at = axis->tickVector()[i];
-    if (!axis->range().contains(at)) continue;
-    const QString text = axis->tickVectorLabels()[i];
-    texts += text + QLatin1Char(' ');
-    const double half = (vertical ? metrics.height() : metrics.horizontalAdvance(text)) / 2.0;
-    spans.emplace_back(axis->coordToPixel(at) - half, axis->coordToPixel(at) + half);
-  }
-  std::sort(spans.begin(), spans.end());
-  for (std::size_t i = 1; i < spans.size(); ++i)
-    if (spans[i].first < spans[i - 1].second + 2)
-      return QStringLiteral("labels %1on a %2 px axis").arg(texts).arg(axis->axisRect()->height());
-  return spans.size() < 2 ? QStringLiteral("fewer than two labels: %1").arg(texts) : QString();
 }
 }  // namespace
 
@@ -495,7 +481,8 @@ class AlignmentViewTest : public QObject {
                             .arg(losses->axisRect()->width())
                             .arg(losses->axisRect()->height())));
     for (QCPAxis* axis : {losses->xAxis, losses->yAxis, losses->yAxis2})
-      QVERIFY2(crowded(axis).isEmpty(), qPrintable(crowded(axis)));
+      QVERIFY2(testing::crowdedTickLabels(axis).isEmpty(),
+               qPrintable(testing::crowdedTickLabels(axis)));
   }
 
   void mainWindowOpensTheTabOfAReprAlignRunOnly() {

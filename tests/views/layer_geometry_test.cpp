@@ -46,6 +46,7 @@
 #include "score_controls.h"
 #include "score_layers_dialog.h"
 #include "throw_away_settings.h"
+#include "tick_labels.h"
 
 using namespace strata;
 using geometry::GeometryReport;
@@ -1206,6 +1207,34 @@ class LayerGeometryTest : public QObject {
     savePlot(*view.histogramPlot(), m_root.filePath("lambda.pdf"));
     QVERIFY(!QImage(m_root.filePath("pca.png")).isNull());
     QVERIFY(QFileInfo(m_root.filePath("lambda.pdf")).size() > 1000);
+  }
+
+  // Review 2026-12-05: at the default window the λ_max histogram's log axis printed "0.002 0.005
+  // 0.01 0.02 0.05 0.1 0.2" run together; it labels only what its width holds (LogValueTicker).
+  void detailHistogramLogLabelsKeepApartAtTheDefaultSize() {
+    auto detail = std::make_shared<engine::LayerDetail>();
+    detail->storeFile = "/data/default-acts.h5";
+    detail->hiddenSize = 6;
+    detail->geometry = sixLayerReport()->layers[3];
+    detail->geometry.localLambdaMax.clear();
+    for (int i = 0; i < 200; ++i)  // 0.001 to 3, as on the default model's layer 2
+      detail->geometry.localLambdaMax.push_back(0.001 * std::pow(3000.0, i / 199.0));
+    for (int t = 0; t < 50; ++t) {
+      detail->plane.coordinates.push_back(std::cos(t * 0.3f) * t);
+      detail->plane.coordinates.push_back(std::sin(t * 0.3f) * t);
+      detail->positions.push_back(t % 10);
+      detail->tokenIds.push_back(100 + t);
+    }
+    LayerDetailView view(detail);
+    QVERIFY(view.lambdaHistogram().logarithmic);
+    view.resize(1100 - 240, 600);  // the tab beside the Project dock at the default 1100×700
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCustomPlot* plot = view.histogramPlot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);  // the ticker learns the laid-out width
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(testing::crowdedTickLabels(plot->xAxis).isEmpty(),
+             qPrintable(testing::crowdedTickLabels(plot->xAxis)));
   }
 
   void scoreLayersDialogDefaultsFollowTheSpecification() {

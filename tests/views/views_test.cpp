@@ -1,12 +1,14 @@
 // The widgets of strata_views, each on its own: summaries, docks, job progress, error dialog.
 
 #include <QAction>
+#include <QHBoxLayout>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>
@@ -23,29 +25,40 @@
 #include "model_summary_view.h"
 #include "project_dock.h"
 #include "store_summary_view.h"
+#include "window_sizes.h"
 
 using namespace strata;
 using namespace std::chrono_literals;
+
+namespace {
+
+/** Llama-3.2-1B's shape and parameters (no files, no tokenizer). */
+std::shared_ptr<io::ModelSummary> llama1BSummary(const std::string& folder) {
+  auto summary = std::make_shared<io::ModelSummary>();
+  summary->folder = folder;
+  summary->config.architectureName = "LlamaForCausalLM";
+  summary->config.modelType = "llama";
+  summary->config.numLayers = 16;
+  summary->config.hiddenSize = 2048;
+  summary->config.numHeads = 32;
+  summary->config.numKeyValueHeads = 8;
+  summary->config.headDim = 64;
+  summary->config.vocabSize = 128256;
+  summary->parameterCount = 1235814400;
+  summary->weightBytes = 2471628800;
+  summary->parametersByDType = {{"BF16", 1235814400}};
+  return summary;
+}
+
+}  // namespace
 
 class ViewsTest : public QObject {
   Q_OBJECT
 
  private slots:
   void modelSummaryShowsShapeParametersAndFiles() {
-    auto summary = std::make_shared<io::ModelSummary>();
-    summary->folder = "/models/Llama-3.2-1B";
-    summary->config.architectureName = "LlamaForCausalLM";
-    summary->config.modelType = "llama";
-    summary->config.numLayers = 16;
-    summary->config.hiddenSize = 2048;
-    summary->config.numHeads = 32;
-    summary->config.numKeyValueHeads = 8;
-    summary->config.headDim = 64;
-    summary->config.vocabSize = 128256;
+    auto summary = llama1BSummary("/models/Llama-3.2-1B");
     summary->config.tieWordEmbeddings = true;
-    summary->parameterCount = 1235814400;
-    summary->weightBytes = 2471628800;
-    summary->parametersByDType = {{"BF16", 1235814400}};
     for (int i = 1; i <= 9; ++i)
       summary->weightFiles.push_back("/models/Llama-3.2-1B/model-0000" + std::to_string(i) +
                                      "-of-00009.safetensors");
@@ -69,14 +82,53 @@ class ViewsTest : public QObject {
     // The memory a 4,096-token capture plans on this machine (engine/memory_plan.h): 1.24 B
     // parameters in float32 are 4.60 GiB resident.
     qputenv("STRATA_MEMORY_AVAILABLE", "64G");
-    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("fits resident: "),
+    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("fits resident:\n"),
              qPrintable(ModelSummaryView(summary).value("Memory")));
     qputenv("STRATA_MEMORY_AVAILABLE", "4G");
-    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("streams its layers: 5."),
+    QVERIFY2(ModelSummaryView(summary).value("Memory").startsWith("streams its layers:\n5."),
              qPrintable(ModelSummaryView(summary).value("Memory")));
     qputenv("STRATA_MEMORY_AVAILABLE", "200M");
     QVERIFY(ModelSummaryView(summary).value("Memory").startsWith("does not fit this machine"));
     qunsetenv("STRATA_MEMORY_AVAILABLE");
+  }
+
+  // Review 2026-12-05: the Memory row ("fits resident: 5.83 GiB resident, 5.83 GiB of 19.0 GiB
+  // available") widened the summary past the 1100 px window, cut off the Weights and Tokenizer
+  // boxes and brought a horizontal scrollbar. The view sits beside a 240 px column standing for
+  // the Project dock, as in the main window.
+  void modelSummaryFitsTheWindowWithALongMemoryRow_data() { testing::addWindowSizeRows(); }
+  void modelSummaryFitsTheWindowWithALongMemoryRow() {
+    QFETCH(bool, maximised);
+    QFETCH(QSize, size);
+    auto summary = llama1BSummary("/tmp/tmp.veH0GPw1Xg/Llama-3.2-1B-layout");
+    summary->config.intermediateSize = 8192;
+    summary->config.maxPositions = 131072;
+    summary->config.ropeTheta = 500000;
+    summary->config.ropeScaling = io::RopeScaling{"llama3", 32};
+    summary->config.hiddenAct = "silu";
+    summary->weightFiles.push_back("/tmp/tmp.veH0GPw1Xg/Llama-3.2-1B-layout/model.safetensors");
+    summary->tokenizerKind = "byte-level BPE (tokenizer.json)";
+    qputenv("STRATA_MEMORY_AVAILABLE", "200M");  // the longest text: "does not fit this machine"
+    QWidget window;
+    auto* layout = new QHBoxLayout(&window);
+    auto* dock = new QWidget;
+    dock->setFixedWidth(240);
+    layout->addWidget(dock);
+    auto* view = new ModelSummaryView(summary);
+    layout->addWidget(view, 1);
+    qunsetenv("STRATA_MEMORY_AVAILABLE");
+    QVERIFY2(view->value("Memory").size() > 70, qPrintable(view->value("Memory")));
+    window.resize(1100, 700);
+    if (const QString skip = testing::showForRow(window, maximised); !skip.isEmpty())
+      QSKIP(qPrintable(skip));
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    if (size.isValid()) window.resize(size);
+    QTest::qWait(100);  // the form's layout settles
+    QVERIFY2(!view->horizontalScrollBar()->isVisible() &&
+                 view->widget()->width() <= view->viewport()->width(),
+             qPrintable(QStringLiteral("the summary is %1 px wide in a %2 px view")
+                            .arg(view->widget()->width())
+                            .arg(view->viewport()->width())));
   }
 
   void storeSummaryShowsMetaAndCompletedLayers() {

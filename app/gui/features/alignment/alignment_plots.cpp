@@ -89,8 +89,9 @@ void fitLegendColumns(QCustomPlot& plot) {
     widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
   const int need = columns * widest + (columns - 1) * legend->columnSpacing() +
                    legend->margins().left() + legend->margins().right();
-  if (need >
-      plot.width() - plot.plotLayout()->margins().left() - plot.plotLayout()->margins().right())
+  const QMargins inset = legend->layout() ? legend->layout()->margins() : QMargins();  // framed
+  if (need > plot.width() - plot.plotLayout()->margins().left() -
+                 plot.plotLayout()->margins().right() - inset.left() - inset.right())
     columns = 1;
   const int rows = (items + columns - 1) / columns;
   if (legend->wrap() == rows && legend->columnCount() == columns) return;
@@ -211,12 +212,8 @@ QCustomPlot* makeLossComparisonPlot(QWidget* parent) {
         ticker->setRoom(plot->axisRect()->height(), QFontMetrics(axis->tickLabelFont()).height());
   });
   // The legend under the axes: four long entries would cover most of a small plot.
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->axisRect()->insetLayout()->simplify();
-  plot->plotLayout()->addElement(2, 0, plot->legend);
-  plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  placeLegendBelowAxes(*plot, 2);
   plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
-  plot->legend->setVisible(false);
   return plot;
 }
 

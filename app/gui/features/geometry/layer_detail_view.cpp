@@ -16,6 +16,7 @@
 #include "display_text.h"
 #include "geometry/scatter_outliers.h"
 #include "geometry_table_model.h"
+#include "layer_geometry_view_ticks.h"
 #include "plot_export.h"
 #include "titled_plot.h"
 #include "token_context_strip.h"
@@ -202,7 +203,29 @@ void LayerDetailView::buildHistogram() {
   m_histogramPlot->yAxis->setLabel(tr("anchors"));
   if (h.logarithmic) m_histogramPlot->xAxis->setScaleType(QCPAxis::stLogarithmic);
   m_histogramPlot->rescaleAxes();
-  if (h.logarithmic) useLogTicks(m_histogramPlot->xAxis);
+  if (h.logarithmic) {
+    // Labels for the pixels the axis has (LogValueTicker, the Layer Geometry axes' ticker, told a
+    // width and a label's width instead of a height): 1-2-5 labels ran together on a narrow panel.
+    m_histogramPlot->xAxis->setTicker(QSharedPointer<LogValueTicker>::create());
+    QCustomPlot* plot = m_histogramPlot;
+    connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+      QCPAxis* axis = plot->xAxis;
+      const auto ticker = axis->ticker().dynamicCast<LogValueTicker>();
+      const QCPRange range = axis->range();
+      if (!ticker || !(range.lower > 0) || !(range.upper > range.lower)) return;
+      // The widest label: a 5 of the decades shown has as many digits as any 1-2-5 label.
+      const QFontMetrics metrics(axis->tickLabelFont());
+      int widest = 0;
+      for (int d = static_cast<int>(std::floor(std::log10(range.lower)));
+           d <= static_cast<int>(std::ceil(std::log10(range.upper))); ++d)
+        widest = std::max(widest, metrics.horizontalAdvance(plot->locale().toString(
+                                      5 * std::pow(10.0, d), 'g', axis->numberPrecision())));
+      // The axis's width as of the last layout (its margins barely change); before it, a guess.
+      const QMargins margins = plot->axisRect()->margins();
+      const int sides = margins.left() + margins.right();
+      ticker->setRoom(plot->width() - (sides > 0 ? sides : 80), widest);
+    });
+  }
   QCPRange y = m_histogramPlot->yAxis->range();
   m_histogramPlot->yAxis->setRange(0, std::max(1.0, y.upper * 1.1));
   if (!h.edges.empty() && h.edges.front() == h.edges.back()) {
