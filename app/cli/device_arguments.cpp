@@ -20,8 +20,8 @@ std::string deviceFrom(const CommandLine& cli) {
 
 CommandLine& addComputeDTypeOption(CommandLine& cli) {
   return cli.option("compute-dtype", "TYPE",
-                    "forward passes in auto, fp32 or bf16 (auto: bf16 on CUDA and on CPUs that "
-                    "multiply bf16 natively, else fp32; storage keeps --dtype)",
+                    "forward passes in auto, fp32 or bf16 (auto: bf16 on CUDA and on CPUs whose "
+                    "native bf16 measures faster than fp32, else fp32; storage keeps --dtype)",
                     "auto");
 }
 

@@ -33,7 +33,7 @@ double estimateCaptureSeconds(const io::ModelConfig& config, int64_t parameterCo
                            static_cast<double>(config.numLayers);
   const double flops = positions * (2.0 * static_cast<double>(parameterCount) + attention);
   const bool cpuBf16 = shape.computeBytes == 2 && !shape.cuda;
-  return flops / kCaptureFlopsPerSecond / (cpuBf16 ? kCpuBFloat16Speedup : 1.0);
+  return flops / kCaptureFlopsPerSecond / (cpuBf16 ? shape.cpuBf16Speedup : 1.0);
 }
 
 double estimateScoringSeconds(const io::ModelConfig& config, int64_t rows) {

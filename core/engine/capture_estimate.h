@@ -14,6 +14,14 @@
 
 namespace strata::engine {
 
+/**
+ * How much faster a CPU with fast native bf16 captures in bfloat16, when the caller does not
+ * say (CaptureShape::cpuBf16Speedup; the dialog gives the measured matmul ratio): measured on an
+ * AMD EPYC (Zen 4), 4,096 WikiText-2 tokens, SmolLM2-135M 9.4 → 4.3 s and Qwen2.5-0.5B
+ * 22.1 → 7.7 s (2.2× and 2.9×); 2 errs on the slow side.
+ */
+inline constexpr double kCpuBFloat16Speedup = 2.0;
+
 /** A capture as the dialog describes it. */
 struct CaptureShape {
   int64_t tokens = 8192;         ///< rows stored per layer (the token budget)
@@ -21,6 +29,8 @@ struct CaptureShape {
   int64_t skipFirstPositions = 1;
   int64_t batchSequences = 16;
   int computeBytes = 4;  ///< 4 for float32, 2 for bfloat16 (what auto resolved to)
+  /** How much faster bf16 runs than float32 on this CPU (engine/cpu_bf16_speed.h). */
+  double cpuBf16Speedup = kCpuBFloat16Speedup;
   bool cuda = false;
   bool streamLayers = false;  ///< the user asked to stream
 };
@@ -32,13 +42,6 @@ struct CaptureShape {
  * "Large GGUF"); 10¹¹ errs on the slow side for small models.
  */
 inline constexpr double kCaptureFlopsPerSecond = 1e11;
-
-/**
- * How much faster a CPU with native bf16 captures in bfloat16 (what --compute-dtype auto picks
- * there): measured on the 2-core build machine (avx512_bf16), 4,096 WikiText-2 tokens,
- * SmolLM2-135M 9.4 → 4.3 s and Qwen2.5-0.5B 22.1 → 7.7 s (2.2× and 2.9×); 2 errs on the slow side.
- */
-inline constexpr double kCpuBFloat16Speedup = 2.0;
 
 /**
  * Scoring a layer of N rows of width d takes about N·d² / kScoringRate seconds with the default
@@ -59,7 +62,7 @@ MemoryRequest captureMemoryRequest(const io::ModelConfig& config, int64_t parame
 
 /** Seconds the capture's forward passes and writing take: sequences × T positions, each
  *  2 FLOPs per parameter plus causal attention's 2·T·d per layer, at kCaptureFlopsPerSecond
- *  (kCpuBFloat16Speedup times that for bfloat16 on the CPU). */
+ *  (shape.cpuBf16Speedup times that for bfloat16 on the CPU). */
 double estimateCaptureSeconds(const io::ModelConfig& config, int64_t parameterCount,
                               const CaptureShape& shape);
 

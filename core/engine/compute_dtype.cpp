@@ -1,6 +1,9 @@
 #include "engine/compute_dtype.h"
 
+#include <cstdio>
+
 #include "common/error.h"
+#include "engine/cpu_bf16_speed.h"
 
 namespace strata::engine {
 
@@ -35,7 +38,8 @@ ComputeDType parseComputeDType(std::string_view text, const std::string& origin)
   throw ConfigError({}, origin, "must be auto, fp32 or bf16, got '" + std::string(text) + "'");
 }
 
-ComputeChoice chooseComputeDType(ComputeDType requested, bool cuda, const CpuBf16Support& cpu) {
+ComputeChoice chooseComputeDType(ComputeDType requested, bool cuda, const CpuBf16Support& cpu,
+                                 double bf16Speedup) {
   switch (requested) {
     case ComputeDType::Float32:
       return {ComputeDType::Float32, "--compute-dtype fp32"};
@@ -45,14 +49,23 @@ ComputeChoice chooseComputeDType(ComputeDType requested, bool cuda, const CpuBf1
       break;
   }
   if (cuda) return {ComputeDType::BFloat16, "CUDA multiplies bf16 natively"};
-  if (cpu.any())
-    return {ComputeDType::BFloat16, "this CPU multiplies bf16 natively (" + cpu.names() + ")"};
+  if (cpu.any()) {
+    char measured[160];
+    std::snprintf(measured, sizeof measured,
+                  "this CPU has native bf16 (%s) and a bf16 matmul ran at %.2fx float32's speed",
+                  cpu.names().c_str(), bf16Speedup);
+    if (bf16Speedup >= kLeastBf16Speedup) return {ComputeDType::BFloat16, measured};
+    return {ComputeDType::Float32, std::string(measured) + " here, so float32 is faster"};
+  }
   return {ComputeDType::Float32,
           "this CPU has no native bf16 (AVX512-BF16, AMX or Arm BF16), where float32 is faster"};
 }
 
 ComputeChoice chooseComputeDType(ComputeDType requested, const std::string& device) {
-  return chooseComputeDType(requested, device == "cuda", cpuBf16Support());
+  const bool cuda = device == "cuda";
+  const CpuBf16Support& cpu = cpuBf16Support();
+  const bool measure = requested == ComputeDType::Auto && !cuda && cpu.any();
+  return chooseComputeDType(requested, cuda, cpu, measure ? cpuBf16MatmulSpeedup() : 1.0);
 }
 
 }  // namespace strata::engine

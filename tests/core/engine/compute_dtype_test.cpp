@@ -1,5 +1,6 @@
-// --compute-dtype auto: bf16 where bf16 is native (CUDA, a CPU with AVX512-BF16, AMX or Arm BF16),
-// float32 elsewhere; what ran is recorded in the store, and a resumed store keeps its precision.
+// --compute-dtype auto: bf16 on CUDA and on a CPU whose native bf16 (AVX512-BF16, AMX or Arm BF16)
+// multiplies faster than float32, measured; float32 elsewhere. What ran is recorded in the store,
+// and a resumed store keeps its precision.
 
 #include "engine/compute_dtype.h"
 
@@ -13,6 +14,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/capture.h"
+#include "engine/cpu_bf16_speed.h"
 #include "io/activation_store.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"
@@ -34,23 +36,37 @@ bool hasFlag(const std::string& flags, const std::string& flag) {
   return flags.find(" " + flag + " ") != std::string::npos;
 }
 
-TEST(ComputeDType, AutoIsBf16OnCudaAndOnCpusWithNativeBf16Only) {
+TEST(ComputeDType, AutoIsBf16OnCudaAndWhereTheCpusNativeBf16IsFaster) {
   const CpuBf16Support none;
   CpuBf16Support avx512;
   avx512.avx512bf16 = true;
   CpuBf16Support amx;
   amx.amxbf16 = true;
-  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, true, none).dtype, ComputeDType::BFloat16);
-  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, avx512).dtype, ComputeDType::BFloat16);
-  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, amx).dtype, ComputeDType::BFloat16);
-  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, none).dtype, ComputeDType::Float32);
-  EXPECT_NE(chooseComputeDType(ComputeDType::Auto, false, avx512).reason.find("avx512_bf16"),
+  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, true, none, 1.0).dtype, ComputeDType::BFloat16);
+  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, avx512, 3.8).dtype,
+            ComputeDType::BFloat16);
+  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, amx, kLeastBf16Speedup).dtype,
+            ComputeDType::BFloat16);
+  // Native instructions that multiply slower than float32 (an Intel Xeon without AMX: 0.7x).
+  const ComputeChoice slow = chooseComputeDType(ComputeDType::Auto, false, avx512, 0.7);
+  EXPECT_EQ(slow.dtype, ComputeDType::Float32);
+  EXPECT_NE(slow.reason.find("0.70x"), std::string::npos) << slow.reason;
+  EXPECT_EQ(chooseComputeDType(ComputeDType::Auto, false, none, 9.0).dtype, ComputeDType::Float32);
+  EXPECT_NE(chooseComputeDType(ComputeDType::Auto, false, avx512, 3.8).reason.find("avx512_bf16"),
             std::string::npos);
-  EXPECT_NE(chooseComputeDType(ComputeDType::Auto, false, none).reason.find("no native bf16"),
+  EXPECT_NE(chooseComputeDType(ComputeDType::Auto, false, none, 1.0).reason.find("no native bf16"),
             std::string::npos);
   // An explicit choice is kept, whatever the hardware.
-  EXPECT_EQ(chooseComputeDType(ComputeDType::Float32, true, avx512).dtype, ComputeDType::Float32);
-  EXPECT_EQ(chooseComputeDType(ComputeDType::BFloat16, false, none).dtype, ComputeDType::BFloat16);
+  EXPECT_EQ(chooseComputeDType(ComputeDType::Float32, true, avx512, 3.8).dtype,
+            ComputeDType::Float32);
+  EXPECT_EQ(chooseComputeDType(ComputeDType::BFloat16, false, none, 0.5).dtype,
+            ComputeDType::BFloat16);
+}
+
+TEST(ComputeDType, TheMeasuredSpeedupIsAPlausibleRatio) {
+  const double speedup = cpuBf16MatmulSpeedup();
+  EXPECT_GT(speedup, 0.05);
+  EXPECT_LT(speedup, 50.0);
 }
 
 TEST(ComputeDType, ParsesTheOptionsWordsAndTheStoresNames) {
@@ -96,7 +112,8 @@ TEST_F(CaptureComputeDType, AutoRecordsWhatThisMachineChoseAndTheCorpusName) {
   JobContext job(sink, CancellationToken());
   runCapture(config, job);
   const bool native = hasFlag(procCpuFlags(), "avx512_bf16") || hasFlag(procCpuFlags(), "amx_bf16");
-  EXPECT_EQ(storedComputeDType(), native ? "bfloat16" : "float32");
+  const bool faster = native && cpuBf16MatmulSpeedup() >= kLeastBf16Speedup;
+  EXPECT_EQ(storedComputeDType(), faster ? "bfloat16" : "float32");
   EXPECT_EQ(io::ActivationStore::open(config.output).meta().extra.at("corpus_name"), "corpus.txt");
 }
 

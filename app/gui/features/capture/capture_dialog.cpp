@@ -24,6 +24,7 @@
 #include "common/install_paths.h"
 #include "display_text.h"
 #include "engine/compute_dtype.h"
+#include "engine/cpu_bf16_speed.h"
 #include "engine/memory_plan.h"
 #include "path_row.h"
 
@@ -302,12 +303,14 @@ engine::CaptureShape CaptureDialog::shape() const {
   shape.batchSequences = engine::CaptureConfig{}.batchSequences;
   shape.cuda = m_cuda;
   shape.streamLayers = m_streamLayers->isChecked();
-  // The job computes in what --compute-dtype auto picks here (engine/compute_dtype.h).
+  // The job computes in what --compute-dtype auto picks here (engine/compute_dtype.h), at the
+  // speed measured for it.
   shape.computeBytes =
       engine::chooseComputeDType(engine::ComputeDType::Auto, m_cuda ? "cuda" : "cpu").dtype ==
               engine::ComputeDType::BFloat16
           ? 2
           : 4;
+  if (shape.computeBytes == 2 && !m_cuda) shape.cpuBf16Speedup = engine::cpuBf16MatmulSpeedup();
   return shape;
 }
 
