@@ -1,12 +1,20 @@
 #include "engine/cpu_bf16_speed.h"
 
 #include <ATen/ATen.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
+#include <system_error>
+
+#include "common/cpu_features.h"
+#include "common/install_paths.h"
+#include "io/atomic_file.h"
 
 namespace strata::engine {
 
@@ -39,6 +47,56 @@ double measure() {
   return best16 > 0 ? best32 / best16 : 1.0;
 }
 
+/** The processor, its bf16 instructions, LibTorch and the thread count: what the ratio depends
+ *  on. Another key means another measurement. */
+std::string machineKey() {
+  std::string model;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 1);
+      break;
+    }
+  std::ostringstream key;
+  key << model << " | " << cpuBf16Support().names() << " | torch " << TORCH_VERSION << " | "
+      << at::get_num_threads() << " threads";
+  return key.str();
+}
+
+/**
+ * The ratio measured on this machine before (userDataFolder()/cpu-bf16-speed.txt: the key, a
+ * tab, the ratio), so that one machine always makes the same choice and the default model's
+ * cache keeps one store; measured and written when missing or for another key.
+ */
+double rememberedOrMeasured() {
+  const std::string key = machineKey();
+  std::filesystem::path file;
+  try {
+    file = userDataFolder() / "cpu-bf16-speed.txt";
+  } catch (const std::exception&) {
+    return measure();  // no data folder: measure every time
+  }
+  if (std::ifstream in(file); in) {
+    std::string storedKey, ratio;
+    if (std::getline(in, storedKey, '\t') && std::getline(in, ratio) && storedKey == key) {
+      try {
+        return std::stod(ratio);
+      } catch (const std::exception&) {
+        // unreadable: measure again
+      }
+    }
+  }
+  const double speedup = measure();
+  try {
+    std::error_code ignored;
+    std::filesystem::create_directories(file.parent_path(), ignored);
+    io::writeTextAtomically(file, key + "\t" + std::to_string(speedup) + "\n");
+  } catch (const std::exception&) {
+    // a read-only data folder: the measurement still holds for this process
+  }
+  return speedup;
+}
+
 }  // namespace
 
 double cpuBf16MatmulSpeedup() {
@@ -50,7 +108,7 @@ double cpuBf16MatmulSpeedup() {
         // not a number: measure instead
       }
     }
-    return measure();
+    return rememberedOrMeasured();
   }();
   return speedup;
 }

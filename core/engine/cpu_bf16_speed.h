@@ -8,9 +8,11 @@ namespace strata::engine {
 
 /**
  * float32 time / bf16 time of a linear layer of 512 rows by 1,024 → 1,024 at the job's thread
- * count, the fastest of a few interleaved runs of each. Measured on the first call, then
- * remembered. STRATA_CPU_BF16_SPEEDUP (a number) replaces the measurement (tests, and machines
- * where a user knows better).
+ * count, the fastest of a few interleaved runs of each. Measured once per machine (CPU model,
+ * its bf16 instructions, LibTorch version and thread count) and remembered in the user's data
+ * folder (cpu-bf16-speed.txt), so that a machine always decides alike; delete the file to
+ * measure again. STRATA_CPU_BF16_SPEEDUP (a number) replaces it (tests, and machines where a
+ * user knows better).
  */
 double cpuBf16MatmulSpeedup();
 

@@ -58,5 +58,36 @@ TEST(CliComputeDType, Bf16MovesNoProxyOfASmallModelBeyondFloat32sUncertainty) {
   EXPECT_EQ(fp32["l_star"], bf16["l_star"]);
 }
 
+// auto's measurement is made once per machine and kept in the data folder, so that every later
+// job (and the default model's cache) decides alike; a file for another machine is measured over.
+TEST(CliComputeDType, TheBf16MeasurementIsRememberedPerMachine) {
+  TempDir dir;
+  const auto about = [&] {
+    const testing::CommandOutput run = testing::runCliSplit("about");
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    return run.out;
+  };
+  ::setenv("STRATA_DATA_DIR", dir.path().c_str(), 1);
+  ::unsetenv("STRATA_CPU_BF16_SPEEDUP");
+  const std::string first = about();
+  const std::filesystem::path file = dir / "cpu-bf16-speed.txt";
+  const bool native = first.find("has native bf16") != std::string::npos;
+  if (!native) {
+    ::unsetenv("STRATA_DATA_DIR");
+    GTEST_SKIP() << "no native bf16 here: nothing is measured";
+  }
+  ASSERT_TRUE(std::filesystem::exists(file)) << first;
+  std::string key;
+  {
+    std::ifstream in(file);
+    std::getline(in, key, '\t');
+  }
+  std::ofstream(file) << key << "\t9.25\n";  // as if measured so
+  EXPECT_NE(about().find("ran at 9.25x"), std::string::npos);
+  std::ofstream(file) << "another machine\t9.25\n";
+  EXPECT_EQ(about().find("ran at 9.25x"), std::string::npos);  // measured again
+  ::unsetenv("STRATA_DATA_DIR");
+}
+
 }  // namespace
 }  // namespace strata
