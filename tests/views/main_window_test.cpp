@@ -57,6 +57,28 @@ bool dropOnto(MainWindow& window, const QString& path) {
   QApplication::sendEvent(&window, &drop);
   return true;
 }
+
+/** A store's /meta for a model of width 4 with hidden states h_0 and h_1, float32. */
+io::StoreMeta twoTokenMeta(const std::string& modelId) {
+  io::StoreMeta meta;
+  meta.modelId = modelId;
+  meta.architecture = "LlamaForCausalLM";
+  meta.hiddenSize = 4;
+  meta.numLayers = 1;
+  meta.dtype = io::StoreDType::Float32;
+  return meta;
+}
+
+/** Writes `file` with `meta` (twoTokenMeta's shape): two tokens, both layers complete. */
+void writeTwoTokenStore(const QString& file, const io::StoreMeta& meta) {
+  io::TokenTable tokens{{5, 6}, {0, 0}, {1, 2}};
+  auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
+  const std::vector<float> rows(2 * 4, 0.5f);
+  writer.writeLayer(0, rows);
+  writer.writeLayer(1, rows);
+  writer.close();
+}
+
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -344,21 +366,9 @@ class MainWindowTest : public QObject {
   void aStoreIsNamedByItsModelAndCorpus() {
     const QString file =
         m_root.filePath("SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e-c8171e4d3debdae5.h5");
-    {
-      io::StoreMeta meta;
-      meta.modelId = "/data/gguf/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e";
-      meta.architecture = "LlamaForCausalLM";
-      meta.hiddenSize = 4;
-      meta.numLayers = 1;
-      meta.dtype = io::StoreDType::Float32;
-      meta.extra["corpus_name"] = "wikitext2-valid.txt";
-      io::TokenTable tokens{{5, 6}, {0, 0}, {1, 2}};
-      auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
-      const std::vector<float> rows(2 * 4, 0.5f);
-      writer.writeLayer(0, rows);
-      writer.writeLayer(1, rows);
-      writer.close();
-    }
+    io::StoreMeta meta = twoTokenMeta("/data/gguf/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e");
+    meta.extra["corpus_name"] = "wikitext2-valid.txt";
+    writeTwoTokenStore(file, meta);
     MainWindow window;
     QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
     window.feature<OpenFeature>()->openPath(file);
@@ -375,33 +385,20 @@ class MainWindowTest : public QObject {
     // The sampling policy once showed as one JSON blob, and with the corpus hash forced a
     // horizontal scroll bar at the default 1100×700 (review 2026-12-05, screenshot 48).
     const QString file = m_root.filePath("sampled.h5");
-    {
-      io::StoreMeta meta;
-      meta.modelId =
-          "/home/someone/.local/share/strata/gguf/"
-          "SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e";
-      meta.architecture = "LlamaForCausalLM";
-      meta.hiddenSize = 4;
-      meta.numLayers = 1;
-      meta.dtype = io::StoreDType::Float32;
-      meta.corpusHash = "sha256:9cad2261a804a55d7aca32790c999cb11bb546ce13f2d3f58e0e1c9b2d2f66aa";
-      meta.samplingPolicy =
-          "{\"corpus\":\"/usr/lib/python3.11/argparse.py\",\"corpus_format\":\"text\","
-          "\"document_split\":\"paragraphs\",\"tokenizer\":\"byte-level BPE (BPE, byte-level)\","
-          "\"vocab_size\":49152,\"sequence_length\":128,\"token_budget\":4096,"
-          "\"skip_first_positions\":1,\"add_bos\":false,\"pad_id\":2,\"short_pieces\":\"pad\","
-          "\"distinct_prefixes\":true,\"seed\":0,\"max_documents\":0,\"documents_read\":421,"
-          "\"documents_sampled\":79,\"candidate_sequences\":439,\"candidate_rows\":20027,"
-          "\"repeated_prefix_rows_dropped\":81,\"selection\":\"partial Fisher-Yates over "
-          "candidate sequences, std::mt19937_64(seed), rejection-sampled bounded draws; "
-          "stored in corpus order\"}";
-      io::TokenTable tokens{{5, 6}, {0, 0}, {1, 2}};
-      auto writer = io::ActivationStoreWriter::create(toFsPath(file), meta, tokens);
-      const std::vector<float> rows(2 * 4, 0.5f);
-      writer.writeLayer(0, rows);
-      writer.writeLayer(1, rows);
-      writer.close();
-    }
+    io::StoreMeta meta = twoTokenMeta(
+        "/home/someone/.local/share/strata/gguf/SmolLM2-135M-Instruct.Q4_1-2d17f6c9e854c82e");
+    meta.corpusHash = "sha256:9cad2261a804a55d7aca32790c999cb11bb546ce13f2d3f58e0e1c9b2d2f66aa";
+    meta.samplingPolicy =
+        "{\"corpus\":\"/usr/lib/python3.11/argparse.py\",\"corpus_format\":\"text\","
+        "\"document_split\":\"paragraphs\",\"tokenizer\":\"byte-level BPE (BPE, byte-level)\","
+        "\"vocab_size\":49152,\"sequence_length\":128,\"token_budget\":4096,"
+        "\"skip_first_positions\":1,\"add_bos\":false,\"pad_id\":2,\"short_pieces\":\"pad\","
+        "\"distinct_prefixes\":true,\"seed\":0,\"max_documents\":0,\"documents_read\":421,"
+        "\"documents_sampled\":79,\"candidate_sequences\":439,\"candidate_rows\":20027,"
+        "\"repeated_prefix_rows_dropped\":81,\"selection\":\"partial Fisher-Yates over "
+        "candidate sequences, std::mt19937_64(seed), rejection-sampled bounded draws; "
+        "stored in corpus order\"}";
+    writeTwoTokenStore(file, meta);
     MainWindow window;
     window.resize(1100, 700);
     window.show();

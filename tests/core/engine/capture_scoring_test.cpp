@@ -17,7 +17,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "geometry/layer_metric.h"
-#include "support/letter_corpus.h"
+#include "support/letter_capture.h"
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
@@ -103,13 +103,8 @@ class StageRecorder final : public ProgressSink {
 class CaptureScoringTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    testing::writeRandomBackbone(dir / "model");
-    testing::writeLetterTokenizer(dir / "model");
-    testing::writeLetterCorpus(dir / "corpus.txt");
-    config.modelFolder = dir / "model";
-    config.corpus = dir / "corpus.txt";
+    config = testing::writeLetterCapture(dir.path());
     config.computeDType = ComputeDType::Float32;
-    config.sampling.sequenceLength = 24;
     config.sampling.tokenBudget = 150;
     config.batchSequences = 3;
     scoring.options.anchors = 32;

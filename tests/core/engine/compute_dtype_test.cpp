@@ -16,7 +16,7 @@
 #include "engine/capture.h"
 #include "engine/cpu_bf16_speed.h"
 #include "io/activation_store.h"
-#include "support/letter_corpus.h"
+#include "support/letter_capture.h"
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"
 
@@ -88,13 +88,7 @@ TEST(CpuFeatures, AgreeWithTheKernelsCpuFlags) {
 class CaptureComputeDType : public ::testing::Test {
  protected:
   void SetUp() override {
-    testing::writeRandomBackbone(dir / "model");
-    testing::writeLetterTokenizer(dir / "model");
-    testing::writeLetterCorpus(dir / "corpus.txt");
-    config.modelFolder = dir / "model";
-    config.corpus = dir / "corpus.txt";
-    config.output = dir / "acts.h5";
-    config.sampling.sequenceLength = 24;
+    config = testing::writeLetterCapture(dir.path());
     config.sampling.tokenBudget = 96;
     config.batchSequences = 2;
     config.device = "cpu";
