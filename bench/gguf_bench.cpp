@@ -20,9 +20,9 @@
 
 #include "common/error.h"
 #include "common/memory_release.h"
-#include "io/gguf_dequantize.h"
-#include "io/gguf_file.h"
-#include "io/gguf_import.h"
+#include "io/gguf/gguf_dequantize.h"
+#include "io/gguf/gguf_file.h"
+#include "io/gguf/gguf_import.h"
 
 namespace {
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // --jsonl-field), declared and read in one place.
 
 #include "command_line.h"
-#include "io/corpus.h"
+#include "io/corpus/corpus.h"
 
 namespace strata::cli {
 

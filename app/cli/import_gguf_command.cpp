@@ -1,6 +1,6 @@
 // `strata-cli import-gguf MODEL.gguf OUT/ [--dtype bf16] [--force]`: a GGUF model (llama.cpp's
 // format) as a complete Hugging Face folder, quantised tensors dequantised to bfloat16 by
-// default, written tensor by tensor in bounded memory (see core/io/gguf_import.h).
+// default, written tensor by tensor in bounded memory (see core/io/gguf/gguf_import.h).
 
 #include <iostream>
 
@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/human_format.h"
-#include "io/gguf_import.h"
+#include "io/gguf/gguf_import.h"
 #include "terminal_progress.h"
 
 namespace strata::cli {

@@ -8,8 +8,8 @@
 #include "common/human_format.h"
 #include "engine/run_folder.h"
 #include "inspect_run.h"
-#include "io/gguf_import.h"
-#include "io/model_folder.h"
+#include "io/gguf/gguf_import.h"
+#include "io/hf/model_folder.h"
 #include "model_argument.h"
 
 namespace strata::cli {

@@ -1,7 +1,7 @@
 #include "model_argument.h"
 
 #include "common/error.h"
-#include "io/gguf_import.h"
+#include "io/gguf/gguf_import.h"
 #include "terminal_progress.h"
 
 namespace strata::cli {

@@ -1,6 +1,6 @@
 #pragma once
 // A model named on the command line: a Hugging Face folder, or a .gguf file that is imported
-// into a folder the first time (io/gguf_import.h), with a progress line and Ctrl-C.
+// into a folder the first time (io/gguf/gguf_import.h), with a progress line and Ctrl-C.
 
 #include <filesystem>
 

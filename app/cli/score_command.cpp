@@ -19,7 +19,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/store_scoring.h"
 #include "io/atomic_file.h"
-#include "io/default_model.h"
+#include "io/hf/default_model.h"
 #include "plugin/plugin_metric.h"
 #include "plugin_arguments.h"
 #include "score_output.h"

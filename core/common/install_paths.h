@@ -30,7 +30,7 @@ std::filesystem::path installedPluginFolder();
 
 /**
  * The small model trained here (a 0.3M-parameter Llama, for fast tests and as the default's
- * fallback; the real default is io/default_model.h's): <prefix>/share/strata/models/default
+ * fallback; the real default is io/hf/default_model.h's): <prefix>/share/strata/models/default
  * when that holds a config.json, else the source tree's resources/models/default when this
  * binary runs from a build tree that still has it; empty when neither exists.
  */

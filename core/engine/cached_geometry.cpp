@@ -15,11 +15,11 @@
 #include "geometry/layer_metric.h"
 #include "geometry/proxy_options_json.h"
 #include "geometry/store_scoring.h"
-#include "io/activation_store.h"
-#include "io/corpus_hash.h"
-#include "io/default_model.h"
-#include "io/gguf_import.h"
-#include "io/model_fingerprint.h"
+#include "io/store/activation_store.h"
+#include "io/corpus/corpus_hash.h"
+#include "io/hf/default_model.h"
+#include "io/gguf/gguf_import.h"
+#include "io/hf/model_fingerprint.h"
 
 namespace strata::engine {
 
@@ -166,7 +166,7 @@ std::filesystem::path cachedStorePath(const CachedGeometryRequest& request) {
 CachedGeometry cachedGeometry(const CachedGeometryRequest& given, JobContext& job,
                               const std::vector<geometry::LayerMetric*>& metrics) {
   requireInputs(given);
-  // A .gguf model is imported once into a model folder (io/gguf_import.h); from here on the
+  // A .gguf model is imported once into a model folder (io/gguf/gguf_import.h); from here on the
   // request names that folder.
   CachedGeometryRequest request = given;
   request.modelFolder = io::resolveModelFolder(given.modelFolder, &job);

@@ -17,8 +17,8 @@
 #include "engine/compute_dtype.h"
 #include "geometry/geometry_report.h"
 #include "geometry/proxy_options.h"
-#include "io/corpus.h"
-#include "io/token_sampler.h"
+#include "io/corpus/corpus.h"
+#include "io/corpus/token_sampler.h"
 
 namespace strata {
 
@@ -53,7 +53,7 @@ struct CachedGeometry {
 };
 
 /**
- * The default model (io/default_model.h: SmolLM2-135M-Instruct) over defaultCorpusFile(), 4,096
+ * The default model (io/hf/default_model.h: SmolLM2-135M-Instruct) over defaultCorpusFile(), 4,096
  * tokens in sequences of 128, cached in userDataFolder()/geometry-cache (common/install_paths.h).
  * ConfigError when this Strata has no default model or the machine no default corpus.
  */

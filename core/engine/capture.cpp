@@ -13,9 +13,9 @@
 #include "engine/device_choice.h"
 #include "engine/memory_plan.h"
 #include "engine/progress_share.h"
-#include "io/corpus_hash.h"
-#include "io/gguf_import.h"
-#include "io/model_fingerprint.h"
+#include "io/corpus/corpus_hash.h"
+#include "io/gguf/gguf_import.h"
+#include "io/hf/model_fingerprint.h"
 #include "model/backbone/backbone.h"
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
@@ -215,7 +215,7 @@ ComputeDType captureComputeDType(const CaptureConfig& config, const at::Device& 
 
 CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobContext& job) {
   if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
-  // A .gguf model is imported once into a model folder (io/gguf_import.h), read from there.
+  // A .gguf model is imported once into a model folder (io/gguf/gguf_import.h), read from there.
   CaptureConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   const at::Device device = computeDevice(config.device, "device");

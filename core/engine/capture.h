@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "engine/compute_dtype.h"
-#include "io/activation_store.h"
-#include "io/corpus.h"
-#include "io/token_sampler.h"
+#include "io/store/activation_store.h"
+#include "io/corpus/corpus.h"
+#include "io/corpus/token_sampler.h"
 
 namespace strata {
 
@@ -40,7 +40,7 @@ struct CaptureConfig {
   io::CorpusOptions corpusOptions;
   io::TokenSamplerConfig sampling;
   io::StoreDType dtype = io::StoreDType::Float16;
-  /** Threads and deflate level of the store's writing (io/activation_store.h). */
+  /** Threads and deflate level of the store's writing (io/store/activation_store.h). */
   io::StoreWriteOptions write;
   /** What the forward passes compute in (engine/compute_dtype.h); the store keeps its own
    *  storage dtype either way. Auto is resolved once the device is known, and a resumed store

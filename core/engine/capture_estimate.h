@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "engine/memory_plan.h"
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 
 namespace strata::engine {
 

@@ -9,7 +9,7 @@
 #include "common/job.h"
 #include "engine/capture_sink.h"
 #include "geometry/layer_scan.h"
-#include "io/stored_values.h"
+#include "io/store/stored_values.h"
 
 namespace strata::engine {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata {
 class JobContext;

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "geometry/scatter_outliers.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::engine {

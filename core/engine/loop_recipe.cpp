@@ -8,14 +8,14 @@
 #include "engine/run_folder.h"
 #include "engine/run_manifest.h"
 #include "engine/training_loop.h"
-#include "io/gguf_import.h"
+#include "io/gguf/gguf_import.h"
 
 namespace strata::engine {
 
 namespace fs = std::filesystem;
 namespace {
 
-/** A recipe's `model` given as a .gguf file becomes its imported model folder (io/gguf_import.h)
+/** A recipe's `model` given as a .gguf file becomes its imported model folder (io/gguf/gguf_import.h)
  *  before anything reads it, so run.json, the store checks and every loader see a folder. */
 void resolveGgufModel(const ConfigSchema& schema, ResolvedConfig& config, JobContext& job) {
   const SettingSpec* model = schema.find("model");

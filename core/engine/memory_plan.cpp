@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
-#include "io/model_folder.h"
+#include "io/hf/model_folder.h"
 
 #ifdef STRATA_WITH_CUDA
 #include <cuda_runtime_api.h>

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 
 namespace strata {
 

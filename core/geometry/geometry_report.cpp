@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "geometry/layer_scan.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata::geometry {
 

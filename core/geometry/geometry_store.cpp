@@ -46,8 +46,8 @@
 #include "geometry/proxy_options_json.h"
 #include "geometry/score.h"
 #include "geometry/store_scoring.h"
-#include "io/hdf5_handle.h"
-#include "io/hdf5_open_error.h"
+#include "io/store/hdf5_handle.h"
+#include "io/store/hdf5_open_error.h"
 #include "io/writer_lock.h"
 
 namespace strata::geometry {

@@ -4,7 +4,7 @@
 
 #include "common/job.h"
 #include "geometry/term_cancellation.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata::geometry {
 

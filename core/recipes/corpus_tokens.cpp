@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "common/split_mix.h"
-#include "io/corpus_hash.h"
+#include "io/corpus/corpus_hash.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "tokenizer/tokenizer.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/config_schema.h"
-#include "io/corpus.h"
+#include "io/corpus/corpus.h"
 
 namespace strata {
 

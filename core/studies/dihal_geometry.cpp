@@ -17,7 +17,7 @@
 #include "geometry/metric_series.h"
 #include "geometry/score_bootstrap.h"
 #include "geometry/store_scoring.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "io/atomic_file.h"
 #include "studies/study_settings.h"
 

@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "common/install_paths.h"
 #include "common/job.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 #include "verify/child_process.h"
 #include "verify/python_environment.h"

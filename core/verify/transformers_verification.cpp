@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "common/job.h"
-#include "io/gguf_import.h"
-#include "io/hf_config.h"
+#include "io/gguf/gguf_import.h"
+#include "io/hf/hf_config.h"
 #include "verify/python_environment.h"
 #include "verify/transformers_reference.h"
 
@@ -124,7 +124,7 @@ std::string TransformersVerification::verdict() const {
 
 TransformersVerification verifyAgainstTransformers(const VerificationConfig& given,
                                                    JobContext& job) {
-  // A .gguf model: Strata reads it in place (io/gguf_weights.h), transformers with gguf_file=.
+  // A .gguf model: Strata reads it in place (io/gguf/gguf_weights.h), transformers with gguf_file=.
   VerificationConfig config = given;
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   // Cheap checks first: a folder Strata cannot read fails at once, not after transformers.

@@ -6,7 +6,7 @@
 #include <exception>
 
 #include "fuzz_input_file.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = strata::fuzz::writeInput("store.h5", data, size);

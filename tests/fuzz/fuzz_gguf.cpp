@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "fuzz_input_file.h"
-#include "io/gguf_dequantize.h"
-#include "io/gguf_file.h"
-#include "io/gguf_model_plan.h"
-#include "io/gguf_tokenizer.h"
+#include "io/gguf/gguf_dequantize.h"
+#include "io/gguf/gguf_file.h"
+#include "io/gguf/gguf_model_plan.h"
+#include "io/gguf/gguf_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace strata;

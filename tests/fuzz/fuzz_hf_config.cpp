@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fuzz_input_file.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace strata;

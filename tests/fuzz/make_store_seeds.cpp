@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace {
 

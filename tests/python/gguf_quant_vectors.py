@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gguf-py as the reference for Strata's GGUF dequantisation (core/io/gguf_dequantize.h).
+"""gguf-py as the reference for Strata's GGUF dequantisation (core/io/gguf/gguf_dequantize.h).
 
 For every ggml type Strata dequantises, writes raw block bytes and what
 gguf.quants.dequantize(raw, type) gives for them, for the C++ test to match bit for bit:
@@ -35,7 +35,7 @@ import gguf
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType as T
 from gguf.quants import dequantize, quantize
 
-# Keep in step with the `dequantizable` flags of core/io/gguf_types.cpp (the test checks).
+# Keep in step with the `dequantizable` flags of core/io/gguf/gguf_types.cpp (the test checks).
 TYPES = ["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
          "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"]
 QUANTISED_BY_GGUF = {"F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """transformers' tokenizer built from a GGUF file, as the reference for Strata's
-core/io/gguf_tokenizer (tests/core/io/gguf_tokenizer_test.cpp).
+core/io/gguf/gguf_tokenizer (tests/core/io/gguf/gguf_tokenizer_test.cpp).
 
 For each GGUF, loads AutoTokenizer.from_pretrained(folder, gguf_file=name) -- transformers' own
 conversion of the file's tokenizer.ggml.* metadata -- and writes into OUTPUT_FOLDER/<name without

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hugging Face transformers as the reference for Strata's backbones (core/model/).
 
-For every architecture Strata reads (core/io/hf_config.h) and the variants that matter (GQA,
+For every architecture Strata reads (core/io/hf/hf_config.h) and the variants that matter (GQA,
 tied embeddings, llama3 / linear RoPE scaling, q/k/v and MLP biases, Qwen3's q/k norms and
 explicit head_dim, GPT-NeoX partial rotary and sequential residual, Gemma-3's sliding-window and
 global layers with their own RoPE bases, legacy checkpoint layouts), this builds a tiny random model with transformers' own class (LlamaForCausalLM, ...), saves it

@@ -4,7 +4,7 @@
 #include <limits>
 #include <random>
 
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata::testing {
 

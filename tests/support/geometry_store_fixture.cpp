@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata::testing {
 

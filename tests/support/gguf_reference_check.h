@@ -1,5 +1,5 @@
 #pragma once
-// Comparisons of a tokenizer converted from a GGUF (core/io/gguf_tokenizer) with what
+// Comparisons of a tokenizer converted from a GGUF (core/io/gguf/gguf_tokenizer) with what
 // transformers built from the same file (tests/python/gguf_tokenizer_reference.py). Each adds
 // gtest failures that name the section, the text, and where Strata and transformers part.
 

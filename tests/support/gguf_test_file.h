@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/gguf_file.h"
+#include "io/gguf/gguf_file.h"
 
 namespace strata::testing {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Tiny GGUF files that hold only a tokenizer (and what transformers needs to open them: a few
-// architecture keys and one embedding tensor), one per tokenizer flavour core/io/gguf_tokenizer
-// converts. Shared by tests/core/io/gguf_tokenizer_test.cpp (expectations written by hand) and
+// architecture keys and one embedding tensor), one per tokenizer flavour core/io/gguf/gguf_tokenizer
+// converts. Shared by tests/core/io/gguf/gguf_tokenizer_test.cpp (expectations written by hand) and
 // gguf_tokenizer_reference_test.cpp (the same files against transformers).
 
 #include <cstdint>

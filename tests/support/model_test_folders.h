@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 
 namespace strata::testing {
 

@@ -1,6 +1,6 @@
 #include "support/recipe_cases.h"
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 #include "support/bridge_fixture.h"
 #include "support/recipe_configs.h"
 #include "support/training_fixture.h"

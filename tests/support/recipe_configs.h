@@ -16,7 +16,7 @@ namespace strata::testing {
 engine::ResolvedConfig tinyDlmConfig(const std::filesystem::path& corpus,
                                      const std::string& variant);
 
-/** A random model of `architecture` (an io/hf_config.h Architecture, as int to keep this header
+/** A random model of `architecture` (an io/hf/hf_config.h Architecture, as int to keep this header
  *  light) with the byte tokenizer's 258 ids and its tokenizer files, written into `folder`. */
 std::filesystem::path randomByteModel(const std::filesystem::path& folder, int architecture);
 

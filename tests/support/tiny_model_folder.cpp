@@ -4,7 +4,7 @@
 #include <fstream>
 #include <vector>
 
-#include "io/safetensors_writer.h"
+#include "io/hf/safetensors_writer.h"
 
 namespace strata::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include "common/job.h"
 #include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 
 namespace strata::testing {

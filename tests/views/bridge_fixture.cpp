@@ -9,7 +9,7 @@
 #include "engine/training_run.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/plugin_metric.h"
 

@@ -36,7 +36,7 @@
 #include "geometry_plot.h"
 #include "geometry_table_model.h"
 #include "histogram_bins.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"

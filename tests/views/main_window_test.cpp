@@ -28,7 +28,7 @@
 #include "features/capture/capture_feature.h"
 #include "features/open/open_feature.h"
 #include "features/training/training_feature.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
 #include "model_folder_fixture.h"

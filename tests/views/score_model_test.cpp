@@ -26,7 +26,7 @@
 #include "features/geometry/geometry_feature.h"
 #include "features/open/open_feature.h"
 #include "geometry/geometry_report.h"
-#include "io/model_folder.h"
+#include "io/hf/model_folder.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"
 #include "main_window.h"

@@ -35,7 +35,7 @@
 #include "engine/layer_detail.h"
 #include "engine/token_context.h"
 #include "geometry/geometry_report.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "layer_detail_view.h"
 #include "main_window.h"
 #include "throw_away_settings.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/attention_options.h"
 
 namespace strata {

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/activation.h"
 #include "model/backbone/attention.h"
 #include "model/backbone/attention_options.h"

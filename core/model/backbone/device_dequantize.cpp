@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/gguf_types.h"
+#include "io/gguf/gguf_types.h"
 
 namespace strata::model {
 

@@ -2,7 +2,7 @@
 // GGUF blocks dequantised by LibTorch operations on whatever device holds them: a streamed GGUF
 // crosses PCIe at its quantised size (an 8B Q4_0 block is 123 MB instead of 872 MB in float32)
 // and is expanded on the GPU. Each type repeats the float32 operations of its host kernel
-// (io/gguf_dequantize.h, itself bit for bit gguf-py's) in the same order, one elementwise
+// (io/gguf/gguf_dequantize.h, itself bit for bit gguf-py's) in the same order, one elementwise
 // operation at a time, so the result is the same bits on every device: tests compare the two on
 // the CPU for every tensor of the real GGUF files.
 

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "common/text_file.h"
-#include "io/folder_install.h"
+#include "io/hf/folder_install.h"
 #include "model/backbone/llama2c_tokenizer_json.h"
 #include "model/backbone/safetensors_torch.h"
 

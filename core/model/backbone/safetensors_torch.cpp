@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "io/atomic_file.h"
-#include "io/safetensors_writer.h"
+#include "io/hf/safetensors_writer.h"
 
 namespace strata::model {
 

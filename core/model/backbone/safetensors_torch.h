@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "io/dtype.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 
 namespace strata::model {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/block_weights.h"
 
 namespace strata::model {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
-#include "io/gguf_types.h"
+#include "io/gguf/gguf_types.h"
 #include "model/backbone/device_dequantize.h"
 #include "model/backbone/safetensors_torch.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // Reads a checkpoint's tensors into BlockWeights / OuterWeights in the compute dtype (float32
 // or bfloat16) on the target device, whatever the dtype on disk (F32, F16, BF16, F64), from
-// safetensors or, for a model folder of a GGUF file (io/gguf_weights.h), from the GGUF file
+// safetensors or, for a model folder of a GGUF file (io/gguf/gguf_weights.h), from the GGUF file
 // itself, dequantised tensor by tensor (a tensor's rows converted piece by piece). Every
 // expected tensor's presence, dtype and shape is checked once, from the headers, when the
 // loader is made, so that a streamed pass cannot fail half-way on a malformed file.
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "io/gguf_weights.h"
-#include "io/hf_config.h"
-#include "io/sharded_checkpoint.h"
+#include "io/gguf/gguf_weights.h"
+#include "io/hf/hf_config.h"
+#include "io/hf/sharded_checkpoint.h"
 #include "model/backbone/block_weights.h"
 #include "model/backbone/weight_layout.h"
 

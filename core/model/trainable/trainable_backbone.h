@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/hf_config.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/activation.h"
 #include "model/backbone/attention_options.h"
 #include "model/backbone/block_weights.h"

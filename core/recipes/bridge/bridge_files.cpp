@@ -8,7 +8,7 @@
 #include "common/text_file.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 #include "recipes/run_config.h"
 

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "engine/batch_transfer.h"
 #include "engine/memory_plan.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata::recipes {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "recipes/corpus_tokens.h"
 
 namespace strata::recipes {

@@ -23,7 +23,7 @@
 #include "geometry/rank_correlation.h"
 #include "geometry/score.h"
 #include "geometry/store_scoring.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "io/atomic_file.h"
 
 namespace strata::recipes {

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/text_file.h"
 #include "io/atomic_file.h"
-#include "io/corpus_hash.h"
+#include "io/corpus/corpus_hash.h"
 #include "recipes/pretrain/pretrain.h"
 #include "tokenizer/byte_level.h"
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "support/cli_runner.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"

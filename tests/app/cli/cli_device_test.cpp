@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/device_choice.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
 #include "support/cli_runner.h"

@@ -15,7 +15,7 @@
 #include "common/job.h"
 #include "geometry/geometry_report.h"
 #include "geometry/layer_metric.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "support/temp_dir.h"
 
 namespace strata::engine {

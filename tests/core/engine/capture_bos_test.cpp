@@ -11,7 +11,7 @@
 #include "common/job.h"
 #include "common/text_file.h"
 #include "engine/capture.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "io/atomic_file.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "support/model_test_folders.h"
@@ -43,7 +43,7 @@ fs::path byteModel(const fs::path& folder, bool addBos) {
 
 /** Captures `model` over the toy corpus with position 0 stored, so a BOS would be seen, and
  *  rows with repeated prefixes kept: else the lone BOS, the same prefix in every sequence,
- *  would be stored for the corpus's first sequence only (io/token_sampler.h). */
+ *  would be stored for the corpus's first sequence only (io/corpus/token_sampler.h). */
 io::ActivationStore captureWithPositionZero(const fs::path& model, const fs::path& dir) {
   testing::writeToyCorpus(dir / "corpus.txt");
   CaptureConfig config;

@@ -11,9 +11,9 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "io/activation_store.h"
-#include "io/corpus.h"
-#include "io/model_fingerprint.h"
+#include "io/store/activation_store.h"
+#include "io/corpus/corpus.h"
+#include "io/hf/model_fingerprint.h"
 #include "model/backbone/backbone.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"
@@ -66,7 +66,7 @@ TEST_F(CaptureTest, StoresTheBackboneHiddenStateOfEveryStoredToken) {
   // Independent of the capture job: rebuild each stored token's sequence from its document
   // (BOS + the document ids from its piece's start up to it) and run the backbone on that
   // prefix alone. Not from the token table: a sequence's first positions are not stored when
-  // an earlier sequence had the same prefix (io/token_sampler.h).
+  // an earlier sequence had the same prefix (io/corpus/token_sampler.h).
   const auto backbone = model::Backbone::load(model);
   const auto tokenizer = tokenizer::loadTokenizer(model);
   const io::TokenTable& tokens = store.tokens();

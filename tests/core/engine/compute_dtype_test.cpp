@@ -15,7 +15,7 @@
 #include "common/job.h"
 #include "engine/capture.h"
 #include "engine/cpu_bf16_speed.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "support/letter_capture.h"
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"

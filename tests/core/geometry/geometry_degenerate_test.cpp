@@ -20,7 +20,7 @@
 #include "geometry/median.h"
 #include "geometry/metric_series.h"
 #include "geometry/score.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "support/degenerate_store_fixture.h"
 #include "support/temp_dir.h"
 

@@ -11,8 +11,8 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "io/activation_store.h"
-#include "io/hdf5_handle.h"
+#include "io/store/activation_store.h"
+#include "io/store/hdf5_handle.h"
 #include "io/writer_lock.h"
 #include "support/geometry_store_fixture.h"
 #include "support/temp_dir.h"

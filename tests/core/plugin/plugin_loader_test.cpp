@@ -16,7 +16,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/score.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "plugin/plugin_metric.h"
 #include "support/cli_runner.h"
 #include "support/geometry_store_fixture.h"

@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 #include "support/temp_dir.h"
 #include "support/transformers_checkpoint.h"

@@ -21,7 +21,7 @@
 
 #include "engine/capture.h"
 #include "engine/capture_estimate.h"
-#include "io/model_folder.h"
+#include "io/hf/model_folder.h"
 
 class QCheckBox;
 class QComboBox;

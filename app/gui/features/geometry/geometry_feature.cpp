@@ -12,7 +12,7 @@
 #include "geometry/score.h"
 #include "geometry/store_scoring.h"
 #include "gui_settings.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "layer_detail_view.h"
 #include "layer_geometry_view.h"
 #include "log_dock.h"

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/capture.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 #include "model/backbone/backbone.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"

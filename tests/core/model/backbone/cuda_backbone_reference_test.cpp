@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "engine/device_choice.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/safetensors_torch.h"
 #include "support/hf_reference_cases.h"

@@ -1,6 +1,6 @@
 // GGUF blocks dequantised by LibTorch operations (model/backbone/device_dequantize.h), the path
 // a GPU takes, run here on the CPU: every supported type on random blocks against the host
-// kernels (io/gguf_dequantize.h, bit for bit gguf-py's), and every tensor of the tiny GGUF and
+// kernels (io/gguf/gguf_dequantize.h, bit for bit gguf-py's), and every tensor of the tiny GGUF and
 // of the two real files loaded that way against the host path — the same bits, un-permuted
 // q/k rows and Gemma's norm offset included.
 
@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <random>
 
-#include "io/gguf_dequantize.h"
-#include "io/gguf_import.h"
-#include "io/gguf_types.h"
-#include "io/gguf_weights.h"
-#include "io/hf_config.h"
+#include "io/gguf/gguf_dequantize.h"
+#include "io/gguf/gguf_import.h"
+#include "io/gguf/gguf_types.h"
+#include "io/gguf/gguf_weights.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/weight_loader.h"
 #include "support/python_finder.h"
 #include "support/real_gguf_models.h"

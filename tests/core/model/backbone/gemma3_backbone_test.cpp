@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/safetensors_torch.h"
 #include "model/trainable/trainable_backbone.h"

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "io/hf_config.h"
-#include "io/safetensors_file.h"
+#include "io/hf/hf_config.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/generation.h"
 #include "model/backbone/llama2c_checkpoint.h"

@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "support/model_test_folders.h"
 #include "support/temp_dir.h"

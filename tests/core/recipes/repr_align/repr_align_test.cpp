@@ -14,7 +14,7 @@
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/recipe_catalog.h"
-#include "io/safetensors_file.h"
+#include "io/hf/safetensors_file.h"
 #include "model/backbone/backbone.h"
 #include "model/backbone/llama2c_import.h"
 #include "model/backbone/safetensors_torch.h"

@@ -1,0 +1,549 @@
+#include "io/gguf/gguf_model_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <optional>
+#include <set>
+
+#include "common/error.h"
+#include "io/gguf/gguf_dequantize.h"
+
+namespace strata::io {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/** The hyper-parameters every supported architecture has, read from `<arch>.*` keys with the
+ *  names transformers' GGUF_CONFIG_MAPPING gives them. */
+struct Hyper {
+  std::string arch;
+  int64_t layers = 0, width = 0, ffn = 0, heads = 0, kvHeads = 0, headDim = 0, context = 0;
+  int64_t vocab = 0;
+  double eps = 0, ropeTheta = 10000.0;
+  bool tied = true;
+};
+
+int64_t positive(const GgufFile& gguf, const std::string& key) {
+  const int64_t value = gguf.integer(key);
+  if (value <= 0 || value > (int64_t{1} << 31))
+    throw FormatError(gguf.path(), "must be a positive count, not " + std::to_string(value), key,
+                      "key");
+  return value;
+}
+
+Hyper readHyper(const GgufFile& gguf, const std::string& arch) {
+  const std::string p = arch + ".";
+  Hyper h;
+  h.arch = arch;
+  h.layers = positive(gguf, p + "block_count");
+  h.width = positive(gguf, p + "embedding_length");
+  h.ffn = positive(gguf, p + "feed_forward_length");
+  h.heads = positive(gguf, p + "attention.head_count");
+  h.kvHeads = gguf.has(p + "attention.head_count_kv")
+                  ? positive(gguf, p + "attention.head_count_kv")
+                  : h.heads;
+  h.context = positive(gguf, p + "context_length");
+  h.eps = gguf.number(p + "attention.layer_norm_rms_epsilon");
+  if (!(h.eps > 0))
+    throw FormatError(gguf.path(), "must be positive", p + "attention.layer_norm_rms_epsilon",
+                      "key");
+  if (gguf.has(p + "rope.freq_base")) h.ropeTheta = gguf.number(p + "rope.freq_base");
+  // transformers: vocab_size from the key, else the tokenizer's token count.
+  if (gguf.has(p + "vocab_size"))
+    h.vocab = positive(gguf, p + "vocab_size");
+  else if (gguf.has("tokenizer.ggml.tokens"))
+    h.vocab = static_cast<int64_t>(gguf.stringArray("tokenizer.ggml.tokens").size());
+  else
+    throw FormatError(gguf.path(), "is missing (and there is no tokenizer.ggml.tokens to count)",
+                      p + "vocab_size", "key");
+  if (h.heads % h.kvHeads != 0)
+    throw FormatError(gguf.path(),
+                      std::to_string(h.heads) + " query heads are not a multiple of " +
+                          std::to_string(h.kvHeads) + " key/value heads",
+                      p + "attention.head_count_kv", "key");
+  // Tied unless the file has its own output matrix (transformers' rule).
+  h.tied = gguf.findTensor("output.weight") == nullptr;
+  return h;
+}
+
+void putTokenIds(const GgufFile& gguf, Json& config) {
+  for (const auto& [key, field] : {std::pair{"tokenizer.ggml.bos_token_id", "bos_token_id"},
+                                   std::pair{"tokenizer.ggml.eos_token_id", "eos_token_id"},
+                                   std::pair{"tokenizer.ggml.padding_token_id", "pad_token_id"}})
+    if (gguf.has(key)) config[field] = gguf.integer(key);
+}
+
+Json commonConfig(const GgufFile& gguf, const Hyper& h, const std::string& className,
+                  const std::string& modelType) {
+  Json c;
+  c["architectures"] = {className};
+  c["model_type"] = modelType;
+  c["vocab_size"] = h.vocab;
+  c["hidden_size"] = h.width;
+  c["intermediate_size"] = h.ffn;
+  c["num_hidden_layers"] = h.layers;
+  c["num_attention_heads"] = h.heads;
+  c["num_key_value_heads"] = h.kvHeads;
+  c["head_dim"] = h.headDim;
+  c["max_position_embeddings"] = h.context;
+  c["rms_norm_eps"] = h.eps;
+  c["tie_word_embeddings"] = h.tied;
+  putTokenIds(gguf, c);
+  c["torch_dtype"] = "float32";
+  return c;
+}
+
+/** Tensor names of one llama.cpp block and their Hugging Face names (the gguf-py name map). */
+struct BlockName {
+  const char* gguf;
+  const char* hf;
+  bool required;
+};
+
+const std::vector<BlockName>& llamaBlockNames() {
+  static const std::vector<BlockName> names = {
+      {"attn_norm.weight", "input_layernorm.weight", true},
+      {"attn_q.weight", "self_attn.q_proj.weight", true},
+      {"attn_k.weight", "self_attn.k_proj.weight", true},
+      {"attn_v.weight", "self_attn.v_proj.weight", true},
+      {"attn_q.bias", "self_attn.q_proj.bias", false},
+      {"attn_k.bias", "self_attn.k_proj.bias", false},
+      {"attn_v.bias", "self_attn.v_proj.bias", false},
+      {"attn_output.weight", "self_attn.o_proj.weight", true},
+      {"ffn_norm.weight", "post_attention_layernorm.weight", true},
+      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
+      {"ffn_up.weight", "mlp.up_proj.weight", true},
+      {"ffn_down.weight", "mlp.down_proj.weight", true},
+  };
+  return names;
+}
+
+/** Qwen3: Llama's block with per-head RMSNorms of queries and keys and no q/k/v biases
+ *  (llama.cpp's LLM_ARCH_QWEN3 loads none; a file that has them gets an unused-tensor line). */
+const std::vector<BlockName>& qwen3BlockNames() {
+  static const std::vector<BlockName> names = {
+      {"attn_norm.weight", "input_layernorm.weight", true},
+      {"attn_q.weight", "self_attn.q_proj.weight", true},
+      {"attn_k.weight", "self_attn.k_proj.weight", true},
+      {"attn_v.weight", "self_attn.v_proj.weight", true},
+      {"attn_q_norm.weight", "self_attn.q_norm.weight", true},
+      {"attn_k_norm.weight", "self_attn.k_norm.weight", true},
+      {"attn_output.weight", "self_attn.o_proj.weight", true},
+      {"ffn_norm.weight", "post_attention_layernorm.weight", true},
+      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
+      {"ffn_up.weight", "mlp.up_proj.weight", true},
+      {"ffn_down.weight", "mlp.down_proj.weight", true},
+  };
+  return names;
+}
+
+const std::vector<BlockName>& gemma3BlockNames() {
+  static const std::vector<BlockName> names = {
+      {"attn_norm.weight", "input_layernorm.weight", true},
+      {"attn_q.weight", "self_attn.q_proj.weight", true},
+      {"attn_k.weight", "self_attn.k_proj.weight", true},
+      {"attn_v.weight", "self_attn.v_proj.weight", true},
+      {"attn_q_norm.weight", "self_attn.q_norm.weight", true},
+      {"attn_k_norm.weight", "self_attn.k_norm.weight", true},
+      {"attn_output.weight", "self_attn.o_proj.weight", true},
+      {"post_attention_norm.weight", "post_attention_layernorm.weight", true},
+      {"ffn_norm.weight", "pre_feedforward_layernorm.weight", true},
+      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
+      {"ffn_up.weight", "mlp.up_proj.weight", true},
+      {"ffn_down.weight", "mlp.down_proj.weight", true},
+      {"post_ffw_norm.weight", "post_feedforward_layernorm.weight", true},
+  };
+  return names;
+}
+
+/** The row-major shape a Hugging Face tensor must have, by its name. */
+std::vector<int64_t> expectedShape(const std::string& hf, const Hyper& h) {
+  const int64_t q = h.heads * h.headDim, kv = h.kvHeads * h.headDim;
+  auto ends = [&](const std::string& s) {
+    return hf.size() >= s.size() && hf.compare(hf.size() - s.size(), s.size(), s) == 0;
+  };
+  if (hf == "model.embed_tokens.weight" || hf == "lm_head.weight") return {h.vocab, h.width};
+  if (ends("q_proj.weight")) return {q, h.width};
+  if (ends("k_proj.weight") || ends("v_proj.weight")) return {kv, h.width};
+  if (ends("q_proj.bias")) return {q};
+  if (ends("k_proj.bias") || ends("v_proj.bias")) return {kv};
+  if (ends("o_proj.weight")) return {h.width, q};
+  if (ends("gate_proj.weight") || ends("up_proj.weight")) return {h.ffn, h.width};
+  if (ends("down_proj.weight")) return {h.width, h.ffn};
+  if (ends("q_norm.weight") || ends("k_norm.weight")) return {h.headDim};
+  return {h.width};  // every other norm
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    text.append(i ? ", " : "").append(std::to_string(shape[i]));
+  return text + "]";
+}
+
+/** Plans every tensor of the model; `used` starts with the tensors already read into the config
+ *  (rope_freqs.weight), and whatever else the file holds gets a warning line. */
+void addTensors(const GgufFile& gguf, const Hyper& h, const std::vector<BlockName>& blockNames,
+                std::set<std::string> used, GgufModelPlan& plan) {
+  const bool gemma = h.arch == "gemma3";
+  auto add = [&](const std::string& ggufName, const std::string& hf, bool required) {
+    const GgufTensorInfo* t = gguf.findTensor(ggufName);
+    if (!t) {
+      if (required) throw FormatError(gguf.path(), "is missing", ggufName);
+      return;
+    }
+    const auto expected = expectedShape(hf, h);
+    if (t->shape != expected)
+      throw FormatError(
+          gguf.path(),
+          "has shape " + shapeText(t->shape) + " but the metadata implies " + shapeText(expected),
+          ggufName);
+    GgufTensorPlan p{ggufName, hf, GgufTensorFix::None, 0};
+    if (h.arch == "llama" && ggufName.ends_with("attn_q.weight"))
+      p = {ggufName, hf, GgufTensorFix::UnpermuteRotaryRows, h.heads};
+    else if (h.arch == "llama" && ggufName.ends_with("attn_k.weight"))
+      p = {ggufName, hf, GgufTensorFix::UnpermuteRotaryRows, h.kvHeads};
+    else if (gemma && ggufName.find("norm.weight") != std::string::npos)
+      p.fix = GgufTensorFix::SubtractOne;
+    plan.tensors.push_back(p);
+    used.insert(ggufName);
+  };
+  add("token_embd.weight", "model.embed_tokens.weight", true);
+  for (int64_t l = 0; l < h.layers; ++l) {
+    const std::string block = "blk." + std::to_string(l) + ".";
+    const std::string layer = "model.layers." + std::to_string(l) + ".";
+    for (const BlockName& n : blockNames) add(block + n.gguf, layer + n.hf, n.required);
+  }
+  add("output_norm.weight", "model.norm.weight", true);
+  if (!h.tied) add("output.weight", "lm_head.weight", true);
+  for (const GgufTensorInfo& t : gguf.tensors())
+    if (!used.count(t.name))
+      plan.warnings.push_back("tensor '" + t.name + "' is not used by the " + h.arch +
+                              " model (ignored, as transformers ignores it)");
+}
+
+/** The head width, as llama.cpp reads it: `attention.key_length`, else (llama only, where
+ *  transformers maps it to head_dim) `rope.dimension_count`, else width / heads. Mistral-style
+ *  files (Mistral-Nemo, Mistral-Small: head_dim 128 at width 5120 and 32 heads) and every Qwen3
+ *  carry a head width of their own. Strata's Llama-family attention rotates the whole head and
+ *  has one width for keys and values, as llama.cpp requires of these architectures. */
+int64_t headDimOf(const GgufFile& gguf, const Hyper& h) {
+  const std::string p = h.arch + ".";
+  const bool llama = h.arch == "llama";
+  std::string from;  // the key the width came from, for the messages below
+  int64_t headDim = 0;
+  if (gguf.has(p + "attention.key_length")) {
+    from = p + "attention.key_length";
+    headDim = positive(gguf, from);
+  } else if (llama && gguf.has(p + "rope.dimension_count")) {
+    from = p + "rope.dimension_count";
+    headDim = positive(gguf, from);
+  } else {
+    if (h.width % h.heads != 0)
+      throw FormatError(gguf.path(),
+                        "the width is not a multiple of the head count (and there is no " + p +
+                            "attention.key_length)",
+                        p + "attention.head_count", "key");
+    headDim = h.width / h.heads;
+  }
+  const auto mustMatch = [&](const std::string& key, const std::string& what) {
+    if (gguf.has(key) && positive(gguf, key) != headDim)
+      throw FormatError(gguf.path(),
+                        std::to_string(positive(gguf, key)) + " " + what + ", but heads are " +
+                            std::to_string(headDim) + " wide" +
+                            (from.empty() ? std::string() : " (" + from + ")") + "; Strata's " +
+                            h.arch + " needs them equal",
+                        key, "key");
+  };
+  mustMatch(p + "attention.value_length", "values per head");
+  // qwen2 files carry no reliable rotary count (transformers ignores it); llama.cpp rotates the
+  // whole head there too.
+  if (h.arch != "qwen2") mustMatch(p + "rope.dimension_count", "rotated dimensions per head");
+  return headDim;
+}
+
+/** Llama 3's RoPE scaling: transformers' `_compute_llama3_parameters` (and Strata's
+ *  model/backbone/rope.cpp) for one inverse frequency. */
+struct Llama3Rope {
+  double factor = 1, lowFreqFactor = 1, highFreqFactor = 4, originalContext = 8192;
+
+  double scaled(double inverse) const {
+    const double wavelength = 2.0 * std::numbers::pi / inverse;
+    if (wavelength < originalContext / highFreqFactor) return inverse;
+    if (wavelength > originalContext / lowFreqFactor) return inverse / factor;
+    const double smooth =
+        (originalContext / wavelength - lowFreqFactor) / (highFreqFactor - lowFreqFactor);
+    return (1.0 - smooth) * inverse / factor + smooth * inverse;
+  }
+};
+
+/** `value` to `digits` significant digits: the parameters found below come out of float32
+ *  factors as 3.9999983 where the model's config said 4. */
+double roundSignificant(double value, int digits) {
+  if (value == 0 || !std::isfinite(value)) return value;
+  // Powers of ten above one are exact doubles: divide or multiply by one, never by 10^-k.
+  const int shift = digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(value))));
+  if (shift >= 0) {
+    const double scale = std::pow(10.0, shift);
+    return std::round(value * scale) / scale;
+  }
+  const double unit = std::pow(10.0, -shift);
+  return std::round(value / unit) * unit;
+}
+
+/**
+ * The Llama 3 scaling whose frequencies are llama.cpp's `inverse[i] / factors[i]`, or nullopt
+ * where the factors do not come from one.
+ *
+ * llama.cpp's convert_hf_to_gguf (LlamaModel.generate_extra_tensors) writes a Llama-3.1/3.2
+ * config's rope_scaling as rope_freqs.weight, one factor per frequency: 1 where the wavelength
+ * 2π/inverse is below L/high_freq_factor, `factor` where it is above L/low_freq_factor, and
+ * 1 / ((1 − s)/factor + s) between, s = (L/wavelength − low_freq_factor) / (high − low) — and no
+ * rope.scaling.* key. ggml's rope divides each frequency by its factor, which is exactly
+ * transformers' llama3 formula. The factors determine `factor` (the lowest frequency's) and s
+ * on the transition frequencies, s linear in L/wavelength; L itself is free (scaling L, low and
+ * high together changes nothing), so it is taken from `context` and low/high solved from the
+ * first and last transition frequency. With fewer than two of those, any low/high that sorts
+ * every frequency into its group gives the same frequencies; one in the middle of the free
+ * interval is taken. The result is checked against every factor.
+ */
+std::optional<Llama3Rope> llama3FromFactors(const std::vector<double>& inverse,
+                                            const std::vector<float>& factors, double context) {
+  const std::size_t n = factors.size();
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::abs(b); };
+  Llama3Rope r;
+  r.originalContext = context;
+  r.factor = factors[n - 1];
+  if (!(r.factor > 1) || near(r.factor, 1.0)) return std::nullopt;
+  // x = L / wavelength, decreasing with i; s = 1 for unscaled, 0 for fully scaled frequencies.
+  const auto x = [&](std::size_t i) { return context * inverse[i] / (2.0 * std::numbers::pi); };
+  const auto s = [&](std::size_t i) {
+    return (1.0 / factors[i] - 1.0 / r.factor) / (1.0 - 1.0 / r.factor);
+  };
+  std::vector<std::size_t> middle;
+  double scaledAbove = 0;  // largest x of a fully scaled one
+  double unscaledBelow = std::numeric_limits<double>::infinity();  // smallest x of an unscaled
+  for (std::size_t i = 0; i < n; ++i) {
+    if (near(factors[i], 1.0))
+      unscaledBelow = std::min(unscaledBelow, x(i));
+    else if (near(factors[i], r.factor))
+      scaledAbove = std::max(scaledAbove, x(i));
+    else
+      middle.push_back(i);
+  }
+  double width = 0;  // high − low
+  if (middle.size() >= 2) {
+    const std::size_t a = middle.front(), b = middle.back();
+    width = (x(a) - x(b)) / (s(a) - s(b));
+    r.lowFreqFactor = x(a) - s(a) * width;
+  } else if (middle.size() == 1) {
+    // low = x − s·width, high = x + (1 − s)·width: widths up to both bounds keep the groups.
+    const std::size_t m = middle.front();
+    double bound = std::numeric_limits<double>::infinity();
+    if (s(m) > 0) bound = std::min(bound, (x(m) - scaledAbove) / s(m));
+    if (s(m) < 1 && std::isfinite(unscaledBelow))
+      bound = std::min(bound, (unscaledBelow - x(m)) / (1 - s(m)));
+    width = std::isfinite(bound) ? bound / 2 : x(m);
+    r.lowFreqFactor = x(m) - s(m) * width;
+  } else {
+    if (!std::isfinite(unscaledBelow)) unscaledBelow = 3 * scaledAbove;  // every one scaled
+    width = (unscaledBelow - scaledAbove) / 3;
+    r.lowFreqFactor = scaledAbove + width;
+  }
+  r.highFreqFactor = r.lowFreqFactor + width;
+  if (!(width > 0) || !(r.lowFreqFactor > 0)) return std::nullopt;
+  const auto reproduces = [&](const Llama3Rope& candidate) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const double want = inverse[i] / factors[i];
+      if (std::abs(candidate.scaled(inverse[i]) - want) > 1e-5 * want) return false;
+    }
+    return true;
+  };
+  Llama3Rope rounded = r;
+  rounded.factor = roundSignificant(r.factor, 4);
+  rounded.lowFreqFactor = roundSignificant(r.lowFreqFactor, 4);
+  rounded.highFreqFactor = roundSignificant(r.highFreqFactor, 4);
+  if (rounded.highFreqFactor > rounded.lowFreqFactor && reproduces(rounded)) return rounded;
+  if (reproduces(r)) return r;
+  return std::nullopt;
+}
+
+/**
+ * RoPE scaling as llama.cpp applies it, as a Hugging Face rope_scaling object (empty for none):
+ *
+ *  - `<arch>.rope.scaling.type` (llama.cpp's default when absent: linear) with
+ *    `<arch>.rope.scaling.factor` (or the older `<arch>.rope.scale_linear`): positions are
+ *    divided by the factor unless the type is "none"; transformers' "linear";
+ *  - llama only: `rope_freqs.weight`, per-frequency divisors (llama3FromFactors), with the
+ *    original context from `<arch>.rope.scaling.original_context_length` when the file has it,
+ *    else the 8192 llama.cpp's convert assumes;
+ *  - YaRN, LongRoPE and the rest: not supported (ConfigError naming the key), rather than a model
+ *    that runs with other frequencies than llama.cpp's.
+ *
+ * transformers' GGUF loader reads none of these for llama, qwen2, qwen3 or gemma3 (only for
+ * gpt-oss) and drops rope_freqs.weight: it runs such files without their scaling.
+ * `ropeFreqsUsed` is set when rope_freqs.weight went into the result.
+ */
+Json ropeScaling(const GgufFile& gguf, const Hyper& h, bool& ropeFreqsUsed) {
+  const std::string p = h.arch + ".rope.";
+  ropeFreqsUsed = false;
+  const std::string type =
+      gguf.has(p + "scaling.type") ? gguf.string(p + "scaling.type") : std::string("linear");
+  if (type != "none" && type != "linear")
+    throw ConfigError(gguf.path(), p + "scaling.type",
+                      "'" + type +
+                          "' RoPE scaling is not supported (Strata applies none, linear, and "
+                          "Llama 3's per-frequency factors)");
+  std::string factorKey;
+  for (const std::string& key : {p + "scaling.factor", p + "scale_linear"})
+    if (factorKey.empty() && gguf.has(key)) factorKey = key;
+  double linear = factorKey.empty() ? 0.0 : gguf.number(factorKey);
+  if (!std::isfinite(linear) || linear < 0)
+    throw FormatError(gguf.path(), "must be a positive factor", factorKey, "key");
+  if (type == "none" || linear == 0) linear = 1;  // llama.cpp: 0 means unset
+
+  Json scaling = Json::object();
+  if (linear != 1) scaling = {{"rope_type", "linear"}, {"factor", linear}};
+  const GgufTensorInfo* freqs = h.arch == "llama" ? gguf.findTensor("rope_freqs.weight") : nullptr;
+  if (!freqs) return scaling;
+  const std::string name = freqs->name;
+  const int64_t rotary = h.headDim;
+  if (freqs->shape != std::vector<int64_t>{rotary / 2})
+    throw FormatError(gguf.path(),
+                      "has shape " + shapeText(freqs->shape) + " but the metadata implies [" +
+                          std::to_string(rotary / 2) + "] (one factor per rotary frequency)",
+                      name);
+  std::vector<float> factors(static_cast<std::size_t>(rotary / 2));
+  dequantizeGgml(freqs->typeId, gguf.tensorData(*freqs), factors, gguf.path(), name);
+  ropeFreqsUsed = true;
+  if (std::all_of(factors.begin(), factors.end(), [](float f) { return f == 1.0f; }))
+    return scaling;  // llama.cpp divides by one: the default frequencies
+  if (linear != 1)
+    throw ConfigError(gguf.path(), factorKey,
+                      "a linear factor together with per-frequency factors (" + name +
+                          ") has no Hugging Face rope_scaling");
+  const std::string contextKey = p + "scaling.original_context_length";
+  const double context =
+      gguf.has(contextKey) ? static_cast<double>(positive(gguf, contextKey)) : 8192.0;
+  std::vector<double> inverse(factors.size());
+  for (std::size_t i = 0; i < inverse.size(); ++i)
+    inverse[i] = std::pow(h.ropeTheta, -2.0 * static_cast<double>(i) / static_cast<double>(rotary));
+  const auto llama3 = llama3FromFactors(inverse, factors, context);
+  if (!llama3)
+    throw FormatError(gguf.path(),
+                      "holds per-frequency RoPE factors that Llama 3's rope scaling does not "
+                      "produce (Strata reads them only as such)",
+                      name);
+  return {{"rope_type", "llama3"},
+          {"factor", llama3->factor},
+          {"low_freq_factor", llama3->lowFreqFactor},
+          {"high_freq_factor", llama3->highFreqFactor},
+          {"original_max_position_embeddings", static_cast<int64_t>(llama3->originalContext)}};
+}
+
+/** llama, qwen2 and qwen3: Llama's decoder, with q/k/v biases (Qwen2) or q/k norms (Qwen3). */
+GgufModelPlan planLlamaFamily(const GgufFile& gguf, const std::string& arch) {
+  Hyper h = readHyper(gguf, arch);
+  h.headDim = headDimOf(gguf, h);
+  bool ropeFreqsUsed = false;
+  const Json scaling = ropeScaling(gguf, h, ropeFreqsUsed);
+  const bool qwen2 = arch == "qwen2", qwen3 = arch == "qwen3";
+  const std::string className =
+      qwen2 ? "Qwen2ForCausalLM" : (qwen3 ? "Qwen3ForCausalLM" : "LlamaForCausalLM");
+  Json c = commonConfig(gguf, h, className, arch);
+  c["hidden_act"] = "silu";
+  c["rope_theta"] = h.ropeTheta;
+  // transformers 5 reads rope_parameters (and takes a rope_scaling, when given, in its place).
+  Json rope = {{"rope_theta", h.ropeTheta}, {"rope_type", "default"}};
+  if (!scaling.empty()) {
+    c["rope_scaling"] = scaling;
+    rope.update(scaling);
+  }
+  c["rope_parameters"] = rope;
+  c["attention_bias"] = qwen2;
+  if (arch == "llama") c["mlp_bias"] = false;
+  if (qwen3) {  // llama.cpp's qwen3 attends over the whole context in every layer
+    c["use_sliding_window"] = false;
+    c["sliding_window"] = nullptr;
+  }
+  GgufModelPlan plan;
+  plan.architecture = arch;
+  plan.configJson = c.dump(2) + "\n";
+  std::set<std::string> used;
+  if (ropeFreqsUsed) used.insert("rope_freqs.weight");
+  addTensors(gguf, h, qwen3 ? qwen3BlockNames() : llamaBlockNames(), used, plan);
+  if (qwen2)  // Qwen2 always has q/k/v biases; a file without them is not a Qwen2 model
+    for (const char* bias : {"attn_q.bias", "attn_k.bias", "attn_v.bias"})
+      if (!gguf.findTensor(std::string("blk.0.") + bias))
+        throw FormatError(gguf.path(), "is missing (Qwen2 has q/k/v biases)",
+                          std::string("blk.0.") + bias);
+  return plan;
+}
+
+GgufModelPlan planGemma3(const GgufFile& gguf) {
+  Hyper h = readHyper(gguf, "gemma3");
+  h.headDim = gguf.has("gemma3.attention.key_length")
+                  ? positive(gguf, "gemma3.attention.key_length")
+                  : h.width / h.heads;
+  Json c = commonConfig(gguf, h, "Gemma3ForCausalLM", "gemma3_text");
+  c["hidden_activation"] = "gelu_pytorch_tanh";
+  // GGUF carries neither the local RoPE base, the query scale nor the layer pattern; llama.cpp
+  // (src/llama-model.cpp, LLM_ARCH_GEMMA3) fixes them: RoPE base 10000 on sliding layers, every
+  // sixth layer global, queries scaled by 1/sqrt(head_dim) except in the 62-layer 27B model
+  // (1/sqrt(width/heads)). transformers takes Gemma3TextConfig's defaults, the same for every
+  // size but 27B (query_pre_attn_scalar 256).
+  const double localTheta = 10000.0;
+  // Gemma-3 4B and larger scale the global layers' positions linearly (factor 8); llama.cpp
+  // applies gemma3.rope.scaling.factor to those layers only (rope_freq_scale_train_swa = 1).
+  bool ropeFreqsUsed = false;
+  Json full = {{"rope_type", "default"}, {"rope_theta", h.ropeTheta}};
+  full.update(ropeScaling(gguf, h, ropeFreqsUsed));
+  c["rope_parameters"] = {
+      {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", localTheta}}},
+      {"full_attention", full}};
+  c["rope_theta"] = h.ropeTheta;
+  c["rope_local_base_freq"] = localTheta;
+  c["query_pre_attn_scalar"] = h.layers == 62 ? h.width / h.heads : h.headDim;
+  c["sliding_window"] = gguf.has("gemma3.attention.sliding_window")
+                            ? positive(gguf, "gemma3.attention.sliding_window")
+                            : int64_t{4096};
+  Json layerTypes = Json::array();
+  for (int64_t l = 0; l < h.layers; ++l)
+    layerTypes.push_back((l + 1) % 6 == 0 ? "full_attention" : "sliding_attention");
+  c["layer_types"] = layerTypes;
+  c["attention_bias"] = false;
+  c["final_logit_softcapping"] = nullptr;
+  c["attn_logit_softcapping"] = nullptr;
+  GgufModelPlan plan;
+  plan.architecture = "gemma3";
+  plan.configJson = c.dump(2) + "\n";
+  addTensors(gguf, h, gemma3BlockNames(), {}, plan);
+  return plan;
+}
+
+}  // namespace
+
+std::string supportedGgufArchitectures() { return "llama, qwen2, qwen3, gemma3"; }
+
+GgufModelPlan planGgufModel(const GgufFile& gguf) {
+  const std::string arch = gguf.string("general.architecture");
+  GgufModelPlan plan;
+  if (arch == "llama" || arch == "qwen2" || arch == "qwen3")
+    plan = planLlamaFamily(gguf, arch);
+  else if (arch == "gemma3")
+    plan = planGemma3(gguf);
+  else
+    throw ConfigError(gguf.path(), "general.architecture",
+                      "'" + arch + "' is not supported (Strata reads GGUF models of " +
+                          supportedGgufArchitectures() + ")");
+  Json generation;
+  putTokenIds(gguf, generation);
+  plan.generationConfigJson = generation.dump(2) + "\n";
+  return plan;
+}
+
+}  // namespace strata::io
