@@ -7,7 +7,7 @@
 #include <QPointer>
 #include <memory>
 
-#include "io/model_folder.h"
+#include "io/hf/model_folder.h"
 #include "summary_form.h"
 #include "transformers_verification_view.h"  // QPointer needs the complete type
 

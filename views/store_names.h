@@ -6,7 +6,7 @@
 #include <QString>
 
 #include "display_text.h"
-#include "io/activation_store.h"
+#include "io/store/activation_store.h"
 
 namespace strata {
 

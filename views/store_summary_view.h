@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/store_summary.h"
+#include "io/store/store_summary.h"
 #include "summary_form.h"
 
 namespace strata {

@@ -43,7 +43,7 @@ std::vector<hsize_t> dims(hid_t dataset, const std::string& path, const std::str
   return out;
 }
 
-/** IEEE binary16, as Strata and h5py write it (core/io/hdf5_handle.cpp: halfType). */
+/** IEEE binary16, as Strata and h5py write it (core/io/store/hdf5_handle.cpp: halfType). */
 hid_t halfType() {
   const hid_t type = H5Tcopy(H5T_IEEE_F32LE);
   H5Tset_fields(type, 15, 10, 5, 0, 10);

@@ -1,6 +1,6 @@
 #pragma once
 // Reading a Strata activation store with the HDF5 C API (the plugin may not link strata_core).
-// The layout (docs/file-formats.md, core/io/activation_store.h): /meta attributes hidden_size
+// The layout (docs/file-formats.md, core/io/store/activation_store.h): /meta attributes hidden_size
 // and num_layers (int64), /tokens/doc int32 [N], /layers/<l> float16 or float32 [N, d] for
 // l = 0..L, /layers_complete uint8 [L+1]. Errors are std::runtime_error naming the file and item.
 // Not thread-safe: one reader, one thread.
