@@ -2,35 +2,13 @@
 
 #include <QTimer>
 #include <exception>
-#include <map>
 
-#include "clean_path.h"
-#include "display_text.h"
-#include "engine/run_folder.h"
+#include "metrics_feeds.h"
 
 namespace strata {
 
-namespace {
-
-/** The feed of `runFolder`, shared by every follower of it while any is alive. */
-std::shared_ptr<engine::MetricsFeed> sharedFeed(const QString& runFolder) {
-  static std::map<QString, std::weak_ptr<engine::MetricsFeed>> feeds;  // GUI thread only
-  for (auto it = feeds.begin(); it != feeds.end();)
-    it = it->second.expired() ? feeds.erase(it) : ++it;
-  std::weak_ptr<engine::MetricsFeed>& slot = feeds[cleanAbsolute(runFolder)];
-  std::shared_ptr<engine::MetricsFeed> feed = slot.lock();
-  if (!feed) {
-    feed =
-        std::make_shared<engine::MetricsFeed>(engine::RunFolder(toFsPath(runFolder)).metricsFile());
-    slot = feed;
-  }
-  return feed;
-}
-
-}  // namespace
-
-MetricsFollower::MetricsFollower(int intervalMs, QObject* parent)
-    : QObject(parent), m_timer(new QTimer(this)) {
+MetricsFollower::MetricsFollower(int intervalMs, MetricsFeeds* feeds, QObject* parent)
+    : QObject(parent), m_feeds(feeds), m_timer(new QTimer(this)) {
   m_timer->setInterval(intervalMs);
   connect(m_timer, &QTimer::timeout, this, &MetricsFollower::due);
 }
@@ -42,7 +20,10 @@ MetricsFollower::~MetricsFollower() {
 void MetricsFollower::follow(const QString& runFolder) {
   if (m_feed) m_feed->leave(m_reader);
   m_runFolder = runFolder;
-  m_feed = runFolder.isEmpty() ? nullptr : sharedFeed(runFolder);
+  if (runFolder.isEmpty())
+    m_feed = nullptr;
+  else
+    m_feed = m_feeds ? m_feeds->feed(runFolder) : MetricsFeeds::feedOfItsOwn(runFolder);
   if (m_feed) m_reader = m_feed->join();
 }
 

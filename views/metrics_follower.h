@@ -4,11 +4,13 @@
 // each `due` the tab polls: read() returns the records appended since the last read (all of them
 // again when a resume cut or replaced the file), or the error that stopped the read, and the tab
 // refreshes whatever else it follows (status, checkpoints). The Training, Bridge, Alignment and
-// Chunk Routing tabs follow their runs with one each; followers of the same run folder join one
-// feed, so the file is read once however many tabs show the run (and the feed holds only what
-// a follower has not read yet). GUI thread only.
+// Chunk Routing tabs follow their runs with one each; followers of the same run folder given
+// the same owner (MetricsFeeds, the window's) join one feed, so the file is read once however
+// many tabs show the run (and the feed holds only what a follower has not read yet). GUI thread
+// only.
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <memory>
 #include <vector>
@@ -19,6 +21,8 @@
 class QTimer;
 
 namespace strata {
+
+class MetricsFeeds;
 
 /** What one read of a followed metrics.jsonl found. */
 struct MetricsUpdate {
@@ -34,8 +38,10 @@ class MetricsFollower final : public QObject {
   Q_OBJECT
 
  public:
-  /** Follows no run until follow(); once started, `due` fires every `intervalMs`. */
-  MetricsFollower(int intervalMs, QObject* parent);
+  /** Follows no run until follow(); once started, `due` fires every `intervalMs`. Its feeds
+   *  come from `feeds` (shared with the owner's other followers); with none, or once the owner
+   *  is gone, each run followed gets a feed of this follower's own. */
+  MetricsFollower(int intervalMs, MetricsFeeds* feeds, QObject* parent);
   ~MetricsFollower() override;
 
   /** Follows `runFolder`/metrics.jsonl from its first line; empty: no run. */
@@ -45,7 +51,8 @@ class MetricsFollower final : public QObject {
   /** Reads what the run appended since the last read; an empty update while following none. */
   MetricsUpdate read();
 
-  /** The feed this follower reads; followers of the same run folder share it (nullptr: none). */
+  /** The feed this follower reads; followers of the same run folder and owner share it
+   *  (nullptr: none). */
   const engine::MetricsFeed* feed() const { return m_feed.get(); }
 
   void setInterval(int ms);
@@ -59,6 +66,7 @@ class MetricsFollower final : public QObject {
   void due();
 
  private:
+  QPointer<MetricsFeeds> m_feeds;  ///< the owner of shared feeds; null: none
   QString m_runFolder;
   std::shared_ptr<engine::MetricsFeed> m_feed;
   engine::MetricsFeed::Reader m_reader = 0;  ///< this follower, joined to m_feed

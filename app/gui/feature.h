@@ -19,7 +19,8 @@ class Feature : public QObject {
 
  public:
   using QObject::QObject;
-  /** Adds the feature's menu actions and connects it to `workbench` (which outlives it). */
+  /** Declares the feature's menus and adds its menu actions, by id (Workbench::declareMenu,
+   *  addMenuAction), and connects it to `workbench` (which outlives it). */
   virtual void install(Workbench& workbench) = 0;
 };
 

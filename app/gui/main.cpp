@@ -13,7 +13,7 @@
 #include "common/build_info.h"
 #include "common/runtime_tuning.h"
 #include "engine/device_info.h"
-#include "features/geometry/default_geometry_feature.h"
+#include "features/default_geometry/default_geometry_feature.h"
 #include "main_window.h"
 #include "preferences.h"
 #include "recipes/built_in_recipes.h"

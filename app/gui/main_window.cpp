@@ -22,6 +22,7 @@
 #include "job_progress_panel.h"
 #include "job_progress_widget.h"
 #include "log_dock.h"
+#include "metrics_feeds.h"
 #include "readable_tabs.h"
 #include "services.h"
 #include "tab_keys.h"
@@ -72,7 +73,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_projectDock(new ProjectDock(this)),
       m_logDock(new LogDock(this)),
       m_jobProgress(new JobProgressWidget(this)),
-      m_jobs(new BackgroundJobs(*m_logDock, *m_jobProgress, this)) {
+      m_jobs(new BackgroundJobs(*m_logDock, *m_jobProgress, this)),
+      m_metricsFeeds(new MetricsFeeds(this)) {
   setWindowTitle(tr("Strata"));
   setAcceptDrops(true);
   m_errorReporter = [this](const ErrorReport& report) { showErrorDialog(this, report); };
@@ -115,7 +117,6 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   statusBar()->addPermanentWidget(m_jobProgress);
   createMenus();
   installFeatures();
-  createViewMenu();
   resize(1100, 700);
   if (m_options.persistSettings) restoreSettings();
 }
@@ -126,7 +127,8 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::createMenus() {
-  // The menus in menu-bar order; the features fill them as they are installed.
+  // File, View and Help; the features declare theirs between File and View as they are
+  // installed, and fill File's places.
   m_fileMenu = menuBar()->addMenu(tr("&File"));
   m_recentMenu = m_fileMenu->addMenu(tr("&Recent"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -136,15 +138,12 @@ void MainWindow::createMenus() {
   QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
-  m_menus.insert(MenuSection::Model, menuBar()->addMenu(tr("&Model")));
-  m_menus.insert(MenuSection::Geometry, menuBar()->addMenu(tr("&Geometry")));
-  m_menus.insert(MenuSection::Training, menuBar()->addMenu(tr("&Training")));
-  m_menus.insert(MenuSection::Bridge, menuBar()->addMenu(tr("&Bridge")));
-  m_menus.insert(MenuSection::Help, menuBar()->addMenu(tr("&Help")));
+  createViewMenu();
+  m_menus.insert(menuid::kHelp, menuBar()->addMenu(tr("&Help")));
 }
 
 void MainWindow::installFeatures() {
-  // In menu order: each adds its entries to the menus as it is installed.
+  // In menu order: each declares its menus and adds its entries as it is installed.
   for (const FeatureEntry& entry : registeredFeatures()) {
     Feature* feature = entry.create(this);
     feature->setObjectName(QLatin1String(entry.name));
@@ -155,24 +154,28 @@ void MainWindow::installFeatures() {
           [this](const QString& path) { m_recent.add(path); });
 }
 
-void MainWindow::addMenuAction(MenuSection section, QAction* action) {
-  switch (section) {
-    case MenuSection::FileOpen:
-      m_fileMenu->insertAction(m_recentMenu->menuAction(), action);
-      break;
-    case MenuSection::FileSettings:
-      m_fileMenu->insertAction(m_quitSeparator, action);
-      break;
-    default:
-      m_menus.value(section)->addAction(action);
-      break;
+void MainWindow::declareMenu(const QString& id, const QString& title) {
+  if (m_menus.contains(id)) return;
+  auto* menu = new QMenu(title, this);
+  menuBar()->insertMenu(m_viewMenu->menuAction(), menu);
+  m_menus.insert(id, menu);
+}
+
+void MainWindow::addMenuAction(const QString& id, QAction* action) {
+  if (id == menuid::kFileOpen) {
+    m_fileMenu->insertAction(m_recentMenu->menuAction(), action);
+  } else if (id == menuid::kFileSettings) {
+    m_fileMenu->insertAction(m_quitSeparator, action);
+  } else if (QMenu* menu = m_menus.value(id)) {
+    menu->addAction(action);
+  } else {
+    qFatal("Strata: no menu \"%s\" was declared for \"%s\"", qUtf8Printable(id),
+           qUtf8Printable(action->text()));
   }
 }
 
 void MainWindow::createViewMenu() {
-  // Between Bridge and Help, as it always was.
-  auto* view = new QMenu(tr("&View"), this);
-  menuBar()->insertMenu(m_menus.value(MenuSection::Help)->menuAction(), view);
+  QMenu* view = m_viewMenu = menuBar()->addMenu(tr("&View"));
   QAction* project = m_projectDock->toggleViewAction();
   project->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
   view->addAction(project);

@@ -1,8 +1,9 @@
 #pragma once
 // MainWindow: the workbench's frame and nothing more — a tab area where views plug in, the
-// project dock (left), the log dock (bottom), a status bar with the running jobs, the menus, the
-// open models and stores, the training slot and the runs root. With no tab open the centre says
-// what to do, or, while a job runs, shows the newest job's progress (JobProgressPanel); a job
+// project dock (left), the log dock (bottom), a status bar with the running jobs, the menus (File,
+// View and Help; the features declare the others by id), the open models and stores, the
+// metrics feeds the tabs share, the training slot and the runs root. With no tab open the centre
+// says what to do, or, while a job runs, shows the newest job's progress (JobProgressPanel); a job
 // that failed or was cancelled with no tab open leaves its error under the what-to-do text. It
 // implements Workbench (workbench.h) and makes and installs every registered feature (feature.h) in
 // menu order, naming none of them; main.cpp and the tests reach a feature through
@@ -32,6 +33,7 @@ class BackgroundJobs;
 class JobProgressPanel;
 class JobProgressWidget;
 class LogDock;
+class MetricsFeeds;
 
 class MainWindow final : public QMainWindow, public Workbench {
   Q_OBJECT
@@ -70,7 +72,9 @@ class MainWindow final : public QMainWindow, public Workbench {
   bool persistSettings() const override { return m_options.persistSettings; }
   LogDock& log() override { return *m_logDock; }
   ProjectDock& projects() override { return *m_projectDock; }
-  void addMenuAction(MenuSection section, QAction* action) override;
+  MetricsFeeds& metricsFeeds() override { return *m_metricsFeeds; }
+  void declareMenu(const QString& id, const QString& title) override;
+  void addMenuAction(const QString& id, QAction* action) override;
   void addStatusWidget(QWidget* widget) override;
   void showStatusMessage(const QString& text, int milliseconds) override;
   QWidget* tab(const QString& key) const override;
@@ -87,7 +91,7 @@ class MainWindow final : public QMainWindow, public Workbench {
   QString currentModel() const override;
   QString currentStore() const override;
   const TrainingSlot& trainingSlot() const override { return m_trainingSlot; }
-  void occupyTrainingSlot(TrainingSlot holder) override { m_trainingSlot = std::move(holder); }
+  void occupyTrainingSlot(TrainingSlot slot) override { m_trainingSlot = std::move(slot); }
   void freeTrainingSlot() override { m_trainingSlot = {}; }
   /** Where the Training tab lists runs and new runs go by default (QSettings
    *  "training/runsRoot", else defaultRunsRoot() made absolute). */
@@ -105,6 +109,7 @@ class MainWindow final : public QMainWindow, public Workbench {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  /** File, View and Help: the frame's own menus; the features declare the others. */
   void createMenus();
   void createViewMenu();
   void rebuildRecentMenu();
@@ -128,7 +133,9 @@ class MainWindow final : public QMainWindow, public Workbench {
   LogDock* m_logDock;
   JobProgressWidget* m_jobProgress;
   BackgroundJobs* m_jobs;
-  QMap<MenuSection, QMenu*> m_menus;
+  MetricsFeeds* m_metricsFeeds;
+  QMap<QString, QMenu*> m_menus;  ///< the declared menus and the frame's Help, by id
+  QMenu* m_viewMenu = nullptr;    ///< declared menus go before it
   QMenu* m_fileMenu = nullptr;
   QMenu* m_recentMenu = nullptr;
   QAction* m_quitSeparator = nullptr;  ///< File ▸ Preferences… and the like go before it

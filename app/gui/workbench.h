@@ -1,11 +1,12 @@
 #pragma once
 // Workbench: everything a feature (app/gui/features/<feature>/) may ask of the window, and
-// nothing more — tabs keyed by path, menus, background jobs, error reports, the open models and
-// stores, the one training slot, the runs root, the installed features and the services they
-// offer each other (services.h: opening a path, the Training tab). Features talk to each other
-// only through this interface and the signals of WorkbenchEvents, never through each other's
-// members, so a feature can be read (and deleted) on its own, as Qt Creator's plugins talk
-// through ICore. MainWindow implements it. GUI thread only.
+// nothing more — tabs keyed by path, menus by id, background jobs, error reports, the open
+// models and stores, the metrics feeds the tabs share, the one training slot, the runs root, the
+// installed features and the services they offer each other (services.h: opening a path, the
+// Training tab). Features talk to each other only through this interface and the signals of
+// WorkbenchEvents, never through each other's members, so a feature can be read (and deleted)
+// on its own, as Qt Creator's plugins talk through ICore. MainWindow implements it. GUI thread
+// only.
 
 #include <QList>
 #include <QObject>
@@ -25,24 +26,33 @@ namespace strata {
 
 class JobController;
 class LogDock;
+class MetricsFeeds;
 class ProjectDock;
 namespace io {
 struct ModelSummary;
 struct StoreSummary;
 }  // namespace io
 
-/** Where a feature's menu action goes. File ▸ Open… and File ▸ Preferences… are sections of
- *  the File menu (before Recent, and before Quit); the others are whole menus, filled in the
- *  order the features are installed. */
-enum class MenuSection { FileOpen, FileSettings, Model, Geometry, Training, Bridge, Help };
+/** The frame's own places in the menus, by id (as Qt Creator's ActionManager names its menus
+ *  and groups). Every other menu is a feature's: it declares it by an id of its own
+ *  (Workbench::declareMenu). */
+namespace menuid {
+/** File, before Recent: the Open… entries. */
+inline const QString kFileOpen = QStringLiteral("file.open");
+/** File, before Quit: Preferences… and the like. */
+inline const QString kFileSettings = QStringLiteral("file.settings");
+/** The Help menu, last in the menu bar. */
+inline const QString kHelp = QStringLiteral("help");
+}  // namespace menuid
 
-/** The one training a window runs at a time: a training run, a bridgeability sweep (which
- *  trains bridges one after another) or a study (which trains its runs one after another). */
+/** The one training a window runs at a time (a training run, or a job that trains runs one
+ *  after another). The feature that takes it names what holds it by an id of its own choosing,
+ *  so others can say what is training; the frame knows none of them. */
 struct TrainingSlot {
-  enum class Holder { None, Run, Sweep, Study };
-  Holder holder = Holder::None;
-  QString folder;  ///< the run folder, the sweep folder or the study folder
-  QString recipe;  ///< the run's recipe (empty for a sweep, or when run.json is unreadable)
+  QString holder;  ///< what holds the slot, by its feature's id; empty while the slot is free
+  QString folder;  ///< the folder the holder trains into (a run's, a sweep's, a study's)
+  QString recipe;  ///< the run's recipe (empty when not one run, or when run.json is unreadable)
+  bool isFree() const { return holder.isEmpty(); }
 };
 
 /** What happened in the window that other features may follow. Emitted by the feature (or the
@@ -78,8 +88,18 @@ class Workbench {
   virtual bool persistSettings() const = 0;
   virtual LogDock& log() = 0;
   virtual ProjectDock& projects() = 0;
-  /** Adds `action` to `section` (the window takes no ownership: parent it yourself). */
-  virtual void addMenuAction(MenuSection section, QAction* action) = 0;
+  /** The metrics feeds the window's tabs share (metrics_feeds.h): features hand it to every
+   *  view that follows a run's metrics, so a run is read once however many tabs show it. */
+  virtual MetricsFeeds& metricsFeeds() = 0;
+  /** Declares the menu-bar menu `id`, titled `title`: it goes after the menus declared before
+   *  it (features are installed in menu order, feature.h) and before View and Help. Declaring
+   *  an id again finds the menu (the first title stays), so every feature that fills a menu
+   *  declares it, and none depends on another being installed. */
+  virtual void declareMenu(const QString& id, const QString& title) = 0;
+  /** Adds `action` to the menu or place `id`: a menuid:: place or a declared menu (any other id
+   *  is a programming error and stops the program). The window takes no ownership: parent the
+   *  action yourself. */
+  virtual void addMenuAction(const QString& id, QAction* action) = 0;
   /** A permanent widget at the right of the status bar, after the job progress. */
   virtual void addStatusWidget(QWidget* widget) = 0;
   virtual void showStatusMessage(const QString& text, int milliseconds) = 0;
@@ -133,10 +153,10 @@ class Workbench {
   /** The same for activation stores (a tab "<store>#…" belongs to its store). */
   virtual QString currentStore() const = 0;
 
-  // The training slot: one training run or sweep at a time.
+  // The training slot: one training at a time.
   virtual const TrainingSlot& trainingSlot() const = 0;
-  /** Takes the slot for `holder`; the caller has checked that it is free. */
-  virtual void occupyTrainingSlot(TrainingSlot holder) = 0;
+  /** Takes the slot for `slot.holder`; the caller has checked that it is free. */
+  virtual void occupyTrainingSlot(TrainingSlot slot) = 0;
   virtual void freeTrainingSlot() = 0;
 
   /** Where runs are listed and new runs go by default. */

@@ -19,7 +19,7 @@
 #include <optional>
 
 #include "display_text.h"
-#include "features/geometry/default_geometry_feature.h"
+#include "features/default_geometry/default_geometry_feature.h"
 #include "features/geometry/geometry_feature.h"
 #include "job_progress_panel.h"
 #include "layer_geometry_view.h"

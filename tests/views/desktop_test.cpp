@@ -23,7 +23,7 @@
 #include "engine/device_info.h"
 #include "engine/versions.h"
 #include "error_dialog.h"
-#include "features/geometry/default_geometry_feature.h"
+#include "features/default_geometry/default_geometry_feature.h"
 #include "features/preferences/preferences_feature.h"
 #include "gui_settings.h"
 #include "log_dock.h"

@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
@@ -106,6 +107,31 @@ class MainWindowTest : public QObject {
     QCOMPARE(installed, menuOrder);
     QVERIFY(window.feature<CaptureFeature>() != nullptr);
     QCOMPARE(window.feature<CaptureFeature>()->parent(), &window);
+  }
+
+  void theMenuBarKeepsItsOrderWhateverDeclaresTheMenus() {
+    // The frame makes File, View and Help; the features declare the others by id as they are
+    // installed (in menu order) and fill the frame's places (File's Open… entries before Recent,
+    // Preferences… before Quit). Users see the menus they always saw.
+    MainWindow window(MainWindow::Options{.persistSettings = false});
+    QStringList menus;
+    for (const QAction* menu : window.menuBar()->actions()) {
+      QStringList entries;
+      for (const QAction* action : menu->menu()->actions())
+        entries << (action->isSeparator() ? QString("—") : action->text());
+      menus << menu->text() + ": " + entries.join(", ");
+    }
+    const QStringList expected = {
+        "&File: Open &Model, Open &Activation Store…, Open &Default Model, &Recent, —, "
+        "&Preferences…, —, &Quit",
+        "&Model: &Capture…, &Verify against Transformers",
+        "&Geometry: &Score Layers…",
+        "&Training: &Start Training…, Training &Runs, Chunk R&outing…, &Alignment…, Run &Study…, "
+        "Open Study &Results…",
+        "&Bridge: &Bridge Tab, Bridgeability &Sweep…, &Open Sweep Folder…, &Generate…",
+        "&View: Project, Log, —, &Next Tab, &Previous Tab, &Close Tab, &Full Screen, —, Copy All",
+        "&Help: &About Strata"};
+    QCOMPARE(menus, expected);
   }
 
   void featuresOfferTheirServicesThroughTheWorkbench() {

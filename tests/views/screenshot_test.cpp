@@ -29,7 +29,7 @@
 #include "features/alignment/alignment_feature.h"
 #include "features/bridge/bridge_feature.h"
 #include "features/capture/capture_feature.h"
-#include "features/geometry/default_geometry_feature.h"
+#include "features/default_geometry/default_geometry_feature.h"
 #include "features/geometry/geometry_feature.h"
 #include "features/open/open_feature.h"
 #include "features/routing/routing_feature.h"

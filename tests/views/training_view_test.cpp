@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <memory>
 
 #include "common/error.h"
 #include "display_text.h"
@@ -29,6 +30,7 @@
 #include "features/training/training_feature.h"
 #include "io/writer_lock.h"
 #include "main_window.h"
+#include "metrics_feeds.h"
 #include "metrics_follower.h"
 #include "runs_table.h"
 #include "throw_away_settings.h"
@@ -407,13 +409,44 @@ class TrainingViewTest : public QObject {
     QTest::qWait(50);
   }
 
+  void theFeedsOwnerScopesTheSharing() {
+    // Two followers of one run folder share one feed through their owner, and only while the
+    // owner lives: without one, or under another owner, or once the owner is gone, a follower
+    // reads the run on its own.
+    const QString root = m_root.filePath("owned");
+    writeRun(root + "/run-o", 4, "running");
+    auto feeds = std::make_unique<MetricsFeeds>();
+    MetricsFollower training(1000, feeds.get(), nullptr);
+    MetricsFollower bridge(1000, feeds.get(), nullptr);
+    training.follow(root + "/run-o");
+    bridge.follow(root + "/run-o");
+    QVERIFY(training.feed() != nullptr);
+    QCOMPARE(bridge.feed(), training.feed());
+    QCOMPARE(feeds->size(), std::size_t{1});
+    MetricsFeeds otherWindow;
+    MetricsFollower other(1000, &otherWindow, nullptr);
+    other.follow(root + "/run-o");
+    QVERIFY(other.feed() != training.feed());
+    MetricsFollower alone(1000, nullptr, nullptr);
+    alone.follow(root + "/run-o");
+    QVERIFY(alone.feed() != training.feed());
+    // The owner's lifetime ends the sharing: its followers keep reading the feeds they hold, and
+    // whatever they follow next is their own.
+    feeds.reset();
+    QCOMPARE(training.read().records.size(), std::size_t{4});
+    bridge.follow(root + "/run-o");
+    QVERIFY(bridge.feed() != training.feed());
+    QCOMPARE(bridge.read().records.size(), std::size_t{4});
+  }
+
   void followersOfOneRunShareOneRead() {
     // Two tabs (the Training tab and, say, Chunk Routing) following one run read its
     // metrics.jsonl once: what one follower's read found, the other is served.
     const QString root = m_root.filePath("shared");
     writeRun(root + "/run-s", 12, "running");
-    MetricsFollower training(1000, nullptr);
-    MetricsFollower routing(1000, nullptr);
+    MetricsFeeds feeds;  // the window's, in the application
+    MetricsFollower training(1000, &feeds, nullptr);
+    MetricsFollower routing(1000, &feeds, nullptr);
     training.follow(root + "/run-s");
     routing.follow(root + "/run-s/");  // the same folder spelled differently
     QVERIFY(training.feed() != nullptr);

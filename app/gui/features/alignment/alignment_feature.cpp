@@ -15,6 +15,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<AlignmentFeature> registration("alignment", 80);
+/** The Training menu, by id: the features that train or show runs share it. */
+const QString kTrainingMenu = QStringLiteral("training");
 
 bool isAlignmentRun(const QString& folder) {
   try {
@@ -33,7 +35,8 @@ void AlignmentFeature::install(Workbench& workbench) {
   alignment->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
   alignment->setStatusTip(tr("Per-layer student–teacher cosines of a repr_align run, live"));
   connect(alignment, &QAction::triggered, this, [this] { showAlignment(); });
-  workbench.addMenuAction(MenuSection::Training, alignment);
+  workbench.declareMenu(kTrainingMenu, tr("&Training"));
+  workbench.addMenuAction(kTrainingMenu, alignment);
 }
 
 AlignmentView* AlignmentFeature::alignmentView(const QString& run) const {
@@ -59,8 +62,9 @@ void AlignmentFeature::showAlignment(const QString& alignRun) {
         QString::fromStdString(error.what()), tr("Run folder: %1").arg(run));
     return;
   }
-  m_workbench->showTab(tabkey::alignment(run), tr("Alignment — %1").arg(QFileInfo(run).fileName()),
-                       [&info] { return new AlignmentView(std::move(info)); });
+  m_workbench->showTab(
+      tabkey::alignment(run), tr("Alignment — %1").arg(QFileInfo(run).fileName()),
+      [this, &info] { return new AlignmentView(std::move(info), &m_workbench->metricsFeeds()); });
 }
 
 }  // namespace strata

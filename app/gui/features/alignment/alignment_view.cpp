@@ -40,15 +40,15 @@ bool differentLambda(const AlignmentRunInfo& a, const AlignmentRunInfo& b) {
 
 }  // namespace
 
-AlignmentView::AlignmentView(AlignmentRunInfo run, QWidget* parent)
+AlignmentView::AlignmentView(AlignmentRunInfo run, MetricsFeeds* feeds, QWidget* parent)
     : QWidget(parent),
       m_run(std::make_unique<AlignmentRun>(std::move(run))),
       m_title(new QLabel(this)),
       m_sourceBox(new QComboBox(this)),
       m_comparisonBox(new QComboBox(this)),
       m_note(new QLabel(this)),
-      m_metrics(new MetricsFollower(1000, this)),
-      m_comparisonMetrics(new MetricsFollower(1000, this)),
+      m_metrics(new MetricsFollower(1000, feeds, this)),
+      m_comparisonMetrics(new MetricsFollower(1000, feeds, this)),
       m_candidateReads(this, &AlignmentView::listCandidates, [this](QList<AlignmentRunInfo> runs) {
         if (showCandidates(std::move(runs))) refresh();
       }) {

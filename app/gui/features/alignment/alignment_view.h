@@ -36,12 +36,16 @@ class QToolButton;
 
 namespace strata {
 
+class MetricsFeeds;
+
 class AlignmentView final : public QWidget {
   Q_OBJECT
 
  public:
-  /** Shows `run` (readAlignmentRun checked it) and reads its metrics at once. */
-  explicit AlignmentView(AlignmentRunInfo run, QWidget* parent = nullptr);
+  /** Shows `run` (readAlignmentRun checked it) and reads its metrics at once, through
+   *  `feeds` (the window's shared metrics feeds, Workbench::metricsFeeds(); none: its own). */
+  explicit AlignmentView(AlignmentRunInfo run, MetricsFeeds* feeds = nullptr,
+                         QWidget* parent = nullptr);
   ~AlignmentView() override;
 
   QString runFolder() const { return m_run->info().folder; }

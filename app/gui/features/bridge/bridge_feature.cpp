@@ -26,6 +26,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<BridgeFeature> registration("bridge", 100);
+/** The Bridge menu, by id. */
+const QString kBridgeMenu = QStringLiteral("bridge");
 
 const QString kBridgeCorpusKey = QStringLiteral("bridge/corpus");
 
@@ -39,26 +41,27 @@ void BridgeFeature::install(Workbench& workbench) {
   tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
   tab->setStatusTip(tr("Choose l*, train a DiHAL bridge there and watch its evaluation"));
   connect(tab, &QAction::triggered, this, &BridgeFeature::showBridgeView);
-  workbench.addMenuAction(MenuSection::Bridge, tab);
+  workbench.declareMenu(kBridgeMenu, tr("&Bridge"));
+  workbench.addMenuAction(kBridgeMenu, tab);
   auto* sweep = new QAction(tr("Bridgeability &Sweep…"), this);
   sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
   sweep->setStatusTip(
       tr("Train an equal-budget bridge at every layer of a range and correlate "
          "the score with their losses"));
   connect(sweep, &QAction::triggered, this, &BridgeFeature::showBridgeSweepDialog);
-  workbench.addMenuAction(MenuSection::Bridge, sweep);
+  workbench.addMenuAction(kBridgeMenu, sweep);
   auto* openSweep = new QAction(tr("&Open Sweep Folder…"), this);
   connect(openSweep, &QAction::triggered, this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(
         m_workbench->dialogParent(), tr("Open Sweep Folder"), m_workbench->runsRoot());
     if (!folder.isEmpty()) openSweepFolder(folder);
   });
-  workbench.addMenuAction(MenuSection::Bridge, openSweep);
+  workbench.addMenuAction(kBridgeMenu, openSweep);
   auto* generate = new QAction(tr("&Generate…"), this);
   generate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
   generate->setStatusTip(tr("Compare a bridge's hybrid continuations with the original model's"));
   connect(generate, &QAction::triggered, this, [this] { showGeneratePanel(); });
-  workbench.addMenuAction(MenuSection::Bridge, generate);
+  workbench.addMenuAction(kBridgeMenu, generate);
 
   // A store scored after the Bridge tab opened updates its l*.
   connect(&workbench.events(), &WorkbenchEvents::geometryShown, this, [this](const QString& store) {
@@ -84,7 +87,7 @@ void BridgeFeature::showBridgeView() {
     m_workbench->focusTab(tabkey::kBridge);
     return;
   }
-  auto* view = new BridgeView(m_workbench->dialogParent());
+  auto* view = new BridgeView(&m_workbench->metricsFeeds(), m_workbench->dialogParent());
   const QString store = m_workbench->currentStore();
   // The store's own model first: its statistics and l* belong to that model.
   QString model;
@@ -108,9 +111,9 @@ void BridgeFeature::showBridgeView() {
           [this](const QString& run) { m_workbench->service<TrainingService>().showRun(run); });
   m_bridgeView = view;
   const TrainingSlot& slot = m_workbench->trainingSlot();
-  if (slot.holder == TrainingSlot::Holder::Sweep)
+  if (slot.holder == kSweepHolder)
     view->followSweep(slot.folder);
-  else if (slot.holder == TrainingSlot::Holder::Run && slot.recipe == QLatin1String("bridge"))
+  else if (slot.holder == kRunHolder && slot.recipe == QLatin1String("bridge"))
     view->showRun(slot.folder);
   m_workbench->addTab(view, tabkey::kBridge, tr("Bridge"));
   suggestBridgeLayer();

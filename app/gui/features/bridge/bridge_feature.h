@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QString>
 #include <memory>
 
 #include "bridge_view.h"  // QPointer needs the complete type
@@ -67,6 +68,12 @@ class BridgeFeature final : public Feature {
   void generationFinished(const QString& bridgeRun, strata::JobOutcome outcome);
 
  private:
+  // What holds the training slot, by id: this feature's sweeps, the training feature's runs and
+  // the studies feature's studies.
+  static inline const QString kSweepHolder = QStringLiteral("sweep");
+  static inline const QString kRunHolder = QStringLiteral("run");
+  static inline const QString kStudyHolder = QStringLiteral("study");
+
   /** Gives the Bridge tab the l* of its store: the Layer Geometry tab's when open (its
    *  weights), else read from the store in a job (default weights, as the recipe reads it). */
   void suggestBridgeLayer();

@@ -47,7 +47,7 @@ QString sweepDetails(const recipes::BridgeSweepConfig& c) {
 
 QString BridgeFeature::sweepFolder() const {
   const TrainingSlot& slot = m_workbench->trainingSlot();
-  return slot.holder == TrainingSlot::Holder::Sweep ? slot.folder : QString();
+  return slot.holder == kSweepHolder ? slot.folder : QString();
 }
 
 void BridgeFeature::showBridgeSweepDialog() {
@@ -83,19 +83,19 @@ void BridgeFeature::showBridgeSweepDialog() {
 bool BridgeFeature::startBridgeSweep(const recipes::BridgeSweepConfig& config) {
   const QString folder = cleanAbsolute(toQString(config.folder));
   const TrainingSlot& slot = m_workbench->trainingSlot();
-  if (slot.holder == TrainingSlot::Holder::Sweep) {
+  if (slot.holder == kSweepHolder) {
     m_workbench->log().append(
         MessageLevel::Warning,
         tr("Not sweeping into %1: the sweep in %2 is running").arg(folder, slot.folder));
     return false;
   }
-  if (slot.holder == TrainingSlot::Holder::Study) {
+  if (slot.holder == kStudyHolder) {
     m_workbench->log().append(
         MessageLevel::Warning,
         tr("Not sweeping into %1: the study in %2 is running").arg(folder, slot.folder));
     return false;
   }
-  if (slot.holder == TrainingSlot::Holder::Run) {
+  if (!slot.isFree()) {
     m_workbench->log().append(MessageLevel::Warning,
                               tr("Not sweeping into %1: %2 is training; stop it first")
                                   .arg(folder, fileName(slot.folder)));
@@ -116,7 +116,7 @@ bool BridgeFeature::startBridgeSweep(const recipes::BridgeSweepConfig& config) {
   };
   showBridgeView();
   m_bridgeView->followSweep(folder);
-  m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Sweep, folder, {}});
+  m_workbench->occupyTrainingSlot({kSweepHolder, folder, {}});
   JobController* job = m_workbench->startJob(
       tr("Sweep %1").arg(fileName(folder)), std::move(work),
       [this, folder, result, details](JobOutcome outcome, const QString& error) {

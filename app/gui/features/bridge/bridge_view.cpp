@@ -34,7 +34,7 @@ QLineEdit* makePathEdit(QWidget* parent, const char* name, const QString& tip) {
 
 }  // namespace
 
-BridgeView::BridgeView(QWidget* parent)
+BridgeView::BridgeView(MetricsFeeds* feeds, QWidget* parent)
     : QWidget(parent),
       m_model(makePathEdit(this, "model", tr("The source model: a Hugging Face folder"))),
       m_corpus(makePathEdit(this, "corpus",
@@ -52,7 +52,7 @@ BridgeView::BridgeView(QWidget* parent)
       m_showInTraining(new QPushButton(tr("Show in Training Tab"), this)),
       m_runLabel(new QLabel(tr("No bridge run followed: train one, or open a run folder."), this)),
       m_plot(new BridgeMetricsPlot(this)),
-      m_metrics(new MetricsFollower(500, this)) {
+      m_metrics(new MetricsFollower(500, feeds, this)) {
   setObjectName(QStringLiteral("BridgeView"));
   m_layer->setObjectName(QStringLiteral("layer"));
   m_layer->setRange(0, 9999);

@@ -27,13 +27,16 @@ class QToolButton;
 namespace strata {
 
 class BridgeMetricsPlot;
+class MetricsFeeds;
 class MetricsFollower;
 
 class BridgeView final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit BridgeView(QWidget* parent = nullptr);
+  /** `feeds`: the window's shared metrics feeds (Workbench::metricsFeeds()); none: the view
+   *  reads its runs' metrics on its own. */
+  explicit BridgeView(MetricsFeeds* feeds = nullptr, QWidget* parent = nullptr);
   ~BridgeView() override;
 
   QString modelFolder() const;

@@ -20,6 +20,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<CaptureFeature> registration("capture", 30);
+/** The Model menu, by id: the features that act on an open model share it. */
+const QString kModelMenu = QStringLiteral("model");
 
 QString captureDetails(const engine::CaptureConfig& config) {
   return CaptureFeature::tr(
@@ -69,7 +71,8 @@ void CaptureFeature::install(Workbench& workbench) {
       tr("Run the selected model over a corpus and store every layer's hidden states"));
   m_captureAction->setEnabled(false);  // until a model is open
   connect(m_captureAction, &QAction::triggered, this, &CaptureFeature::showCaptureDialog);
-  workbench.addMenuAction(MenuSection::Model, m_captureAction);
+  workbench.declareMenu(kModelMenu, tr("&Model"));
+  workbench.addMenuAction(kModelMenu, m_captureAction);
   workbench.projects().addEntryAction(ProjectCategory::Models, m_captureAction);
   connect(&workbench.events(), &WorkbenchEvents::pathOpened, this,
           [this] { m_captureAction->setEnabled(!m_workbench->currentModel().isEmpty()); });

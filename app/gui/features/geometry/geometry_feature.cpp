@@ -31,6 +31,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<GeometryFeature> registration("geometry", 50);
+/** The Geometry menu, by id. */
+const QString kGeometryMenu = QStringLiteral("geometry");
 
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
@@ -120,7 +122,8 @@ void GeometryFeature::install(Workbench& workbench) {
          "a corpus first"));
   m_scoreLayersAction->setEnabled(false);  // until a model or a store is open
   connect(m_scoreLayersAction, &QAction::triggered, this, &GeometryFeature::showScoreLayersDialog);
-  workbench.addMenuAction(MenuSection::Geometry, m_scoreLayersAction);
+  workbench.declareMenu(kGeometryMenu, tr("&Geometry"));
+  workbench.addMenuAction(kGeometryMenu, m_scoreLayersAction);
   workbench.projects().addEntryAction(ProjectCategory::Models, m_scoreLayersAction);
   workbench.projects().addEntryAction(ProjectCategory::ActivationStores, m_scoreLayersAction);
   connect(&workbench.events(), &WorkbenchEvents::pathOpened, this,

@@ -54,7 +54,7 @@ void OpenFeature::install(Workbench& workbench) {
   m_modelMenu->addAction(openGguf);
   connect(m_modelMenu, &QMenu::aboutToShow, this, &OpenFeature::listCachedModels);
   listCachedModels();
-  workbench.addMenuAction(MenuSection::FileOpen, m_modelMenu->menuAction());
+  workbench.addMenuAction(menuid::kFileOpen, m_modelMenu->menuAction());
   auto* openStore = new QAction(tr("Open &Activation Store…"), this);
   openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   connect(openStore, &QAction::triggered, this, [this, window] {
@@ -62,7 +62,7 @@ void OpenFeature::install(Workbench& workbench) {
         window, tr("Open Activation Store"), QString(), tr("Activation stores (*.h5 *.hdf5)"));
     if (!store.isEmpty()) openActivationStore(store);
   });
-  workbench.addMenuAction(MenuSection::FileOpen, openStore);
+  workbench.addMenuAction(menuid::kFileOpen, openStore);
   connect(&workbench.projects(), &ProjectDock::entryActivated, this, &OpenFeature::activateEntry);
 }
 

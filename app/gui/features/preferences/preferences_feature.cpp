@@ -24,11 +24,11 @@ void PreferencesFeature::install(Workbench& workbench) {
   m_preferencesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
   m_preferencesAction->setMenuRole(QAction::PreferencesRole);
   connect(m_preferencesAction, &QAction::triggered, this, &PreferencesFeature::showPreferences);
-  workbench.addMenuAction(MenuSection::FileSettings, m_preferencesAction);
+  workbench.addMenuAction(menuid::kFileSettings, m_preferencesAction);
   m_aboutAction = new QAction(tr("&About Strata"), this);
   m_aboutAction->setMenuRole(QAction::AboutRole);
   connect(m_aboutAction, &QAction::triggered, this, &PreferencesFeature::showAbout);
-  workbench.addMenuAction(MenuSection::Help, m_aboutAction);
+  workbench.addMenuAction(menuid::kHelp, m_aboutAction);
 
   m_deviceLabel = new QLabel(deviceLine(), workbench.dialogParent());
   m_deviceLabel->setToolTip(tr("Device background jobs run on"));

@@ -49,7 +49,7 @@ int64_t recordedSeqLen(const QString& run) {
 
 }  // namespace
 
-ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
+ChunkRoutingView::ChunkRoutingView(QString runFolder, MetricsFeeds* feeds, QWidget* parent)
     : QWidget(parent),
       m_run(std::move(runFolder)),
       m_textEdit(new QPlainTextEdit(this)),
@@ -61,7 +61,7 @@ ChunkRoutingView::ChunkRoutingView(QString runFolder, QWidget* parent)
       m_stepLabel(new QLabel(this)),
       m_strip(new TokenStrip(this)),
       m_typingDelay(new QTimer(this)),
-      m_metrics(new MetricsFollower(1000, this)),
+      m_metrics(new MetricsFollower(1000, feeds, this)),
       m_seqLen(recordedSeqLen(m_run)) {
   m_metrics->follow(m_run);
   m_textEdit->setPlaceholderText(tr("Type a sequence to route…"));

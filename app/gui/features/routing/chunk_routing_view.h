@@ -34,6 +34,7 @@ namespace strata {
 
 class JobController;
 class JobProgressWidget;
+class MetricsFeeds;
 class MetricsFollower;
 class TokenStrip;
 
@@ -45,7 +46,10 @@ class ChunkRoutingView final : public QWidget {
    *  starter owns and deletes after finished(). */
   using JobStarter = std::function<JobController*(const QString& name, JobWork work)>;
 
-  explicit ChunkRoutingView(QString runFolder, QWidget* parent = nullptr);
+  /** `feeds`: the window's shared metrics feeds (Workbench::metricsFeeds()); none: the view
+   *  reads its runs' metrics on its own. */
+  explicit ChunkRoutingView(QString runFolder, MetricsFeeds* feeds = nullptr,
+                            QWidget* parent = nullptr);
   /** Cancels a routing still running. */
   ~ChunkRoutingView() override;
 

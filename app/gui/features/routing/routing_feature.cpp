@@ -18,6 +18,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<RoutingFeature> registration("routing", 70);
+/** The Training menu, by id: the features that train or show runs share it. */
+const QString kTrainingMenu = QStringLiteral("training");
 
 bool isDcdmRun(const QString& folder) {
   try {
@@ -36,7 +38,8 @@ void RoutingFeature::install(Workbench& workbench) {
   routing->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
   routing->setStatusTip(tr("See how a dcdm run routes a text, checkpoint by checkpoint"));
   connect(routing, &QAction::triggered, this, [this] { showChunkRouting(); });
-  workbench.addMenuAction(MenuSection::Training, routing);
+  workbench.declareMenu(kTrainingMenu, tr("&Training"));
+  workbench.addMenuAction(kTrainingMenu, routing);
 }
 
 ChunkRoutingView* RoutingFeature::chunkRoutingView(const QString& run) const {
@@ -63,7 +66,7 @@ void RoutingFeature::showChunkRouting(const QString& dcdmRun) {
   }
   m_workbench->showTab(tabkey::routing(run),
                        tr("Chunk Routing — %1").arg(QFileInfo(run).fileName()), [this, run] {
-                         auto* view = new ChunkRoutingView(run);
+                         auto* view = new ChunkRoutingView(run, &m_workbench->metricsFeeds());
                          // Its routings are the window's jobs: busy() and the status bar see them.
                          view->setJobStarter([this](const QString& name, JobWork work) {
                            return m_workbench->startJob(name, std::move(work), {});

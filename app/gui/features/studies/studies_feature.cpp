@@ -24,6 +24,10 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<StudiesFeature> registration("studies", 90);
+/** The Training menu, by id: the features that train or show runs share it. */
+const QString kTrainingMenu = QStringLiteral("training");
+/** What holds the training slot while a study runs, by id. */
+const QString kStudyHolder = QStringLiteral("study");
 
 }  // namespace
 
@@ -33,11 +37,12 @@ void StudiesFeature::install(Workbench& workbench) {
   run->setStatusTip(
       tr("Replicate a paper's claim: every arm × seed trained, intervals, a verdict"));
   connect(run, &QAction::triggered, this, &StudiesFeature::showStudyDialog);
-  workbench.addMenuAction(MenuSection::Training, run);
+  workbench.declareMenu(kTrainingMenu, tr("&Training"));
+  workbench.addMenuAction(kTrainingMenu, run);
   auto* results = new QAction(tr("Open Study &Results…"), this);
   results->setStatusTip(tr("The analysis and plots of a study folder"));
   connect(results, &QAction::triggered, this, &StudiesFeature::openStudyResults);
-  workbench.addMenuAction(MenuSection::Training, results);
+  workbench.addMenuAction(kTrainingMenu, results);
 }
 
 void StudiesFeature::showStudyDialog() {
@@ -52,7 +57,7 @@ void StudiesFeature::showStudyDialog() {
 bool StudiesFeature::startStudy(const StudyChoice& choice) {
   const QString folder = cleanAbsolute(choice.folder);
   const TrainingSlot& slot = m_workbench->trainingSlot();
-  if (slot.holder != TrainingSlot::Holder::None) {
+  if (!slot.isFree()) {
     m_workbench->log().append(
         MessageLevel::Warning,
         tr("Not running the study in %1: %2 is training; stop it first").arg(folder, slot.folder));
@@ -79,7 +84,7 @@ bool StudiesFeature::startStudy(const StudyChoice& choice) {
     const std::unique_ptr<studies::Study> study = studies::makeStudy(name);
     studies::runStudy(*study, options, job);
   };
-  m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Study, folder, {}});
+  m_workbench->occupyTrainingSlot({kStudyHolder, folder, {}});
   m_workbench->startJob(
       tr("Study %1").arg(choice.study), std::move(work),
       [this, folder, details](JobOutcome outcome, const QString& error) {

@@ -21,6 +21,13 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<TrainingFeature> registration("training", 60);
+/** The Training menu, by id: the features that train or show runs share it. */
+const QString kTrainingMenu = QStringLiteral("training");
+// What holds the training slot, by id: this feature's runs, the bridge feature's sweeps and the
+// studies feature's studies.
+const QString kRunHolder = QStringLiteral("run");
+const QString kSweepHolder = QStringLiteral("sweep");
+const QString kStudyHolder = QStringLiteral("study");
 
 QString runName(const QString& folder) { return QFileInfo(folder).fileName(); }
 
@@ -32,12 +39,13 @@ void TrainingFeature::install(Workbench& workbench) {
   start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
   start->setStatusTip(tr("Choose a recipe and its settings, and train it here"));
   connect(start, &QAction::triggered, this, &TrainingFeature::showTrainingLaunchDialog);
-  workbench.addMenuAction(MenuSection::Training, start);
+  workbench.declareMenu(kTrainingMenu, tr("&Training"));
+  workbench.addMenuAction(kTrainingMenu, start);
   auto* runs = new QAction(tr("Training &Runs"), this);
   runs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
   runs->setStatusTip(tr("Show the runs folder's runs, live, with their loss curves"));
   connect(runs, &QAction::triggered, this, &TrainingFeature::showTrainingView);
-  workbench.addMenuAction(MenuSection::Training, runs);
+  workbench.addMenuAction(kTrainingMenu, runs);
   // The dock's Runs: the runs root's runs from the start, not only once the tab is open.
   m_projectRuns = new ProjectRuns(workbench.projects(), this);
   m_projectRuns->refresh(workbench.runsRoot());
@@ -53,7 +61,8 @@ void TrainingFeature::showTrainingView() {
     m_workbench->focusTab(tabkey::kTraining);
     return;
   }
-  auto* view = new TrainingView(m_workbench->runsRoot(), m_workbench->dialogParent());
+  auto* view = new TrainingView(m_workbench->runsRoot(), &m_workbench->metricsFeeds(),
+                                m_workbench->dialogParent());
   connect(view, &TrainingView::startRequested, this, &TrainingFeature::showTrainingLaunchDialog);
   connect(view, &TrainingView::pauseRequested, this, &TrainingFeature::pauseTraining);
   connect(view, &TrainingView::resumeRequested, this, &TrainingFeature::resumeTrainingRun);
@@ -128,26 +137,20 @@ void TrainingFeature::openTrainingLauncher(const QString& recipe,
 
 bool TrainingFeature::slotIsFree(const QString& action, const QString& folder) {
   const TrainingSlot& slot = m_workbench->trainingSlot();
-  switch (slot.holder) {
-    case TrainingSlot::Holder::None:
-      return true;
-    case TrainingSlot::Holder::Run:
-      m_workbench->log().append(MessageLevel::Warning,
-                                tr("Not %1 %2: %3 is training; stop it first")
-                                    .arg(action, runName(folder), runName(slot.folder)));
-      return false;
-    case TrainingSlot::Holder::Sweep:  // a sweep trains bridges: one training at a time
-      m_workbench->log().append(
-          MessageLevel::Warning,
-          tr("Not %1 %2: the bridgeability sweep in %3 is training; cancel it first")
-              .arg(action, runName(folder), slot.folder));
-      return false;
-    case TrainingSlot::Holder::Study:  // a study trains its runs: one training at a time
-      m_workbench->log().append(MessageLevel::Warning,
-                                tr("Not %1 %2: the study in %3 is training; cancel it first")
-                                    .arg(action, runName(folder), slot.folder));
-      return false;
-  }
+  if (slot.isFree()) return true;
+  if (slot.holder == kSweepHolder)  // a sweep trains bridges: one training at a time
+    m_workbench->log().append(
+        MessageLevel::Warning,
+        tr("Not %1 %2: the bridgeability sweep in %3 is training; cancel it first")
+            .arg(action, runName(folder), slot.folder));
+  else if (slot.holder == kStudyHolder)  // a study trains its runs: one training at a time
+    m_workbench->log().append(MessageLevel::Warning,
+                              tr("Not %1 %2: the study in %3 is training; cancel it first")
+                                  .arg(action, runName(folder), slot.folder));
+  else
+    m_workbench->log().append(MessageLevel::Warning,
+                              tr("Not %1 %2: %3 is training; stop it first")
+                                  .arg(action, runName(folder), runName(slot.folder)));
   return false;
 }
 
@@ -231,7 +234,7 @@ void TrainingFeature::runTrainingJob(const QString& folder, const QString& recip
                                      std::shared_ptr<const engine::TrainingSummary> summary,
                                      const QString& details) {
   showTrainingView();
-  m_workbench->occupyTrainingSlot({TrainingSlot::Holder::Run, folder, recipe});
+  m_workbench->occupyTrainingSlot({kRunHolder, folder, recipe});
   m_projectRuns->refresh(m_workbench->runsRoot());  // a new run's folder exists by now
   JobController* job = m_workbench->startJob(
       what, std::move(work),

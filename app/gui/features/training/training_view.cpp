@@ -35,7 +35,7 @@ bool resumable(engine::RunState state) {
 
 }  // namespace
 
-TrainingView::TrainingView(const QString& runsRoot, QWidget* parent)
+TrainingView::TrainingView(const QString& runsRoot, MetricsFeeds* feeds, QWidget* parent)
     : QWidget(parent),
       m_runsRoot(cleanAbsolute(runsRoot)),
       m_rootLabel(new QLabel(this)),
@@ -50,7 +50,7 @@ TrainingView::TrainingView(const QString& runsRoot, QWidget* parent)
       m_plots(new TrainingPlots(this)),
       m_log(new QPlainTextEdit(this)),
       m_listTimer(new QTimer(this)),
-      m_metrics(new MetricsFollower(300, this)),
+      m_metrics(new MetricsFollower(300, feeds, this)),
       m_logFlush(new QTimer(this)) {
   setObjectName(QStringLiteral("TrainingView"));
   m_rootLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);

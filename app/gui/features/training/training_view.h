@@ -28,6 +28,7 @@ class QTimer;
 
 namespace strata {
 
+class MetricsFeeds;
 class MetricsFollower;
 class RunsTable;
 class TrainingPlots;
@@ -39,7 +40,10 @@ class TrainingView final : public QWidget {
   /** What this window is doing with its own training job. */
   enum class ActiveState { None, Training, Paused };
 
-  explicit TrainingView(const QString& runsRoot, QWidget* parent = nullptr);
+  /** `feeds`: the window's shared metrics feeds (Workbench::metricsFeeds()); none: the view
+   *  reads its runs' metrics on its own. */
+  explicit TrainingView(const QString& runsRoot, MetricsFeeds* feeds = nullptr,
+                        QWidget* parent = nullptr);
   ~TrainingView() override;
 
   QString runsRoot() const { return m_runsRoot; }

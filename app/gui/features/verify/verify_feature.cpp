@@ -17,6 +17,8 @@ namespace strata {
 namespace {
 
 const FeatureRegistration<VerifyFeature> registration("verify", 40);
+/** The Model menu, by id: the features that act on an open model share it. */
+const QString kModelMenu = QStringLiteral("model");
 
 }  // namespace
 
@@ -29,7 +31,8 @@ void VerifyFeature::install(Workbench& workbench) {
          "and compare every layer's hidden states, the logits and the tokenization"));
   m_verifyAction->setEnabled(false);  // until a model is open
   connect(m_verifyAction, &QAction::triggered, this, [this] { verifyModel(); });
-  workbench.addMenuAction(MenuSection::Model, m_verifyAction);
+  workbench.declareMenu(kModelMenu, tr("&Model"));
+  workbench.addMenuAction(kModelMenu, m_verifyAction);
   workbench.projects().addEntryAction(ProjectCategory::Models, m_verifyAction);
 
   connect(&workbench.events(), &WorkbenchEvents::pathOpened, this, [this](const QString& path) {

@@ -6,8 +6,8 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "engine/cached_geometry.h"
-#include "io/hf/default_model.h"
 #include "io/gguf/gguf_import.h"
+#include "io/hf/default_model.h"
 #include "log_dock.h"
 #include "plugin/plugin_metric.h"
 #include "preferences.h"
@@ -31,7 +31,7 @@ void DefaultGeometryFeature::install(Workbench& workbench) {
          "its layer geometry, computed once and then cached"));
   m_action->setEnabled(!io::defaultModel().path.empty());
   connect(m_action, &QAction::triggered, this, &DefaultGeometryFeature::openDefaultModel);
-  workbench.addMenuAction(MenuSection::FileOpen, m_action);
+  workbench.addMenuAction(menuid::kFileOpen, m_action);
 }
 
 void DefaultGeometryFeature::openStoreAfterModel(const QString& model, const QString& store) {
