@@ -2,6 +2,8 @@
 
 #include "recipes/unmasking.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <chrono>
 #include <random>

@@ -6,7 +6,7 @@
 // models — how positions are grouped into chunks and which logits predict a position — comes
 // in as two functions.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 #include <functional>
 #include <vector>
@@ -18,9 +18,9 @@ namespace strata::recipes {
 struct UnmaskingModel {
   int64_t maskId = 0;
   /** The chunk id of every position of x [1, T]: [1, T] int64 (may follow x's content). */
-  std::function<torch::Tensor(const torch::Tensor& x)> chunkIds;
+  std::function<at::Tensor(const at::Tensor& x)> chunkIds;
   /** Logits [T, vocab] whose row i predicts the token at position i of x [1, T]. */
-  std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& chunkIds)> logits;
+  std::function<at::Tensor(const at::Tensor& x, const at::Tensor& chunkIds)> logits;
 };
 
 /** Fills `newTokens` masked positions after `prompt`, each chunk with the steps `budget` gives

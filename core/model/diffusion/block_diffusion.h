@@ -12,7 +12,8 @@
 //      weighted masked CE, each token weighted by its own t, averaged over B·T.
 // The recipe, its evaluation and the tests all run this one function.
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <optional>
 
@@ -24,17 +25,17 @@ namespace strata::model {
 
 struct BlockDiffusionBatch {
   ChunkLayout layout;
-  torch::Tensor t;       ///< [B, T] each token's noise level (its chunk's)
-  torch::Tensor noised;  ///< [B, T] bool, true = [MASK] in x_t
-  torch::Tensor xt;      ///< [B, T]
-  torch::Tensor logits;  ///< [B, T, vocab]
+  at::Tensor t;       ///< [B, T] each token's noise level (its chunk's)
+  at::Tensor noised;  ///< [B, T] bool, true = [MASK] in x_t
+  at::Tensor xt;      ///< [B, T]
+  at::Tensor logits;  ///< [B, T, vocab]
   MaskedDiffusionLoss loss;
 };
 
 /** Steps 1–4 for clean x0 [B, T]. `generator` replaces torch's global RNG for t and the noise
  *  (validation); `layout` replaces the model's own (tests: dcdm with positional ids). */
 BlockDiffusionBatch blockDiffusionBatch(DcdmTransformerImpl& model,
-                                        const MaskedDiffusion& diffusion, const torch::Tensor& x0,
+                                        const MaskedDiffusion& diffusion, const at::Tensor& x0,
                                         std::optional<at::Generator> generator = std::nullopt,
                                         std::optional<ChunkLayout> layout = std::nullopt);
 
@@ -42,7 +43,7 @@ BlockDiffusionBatch blockDiffusionBatch(DcdmTransformerImpl& model,
  *  logits and the loss. blockDiffusionBatch draws t and the mask, then calls this; the held-out
  *  evaluation (shared_noise_elbo.h) passes the same draws to every variant. */
 BlockDiffusionBatch blockDiffusionAt(DcdmTransformerImpl& model, const MaskedDiffusion& diffusion,
-                                     const torch::Tensor& x0, ChunkLayout layout,
-                                     const torch::Tensor& t, const torch::Tensor& noised);
+                                     const at::Tensor& x0, ChunkLayout layout, const at::Tensor& t,
+                                     const at::Tensor& noised);
 
 }  // namespace strata::model

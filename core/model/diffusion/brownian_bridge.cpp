@@ -2,6 +2,8 @@
 
 #include "model/diffusion/brownian_bridge.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

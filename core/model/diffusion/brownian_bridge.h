@@ -22,7 +22,8 @@
 // √(σ²s(1 − s)) of fresh noise (DBIM's "booting noise"); σ = 0 makes the whole path the
 // straight line. The last step (s = 0) returns x̂0. Stateless; any thread may call.
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <optional>
@@ -33,20 +34,20 @@ namespace strata::model {
 
 /** x_t of the Brownian bridge and the ε that made it. */
 struct BridgeMarginal {
-  torch::Tensor xt;
-  torch::Tensor epsilon;
+  at::Tensor xt;
+  at::Tensor epsilon;
 };
 
 /** x_t for x0, x1 [B, ...] (same shape) and t [B]; ε from `generator` when given, else from
  *  torch's global RNG (so a training checkpoint's RNG state covers it). */
-BridgeMarginal brownianBridgeMarginal(const torch::Tensor& x0, const torch::Tensor& x1,
-                                      const torch::Tensor& t, double sigma,
+BridgeMarginal brownianBridgeMarginal(const at::Tensor& x0, const at::Tensor& x1,
+                                      const at::Tensor& t, double sigma,
                                       std::optional<at::Generator> generator = std::nullopt);
 
 /** x̂0 by the sampler above from x1 at t = 1. `model` returns x̂0 (x0-prediction). Runs under
  *  NoGradGuard. Throws std::invalid_argument for steps < 1, eta outside [0, 1] or sigma < 0. */
-torch::Tensor brownianBridgeSample(const DenoiserFunction& model, const torch::Tensor& x1,
-                                   int64_t steps, double eta, double sigma,
-                                   std::optional<at::Generator> generator = std::nullopt);
+at::Tensor brownianBridgeSample(const DenoiserFunction& model, const at::Tensor& x1, int64_t steps,
+                                double eta, double sigma,
+                                std::optional<at::Generator> generator = std::nullopt);
 
 }  // namespace strata::model

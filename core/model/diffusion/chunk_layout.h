@@ -22,7 +22,7 @@
 // K router passes are cheap (one context head and K·h projections each).
 // Pure functions of their inputs (the router's balance bias included); no RNG.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <functional>
@@ -32,27 +32,27 @@
 namespace strata::model {
 
 struct ChunkLayout {
-  torch::Tensor ids;          ///< c [B, T] int64
-  int64_t chunks = 1;         ///< chunk slots, one noise level each: K, ⌈T/B⌉ or 1
-  torch::Tensor affinity;     ///< dcdm: a [B, T, K], row l from the pass that assigned l
-  torch::Tensor assignments;  ///< dcdm: p [B, T, K], the same rows (differentiable)
-  torch::Tensor orderBias;    ///< dcdm: [B, T, T] log P(c_m <= c_l), row l from pass c_l
+  at::Tensor ids;          ///< c [B, T] int64
+  int64_t chunks = 1;      ///< chunk slots, one noise level each: K, ⌈T/B⌉ or 1
+  at::Tensor affinity;     ///< dcdm: a [B, T, K], row l from the pass that assigned l
+  at::Tensor assignments;  ///< dcdm: p [B, T, K], the same rows (differentiable)
+  at::Tensor orderBias;    ///< dcdm: [B, T, T] log P(c_m <= c_l), row l from pass c_l
 };
 
 /** Given ids [B, T] in [0, chunks), no routing quantities (no soft bias). */
-ChunkLayout fixedChunkLayout(const torch::Tensor& ids, int64_t chunks);
+ChunkLayout fixedChunkLayout(const at::Tensor& ids, int64_t chunks);
 
 /** BDLM: block position / blockSize for every sequence, ⌈length / blockSize⌉ slots. */
 ChunkLayout positionalChunkLayout(int64_t batch, int64_t length, int64_t blockSize);
 
 /** Token ids [B, T] → the router's input embeddings [B, T, d] (token + position). */
-using TokenEmbedder = std::function<torch::Tensor(const torch::Tensor& ids)>;
+using TokenEmbedder = std::function<at::Tensor(const at::Tensor& ids)>;
 
 /** Chunk-sequential routing (header) of clean tokens x0 [B, T] with the router's K chunks.
  *  pinned [B, T] bool (may be undefined): positions placed in chunk 0 before pass 0 — the
  *  sampler's prompt; like every chunk-0 token they are [MASK] in pass 0's input. */
 ChunkLayout routeChunkSequentially(ChunkRouterImpl& router, const TokenEmbedder& embed,
-                                   const torch::Tensor& x0, int64_t maskId,
-                                   const torch::Tensor& pinned = {});
+                                   const at::Tensor& x0, int64_t maskId,
+                                   const at::Tensor& pinned = {});
 
 }  // namespace strata::model

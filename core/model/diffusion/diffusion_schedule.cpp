@@ -1,5 +1,7 @@
 #include "model/diffusion/diffusion_schedule.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>

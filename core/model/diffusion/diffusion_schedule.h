@@ -6,7 +6,8 @@
 // [B, ...] (the bridge uses [B, T, d]); a per-sample ᾱ is [B] and broadcasts over the rest.
 // Stateless functions; nothing here keeps state between calls, so any thread may use them.
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <functional>
@@ -40,7 +41,7 @@ class CosineSchedule {
    * ᾱ(t) elementwise, as float64 on t's device whatever t's dtype: near t = 0 float32 would
    * round ᾱ to 1 and lose 1 − ᾱ, which the ε and v conversions need.
    */
-  torch::Tensor alphaBar(const torch::Tensor& t) const;
+  at::Tensor alphaBar(const at::Tensor& t) const;
 
   double offset() const { return m_offset; }
   double minAlphaBar() const { return m_minAlphaBar; }
@@ -54,9 +55,9 @@ class CosineSchedule {
 
 /** A noised batch: x_t, the ε that made it, and ᾱ [B] (float64) of each sample. */
 struct NoisedBatch {
-  torch::Tensor xt;
-  torch::Tensor epsilon;
-  torch::Tensor alphaBar;
+  at::Tensor xt;
+  at::Tensor epsilon;
+  at::Tensor alphaBar;
 };
 
 /**
@@ -64,33 +65,31 @@ struct NoisedBatch {
  * (so a training checkpoint's RNG state covers it) unless `generator` is given (validation
  * with fixed noise).
  */
-NoisedBatch addNoise(const torch::Tensor& x0, const torch::Tensor& t,
-                     const CosineSchedule& schedule,
+NoisedBatch addNoise(const at::Tensor& x0, const at::Tensor& t, const CosineSchedule& schedule,
                      std::optional<at::Generator> generator = std::nullopt);
 
 /** What the model should output for `prediction`: x0, ε, or v = √ᾱ·ε − √(1−ᾱ)·x0. */
-torch::Tensor trainingTarget(Prediction prediction, const torch::Tensor& x0,
-                             const torch::Tensor& epsilon, const torch::Tensor& alphaBar);
+at::Tensor trainingTarget(Prediction prediction, const at::Tensor& x0, const at::Tensor& epsilon,
+                          const at::Tensor& alphaBar);
 
 /**
  * x̂0 from the model output at x_t: output itself, (x_t − √(1−ᾱ)·ε̂)/√ᾱ, or
  * √ᾱ·x_t − √(1−ᾱ)·v̂. `alphaBar` is [B] (or a scalar) and broadcasts over x_t [B, ...].
  */
-torch::Tensor x0FromOutput(const torch::Tensor& xt, const torch::Tensor& output,
-                           const torch::Tensor& alphaBar, Prediction prediction);
+at::Tensor x0FromOutput(const at::Tensor& xt, const at::Tensor& output, const at::Tensor& alphaBar,
+                        Prediction prediction);
 /**
  * ε̂ from the model output at x_t: (x_t − √ᾱ·x̂0)/√(1−ᾱ), output itself, or
  * √(1−ᾱ)·x_t + √ᾱ·v̂. For x0-prediction it is undefined at ᾱ = 1 (t = 0).
  */
-torch::Tensor epsilonFromOutput(const torch::Tensor& xt, const torch::Tensor& output,
-                                const torch::Tensor& alphaBar, Prediction prediction);
+at::Tensor epsilonFromOutput(const at::Tensor& xt, const at::Tensor& output,
+                             const at::Tensor& alphaBar, Prediction prediction);
 
 /** N(0, I) noise shaped like `like`: from `generator` when given, else torch's global RNG. */
-torch::Tensor standardNormal(const torch::Tensor& like,
-                             const std::optional<at::Generator>& generator);
+at::Tensor standardNormal(const at::Tensor& like, const std::optional<at::Generator>& generator);
 
 /** The denoiser as the sampler sees it: (x_t [B, ...], t [B] float32) → output like x_t. */
-using DenoiserFunction = std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)>;
+using DenoiserFunction = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
 
 /**
  * DDIM (Song, Meng & Ermon 2021, eq. 12) from x_T = `noise` at t = 1 down to t = 0 over the
@@ -101,8 +100,8 @@ using DenoiserFunction = std::function<torch::Tensor(const torch::Tensor&, const
  * else from torch's global RNG. Runs under NoGradGuard; putting a module in eval() is the
  * caller's business. Throws std::invalid_argument for steps < 1 or eta < 0.
  */
-torch::Tensor ddimSample(const DenoiserFunction& model, const torch::Tensor& noise, int64_t steps,
-                         double eta, Prediction prediction, const CosineSchedule& schedule,
-                         std::optional<at::Generator> generator = std::nullopt);
+at::Tensor ddimSample(const DenoiserFunction& model, const at::Tensor& noise, int64_t steps,
+                      double eta, Prediction prediction, const CosineSchedule& schedule,
+                      std::optional<at::Generator> generator = std::nullopt);
 
 }  // namespace strata::model

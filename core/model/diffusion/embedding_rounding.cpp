@@ -2,6 +2,8 @@
 
 #include "model/diffusion/embedding_rounding.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <vector>
 

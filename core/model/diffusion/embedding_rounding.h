@@ -7,7 +7,7 @@
 // For models with learned absolute positions (GPT-2) h_0 = E_w + P_p, so position p's own
 // offset is removed first. Threading: one object per thread; the table is read-only.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 namespace strata::model {
 
@@ -18,12 +18,12 @@ class EmbeddingRounding {
   /** Reads the model's input-embedding table (embed() of every token id at position 0). */
   explicit EmbeddingRounding(const Backbone& model);
   /** hidden [B, T, d] (h_0 space, raw, any device) → token ids [B, T] int64 on the CPU. */
-  torch::Tensor tokens(const torch::Tensor& hidden) const;
+  at::Tensor tokens(const at::Tensor& hidden) const;
 
  private:
   const Backbone& m_model;
-  torch::Tensor m_table;     // [V, d] float32, position 0
-  torch::Tensor m_rowNorms;  // [V] ‖E_w‖²
+  at::Tensor m_table;     // [V, d] float32, position 0
+  at::Tensor m_rowNorms;  // [V] ‖E_w‖²
 };
 
 }  // namespace strata::model

@@ -2,6 +2,8 @@
 
 #include "model/diffusion/masked_diffusion.h"
 
+#include <torch/torch.h>
+
 #include <numbers>
 #include <stdexcept>
 

@@ -9,7 +9,9 @@
 // shift (the logits at position l predict token l); the loss averaged over all tokens of the batch
 // (zeros where unmasked).
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/TensorOptions.h>
 
 #include <optional>
 #include <string_view>
@@ -27,51 +29,50 @@ struct MaskedDiffusion {
   bool elboWeighting = true;  ///< false: plain masked cross-entropy (weight 1)
 
   /** α_t: probability that a token is still clean at time t. */
-  torch::Tensor alpha(const torch::Tensor& t) const;
+  at::Tensor alpha(const at::Tensor& t) const;
   /** The ELBO weight −α'_t / (1 − α_t). */
-  torch::Tensor weight(const torch::Tensor& t) const;
+  at::Tensor weight(const at::Tensor& t) const;
   /** One t per sequence from torch's global RNG: antithetic = (u/B + i/B) mod 1, then mapped to
    *  [samplingEpsilon, 1]. `generator` replaces the global RNG (validation). */
-  torch::Tensor sampleTimes(int64_t batch, const torch::TensorOptions& options,
-                            std::optional<at::Generator> generator = std::nullopt) const;
+  at::Tensor sampleTimes(int64_t batch, const at::TensorOptions& options,
+                         std::optional<at::Generator> generator = std::nullopt) const;
   /** One t per (sequence, chunk), as BD3-LM's `_sample_t` draws one per (sequence, block):
    *  u [B, chunks] from the RNG; antithetic = (u/(B·chunks) + j/(B·chunks)) mod 1 with j the
    *  row-major index of (sequence, chunk), so the strata spread over batch × chunks; mapped to
    *  [samplingEpsilon, 1]; then each token takes its chunk's t. ids [B, T] integer in
    *  [0, chunks) → t [B, T]. With chunks = 1 this is sampleTimes. */
-  torch::Tensor sampleChunkTimes(const torch::Tensor& ids, int64_t chunks,
-                                 const torch::TensorOptions& options,
-                                 std::optional<at::Generator> generator = std::nullopt) const;
+  at::Tensor sampleChunkTimes(const at::Tensor& ids, int64_t chunks,
+                              const at::TensorOptions& options,
+                              std::optional<at::Generator> generator = std::nullopt) const;
   /** Masks each token of x0 [B, T] with probability 1 − α_t, t [B] (per sequence) or [B, T]
    *  (per token), from the global RNG: returns the masked-position flags [B, T] (bool). */
-  torch::Tensor sampleNoiseMask(const torch::Tensor& x0, const torch::Tensor& t,
-                                std::optional<at::Generator> generator = std::nullopt) const;
+  at::Tensor sampleNoiseMask(const at::Tensor& x0, const at::Tensor& t,
+                             std::optional<at::Generator> generator = std::nullopt) const;
   /** The noise mask as a function of given uniforms: token l is masked iff u_l < 1 − α(t_l).
    *  u [B, T] in [0, 1); t [B] or [B, T]. sampleNoiseMask is this with fresh u; the evaluation
    *  protocol (shared_noise_elbo.h) passes the same u to every variant. */
-  torch::Tensor noiseMaskFrom(const torch::Tensor& u, const torch::Tensor& t) const;
+  at::Tensor noiseMaskFrom(const at::Tensor& u, const at::Tensor& t) const;
 };
 
 /** x_t: x0 with [MASK] (= maskId) at the flagged positions. */
-torch::Tensor applyMask(const torch::Tensor& x0, const torch::Tensor& noised, int64_t maskId);
+at::Tensor applyMask(const at::Tensor& x0, const at::Tensor& noised, int64_t maskId);
 
 /** SUBS: log-probabilities [B, T, V] over the real vocabulary (columns ≥ vocab, i.e. [MASK],
  *  are dropped) — the model never predicts [MASK]. */
-torch::Tensor subsLogProbabilities(const torch::Tensor& logits, int64_t vocab);
+at::Tensor subsLogProbabilities(const at::Tensor& logits, int64_t vocab);
 
 struct MaskedDiffusionLoss {
-  torch::Tensor loss;           ///< scalar: Σ weight·NLL over masked positions / (B·T)
-  torch::Tensor sequenceLoss;   ///< [B]: each sequence's Σ weight·NLL / T (detached); mean = loss
-  torch::Tensor maskedNll;      ///< Σ NLL over masked positions (no weight), for accuracy/ppl
-  torch::Tensor maskedCount;    ///< number of masked positions
-  torch::Tensor maskedCorrect;  ///< masked positions whose argmax is the clean token
+  at::Tensor loss;           ///< scalar: Σ weight·NLL over masked positions / (B·T)
+  at::Tensor sequenceLoss;   ///< [B]: each sequence's Σ weight·NLL / T (detached); mean = loss
+  at::Tensor maskedNll;      ///< Σ NLL over masked positions (no weight), for accuracy/ppl
+  at::Tensor maskedCount;    ///< number of masked positions
+  at::Tensor maskedCorrect;  ///< masked positions whose argmax is the clean token
 };
 
 /** The MDLM loss of logits [B, T, ≥V] for clean x0 [B, T] at times t [B] or [B, T] (each
  *  token weighted by its own t: its chunk's, under block diffusion) with noise mask. */
-MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion,
-                                        const torch::Tensor& logits, const torch::Tensor& x0,
-                                        const torch::Tensor& noised, const torch::Tensor& t,
-                                        int64_t vocab);
+MaskedDiffusionLoss maskedDiffusionLoss(const MaskedDiffusion& diffusion, const at::Tensor& logits,
+                                        const at::Tensor& x0, const at::Tensor& noised,
+                                        const at::Tensor& t, int64_t vocab);
 
 }  // namespace strata::model

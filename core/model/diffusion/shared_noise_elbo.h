@@ -24,7 +24,8 @@
 // The weight is always the ELBO's −α'_t/(1 − α_t) (1/t for the log-linear schedule), even for
 // a run trained with elbo_weighting = false: the result is a bound, comparable across variants.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <cstdint>
 #include <vector>
@@ -44,23 +45,23 @@ uint64_t evaluationWindowSeed(uint64_t evaluationSeed, int64_t window);
 
 /** u [rows, length] float32 on `device`: row r is U[0, 1)^length from
  *  seededGenerator(evaluationWindowSeed(evaluationSeed, firstWindow + r), device). */
-torch::Tensor evaluationUniforms(uint64_t evaluationSeed, int64_t firstWindow, int64_t rows,
-                                 int64_t length, const torch::Device& device);
+at::Tensor evaluationUniforms(uint64_t evaluationSeed, int64_t firstWindow, int64_t rows,
+                              int64_t length, const at::Device& device);
 
 struct SharedNoiseElbo {
-  torch::Tensor windowElbo;  ///< [B] float64: each window's ELBO per token, mean over the grid
+  at::Tensor windowElbo;     ///< [B] float64: each window's ELBO per token, mean over the grid
   double maskedNll = 0;      ///< Σ over windows and grid points of the masked positions' NLL
   double maskedCount = 0;    ///< masked positions over windows and grid points
   double maskedCorrect = 0;  ///< of them, those whose argmax is the clean token
   ChunkLayout layout;        ///< the windows' chunk layout (one per window, not per t)
-  std::vector<torch::Tensor> noised;  ///< per grid point, the mask [B, T] (bool) it used
+  std::vector<at::Tensor> noised;  ///< per grid point, the mask [B, T] (bool) it used
 };
 
 /** The protocol (header) for windows x0 [B, T] with their uniforms u [B, T] and the grid:
  *  the layout of x0 once, then for each t_g the noise mask u < 1 − α(t_g) and the
  *  block-diffusion ELBO (blockDiffusionAt). */
 SharedNoiseElbo sharedNoiseElbo(DcdmTransformerImpl& model, const MaskedDiffusion& diffusion,
-                                const torch::Tensor& x0, const torch::Tensor& u,
+                                const at::Tensor& x0, const at::Tensor& u,
                                 const std::vector<double>& grid);
 
 }  // namespace strata::model

@@ -2,6 +2,8 @@
 
 #include "model/trainable/alignment_loss.h"
 
+#include <torch/torch.h>
+
 #include <map>
 #include <sstream>
 #include <stdexcept>

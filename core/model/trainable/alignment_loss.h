@@ -11,7 +11,9 @@
 // index L + 1 (preNormState) is the last block's output BEFORE the final norm, which HF does not
 // return but which is the true h_L of the residual stream (what capture stores as layer L).
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <optional>
 #include <string>
@@ -62,23 +64,23 @@ std::vector<int64_t> alignmentLayers(const std::string& spec, int64_t numLayers)
 /** One t per sequence, float64 on `device`, from torch's default generator of that device or
  *  `generator` (validation; made for `device`): U(minTime, 1 − minTime) under Uniform,
  *  U(minTime, 1) under Elbo (the ELBO integrates over (0, 1]; minTime keeps 1/t finite). */
-torch::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
-                                   at::Device device = at::kCPU,
-                                   std::optional<at::Generator> generator = std::nullopt);
+at::Tensor sampleAlignmentTimes(int64_t batch, const AlignmentOptions& options,
+                                at::Device device = at::kCPU,
+                                std::optional<at::Generator> generator = std::nullopt);
 
 struct AlignmentLoss {
-  torch::Tensor total;      ///< diffusion + λ·align
-  torch::Tensor diffusion;  ///< the CE term under the chosen weighting
-  torch::Tensor align;      ///< 1 − mean cos (or mean squared L2)
+  at::Tensor total;      ///< diffusion + λ·align
+  at::Tensor diffusion;  ///< the CE term under the chosen weighting
+  at::Tensor align;      ///< 1 − mean cos (or mean squared L2)
   /** Mean cos over the aligned positions of EVERY hidden state (the alignment curves), the
    *  aligned layers and the others alike; empty when no teacher states were given. */
-  std::vector<torch::Tensor> layerCosine;
+  std::vector<at::Tensor> layerCosine;
   // Scalar tensors on the logits' device (read them with .item() where a number is needed).
-  torch::Tensor targets;       ///< masked targets counted (int64)
-  int64_t positions = 0;       ///< every target position, masked or not: B·(T − 1)
-  torch::Tensor correct;       ///< of which the argmax prediction is right (int64)
-  torch::Tensor maskedNllSum;  ///< Σ CE over the masked targets (masked CE = this / targets)
-  torch::Tensor elboSum;       ///< Σ CE/t over the masked targets (ELBO = this / positions)
+  at::Tensor targets;       ///< masked targets counted (int64)
+  int64_t positions = 0;    ///< every target position, masked or not: B·(T − 1)
+  at::Tensor correct;       ///< of which the argmax prediction is right (int64)
+  at::Tensor maskedNllSum;  ///< Σ CE over the masked targets (masked CE = this / targets)
+  at::Tensor elboSum;       ///< Σ CE/t over the masked targets (ELBO = this / positions)
 };
 
 /**
@@ -87,10 +89,10 @@ struct AlignmentLoss {
  * [B, T, d] (see the top of this file), of which `layers` are aligned (`teacher` may be empty
  * when `layers` is: λ = 0 with no curves). A batch with no masked target gives zero losses.
  */
-AlignmentLoss alignmentLoss(const torch::Tensor& logits, const torch::Tensor& x0,
-                            const torch::Tensor& noised, const torch::Tensor& t,
-                            const std::vector<torch::Tensor>& student,
-                            const std::vector<torch::Tensor>& teacher,
+AlignmentLoss alignmentLoss(const at::Tensor& logits, const at::Tensor& x0,
+                            const at::Tensor& noised, const at::Tensor& t,
+                            const std::vector<at::Tensor>& student,
+                            const std::vector<at::Tensor>& teacher,
                             const std::vector<int64_t>& layers, const AlignmentOptions& options);
 
 }  // namespace strata::model

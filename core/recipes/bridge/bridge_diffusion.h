@@ -10,7 +10,8 @@
 //   the (standardised) condition c, which is its own start point x1 = c: sampling starts from
 //   the condition and denoises it into ĥ_{l*} (brownian_bridge.h). x0-prediction only.
 
-#include <torch/torch.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <optional>
 
@@ -35,24 +36,24 @@ struct BridgeDiffusion {
 
 /** The loss of one batch and the denoiser's x̂0 of it (for metrics such as rounding). */
 struct BridgeLossTerms {
-  torch::Tensor loss;
-  torch::Tensor estimate;  ///< x̂0 [B, T, d], normalised
+  at::Tensor loss;
+  at::Tensor estimate;  ///< x̂0 [B, T, d], normalised
 };
 
 /** Diffusion loss of x0 [B, T, d] (normalised targets) given cond [B, T, dc] (the denoiser's
  *  condition; for the bridge process also x1, so dc = d): one t ~ U(0, 1) per sequence.
  *  Draws from `generator` when given (validation), else torch's global RNG. */
-BridgeLossTerms bridgeLossTerms(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
-                                const torch::Tensor& cond, const BridgeDiffusion& diffusion,
+BridgeLossTerms bridgeLossTerms(model::BridgeDenoiser& denoiser, const at::Tensor& x0,
+                                const at::Tensor& cond, const BridgeDiffusion& diffusion,
                                 std::optional<at::Generator> generator = std::nullopt);
-torch::Tensor bridgeLoss(model::BridgeDenoiser& denoiser, const torch::Tensor& x0,
-                         const torch::Tensor& cond, const BridgeDiffusion& diffusion,
-                         std::optional<at::Generator> generator = std::nullopt);
+at::Tensor bridgeLoss(model::BridgeDenoiser& denoiser, const at::Tensor& x0, const at::Tensor& cond,
+                      const BridgeDiffusion& diffusion,
+                      std::optional<at::Generator> generator = std::nullopt);
 
 /** x̂0 [B, T, d] (normalised) in diffusion.sampleSteps steps: DDIM from pure noise (gaussian)
  *  or the bridge sampler from x1 = cond (bridge). */
-torch::Tensor bridgeSample(model::BridgeDenoiser& denoiser, const torch::Tensor& cond,
-                           int64_t dataDim, const BridgeDiffusion& diffusion,
-                           std::optional<at::Generator> generator = std::nullopt);
+at::Tensor bridgeSample(model::BridgeDenoiser& denoiser, const at::Tensor& cond, int64_t dataDim,
+                        const BridgeDiffusion& diffusion,
+                        std::optional<at::Generator> generator = std::nullopt);
 
 }  // namespace strata::recipes

@@ -9,8 +9,6 @@
 // (model/diffusion/embedding_rounding.h) of the denoiser's x̂0 — at the validation loss's t and
 // noise — is the true token.
 
-#include <torch/torch.h>
-
 #include <functional>
 #include <map>
 #include <string>

@@ -4,7 +4,7 @@
 // folder (mean/std of h_{l*}, condition_mean/condition_std of h_0), the denoiser in its
 // checkpoints.
 
-#include <torch/torch.h>
+#include <c10/core/Device.h>
 
 #include <filesystem>
 #include <memory>
@@ -28,7 +28,7 @@ void writeBridgeStatistics(const std::filesystem::path& runFolder, const BridgeS
 /** FormatError naming the file when a tensor is missing (a run from before the condition was
  *  standardised has no condition_mean: train it again). */
 BridgeStatistics readBridgeStatistics(const std::filesystem::path& runFolder,
-                                      const torch::Device& device);
+                                      const at::Device& device);
 
 /** A trained bridge, ready to sample: its source model, statistics and denoiser (weights of
  *  the best checkpoint, else the newest valid one). */
@@ -43,6 +43,6 @@ struct LoadedBridge {
 /** Throws IoError/FormatError naming the run folder when it is not a bridge run or has no
  *  valid checkpoint. */
 LoadedBridge loadBridgeRun(const std::filesystem::path& runFolder,
-                           const torch::Device& device = torch::kCPU);
+                           const at::Device& device = at::kCPU);
 
 }  // namespace strata::recipes

@@ -2,6 +2,8 @@
 
 #include "recipes/bridge/bridge_store_data.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <cmath>
 

@@ -6,7 +6,8 @@
 // on the same corpus and settings are scored on identical x_t, whatever their batch size or
 // training seed.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <cstdint>
 #include <vector>
@@ -41,10 +42,10 @@ struct HeldOutEvaluation {
 HeldOutEvaluation heldOutElbo(model::DcdmTransformerImpl& model,
                               const model::MaskedDiffusion& diffusion,
                               const std::vector<int32_t>& val, const HeldOutElboOptions& options,
-                              const torch::Device& device);
+                              const at::Device& device);
 
 /** Entropy of chunk loads over log K (1 = perfectly even, 0 = every token in one chunk), a
  *  float64 scalar on the loads' device. */
-torch::Tensor normalisedEntropy(const torch::Tensor& loads);
+at::Tensor normalisedEntropy(const at::Tensor& loads);
 
 }  // namespace strata::recipes

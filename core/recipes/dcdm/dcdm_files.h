@@ -2,7 +2,7 @@
 // How a dcdm run's settings become objects, and loading a trained masked diffusion LM from its
 // run folder (tokenizer files in the folder, weights of the best or newest valid checkpoint).
 
-#include <torch/torch.h>
+#include <c10/core/Device.h>
 
 #include <filesystem>
 #include <memory>
@@ -25,8 +25,7 @@ struct LoadedDlm {
   int64_t checkpointStep = 0;
 };
 /** IoError/FormatError naming the folder when it is not a dcdm run or has no valid checkpoint. */
-LoadedDlm loadDlmRun(const std::filesystem::path& runFolder,
-                     const torch::Device& device = torch::kCPU);
+LoadedDlm loadDlmRun(const std::filesystem::path& runFolder, const at::Device& device = at::kCPU);
 /** The same, with the weights of checkpoint step-<step> (IoError when it is not there or does
  *  not verify). */
 LoadedDlm loadDlmRunAt(const std::filesystem::path& runFolder, int64_t step);

@@ -3,8 +3,6 @@
 // tokenizer, the source model's architecture, the student's weights from the best or newest
 // valid checkpoint) for sampling.
 
-#include <torch/torch.h>
-
 #include <filesystem>
 #include <memory>
 #include <optional>
