@@ -26,6 +26,11 @@
 // Hovering emits layerHovered, a click (press and release on the same spot) layerClicked.
 // Replots are queued (rpQueuedReplot), so many score updates in one event-loop turn draw once.
 // GUI thread only.
+//
+// Its files, by job: geometry_plot.cpp makes the panels, geometry_plot_series.cpp draws the
+// report and the scores into them, geometry_plot_layout.cpp fits heights, ticks, markers and
+// titles to the size, geometry_plot_interaction.cpp answers the mouse; geometry_plot_style.h
+// holds what they share.
 
 #include <qcustomplot.h>
 
