@@ -1,5 +1,6 @@
 // `strata-cli sweep-bridges`: the bridgeability study — an equal-budget bridge at every layer
-// of a range, then Spearman ρ between the geometry score and −validation loss.
+// of a range, then Spearman ρ between the geometry score and −validation loss. It runs as a
+// study (studies/comparison_studies.h), as compare-dlm and compare-align do.
 
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "corpus_arguments.h"
 #include "device_arguments.h"
 #include "recipes/bridge/bridge_sweep.h"
+#include "studies/comparison_studies.h"
 #include "terminal_progress.h"
 #include "training_arguments.h"
 
@@ -20,10 +22,11 @@ int runSweepBridges(const Arguments& original) {
   CommandLine cli(
       "sweep-bridges",
       "Train an equal-budget DiHAL bridge at every layer of --layers (each a resumable\n"
-      "run in OUT/layer-<l>), then report each layer's best validation loss and the\n"
-      "Spearman ρ between the geometry score S(l) and −loss, with a permutation\n"
-      "p-value. Layer scores come from --store, or from a store captured and scored\n"
-      "into OUT/acts.h5. Running it again continues an interrupted sweep.");
+      "run in OUT/runs/layer-<l>-s<seed>), then report each layer's best validation\n"
+      "loss and the Spearman ρ between the geometry score S(l) and −loss, with a\n"
+      "permutation p-value. Layer scores come from --store, or from a store captured\n"
+      "and scored into OUT/acts.h5. Running it again continues an interrupted sweep;\n"
+      "OUT/study.json and study.md record it as a study.");
   cli.option("model", "DIR", "the source model (Hugging Face folder or .gguf file)")
       .option("corpus", "PATH", "training corpus of the bridges")
       .option("layers", "A..B", "the layers to bridge")
@@ -61,7 +64,7 @@ int runSweepBridges(const Arguments& original) {
   config.layerZeroBaseline = !cli.isSet("no-baseline");
   recipes::BridgeSweepResult result;
   if (runWithTerminalProgress([&](JobContext& job) {
-        result = recipes::runBridgeSweep(config, job);
+        result = studies::runBridgeSweep(config, job);
       }) == JobOutcome::Cancelled) {
     std::cerr << "sweep stopped: run the same command again to continue\n";
     return 130;

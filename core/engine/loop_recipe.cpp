@@ -15,8 +15,9 @@ namespace strata::engine {
 namespace fs = std::filesystem;
 namespace {
 
-/** A recipe's `model` given as a .gguf file becomes its imported model folder (io/gguf/gguf_import.h)
- *  before anything reads it, so run.json, the store checks and every loader see a folder. */
+/** A recipe's `model` given as a .gguf file becomes its imported model folder
+ *  (io/gguf/gguf_import.h) before anything reads it, so run.json, the store checks and every
+ *  loader see a folder. */
 void resolveGgufModel(const ConfigSchema& schema, ResolvedConfig& config, JobContext& job) {
   const SettingSpec* model = schema.find("model");
   if (!model || model->type != SettingType::Path || !config.has("model")) return;
@@ -82,7 +83,7 @@ class LoopRunner final : public RecipeRunner {
     return runTrainingLoop(in, job);
   }
 
-  RecipeFactory loopFactory() const override { return m_make; }
+  RecipeFactory trainingLoopFactory() const override { return m_make; }
 
  private:
   TrainingLoopInputs inputs(const DistributedSetup& distributed,

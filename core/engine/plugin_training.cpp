@@ -19,10 +19,8 @@
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
+#include "engine/run_lifecycle.h"
 #include "engine/run_manifest.h"
-#include "engine/training_loop.h"
-#include "io/atomic_file.h"
-#include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
 
 namespace strata::engine {
@@ -79,24 +77,19 @@ class PluginRun {
         m_folder(std::move(folder)),
         m_resume(resume),
         m_job(job),
-        m_control(std::move(control)) {
+        m_control(std::move(control)),
+        m_run(m_folder, totalSteps) {
     m_summary.totalSteps = totalSteps;
   }
 
   /** `manifest`: written once the lock is held (a new run); null on resume. */
   TrainingSummary run(const std::string& settings, const RunManifest* manifest) {
-    io::WriterLock lock;
-    try {
-      lock = io::WriterLock::forNewFile(RunFolder(m_folder).lockFile(), true);
-    } catch (const io::LockHeldError&) {
-      throw IoError(m_folder, "another process is training in this run folder right now");
-    }
     if (m_resume) {
-      io::removeStaleTemporaries(m_folder);
+      m_run.removeStaleTemporaries();
       m_summary.startStep = m_summary.lastStep = readRunStatus(m_folder).step;
     } else {
       writeRunManifest(m_folder, *manifest);
-      fs::remove(metricsFile());  // a stale log in a folder that held no run
+      m_run.openLogs(0, StepLogs::MetricsOnly);  // a stale log in a folder that held no run
     }
     writeStatus(RunState::Running);
     m_job.info((m_resume ? "resuming " : "running ") + describe(m_recipe));
@@ -178,16 +171,11 @@ class PluginRun {
     auto& self = *static_cast<PluginRun*>(context);
     std::unique_lock guard(self.m_mutex);
     self.record([&] { self.flush(); });
-    if (self.m_control.paused() && !self.m_job.cancelled() && self.m_hostError.empty()) {
-      self.record([&] { self.writeStatus(RunState::Paused); });
-      self.m_job.info("paused at step " + std::to_string(self.m_summary.lastStep));
-      guard.unlock();  // the recipe is blocked here; nothing else of it calls in meanwhile
-      while (self.m_control.paused() && !self.m_job.cancelled())
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      guard.lock();
-      self.record([&] { self.writeStatus(RunState::Running); });
-      if (!self.m_job.cancelled()) self.m_job.info("resumed");
-    }
+    // The recipe is blocked in this call while paused: nothing else of it calls in meanwhile.
+    self.record([&] {
+      self.m_run.setStep(self.m_summary.lastStep);
+      self.m_run.waitWhilePaused(self.m_control, self.m_job, &guard);
+    });
     if (self.m_job.cancelled()) self.m_cancelSeen = true;
     return self.m_job.cancelled() || !self.m_hostError.empty() ? 1 : 0;
   }
@@ -206,22 +194,17 @@ class PluginRun {
     }
   }
 
-  fs::path metricsFile() const { return RunFolder(m_folder).metricsFile(); }
-
   /** Writes the pending line. The first line of a resumed run first drops what the log holds
    *  from that step on: the recipe is repeating those steps from its checkpoint. */
   void flush() {
     if (!m_pending) return;
     const MetricsRecord line = std::move(*m_pending);
     m_pending.reset();
-    if (!m_metrics) {
-      if (m_resume) {
-        truncateMetricsLog(metricsFile(), line.step - 1);
-        m_summary.startStep = m_summary.lastStep = std::min(m_summary.lastStep, line.step - 1);
-      }
-      m_metrics = std::make_unique<MetricsLogWriter>(metricsFile());
+    if (!m_run.logsOpen()) {  // resumed: the logs are cut where the recipe continues
+      m_run.openLogs(line.step - 1, StepLogs::MetricsOnly);
+      m_summary.startStep = m_summary.lastStep = std::min(m_summary.lastStep, line.step - 1);
     }
-    m_metrics->append(line);
+    m_run.record(line);
     for (const auto& [name, value] : line.values) m_summary.lastMetrics[name] = value;
     m_summary.lastStep = std::max(m_summary.lastStep, line.step);
 
@@ -238,12 +221,8 @@ class PluginRun {
 
   void writeStatus(RunState state, const std::string& error = {}) {
     m_lastStatus = Clock::now();
-    RunStatus status;
-    status.state = state;
-    status.step = m_summary.lastStep;
-    status.totalSteps = m_summary.totalSteps;
-    status.error = error;
-    writeRunStatus(m_folder, status);
+    m_run.setStep(m_summary.lastStep);
+    m_run.writeStatus(state, error);
   }
 
   const plugin::RecipeEntry& m_recipe;
@@ -252,8 +231,8 @@ class PluginRun {
   JobContext& m_job;
   TrainingControl m_control;
   std::mutex m_mutex;
+  RunLifecycle m_run;  ///< the lock (held from construction), status, logs and pause
   std::optional<MetricsRecord> m_pending;
-  std::unique_ptr<MetricsLogWriter> m_metrics;
   std::string m_hostError;
   bool m_cancelSeen = false;
   TrainingSummary m_summary;
@@ -362,6 +341,10 @@ class PluginRunner final : public RecipeRunner {
   TrainingSummary resume(const RunManifest& run, const ResumeRequest& request,
                          JobContext& job) const override {
     return resumeRun(m_recipe, run, request, job);
+  }
+  RecipeFactory trainingLoopFactory() const override {
+    throw ConfigError("recipe", m_recipe.name,
+                      "runs its own loop (a plugin's recipe), not in the training loop");
   }
 
  private:

@@ -8,8 +8,13 @@
 //                  created, command, code_version, machine
 //   status.json    running / paused / stopped (cancelled, resumable) / finished / failed + error
 //   run.lock       held while run() runs
-//   metrics.jsonl  every StrataRecipeHost::metric call, one line per step (metrics_log.h)
+//   metrics.jsonl  every StrataRecipeHost::metric call, one line per step (metrics_log.h),
+//                  and the same scalars as TensorBoard events (events.out.tfevents.*)
 //   anything else  the recipe's own (its checkpoints, its outputs)
+//
+// The lock, status, logs, resume cut and pause are engine/run_lifecycle.h's, as for the
+// built-in recipes: a resumed run's logs are cut at the step before the first one the recipe
+// reports again (it repeats from its own checkpoint).
 //
 // The plugin's run() is called on the job's thread, which blocks until it returns: its host
 // forwards progress to the JobContext, metrics to metrics.jsonl, and answers cancelled() from

@@ -1,5 +1,6 @@
 // The recipe catalog (see recipe_catalog.h). Recipes are added before any job starts (by the
-// front ends' main or a test's static registration), so reading needs no lock.
+// front ends' main or a test's static registration); the plugins' entries are made once, on
+// the first read, thread-safely (a function-local static), so reading needs no lock.
 
 #include "engine/recipe_catalog.h"
 
@@ -23,6 +24,30 @@ const CatalogRecipe* findAdded(const std::string& name) {
   return nullptr;
 }
 
+/** An installed plugin's recipe as a catalog entry, with what the plugin declares of it. */
+struct PluginRecipe {
+  CatalogRecipe entry;
+  const plugin::RecipeEntry* declared;  ///< installedPlugins()'s, alive as long as the process
+};
+
+/** Every installed plugin's recipe, in plugin order, made once. */
+const std::vector<PluginRecipe>& pluginRecipes() {
+  static const std::vector<PluginRecipe> recipes = [] {
+    std::vector<PluginRecipe> made;
+    for (const auto& p : plugin::installedPlugins().plugins)
+      for (const auto& r : p.recipes) made.push_back({pluginCatalogRecipe(r), &r});
+    return made;
+  }();
+  return recipes;
+}
+
+/** The installed plugins' recipe called `name`, whether or not an added one shadows it. */
+const PluginRecipe* findInstalled(const std::string& name) {
+  for (const auto& recipe : pluginRecipes())
+    if (recipe.entry.name == name) return &recipe;
+  return nullptr;
+}
+
 }  // namespace
 
 void addRecipe(CatalogRecipe recipe) {
@@ -36,21 +61,21 @@ void addRecipe(CatalogRecipe recipe) {
 
 const plugin::RecipeEntry* findPluginRecipe(const std::string& name) {
   if (findAdded(name)) return nullptr;
-  return plugin::installedPlugins().findRecipe(name);
+  const PluginRecipe* recipe = findInstalled(name);
+  return recipe ? recipe->declared : nullptr;
 }
 
 std::vector<std::string> recipeNames() {
   std::vector<std::string> names;
   for (const auto& recipe : added()) names.push_back(recipe.name);
-  for (const auto& p : plugin::installedPlugins().plugins)
-    for (const auto& r : p.recipes)
-      if (!findAdded(r.name)) names.push_back(r.name);
+  for (const auto& recipe : pluginRecipes())
+    if (!findAdded(recipe.entry.name)) names.push_back(recipe.entry.name);
   return names;
 }
 
 CatalogRecipe findRecipe(const std::string& name) {
   if (const auto* recipe = findAdded(name)) return *recipe;
-  if (const auto* recipe = findPluginRecipe(name)) return pluginCatalogRecipe(*recipe);
+  if (const auto* recipe = findInstalled(name)) return recipe->entry;
   std::string known;
   for (const auto& recipe : recipeNames()) known += (known.empty() ? "" : ", ") + recipe;
   if (known.empty()) known = "none were added: the program did not add the built-in recipes";
@@ -59,7 +84,7 @@ CatalogRecipe findRecipe(const std::string& name) {
 
 CatalogRecipe recipeOfRun(const RunManifest& run) {
   if (!run.plugin) return findRecipe(run.recipe);
-  if (const auto* recipe = findPluginRecipe(run.recipe)) return pluginCatalogRecipe(*recipe);
+  if (const auto* recipe = findInstalled(run.recipe)) return recipe->entry;
   throw ConfigError(run.file, "plugin",
                     "the run's recipe " + run.recipe + " came from the plugin " + run.plugin->name +
                         " (" + run.plugin->file +
@@ -69,9 +94,7 @@ CatalogRecipe recipeOfRun(const RunManifest& run) {
 ConfigSchema recipeSchema(const std::string& recipe) { return findRecipe(recipe).runner->schema(); }
 
 RecipeFactory loopRecipeFactory(const std::string& name) {
-  if (const RecipeFactory factory = findRecipe(name).runner->loopFactory()) return factory;
-  throw ConfigError("recipe", name,
-                    "runs its own loop (a plugin's recipe), not in the training loop");
+  return findRecipe(name).runner->trainingLoopFactory();
 }
 
 }  // namespace strata::engine

@@ -2,9 +2,10 @@
 // The recipes this process can train, by name, each with the runner that trains it: the
 // built-in recipes, which the front ends add at start (recipes/built_in_recipes.h) and which
 // run in the training loop (engine/loop_recipe.h), then the installed plugins' recipes, which
-// run their own loop (engine/plugin_training.h). startTraining and resumeTraining
-// (engine/training_run.h) hand every run to its recipe's runner; the engine never includes
-// recipes/. No torch here: the GUI's launcher reads the schemas.
+// run their own loop (engine/plugin_training.h): one entry each, made once, when the catalog is
+// first read. startTraining and resumeTraining (engine/training_run.h) hand every run to its
+// recipe's runner, whatever kind it is; the engine never includes recipes/. No torch here: the
+// GUI's launcher reads the schemas.
 
 #include <filesystem>
 #include <memory>
@@ -41,8 +42,10 @@ class RecipeRunner {
   /** The run of `run` (its run.json) continued (see resumeTraining). */
   virtual TrainingSummary resume(const RunManifest& run, const ResumeRequest& request,
                                  JobContext& job) const = 0;
-  /** The recipe's instances for the training loop; nullptr for a recipe with a loop of its own. */
-  virtual RecipeFactory loopFactory() const { return nullptr; }
+  /** Fresh instances of the recipe for the training loop (the held-out evaluation rebuilds a
+   *  finished run's model). Throws ConfigError naming the recipe when it runs a loop of its
+   *  own (a plugin's). */
+  virtual RecipeFactory trainingLoopFactory() const = 0;
 };
 
 struct CatalogRecipe {
@@ -65,10 +68,10 @@ CatalogRecipe recipeOfRun(const RunManifest& run);
 /** findRecipe(recipe).runner->schema(). */
 ConfigSchema recipeSchema(const std::string& recipe);
 /** The installed plugins' recipe called `name` (an added recipe of the same name wins), or
- *  nullptr. */
+ *  nullptr: what a plugin declares of it (its settings, its file). */
 const plugin::RecipeEntry* findPluginRecipe(const std::string& name);
-/** The factory of a recipe that trains in the training loop (the held-out evaluation rebuilds
- *  one). Throws ConfigError naming the recipe when there is no such recipe or it is a plugin's. */
+/** findRecipe(recipe).runner->trainingLoopFactory(): ConfigError naming the recipe when there
+ *  is no such recipe or it runs a loop of its own. */
 RecipeFactory loopRecipeFactory(const std::string& recipe);
 
 }  // namespace strata::engine

@@ -24,18 +24,14 @@
 #include "engine/metrics_log.h"
 #include "engine/pending_step_values.h"
 #include "engine/run_folder.h"
+#include "engine/run_lifecycle.h"
 #include "engine/run_manifest.h"
-#include "engine/tensorboard_writer.h"
 #include "engine/training_checkpoint.h"
 #include "engine/training_device.h"
 #include "engine/training_schedule.h"
 #include "engine/versions.h"
-#include "io/atomic_file.h"
-#include "io/writer_lock.h"
 
 namespace strata::engine {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -53,14 +49,8 @@ class TrainingLoop {
         m_leader(in.distributed.rank == 0) {}
 
   TrainingSummary run() {
-    if (m_leader) {
-      try {
-        m_lock = io::WriterLock::forNewFile(RunFolder(m_in.folder).lockFile(), true);
-      } catch (const io::LockHeldError&) {
-        throw IoError(m_in.folder, "another process is training in this run folder right now");
-      }
-    }
     m_summary.totalSteps = m_config.integer("steps");
+    if (m_leader) m_run = std::make_unique<RunLifecycle>(m_in.folder, m_summary.totalSteps);
     try {
       prepare();
       loop();
@@ -108,7 +98,7 @@ class TrainingLoop {
 
     if (m_in.resume) {
       m_store.removeStale();
-      if (m_leader) io::removeStaleTemporaries(m_in.folder);  // status.json, metrics exports
+      if (m_leader) m_run->removeStaleTemporaries();  // status.json, metrics exports
       if (auto counters =
               loadNewestTrainingCheckpoint(m_store, *m_recipe, *m_optimizer, m_device, m_job)) {
         m_counters = *counters;
@@ -122,19 +112,9 @@ class TrainingLoop {
                         m_counters.step >= m_config.integer("steps");
     if (m_alreadyFinished) return;
     if (m_leader) {
-      const fs::path metricsFile = RunFolder(m_in.folder).metricsFile();
       // metrics.jsonl and any per-step log a recipe keeps (samples.jsonl) forget the steps the
       // checkpoint does not cover: they will be logged again, identically.
-      for (const auto& entry : fs::directory_iterator(m_in.folder)) {
-        if (entry.path().extension() != ".jsonl") continue;
-        if (m_counters.step > 0)
-          truncateMetricsLog(entry.path(), m_counters.step);
-        else
-          fs::remove(entry.path());
-      }
-      m_tensorBoard = std::make_unique<TensorBoardWriter>(
-          rewriteTensorBoard(m_in.folder, readMetricsLog(metricsFile)));
-      m_metrics = std::make_unique<MetricsLogWriter>(metricsFile);
+      m_run->openLogs(m_counters.step, StepLogs::EveryJsonl);
       writeStatus(RunState::Running);
     }
   }
@@ -330,18 +310,13 @@ class TrainingLoop {
   bool checkpointedAt(int64_t s) const { return m_lastCheckpoint == s; }
 
   void write(const MetricsRecord& record) {
-    m_metrics->append(record);
-    m_tensorBoard->record(record);
+    m_run->record(record);
     for (const auto& [name, value] : record.values) m_summary.lastMetrics[name] = value;
   }
 
   void writeStatus(RunState state, const std::string& error = {}) {
-    RunStatus status;
-    status.state = state;
-    status.step = m_counters.step;
-    status.totalSteps = m_summary.totalSteps;
-    status.error = error;
-    writeRunStatus(m_in.folder, status);
+    m_run->setStep(m_counters.step);
+    m_run->writeStatus(state, error);
   }
 
   /** Every rank stops together (a lone rank leaving would hang the others' all-reduce). */
@@ -350,24 +325,13 @@ class TrainingLoop {
     return m_group ? m_group->average(local ? 1.0 : 0.0) > 0 : local;
   }
 
+  /** A pause is a single process's (ranks would have to pause together): only the leader. */
   void waitWhilePaused() {
     if (!m_in.control.paused() || m_group) return;
     countTrainingTime();
-    if (m_leader) writeStatus(RunState::Paused);
-    const int64_t steps = m_config.integer("steps");
-    const double done = static_cast<double>(m_counters.step) / static_cast<double>(steps);
-    const std::string at = std::to_string(m_counters.step) + "/" + std::to_string(steps);
-    m_job.info("paused at step " + std::to_string(m_counters.step));
-    // The progress line says so too (the GUI's status bar, the terminal's bar).
-    m_job.progress(done, "paused at step " + at);
-    while (m_in.control.paused() && !m_job.cancelled())
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (m_leader) writeStatus(RunState::Running);
-    if (!m_job.cancelled()) {
-      m_job.info("resumed");
-      m_job.progress(done, "step " + at);
-    }
-    m_activeSince = std::chrono::steady_clock::now();
+    m_run->setStep(m_counters.step);
+    if (m_run->waitWhilePaused(m_in.control, m_job))
+      m_activeSince = std::chrono::steady_clock::now();
   }
 
   const TrainingLoopInputs& m_in;
@@ -375,7 +339,7 @@ class TrainingLoop {
   JobContext& m_job;
   CheckpointStore m_store;
   bool m_leader;
-  io::WriterLock m_lock;
+  std::unique_ptr<RunLifecycle> m_run;  ///< the leader's: lock, status, logs, pause
   torch::Device m_device{torch::kCPU};
   bool m_bf16 = false;
   bool m_alreadyFinished = false;
@@ -383,8 +347,6 @@ class TrainingLoop {
   std::unique_ptr<Recipe> m_recipe;
   std::vector<torch::Tensor> m_parameters;
   std::unique_ptr<torch::optim::AdamW> m_optimizer;
-  std::unique_ptr<MetricsLogWriter> m_metrics;
-  std::unique_ptr<TensorBoardWriter> m_tensorBoard;
   LoopCounters m_counters;
   PendingStepValues m_pending;
   TrainingSummary m_summary;

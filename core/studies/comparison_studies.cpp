@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/run_folder.h"
+#include "engine/run_metrics.h"
 #include "recipes/repr_align/align_sample_quality.h"
 #include "recipes/sample_quality.h"
 #include "studies/report/study_report_reader.h"
@@ -192,6 +193,69 @@ class AlignComparisonStudy final : public Study {
   std::vector<std::string> m_prompts;
 };
 
+/** The arm of the bridge at `layer`, and back. */
+std::string layerArm(int64_t layer) { return "layer-" + std::to_string(layer); }
+int64_t armLayer(const std::string& arm) { return std::stoll(arm.substr(arm.find('-') + 1)); }
+
+class BridgeSweepStudy final : public Study {
+ public:
+  explicit BridgeSweepStudy(const recipes::BridgeSweepConfig& config) : m_config(config) {}
+
+  StudyProtocol protocol(const StudyOptions&) const override {
+    const recipes::BridgeSweepConfig& c = m_config;
+    std::vector<recipes::StudyVariant> layers;
+    for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer)
+      layers.push_back({layerArm(layer), recipes::bridgeSweepLayerSettings(layer)});
+    if (c.layerZeroBaseline && c.firstLayer > 0)
+      layers.push_back({layerArm(0), recipes::bridgeSweepLayerSettings(0)});
+    std::vector<std::string> shared = withoutSeed(c.settings);
+    shared.push_back("model=" + c.model.string());
+    shared.push_back("corpus=" + c.corpus.string());
+    shared.push_back("store=" + recipes::bridgeSweepStore(c).string());
+    StudyProtocol p = comparisonProtocol("sweep-bridges", "bridge", layers, shared, c.steps,
+                                         seedsOf(c.settings, 1, "sweep-bridges"));
+    p.title = "Bridgeability sweep: an equal-budget bridge at every layer";
+    p.question = "Does the geometry score S(l) rank the layers as their bridges' losses do?";
+    p.metrics = {{"val_loss_best", "best val loss", true},
+                 {"val_cosine", "val cosine", false},
+                 {"val_ce_gap", "CE gap", true},
+                 {"val_rounding_accuracy", "rounding accuracy (baseline)", false}};
+    return p;
+  }
+
+  void afterAuxiliary(const StudyProtocol&, const fs::path&, const StudyOptions&,
+                      JobContext& job) override {
+    recipes::prepareBridgeSweepStore(m_config, job);  // every arm reads the store
+  }
+
+  RunMeasurement measure(const StudyArm& arm, const fs::path& run) override {
+    const recipes::BridgeSweepRow row = recipes::bridgeSweepRow(armLayer(arm.name), run);
+    RunMeasurement m;
+    m.values = {{"val_loss_best", row.valLoss},
+                {"val_cosine", row.valCosine},
+                {"val_ce_gap", row.ceGap},
+                {"val_rounding_accuracy", row.roundingAccuracy}};
+    m.curves["val_loss"] = engine::RunFolder(run).metrics().validationLoss();
+    return m;
+  }
+
+ private:
+  recipes::BridgeSweepConfig m_config;
+};
+
+/** Sweeps started before sweeps were studies kept their runs in DIR/layer-<l>: they move to
+ *  where the study continues them, so nothing trained is lost. */
+void adoptOlderLayout(const StudyProtocol& protocol, const fs::path& folder, JobContext& job) {
+  for (const StudyArm& arm : protocol.arms) {
+    const fs::path old = folder / arm.name;
+    const fs::path now = folder / "runs" / (arm.name + "-s" + std::to_string(protocol.seeds[0]));
+    if (!engine::isRunFolder(old) || fs::exists(now)) continue;
+    fs::create_directories(now.parent_path());
+    fs::rename(old, now);
+    job.info("moved " + old.string() + " to " + now.string());
+  }
+}
+
 }  // namespace
 
 std::vector<recipes::DlmComparisonRow> runDlmComparison(const recipes::DlmComparisonConfig& c,
@@ -237,6 +301,21 @@ std::vector<recipes::AlignComparisonRow> runAlignComparison(const recipes::Align
   }
   recipes::writeAlignComparisonReports(rows, c.folder);
   return rows;
+}
+
+recipes::BridgeSweepResult runBridgeSweep(const recipes::BridgeSweepConfig& c, JobContext& job) {
+  recipes::checkBridgeSweepLayers(c);
+  BridgeSweepStudy study(c);
+  const StudyOptions options = comparisonOptions(c.folder, c.device, 0);
+  adoptOlderLayout(study.protocol(options), c.folder, job);
+  runStudy(study, options, job);
+  std::vector<recipes::BridgeSweepRow> rows, baselines;
+  for (const StudyReportRun& run : readStudyReport(c.folder).runs) {
+    const int64_t layer = armLayer(run.arm);
+    recipes::BridgeSweepRow row = recipes::bridgeSweepRow(layer, run.folder);
+    (layer < c.firstLayer ? baselines : rows).push_back(row);
+  }
+  return recipes::finishBridgeSweep(c, std::move(rows), std::move(baselines));
 }
 
 }  // namespace strata::studies

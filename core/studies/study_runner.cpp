@@ -14,10 +14,10 @@
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
 #include "io/atomic_file.h"
-#include "recipes/study_runs.h"
 #include "studies/report/study_report_reader.h"
 #include "studies/study_progress.h"
 #include "studies/study_report.h"
+#include "studies/study_runs.h"
 #include "studies/study_summary.h"
 
 namespace strata::studies {
@@ -223,7 +223,8 @@ StudyOutcome runStudy(Study& study, const StudyOptions& options, JobContext& job
     progress.beginRun(label, r.steps, before);
     if (!options.analyseOnly) {
       JobContext context = progress.context();
-      recipes::trainStudyRun(r.arm->recipe, runs, r.settings, {r.folderName, {}}, command, context);
+      trainOrContinue(r.arm->recipe, folder, r.settings, command + " (" + r.folderName + ")",
+                      context);
     }
     progress.endRun();
     releaseFreedMemory();  // a run's batches and models, before the next run allocates its own

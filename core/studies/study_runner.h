@@ -1,6 +1,6 @@
 #pragma once
 // Runs a study end to end: checks the protocol, trains the auxiliary runs and then every
-// (arm, seed) as an ordinary resumable run folder DIR/runs/<arm>-s<seed> (recipes/study_runs.h:
+// (arm, seed) as an ordinary resumable run folder DIR/runs/<arm>-s<seed> (studies/study_runs.h:
 // a finished run is kept, an interrupted one resumed), measures each finished run once (cached
 // beside it), and redoes the analysis into DIR/study.json and DIR/study.md. One progress bar
 // covers the whole study (studies/study_progress.h); cancellation stops at the next step and

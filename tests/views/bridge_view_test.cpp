@@ -184,9 +184,9 @@ class BridgeViewTest : public QObject {
     QVERIFY(!window.feature<TrainingFeature>()->startTrainingRun(other));
     QVERIFY(!QFileInfo::exists(m_root.filePath("refused-run")));
     // The tab follows whichever layer run of the sweep is training.
-    QTRY_VERIFY_WITH_TIMEOUT(
-        window.feature<BridgeFeature>()->bridgeView()->shownRun().startsWith(folder + "/layer-"),
-        kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.feature<BridgeFeature>()->bridgeView()->shownRun().startsWith(
+                                 folder + "/runs/layer-"),
+                             kTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3 * kTimeoutMs);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
     QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Succeeded);
@@ -195,7 +195,7 @@ class BridgeViewTest : public QObject {
     QVERIFY(view);
     QCOMPARE(view->table()->rowCount(), 2);
     QCOMPARE(view->result().rows.at(1).run,
-             std::filesystem::path((folder + "/layer-2").toStdString()));
+             std::filesystem::path((folder + "/runs/layer-2-s0").toStdString()));
     QVERIFY(QFileInfo::exists(folder + "/sweep.json"));
   }
 

@@ -14,17 +14,15 @@
 #include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
-#include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
-#include "engine/training_run.h"
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
 #include "geometry/rank_correlation.h"
 #include "geometry/score.h"
 #include "geometry/store_scoring.h"
-#include "io/store/activation_store.h"
 #include "io/atomic_file.h"
+#include "io/store/activation_store.h"
 
 namespace strata::recipes {
 
@@ -41,66 +39,9 @@ double numberOrNaN(const Json& object, const char* key) {
                                              : it->get<double>();
 }
 
-/** A store with scores for every layer of the sweep: the given one, or captured and scored. */
-geometry::GeometryReport scoredStore(const BridgeSweepConfig& c, fs::path& storePath,
-                                     JobContext& job) {
-  storePath = c.store.empty() ? c.folder / "acts.h5" : c.store;
-  if (c.store.empty() && (!fs::exists(storePath) || !geometry::readGeometry(storePath))) {
-    engine::CaptureConfig capture;
-    capture.modelFolder = c.model;
-    capture.corpus = c.corpus;
-    capture.output = storePath;
-    capture.overwrite = true;
-    capture.sampling.tokenBudget = c.captureTokens;
-    capture.device = c.device;
-    job.info("capturing " + c.model.string() + " into " + storePath.string());
-    engine::runCapture(capture, job);
-    job.info("scoring the layers of " + storePath.string());
-    geometry::StoreScoring scoring;
-    scoring.store = storePath;
-    scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(c.device, "device"));
-    geometry::scoreStore(scoring, job);
-  }
-  auto report = geometry::readGeometry(storePath);
-  if (!report)
-    throw FormatError(storePath, "has no layer scores: run `strata-cli score` on it first");
-  return *report;
-}
+}  // namespace
 
-/** Trains (or continues) the bridge at `layer`; returns its run folder. */
-fs::path trainBridgeAt(const BridgeSweepConfig& c, const fs::path& store, int64_t layer,
-                       JobContext& job) {
-  const fs::path run = c.folder / ("layer-" + std::to_string(layer));
-  if (engine::isRunFolder(run)) {
-    if (engine::readRunStatus(run).state != engine::RunState::Finished)
-      engine::resumeTraining(run, job);
-    return run;
-  }
-  const engine::ConfigSchema schema = engine::recipeSchema("bridge");
-  engine::TrainingRequest request;
-  request.recipe = "bridge";
-  request.config = engine::ResolvedConfig(schema);
-  request.config.set("device", c.device);  // an explicit `device=` setting still wins
-  for (const std::string& setting : c.settings)
-    engine::applyOverride(schema, setting, request.config);
-  request.config.set("model", c.model.string());
-  request.config.set("corpus", c.corpus.string());
-  request.config.set("store", store.string());
-  request.config.set("layer", layer);
-  request.config.set("steps", c.steps);
-  if (layer == 0) {
-    // The baseline is embedding-space diffusion (Diffusion-LM): it generates h_0 from noise
-    // without seeing h_0. Conditioned on h_0 it would only learn to copy its condition.
-    request.config.set("condition", std::string("none"));
-    request.config.set("process", std::string("gaussian"));
-  }
-  request.runFolder = run;
-  request.command = "strata-cli sweep-bridges (layer " + std::to_string(layer) + ")";
-  engine::startTraining(request, job);
-  return run;
-}
-
-BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
+BridgeSweepRow bridgeSweepRow(int64_t layer, const fs::path& run) {
   BridgeSweepRow row;
   row.layer = layer;
   row.run = run;
@@ -114,6 +55,8 @@ BridgeSweepRow rowOf(int64_t layer, const fs::path& run) {
   return row;
 }
 
+namespace {
+
 /** A statistic as JSON: null when undefined. */
 Json statistic(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
@@ -125,7 +68,9 @@ std::string shown(double v) {
   return text;
 }
 
-void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
+}  // namespace
+
+void writeBridgeSweepReport(const BridgeSweepResult& r, const fs::path& folder) {
   Json rows = Json::array();
   std::string csv = "layer,score,m_curv,m_mono,k_eff,val_loss,val_cosine,val_ce_gap,run\n";
   for (const auto& row : r.rows) {
@@ -172,8 +117,6 @@ void writeReport(const BridgeSweepResult& r, const fs::path& folder) {
   io::writeTextAtomically(folder / "sweep.md", sweepStatisticsMarkdown(r));
 }
 
-}  // namespace
-
 std::string sweepStatisticsMarkdown(const BridgeSweepResult& r) {
   return "# Bridgeability sweep\n\nStore: " + r.store.string() + " (normalisation " +
          r.normalisation + "), " + std::to_string(r.rows.size()) +
@@ -214,36 +157,82 @@ void computeSweepStatistics(BridgeSweepResult& result) {
                           : std::numeric_limits<double>::quiet_NaN();
 }
 
-BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
+fs::path bridgeSweepStore(const BridgeSweepConfig& c) {
+  return c.store.empty() ? c.folder / "acts.h5" : c.store;
+}
+
+void checkBridgeSweepLayers(const BridgeSweepConfig& c) {
   if (c.firstLayer < 0 || c.lastLayer < c.firstLayer)
     throw ConfigError("sweep-bridges", "layers", "must be a range a..b with 0 ≤ a ≤ b");
   if (c.lastLayer - c.firstLayer < 1)
     throw ConfigError("sweep-bridges", "layers", "needs at least two layers to correlate");
-  fs::create_directories(c.folder);
+}
+
+void prepareBridgeSweepStore(const BridgeSweepConfig& c, JobContext& job) {
+  const fs::path store = bridgeSweepStore(c);
+  if (c.store.empty() && (!fs::exists(store) || !geometry::readGeometry(store))) {
+    engine::CaptureConfig capture;
+    capture.modelFolder = c.model;
+    capture.corpus = c.corpus;
+    capture.output = store;
+    capture.overwrite = true;
+    capture.sampling.tokenBudget = c.captureTokens;
+    capture.device = c.device;
+    job.info("capturing " + c.model.string() + " into " + store.string());
+    engine::runCapture(capture, job);
+    job.info("scoring the layers of " + store.string());
+    geometry::StoreScoring scoring;
+    scoring.store = store;
+    scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(c.device, "device"));
+    geometry::scoreStore(scoring, job);
+  }
+  const auto report = geometry::readGeometry(store);
+  if (!report) throw FormatError(store, "has no layer scores: run `strata-cli score` on it first");
+  const std::vector<int64_t> layers = report->layerIndices();
+  for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer)
+    if (std::find(layers.begin(), layers.end(), layer) == layers.end())
+      throw FormatError(store, "has no score for layer " + std::to_string(layer));
+}
+
+std::vector<std::string> bridgeSweepLayerSettings(int64_t layer) {
+  std::vector<std::string> settings = {"layer=" + std::to_string(layer)};
+  if (layer == 0) {
+    // The baseline is embedding-space diffusion (Diffusion-LM): it generates h_0 from noise
+    // without seeing h_0. Conditioned on h_0 it would only learn to copy its condition.
+    settings.emplace_back("condition=none");
+    settings.emplace_back("process=gaussian");
+  }
+  return settings;
+}
+
+BridgeSweepResult finishBridgeSweep(const BridgeSweepConfig& c, std::vector<BridgeSweepRow> rows,
+                                    std::vector<BridgeSweepRow> baselines) {
   BridgeSweepResult result;
-  const geometry::GeometryReport report = scoredStore(c, result.store, job);
-  std::vector<int64_t> layers = report.layerIndices();
+  result.store = bridgeSweepStore(c);
+  const auto report = geometry::readGeometry(result.store);
+  if (!report)
+    throw FormatError(result.store, "has no layer scores: run `strata-cli score` on it first");
+  const std::vector<int64_t> layers = report->layerIndices();
   // The store's weights (those `score` printed its l* under), over the bridged range.
   const geometry::ScoredLayers scored = geometry::scoreSeries(
-      layers, geometry::metricSeries(report), report.options, report.numLayers,
-      {report.scoredWith.weights, geometry::LayerRange{c.firstLayer, c.lastLayer}});
+      layers, geometry::metricSeries(*report), report->options, report->numLayers,
+      {report->scoredWith.weights, geometry::LayerRange{c.firstLayer, c.lastLayer}});
   const geometry::LayerScores& scores = scored.scores;
-  for (int64_t layer = c.firstLayer; layer <= c.lastLayer; ++layer) {
-    const auto it = std::find(layers.begin(), layers.end(), layer);
+  for (BridgeSweepRow& row : rows) {
+    const auto it = std::find(layers.begin(), layers.end(), row.layer);
     if (it == layers.end())
-      throw FormatError(result.store, "has no score for layer " + std::to_string(layer));
-    job.info("bridge at layer " + std::to_string(layer) + " (" +
-             std::to_string(layer - c.firstLayer + 1) + " of " +
-             std::to_string(c.lastLayer - c.firstLayer + 1) + ")");
-    BridgeSweepRow row = rowOf(layer, trainBridgeAt(c, result.store, layer, job));
+      throw FormatError(result.store, "has no score for layer " + std::to_string(row.layer));
     const auto index = static_cast<size_t>(it - layers.begin());
     row.score = scores.score[index];
-    row.curvature = report.layers[index].values.curvature;
-    row.monotonicity = report.layers[index].values.monotonicity;
-    row.effectiveRank = report.layers[index].values.effectiveRank;
-    result.rows.push_back(row);
+    row.curvature = report->layers[index].values.curvature;
+    row.monotonicity = report->layers[index].values.monotonicity;
+    row.effectiveRank = report->layers[index].values.effectiveRank;
   }
-  result.normalisation = geometry::normalisationName(report.options.normalisation);
+  if (rows.empty()) throw Error("the sweep in " + c.folder.string() + " has no finished bridge");
+  result.rows = std::move(rows);
+  result.baselines = std::move(baselines);
+  for (BridgeSweepRow& row : result.baselines) row.score = std::numeric_limits<double>::quiet_NaN();
+  result.normalisation = geometry::normalisationName(report->options.normalisation);
   computeSweepStatistics(result);
   std::vector<double> score, negativeLoss;
   for (const auto& row : result.rows) {
@@ -256,17 +245,11 @@ BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& c, JobContext& job) {
       std::min_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
         return a.score < b.score;
       })->layer;
-  if (c.layerZeroBaseline && c.firstLayer > 0) {
-    job.info("baseline: embedding-space diffusion of h_0 (layer 0, unconditional)");
-    BridgeSweepRow row = rowOf(0, trainBridgeAt(c, result.store, 0, job));
-    row.score = std::numeric_limits<double>::quiet_NaN();
-    result.baselines.push_back(row);
-  }
   result.bestByLoss =
       std::max_element(result.rows.begin(), result.rows.end(), [](const auto& a, const auto& b) {
         return a.valLoss > b.valLoss;
       })->layer;
-  writeReport(result, c.folder);
+  writeBridgeSweepReport(result, c.folder);
   return result;
 }
 

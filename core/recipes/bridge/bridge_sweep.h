@@ -1,8 +1,10 @@
 #pragma once
-// The bridgeability study: an equal-budget bridge at every candidate layer, then how well the
-// geometry score predicted which layers bridge best (Spearman ρ between S(l) and −val loss,
-// with a permutation p-value). Each bridge is an ordinary resumable run in the sweep folder,
-// so an interrupted sweep continues where it stopped. No torch here.
+// The bridgeability sweep (`strata-cli sweep-bridges`, run as a study by
+// studies/comparison_studies.h): an equal-budget bridge at every candidate layer, then how well
+// the geometry score predicted which layers bridge best (Spearman ρ between S(l) and −val loss,
+// with a permutation p-value). Here: what it is asked, its store, each layer's run settings, a
+// finished run's row, the statistics and the reports (sweep.json, sweep.csv, sweep.md); the
+// study trains the runs. No torch here.
 
 #include <cstdint>
 #include <filesystem>
@@ -21,8 +23,9 @@ namespace strata::recipes {
 struct BridgeSweepConfig {
   std::filesystem::path model;
   std::filesystem::path corpus;
-  std::filesystem::path folder;  ///< sweep folder: layer-<l>/ runs, acts.h5, sweep.json/.csv
-  std::filesystem::path store;   ///< an activation store with scores; empty = capture + score
+  /// The sweep folder: runs/layer-<l>-s<seed>/ (the study's runs), acts.h5, sweep.json/.csv/.md
+  std::filesystem::path folder;
+  std::filesystem::path store;  ///< an activation store with scores; empty = capture + score
   int64_t firstLayer = 1, lastLayer = 1;
   int64_t steps = 300;                ///< the budget of every bridge
   std::vector<std::string> settings;  ///< further bridge settings, "key=value"
@@ -76,9 +79,25 @@ void computeSweepStatistics(BridgeSweepResult& result);
 /** The statistics as sweep.md holds them: a Markdown table of every ρ (n/a where undefined). */
 std::string sweepStatisticsMarkdown(const BridgeSweepResult& result);
 
-/** Runs (or continues) the sweep; writes sweep.json, sweep.csv and sweep.md into the folder. Throws
- *  CancelledError when cancelled (finished runs are kept; the current one is checkpointed). */
-BridgeSweepResult runBridgeSweep(const BridgeSweepConfig& config, JobContext& job);
+/** ConfigError unless the layers are a range of at least two. */
+void checkBridgeSweepLayers(const BridgeSweepConfig& config);
+/** The store the sweep's layers are scored in: config.store, else DIR/acts.h5. */
+std::filesystem::path bridgeSweepStore(const BridgeSweepConfig& config);
+/** Captures and scores DIR/acts.h5 when no store was given and it has no scores yet (kept
+ *  otherwise); FormatError naming the store when a layer of the range has no score. */
+void prepareBridgeSweepStore(const BridgeSweepConfig& config, JobContext& job);
+/** The bridge settings of the run at `layer` beyond the sweep's shared ones (layer 0: the
+ *  unconditional embedding-diffusion baseline). */
+std::vector<std::string> bridgeSweepLayerSettings(int64_t layer);
+/** A finished bridge run's row: its validation numbers (score and proxies not yet filled). */
+BridgeSweepRow bridgeSweepRow(int64_t layer, const std::filesystem::path& run);
+/** Scores `rows` with the store's weights over the range, adds the statistics (and
+ *  `baselines`, outside ρ) and writes sweep.json, sweep.csv and sweep.md into the folder. */
+BridgeSweepResult finishBridgeSweep(const BridgeSweepConfig& config,
+                                    std::vector<BridgeSweepRow> rows,
+                                    std::vector<BridgeSweepRow> baselines);
+/** sweep.json, sweep.csv and sweep.md of `result` into `folder`. */
+void writeBridgeSweepReport(const BridgeSweepResult& result, const std::filesystem::path& folder);
 
 /** Reads the sweep.json a sweep wrote into `folder` (FormatError/IoError naming the file). */
 BridgeSweepResult readBridgeSweep(const std::filesystem::path& folder);

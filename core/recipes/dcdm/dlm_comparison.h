@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/study_runs.h"
+#include "recipes/study_variant.h"
 
 namespace strata::recipes {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "recipes/repr_align/align_sample_quality.h"
-#include "recipes/study_runs.h"
+#include "recipes/study_variant.h"
 
 namespace strata::recipes {
 

@@ -1,12 +1,15 @@
 // Plugin recipes as training runs (engine/plugin_training.h), driven with the test plugin's
 // recipe "echo" (tests/plugins/test_plugin.cpp): loss = 1/step and lr = 0.1 at steps 1..n, its
 // progress, its own state file for resume, and modes that fail, throw or log a reserved name.
+// Last, the run lifecycle they share with the built-in recipes (engine/run_lifecycle.h): the
+// same lock and error, TensorBoard events, the same resume cut.
 
 #include "engine/plugin_training.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -17,8 +20,12 @@
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
+#include "engine/training_run.h"
+#include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
+#include "support/python_finder.h"
 #include "support/temp_dir.h"
+#include "support/training_fixture.h"
 
 namespace strata::engine {
 
@@ -191,7 +198,7 @@ TEST(PluginTraining, PauseHoldsTheRecipeInCancelledUntilResumed) {
     for (int i = 0; i < 200 && readRunStatus(dir / "run").state != RunState::Paused; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Paused);
-    EXPECT_FALSE(fs::exists(dir / "run" / "metrics.jsonl"));  // no step while paused
+    EXPECT_TRUE(readMetricsLog(dir / "run" / "metrics.jsonl").empty());  // no step while paused
     request.control.resume();
   });
   EXPECT_TRUE(start(request, sink).finished);
@@ -250,6 +257,100 @@ TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {
   EXPECT_THROW(start(broken, sink), ConfigError);
   JobContext job(sink, CancellationToken{});
   EXPECT_THROW(resumePluginTraining(echo(), dir / "run", job, {}, {}, {"steps=9"}), ConfigError);
+}
+
+/** An echo run (5 steps, loss 1/step) stopped after step 2. */
+void stoppedEchoRun(const fs::path& folder) {
+  CancellationToken token;
+  RecordingSink sink(token, 0.4);
+  EXPECT_THROW(start(echoRequest(folder), sink, token), CancelledError);
+}
+
+/** The IoError message of `body` with `folder` replaced by "RUN". */
+std::string lockErrorOf(const fs::path& folder, const std::function<void()>& body) {
+  const io::WriterLock other = io::WriterLock::forExistingFile(RunFolder(folder).lockFile());
+  try {
+    body();
+  } catch (const IoError& e) {
+    std::string text = e.what();
+    for (size_t at; (at = text.find(folder.string())) != std::string::npos;)
+      text.replace(at, folder.string().size(), "RUN");
+    return text;
+  }
+  ADD_FAILURE() << "ran in " << folder << " while another process held its lock";
+  return {};
+}
+
+TEST(RunLifecycle, AHeldLockRefusesBuiltInAndPluginRunsWithTheSameError) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  ResolvedConfig config = testing::tinyPretrainConfig(dir / "corpus.txt");
+  config.set("stop_after", int64_t{1});
+  testing::trainTiny(config, dir / "built-in");
+  stoppedEchoRun(dir / "plugin");
+
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken{});
+  const std::string builtIn =
+      lockErrorOf(dir / "built-in", [&] { resumeTraining(dir / "built-in", job); });
+  const std::string plugin =
+      lockErrorOf(dir / "plugin", [&] { resumePluginTraining(echo(), dir / "plugin", job); });
+  EXPECT_NE(builtIn.find("another process is training in this run folder"), std::string::npos)
+      << builtIn;
+  EXPECT_EQ(plugin, builtIn);
+  EXPECT_EQ(readRunStatus(dir / "plugin").state, RunState::Stopped);  // untouched
+}
+
+/** Every (step, value) of `tag` in the run's TensorBoard events, in file order. */
+std::vector<std::pair<int64_t, double>> eventScalars(const std::string& python, const fs::path& run,
+                                                     const std::string& tag) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(run))
+    if (entry.path().filename().string().starts_with("events.out.tfevents."))
+      files.push_back(entry.path());
+  EXPECT_EQ(files.size(), 1u) << "one events file per run";
+  if (files.empty()) return {};
+  const std::string command = python + " " +
+                              STRATA_SOURCE_DIR "/tests/reference/tensorboard_reader.py " +
+                              files.front().string();
+  FILE* pipe = ::popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  if (!pipe) return {};
+  std::vector<std::pair<int64_t, double>> scalars;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    const auto json = nlohmann::json::parse(line);
+    if (json.value("tag", std::string()) == tag)
+      scalars.emplace_back(json["step"].get<int64_t>(), json["value"].get<double>());
+  }
+  EXPECT_EQ(::pclose(pipe), 0);
+  return scalars;
+}
+
+// A plugin run gains TensorBoard events, and its resume cuts them with metrics.jsonl at the
+// step the recipe continues after: no step shows twice.
+TEST(RunLifecycle, APluginRunWritesTensorBoardEventsCutOnResume) {
+  std::string why;
+  const std::string python = testing::findPython({}, "install python3", why);
+  if (python.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  stoppedEchoRun(dir / "run");
+  EXPECT_EQ(eventScalars(python, dir / "run", "loss").size(), 2u);
+  {  // As if the process had logged steps 3 and 4 and been killed before its state file said so.
+    MetricsLogWriter writer(dir / "run" / "metrics.jsonl");
+    writer.append({3, 1.7e9, {{"loss", 99.0}}});
+    writer.append({4, 1.7e9, {{"loss", 98.0}}});
+  }
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken{});
+  EXPECT_TRUE(resumePluginTraining(echo(), dir / "run", job).finished);
+  const auto loss = eventScalars(python, dir / "run", "loss");
+  ASSERT_EQ(loss.size(), 5u);
+  for (size_t i = 0; i < loss.size(); ++i) {
+    EXPECT_EQ(loss[i].first, int64_t(i + 1));
+    EXPECT_FLOAT_EQ(static_cast<float>(loss[i].second), 1.0f / float(i + 1));  // float32 events
+  }
+  EXPECT_EQ(readMetricsLog(dir / "run" / "metrics.jsonl").size(), 5u);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/job.h"
 #include "engine/loop_recipe.h"
@@ -59,12 +61,25 @@ TEST(RecipeCatalog, EveryRecipeCarriesItsRunner) {
   const plugin::RecipeEntry* lens = findPluginRecipe("tuned_lens");
   ASSERT_NE(lens, nullptr) << "the build tree's tuned_lens plugin was not found";
   const CatalogRecipe recipe = findRecipe("tuned_lens");
-  EXPECT_EQ(recipe.runner->loopFactory(), nullptr);
+  EXPECT_THROW(recipe.runner->trainingLoopFactory(), ConfigError);
   std::vector<std::string> expected, got;
   for (const auto& s : lens->settings) expected.push_back(s.name);
   for (const auto& s : recipe.runner->schema().settings) got.push_back(s.key);
   EXPECT_EQ(got, expected);
   EXPECT_THROW(loopRecipeFactory("tuned_lens"), ConfigError);
+}
+
+// The catalog holds each plugin recipe as one entry, made once: every look-up finds that entry,
+// and a run the plugin started continues with it.
+TEST(RecipeCatalog, HoldsEachPluginRecipeAsOneEntry) {
+  const CatalogRecipe first = findRecipe("tuned_lens");
+  EXPECT_EQ(findRecipe("tuned_lens").runner, first.runner);
+  RunManifest run;
+  run.recipe = "tuned_lens";
+  run.plugin = RunPluginOrigin{"tuned_lens", "", ""};
+  EXPECT_EQ(recipeOfRun(run).runner, first.runner);
+  const std::vector<std::string> names = recipeNames();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "tuned_lens"), 1);
 }
 
 // A run whose plugin is gone cannot resume, and the error names the plugin and its file.

@@ -1,8 +1,8 @@
 // BridgeFeature, bridgeability sweeps: Bridge ▸ Bridgeability Sweep… runs core's runBridgeSweep
-// in a background job — it trains one bridge after another, so it takes the workbench's
-// training slot and never runs beside a training job — while the Bridge tab follows whichever
-// of its layer runs is training; success (or Open Sweep Folder…) shows sweep.json in a
-// Bridgeability tab.
+// (studies/comparison_studies.h, a study) in a background job — it trains one bridge after
+// another, so it takes the workbench's training slot and never runs beside a training job —
+// while the Bridge tab follows whichever of its layer runs is training; success (or Open Sweep
+// Folder…) shows sweep.json in a Bridgeability tab.
 
 #include "recipes/bridge/bridge_sweep.h"
 
@@ -19,6 +19,7 @@
 #include "preferences.h"
 #include "services.h"
 #include "store_summary_view.h"
+#include "studies/comparison_studies.h"
 #include "tab_keys.h"
 #include "workbench.h"
 #include "yield_to_gui.h"
@@ -112,7 +113,7 @@ bool BridgeFeature::startBridgeSweep(const recipes::BridgeSweepConfig& config) {
   auto result = std::make_shared<recipes::BridgeSweepResult>();
   JobWork work = [request, result](JobContext& job) {
     yieldToTheGui();
-    *result = recipes::runBridgeSweep(request, job);
+    *result = studies::runBridgeSweep(request, job);
   };
   showBridgeView();
   m_bridgeView->followSweep(folder);

@@ -58,7 +58,7 @@ BridgeSweepDialog::BridgeSweepDialog(const QString& runsRoot, QWidget* parent)
       tr("An activation store of the model with scores; empty: the sweep "
          "captures the model over the corpus into <folder>/acts.h5 and scores it"));
   m_folder->setToolTip(
-      tr("Holds layer-<l>/ (one run per layer), sweep.json and sweep.csv; "
+      tr("Holds runs/layer-<l>-s<seed>/ (one run per layer), sweep.json and sweep.csv; "
          "running a sweep into it again continues it"));
   m_folder->setText(QDir::cleanPath(QDir(runsRoot).absoluteFilePath(
       QStringLiteral("sweep-") +

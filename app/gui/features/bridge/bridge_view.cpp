@@ -193,8 +193,8 @@ void BridgeView::followSweep(const QString& folder) {
 
 void BridgeView::pollRun() {
   if (!m_sweep.isEmpty()) {
-    // The sweep trains one layer-<l> run at a time: follow whichever runs now.
-    for (const engine::RunInfo& info : engine::listRuns(toFsPath(m_sweep)))
+    // The sweep (a study) trains one runs/layer-<l>-s<seed> at a time: follow whichever runs now.
+    for (const engine::RunInfo& info : engine::listRuns(toFsPath(m_sweep) / "runs"))
       if (info.status.state == engine::RunState::Running && toQString(info.folder) != m_run) {
         const QString sweep = m_sweep;
         showRun(toQString(info.folder));

@@ -21,6 +21,7 @@
 #include "recipes/bridge/bridge_sweep.h"
 #include "recipes/bridge/hybrid_generation.h"
 #include "recipes/sample_quality.h"
+#include "studies/comparison_studies.h"
 #include "support/bridge_fixture.h"
 #include "support/cli_runner.h"
 #include "support/model_test_folders.h"
@@ -229,7 +230,7 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
                      "warmup=1", "log_every=1"};
   NullProgressSink sink;
   JobContext job(sink, CancellationToken());
-  const BridgeSweepResult result = runBridgeSweep(config, job);
+  const BridgeSweepResult result = studies::runBridgeSweep(config, job);
   ASSERT_EQ(result.rows.size(), 3u);
   for (const auto& row : result.rows) EXPECT_TRUE(std::isfinite(row.valLoss)) << row.layer;
   EXPECT_GE(result.rho, -1.0);
@@ -262,10 +263,18 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
   EXPECT_NE(readWholeFile(dir / "sweep" / "sweep.md").find("S given depth"), std::string::npos);
   EXPECT_EQ(read.rows[1].layer, 2);
   EXPECT_DOUBLE_EQ(read.rows[1].valLoss, result.rows[1].valLoss);
-  // Running it again continues: every run is finished, nothing is retrained.
-  const auto before = fs::last_write_time(dir / "sweep" / "layer-2" / "metrics.jsonl");
-  const BridgeSweepResult again = runBridgeSweep(config, job);
-  EXPECT_EQ(fs::last_write_time(dir / "sweep" / "layer-2" / "metrics.jsonl"), before);
+  // It ran as a study: one arm per layer and the baseline, each a run in runs/, no claim.
+  const auto study = nlohmann::json::parse(readWholeFile(dir / "sweep" / "study.json"));
+  EXPECT_EQ(study["study"], "sweep-bridges");
+  EXPECT_EQ(result.rows[1].run, dir / "sweep" / "runs" / "layer-2-s0");
+  // Running it again continues: every run is finished, nothing is retrained — also a run of a
+  // sweep started before sweeps were studies (DIR/layer-<l>), which moves into runs/.
+  const fs::path layer2 = dir / "sweep" / "runs" / "layer-2-s0";
+  const auto before = fs::last_write_time(layer2 / "metrics.jsonl");
+  fs::rename(layer2, dir / "sweep" / "layer-2");
+  const BridgeSweepResult again = studies::runBridgeSweep(config, job);
+  EXPECT_FALSE(fs::exists(dir / "sweep" / "layer-2"));
+  EXPECT_EQ(fs::last_write_time(layer2 / "metrics.jsonl"), before);
   EXPECT_DOUBLE_EQ(again.rho, result.rho);
 }
 

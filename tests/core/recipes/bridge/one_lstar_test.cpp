@@ -14,6 +14,7 @@
 #include "geometry/store_scoring.h"
 #include "recipes/bridge/bridge_layer.h"
 #include "recipes/bridge/bridge_sweep.h"
+#include "studies/comparison_studies.h"
 #include "support/bridge_fixture.h"
 #include "support/cli_runner.h"
 #include "support/model_test_folders.h"
@@ -88,7 +89,7 @@ TEST(OneLstar, EveryReaderPicksTheLayerScorePrinted) {
   sweep.settings = {"batch=2",  "seq_len=16",     "width=16",        "depth=1",
                     "heads=2",  "eval_windows=1", "stats_windows=2", "sample_steps=1",
                     "warmup=1", "log_every=1"};
-  const BridgeSweepResult result = runBridgeSweep(sweep, job);
+  const BridgeSweepResult result = studies::runBridgeSweep(sweep, job);
   EXPECT_EQ(result.bestByScore, lstar);
 }
 
