@@ -15,11 +15,11 @@
 #include "geometry/layer_metric.h"
 #include "geometry/proxy_options_json.h"
 #include "geometry/store_scoring.h"
-#include "io/store/activation_store.h"
 #include "io/corpus/corpus_hash.h"
-#include "io/hf/default_model.h"
 #include "io/gguf/gguf_import.h"
+#include "io/hf/default_model.h"
 #include "io/hf/model_fingerprint.h"
+#include "io/store/activation_store.h"
 
 namespace strata::engine {
 

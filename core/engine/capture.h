@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "engine/compute_dtype.h"
-#include "io/store/activation_store.h"
 #include "io/corpus/corpus.h"
 #include "io/corpus/token_sampler.h"
+#include "io/store/activation_store.h"
 
 namespace strata {
 

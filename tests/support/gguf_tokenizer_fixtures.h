@@ -1,8 +1,9 @@
 #pragma once
 // Tiny GGUF files that hold only a tokenizer (and what transformers needs to open them: a few
-// architecture keys and one embedding tensor), one per tokenizer flavour core/io/gguf/gguf_tokenizer
-// converts. Shared by tests/core/io/gguf/gguf_tokenizer_test.cpp (expectations written by hand) and
-// gguf_tokenizer_reference_test.cpp (the same files against transformers).
+// architecture keys and one embedding tensor), one per tokenizer flavour
+// core/io/gguf/gguf_tokenizer converts. Shared by tests/core/io/gguf/gguf_tokenizer_test.cpp
+// (expectations written by hand) and gguf_tokenizer_reference_test.cpp (the same files against
+// transformers).
 
 #include <cstdint>
 #include <string>

@@ -53,8 +53,8 @@
 #include <string>
 #include <vector>
 
-#include "io/store/activation_store.h"
 #include "io/corpus/corpus.h"
+#include "io/store/activation_store.h"
 
 namespace strata {
 

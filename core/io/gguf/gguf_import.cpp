@@ -11,10 +11,10 @@
 
 #include "common/error.h"
 #include "common/install_paths.h"
-#include "io/hf/folder_install.h"
 #include "io/gguf/gguf_tokenizer.h"
 #include "io/gguf/gguf_types.h"
 #include "io/gguf/gguf_weights.h"
+#include "io/hf/folder_install.h"
 #include "io/hf/safetensors_writer.h"
 
 namespace strata::io {

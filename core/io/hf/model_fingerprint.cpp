@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "common/error.h"
-#include "io/store/activation_store.h"
 #include "io/corpus/corpus_hash.h"
 #include "io/hf/model_folder.h"
+#include "io/store/activation_store.h"
 
 namespace strata::io {
 

@@ -11,9 +11,9 @@
 
 #include "common/error.h"
 #include "common/job.h"
-#include "io/store/activation_store.h"
 #include "io/corpus/corpus.h"
 #include "io/hf/model_fingerprint.h"
+#include "io/store/activation_store.h"
 #include "model/backbone/backbone.h"
 #include "support/letter_corpus.h"
 #include "support/model_test_folders.h"

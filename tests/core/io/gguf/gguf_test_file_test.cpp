@@ -1,6 +1,6 @@
-// The GGUF writer tests use (tests/support/gguf_test_file.h) against core/io/gguf/gguf_file's reader:
-// every metadata value type, arrays of arrays, tensors at aligned offsets, and the bytes laid
-// out as the format says.
+// The GGUF writer tests use (tests/support/gguf_test_file.h) against core/io/gguf/gguf_file's
+// reader: every metadata value type, arrays of arrays, tensors at aligned offsets, and the bytes
+// laid out as the format says.
 
 #include "support/gguf_test_file.h"
 

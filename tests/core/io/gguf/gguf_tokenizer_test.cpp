@@ -1,5 +1,5 @@
-// The tokenizer files core/io/gguf/gguf_tokenizer writes from GGUF metadata, on tiny hand-made files
-// (tests/support/gguf_tokenizer_fixtures.h) with expectations worked out by hand from
+// The tokenizer files core/io/gguf/gguf_tokenizer writes from GGUF metadata, on tiny hand-made
+// files (tests/support/gguf_tokenizer_fixtures.h) with expectations worked out by hand from
 // transformers' conversion rules; gguf_tokenizer_reference_test.cpp checks the same files, and
 // two real models, against transformers itself.
 

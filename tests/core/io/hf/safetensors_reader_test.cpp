@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "io/mapped_file.h"
 #include "io/hf/safetensors_file.h"
+#include "io/mapped_file.h"
 #include "support/temp_dir.h"
 
 namespace strata::io {
