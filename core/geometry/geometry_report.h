@@ -70,15 +70,27 @@ GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& back
                          const std::vector<int64_t>& layers = {},
                          const std::vector<LayerMetric*>& metrics = {});
 
+/** The group of a store that holds its geometry: what the front ends show and every reader of
+ *  "the store's l*" uses. */
+inline constexpr const char* kStoreGeometry = "geometry";
+
+/** The group holding a further scan of the store under another normalisation (the studies
+ *  report S under each one): "geometry_<normalisation>", e.g. geometry_standardise. Read and
+ *  written as /geometry is, and ignored by everything that reads /geometry. */
+std::string alternativeGeometryGroup(Normalisation normalisation);
+
 /**
- * Writes the report into the store file as /geometry (replacing an earlier one), with S, its
- * interval and l*'s frequency under `choice`, which its attributes record. The store must not
- * be open for writing elsewhere. Throws IoError / FormatError naming the file.
+ * Writes the report into the store file as `group` (by default /geometry, replacing an earlier
+ * one), with S, its interval and l*'s frequency under `choice`, which its attributes record.
+ * The store must not be open for writing elsewhere. Throws IoError / FormatError naming the
+ * file.
  */
 void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
-                   const ScoreChoice& choice = {});
+                   const ScoreChoice& choice = {}, const std::string& group = kStoreGeometry);
 
-/** The /geometry a scan left in the store, or nullopt when it has none. */
-std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile);
+/** The scan a store keeps in `group` (by default /geometry, the one a scan left), or nullopt
+ *  when it has none. */
+std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile,
+                                           const std::string& group = kStoreGeometry);
 
 }  // namespace strata::geometry

@@ -29,6 +29,9 @@
 //                             layers"); absent when no layer has a warning (and in stores
 //                             written before warnings existed: those read as none)
 //
+// A further scan under another normalisation is kept as /geometry_<normalisation>
+// (alternativeGeometryGroup), laid out the same way; the readers of /geometry never see it.
+//
 // The group is written under a temporary name and renamed over the old one, so a reader
 // never sees a half-written /geometry.
 
@@ -53,8 +56,6 @@
 namespace strata::geometry {
 namespace {
 
-constexpr const char* kGroup = "geometry";
-constexpr const char* kPendingGroup = "geometry_pending";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 class GroupWriter {
@@ -88,9 +89,10 @@ std::vector<double> padded(const std::vector<std::vector<double>>& rows, size_t&
   return out;
 }
 
-void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeometry& scored) {
+void writeGroup(hid_t group, const std::filesystem::path& file, const ScoredGeometry& scored,
+                const std::string& groupName) {
   const GeometryReport& report = scored.report;
-  const io::hdf5::Location where{group, file, kGroup};
+  const io::hdf5::Location where{group, file, groupName};
   io::hdf5::writeStringAttribute(where, "options", optionsToJson(report.options).dump());
   io::hdf5::writeStringAttribute(where, "normalisation",
                                  normalisationName(report.options.normalisation));
@@ -188,24 +190,27 @@ void removeIfPresent(hid_t file, const char* name, const std::filesystem::path& 
     throw IoError(path, std::string("cannot remove the old ") + name + io::hdf5::detailSuffix());
 }
 
-std::vector<double> readDoubles(hid_t group, const std::filesystem::path& file,
-                                const std::string& name, size_t expected, size_t* width = nullptr) {
+std::vector<double> readDoubles(const io::hdf5::Location& where, const std::string& name,
+                                size_t expected, size_t* width = nullptr) {
+  const hid_t group = where.id;
+  const std::filesystem::path& file = where.file;
   io::hdf5::Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT));
   if (!dataset)
-    throw FormatError(file, "missing" + io::hdf5::detailSuffix(), "geometry/" + name, "dataset");
+    throw FormatError(file, "missing" + io::hdf5::detailSuffix(), where.objectName + "/" + name,
+                      "dataset");
   io::hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hsize_t dims[3] = {0, 1, 1};
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 1 || rank > 3 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank ||
       dims[0] != expected)
-    throw FormatError(file, "has the wrong shape", "geometry/" + name, "dataset");
+    throw FormatError(file, "has the wrong shape", where.objectName + "/" + name, "dataset");
   // [n, a, b] reads as n rows of a·b values.
   const hsize_t rowWidth = (rank >= 2 ? dims[1] : 1) * (rank == 3 ? dims[2] : 1);
   if (width) *width = rowWidth;
   std::vector<double> out(dims[0] * rowWidth);
   if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-    throw FormatError(file, "cannot be read" + io::hdf5::detailSuffix(), "geometry/" + name,
-                      "dataset");
+    throw FormatError(file, "cannot be read" + io::hdf5::detailSuffix(),
+                      where.objectName + "/" + name, "dataset");
   return out;
 }
 
@@ -235,19 +240,25 @@ ScoreChoice readScoreChoice(const io::hdf5::Location& where, const GeometryRepor
   } catch (const std::exception& e) {
     throw FormatError(where.file,
                       std::string("unreadable score weights or candidates: ") + e.what(),
-                      "geometry@score_weights", "attribute");
+                      where.objectName + "@score_weights", "attribute");
   }
   return choice;
 }
 
 }  // namespace
 
-void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
-                   const ScoreChoice& choice) {
-  writeGeometry(storeFile, scoreReport(report, choice));
+std::string alternativeGeometryGroup(Normalisation normalisation) {
+  return std::string(kStoreGeometry) + "_" + normalisationName(normalisation);
 }
 
-void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored) {
+void writeGeometry(const std::filesystem::path& storeFile, const GeometryReport& report,
+                   const ScoreChoice& choice, const std::string& group) {
+  writeGeometry(storeFile, scoreReport(report, choice), group);
+}
+
+void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored,
+                   const std::string& groupName) {
+  const std::string pending = groupName + "_pending";
   io::hdf5::quietErrors();
   // Keeps a capture (or another scan) from writing the same file meanwhile.
   io::WriterLock lock = io::WriterLock::forExistingFile(storeFile);
@@ -256,42 +267,44 @@ void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry&
   if (!file)
     io::hdf5::throwOpenFailure(storeFile, io::hdf5::takeErrorDetail(),
                                "write the geometry into the store");
-  removeIfPresent(file.get(), kPendingGroup, storeFile);
+  removeIfPresent(file.get(), pending.c_str(), storeFile);
   {
     io::hdf5::Group group(
-        H5Gcreate2(file.get(), kPendingGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        H5Gcreate2(file.get(), pending.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (!group)
       throw IoError(storeFile, "cannot create the geometry group" + io::hdf5::detailSuffix());
-    writeGroup(group.get(), storeFile, scored);
+    writeGroup(group.get(), storeFile, scored, groupName);
   }
   if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
     throw IoError(storeFile, "cannot flush the geometry" + io::hdf5::detailSuffix());
-  removeIfPresent(file.get(), kGroup, storeFile);
-  if (H5Lmove(file.get(), kPendingGroup, file.get(), kGroup, H5P_DEFAULT, H5P_DEFAULT) < 0)
+  removeIfPresent(file.get(), groupName.c_str(), storeFile);
+  if (H5Lmove(file.get(), pending.c_str(), file.get(), groupName.c_str(), H5P_DEFAULT,
+              H5P_DEFAULT) < 0)
     throw IoError(storeFile, "cannot rename the geometry group" + io::hdf5::detailSuffix());
   if (H5Fclose(file.release()) < 0)
     throw IoError(storeFile,
                   "cannot close the store after writing its geometry" + io::hdf5::detailSuffix());
 }
 
-std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile) {
+std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFile,
+                                           const std::string& groupName) {
   io::hdf5::quietErrors();
   io::hdf5::File file(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
   if (!file) file.reset(H5Fopen(storeFile.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file)
     io::hdf5::throwOpenFailure(storeFile, io::hdf5::takeErrorDetail(),
                                "read the geometry of the store");
-  if (!io::hdf5::exists(file.get(), kGroup)) return std::nullopt;
-  io::hdf5::Group group(H5Gopen2(file.get(), kGroup, H5P_DEFAULT));
-  const io::hdf5::Location where{group.get(), storeFile, kGroup};
+  if (!io::hdf5::exists(file.get(), groupName.c_str())) return std::nullopt;
+  io::hdf5::Group group(H5Gopen2(file.get(), groupName.c_str(), H5P_DEFAULT));
+  const io::hdf5::Location where{group.get(), storeFile, groupName};
 
   GeometryReport report;
   try {
     report.options = optionsFromJson(
         nlohmann::json::parse(io::hdf5::readStringAttribute(where, "options").value_or("")));
   } catch (const std::exception& e) {
-    throw FormatError(storeFile, std::string("unreadable options: ") + e.what(), "geometry@options",
-                      "attribute");
+    throw FormatError(storeFile, std::string("unreadable options: ") + e.what(),
+                      where.objectName + "@options", "attribute");
   }
   report.backend = io::hdf5::readStringAttribute(where, "backend").value_or("");
   report.modelId = io::hdf5::readStringAttribute(where, "model_id").value_or("");
@@ -299,26 +312,26 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
   report.numTokens = io::hdf5::readInt64Attribute(where, "num_tokens").value_or(0);
 
   io::hdf5::Dataset layerSet(H5Dopen2(group.get(), "layers", H5P_DEFAULT));
-  if (!layerSet) throw FormatError(storeFile, "missing", "geometry/layers", "dataset");
+  if (!layerSet) throw FormatError(storeFile, "missing", groupName + "/layers", "dataset");
   io::hdf5::Dataspace layerSpace(H5Dget_space(layerSet.get()));
   const auto n = size_t(H5Sget_simple_extent_npoints(layerSpace.get()));
   std::vector<int64_t> layers(n);
   if (n &&
       H5Dread(layerSet.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, layers.data()) < 0)
-    throw FormatError(storeFile, "cannot be read" + io::hdf5::detailSuffix(), "geometry/layers",
+    throw FormatError(storeFile, "cannot be read" + io::hdf5::detailSuffix(), groupName + "/layers",
                       "dataset");
 
-  const auto curv = readDoubles(group.get(), storeFile, "curvature", n);
-  const auto mono = readDoubles(group.get(), storeFile, "monotonicity", n);
-  const auto rank = readDoubles(group.get(), storeFile, "effective_rank", n);
-  const auto curvI = readDoubles(group.get(), storeFile, "curvature_interval", n);
-  const auto monoI = readDoubles(group.get(), storeFile, "monotonicity_interval", n);
-  const auto rankI = readDoubles(group.get(), storeFile, "effective_rank_interval", n);
+  const auto curv = readDoubles(where, "curvature", n);
+  const auto mono = readDoubles(where, "monotonicity", n);
+  const auto rank = readDoubles(where, "effective_rank", n);
+  const auto curvI = readDoubles(where, "curvature_interval", n);
+  const auto monoI = readDoubles(where, "monotonicity_interval", n);
+  const auto rankI = readDoubles(where, "effective_rank_interval", n);
   size_t spectrumWidth = 1, localWidth = 1;
-  const auto spectrum = readDoubles(group.get(), storeFile, "spectrum", n, &spectrumWidth);
-  const auto local = readDoubles(group.get(), storeFile, "local_lambda_max", n, &localWidth);
+  const auto spectrum = readDoubles(where, "spectrum", n, &spectrumWidth);
+  const auto local = readDoubles(where, "local_lambda_max", n, &localWidth);
   if (curvI.size() != 2 * n || monoI.size() != 2 * n || rankI.size() != 2 * n)
-    throw FormatError(storeFile, "intervals must be [n, 2]", "geometry", "group");
+    throw FormatError(storeFile, "intervals must be [n, 2]", groupName, "group");
 
   // Plugin metrics: absent from stores scanned without plugins (or before plugins existed).
   std::vector<double> pluginValues;
@@ -329,22 +342,22 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
             {m.at("name"), m.at("description"), m.at("higher_is_better"), m.value("source", "")});
     } catch (const std::exception& e) {
       throw FormatError(storeFile, std::string("unreadable plugin metrics: ") + e.what(),
-                        "geometry@plugin_metrics", "attribute");
+                        where.objectName + "@plugin_metrics", "attribute");
     }
     size_t width = 0;
-    pluginValues = readDoubles(group.get(), storeFile, "plugin_values", n, &width);
+    pluginValues = readDoubles(where, "plugin_values", n, &width);
     if (n > 0 && width != report.pluginMetrics.size())
       throw FormatError(storeFile, "has a column count unlike its plugin_metrics attribute",
-                        "geometry/plugin_values", "dataset");
+                        groupName + "/plugin_values", "dataset");
   }
   const size_t p = report.pluginMetrics.size();
   // Bootstrap replicates: absent without resamples and in stores written before they existed.
   std::vector<double> replicates;
   size_t replicateWidth = 0;
   if (H5Lexists(group.get(), "replicates", H5P_DEFAULT) > 0) {
-    replicates = readDoubles(group.get(), storeFile, "replicates", n, &replicateWidth);
+    replicates = readDoubles(where, "replicates", n, &replicateWidth);
     if (replicateWidth % 3 != 0)
-      throw FormatError(storeFile, "must be [n, B, 3]", "geometry/replicates", "dataset");
+      throw FormatError(storeFile, "must be [n, B, 3]", groupName + "/replicates", "dataset");
   }
 
   for (size_t i = 0; i < n; ++i) {
@@ -374,7 +387,7 @@ std::optional<GeometryReport> readGeometry(const std::filesystem::path& storeFil
       }
     } catch (const std::exception& e) {
       throw FormatError(storeFile, std::string("unreadable warnings: ") + e.what(),
-                        "geometry@warnings", "attribute");
+                        where.objectName + "@warnings", "attribute");
     }
   }
   report.scoredWith = readScoreChoice(where, report);

@@ -46,7 +46,7 @@ ScoredGeometry scoreStore(const StoreScoring& request, JobContext& job) {
   ScoredGeometry scored = scoreReport(std::move(report), request.choice);
   if (request.writeGeometry) {
     job.progress(-1.0, "writing /geometry");
-    writeGeometry(request.store, scored);
+    writeGeometry(request.store, scored, request.group);
   }
   return scored;
 }

@@ -52,10 +52,11 @@ struct StoreScoring {
   std::filesystem::path store;
   ProxyOptions options;
   DeviceChoice device = DeviceChoice::Auto;
-  std::vector<int64_t> layers;        // empty: every completed layer
-  std::vector<LayerMetric*> metrics;  // plugin metrics, computed on every layer
-  ScoreChoice choice;                 // weights and candidates of S
-  bool writeGeometry = true;          // keep the result as the store's /geometry
+  std::vector<int64_t> layers;         // empty: every completed layer
+  std::vector<LayerMetric*> metrics;   // plugin metrics, computed on every layer
+  ScoreChoice choice;                  // weights and candidates of S
+  bool writeGeometry = true;           // keep the result in the store, as `group`
+  std::string group = kStoreGeometry;  // /geometry, or an alternativeGeometryGroup
 };
 
 /**
@@ -65,8 +66,9 @@ struct StoreScoring {
  */
 ScoredGeometry scoreStore(const StoreScoring& request, JobContext& job);
 
-/** Writes a scored report as the store's /geometry (replacing an earlier one); see
- *  writeGeometry(path, report, choice). */
-void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored);
+/** Writes a scored report as the store's `group` (replacing an earlier one); see
+ *  writeGeometry(path, report, choice, group). */
+void writeGeometry(const std::filesystem::path& storeFile, const ScoredGeometry& scored,
+                   const std::string& group = kStoreGeometry);
 
 }  // namespace strata::geometry

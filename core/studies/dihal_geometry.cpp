@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/error.h"
 #include "common/job.h"
-#include "common/text_file.h"
 #include "engine/capture.h"
 #include "engine/device_choice.h"
 #include "engine/run_folder.h"
@@ -18,20 +17,18 @@
 #include "geometry/score_bootstrap.h"
 #include "geometry/store_scoring.h"
 #include "io/store/activation_store.h"
-#include "io/atomic_file.h"
 #include "studies/study_settings.h"
 
 namespace strata::studies {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-/** The store is scored with `trace` (the default); these two are scored beside it, so ρ can be
- *  reported under every normalisation. */
+/** The protocols score the store with `trace` (/geometry); these two are scored beside it
+ *  (alternativeGeometryGroup), so ρ can be reported under every normalisation. */
 const std::vector<geometry::Normalisation> kOtherNormalisations = {
     geometry::Normalisation::None, geometry::Normalisation::Standardise};
 
@@ -46,35 +43,14 @@ geometry::StoreScoring scoringOf(const fs::path& store, const std::string& devic
   return scoring;
 }
 
-Json numberJson(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-Json tableJson(const StudyTable& t) {
-  Json rows = Json::array();
-  for (const auto& row : t.rows) {
-    Json values = Json::array();
-    for (double v : row) values.push_back(numberJson(v));
-    rows.push_back(values);
-  }
-  return {{"description", t.description}, {"columns", t.columns}, {"rows", rows}};
-}
-
-StudyTable tableFrom(const Json& j) {
-  StudyTable t;
-  t.description = j.at("description").get<std::string>();
-  t.columns = j.at("columns").get<std::vector<std::string>>();
-  for (const auto& row : j.at("rows")) {
-    std::vector<double> values;
-    for (const auto& v : row) values.push_back(v.is_number() ? v.get<double>() : kNan);
-    t.rows.push_back(values);
-  }
-  return t;
+/** The store's scan under `mode`: its own (/geometry, trace) or one scored beside it. */
+std::optional<geometry::GeometryReport> readScan(const fs::path& store,
+                                                 geometry::Normalisation mode) {
+  if (mode == geometry::Normalisation::Trace) return geometry::readGeometry(store);
+  return geometry::readGeometry(store, geometry::alternativeGeometryGroup(mode));
 }
 
 }  // namespace
-
-fs::path normalisationsFile(const fs::path& store) {
-  return store.parent_path() / "normalisations.json";
-}
 
 void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
                           JobContext& job) {
@@ -84,59 +60,43 @@ void captureAndScoreStore(const engine::CaptureConfig& capture, const std::strin
   geometry::scoreStore(scoringOf(capture.output, device), job);
 }
 
-void scoreOtherNormalisations(const fs::path& store, const std::string& device,
-                              const geometry::LayerRange& candidates, JobContext& job) {
-  Json all = Json::object(), tables = Json::object();
+void scoreOtherNormalisations(const fs::path& store, const std::string& device, JobContext& job) {
   for (const geometry::Normalisation mode : kOtherNormalisations) {
-    const std::string name = geometry::normalisationName(mode);
-    job.info("scoring the layers with normalisation " + name);
+    const std::string group = geometry::alternativeGeometryGroup(mode);
+    if (geometry::readGeometry(store, group)) continue;  // scored before a resume
+    job.info(std::string("scoring the layers with normalisation ") +
+             geometry::normalisationName(mode));
     geometry::StoreScoring scoring = scoringOf(store, device);
     scoring.options.normalisation = mode;
-    scoring.writeGeometry = false;  // /geometry keeps the default (`trace`) scan
-    const geometry::GeometryReport report = geometry::scoreStore(scoring, job).report;
-    Json layers = Json::array();
-    for (const auto& layer : report.layers)
-      layers.push_back({{"layer", layer.layer},
-                        {"curvature", numberJson(layer.values.curvature)},
-                        {"monotonicity", numberJson(layer.values.monotonicity)},
-                        {"effective_rank", numberJson(layer.values.effectiveRank)}});
-    all[name] = layers;
-    tables[name] = tableJson(layerTable(report, candidates));
+    scoring.group = group;  // /geometry keeps the protocol's own (`trace`) scan
+    geometry::scoreStore(scoring, job);
   }
-  all["tables"] = tables;  // not a normalisation's name: readNormalisation never reads it
-  io::writeTextAtomically(normalisationsFile(store), all.dump(2) + "\n");
 }
 
-std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(
-    const fs::path& file, geometry::Normalisation mode) {
-  const Json all = Json::parse(readWholeFile(file), nullptr, false);
-  const char* name = geometry::normalisationName(mode);
-  if (all.is_discarded() || !all.contains(name))
-    throw FormatError(file, std::string("has no layers scored with ") + name);
-  // An undefined proxy (e.g. m_curv of layer 0, all neighbourhoods zero-spread) is NaN, which
-  // JSON writes as null.
-  const auto number = [&](const Json& row, const char* key) {
-    const Json& v = row.at(key);
-    if (v.is_null()) return kNan;
-    if (!v.is_number())
-      throw FormatError(file, std::string("has a non-number ") + key, key, "value");
-    return v.get<double>();
-  };
-  std::vector<int64_t> layers;
-  std::vector<geometry::ProxyValues> values;
-  for (const auto& row : all.at(name)) {
-    layers.push_back(row.at("layer").get<int64_t>());
-    values.push_back(
-        {number(row, "curvature"), number(row, "monotonicity"), number(row, "effective_rank")});
-  }
-  return {layers, values};
+geometry::GeometryReport storeScan(const fs::path& store, geometry::Normalisation mode) {
+  auto report = readScan(store, mode);
+  if (!report)
+    throw FormatError(
+        store, std::string("has no layers scored with ") + geometry::normalisationName(mode));
+  if (report->options.normalisation != mode)
+    throw FormatError(store, std::string("holds a scan under ") +
+                                 geometry::normalisationName(report->options.normalisation) +
+                                 " where the study needs " + geometry::normalisationName(mode));
+  return *report;
+}
+
+geometry::ScoredLayers scoredOver(const geometry::GeometryReport& report,
+                                  const geometry::LayerRange& candidates) {
+  // The weights the store was scored under (the protocol's defaults), over the study's layers.
+  return geometry::scoreSeries(report.layerIndices(), geometry::metricSeries(report),
+                               report.options, report.numLayers,
+                               {report.scoredWith.weights, candidates});
 }
 
 StudyTable layerTable(const geometry::GeometryReport& report,
                       const geometry::LayerRange& candidates) {
   const std::vector<int64_t> layers = report.layerIndices();
-  const geometry::ScoredLayers scored = geometry::scoreSeries(
-      layers, geometry::metricSeries(report), report.options, report.numLayers, {{}, candidates});
+  const geometry::ScoredLayers scored = scoredOver(report, candidates);
   const geometry::LayerScores& scores = scored.scores;
   const geometry::ScoreBootstrap& boot = scored.bootstrap;
   StudyTable t;
@@ -169,16 +129,12 @@ std::map<std::string, StudyTable> dihalLayerTables(const fs::path& store,
                                                    const geometry::LayerRange& candidates) {
   std::map<std::string, StudyTable> tables;
   if (!fs::exists(store)) return tables;
-  const auto report = geometry::readGeometry(store);
-  if (!report) return tables;
-  tables[std::string("layers_") + geometry::normalisationName(report->options.normalisation)] =
-      layerTable(*report, candidates);
-  const fs::path others = normalisationsFile(store);
-  if (!fs::exists(others)) return tables;
-  const Json all = Json::parse(readWholeFile(others), nullptr, false);
-  if (all.is_discarded() || !all.contains("tables")) return tables;  // written before tables
-  for (const auto& [name, table] : all.at("tables").items())
-    tables["layers_" + name] = tableFrom(table);
+  for (const geometry::Normalisation mode :
+       {geometry::Normalisation::Trace, geometry::Normalisation::None,
+        geometry::Normalisation::Standardise})
+    if (const auto report = readScan(store, mode))
+      tables[std::string("layers_") + geometry::normalisationName(mode)] =
+          layerTable(*report, candidates);
   return tables;
 }
 
@@ -201,11 +157,11 @@ RunMeasurement bridgeRunMeasurement(const fs::path& run) {
   return m;
 }
 
-recipes::BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
-                                   const std::vector<geometry::ProxyValues>& values,
+recipes::BridgeSweepResult sweepOf(const geometry::GeometryReport& report,
                                    const geometry::LayerRange& candidates,
                                    const std::vector<BridgeLoss>& bridges, const fs::path& source) {
-  const auto scores = geometry::scoreLayers(layers, geometry::proxySeries(values), {}, candidates);
+  const std::vector<int64_t> layers = report.layerIndices();
+  const geometry::LayerScores scores = scoredOver(report, candidates).scores;
   recipes::BridgeSweepResult sweep;
   for (const auto& bridge : bridges) {
     recipes::BridgeSweepRow row;
@@ -215,10 +171,11 @@ recipes::BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
         static_cast<size_t>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
     if (index >= layers.size())
       throw FormatError(source, "has no score for layer " + std::to_string(row.layer));
+    const geometry::ProxyValues& values = report.layers[index].values;
     row.score = scores.score[index];
-    row.curvature = values[index].curvature;
-    row.monotonicity = values[index].monotonicity;
-    row.effectiveRank = values[index].effectiveRank;
+    row.curvature = values.curvature;
+    row.monotonicity = values.monotonicity;
+    row.effectiveRank = values.effectiveRank;
     sweep.rows.push_back(row);
   }
   if (sweep.rows.size() >= 2) recipes::computeSweepStatistics(sweep);

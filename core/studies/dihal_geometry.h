@@ -1,20 +1,21 @@
 #pragma once
 // What both DiHAL studies (the model pretrained here, and a real pretrained model) do with the
 // activation store their bridges read: capture and score it once, score it again under the other
-// normalisations (DIR/normalisations.json), the per-layer numbers S rests on as study.json
-// tables, and the sweep statistics of one seed's bridges against one set of proxies. No torch
-// here.
+// normalisations (kept in the store beside /geometry: geometry::alternativeGeometryGroup), the
+// per-layer numbers S rests on as study.json tables, and the sweep statistics of one seed's
+// bridges against one scan of the store, scored as the store was. No torch here.
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "geometry/backend.h"
+#include "geometry/geometry_report.h"
 #include "geometry/proxy_options.h"
 #include "geometry/score.h"
+#include "geometry/store_scoring.h"
 #include "recipes/bridge/bridge_sweep.h"
 #include "studies/study_protocol.h"
 
@@ -24,9 +25,6 @@ class JobContext;
 namespace engine {
 struct CaptureConfig;
 }  // namespace engine
-namespace geometry {
-struct GeometryReport;
-}
 
 }  // namespace strata
 
@@ -51,29 +49,28 @@ std::vector<std::string> storeBridgeSettings(const std::string& model,
 void captureBridgeStore(const std::vector<std::string>& shared, bool smoke,
                         const std::string& device, JobContext& job);
 
-/** normalisations.json beside `store`. */
-std::filesystem::path normalisationsFile(const std::filesystem::path& store);
-
 /** Captures `capture` (overwriting) and writes the default proxies' scan into the store. */
 void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
                           JobContext& job);
-
-/** Scans `store` under `none` and `standardise` and writes each layer's proxies and the
- *  per-layer table (layerTable) of each into normalisations.json. */
+/** Scans `store` under `none` and `standardise`, each into its alternativeGeometryGroup, unless
+ *  the store holds it already (a resumed study). */
 void scoreOtherNormalisations(const std::filesystem::path& store, const std::string& device,
-                              const geometry::LayerRange& candidates, JobContext& job);
-
-/** The layers and proxy values normalisations.json holds for `mode`. */
-std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> readNormalisation(
-    const std::filesystem::path& file, geometry::Normalisation mode);
-
+                              JobContext& job);
+/** The store's scan under `mode` (trace: /geometry), with the weights it was scored under;
+ *  FormatError naming the store when it has none, or one under another normalisation. */
+geometry::GeometryReport storeScan(const std::filesystem::path& store,
+                                   geometry::Normalisation mode);
+/** S, its interval and l* of a scan over the study's `candidates`, under the weights the scan
+ *  was scored with (geometry::scoreSeries): the one scoring every DiHAL number goes through. */
+geometry::ScoredLayers scoredOver(const geometry::GeometryReport& report,
+                                  const geometry::LayerRange& candidates);
 /** Per layer: the proxies with their bootstrap intervals, S over `candidates` with its
  *  interval, and how often each layer is l* over the token resamples. */
 StudyTable layerTable(const geometry::GeometryReport& report,
                       const geometry::LayerRange& candidates);
 
-/** "layers_<normalisation>" for the store's own scan and each one normalisations.json holds a
- *  table of; empty when the store has not been scored yet. */
+/** "layers_<normalisation>" for the store's own scan and each one scored beside it; empty when
+ *  the store has not been scored yet. */
 std::map<std::string, StudyTable> dihalLayerTables(const std::filesystem::path& store,
                                                    const geometry::LayerRange& candidates);
 
@@ -88,14 +85,13 @@ struct BridgeLoss {
   double valLoss = 0;
 };
 
-/** The sweep's rows and statistics for one set of proxy values (S over `candidates`, then the
- *  bridges' layers); FormatError naming `source` when a bridge's layer has no proxies. */
-recipes::BridgeSweepResult sweepOf(const std::vector<int64_t>& layers,
-                                   const std::vector<geometry::ProxyValues>& values,
+/** The sweep's rows and statistics for one scan of the store (S over `candidates` as
+ *  scoredOver gives it, then the bridges' layers); FormatError naming `source` when a bridge's
+ *  layer has no proxies. */
+recipes::BridgeSweepResult sweepOf(const geometry::GeometryReport& report,
                                    const geometry::LayerRange& candidates,
                                    const std::vector<BridgeLoss>& bridges,
                                    const std::filesystem::path& source);
-
 /** The layers a sweep picks (over its bridged layers) and what each pick costs. */
 struct SweepChoice {
   int64_t lstar = -1;      ///< the bridged layer S ranks first

@@ -11,8 +11,8 @@
 #include "engine/capture.h"
 #include "geometry/geometry_report.h"
 #include "geometry/metric_series.h"
-#include "io/hf/default_model.h"
 #include "io/gguf/gguf_import.h"
+#include "io/hf/default_model.h"
 #include "io/hf/hf_config.h"
 #include "studies/dihal_geometry.h"
 #include "studies/layer_permutation.h"
@@ -217,8 +217,7 @@ class DihalPretrainedStudy final : public Study {
                       JobContext& job) override {
     captureBridgeStore(p.shared, p.budget == "smoke", options.device, job);
     const fs::path store = settingIn(p.shared, "store");
-    if (!fs::exists(normalisationsFile(store)))
-      scoreOtherNormalisations(store, options.device, candidates(p), job);
+    scoreOtherNormalisations(store, options.device, job);
   }
 
   std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
@@ -251,12 +250,10 @@ class DihalPretrainedStudy final : public Study {
     const fs::path store = settingIn(p.shared, "store");
     RunMeasurement m;
     for (const auto mode : kNormalisations) {
-      const auto [layers, values] = proxiesOf(store, mode);
+      const geometry::GeometryReport scan = storeScan(store, mode);
       const std::string n = geometry::normalisationName(mode);
-      const auto scores =
-          geometry::scoreLayers(layers, geometry::proxySeries(values), {}, candidates(p));
-      m.values["lstar_" + n] =
-          scores.bestIndex >= 0 ? double(layers[size_t(scores.bestIndex)]) : kNan;
+      const auto best = scoredOver(scan, candidates(p)).scores.bestIndex;
+      m.values["lstar_" + n] = best >= 0 ? double(scan.layers[size_t(best)].layer) : kNan;
       for (const auto& process : m_variant.processes) {
         std::vector<BridgeLoss> bridges;
         const std::string prefix = process + "-l";
@@ -264,8 +261,7 @@ class DihalPretrainedStudy final : public Study {
           if (r.arm.rfind(prefix, 0) == 0)
             bridges.push_back({std::stoll(r.arm.substr(prefix.size())),
                                r.measurement.values.at("val_loss_best")});
-        const recipes::BridgeSweepResult sweep =
-            sweepOf(layers, values, candidates(p), bridges, store);
+        const recipes::BridgeSweepResult sweep = sweepOf(scan, candidates(p), bridges, store);
         if (sweep.rows.size() < 2) continue;
         m.values["rho_s_" + process + "_" + n] = sweep.rho;
         m.values["partial_rho_" + process + "_" + n] = sweep.partialRho;
@@ -315,16 +311,6 @@ class DihalPretrainedStudy final : public Study {
 
   static geometry::LayerRange candidates(const StudyProtocol& p) {
     return {1, modelDepth(settingIn(p.shared, "model")) - 1};
-  }
-
-  /** The store's own scan (trace) or normalisations.json's. */
-  static std::pair<std::vector<int64_t>, std::vector<geometry::ProxyValues>> proxiesOf(
-      const fs::path& store, geometry::Normalisation mode) {
-    if (mode != geometry::Normalisation::Trace)
-      return readNormalisation(normalisationsFile(store), mode);
-    const auto report = geometry::readGeometry(store);
-    if (!report) throw FormatError(store, "has no layer scores");
-    return {report->layerIndices(), report->values()};
   }
 
   static void addSweepNumbers(const recipes::BridgeSweepResult& sweep, const std::string& process,

@@ -285,34 +285,52 @@ TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
   // ρ under the other normalisations. k_eff = tr(Σ)/λ_max(Σ) does not depend on the scale, so
   // the unnormalised scores must repeat the store's (trace) effective ranks, while m_curv, which
   // scales with 1/‖h‖², must not.
-  const Json others = Json::parse(readWholeFile(dir / "s" / "normalisations.json"));
-  const auto trace = geometry::readGeometry(dir / "s" / "acts.h5");
-  ASSERT_TRUE(trace);
-  ASSERT_EQ(others["none"].size(), trace->layers.size());
+  // They are kept in the store beside its own scan, as whole scans.
+  const std::filesystem::path storeFile = dir / "s" / "acts.h5";
+  const auto trace = geometry::readGeometry(storeFile);
+  const auto none = geometry::readGeometry(
+      storeFile, geometry::alternativeGeometryGroup(geometry::Normalisation::None));
+  ASSERT_TRUE(trace && none);
+  EXPECT_EQ(none->options.normalisation, geometry::Normalisation::None);
+  ASSERT_EQ(none->layers.size(), trace->layers.size());
   bool curvatureDiffers = false;
-  for (size_t i = 0; i < others["none"].size(); ++i) {
-    const Json& none = others["none"][i];
+  for (size_t i = 0; i < none->layers.size(); ++i) {
+    const geometry::ProxyValues& unscaled = none->layers[i].values;
     const geometry::ProxyValues& traced = trace->layers[i].values;
-    ASSERT_EQ(none["layer"], trace->layers[i].layer);
-    EXPECT_NEAR(none["effective_rank"].get<double>(), traced.effectiveRank,
-                1e-6 * traced.effectiveRank)
-        << "layer " << none["layer"];
-    curvatureDiffers |= std::abs(none["curvature"].get<double>() - traced.curvature) >
-                        1e-3 * std::abs(traced.curvature);
+    ASSERT_EQ(none->layers[i].layer, trace->layers[i].layer);
+    EXPECT_NEAR(unscaled.effectiveRank, traced.effectiveRank, 1e-6 * traced.effectiveRank)
+        << "layer " << none->layers[i].layer;
+    curvatureDiffers |=
+        std::abs(unscaled.curvature - traced.curvature) > 1e-3 * std::abs(traced.curvature);
   }
   EXPECT_TRUE(curvatureDiffers);
-  EXPECT_TRUE(others.contains("standardise"));
-  // An undefined proxy is written as null (layer 0's m_curv often is: duplicated embeddings) and
-  // read back as undefined, not as an error.
-  Json withUndefined = others;
-  withUndefined["none"][0]["curvature"] = nullptr;
-  std::ofstream(dir / "s" / "normalisations.json") << withUndefined.dump(2);
-  StudyOptions again = smokeOptions(dir / "s", dir / "corpus.txt");
-  again.analyseOnly = true;
-  EXPECT_NO_THROW(runStudy(*makeStudy("dihal"), again, job));
+  EXPECT_TRUE(geometry::readGeometry(
+      storeFile, geometry::alternativeGeometryGroup(geometry::Normalisation::Standardise)));
   EXPECT_TRUE(study["aggregates"]["sweep"].contains("rho_s_none"));
   EXPECT_TRUE(
       study["aggregates"]["sweep"].contains("rho_s_standardise"));  // partial ρ: NaN with 3 layers
+
+  // One l*: the study scores the store as it was scored. Rescored with k_eff alone (as
+  // `strata-cli score --weights 0,0,1` would), S = −z(log k_eff), so every seed's l* is the
+  // bridged layer (1..3) of least k_eff, and the table's S follows.
+  geometry::writeGeometry(storeFile, *trace, geometry::ScoreChoice{{0, 0, 1}, std::nullopt});
+  StudyOptions again = smokeOptions(dir / "s", dir / "corpus.txt");
+  again.analyseOnly = true;
+  runStudy(*makeStudy("dihal"), again, job);
+  const Json rescored = readStudy(dir / "s");
+  int64_t leastRank = 1;
+  for (int64_t layer = 2; layer <= 3; ++layer)
+    if (trace->layers[layer].values.effectiveRank < trace->layers[leastRank].values.effectiveRank)
+      leastRank = layer;
+  int sweeps = 0;
+  for (const auto& run : rescored["runs"])
+    if (run["arm"] == "sweep") {
+      EXPECT_EQ(run["metrics"]["lstar"].get<double>(), double(leastRank)) << run["seed"];
+      ++sweeps;
+    }
+  EXPECT_EQ(sweeps, 2);
+  const Json& rescoredTable = rescored["tables"]["layers_trace"];
+  EXPECT_GT(rescoredTable["rows"][leastRank][column("S")].get<double>(), 0.0);
 
   // Hybrid generation judged by the study's own judge: every bridge and the control have a
   // Gen.PPL, the control also the frozen model's own.
