@@ -5,16 +5,15 @@
 // same choice is made here with a pair table and a priority queue (bpe_merge.h).
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "common/error.h"
-#include "common/text_file.h"
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/decoder.h"
+#include "tokenizer/llama2c_vocabulary.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8_text.h"
 #include "tokenizer/vocabulary.h"
@@ -150,15 +149,6 @@ std::optional<int32_t> Llama2cTokenizer::tokenId(std::string_view token) const {
   return it == m_ids.end() ? std::nullopt : std::optional<int32_t>(it->second);
 }
 
-// Reads a little-endian int32 / float32 at `offset`, advancing it; false past the end.
-template <typename T>
-bool readValue(const std::string& data, size_t& offset, T& value) {
-  if (data.size() - offset < sizeof value) return false;
-  std::memcpy(&value, data.data() + offset, sizeof value);
-  offset += sizeof value;
-  return true;
-}
-
 std::string hexByte(int b) {
   const char* digits = "0123456789ABCDEF";
   return {digits[b >> 4], digits[b & 15]};
@@ -167,27 +157,8 @@ std::string hexByte(int b) {
 }  // namespace
 
 std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& file) {
-  const std::string data = readWholeFile(file);
-  size_t offset = 0;
-  int32_t maxTokenLength = 0;
-  if (!readValue(data, offset, maxTokenLength) || maxTokenLength <= 0)
-    throw FormatError(file, "expected a positive int32 max_token_length", "header", "field");
-  std::vector<std::string> pieces;
-  std::vector<float> scores;
-  while (offset < data.size()) {
-    const std::string where = std::to_string(pieces.size());
-    float score = 0;
-    int32_t length = 0;
-    if (!readValue(data, offset, score) || !readValue(data, offset, length))
-      throw FormatError(file, "truncated score or length", where, "token");
-    if (length < 0 || static_cast<size_t>(length) > data.size() - offset)
-      throw FormatError(
-          file, "length " + std::to_string(length) + " is negative or past the end of the file",
-          where, "token");
-    pieces.emplace_back(data, offset, static_cast<size_t>(length));
-    scores.push_back(score);
-    offset += static_cast<size_t>(length);
-  }
+  Llama2cVocabulary vocabulary = readLlama2cVocabulary(file);
+  std::vector<std::string>& pieces = vocabulary.pieces;
   if (pieces.size() < static_cast<size_t>(kByteOffset + 256))
     throw FormatError(file, "has " + std::to_string(pieces.size()) +
                                 " tokens; llama2.c needs <unk>, <s>, </s> and the 256 byte tokens");
@@ -195,7 +166,7 @@ std::unique_ptr<Tokenizer> loadLlama2cTokenizer(const std::filesystem::path& fil
     if (byteFallbackValue(pieces[kByteOffset + b]) != b)
       throw FormatError(file, "expected the byte token <0x" + hexByte(b) + ">",
                         std::to_string(kByteOffset + b), "token");
-  return std::make_unique<Llama2cTokenizer>(std::move(pieces), scores);
+  return std::make_unique<Llama2cTokenizer>(std::move(pieces), vocabulary.scores);
 }
 
 }  // namespace strata::tokenizer

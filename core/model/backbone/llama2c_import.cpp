@@ -81,7 +81,7 @@ Llama2cImportResult importLlama2c(const fs::path& modelBin, const fs::path& toke
 
   const Llama2cCheckpoint checkpoint = readLlama2cCheckpoint(modelBin);
   const Llama2cConfig& c = checkpoint.config;
-  const Llama2cVocabulary vocabulary = readLlama2cVocabulary(tokenizerBin);
+  const Llama2cVocabulary vocabulary = tokenizer::readLlama2cVocabulary(tokenizerBin);
   if (static_cast<int64_t>(vocabulary.pieces.size()) != c.vocabSize)
     throw FormatError(tokenizerBin, "has " + std::to_string(vocabulary.pieces.size()) +
                                         " tokens but the model " + modelBin.string() +

@@ -1,12 +1,10 @@
 #include "model/backbone/llama2c_tokenizer_json.h"
 
 #include <algorithm>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "common/error.h"
-#include "common/text_file.h"
 
 namespace strata::model {
 
@@ -18,14 +16,6 @@ using Json = nlohmann::ordered_json;
 constexpr size_t kUnk = 0, kBos = 1, kEos = 2;
 const char* const kSpecialNames[] = {"<unk>", "<s>", "</s>"};
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // "▁" U+2581, SentencePiece's space
-
-template <typename T>
-bool readValue(const std::string& data, size_t& offset, T& value) {
-  if (data.size() - offset < sizeof value) return false;
-  std::memcpy(&value, data.data() + offset, sizeof value);
-  offset += sizeof value;
-  return true;
-}
 
 std::string replaceAll(std::string text, std::string_view from, std::string_view to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -77,32 +67,6 @@ size_t codePoints(std::string_view text) {
 }
 
 }  // namespace
-
-Llama2cVocabulary readLlama2cVocabulary(const std::filesystem::path& file) {
-  const std::string data = readWholeFile(file);
-  Llama2cVocabulary vocabulary;
-  size_t offset = 0;
-  if (!readValue(data, offset, vocabulary.maxTokenLength) || vocabulary.maxTokenLength <= 0)
-    throw FormatError(file, "expected a positive int32 max_token_length", "header", "field");
-  while (offset < data.size()) {
-    const std::string where = std::to_string(vocabulary.pieces.size());
-    float score = 0;
-    int32_t length = 0;
-    if (!readValue(data, offset, score) || !readValue(data, offset, length))
-      throw FormatError(file, "truncated score or length", where, "token");
-    if (length < 0 || static_cast<size_t>(length) > data.size() - offset)
-      throw FormatError(
-          file, "length " + std::to_string(length) + " is negative or past the end of the file",
-          where, "token");
-    vocabulary.pieces.emplace_back(data, offset, static_cast<size_t>(length));
-    vocabulary.scores.push_back(score);
-    offset += static_cast<size_t>(length);
-  }
-  if (vocabulary.pieces.size() <= kEos)
-    throw FormatError(file, "has " + std::to_string(vocabulary.pieces.size()) +
-                                " tokens; llama2.c needs at least <unk>, <s> and </s>");
-  return vocabulary;
-}
 
 std::string sentencePiece(const Llama2cVocabulary& vocabulary, size_t id) {
   // tokenizer.py wrote "\n<s>\n" and "\n</s>\n" for BOS/EOS and "▁" as " " everywhere.

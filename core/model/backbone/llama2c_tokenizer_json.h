@@ -23,18 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "tokenizer/llama2c_vocabulary.h"
+
 namespace strata::model {
 
-/** The contents of a llama2.c tokenizer.bin, as stored. */
-struct Llama2cVocabulary {
-  int32_t maxTokenLength = 0;
-  std::vector<std::string> pieces;  ///< export.py's spelling (" " for "▁", "\n<s>\n", ...)
-  std::vector<float> scores;
-};
-
-/** Reads tokenizer.bin (int32 max_token_length; per token: float score, int32 length, bytes).
- *  Throws IoError when unreadable, FormatError naming the file and the token otherwise. */
-Llama2cVocabulary readLlama2cVocabulary(const std::filesystem::path& file);
+using tokenizer::Llama2cVocabulary;  // read by tokenizer::readLlama2cVocabulary
 
 /** The SentencePiece spelling of piece `id` ("▁the", "<s>"). */
 std::string sentencePiece(const Llama2cVocabulary& vocabulary, size_t id);

@@ -182,7 +182,7 @@ TEST_F(HfTokenizerReference, Stories260KMatchesHuggingFaceOnTheImportedTokenizer
   const std::filesystem::path folder = m_dir / "stories260K";
   std::filesystem::create_directories(folder);
   testing::writeBinary(folder / "tokenizer.json",
-                       model::llama2cTokenizerJson(model::readLlama2cVocabulary(bin), bin));
+                       model::llama2cTokenizerJson(tokenizer::readLlama2cVocabulary(bin), bin));
   testing::writeBinary(folder / "tokenizer_config.json", model::llama2cTokenizerConfigJson(512));
   const nlohmann::json ref = reference("stories260K");
   ASSERT_FALSE(ref.is_null());
