@@ -91,4 +91,12 @@ using StreamHandle = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, Stream
 using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDeleter>;
 using CusolverHandle = std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, CusolverDeleter>;
 
+/** `cache` when it holds at least `count` elements, else a new buffer (the old one freed first). */
+template <class T>
+DeviceBuffer<T> takeAtLeast(DeviceBuffer<T>& cache, int64_t count) {
+  if (int64_t(cache.size()) >= count) return std::move(cache);
+  cache = DeviceBuffer<T>();
+  return DeviceBuffer<T>(count);
+}
+
 }  // namespace strata::geometry::cuda_detail
