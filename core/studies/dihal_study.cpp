@@ -59,6 +59,95 @@ double valueOf(const std::vector<StudyRunResult>& runs, const std::string& arm,
   return kNan;
 }
 
+constexpr int64_t kModelSteps = 3000;
+constexpr int64_t kBridgeSteps = 6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
+constexpr int64_t kJudgeSteps = 1500;
+constexpr const char* kControl = "embedding-diffusion";
+
+/** The settings a budget fixes: the frozen model's and the judge's training, and every
+ *  bridge's (in the order protocol.json has always listed them). */
+struct BudgetSettings {
+  std::vector<std::string> model, judge, bridges;
+};
+
+BudgetSettings budgetSettings(bool smoke) {
+  if (smoke)
+    return {
+        {"dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2", "steps=6", "warmup=1",
+         "eval_every=3", "eval_windows=2", "log_every=1"},
+        {"layers=2", "dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2", "steps=6", "warmup=1",
+         "eval_every=3", "eval_windows=2", "log_every=1"},
+        {"steps=6", "warmup=1", "eval_every=3", "checkpoint_every=3", "log_every=1", "seq_len=8",
+         "batch=2", "eval_windows=2", "stats_windows=2", "width=16", "depth=1", "heads=2"}};
+  const std::string every = std::to_string(kBridgeSteps / 10);
+  return {{"dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
+           "steps=" + std::to_string(kModelSteps), "warmup=100", "eval_every=1000",
+           "checkpoint_every=1000", "eval_windows=32", "log_every=50"},
+          {"layers=4", "dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
+           "steps=" + std::to_string(kJudgeSteps), "warmup=50", "eval_every=500",
+           "checkpoint_every=500", "eval_windows=32", "log_every=50"},
+          {"steps=" + std::to_string(kBridgeSteps), "warmup=" + std::to_string(kBridgeSteps / 20),
+           "eval_every=" + every, "checkpoint_every=" + every, "log_every=25", "seq_len=32",
+           "batch=16", "eval_windows=16", "stats_windows=64", "width=64", "depth=2", "heads=4"}};
+}
+
+/** What every run and every seed's sweep report. */
+std::vector<StudyMetric> dihalMetrics() {
+  return {{"val_loss_best", "best val loss of the bridge", true},
+          {"val_loss_final", "final val loss of the bridge", true},
+          {"val_cosine", "final val cosine of the rebuilt state", false},
+          {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
+          {"rho_s", "Spearman ρ(S, −val loss) over the candidate layers", false},
+          {"rho_neg_depth", "Spearman ρ(−depth, −val loss)", false},
+          {"partial_rho", "partial Spearman ρ(S, −val loss | depth)", false},
+          {"rho_m_curv", "Spearman ρ(+m_curv, −val loss)", false},
+          {"rho_m_mono", "Spearman ρ(+m_mono, −val loss)", false},
+          {"rho_neg_k_eff", "Spearman ρ(−k_eff, −val loss)", false},
+          {"lstar", "l*: the layer S ranks first", false},
+          {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
+          {"regret_lstar", "val loss at l* − at the oracle layer", true},
+          {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
+          {"rho_s_none", "ρ(S, −val loss), store scored with normalisation none", false},
+          {"partial_rho_none", "partial ρ(S, −val loss | depth), normalisation none", false},
+          {"rho_s_standardise", "ρ(S, −val loss), normalisation standardise", false},
+          {"partial_rho_standardise", "partial ρ(S, −val loss | depth), normalisation standardise",
+           false},
+          {"gen_ppl",
+           "Gen.PPL of the run's generations under the judge (hybrid; the control: embedding "
+           "diffusion)",
+           true},
+          {"word_diversity", "SimCTG word diversity of the generations", false},
+          {"original_gen_ppl", "Gen.PPL of the frozen model's own generations (control run only)",
+           true},
+          {"gen_ppl_lstar", "Gen.PPL of the hybrid through l*", true},
+          {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
+          {"train_seconds", "training wall clock (s)", true}};
+}
+
+/** The claims, decided by the seeds' intervals (docs/studies/dihal.md). */
+std::vector<StudyClaim> dihalClaims() {
+  return {
+      {"control_converged",
+       "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
+       "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
+      {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep",
+       "", "zero", ClaimDirection::Higher, 0},
+      {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0",
+       "partial_rho", "sweep", "", "zero", ClaimDirection::Higher, 0},
+      {"score_vs_depth", "S predicts better than depth alone: ρ(S) > ρ(−depth)", "rho_s", "sweep",
+       "", "", ClaimDirection::Higher, 0, "rho_neg_depth"},
+      {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar",
+       "sweep", "", "", ClaimDirection::Lower, 0, "regret_worst"},
+      {"beyond_depth_none", "the same with normalisation none: partial ρ(S, −loss | depth) > 0",
+       "partial_rho_none", "sweep", "", "zero", ClaimDirection::Higher, 0},
+      {"beyond_depth_standardise", "the same with normalisation standardise",
+       "partial_rho_standardise", "sweep", "", "zero", ClaimDirection::Higher, 0},
+      {"hybrid_beats_baseline",
+       "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
+       "gen_ppl_lstar", "sweep", "", "", ClaimDirection::Lower, 0, "gen_ppl_control"},
+  };
+}
+
 class DihalStudy final : public Study {
  public:
   StudyProtocol protocol(const StudyOptions& options) const override {
@@ -78,56 +167,23 @@ class DihalStudy final : public Study {
     p.budget = options.budget;
     for (int64_t s = 0; s < options.seeds; ++s) p.seeds.push_back(s);
     const int64_t layers = modelLayers(smoke);
+    const BudgetSettings budget = budgetSettings(smoke);
     std::vector<std::string> modelSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
                                               "lr=0.002", "layers=" + std::to_string(layers)};
-    for (const auto& s :
-         smoke ? std::vector<std::string>{"dim=16", "heads=2", "mlp=32", "seq_len=16", "batch=2",
-                                          "steps=6", "warmup=1", "eval_every=3", "eval_windows=2",
-                                          "log_every=1"}
-               : std::vector<std::string>{"dim=64", "heads=4", "mlp=256", "seq_len=64", "batch=16",
-                                          "steps=" + std::to_string(kModelSteps), "warmup=100",
-                                          "eval_every=1000", "checkpoint_every=1000",
-                                          "eval_windows=32", "log_every=50"})
-      modelSettings.push_back(s);
+    modelSettings.insert(modelSettings.end(), budget.model.begin(), budget.model.end());
     // The Gen.PPL judge: a separate, smaller causal LM on the same corpus (the frozen model would
     // favour text decoded through its own upper layers).
     std::vector<std::string> judgeSettings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
                                               "lr=0.002", "seed=1"};
-    for (const auto& s :
-         smoke ? std::vector<std::string>{"layers=2", "dim=16", "heads=2", "mlp=32", "seq_len=16",
-                                          "batch=2", "steps=6", "warmup=1", "eval_every=3",
-                                          "eval_windows=2", "log_every=1"}
-               : std::vector<std::string>{"layers=4", "dim=64", "heads=4", "mlp=256", "seq_len=64",
-                                          "batch=16", "steps=" + std::to_string(kJudgeSteps),
-                                          "warmup=50", "eval_every=500", "checkpoint_every=500",
-                                          "eval_windows=32", "log_every=50"})
-      judgeSettings.push_back(s);
+    judgeSettings.insert(judgeSettings.end(), budget.judge.begin(), budget.judge.end());
     p.auxiliary = {{"model", "pretrain", modelSettings,
                     "the frozen model the bridges read: a causal byte-level Llama of " +
                         std::to_string(layers) + " layers"},
                    {"judge", "pretrain", judgeSettings,
                     "the Gen.PPL judge: a causal byte-level Llama of 4 layers, another seed, the "
                     "same corpus"}};
-    const int64_t steps = smoke ? 6 : kBridgeSteps;
-    const int64_t every = smoke ? 3 : kBridgeSteps / 10;
-    p.shared = {"model=" + model,
-                "store=" + store,
-                "corpus=" + corpus,
-                "threads=1",
-                "steps=" + std::to_string(steps),
-                "warmup=" + std::to_string(smoke ? 1 : kBridgeSteps / 20),
-                "eval_every=" + std::to_string(every),
-                "checkpoint_every=" + std::to_string(every),
-                "log_every=" + std::to_string(smoke ? 1 : 25),
-                "seq_len=" + std::to_string(smoke ? 8 : 32),
-                "batch=" + std::to_string(smoke ? 2 : 16),
-                "eval_windows=" + std::to_string(smoke ? 2 : 16),
-                "stats_windows=" + std::to_string(smoke ? 2 : 64)};
-    if (smoke) {
-      for (const auto& s : {"width=16", "depth=1", "heads=2"}) p.shared.push_back(s);
-    } else {
-      for (const auto& s : {"width=64", "depth=2", "heads=4"}) p.shared.push_back(s);
-    }
+    p.shared = {"model=" + model, "store=" + store, "corpus=" + corpus, "threads=1"};
+    p.shared.insert(p.shared.end(), budget.bridges.begin(), budget.bridges.end());
     p.budgetNote =
         smoke ? "smoke: a 4-layer dim-16 model and 6 steps per bridge; for tests only"
               : "full: model " + std::to_string(kModelSteps) + " steps of 16 × 64 tokens; " +
@@ -147,58 +203,10 @@ class DihalStudy final : public Study {
            {"layer=" + std::to_string(l)},
            "a bridge that rebuilds h_" + std::to_string(l) + " from the input embeddings"});
     p.seedArm = "sweep";
-    p.metrics = {
-        {"val_loss_best", "best val loss of the bridge", true},
-        {"val_loss_final", "final val loss of the bridge", true},
-        {"val_cosine", "final val cosine of the rebuilt state", false},
-        {"converge_drop", "relative val-loss drop over the last 30 % of training", true},
-        {"rho_s", "Spearman ρ(S, −val loss) over the candidate layers", false},
-        {"rho_neg_depth", "Spearman ρ(−depth, −val loss)", false},
-        {"partial_rho", "partial Spearman ρ(S, −val loss | depth)", false},
-        {"rho_m_curv", "Spearman ρ(+m_curv, −val loss)", false},
-        {"rho_m_mono", "Spearman ρ(+m_mono, −val loss)", false},
-        {"rho_neg_k_eff", "Spearman ρ(−k_eff, −val loss)", false},
-        {"lstar", "l*: the layer S ranks first", false},
-        {"oracle_layer", "the layer whose bridge reached the lowest loss", false},
-        {"regret_lstar", "val loss at l* − at the oracle layer", true},
-        {"regret_worst", "val loss at the lowest-scored layer − at the oracle layer", true},
-        {"rho_s_none", "ρ(S, −val loss), store scored with normalisation none", false},
-        {"partial_rho_none", "partial ρ(S, −val loss | depth), normalisation none", false},
-        {"rho_s_standardise", "ρ(S, −val loss), normalisation standardise", false},
-        {"partial_rho_standardise", "partial ρ(S, −val loss | depth), normalisation standardise",
-         false},
-        {"gen_ppl",
-         "Gen.PPL of the run's generations under the judge (hybrid; the control: embedding "
-         "diffusion)",
-         true},
-        {"word_diversity", "SimCTG word diversity of the generations", false},
-        {"original_gen_ppl", "Gen.PPL of the frozen model's own generations (control run only)",
-         true},
-        {"gen_ppl_lstar", "Gen.PPL of the hybrid through l*", true},
-        {"gen_ppl_control", "Gen.PPL of the embedding-diffusion control", true},
-        {"train_seconds", "training wall clock (s)", true}};
+    p.metrics = dihalMetrics();
     p.curves = {"val_loss"};
     p.acrossSeedMetrics = layerPermutationMetrics(kSeries, {"trace", "none", "standardise"});
-    p.claims = {
-        {"control_converged",
-         "budget check: the layer-0 control has converged (< 2 % val-loss drop over the last 30 %)",
-         "converge_drop", kControl, "", "convergence_tolerance", ClaimDirection::Lower, 0},
-        {"score_predicts", "S ranks the layers by bridgeability: ρ(S, −loss) > 0", "rho_s", "sweep",
-         "", "zero", ClaimDirection::Higher, 0},
-        {"beyond_depth", "S predicts bridgeability beyond depth: partial ρ(S, −loss | depth) > 0",
-         "partial_rho", "sweep", "", "zero", ClaimDirection::Higher, 0},
-        {"score_vs_depth", "S predicts better than depth alone: ρ(S) > ρ(−depth)", "rho_s", "sweep",
-         "", "", ClaimDirection::Higher, 0, "rho_neg_depth"},
-        {"lstar_beats_worst", "l* bridges better than the lowest-scored layer", "regret_lstar",
-         "sweep", "", "", ClaimDirection::Lower, 0, "regret_worst"},
-        {"beyond_depth_none", "the same with normalisation none: partial ρ(S, −loss | depth) > 0",
-         "partial_rho_none", "sweep", "", "zero", ClaimDirection::Higher, 0},
-        {"beyond_depth_standardise", "the same with normalisation standardise",
-         "partial_rho_standardise", "sweep", "", "zero", ClaimDirection::Higher, 0},
-        {"hybrid_beats_baseline",
-         "the hybrid through l* writes text the judge finds likelier than embedding diffusion",
-         "gen_ppl_lstar", "sweep", "", "", ClaimDirection::Lower, 0, "gen_ppl_control"},
-    };
+    p.claims = dihalClaims();
     // The layer-permutation test came after this protocol ran: reported beside, not deciding.
     for (auto& claim : p.claims) reportPermutationBeside(claim, kSeries);
     p.headline = "beyond_depth";
@@ -226,8 +234,7 @@ class DihalStudy final : public Study {
       capture.computeDType = engine::ComputeDType::Float32;
       captureAndScoreStore(capture, options.device, job);
     }
-    if (!fs::exists(normalisationsFile(store)))
-      scoreOtherNormalisations(store, options.device, candidates(p), job);
+    scoreOtherNormalisations(store, options.device, job);
   }
 
   std::map<std::string, StudyTable> tables(const StudyProtocol& p) const override {
@@ -287,11 +294,9 @@ class DihalStudy final : public Study {
   RunMeasurement seedMeasurement(const StudyProtocol& p, int64_t,
                                  const std::vector<StudyRunResult>& runs) override {
     const fs::path storePath = storeOf(p);
-    const auto report = geometry::readGeometry(storePath);
-    if (!report) throw FormatError(storePath, "has no layer scores");
     const std::vector<BridgeLoss> bridges = bridgeLosses(runs);
-    recipes::BridgeSweepResult sweep =
-        sweepOf(report->layerIndices(), report->values(), candidates(p), bridges, storePath);
+    recipes::BridgeSweepResult sweep = sweepOf(storeScan(storePath, geometry::Normalisation::Trace),
+                                               candidates(p), bridges, storePath);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
     const SweepChoice choice = sweepChoice(sweep);
@@ -308,11 +313,9 @@ class DihalStudy final : public Study {
         {"regret_worst", choice.regretWorst},
         {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(choice.lstar), "gen_ppl")},
         {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
-    const fs::path others = normalisationsFile(storePath);
     for (const geometry::Normalisation mode : kOtherNormalisations) {
-      const auto [layers, values] = readNormalisation(others, mode);
       const recipes::BridgeSweepResult other =
-          sweepOf(layers, values, candidates(p), bridges, others);
+          sweepOf(storeScan(storePath, mode), candidates(p), bridges, storePath);
       const std::string name = geometry::normalisationName(mode);
       m.values["rho_s_" + name] = other.rho;
       m.values["partial_rho_" + name] = other.partialRho;
@@ -321,11 +324,6 @@ class DihalStudy final : public Study {
   }
 
  private:
-  static constexpr int64_t kModelSteps = 3000;
-  static constexpr int64_t kBridgeSteps =
-      6000;  // measured: ≈ 0.47 s per step of all 24 bridges here
-  static constexpr int64_t kJudgeSteps = 1500;
-  static constexpr const char* kControl = "embedding-diffusion";
   int64_t m_newTokens = 32;
   fs::path m_judge;
   std::string m_device;

@@ -28,6 +28,86 @@ constexpr const char* kLambdas[] = {"0.1", "1", "10"};
 /** The teacher's hidden states aligned ("all": embedding output .. final-norm output). */
 int64_t teacherStates(bool smoke) { return (smoke ? 2 : 4) + 1; }
 
+/** The settings of the teacher and the judge: a causal byte-level Llama on the corpus. The
+ *  judge is the teacher's shape from another seed and fewer steps, so that Gen.PPL is not the
+ *  teacher's own opinion of students held close to it. */
+std::vector<std::string> lmSettings(const std::string& corpus, bool smoke, int64_t steps,
+                                    int64_t seed) {
+  std::vector<std::string> settings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
+                                       "lr=0.002", "seed=" + std::to_string(seed)};
+  const std::vector<std::string> budget =
+      smoke ? std::vector<std::string>{"dim=16",       "layers=2",       "heads=2",    "mlp=32",
+                                       "seq_len=16",   "batch=2",        "steps=6",    "warmup=1",
+                                       "eval_every=3", "eval_windows=2", "log_every=1"}
+            : std::vector<std::string>{"dim=64",
+                                       "layers=4",
+                                       "heads=4",
+                                       "mlp=256",
+                                       "seq_len=64",
+                                       "batch=16",
+                                       "steps=" + std::to_string(steps),
+                                       "warmup=200",
+                                       "eval_every=1000",
+                                       "checkpoint_every=1000",
+                                       "eval_windows=32",
+                                       "log_every=50"};
+  settings.insert(settings.end(), budget.begin(), budget.end());
+  return settings;
+}
+
+/** What every run reports. */
+std::vector<StudyMetric> reprAlignMetrics() {
+  return {{"val_ce_mean", "val masked CE, mean over evaluations (nats)", true},
+          {"test_ce", "masked CE on held-out test windows, after training (nats)", true},
+          {"test_masked_acc", "masked-token accuracy on the test windows", false},
+          {"val_ce_first", "val masked CE at the first evaluation (nats)", true},
+          {"val_ce_best", "best val masked CE (nats)", true},
+          {"val_ce_final", "final val masked CE (nats)", true},
+          {"val_masked_acc", "final masked-token accuracy", false},
+          // one per kReprAlignMaskPercents (the wording is the protocol's, as run)
+          {"val_ce_r10", "final val masked CE with 10 % of the tokens masked (nats)", true},
+          {"val_ce_r30", "final val masked CE with 30 % masked (nats)", true},
+          {"val_ce_r50", "final val masked CE with 50 % masked (nats)", true},
+          {"val_ce_r70", "final val masked CE with 70 % masked (nats)", true},
+          {"val_ce_r90", "final val masked CE with 90 % masked (nats)", true},
+          {"align_cos_mean", "final alignment cosine, mean over states", false},
+          {"gen_ppl", "Gen.PPL of samples under the judge (not the teacher)", true},
+          {"token_diversity", "token diversity of samples", false},
+          {"train_seconds", "training wall clock (s)", true},
+          {"tokens_per_s", "training throughput (tokens/s)", false}};
+}
+
+/** The claims; the headline selects among the `aligned` arms by validation (the mean val CE
+ *  over the evaluations), then tests against λ = 0 on numbers the selection did not see. */
+std::vector<StudyClaim> reprAlignClaims(const std::vector<std::string>& aligned) {
+  const auto lower = ClaimDirection::Lower;
+  const auto selected = [&](StudyClaim c) {
+    c.candidates = aligned;
+    c.selectionMetric = "val_ce_mean";
+    return c;
+  };
+  return {
+      {"pretrained_beats_scratch",
+       "sanity check: converting the AR model beats training from scratch (final val CE)",
+       "val_ce_final", "lambda0", "scratch", "", lower, 0},
+      {"alignment_aligns",
+       "mechanism check: λ = 10 (all states) leaves the student closer to the teacher",
+       "align_cos_mean", "lambda10-all", "lambda0", "", ClaimDirection::Higher, 0},
+      selected({"tuned_alignment_helps",
+                "alignment at the λ and states validation picks lowers the masked CE on "
+                "held-out test windows, against λ = 0",
+                "test_ce", aligned.front(), "lambda0", "", lower, 0}),
+      selected({"tuned_alignment_genppl",
+                "the student validation picks writes text the judge finds likelier than λ = 0's",
+                "gen_ppl", aligned.front(), "lambda0", "", lower, 0}),
+      {"paper_lambda_helps", "the paper's λ = 10 (all states) lowers the test CE against λ = 0",
+       "test_ce", "lambda10-all", "lambda0", "", lower, 0},
+      {"paper_lambda_beats_scratch",
+       "λ = 10 (all states) ends below the student trained from scratch (final val CE)",
+       "val_ce_final", "lambda10-all", "scratch", "", lower, 0},
+  };
+}
+
 class ReprAlignStudy final : public Study {
  public:
   StudyProtocol protocol(const StudyOptions& options) const override {
@@ -50,27 +130,10 @@ class ReprAlignStudy final : public Study {
     // The teacher: a causal byte-level Llama of 4 layers pretrained here on the corpus; the judge
     // the same shape from another seed and fewer steps, so that Gen.PPL is not the teacher's own
     // opinion of students held close to it.
-    const std::vector<std::string> shape =
-        smoke ? std::vector<std::string>{"dim=16", "layers=2", "heads=2", "mlp=32"}
-              : std::vector<std::string>{"dim=64", "layers=4", "heads=4", "mlp=256"};
-    const auto lmSettings = [&](int64_t steps, int64_t seed) {
-      std::vector<std::string> settings = {"corpus=" + corpus, "tokenizer=byte", "threads=1",
-                                           "lr=0.002", "seed=" + std::to_string(seed)};
-      settings.insert(settings.end(), shape.begin(), shape.end());
-      for (const auto& s :
-           smoke
-               ? std::vector<std::string>{"seq_len=16", "batch=2", "steps=6", "warmup=1",
-                                          "eval_every=3", "eval_windows=2", "log_every=1"}
-               : std::vector<std::string>{
-                     "seq_len=64", "batch=16", "steps=" + std::to_string(steps), "warmup=200",
-                     "eval_every=1000", "checkpoint_every=1000", "eval_windows=32", "log_every=50"})
-        settings.push_back(s);
-      return settings;
-    };
     p.auxiliary = {
-        {"teacher", "pretrain", lmSettings(kTeacherSteps, 0),
+        {"teacher", "pretrain", lmSettings(corpus, smoke, kTeacherSteps, 0),
          "the autoregressive teacher: a 4-layer causal byte-level Llama"},
-        {"judge", "pretrain", lmSettings(kJudgeSteps, 1),
+        {"judge", "pretrain", lmSettings(corpus, smoke, kJudgeSteps, 1),
          "the Gen.PPL judge: the same shape, another seed and fewer steps (not the teacher)"}};
     const int64_t steps = smoke ? 6 : kFullSteps;
     const int64_t every = smoke ? 3 : kFullSteps / 10;
@@ -111,56 +174,12 @@ class ReprAlignStudy final : public Study {
     std::vector<std::string> aligned;
     for (const auto& arm : p.arms)
       if (arm.name != "lambda0" && arm.name != "scratch") aligned.push_back(arm.name);
-    p.metrics = {{"val_ce_mean", "val masked CE, mean over evaluations (nats)", true},
-                 {"test_ce", "masked CE on held-out test windows, after training (nats)", true},
-                 {"test_masked_acc", "masked-token accuracy on the test windows", false},
-                 {"val_ce_first", "val masked CE at the first evaluation (nats)", true},
-                 {"val_ce_best", "best val masked CE (nats)", true},
-                 {"val_ce_final", "final val masked CE (nats)", true},
-                 {"val_masked_acc", "final masked-token accuracy", false},
-                 // one per kReprAlignMaskPercents (the wording is the protocol's, as run)
-                 {"val_ce_r10", "final val masked CE with 10 % of the tokens masked (nats)", true},
-                 {"val_ce_r30", "final val masked CE with 30 % masked (nats)", true},
-                 {"val_ce_r50", "final val masked CE with 50 % masked (nats)", true},
-                 {"val_ce_r70", "final val masked CE with 70 % masked (nats)", true},
-                 {"val_ce_r90", "final val masked CE with 90 % masked (nats)", true},
-                 {"align_cos_mean", "final alignment cosine, mean over states", false},
-                 {"gen_ppl", "Gen.PPL of samples under the judge (not the teacher)", true},
-                 {"token_diversity", "token diversity of samples", false},
-                 {"train_seconds", "training wall clock (s)", true},
-                 {"tokens_per_s", "training throughput (tokens/s)", false}};
+    p.metrics = reprAlignMetrics();
     // "<y>_by_<x>": a curve over something other than steps (strata-study-plots labels its x axis).
     p.curves = {"val_loss", "val_ce_r50", "final_masked_ce_by_mask_percent"};
     for (int64_t l = 0; l < teacherStates(smoke); ++l)
       p.curves.push_back("val_align_cos_" + std::to_string(l));
-    const auto lower = ClaimDirection::Lower;
-    // The decision rule: the best aligned arm on validation (mean val CE over the evaluations),
-    // then tested against λ = 0 on numbers the selection did not see.
-    const auto selected = [&](StudyClaim c) {
-      c.candidates = aligned;
-      c.selectionMetric = "val_ce_mean";
-      return c;
-    };
-    p.claims = {
-        {"pretrained_beats_scratch",
-         "sanity check: converting the AR model beats training from scratch (final val CE)",
-         "val_ce_final", "lambda0", "scratch", "", lower, 0},
-        {"alignment_aligns",
-         "mechanism check: λ = 10 (all states) leaves the student closer to the teacher",
-         "align_cos_mean", "lambda10-all", "lambda0", "", ClaimDirection::Higher, 0},
-        selected({"tuned_alignment_helps",
-                  "alignment at the λ and states validation picks lowers the masked CE on "
-                  "held-out test windows, against λ = 0",
-                  "test_ce", aligned.front(), "lambda0", "", lower, 0}),
-        selected({"tuned_alignment_genppl",
-                  "the student validation picks writes text the judge finds likelier than λ = 0's",
-                  "gen_ppl", aligned.front(), "lambda0", "", lower, 0}),
-        {"paper_lambda_helps", "the paper's λ = 10 (all states) lowers the test CE against λ = 0",
-         "test_ce", "lambda10-all", "lambda0", "", lower, 0},
-        {"paper_lambda_beats_scratch",
-         "λ = 10 (all states) ends below the student trained from scratch (final val CE)",
-         "val_ce_final", "lambda10-all", "scratch", "", lower, 0},
-    };
+    p.claims = reprAlignClaims(aligned);
     p.headline = "tuned_alignment_helps";
     return p;
   }
