@@ -7,7 +7,13 @@
 // The panels: made once here (the four fixed ones) and on each report (the plugin metrics').
 
 namespace strata {
-using namespace geometry_plot_style;
+using geometry_plot_style::kBestColour;
+using geometry_plot_style::kBestLabelOffset;
+using geometry_plot_style::kBestRing;
+using geometry_plot_style::kBestStar;
+using geometry_plot_style::kFullMarker;
+using geometry_plot_style::kGapBelowPanel;
+using geometry_plot_style::kTitlePadding;
 namespace {
 
 const QColor kPanelColours[GeometryPlot::PanelCount] = {QColor(31, 119, 180), QColor(255, 127, 14),

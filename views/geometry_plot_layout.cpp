@@ -9,7 +9,11 @@
 // and layer ticks, the marker size, the titles' forms and the l* label's corner.
 
 namespace strata {
-using namespace geometry_plot_style;
+using geometry_plot_style::kBestLabelOffset;
+using geometry_plot_style::kFullMarker;
+using geometry_plot_style::kGapBelowPanel;
+using geometry_plot_style::kSmallMarker;
+using geometry_plot_style::kTitlePadding;
 namespace {
 
 // The room (pixels per layer) each marker size needs so neighbours stay apart.

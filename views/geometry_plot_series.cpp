@@ -9,7 +9,8 @@
 // candidates, and the value axes' ranges.
 
 namespace strata {
-using namespace geometry_plot_style;
+using geometry_plot_style::kBestRing;
+using geometry_plot_style::kBestStar;
 namespace {
 
 // Room above and below the data of a panel, a share of its height (more on short panels).
