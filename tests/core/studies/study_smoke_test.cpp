@@ -310,27 +310,44 @@ TEST(StudySmoke, DihalStudyCapturesScoresAndCorrelatesPerSeed) {
   EXPECT_TRUE(
       study["aggregates"]["sweep"].contains("rho_s_standardise"));  // partial ρ: NaN with 3 layers
 
-  // One l*: the study scores the store as it was scored. Rescored with k_eff alone (as
-  // `strata-cli score --weights 0,0,1` would), S = −z(log k_eff), so every seed's l* is the
-  // bridged layer (1..3) of least k_eff, and the table's S follows.
-  geometry::writeGeometry(storeFile, *trace, geometry::ScoreChoice{{0, 0, 1}, std::nullopt});
+  // One l*: the study scores the store as it was scored. Rescored with one proxy alone (as
+  // `strata-cli score --weights 1,0,0` would), S is that proxy's z-score, so every seed's l*
+  // becomes the bridged layer (1..3) where that proxy is best — one whose l* differs from the
+  // default weights', so that reading the default weights would fail.
+  double defaultLstar = -1;
+  for (const auto& run : study["runs"])
+    if (run["arm"] == "sweep") defaultLstar = run["metrics"]["lstar"].get<double>();
+  ASSERT_GE(defaultLstar, 1.0);
+  const auto bestBy = [&](int proxy) {
+    const auto value = [&](int64_t layer) {
+      const geometry::ProxyValues& v = trace->layers[layer].values;
+      return proxy == 0 ? v.curvature : proxy == 1 ? v.monotonicity : -v.effectiveRank;
+    };
+    int64_t best = 1;
+    for (int64_t layer = 2; layer <= 3; ++layer)
+      if (value(layer) > value(best)) best = layer;
+    return best;
+  };
+  int proxy = 0;
+  while (proxy < 3 && double(bestBy(proxy)) == defaultLstar) ++proxy;
+  ASSERT_LT(proxy, 3) << "every proxy alone picks the default l*: no weights tell them apart";
+  geometry::ScoreWeights weights = {0, 0, 0};
+  weights[size_t(proxy)] = 1;
+  geometry::writeGeometry(storeFile, *trace, geometry::ScoreChoice{weights, std::nullopt});
   StudyOptions again = smokeOptions(dir / "s", dir / "corpus.txt");
   again.analyseOnly = true;
   runStudy(*makeStudy("dihal"), again, job);
   const Json rescored = readStudy(dir / "s");
-  int64_t leastRank = 1;
-  for (int64_t layer = 2; layer <= 3; ++layer)
-    if (trace->layers[layer].values.effectiveRank < trace->layers[leastRank].values.effectiveRank)
-      leastRank = layer;
   int sweeps = 0;
   for (const auto& run : rescored["runs"])
     if (run["arm"] == "sweep") {
-      EXPECT_EQ(run["metrics"]["lstar"].get<double>(), double(leastRank)) << run["seed"];
+      EXPECT_EQ(run["metrics"]["lstar"].get<double>(), double(bestBy(proxy)))
+          << "seed " << run["seed"] << ", proxy " << proxy;
       ++sweeps;
     }
   EXPECT_EQ(sweeps, 2);
-  const Json& rescoredTable = rescored["tables"]["layers_trace"];
-  EXPECT_GT(rescoredTable["rows"][leastRank][column("S")].get<double>(), 0.0);
+  EXPECT_GT(rescored["tables"]["layers_trace"]["rows"][bestBy(proxy)][column("S")].get<double>(),
+            0.0);
 
   // Hybrid generation judged by the study's own judge: every bridge and the control have a
   // Gen.PPL, the control also the frozen model's own.
