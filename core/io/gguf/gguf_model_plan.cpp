@@ -9,25 +9,15 @@
 #include <set>
 
 #include "common/error.h"
+#include "io/arch/architecture_spec.h"
 #include "io/gguf/gguf_dequantize.h"
+#include "io/gguf/gguf_model_plan_parts.h"
 
 namespace strata::io {
 
-namespace {
+using Json = GgufJson;
 
-using Json = nlohmann::ordered_json;
-
-/** The hyper-parameters every supported architecture has, read from `<arch>.*` keys with the
- *  names transformers' GGUF_CONFIG_MAPPING gives them. */
-struct Hyper {
-  std::string arch;
-  int64_t layers = 0, width = 0, ffn = 0, heads = 0, kvHeads = 0, headDim = 0, context = 0;
-  int64_t vocab = 0;
-  double eps = 0, ropeTheta = 10000.0;
-  bool tied = true;
-};
-
-int64_t positive(const GgufFile& gguf, const std::string& key) {
+int64_t ggufPositive(const GgufFile& gguf, const std::string& key) {
   const int64_t value = gguf.integer(key);
   if (value <= 0 || value > (int64_t{1} << 31))
     throw FormatError(gguf.path(), "must be a positive count, not " + std::to_string(value), key,
@@ -35,18 +25,18 @@ int64_t positive(const GgufFile& gguf, const std::string& key) {
   return value;
 }
 
-Hyper readHyper(const GgufFile& gguf, const std::string& arch) {
+GgufHyper readGgufHyper(const GgufFile& gguf, const std::string& arch) {
   const std::string p = arch + ".";
-  Hyper h;
+  GgufHyper h;
   h.arch = arch;
-  h.layers = positive(gguf, p + "block_count");
-  h.width = positive(gguf, p + "embedding_length");
-  h.ffn = positive(gguf, p + "feed_forward_length");
-  h.heads = positive(gguf, p + "attention.head_count");
+  h.layers = ggufPositive(gguf, p + "block_count");
+  h.width = ggufPositive(gguf, p + "embedding_length");
+  h.ffn = ggufPositive(gguf, p + "feed_forward_length");
+  h.heads = ggufPositive(gguf, p + "attention.head_count");
   h.kvHeads = gguf.has(p + "attention.head_count_kv")
-                  ? positive(gguf, p + "attention.head_count_kv")
+                  ? ggufPositive(gguf, p + "attention.head_count_kv")
                   : h.heads;
-  h.context = positive(gguf, p + "context_length");
+  h.context = ggufPositive(gguf, p + "context_length");
   h.eps = gguf.number(p + "attention.layer_norm_rms_epsilon");
   if (!(h.eps > 0))
     throw FormatError(gguf.path(), "must be positive", p + "attention.layer_norm_rms_epsilon",
@@ -54,7 +44,7 @@ Hyper readHyper(const GgufFile& gguf, const std::string& arch) {
   if (gguf.has(p + "rope.freq_base")) h.ropeTheta = gguf.number(p + "rope.freq_base");
   // transformers: vocab_size from the key, else the tokenizer's token count.
   if (gguf.has(p + "vocab_size"))
-    h.vocab = positive(gguf, p + "vocab_size");
+    h.vocab = ggufPositive(gguf, p + "vocab_size");
   else if (gguf.has("tokenizer.ggml.tokens"))
     h.vocab = static_cast<int64_t>(gguf.stringArray("tokenizer.ggml.tokens").size());
   else
@@ -70,15 +60,15 @@ Hyper readHyper(const GgufFile& gguf, const std::string& arch) {
   return h;
 }
 
-void putTokenIds(const GgufFile& gguf, Json& config) {
+void putGgufTokenIds(const GgufFile& gguf, Json& config) {
   for (const auto& [key, field] : {std::pair{"tokenizer.ggml.bos_token_id", "bos_token_id"},
                                    std::pair{"tokenizer.ggml.eos_token_id", "eos_token_id"},
                                    std::pair{"tokenizer.ggml.padding_token_id", "pad_token_id"}})
     if (gguf.has(key)) config[field] = gguf.integer(key);
 }
 
-Json commonConfig(const GgufFile& gguf, const Hyper& h, const std::string& className,
-                  const std::string& modelType) {
+Json ggufCommonConfig(const GgufFile& gguf, const GgufHyper& h, const std::string& className,
+                      const std::string& modelType) {
   Json c;
   c["architectures"] = {className};
   c["model_type"] = modelType;
@@ -92,76 +82,15 @@ Json commonConfig(const GgufFile& gguf, const Hyper& h, const std::string& class
   c["max_position_embeddings"] = h.context;
   c["rms_norm_eps"] = h.eps;
   c["tie_word_embeddings"] = h.tied;
-  putTokenIds(gguf, c);
+  putGgufTokenIds(gguf, c);
   c["torch_dtype"] = "float32";
   return c;
 }
 
-/** Tensor names of one llama.cpp block and their Hugging Face names (the gguf-py name map). */
-struct BlockName {
-  const char* gguf;
-  const char* hf;
-  bool required;
-};
-
-const std::vector<BlockName>& llamaBlockNames() {
-  static const std::vector<BlockName> names = {
-      {"attn_norm.weight", "input_layernorm.weight", true},
-      {"attn_q.weight", "self_attn.q_proj.weight", true},
-      {"attn_k.weight", "self_attn.k_proj.weight", true},
-      {"attn_v.weight", "self_attn.v_proj.weight", true},
-      {"attn_q.bias", "self_attn.q_proj.bias", false},
-      {"attn_k.bias", "self_attn.k_proj.bias", false},
-      {"attn_v.bias", "self_attn.v_proj.bias", false},
-      {"attn_output.weight", "self_attn.o_proj.weight", true},
-      {"ffn_norm.weight", "post_attention_layernorm.weight", true},
-      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
-      {"ffn_up.weight", "mlp.up_proj.weight", true},
-      {"ffn_down.weight", "mlp.down_proj.weight", true},
-  };
-  return names;
-}
-
-/** Qwen3: Llama's block with per-head RMSNorms of queries and keys and no q/k/v biases
- *  (llama.cpp's LLM_ARCH_QWEN3 loads none; a file that has them gets an unused-tensor line). */
-const std::vector<BlockName>& qwen3BlockNames() {
-  static const std::vector<BlockName> names = {
-      {"attn_norm.weight", "input_layernorm.weight", true},
-      {"attn_q.weight", "self_attn.q_proj.weight", true},
-      {"attn_k.weight", "self_attn.k_proj.weight", true},
-      {"attn_v.weight", "self_attn.v_proj.weight", true},
-      {"attn_q_norm.weight", "self_attn.q_norm.weight", true},
-      {"attn_k_norm.weight", "self_attn.k_norm.weight", true},
-      {"attn_output.weight", "self_attn.o_proj.weight", true},
-      {"ffn_norm.weight", "post_attention_layernorm.weight", true},
-      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
-      {"ffn_up.weight", "mlp.up_proj.weight", true},
-      {"ffn_down.weight", "mlp.down_proj.weight", true},
-  };
-  return names;
-}
-
-const std::vector<BlockName>& gemma3BlockNames() {
-  static const std::vector<BlockName> names = {
-      {"attn_norm.weight", "input_layernorm.weight", true},
-      {"attn_q.weight", "self_attn.q_proj.weight", true},
-      {"attn_k.weight", "self_attn.k_proj.weight", true},
-      {"attn_v.weight", "self_attn.v_proj.weight", true},
-      {"attn_q_norm.weight", "self_attn.q_norm.weight", true},
-      {"attn_k_norm.weight", "self_attn.k_norm.weight", true},
-      {"attn_output.weight", "self_attn.o_proj.weight", true},
-      {"post_attention_norm.weight", "post_attention_layernorm.weight", true},
-      {"ffn_norm.weight", "pre_feedforward_layernorm.weight", true},
-      {"ffn_gate.weight", "mlp.gate_proj.weight", true},
-      {"ffn_up.weight", "mlp.up_proj.weight", true},
-      {"ffn_down.weight", "mlp.down_proj.weight", true},
-      {"post_ffw_norm.weight", "post_feedforward_layernorm.weight", true},
-  };
-  return names;
-}
+namespace {
 
 /** The row-major shape a Hugging Face tensor must have, by its name. */
-std::vector<int64_t> expectedShape(const std::string& hf, const Hyper& h) {
+std::vector<int64_t> expectedShape(const std::string& hf, const GgufHyper& h) {
   const int64_t q = h.heads * h.headDim, kv = h.kvHeads * h.headDim;
   auto ends = [&](const std::string& s) {
     return hf.size() >= s.size() && hf.compare(hf.size() - s.size(), s.size(), s) == 0;
@@ -185,11 +114,13 @@ std::string shapeText(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
+}  // namespace
+
 /** Plans every tensor of the model; `used` starts with the tensors already read into the config
  *  (rope_freqs.weight), and whatever else the file holds gets a warning line. */
-void addTensors(const GgufFile& gguf, const Hyper& h, const std::vector<BlockName>& blockNames,
-                std::set<std::string> used, GgufModelPlan& plan) {
-  const bool gemma = h.arch == "gemma3";
+void addGgufTensors(const GgufFile& gguf, const GgufHyper& h,
+                    const std::vector<GgufBlockName>& blockNames, const GgufFixes& fixes,
+                    std::set<std::string> used, GgufModelPlan& plan) {
   auto add = [&](const std::string& ggufName, const std::string& hf, bool required) {
     const GgufTensorInfo* t = gguf.findTensor(ggufName);
     if (!t) {
@@ -203,11 +134,11 @@ void addTensors(const GgufFile& gguf, const Hyper& h, const std::vector<BlockNam
           "has shape " + shapeText(t->shape) + " but the metadata implies " + shapeText(expected),
           ggufName);
     GgufTensorPlan p{ggufName, hf, GgufTensorFix::None, 0};
-    if (h.arch == "llama" && ggufName.ends_with("attn_q.weight"))
+    if (fixes.unpermuteQk && ggufName.ends_with("attn_q.weight"))
       p = {ggufName, hf, GgufTensorFix::UnpermuteRotaryRows, h.heads};
-    else if (h.arch == "llama" && ggufName.ends_with("attn_k.weight"))
+    else if (fixes.unpermuteQk && ggufName.ends_with("attn_k.weight"))
       p = {ggufName, hf, GgufTensorFix::UnpermuteRotaryRows, h.kvHeads};
-    else if (gemma && ggufName.find("norm.weight") != std::string::npos)
+    else if (fixes.normsPlusOne && ggufName.find("norm.weight") != std::string::npos)
       p.fix = GgufTensorFix::SubtractOne;
     plan.tensors.push_back(p);
     used.insert(ggufName);
@@ -216,7 +147,7 @@ void addTensors(const GgufFile& gguf, const Hyper& h, const std::vector<BlockNam
   for (int64_t l = 0; l < h.layers; ++l) {
     const std::string block = "blk." + std::to_string(l) + ".";
     const std::string layer = "model.layers." + std::to_string(l) + ".";
-    for (const BlockName& n : blockNames) add(block + n.gguf, layer + n.hf, n.required);
+    for (const GgufBlockName& n : blockNames) add(block + n.gguf, layer + n.hf, n.required);
   }
   add("output_norm.weight", "model.norm.weight", true);
   if (!h.tied) add("output.weight", "lm_head.weight", true);
@@ -226,22 +157,19 @@ void addTensors(const GgufFile& gguf, const Hyper& h, const std::vector<BlockNam
                               " model (ignored, as transformers ignores it)");
 }
 
-/** The head width, as llama.cpp reads it: `attention.key_length`, else (llama only, where
- *  transformers maps it to head_dim) `rope.dimension_count`, else width / heads. Mistral-style
- *  files (Mistral-Nemo, Mistral-Small: head_dim 128 at width 5120 and 32 heads) and every Qwen3
- *  carry a head width of their own. Strata's Llama-family attention rotates the whole head and
- *  has one width for keys and values, as llama.cpp requires of these architectures. */
-int64_t headDimOf(const GgufFile& gguf, const Hyper& h) {
+/** The head width, as llama.cpp reads it: `attention.key_length`, else (rules.fromRotaryCount)
+ *  `rope.dimension_count`, else width / heads. Strata's attention has one width for keys and
+ *  values, as llama.cpp requires of the architectures it reads. */
+int64_t ggufHeadDim(const GgufFile& gguf, const GgufHyper& h, const GgufHeadDimRules& rules) {
   const std::string p = h.arch + ".";
-  const bool llama = h.arch == "llama";
   std::string from;  // the key the width came from, for the messages below
   int64_t headDim = 0;
   if (gguf.has(p + "attention.key_length")) {
     from = p + "attention.key_length";
-    headDim = positive(gguf, from);
-  } else if (llama && gguf.has(p + "rope.dimension_count")) {
+    headDim = ggufPositive(gguf, from);
+  } else if (rules.fromRotaryCount && gguf.has(p + "rope.dimension_count")) {
     from = p + "rope.dimension_count";
-    headDim = positive(gguf, from);
+    headDim = ggufPositive(gguf, from);
   } else {
     if (h.width % h.heads != 0)
       throw FormatError(gguf.path(),
@@ -251,20 +179,20 @@ int64_t headDimOf(const GgufFile& gguf, const Hyper& h) {
     headDim = h.width / h.heads;
   }
   const auto mustMatch = [&](const std::string& key, const std::string& what) {
-    if (gguf.has(key) && positive(gguf, key) != headDim)
+    if (gguf.has(key) && ggufPositive(gguf, key) != headDim)
       throw FormatError(gguf.path(),
-                        std::to_string(positive(gguf, key)) + " " + what + ", but heads are " +
+                        std::to_string(ggufPositive(gguf, key)) + " " + what + ", but heads are " +
                             std::to_string(headDim) + " wide" +
                             (from.empty() ? std::string() : " (" + from + ")") + "; Strata's " +
                             h.arch + " needs them equal",
                         key, "key");
   };
   mustMatch(p + "attention.value_length", "values per head");
-  // qwen2 files carry no reliable rotary count (transformers ignores it); llama.cpp rotates the
-  // whole head there too.
-  if (h.arch != "qwen2") mustMatch(p + "rope.dimension_count", "rotated dimensions per head");
+  if (rules.checkRotaryCount) mustMatch(p + "rope.dimension_count", "rotated dimensions per head");
   return headDim;
 }
+
+namespace {
 
 /** Llama 3's RoPE scaling: transformers' `_compute_llama3_parameters` (and Strata's
  *  model/backbone/rope.cpp) for one inverse frequency. */
@@ -372,13 +300,15 @@ std::optional<Llama3Rope> llama3FromFactors(const std::vector<double>& inverse,
   return std::nullopt;
 }
 
+}  // namespace
+
 /**
  * RoPE scaling as llama.cpp applies it, as a Hugging Face rope_scaling object (empty for none):
  *
  *  - `<arch>.rope.scaling.type` (llama.cpp's default when absent: linear) with
  *    `<arch>.rope.scaling.factor` (or the older `<arch>.rope.scale_linear`): positions are
  *    divided by the factor unless the type is "none"; transformers' "linear";
- *  - llama only: `rope_freqs.weight`, per-frequency divisors (llama3FromFactors), with the
+ *  - `ropeFreqs` (llama): `rope_freqs.weight`, per-frequency divisors (llama3FromFactors), with the
  *    original context from `<arch>.rope.scaling.original_context_length` when the file has it,
  *    else the 8192 llama.cpp's convert assumes;
  *  - YaRN, LongRoPE and the rest: not supported (ConfigError naming the key), rather than a model
@@ -388,7 +318,8 @@ std::optional<Llama3Rope> llama3FromFactors(const std::vector<double>& inverse,
  * gpt-oss) and drops rope_freqs.weight: it runs such files without their scaling.
  * `ropeFreqsUsed` is set when rope_freqs.weight went into the result.
  */
-Json ropeScaling(const GgufFile& gguf, const Hyper& h, bool& ropeFreqsUsed) {
+Json ggufRopeScaling(const GgufFile& gguf, const GgufHyper& h, bool ropeFreqs,
+                     bool& ropeFreqsUsed) {
   const std::string p = h.arch + ".rope.";
   ropeFreqsUsed = false;
   const std::string type =
@@ -408,7 +339,7 @@ Json ropeScaling(const GgufFile& gguf, const Hyper& h, bool& ropeFreqsUsed) {
 
   Json scaling = Json::object();
   if (linear != 1) scaling = {{"rope_type", "linear"}, {"factor", linear}};
-  const GgufTensorInfo* freqs = h.arch == "llama" ? gguf.findTensor("rope_freqs.weight") : nullptr;
+  const GgufTensorInfo* freqs = ropeFreqs ? gguf.findTensor("rope_freqs.weight") : nullptr;
   if (!freqs) return scaling;
   const std::string name = freqs->name;
   const int64_t rotary = h.headDim;
@@ -428,7 +359,7 @@ Json ropeScaling(const GgufFile& gguf, const Hyper& h, bool& ropeFreqsUsed) {
                           ") has no Hugging Face rope_scaling");
   const std::string contextKey = p + "scaling.original_context_length";
   const double context =
-      gguf.has(contextKey) ? static_cast<double>(positive(gguf, contextKey)) : 8192.0;
+      gguf.has(contextKey) ? static_cast<double>(ggufPositive(gguf, contextKey)) : 8192.0;
   std::vector<double> inverse(factors.size());
   for (std::size_t i = 0; i < inverse.size(); ++i)
     inverse[i] = std::pow(h.ropeTheta, -2.0 * static_cast<double>(i) / static_cast<double>(rotary));
@@ -445,103 +376,16 @@ Json ropeScaling(const GgufFile& gguf, const Hyper& h, bool& ropeFreqsUsed) {
           {"original_max_position_embeddings", static_cast<int64_t>(llama3->originalContext)}};
 }
 
-/** llama, qwen2 and qwen3: Llama's decoder, with q/k/v biases (Qwen2) or q/k norms (Qwen3). */
-GgufModelPlan planLlamaFamily(const GgufFile& gguf, const std::string& arch) {
-  Hyper h = readHyper(gguf, arch);
-  h.headDim = headDimOf(gguf, h);
-  bool ropeFreqsUsed = false;
-  const Json scaling = ropeScaling(gguf, h, ropeFreqsUsed);
-  const bool qwen2 = arch == "qwen2", qwen3 = arch == "qwen3";
-  const std::string className =
-      qwen2 ? "Qwen2ForCausalLM" : (qwen3 ? "Qwen3ForCausalLM" : "LlamaForCausalLM");
-  Json c = commonConfig(gguf, h, className, arch);
-  c["hidden_act"] = "silu";
-  c["rope_theta"] = h.ropeTheta;
-  // transformers 5 reads rope_parameters (and takes a rope_scaling, when given, in its place).
-  Json rope = {{"rope_theta", h.ropeTheta}, {"rope_type", "default"}};
-  if (!scaling.empty()) {
-    c["rope_scaling"] = scaling;
-    rope.update(scaling);
-  }
-  c["rope_parameters"] = rope;
-  c["attention_bias"] = qwen2;
-  if (arch == "llama") c["mlp_bias"] = false;
-  if (qwen3) {  // llama.cpp's qwen3 attends over the whole context in every layer
-    c["use_sliding_window"] = false;
-    c["sliding_window"] = nullptr;
-  }
-  GgufModelPlan plan;
-  plan.architecture = arch;
-  plan.configJson = c.dump(2) + "\n";
-  std::set<std::string> used;
-  if (ropeFreqsUsed) used.insert("rope_freqs.weight");
-  addTensors(gguf, h, qwen3 ? qwen3BlockNames() : llamaBlockNames(), used, plan);
-  if (qwen2)  // Qwen2 always has q/k/v biases; a file without them is not a Qwen2 model
-    for (const char* bias : {"attn_q.bias", "attn_k.bias", "attn_v.bias"})
-      if (!gguf.findTensor(std::string("blk.0.") + bias))
-        throw FormatError(gguf.path(), "is missing (Qwen2 has q/k/v biases)",
-                          std::string("blk.0.") + bias);
-  return plan;
-}
-
-GgufModelPlan planGemma3(const GgufFile& gguf) {
-  Hyper h = readHyper(gguf, "gemma3");
-  h.headDim = gguf.has("gemma3.attention.key_length")
-                  ? positive(gguf, "gemma3.attention.key_length")
-                  : h.width / h.heads;
-  Json c = commonConfig(gguf, h, "Gemma3ForCausalLM", "gemma3_text");
-  c["hidden_activation"] = "gelu_pytorch_tanh";
-  // GGUF carries neither the local RoPE base, the query scale nor the layer pattern; llama.cpp
-  // (src/llama-model.cpp, LLM_ARCH_GEMMA3) fixes them: RoPE base 10000 on sliding layers, every
-  // sixth layer global, queries scaled by 1/sqrt(head_dim) except in the 62-layer 27B model
-  // (1/sqrt(width/heads)). transformers takes Gemma3TextConfig's defaults, the same for every
-  // size but 27B (query_pre_attn_scalar 256).
-  const double localTheta = 10000.0;
-  // Gemma-3 4B and larger scale the global layers' positions linearly (factor 8); llama.cpp
-  // applies gemma3.rope.scaling.factor to those layers only (rope_freq_scale_train_swa = 1).
-  bool ropeFreqsUsed = false;
-  Json full = {{"rope_type", "default"}, {"rope_theta", h.ropeTheta}};
-  full.update(ropeScaling(gguf, h, ropeFreqsUsed));
-  c["rope_parameters"] = {
-      {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", localTheta}}},
-      {"full_attention", full}};
-  c["rope_theta"] = h.ropeTheta;
-  c["rope_local_base_freq"] = localTheta;
-  c["query_pre_attn_scalar"] = h.layers == 62 ? h.width / h.heads : h.headDim;
-  c["sliding_window"] = gguf.has("gemma3.attention.sliding_window")
-                            ? positive(gguf, "gemma3.attention.sliding_window")
-                            : int64_t{4096};
-  Json layerTypes = Json::array();
-  for (int64_t l = 0; l < h.layers; ++l)
-    layerTypes.push_back((l + 1) % 6 == 0 ? "full_attention" : "sliding_attention");
-  c["layer_types"] = layerTypes;
-  c["attention_bias"] = false;
-  c["final_logit_softcapping"] = nullptr;
-  c["attn_logit_softcapping"] = nullptr;
-  GgufModelPlan plan;
-  plan.architecture = "gemma3";
-  plan.configJson = c.dump(2) + "\n";
-  addTensors(gguf, h, gemma3BlockNames(), {}, plan);
-  return plan;
-}
-
-}  // namespace
-
-std::string supportedGgufArchitectures() { return "llama, qwen2, qwen3, gemma3"; }
-
 GgufModelPlan planGgufModel(const GgufFile& gguf) {
   const std::string arch = gguf.string("general.architecture");
-  GgufModelPlan plan;
-  if (arch == "llama" || arch == "qwen2" || arch == "qwen3")
-    plan = planLlamaFamily(gguf, arch);
-  else if (arch == "gemma3")
-    plan = planGemma3(gguf);
-  else
+  const ArchitectureSpec* spec = architectureOfGgufName(arch);
+  if (!spec)
     throw ConfigError(gguf.path(), "general.architecture",
                       "'" + arch + "' is not supported (Strata reads GGUF models of " +
                           supportedGgufArchitectures() + ")");
+  GgufModelPlan plan = spec->planGguf(gguf);
   Json generation;
-  putTokenIds(gguf, generation);
+  putGgufTokenIds(gguf, generation);
   plan.generationConfigJson = generation.dump(2) + "\n";
   return plan;
 }

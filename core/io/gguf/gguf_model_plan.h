@@ -10,8 +10,9 @@
 // and Llama 3.1's `rope_freqs.weight`, read back into a llama3 rope_scaling (docs/models.md,
 // "GGUF architectures").
 //
-// Supported `general.architecture`: llama (Llama 2/3, SmolLM, Mistral-style files), qwen2, qwen3
-// and gemma3.
+// The shared steps are here; each architecture's GGUF names, fixes and config.json are in its
+// descriptor (io/arch/<family>.cpp, ArchitectureSpec::planGguf). Supported
+// `general.architecture`: supportedGgufArchitectures().
 
 #include <cstdint>
 #include <string>

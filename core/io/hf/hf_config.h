@@ -1,7 +1,9 @@
 #pragma once
 // A Hugging Face config.json, read into the one structure every backbone understands.
-// Supported: LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel,
-// GPTNeoXForCausalLM, Gemma3ForCausalLM. Anything else is a ConfigError that lists these.
+// Supported: the architectures of io/arch/architecture_list.h (LlamaForCausalLM,
+// Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel, GPTNeoXForCausalLM, Gemma3ForCausalLM);
+// each one's fields are read by its descriptor (io/arch/<family>.cpp). Anything else is a
+// ConfigError that lists these.
 
 #include <cstdint>
 #include <filesystem>
@@ -9,9 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "io/arch/architecture_list.h"
+
 namespace strata::io {
 
-enum class Architecture { Llama, Qwen2, Qwen3, Gpt2, GptNeoX, Gemma3 };
+/** One value per line of architecture_list.h, in its order. */
+enum class Architecture {
+#define STRATA_ARCHITECTURE_VALUE(name, block) name,
+  STRATA_ARCHITECTURES(STRATA_ARCHITECTURE_VALUE)
+#undef STRATA_ARCHITECTURE_VALUE
+};
 
 /** How a backbone tells positions apart. Rotary positions (Llama, Qwen, GPT-NeoX, Gemma)
  *  extend past max_position_embeddings; a learned absolute table (GPT-2's wpe) has none. */

@@ -14,7 +14,6 @@
 #include "model/backbone/attention.h"
 #include "model/backbone/block_staging.h"
 #include "model/backbone/blocks.h"
-#include "model/backbone/norms.h"
 #include "model/backbone/rope.h"
 #include "model/backbone/weight_loader.h"
 
@@ -204,11 +203,7 @@ at::Tensor Backbone::finalNorm(const at::Tensor& hidden) const {
   const State& s = *m_state;
   checkHidden(hidden, s.config.hiddenSize, "finalNorm");
   const at::Tensor h = s.computable(hidden);
-  if (s.outer.finalNormBias.defined())
-    return layerNorm(h, s.outer.finalNorm, s.outer.finalNormBias, s.config.normEps);
-  if (s.config.architecture == io::Architecture::Gemma3)
-    return gemmaRmsNorm(h, s.outer.finalNorm, s.config.normEps);
-  return rmsNorm(h, s.outer.finalNorm, s.config.normEps);
+  return finalNormOf(s.config, h, s.outer.finalNorm, s.outer.finalNormBias);
 }
 
 at::Tensor Backbone::logits(const at::Tensor& normed) const {

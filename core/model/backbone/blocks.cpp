@@ -2,7 +2,12 @@
 
 #include "model/backbone/blocks.h"
 
+#include <cstddef>
+
 #include "common/error.h"
+#include "io/arch/architecture_list.h"
+#include "io/arch/architecture_spec.h"
+#include "model/backbone/norms.h"
 #include "model/backbone/rope.h"
 
 namespace strata::model {
@@ -22,16 +27,14 @@ at::Tensor rotaryInverseFrequencies(const io::ModelConfig& config,
     throw ConfigError(
         file, "rope_scaling",
         "type '" + config.ropeScaling->type + "' is not supported (supported: linear, llama3)");
-  int64_t rotary = config.headDim;
-  if (config.architecture == io::Architecture::GptNeoX) {
-    // As GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct).
-    rotary = static_cast<int64_t>(static_cast<double>(config.headDim) * config.rotaryFraction);
-    if (rotary <= 0 || rotary % 2 != 0)
-      throw ConfigError(file, "rotary_pct",
-                        "rotates " + std::to_string(rotary) + " of " +
-                            std::to_string(config.headDim) +
-                            " head dimensions; the count must be even and positive");
-  }
+  // As GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct); 1 (all of it) elsewhere.
+  const auto rotary =
+      static_cast<int64_t>(static_cast<double>(config.headDim) * config.rotaryFraction);
+  if (rotary <= 0 || rotary % 2 != 0)
+    throw ConfigError(file, "rotary_pct",
+                      "rotates " + std::to_string(rotary) + " of " +
+                          std::to_string(config.headDim) +
+                          " head dimensions; the count must be even and positive");
   return ropeInverseFrequencies(rotary, config.ropeTheta, config.ropeScaling);
 }
 
@@ -47,19 +50,21 @@ SlidingWindow slidingWindowOf(const io::ModelConfig& config, const std::filesyst
 
 at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
                     int64_t layer) {
-  switch (context.config->architecture) {
-    case io::Architecture::Llama:
-    case io::Architecture::Qwen2:
-    case io::Architecture::Qwen3:
-      return llamaBlock(w, hidden, context);
-    case io::Architecture::Gpt2:
-      return gpt2Block(w, hidden, context);
-    case io::Architecture::GptNeoX:
-      return neoxBlock(w, hidden, context);
-    case io::Architecture::Gemma3:
-      return gemma3Block(w, hidden, context, layer);
-  }
-  throw std::logic_error("runBlock: unknown architecture");
+  using BlockFunction =
+      at::Tensor (*)(const BlockWeights&, const at::Tensor&, const BlockContext&, int64_t);
+  // Indexed by io::Architecture, which is generated from the same list in the same order.
+#define STRATA_BLOCK_OF(name, block) &block,
+  static constexpr BlockFunction kBlocks[] = {STRATA_ARCHITECTURES(STRATA_BLOCK_OF)};
+#undef STRATA_BLOCK_OF
+  return kBlocks[static_cast<std::size_t>(context.config->architecture)](w, hidden, context, layer);
+}
+
+at::Tensor finalNormOf(const io::ModelConfig& config, const at::Tensor& hidden,
+                       const at::Tensor& weight, const at::Tensor& bias) {
+  if (bias.defined()) return layerNorm(hidden, weight, bias, config.normEps);
+  if (io::architectureSpec(config.architecture).unitOffsetNorms)
+    return gemmaRmsNorm(hidden, weight, config.normEps);
+  return rmsNorm(hidden, weight, config.normEps);
 }
 
 }  // namespace strata::model

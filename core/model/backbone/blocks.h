@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "io/arch/architecture_list.h"
 #include "io/hf/hf_config.h"
 #include "model/backbone/activation.h"
 #include "model/backbone/attention.h"
@@ -21,24 +22,24 @@ struct BlockContext {
   PreparedAttention attention;  ///< the batch's mask and rotary tables
 };
 
-/** Llama, Qwen2, Qwen3 (modeling_llama.py): pre-RMSNorm, GQA with RoPE, SwiGLU MLP. */
-at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
-/** GPT-2 (modeling_gpt2.py): pre-LayerNorm, fused Conv1D c_attn, GELU MLP. */
-at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
-/** GPT-NeoX / Pythia (modeling_gpt_neox.py): per-head fused q|k|v, partial RoPE, parallel or
- *  sequential residual. */
-at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context);
+// The block function of each architecture: one declaration per line of
+// io/arch/architecture_list.h (a family's function is declared once per member, which C++
+// allows), defined in <family>_block.cpp, which says what it computes. `layer` is the block's
+// index (0-based, HF's layers[layer]): Gemma-3's layers differ by it; the others ignore it.
+#define STRATA_DECLARE_BLOCK(name, block)                                                        \
+  at::Tensor block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context, \
+                   int64_t layer);
+STRATA_ARCHITECTURES(STRATA_DECLARE_BLOCK)
+#undef STRATA_DECLARE_BLOCK
 
-/** Gemma-3 (modeling_gemma3.py): (1 + w) RMSNorms before and after attention and MLP, q/k
- *  norms, GQA with query_pre_attn_scalar, GELU-tanh gated MLP; block `layer` (0-based) attends
- *  through a sliding window or fully, with the local or global RoPE, as config.json says. */
-at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
-                       int64_t layer);
-
-/** The block function of the context's architecture, for block `layer` (0-based, HF's
- *  layers[layer]: Gemma-3's layers differ by their index). */
+/** The block function of the context's architecture (architecture_list.h), for block `layer`. */
 at::Tensor runBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
                     int64_t layer);
+
+/** The final norm of `config`'s architecture over `hidden`: LayerNorm when there is a bias,
+ *  else RMSNorm, scaled by (1 + w) where the architecture's norms are (Gemma). */
+at::Tensor finalNormOf(const io::ModelConfig& config, const at::Tensor& hidden,
+                       const at::Tensor& weight, const at::Tensor& bias);
 
 /** config.json's activation; ConfigError naming `configFile` when unsupported. */
 Activation blockActivation(const io::ModelConfig& config, const std::filesystem::path& configFile);

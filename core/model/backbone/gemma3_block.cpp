@@ -7,6 +7,9 @@
 
 namespace strata::model {
 
+// Gemma-3 (modeling_gemma3.py): q/k norms, GQA with query_pre_attn_scalar, GELU-tanh gated
+// MLP; block `layer` attends through a sliding window or fully, with the local or global RoPE,
+// as config.json says.
 // Gemma3DecoderLayer.forward. Every norm is Gemma's (1 + w) RMSNorm, and the attention and MLP
 // outputs are normed again before they join the residual stream ("sandwich" norms).
 at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,

@@ -18,7 +18,9 @@ at::Tensor conv1d(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 
 }  // namespace
 
-at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
+// GPT-2 (modeling_gpt2.py, GPT2Block.forward): pre-LayerNorm, fused Conv1D c_attn, GELU MLP.
+at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                     int64_t /*layer*/) {
   const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1), d = c.hiddenSize;
 

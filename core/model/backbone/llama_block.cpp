@@ -7,8 +7,10 @@
 
 namespace strata::model {
 
-at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden,
-                      const BlockContext& context) {
+// Llama, Qwen2, Qwen3 (modeling_llama.py, LlamaDecoderLayer.forward): pre-RMSNorm, GQA with
+// RoPE, SwiGLU MLP.
+at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                      int64_t /*layer*/) {
   const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1);
 

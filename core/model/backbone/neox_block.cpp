@@ -7,7 +7,10 @@
 
 namespace strata::model {
 
-at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context) {
+// GPT-NeoX / Pythia (modeling_gpt_neox.py, GPTNeoXLayer.forward): per-head fused q|k|v,
+// partial RoPE, parallel or sequential residual.
+at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const BlockContext& context,
+                     int64_t /*layer*/) {
   const io::ModelConfig& c = *context.config;
   const int64_t batch = hidden.size(0), length = hidden.size(1), hd = c.headDim;
 

@@ -1,6 +1,8 @@
 #pragma once
 // Where each tensor of a supported architecture lives in a Hugging Face checkpoint, and the
-// shape config.json implies for it. Pure name mapping: nothing is read here but names.
+// shape config.json implies for it, as fields of BlockWeights / OuterWeights: the
+// architecture's descriptor (io/arch/<family>.cpp, io::TensorLayout) with each tensor role
+// mapped to its field. Pure name mapping: nothing is read here but names.
 
 #include <cstdint>
 #include <filesystem>
@@ -45,9 +47,10 @@ struct WeightLayout {
 };
 
 /**
- * The layout of `config`'s architecture. For GPT-2 the `transformer.` prefix is taken from the
- * checkpoint (`hasTensor`): older files (openai-community/gpt2) store bare names. Throws
- * FormatError naming `source` and the token embedding when neither spelling is present.
+ * The layout of `config`'s architecture (its descriptor's `tensors`). For GPT-2 the
+ * `transformer.` prefix is taken from the checkpoint (`hasTensor`): older files
+ * (openai-community/gpt2) store bare names. Throws FormatError naming `source` and the token
+ * embedding when neither spelling is present.
  */
 WeightLayout weightLayoutOf(const io::ModelConfig& config,
                             const std::function<bool(const std::string&)>& hasTensor,

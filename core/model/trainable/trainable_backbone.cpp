@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "common/error.h"
+#include "io/arch/architecture_spec.h"
 #include "model/backbone/attention.h"
 #include "model/backbone/blocks.h"
-#include "model/backbone/norms.h"
 #include "model/backbone/weight_layout.h"
 #include "model/backbone/weight_loader.h"
 #include "model/random/random_draws.h"
@@ -29,10 +29,9 @@ std::string moduleName(std::string name) {
 TrainableBackboneImpl::TrainableBackboneImpl(const std::filesystem::path& folder, int64_t maskId) {
   const std::filesystem::path configFile = folder / "config.json";
   m_config = io::readModelConfig(configFile);
-  // The trainable copy runs the blocks itself but embeds, norms and heads the Llama / GPT way:
-  // Gemma-3's √d embedding scale, (1 + w) final norm, logit softcap and sliding layers are the
-  // frozen Backbone's alone, so a Gemma-3 student would silently compute another model.
-  if (m_config.architecture == io::Architecture::Gemma3)
+  // The trainable copy runs the blocks itself but embeds and heads the Llama / GPT way: an
+  // architecture whose descriptor says otherwise (Gemma-3) would silently compute another model.
+  if (!io::architectureSpec(m_config.architecture).trainable)
     throw ConfigError(configFile, "architectures",
                       m_config.architectureName +
                           " cannot be trained by Strata yet (only read: capture, generate, "
@@ -95,9 +94,7 @@ torch::Tensor TrainableBackboneImpl::embed(const torch::Tensor& ids,
 }
 
 torch::Tensor TrainableBackboneImpl::finalNorm(const torch::Tensor& hidden) const {
-  if (m_outer.finalNormBias.defined())
-    return layerNorm(hidden, m_outer.finalNorm, m_outer.finalNormBias, m_config.normEps);
-  return rmsNorm(hidden, m_outer.finalNorm, m_config.normEps);
+  return finalNormOf(m_config, hidden, m_outer.finalNorm, m_outer.finalNormBias);
 }
 
 TrainableForward TrainableBackboneImpl::forward(const torch::Tensor& ids,
