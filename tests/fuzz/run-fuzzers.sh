@@ -29,7 +29,7 @@ if ((${#targets[@]} == 0)); then
 fi
 shared=$source_dir/../shared/data
 
-if [[ ! -f $build/CMakeCache.txt ]]; then
+if [[ ! -f $build/build.ninja ]]; then  # also after a configure that failed
   CC=clang CXX=clang++ cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTRATA_FUZZ=ON -DSTRATA_GUI=OFF -DSTRATA_TESTS=OFF -DSTRATA_CUDA=OFF
 fi
