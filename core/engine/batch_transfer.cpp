@@ -2,6 +2,8 @@
 
 #include "engine/batch_transfer.h"
 
+#include <torch/torch.h>
+
 namespace strata::engine {
 
 torch::Tensor toTrainingDevice(const torch::Tensor& host, const torch::Device& device) {

@@ -2,6 +2,7 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/torch.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>

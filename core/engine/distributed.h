@@ -4,7 +4,8 @@
 // all-reduced here, by hand). Rank 0 hosts the store at masterAddress:masterPort; every rank
 // connects to it. Used by the training loop only when DistributedSetup::active().
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <memory>
 #include <vector>
@@ -20,7 +21,7 @@ class DataParallelGroup {
    *  the buffers on that device. Throws strata::Error naming the address and the problem when
    *  the rendezvous fails, or for CUDA in a build without NCCL. */
   explicit DataParallelGroup(const DistributedSetup& setup, int timeoutSeconds = 300,
-                             const torch::Device& device = torch::kCPU);
+                             const at::Device& device = at::kCPU);
   ~DataParallelGroup();
   DataParallelGroup(const DataParallelGroup&) = delete;
   DataParallelGroup& operator=(const DataParallelGroup&) = delete;
@@ -28,10 +29,10 @@ class DataParallelGroup {
   int rank() const;
   int worldSize() const;
   /** Replaces every parameter with rank 0's (call once after building the model). */
-  void broadcastParameters(const std::vector<torch::Tensor>& parameters);
+  void broadcastParameters(const std::vector<at::Tensor>& parameters);
   /** Sums every defined gradient over the ranks and divides by the world size (one flattened
    *  all-reduce per dtype). */
-  void averageGradients(const std::vector<torch::Tensor>& parameters);
+  void averageGradients(const std::vector<at::Tensor>& parameters);
   /** The mean over ranks of `value` (for logging losses). */
   double average(double value);
   void barrier();

@@ -2,6 +2,8 @@
 
 #include "engine/gradient_clipping.h"
 
+#include <torch/torch.h>
+
 namespace strata::engine {
 
 torch::Tensor clipGradientNorm(const std::vector<torch::Tensor>& parameters, double maxNorm) {

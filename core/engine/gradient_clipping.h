@@ -3,7 +3,7 @@
 // clip_grad_norm_ returns a double, so it makes the host wait for the GPU at every step.
 // Internal to the training loop.
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 #include <vector>
 
@@ -13,6 +13,6 @@ namespace strata::engine {
  *  torch::nn::utils::clip_grad_norm_, the same operations on the CPU); returns the norm before
  *  clipping as a scalar tensor on the gradients' device (undefined when no gradient exists). On
  *  CUDA the per-tensor norms and the scaling are multi-tensor kernels, as PyTorch's own. */
-torch::Tensor clipGradientNorm(const std::vector<torch::Tensor>& parameters, double maxNorm);
+at::Tensor clipGradientNorm(const std::vector<at::Tensor>& parameters, double maxNorm);
 
 }  // namespace strata::engine

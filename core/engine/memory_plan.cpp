@@ -30,7 +30,8 @@ constexpr int64_t kCostPerToken = 2048;
 /** Bytes of the weights outside the blocks: embedding, untied head, learned positions. */
 int64_t outerParameters(const io::ModelConfig& c) {
   int64_t outer = c.vocabSize * c.hiddenSize * (c.tieWordEmbeddings ? 1 : 2) + c.hiddenSize;
-  if (c.architecture == io::Architecture::Gpt2) outer += c.maxPositions * c.hiddenSize;
+  if (c.positionEncoding == io::PositionEncoding::LearnedAbsolute)
+    outer += c.maxPositions * c.hiddenSize;
   return outer;
 }
 

@@ -3,6 +3,7 @@
 #include "engine/training_device.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/torch.h>
 
 #include "engine/device_choice.h"
 

@@ -2,6 +2,7 @@
 // on a free loopback port and reports its tensors as text through a pipe. The parent kills
 // every child at a deadline, so a hung rendezvous or collective fails the test, never CI.
 
+#include <torch/torch.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
