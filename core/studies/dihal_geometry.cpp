@@ -158,10 +158,9 @@ RunMeasurement bridgeRunMeasurement(const fs::path& run) {
 }
 
 recipes::BridgeSweepResult sweepOf(const geometry::GeometryReport& report,
-                                   const geometry::LayerRange& candidates,
+                                   const geometry::LayerScores& scores,
                                    const std::vector<BridgeLoss>& bridges, const fs::path& source) {
   const std::vector<int64_t> layers = report.layerIndices();
-  const geometry::LayerScores scores = scoredOver(report, candidates).scores;
   recipes::BridgeSweepResult sweep;
   for (const auto& bridge : bridges) {
     recipes::BridgeSweepRow row;

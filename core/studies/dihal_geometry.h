@@ -85,11 +85,11 @@ struct BridgeLoss {
   double valLoss = 0;
 };
 
-/** The sweep's rows and statistics for one scan of the store (S over `candidates` as
- *  scoredOver gives it, then the bridges' layers); FormatError naming `source` when a bridge's
- *  layer has no proxies. */
+/** The sweep's rows and statistics for one scan of the store and its S (`scores`, as
+ *  scoredOver gives it over the study's candidates), then the bridges' layers; FormatError
+ *  naming `source` when a bridge's layer has no proxies. */
 recipes::BridgeSweepResult sweepOf(const geometry::GeometryReport& report,
-                                   const geometry::LayerRange& candidates,
+                                   const geometry::LayerScores& scores,
                                    const std::vector<BridgeLoss>& bridges,
                                    const std::filesystem::path& source);
 /** The layers a sweep picks (over its bridged layers) and what each pick costs. */

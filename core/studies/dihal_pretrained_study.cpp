@@ -252,7 +252,9 @@ class DihalPretrainedStudy final : public Study {
     for (const auto mode : kNormalisations) {
       const geometry::GeometryReport scan = storeScan(store, mode);
       const std::string n = geometry::normalisationName(mode);
-      const auto best = scoredOver(scan, candidates(p)).scores.bestIndex;
+      // S once per scan: the l* below and every process's sweep read it.
+      const geometry::LayerScores scores = scoredOver(scan, candidates(p)).scores;
+      const auto best = scores.bestIndex;
       m.values["lstar_" + n] = best >= 0 ? double(scan.layers[size_t(best)].layer) : kNan;
       for (const auto& process : m_variant.processes) {
         std::vector<BridgeLoss> bridges;
@@ -261,7 +263,7 @@ class DihalPretrainedStudy final : public Study {
           if (r.arm.rfind(prefix, 0) == 0)
             bridges.push_back({std::stoll(r.arm.substr(prefix.size())),
                                r.measurement.values.at("val_loss_best")});
-        const recipes::BridgeSweepResult sweep = sweepOf(scan, candidates(p), bridges, store);
+        const recipes::BridgeSweepResult sweep = sweepOf(scan, scores, bridges, store);
         if (sweep.rows.size() < 2) continue;
         m.values["rho_s_" + process + "_" + n] = sweep.rho;
         m.values["partial_rho_" + process + "_" + n] = sweep.partialRho;

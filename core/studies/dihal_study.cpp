@@ -295,8 +295,11 @@ class DihalStudy final : public Study {
                                  const std::vector<StudyRunResult>& runs) override {
     const fs::path storePath = storeOf(p);
     const std::vector<BridgeLoss> bridges = bridgeLosses(runs);
-    recipes::BridgeSweepResult sweep = sweepOf(storeScan(storePath, geometry::Normalisation::Trace),
-                                               candidates(p), bridges, storePath);
+    const auto sweepUnder = [&](geometry::Normalisation mode) {
+      const geometry::GeometryReport scan = storeScan(storePath, mode);
+      return sweepOf(scan, scoredOver(scan, candidates(p)).scores, bridges, storePath);
+    };
+    recipes::BridgeSweepResult sweep = sweepUnder(geometry::Normalisation::Trace);
     RunMeasurement m;
     if (sweep.rows.size() < 2) return m;
     const SweepChoice choice = sweepChoice(sweep);
@@ -314,8 +317,7 @@ class DihalStudy final : public Study {
         {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(choice.lstar), "gen_ppl")},
         {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
     for (const geometry::Normalisation mode : kOtherNormalisations) {
-      const recipes::BridgeSweepResult other =
-          sweepOf(storeScan(storePath, mode), candidates(p), bridges, storePath);
+      const recipes::BridgeSweepResult other = sweepUnder(mode);
       const std::string name = geometry::normalisationName(mode);
       m.values["rho_s_" + name] = other.rho;
       m.values["partial_rho_" + name] = other.partialRho;
