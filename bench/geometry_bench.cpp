@@ -7,6 +7,10 @@
 // usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R]
 //                              [--anchors M] [--neighbours k] [--directions M] [--spectrum S]
 //                              [--phases] [--sampling-out FILE]   (anchors and pairs, as JSON)
+//                              [--layer B G]
+// --layer B G: also times one layer's whole geometry (computeLayerGeometry: the point, B bootstrap
+// resamples, G jackknife blocks) with the CPU backend's lanes and with the same evaluations one
+// after another (the BLAS threaded), and the largest relative difference of their replicates.
 // --random N D: N×d float32 with a decaying spectrum (column scales 3 → 0.3, offset 7.5), seed 1.
 
 #include <ATen/ATen.h>
@@ -15,23 +19,29 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/runtime_tuning.h"
 #include "geometry/backend.h"
 #include "geometry/cpu/covariance.h"
 #include "geometry/cpu/local_curvature.h"
 #include "geometry/cpu/nearest_neighbours.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/cpu/workspace.h"
+#include "geometry/layer_geometry.h"
 #include "geometry/median.h"
 
 namespace geo = strata::geometry;
@@ -120,7 +130,7 @@ nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampli
     p["normalised_copy"] = secondsSince(start);
     start = Clock::now();
     double* s = workspace.sigma.take<double>(d * d);
-    cpu::normalisedCovariance(normalised, norm, workspace, s);
+    cpu::normalisedCovariance(normalised, norm, false, workspace, s);
     p["covariance_syrk"] = secondsSince(start);
     start = Clock::now();
     const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize);
@@ -143,6 +153,60 @@ nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampli
   return p;
 }
 
+/** The CPU backend with the interface's own computeBatch: the evaluations one after another. */
+class SerialCpuBackend final : public geo::GeometryBackend {
+ public:
+  std::string description() const override { return m_cpu->description() + ", serial batch"; }
+  geo::ProxyResult computeProxies(const geo::HiddenStates& states, std::span<const float> weights,
+                                  const geo::TokenSampling& sampling,
+                                  const geo::ProxyOptions& options) override {
+    return m_cpu->computeProxies(states, weights, sampling, options);
+  }
+
+ private:
+  std::unique_ptr<geo::GeometryBackend> m_cpu = geo::makeCpuBackend();
+};
+
+/** One layer's whole geometry with lanes and serially, timed (medians of `runs`), compared. */
+nlohmann::json layerTimes(const geo::HiddenStates& states, geo::ProxyOptions options,
+                          int64_t resamples, int64_t blocks, int runs) {
+  options.bootstrapResamples = resamples;
+  options.jackknifeBlocks = blocks;
+  nlohmann::json out;
+  std::vector<geo::LayerGeometry> results;
+  for (const bool lanes : {true, false}) {
+    std::unique_ptr<geo::GeometryBackend> backend =
+        lanes ? geo::makeCpuBackend() : std::make_unique<SerialCpuBackend>();
+    std::vector<double> times;
+    for (int r = 0; r < runs; ++r) {
+      const auto start = Clock::now();
+      geo::LayerGeometry g = geo::computeLayerGeometry(*backend, states, 0, options);
+      times.push_back(secondsSince(start));
+      if (r == 0) results.push_back(std::move(g));
+    }
+    out[lanes ? "lanes_seconds" : "serial_seconds"] = median(times);
+    out[lanes ? "lanes_seconds_all" : "serial_seconds_all"] = times;
+  }
+  double worst = 0;
+  const auto compare = [&](double a, double b) {
+    if (std::isfinite(a) && std::isfinite(b) && b != 0)
+      worst = std::max(worst, std::abs(a - b) / std::abs(b));
+  };
+  for (size_t r = 0; r < results[0].replicates.size(); ++r) {
+    compare(results[0].replicates[r].monotonicity, results[1].replicates[r].monotonicity);
+    compare(results[0].replicates[r].effectiveRank, results[1].replicates[r].effectiveRank);
+    compare(results[0].replicates[r].curvature, results[1].replicates[r].curvature);
+  }
+  for (auto [a, b] : {std::pair{results[0].monotonicity, results[1].monotonicity},
+                      std::pair{results[0].effectiveRank, results[1].effectiveRank}})
+    compare(a.low, b.low), compare(a.high, b.high);
+  out["resamples"] = resamples;
+  out["jackknife_blocks"] = blocks;
+  out["speedup"] = out["serial_seconds"].get<double>() / out["lanes_seconds"].get<double>();
+  out["max_relative_difference"] = worst;
+  return out;
+}
+
 /** The command line (see the usage at the top of this file). */
 struct BenchArguments {
   std::string npy;  // empty with --random
@@ -152,6 +216,7 @@ struct BenchArguments {
   int runs = 3;
   bool phases = false;
   std::string samplingOut;
+  int64_t layerResamples = -1, layerBlocks = 0;  // --layer B G; -1: not asked for
 };
 
 BenchArguments parseArguments(int argc, char** argv) {
@@ -187,6 +252,8 @@ BenchArguments parseArguments(int argc, char** argv) {
       args.phases = true;
     else if (a == "--sampling-out" && i + 1 < argc)
       args.samplingOut = argv[++i];
+    else if (a == "--layer" && i + 2 < argc)
+      args.layerResamples = value(), args.layerBlocks = value();
     else
       throw std::runtime_error("unknown option " + a);
   }
@@ -235,6 +302,7 @@ FloorTimes measureFloor(const std::vector<float>& data, int64_t n, int64_t d, in
 }
 
 int main(int argc, char** argv) try {
+  strata::runWithTunedLibraries(argv);  // the OpenBLAS kernels Strata's own programs ask for
   if (argc < 2) {
     std::cerr
         << "usage: strata-geometry-bench DATA.npy|--random N D [--device cpu|cuda] [--runs R] "
@@ -303,6 +371,8 @@ int main(int argc, char** argv) try {
       std::vector<double>(result.spectrum.begin(),
                           result.spectrum.begin() + std::min<size_t>(4, result.spectrum.size()));
 
+  if (args.layerResamples >= 0 && !gpu)
+    out["layer"] = layerTimes(states, options, args.layerResamples, args.layerBlocks, runs);
   if (args.phases && gpu) {
     // The backend times its own stages (waiting for the device after each), once more.
     backend->timeStages(true);

@@ -9,6 +9,23 @@
 
 namespace strata::geometry {
 
+std::vector<ProxyOutcome> GeometryBackend::computeBatch(
+    const HiddenStates& states, std::span<const ProxyRequest> requests,
+    const std::function<void(int64_t)>& completed) {
+  std::vector<ProxyOutcome> out(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const ProxyRequest& r = requests[i];
+    try {
+      out[i].result = computeProxies(states, r.rowWeights, r.sampling, r.options);
+    } catch (...) {
+      out[i].error = std::current_exception();
+    }
+    completed(int64_t(i + 1));
+  }
+  if (requests.empty()) completed(0);
+  return out;
+}
+
 DeviceChoice parseDeviceChoice(const std::string& text) {
   if (text == "auto") return DeviceChoice::Auto;
   if (text == "cpu") return DeviceChoice::Cpu;

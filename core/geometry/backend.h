@@ -3,6 +3,9 @@
 // backend uses Eigen, Spectra and the system BLAS; the CUDA backend cuBLAS, cuSOLVER and
 // kernels of our own, and exists only in builds made with nvcc.
 
+#include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +37,25 @@ struct ProxyResult {
   std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
+/** One evaluation of a batch (GeometryBackend::computeBatch): computeProxies' arguments. */
+struct ProxyRequest {
+  std::vector<float> rowWeights;  // empty: every row counts once
+  TokenSampling sampling;
+  ProxyOptions options;
+  /**
+   * {begin, end} with begin < end when the weights are 1 except rows [begin, end), which are 0
+   * (a delete-one-block jackknife): a backend may then derive Σ from the whole layer's, computed
+   * once per batch (the CPU backend does; its values agree to float32 rounding). {0, 0}: none.
+   */
+  std::pair<int64_t, int64_t> deletedBlock{0, 0};
+};
+
+/** What one request of a batch gave: its result, or the exception computeProxies threw. */
+struct ProxyOutcome {
+  ProxyResult result;
+  std::exception_ptr error;  // null when `result` holds the evaluation
+};
+
 class GeometryBackend {
  public:
   virtual ~GeometryBackend() = default;
@@ -54,6 +76,19 @@ class GeometryBackend {
   virtual ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
                                      const TokenSampling& sampling,
                                      const ProxyOptions& options) = 0;
+
+  /**
+   * Evaluates every request on `states` as computeProxies would and returns one outcome per
+   * request, in order; an exception of one request is kept in its outcome, not thrown.
+   * `completed(done)` is called on the calling thread as evaluations finish, with how many have
+   * (not necessarily after each one, but always with the total at the end); an exception it
+   * throws (a cancellation) stops the batch once the evaluations in flight end, and is rethrown.
+   * The default runs the requests one after another. The CPU backend runs them side by side,
+   * one per thread with a workspace each (a bootstrap's resamples are independent).
+   */
+  virtual std::vector<ProxyOutcome> computeBatch(const HiddenStates& states,
+                                                 std::span<const ProxyRequest> requests,
+                                                 const std::function<void(int64_t)>& completed);
 };
 
 enum class DeviceChoice { Auto, Cpu, Cuda };

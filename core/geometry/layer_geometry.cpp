@@ -107,22 +107,43 @@ std::string undefinedReason(const RowScreening& screening) {
 /** Below this many resamples a point outside its interval is not noted (chance is too likely). */
 constexpr int64_t kNoteResamples = 10;
 
-/** Proxies of the rows of weight > 0 (curvature off), NaN where a resample is degenerate. */
-ProxyValues reweightedProxies(GeometryBackend& backend, const HiddenStates& states,
-                              const RowScreening& screening, std::span<const float> weights,
-                              TokenSampling sampling, const ProxyOptions& options,
-                              int64_t& zeroDirections) {
-  if (distinctRowsOfPositiveWeight(screening, weights) < 2)
-    return {kUndefined, kUndefined, kUndefined};  // copies of one row: tr(Σ) = 0
+/**
+ * One evaluation the bootstrap asks of the backend: the rows of weight > 0 (curvature off).
+ * `evaluated` is false where the rows are copies of one row (tr(Σ) = 0: every proxy undefined);
+ * `directions` is false where every sampled pair is a zero direction (m_mono undefined, so the
+ * min-eig form stands in for the backend's sake only).
+ */
+struct PlannedEvaluation {
+  bool evaluated = false;
+  bool directions = true;
+  size_t request = 0;  // its index in the batch
+};
+
+PlannedEvaluation plan(const RowScreening& screening, std::vector<float> weights,
+                       TokenSampling sampling, const ProxyOptions& options,
+                       std::vector<ProxyRequest>& batch,
+                       std::pair<int64_t, int64_t> deletedBlock = {0, 0}) {
+  PlannedEvaluation out;
+  if (distinctRowsOfPositiveWeight(screening, weights) < 2) return out;
   ProxyOptions own = options;
-  const bool rayleigh = options.monotonicity == MonotonicityMode::Rayleigh;
-  const bool directions = !rayleigh || !everyPairIsZero(screening, sampling.pairs);
-  if (!directions) {
+  if (options.monotonicity == MonotonicityMode::Rayleigh &&
+      everyPairIsZero(screening, sampling.pairs)) {
     own.monotonicity = MonotonicityMode::MinEigenvalue;
-    ++zeroDirections;
+    out.directions = false;
   }
-  const ProxyResult r = backend.computeProxies(states, weights, sampling, own);
-  return {kUndefined, directions ? r.values.monotonicity : kUndefined, r.values.effectiveRank};
+  out.evaluated = true;
+  out.request = batch.size();
+  batch.push_back({std::move(weights), std::move(sampling), own, deletedBlock});
+  return out;
+}
+
+/** The proxies a planned evaluation gave (curvature undefined: the caller reweights it). */
+ProxyValues valuesOf(const PlannedEvaluation& planned, const std::vector<ProxyOutcome>& outcomes) {
+  if (!planned.evaluated) return {kUndefined, kUndefined, kUndefined};
+  const ProxyOutcome& o = outcomes[planned.request];
+  if (o.error) std::rethrow_exception(o.error);
+  return {kUndefined, planned.directions ? o.result.values.monotonicity : kUndefined,
+          o.result.values.effectiveRank};
 }
 
 /**
@@ -130,12 +151,14 @@ ProxyValues reweightedProxies(GeometryBackend& backend, const HiddenStates& stat
  * same rows on every layer, see resampleSeed) give the replicates of every proxy; with
  * jackknifeBlocks = G > 0, G delete-one-block jackknife values (contiguous token blocks, so
  * the tokens of one sequence mostly leave together) give BCa's acceleration, else the
- * intervals are percentile ones. Fills out.replicates, the intervals and their warnings.
+ * intervals are percentile ones. Every evaluation is drawn first and handed to the backend as
+ * one batch (the CPU backend runs them side by side). Fills out.replicates, the intervals and
+ * their warnings.
  */
 void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowScreening& screening,
                const TokenSampling& pointSampling, const ProxyOptions& pointOptions,
                const ProxyOptions& options, LayerGeometry& out,
-               const std::function<void(int64_t)>& report) {
+               const std::function<void(int64_t, int64_t)>& report) {
   const int64_t layer = out.layer, resamples = options.bootstrapResamples;
   const auto warn = [&](const char* proxy, std::string reason) {
     out.warnings.push_back({layer, proxy, std::move(reason), false});
@@ -144,34 +167,30 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
   resampleOptions.spectrumSize = 1;   // k_eff needs λ_max only
   resampleOptions.curvature = false;  // m_curv reweights the point estimate's anchors instead
   const bool curvature = pointOptions.curvature && isDefined(out.values.curvature);
+
+  // The resamples' rows and samplings, in order (their seeds make them the same on every layer).
+  std::vector<ProxyRequest> batch;
+  std::vector<std::vector<float>> resampleWeights;
+  std::vector<PlannedEvaluation> planned;
   int64_t degenerate = 0, zeroDirections = 0;
   for (int64_t r = 0; r < resamples; ++r) {
-    report(r + 1);
-    const std::vector<float> weights =
+    std::vector<float> weights =
         drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
-    ProxyValues replicate{kUndefined, kUndefined, kUndefined};
-    try {
-      if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
-        ++degenerate;
-      } else {
-        replicate = reweightedProxies(backend, states, screening, weights,
-                                      drawTokenSampling(states.rows, weights, resampleOptions,
-                                                        resampleSeed(options.seed, r, true)),
-                                      resampleOptions, zeroDirections);
-      }
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
-                                  std::to_string(layer) + ": " + e.what());
-    }
-    if (curvature)
-      replicate.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
-    out.replicates.push_back(replicate);
+    TokenSampling sampling;
+    if (distinctRowsOfPositiveWeight(screening, weights) >= 2)
+      sampling = drawTokenSampling(states.rows, weights, resampleOptions,
+                                   resampleSeed(options.seed, r, true));
+    planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, batch));
+    if (!planned.back().evaluated) ++degenerate;
+    if (planned.back().evaluated && !planned.back().directions) ++zeroDirections;
+    resampleWeights.push_back(std::move(weights));
   }
 
   // Delete-one-block jackknife: block g = rows [g·N/G, (g+1)·N/G), with the point estimate's
   // anchors and pairs that avoid it (no new randomness enters the acceleration).
   const int64_t blocks = options.jackknifeBlocks;
-  std::vector<ProxyValues> jackknife;
+  std::vector<PlannedEvaluation> jackknifePlan;
+  std::vector<std::vector<float>> jackknifeWeights;
   for (int64_t g = 0; g < blocks && states.rows >= 2 * blocks; ++g) {
     const int64_t begin = states.rows * g / blocks, end = states.rows * (g + 1) / blocks;
     std::vector<float> weights(states.rows, 1.0f);
@@ -183,12 +202,35 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     for (const auto& pair : pointSampling.pairs)
       if (kept(pair.first) && kept(pair.second)) own.pairs.push_back(pair);
     if (own.anchors.empty()) own.anchors.push_back(begin == 0 ? end : 0);
-    int64_t ignored = 0;
-    ProxyValues value{kUndefined, kUndefined, kUndefined};
-    if (!own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue)
-      value = reweightedProxies(backend, states, screening, weights, own, resampleOptions, ignored);
+    const bool evaluate =
+        !own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue;
+    jackknifePlan.push_back(
+        evaluate ? plan(screening, weights, std::move(own), resampleOptions, batch, {begin, end})
+                 : PlannedEvaluation{});
+    jackknifeWeights.push_back(std::move(weights));
+  }
+
+  const std::vector<ProxyOutcome> outcomes = backend.computeBatch(
+      states, batch, [&](int64_t done) { report(done, int64_t(batch.size())); });
+  for (int64_t r = 0; r < resamples; ++r) {
+    ProxyValues replicate;
+    try {
+      replicate = valuesOf(planned[size_t(r)], outcomes);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("bootstrap resample " + std::to_string(r + 1) + " of layer " +
+                                  std::to_string(layer) + ": " + e.what());
+    }
     if (curvature)
-      value.curvature = weightedCurvature(out.localLambdaMax, pointSampling.anchors, weights);
+      replicate.curvature =
+          weightedCurvature(out.localLambdaMax, pointSampling.anchors, resampleWeights[size_t(r)]);
+    out.replicates.push_back(replicate);
+  }
+  std::vector<ProxyValues> jackknife;
+  for (size_t g = 0; g < jackknifePlan.size(); ++g) {
+    ProxyValues value = valuesOf(jackknifePlan[g], outcomes);
+    if (curvature)
+      value.curvature =
+          weightedCurvature(out.localLambdaMax, pointSampling.anchors, jackknifeWeights[g]);
     jackknife.push_back(value);
   }
 
@@ -252,15 +294,16 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
                                    int64_t layer, const ProxyOptions& options, JobContext* ctx) {
   options.validate();
   const int64_t resamples = options.bootstrapResamples;
-  const std::function<void(int64_t)> report = [&](int64_t done) {
+  // The point estimate counts as one evaluation, then the bootstrap's batch (its resamples and
+  // jackknife blocks) one each.
+  const std::function<void(int64_t, int64_t)> report = [&](int64_t done, int64_t total) {
     if (ctx == nullptr) return;
     ctx->checkCancelled();
-    ctx->progress(double(done) / double(resamples + 1),
-                  done == 0
-                      ? "proxies"
-                      : "bootstrap " + std::to_string(done) + "/" + std::to_string(resamples));
+    ctx->progress(
+        double(done + (total > 0 ? 1 : 0)) / double(total + 1),
+        total == 0 ? "proxies" : "bootstrap " + std::to_string(done) + "/" + std::to_string(total));
   };
-  report(0);
+  report(0, 0);
 
   // Degenerate layers are recognised here, before any backend runs, so that both backends see
   // only layers on which the requested proxies exist and report them the same way.

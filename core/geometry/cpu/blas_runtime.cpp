@@ -36,4 +36,19 @@ int blasThreads() {
   return threads == nullptr ? 1 : threads();
 }
 
+namespace {
+void setBlasThreads(int threads) {
+  using SetFunction = void(int);
+  if (auto* set = lookup<SetFunction>("openblas_set_num_threads"); set != nullptr) set(threads);
+}
+}  // namespace
+
+ScopedBlasThreads::ScopedBlasThreads(int threads) : m_previous(blasThreads()) {
+  if (threads != m_previous) setBlasThreads(threads);
+}
+
+ScopedBlasThreads::~ScopedBlasThreads() {
+  if (blasThreads() != m_previous) setBlasThreads(m_previous);
+}
+
 }  // namespace strata::geometry::cpu

@@ -13,4 +13,19 @@ std::string blasName();
 /** Threads the BLAS uses for one call: openblas_get_num_threads(), else 1. */
 int blasThreads();
 
+/**
+ * Sets the BLAS's threads per call for the object's lifetime (OpenBLAS only; a no-op on other
+ * BLAS), then restores them. OpenBLAS's count is process-wide.
+ */
+class ScopedBlasThreads {
+ public:
+  explicit ScopedBlasThreads(int threads);
+  ~ScopedBlasThreads();
+  ScopedBlasThreads(const ScopedBlasThreads&) = delete;
+  ScopedBlasThreads& operator=(const ScopedBlasThreads&) = delete;
+
+ private:
+  int m_previous;
+};
+
 }  // namespace strata::geometry::cpu

@@ -13,16 +13,17 @@
 
 namespace strata::geometry::cpu {
 
-void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+void normalisedCovariance(const float* normalised, const RowNormalisation& norm, bool rootWeighted,
                           Workspace& workspace, double* sigma) {
   const int64_t d = norm.dims;
   const int64_t count = static_cast<int64_t>(norm.rows.size());
-  // Row-major lower triangle of Σ in float32.
-  float* lower = workspace.lower.take<float>(d * d);
+  // Σ in float32, as the row-major upper triangle: the same memory as the column-major lower
+  // one that the double Σ keeps, so widening it below reads and writes contiguously.
+  float* upper = workspace.lower.take<float>(d * d);
   const float alpha = static_cast<float>(1.0 / (norm.weightSum - 1));
-  if (norm.rootWeights.empty()) {
-    cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(count), alpha, normalised,
-                int(d), 0.0f, lower, int(d));
+  if (norm.rootWeights.empty() || rootWeighted) {
+    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(d), int(count), alpha, normalised,
+                int(d), 0.0f, upper, int(d));
   } else {
     const int64_t block = rowBlockLength(d, 8192);
     float* scaled = workspace.scaled.take<float>(std::min(block, count) * d);
@@ -35,14 +36,14 @@ void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
         float* y = scaled + r * d;
         for (int64_t j = 0; j < d; ++j) y[j] = f * x[j];
       }
-      cblas_ssyrk(CblasRowMajor, CblasLower, CblasTrans, int(d), int(n), alpha, scaled, int(d),
-                  begin == 0 ? 0.0f : 1.0f, lower, int(d));
+      cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(d), int(n), alpha, scaled, int(d),
+                  begin == 0 ? 0.0f : 1.0f, upper, int(d));
     }
   }
-  // Widen; row-major lower (i ≥ j) is column-major upper, so both triangles are filled.
+  // Row-major upper (j ≥ i at i·d + j) is column-major lower: widen element by element.
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < d; ++i)
-    for (int64_t j = 0; j <= i; ++j) sigma[j * d + i] = sigma[i * d + j] = lower[i * d + j];
+    for (int64_t j = i; j < d; ++j) sigma[i * d + j] = upper[i * d + j];
 }
 
 namespace {

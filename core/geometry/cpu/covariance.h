@@ -14,11 +14,13 @@ namespace strata::geometry::cpu {
 
 /**
  * Σ = Σ_i w_i x̃_i x̃_iᵀ / (W − 1) over the normalised rows x̃ of positive weight (`normalised`,
- * from normalisedRows), as a full symmetric d×d double matrix. The product runs in float32:
- * one cblas_ssyrk over all rows for unit weights, else ssyrk over blocks of sqrt(w)-scaled
- * copies; only the d×d result is widened, into `sigma` (column-major d×d, both triangles).
+ * from normalisedRows), as the lower triangle of a symmetric d×d double matrix (column-major;
+ * the strict upper triangle is left as it was: every reader takes the lower one). The product
+ * runs in float32: one cblas_ssyrk over all rows for unit weights or when the rows already
+ * carry their sqrt(w) (`rootWeighted`), else ssyrk over blocks of sqrt(w)-scaled copies; only
+ * the d×d result is widened, into `sigma`.
  */
-void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+void normalisedCovariance(const float* normalised, const RowNormalisation& norm, bool rootWeighted,
                           Workspace& workspace, double* sigma);
 
 /**

@@ -5,15 +5,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "geometry/backend.h"
 #include "geometry/cpu/blas_runtime.h"
 #include "geometry/cpu/covariance.h"
+#include "geometry/cpu/jackknife_covariance.h"
 #include "geometry/cpu/local_curvature.h"
 #include "geometry/cpu/nearest_neighbours.h"
+#include "geometry/cpu/proxy_lanes.h"
 #include "geometry/cpu/row_normalisation.h"
 #include "geometry/cpu/workspace.h"
 #include "geometry/median.h"
@@ -53,6 +59,65 @@ class CpuBackend final : public GeometryBackend {
 
   ProxyResult computeProxies(const HiddenStates& states, std::span<const float> rowWeights,
                              const TokenSampling& sampling, const ProxyOptions& options) override {
+    return evaluate(states, rowWeights, sampling, options, nullptr, {0, 0});
+  }
+
+  std::vector<ProxyOutcome> computeBatch(const HiddenStates& states,
+                                         std::span<const ProxyRequest> requests,
+                                         const std::function<void(int64_t)>& completed) override {
+    // The jackknife blocks' Σ from the layer's Gram, computed here once (the BLAS threaded).
+    std::optional<cpu::CentredGram> total;
+    for (const ProxyRequest& r : requests)
+      if (downdatable(states, r)) {
+        total = cpu::centredGram(states, m_workspace);
+        break;
+      }
+    const auto one = [&](CpuBackend& backend, const ProxyRequest& r, ProxyOutcome& out) {
+      try {
+        const bool downdate = total && downdatable(states, r);
+        out.result = backend.evaluate(states, r.rowWeights, r.sampling, r.options,
+                                      downdate ? &*total : nullptr, r.deletedBlock);
+      } catch (...) {
+        out.error = std::current_exception();
+      }
+    };
+    std::vector<ProxyOutcome> out(requests.size());
+    const int lanes = cpu::laneCount(int64_t(requests.size()), laneBytes(states, requests));
+    if (lanes <= 1) {
+      for (size_t i = 0; i < requests.size(); ++i) {
+        one(*this, requests[i], out[i]);
+        completed(int64_t(i + 1));
+      }
+      if (requests.empty()) completed(0);
+      return out;
+    }
+    while (m_lanes.size() + 1 < size_t(lanes)) m_lanes.push_back(std::make_unique<CpuBackend>());
+    cpu::runLanes(
+        lanes, int64_t(requests.size()),
+        [&](int lane, int64_t i) {
+          one(lane == 0 ? *this : *m_lanes[size_t(lane - 1)], requests[size_t(i)], out[size_t(i)]);
+        },
+        completed);
+    return out;
+  }
+
+ private:
+  /** Whether `r` is a jackknife block whose Σ can come from the layer's Gram (no m_curv, which
+   *  needs the normalised rows themselves), its weights what its deletedBlock says. */
+  static bool downdatable(const HiddenStates& states, const ProxyRequest& r) {
+    const auto [begin, end] = r.deletedBlock;
+    if (r.options.curvature || !(0 <= begin && begin < end && end <= states.rows) ||
+        int64_t(r.rowWeights.size()) != states.rows)
+      return false;
+    for (int64_t i = 0; i < states.rows; ++i)
+      if (r.rowWeights[size_t(i)] != ((i >= begin && i < end) ? 0.0f : 1.0f)) return false;
+    return true;
+  }
+
+  /** computeProxies, with Σ from `total` less the rows `block` when `total` is given. */
+  ProxyResult evaluate(const HiddenStates& states, std::span<const float> rowWeights,
+                       const TokenSampling& sampling, const ProxyOptions& options,
+                       const cpu::CentredGram* total, std::pair<int64_t, int64_t> block) {
     options.validate();
     const cpu::RowNormalisation norm =
         cpu::normaliseRows(states, rowWeights, options.normalisation);
@@ -67,13 +132,21 @@ class CpuBackend final : public GeometryBackend {
     ProxyResult result;
     result.constantDimensions = norm.constantDimensions;
     const int64_t d = norm.dims;
-    // One float32 copy of the normalised rows of positive weight serves every product below.
-    float* normalised = m_workspace.normalised.take<float>(norm.rows.size() * d);
-    cpu::normalisedRows(states, norm, normalised);
     // Σ (under `trace`, tr Σ = d up to float32 rounding; k_eff and ε use the trace of the Σ
     // computed).
     double* sigma = m_workspace.sigma.take<double>(d * d);
-    cpu::normalisedCovariance(normalised, norm, m_workspace, sigma);
+    float* normalised = nullptr;
+    if (total != nullptr) {
+      cpu::downdatedCovariance(states, *total, norm, block.first, block.second, m_workspace, sigma);
+    } else {
+      // One float32 copy of the normalised rows of positive weight serves every product below.
+      // Without m_curv only Σ reads it, so a resample's rows carry their sqrt(w) at once.
+      normalised = m_workspace.normalised.take<float>(norm.rows.size() * d);
+      const bool rootWeighted = !norm.rootWeights.empty() && !options.curvature;
+      cpu::writeNormalisedRows(states, norm, norm.rows.data(), int64_t(norm.rows.size()),
+                               rootWeighted ? norm.rootWeights.data() : nullptr, normalised, true);
+      cpu::normalisedCovariance(normalised, norm, rootWeighted, m_workspace, sigma);
+    }
     double trace = 0;
     for (int64_t j = 0; j < d; ++j) trace += sigma[j * d + j];
     result.spectrum = cpu::leadingEigenvalues(sigma, d, options.spectrumSize);
@@ -101,8 +174,21 @@ class CpuBackend final : public GeometryBackend {
     return result;
   }
 
- private:
+  /** The scratch one more lane needs for the largest request: its workspace's buffers. */
+  static int64_t laneBytes(const HiddenStates& states, std::span<const ProxyRequest> requests) {
+    const int64_t n = states.rows, d = states.cols;
+    int64_t directions = 0, anchors = 0;
+    for (const ProxyRequest& r : requests) {
+      directions = std::max<int64_t>(directions, int64_t(r.sampling.pairs.size()));
+      if (r.options.curvature) anchors = std::max<int64_t>(anchors, r.options.anchors);
+    }
+    return 4 * n * d + 12 * d * d + 8 * d * directions + 4 * anchors * d +
+           4 * std::min<int64_t>(n, cpu::rowBlockLength(d, 8192)) * d;
+  }
+
   cpu::Workspace m_workspace;  // reused by every call: one call at a time per backend
+  /** The backends of lanes 1, 2, … (lane 0 is this one), kept with their workspaces. */
+  std::vector<std::unique_ptr<CpuBackend>> m_lanes;
 };
 
 }  // namespace

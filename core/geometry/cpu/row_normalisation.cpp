@@ -23,8 +23,9 @@ std::vector<double> reduceRows(const RowNormalisation& norm, std::span<const flo
   std::vector<std::vector<double>> partial(threads, std::vector<double>(width, 0.0));
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num();
-    const int64_t begin = count * t / threads, end = count * (t + 1) / threads;
+    // The team may be smaller than asked (inside a lane: one thread), so split over its size.
+    const int team = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t begin = count * t / team, end = count * (t + 1) / team;
     double* acc = partial[t].data();
     for (int64_t r = begin; r < end; ++r) {
       const int64_t row = norm.rows[r];
