@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,60 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CkaReference,
                          ::testing::Values(std::tuple<int64_t, int64_t, int64_t>{500, 32, 32},
                                            std::tuple<int64_t, int64_t, int64_t>{60, 200, 200},
                                            std::tuple<int64_t, int64_t, int64_t>{300, 16, 40}));
+
+// CKA straight from its definition (Kornblith et al. 2019, eq. 5): centre in double, then
+// ‖YᵀX‖²_F / (‖XᵀX‖_F ‖YᵀY‖_F) with every entry of the d×d products summed out by loops.
+double ckaFromDefinition(const std::vector<float>& x, int64_t dx, const std::vector<float>& y,
+                         int64_t dy, int64_t n) {
+  auto centred = [n](const std::vector<float>& m, int64_t d) {
+    std::vector<double> out(m.begin(), m.end());
+    for (int64_t k = 0; k < d; ++k) {
+      double mean = 0;
+      for (int64_t i = 0; i < n; ++i) mean += out[size_t(i * d + k)];
+      mean /= double(n);
+      for (int64_t i = 0; i < n; ++i) out[size_t(i * d + k)] -= mean;
+    }
+    return out;
+  };
+  const auto a = centred(x, dx), b = centred(y, dy);
+  auto squaredCross = [n](const std::vector<double>& p, int64_t dp, const std::vector<double>& q,
+                          int64_t dq) {
+    double s = 0;
+    for (int64_t i = 0; i < dp; ++i)
+      for (int64_t j = 0; j < dq; ++j) {
+        double c = 0;
+        for (int64_t r = 0; r < n; ++r) c += p[size_t(r * dp + i)] * q[size_t(r * dq + j)];
+        s += c * c;
+      }
+    return s;
+  };
+  return squaredCross(a, dx, b, dy) /
+         std::sqrt(squaredCross(a, dx, a, dx) * squaredCross(b, dy, b, dy));
+}
+
+class CkaDefinition : public ::testing::TestWithParam<std::tuple<int64_t, int64_t, int64_t>> {};
+
+// Needs no Python. The plugin takes n×n Grams when n < dx + dy, else one (dx+dy)² Gram; the
+// shapes take both, including n between max(dx, dy) and dx + dy.
+TEST_P(CkaDefinition, AgreesWithTheDefinitionInBothForms) {
+  const auto [n, dx, dy] = GetParam();
+  auto x = gaussianMatrix(n, dx, 30 + uint64_t(dx));
+  auto y = gaussianMatrix(n, dy, 31 + uint64_t(dy));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < dx; ++j) x[size_t(i * dx + j)] += 2.0f + 0.01f * float(j);  // offsets
+    for (int64_t j = 0; j < std::min(dx, dy); ++j)
+      y[size_t(i * dy + j)] += 0.7f * x[size_t(i * dx + j)];
+  }
+  const double want = ckaFromDefinition(x, dx, y, dy, n);
+  EXPECT_GT(want, 0.05);
+  EXPECT_LT(want, 0.95);
+  EXPECT_NEAR(cka(x, y, n, dx, dy), want, 1e-12) << "n=" << n << " dx=" << dx << " dy=" << dy;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CkaDefinition,
+                         ::testing::Values(std::tuple<int64_t, int64_t, int64_t>{200, 150, 120},
+                                           std::tuple<int64_t, int64_t, int64_t>{120, 150, 90},
+                                           std::tuple<int64_t, int64_t, int64_t>{200, 40, 60}));
 
 }  // namespace
 }  // namespace strata

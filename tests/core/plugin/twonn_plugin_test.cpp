@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -117,6 +119,60 @@ TEST(TwoNNPlugin, RefusesBadOptionsAndTooFewPointsByName) {
   const auto y = uniformCubeInSubspace(50, 1, 4, 1);
   EXPECT_THROW(runBuiltMetric("twonn_id", y, 50, 4, nullptr, 0, "estimator=median"), Error);
   EXPECT_THROW(runBuiltMetric("twonn_id", y, 50, 4, nullptr, 0, "neighbours=3"), ConfigError);
+}
+
+// μ_i = r2/r1 of every row from all n² pair distances in double (no Gram trick, no candidates),
+// and the two estimators from them exactly as twonn.h defines them.
+struct BruteForceTwoNN {
+  double fit = 0, mle = 0;
+};
+
+BruteForceTwoNN bruteForceTwoNN(const std::vector<float>& x, int64_t n, int64_t d, double discard) {
+  std::vector<double> mu;
+  for (int64_t i = 0; i < n; ++i) {
+    double r1 = std::numeric_limits<double>::infinity(), r2 = r1;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      double s = 0;
+      for (int64_t k = 0; k < d; ++k) {
+        const double t = double(x[size_t(i * d + k)]) - double(x[size_t(j * d + k)]);
+        s += t * t;
+      }
+      if (s < r1)
+        r2 = r1, r1 = s;
+      else if (s < r2)
+        r2 = s;
+    }
+    mu.push_back(std::sqrt(r2 / r1));
+  }
+  BruteForceTwoNN out;
+  double logs = 0;
+  for (double m : mu) logs += std::log(m);
+  out.mle = double(mu.size()) / logs;
+  std::sort(mu.begin(), mu.end());
+  const size_t kept =
+      std::min(size_t(std::floor(double(mu.size()) * (1 - discard))), mu.size() - 1);
+  double xy = 0, xx = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const double lx = std::log(mu[i]), ly = -std::log(1.0 - double(i + 1) / double(mu.size()));
+    xy += lx * ly;
+    xx += lx * lx;
+  }
+  out.fit = xy / xx;
+  return out;
+}
+
+// Needs no Python. 3600 points: the plugin's float Gram is then cut into blocks of rows
+// (at most 32 MiB each), so the rows of every block after the first must find their neighbours.
+TEST(TwoNNPlugin, AgreesWithABruteForceSearchAcrossGramBlocks) {
+  const int64_t n = 3600, d = 12;
+  auto x = uniformCubeInSubspace(n, 3, d, 41);
+  const auto noise = testing::gaussianMatrix(n, d, 42);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(std::sin(3.0 * x[i]) + 0.01 * noise[i]);
+  const auto want = bruteForceTwoNN(x, n, d, 0.1);
+  EXPECT_NEAR(runBuiltMetric("twonn_id", x, n, d), want.fit, 1e-9 * want.fit);
+  EXPECT_NEAR(runBuiltMetric("twonn_id", x, n, d, nullptr, 0, "estimator=mle"), want.mle,
+              1e-9 * want.mle);
 }
 
 TEST(TwoNNPlugin, AgreesWithTheScikitLearnReference) {
