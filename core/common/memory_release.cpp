@@ -24,4 +24,13 @@ int64_t residentBytes() {
   return -1;
 }
 
+int64_t memAvailableBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  int64_t kilobytes = 0;
+  while (meminfo >> key >> kilobytes >> unit)
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  return -1;
+}
+
 }  // namespace strata

@@ -16,4 +16,7 @@ void releaseFreedMemory();
 /** The process's resident set in bytes (VmRSS of /proc/self/status); -1 where unknown. */
 int64_t residentBytes();
 
+/** The system's available memory in bytes (MemAvailable of /proc/meminfo); -1 where unknown. */
+int64_t memAvailableBytes();
+
 }  // namespace strata

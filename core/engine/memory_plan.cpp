@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/memory_release.h"
 #include "io/hf/model_folder.h"
 
 #ifdef STRATA_WITH_CUDA
@@ -83,13 +84,9 @@ int64_t parseBytes(const std::string& text) {
 }
 
 int64_t memAvailable() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  int64_t kilobytes = 0;
-  std::string unit;
-  while (in >> key >> kilobytes >> unit)
-    if (key == "MemAvailable:") return kilobytes * 1024;
-  throw IoError("/proc/meminfo", "has no MemAvailable line");
+  const int64_t bytes = memAvailableBytes();
+  if (bytes < 0) throw IoError("/proc/meminfo", "has no MemAvailable line");
+  return bytes;
 }
 
 }  // namespace

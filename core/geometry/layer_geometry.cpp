@@ -109,9 +109,10 @@ constexpr int64_t kNoteResamples = 10;
 
 /**
  * One evaluation the bootstrap asks of the backend: the rows of weight > 0 (curvature off).
- * `evaluated` is false where the rows are copies of one row (tr(Σ) = 0: every proxy undefined);
- * `directions` is false where every sampled pair is a zero direction (m_mono undefined, so the
- * min-eig form stands in for the backend's sake only).
+ * `evaluated` is false where none is asked (the rows are copies of one row, tr(Σ) = 0, or a
+ * jackknife block leaves no pair: every proxy undefined); `directions` is false where every
+ * sampled pair is a zero direction (m_mono undefined, so the min-eig form stands in for the
+ * backend's sake only).
  */
 struct PlannedEvaluation {
   bool evaluated = false;
@@ -119,12 +120,12 @@ struct PlannedEvaluation {
   size_t request = 0;  // its index in the batch
 };
 
+/** Adds the evaluation of rows of at least two distinct values to `batch`. */
 PlannedEvaluation plan(const RowScreening& screening, std::vector<float> weights,
                        TokenSampling sampling, const ProxyOptions& options,
                        std::vector<ProxyRequest>& batch,
                        std::pair<int64_t, int64_t> deletedBlock = {0, 0}) {
   PlannedEvaluation out;
-  if (distinctRowsOfPositiveWeight(screening, weights) < 2) return out;
   ProxyOptions own = options;
   if (options.monotonicity == MonotonicityMode::Rayleigh &&
       everyPairIsZero(screening, sampling.pairs)) {
@@ -176,13 +177,15 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
   for (int64_t r = 0; r < resamples; ++r) {
     std::vector<float> weights =
         drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
-    TokenSampling sampling;
-    if (distinctRowsOfPositiveWeight(screening, weights) >= 2)
-      sampling = drawTokenSampling(states.rows, weights, resampleOptions,
-                                   resampleSeed(options.seed, r, true));
-    planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, batch));
-    if (!planned.back().evaluated) ++degenerate;
-    if (planned.back().evaluated && !planned.back().directions) ++zeroDirections;
+    if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
+      planned.push_back({});  // copies of one row: tr(Σ) = 0
+      ++degenerate;
+    } else {
+      TokenSampling sampling = drawTokenSampling(states.rows, weights, resampleOptions,
+                                                 resampleSeed(options.seed, r, true));
+      planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, batch));
+      if (!planned.back().directions) ++zeroDirections;
+    }
     resampleWeights.push_back(std::move(weights));
   }
 
@@ -203,7 +206,8 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
       if (kept(pair.first) && kept(pair.second)) own.pairs.push_back(pair);
     if (own.anchors.empty()) own.anchors.push_back(begin == 0 ? end : 0);
     const bool evaluate =
-        !own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue;
+        (!own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue) &&
+        distinctRowsOfPositiveWeight(screening, weights) >= 2;
     jackknifePlan.push_back(
         evaluate ? plan(screening, weights, std::move(own), resampleOptions, batch, {begin, end})
                  : PlannedEvaluation{});

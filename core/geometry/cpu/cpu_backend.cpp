@@ -83,14 +83,6 @@ class CpuBackend final : public GeometryBackend {
     };
     std::vector<ProxyOutcome> out(requests.size());
     const int lanes = cpu::laneCount(int64_t(requests.size()), laneBytes(states, requests));
-    if (lanes <= 1) {
-      for (size_t i = 0; i < requests.size(); ++i) {
-        one(*this, requests[i], out[i]);
-        completed(int64_t(i + 1));
-      }
-      if (requests.empty()) completed(0);
-      return out;
-    }
     while (m_lanes.size() + 1 < size_t(lanes)) m_lanes.push_back(std::make_unique<CpuBackend>());
     cpu::runLanes(
         lanes, int64_t(requests.size()),

@@ -5,44 +5,31 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <fstream>
-#include <sstream>
-#include <string>
 
+#include "common/memory_release.h"
 #include "geometry/cpu/blas_runtime.h"
 
 namespace strata::geometry::cpu {
 
-namespace {
-
-/** MemAvailable from /proc/meminfo in bytes, or -1 where it cannot be read. */
-int64_t availableBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    int64_t kilobytes = 0;
-    if (fields >> key >> kilobytes && key == "MemAvailable:") return kilobytes * 1024;
-  }
-  return -1;
-}
-
-}  // namespace
-
 int laneCount(int64_t requests, int64_t laneBytes) {
-  int lanes =
-      std::max(1, std::min<int>(omp_get_max_threads(), int(std::min<int64_t>(requests, 1 << 20))));
+  int64_t lanes = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), requests));
   if (lanes > 1 && laneBytes > 0) {
-    const int64_t available = availableBytes();
-    if (available >= 0)
-      lanes = std::min<int64_t>(lanes, 1 + std::max<int64_t>(0, available / 2 / laneBytes));
+    const int64_t available = memAvailableBytes();
+    if (available >= 0) lanes = std::min(lanes, 1 + available / 2 / laneBytes);
   }
-  return lanes;
+  return int(lanes);
 }
 
 void runLanes(int lanes, int64_t count, const std::function<void(int lane, int64_t i)>& work,
               const std::function<void(int64_t done)>& completed) {
+  if (lanes <= 1) {  // one after another, the BLAS threaded as it is
+    for (int64_t i = 0; i < count; ++i) {
+      work(0, i);
+      completed(i + 1);
+    }
+    if (count == 0) completed(0);
+    return;
+  }
   std::atomic<int64_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   std::exception_ptr stopped;

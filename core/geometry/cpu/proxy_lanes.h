@@ -19,10 +19,11 @@ int laneCount(int64_t requests, int64_t laneBytes);
 
 /**
  * Calls work(lane, i) once for every i in [0, count), on `lanes` threads (lane 0 is the
- * calling thread). The BLAS runs single-threaded and nested OpenMP loops on their lane's thread
- * meanwhile. `work` must not throw. `completed(done)` runs on the calling thread only, after
- * its own evaluations and once at the end; an exception from it stops the lanes taking new
- * work and is rethrown when those in flight have ended.
+ * calling thread). With more than one lane the BLAS runs single-threaded and nested OpenMP loops
+ * on their lane's thread meanwhile; one lane runs them in order, after each of which it reports,
+ * with the BLAS and OpenMP as they are. `work` must not throw. `completed(done)` runs on the
+ * calling thread only, after its own evaluations and once at the end; an exception from it stops
+ * the lanes taking new work and is rethrown when those in flight have ended.
  */
 void runLanes(int lanes, int64_t count, const std::function<void(int lane, int64_t i)>& work,
               const std::function<void(int64_t done)>& completed);
