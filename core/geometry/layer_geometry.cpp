@@ -104,6 +104,27 @@ std::string undefinedReason(const RowScreening& screening) {
   return {};
 }
 
+/**
+ * m_mono's interval when no resample's Σ has full rank: a resample holds ~63 % distinct rows, so
+ * with at most d of them its Σ_r is singular (rank ≤ distinct − 1 < d) where the layer's has
+ * more directions, and the ridge ε of Σ_r + εI fills the missing ones. m_mono inverts exactly
+ * that matrix, so its replicates shift as a whole (measured: every layer of an N = d = 4,096
+ * store had its point outside the interval). Said before any shift is seen, with what to change.
+ */
+void warnSingularResamples(int64_t mostDistinct, int64_t layerDistinct, int64_t d,
+                           const std::function<void(const char*, std::string)>& warn) {
+  if (mostDistinct > d || mostDistinct >= layerDistinct) return;
+  // N·(1 − 1/e) distinct rows in expectation: more than d from N ≈ 1.58·d.
+  const auto enough = int64_t(std::ceil(1.6 * double(d)));
+  warn("m_mono", "interval not reliable: the bootstrap resamples hold at most " +
+                     std::to_string(mostDistinct) + " distinct rows (the layer " +
+                     std::to_string(layerDistinct) + "), no more than d = " + std::to_string(d) +
+                     ", so every resample's Σ is singular and the ridge fills its missing "
+                     "directions; m_mono's replicates are biased. Capture several times d "
+                     "tokens (at least " +
+                     std::to_string(enough) + ") for an interval that can be read");
+}
+
 /** Below this many resamples a point outside its interval is not noted (chance is too likely). */
 constexpr int64_t kNoteResamples = 10;
 
@@ -173,11 +194,13 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
   std::vector<ProxyRequest> batch;
   std::vector<std::vector<float>> resampleWeights;
   std::vector<PlannedEvaluation> planned;
-  int64_t degenerate = 0, zeroDirections = 0;
+  int64_t degenerate = 0, zeroDirections = 0, mostDistinct = 0;
   for (int64_t r = 0; r < resamples; ++r) {
     std::vector<float> weights =
         drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
-    if (distinctRowsOfPositiveWeight(screening, weights) < 2) {
+    const int64_t distinct = distinctRowsOfPositiveWeight(screening, weights);
+    mostDistinct = std::max(mostDistinct, distinct);
+    if (distinct < 2) {
       planned.push_back({});  // copies of one row: tr(Σ) = 0
       ++degenerate;
     } else {
@@ -276,8 +299,11 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
            "an interval bound is undefined (n/a): " + countText(infinite, resamples, "resamples") +
                " of the anchors have a zero-spread median neighbourhood (1/λ_max = +∞)");
   }
-  if (isDefined(out.values.monotonicity))
+  if (isDefined(out.values.monotonicity)) {
     out.monotonicity = intervalOf(&ProxyValues::monotonicity, out.values.monotonicity, "m_mono");
+    if (resamples > 0 && pointOptions.monotonicity == MonotonicityMode::Rayleigh)
+      warnSingularResamples(mostDistinct, screening.distinctRows, states.cols, warn);
+  }
   if (isDefined(out.values.effectiveRank))
     out.effectiveRank = intervalOf(&ProxyValues::effectiveRank, out.values.effectiveRank, "k_eff");
   if (degenerate > 0)
