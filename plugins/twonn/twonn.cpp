@@ -41,27 +41,31 @@ std::vector<float> distinctRows(const float* rows, int64_t n, int64_t d) {
   return out;
 }
 
-/**
- * r2/r1 of row i of the n×d `rows`, from its Gram row g (g[j] = float dot product of rows i and
- * j) and the rows' squared norms: the kCandidates smallest approximate squared distances, then
- * those candidates measured exactly in double. None when fewer than two neighbours exist or
- * r1 = 0 (rows equal in value, e.g. ±0). Reads only; safe to call for many rows at once.
- */
-std::optional<double> nearestRatio(const float* rows, const float* norms, const float* g, int64_t i,
-                                   int64_t n, int64_t d) {
+/** A row's kCandidates smallest approximate squared distances so far, ascending. */
+struct Candidates {
   std::pair<float, int64_t> best[kCandidates];
-  for (auto& b : best) b = {std::numeric_limits<float>::infinity(), -1};
-  for (int64_t j = 0; j < n; ++j) {
-    if (j == i) continue;
-    const float approx = norms[i] + norms[j] - 2 * g[j];
-    if (approx >= best[kCandidates - 1].first) continue;
+  Candidates() {
+    for (auto& b : best) b = {std::numeric_limits<float>::infinity(), -1};
+  }
+  /** Offers row j at the approximate squared distance `approx`: strictly closer only, so at
+   *  equal values the row offered first (offers come in ascending j) stays. */
+  void offer(float approx, int64_t j) {
+    if (approx >= best[kCandidates - 1].first) return;
     int slot = kCandidates - 1;
     while (slot > 0 && best[slot - 1].first > approx) best[slot] = best[slot - 1], --slot;
     best[slot] = {approx, j};
   }
+};
+
+/**
+ * r2/r1 of row i from its candidates, measured exactly in double. None when fewer than two
+ * neighbours exist or r1 = 0 (rows equal in value, e.g. ±0).
+ */
+std::optional<double> nearestRatio(const float* rows, const Candidates& candidates, int64_t i,
+                                   int64_t d) {
   double exact[kCandidates];
   int found = 0;
-  for (const auto& b : best)
+  for (const auto& b : candidates.best)
     if (b.second >= 0) exact[found++] = squaredDistance(rows + i * d, rows + b.second * d, d);
   for (int a = 1; a < found; ++a)  // insertion sort of at most kCandidates values
     for (int b = a; b > 0 && exact[b - 1] > exact[b]; --b) std::swap(exact[b - 1], exact[b]);
@@ -90,33 +94,60 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
     for (int64_t k = 0; k < d; ++k) s += double(rows[i * d + k]) * rows[i * d + k];
     norms[size_t(i)] = float(s);
   }
-  // Candidate search on ‖a‖² + ‖b‖² − 2a·b from a float32 Gram block (BLAS); the few best
+  // Candidate search on ‖a‖² + ‖b‖² − 2a·b from float32 Gram blocks (BLAS); the few best
   // candidates per row are then measured exactly, so rounding in the Gram trick cannot pick the
   // wrong neighbours unless more than kCandidates points tie within float precision.
-  // The full Gram, not its upper half with each product serving both rows: a BLAS need not
-  // round G_ij and G_ji alike (OpenBLAS's Haswell and Zen sgemm kernels do not), and the half
-  // would then settle near ties among the candidates differently from row i's own products.
-  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(32) << 20) / (4 * n)));
-  std::vector<float> gram(size_t(block * n));
-  std::vector<double> blockRatios(static_cast<size_t>(block));
-  std::vector<unsigned char> blockKept(static_cast<size_t>(block));
+  // Only the blocks on and above the diagonal are multiplied: block (I, J) serves the rows of I
+  // (its rows) and those of J (its columns), so each product G_ij
+  // is computed once and both rows read the same value. Taking the pairs in row-major order
+  // offers every row its candidates in ascending index, as a scan of a full Gram row would.
+  const int64_t block = std::min<int64_t>(n, 1024);
+  std::vector<float> gram(size_t(block * block));
+  std::vector<Candidates> candidates(static_cast<size_t>(n));
+  const float* norm = norms.data();
+  for (int64_t bi = 0; bi < n; bi += block) {
+    const int64_t ni = std::min(block, n - bi);
+    for (int64_t bj = bi; bj < n; bj += block) {
+      const int64_t nj = std::min(block, n - bj);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(ni), int(nj), int(d), 1.0f,
+                  rows + bi * d, int(d), rows + bj * d, int(d), 0.0f, gram.data(), int(nj));
+      // Each row's candidates are written by one thread only. The rows of I read their own
+      // rows of the block; the rows of J (only off the diagonal, where J ≠ I) its columns, in
+      // chunks of kColumns so that every thread reads whole cache lines row after row.
+#pragma omp parallel for schedule(static)
+      for (int64_t r = 0; r < ni; ++r) {
+        const int64_t i = bi + r;
+        const float* dot = gram.data() + r * nj;
+        Candidates& mine = candidates[size_t(i)];
+        for (int64_t c = 0; c < nj; ++c)
+          if (bj + c != i) mine.offer(norm[i] + norm[bj + c] - 2 * dot[c], bj + c);
+      }
+      if (bi == bj) continue;
+      constexpr int64_t kColumns = 64;
+#pragma omp parallel for schedule(static)
+      for (int64_t first = 0; first < nj; first += kColumns) {
+        const int64_t last = std::min(nj, first + kColumns);
+        for (int64_t r = 0; r < ni; ++r) {
+          const float* dot = gram.data() + r * nj;
+          const float rowNorm = norm[bi + r];
+          for (int64_t c = first; c < last; ++c)
+            candidates[size_t(bj + c)].offer(norm[bj + c] + rowNorm - 2 * dot[c], bi + r);
+        }
+      }
+    }
+  }
+  std::vector<double> rowRatios(static_cast<size_t>(n));
+  std::vector<unsigned char> kept(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const auto ratio = nearestRatio(rows, candidates[size_t(i)], i, d);
+    kept[size_t(i)] = ratio.has_value();
+    rowRatios[size_t(i)] = ratio.value_or(0.0);
+  }
   std::vector<double>& ratios = out.ratios;
   ratios.reserve(size_t(n));
-  for (int64_t begin = 0; begin < n; begin += block) {
-    const int64_t rowsHere = std::min(block, n - begin);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rowsHere), int(n), int(d), 1.0f,
-                rows + begin * d, int(d), rows, int(d), 0.0f, gram.data(), int(n));
-    // Rows are independent: each thread scans its own rows of the block and writes only their
-    // slots; the ratios are appended in row order afterwards, as a serial scan would.
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rowsHere; ++r) {
-      const auto ratio = nearestRatio(rows, norms.data(), gram.data() + r * n, begin + r, n, d);
-      blockKept[size_t(r)] = ratio.has_value();
-      blockRatios[size_t(r)] = ratio.value_or(0.0);
-    }
-    for (int64_t r = 0; r < rowsHere; ++r)
-      if (blockKept[size_t(r)]) ratios.push_back(blockRatios[size_t(r)]);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    if (kept[size_t(i)]) ratios.push_back(rowRatios[size_t(i)]);
   return out;
 }
 

@@ -162,8 +162,9 @@ BruteForceTwoNN bruteForceTwoNN(const std::vector<float>& x, int64_t n, int64_t 
   return out;
 }
 
-// Needs no Python. 3600 points: the plugin's float Gram is then cut into blocks of rows
-// (at most 32 MiB each), so the rows of every block after the first must find their neighbours.
+// Needs no Python. 3600 points: the plugin's float Gram is then cut into 4 blocks of at most
+// 1,024 rows and only the 10 blocks on and above the diagonal are multiplied, so most rows find
+// some neighbours through a block's columns (its transposed copy) and others through its rows.
 TEST(TwoNNPlugin, AgreesWithABruteForceSearchAcrossGramBlocks) {
   const int64_t n = 3600, d = 12;
   auto x = uniformCubeInSubspace(n, 3, d, 41);
