@@ -27,19 +27,30 @@ bool oneOf(const char* name, std::initializer_list<const char*> names) {
 
 }  // namespace
 
-const char* betterOpenBlasCore() {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "";
-  const char* detected = openBlasCoreName();
+const char* betterOpenBlasCore(const char* detected, bool avx512, bool avx2) {
   if (detected == nullptr) return "";
   // Cores at or above what the instruction set gives: nothing to gain.
   if (oneOf(detected, {"SkylakeX", "Cooperlake", "SapphireRapids", "Zen"})) return "";
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-    return "SkylakeX";
+  if (avx512) return "SkylakeX";
   if (oneOf(detected, {"Haswell"})) return "";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
-  return "";
+  return avx2 ? "Haswell" : "";
+}
+
+/** The core the rule asks for on this CPU, given what OpenBLAS runs now. */
+const char* betterOpenBlasCoreHere() {
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return betterOpenBlasCore(openBlasCoreName(), avx512, avx2);
+}
+
+const char* betterOpenBlasCore() {
+  return std::getenv("OPENBLAS_CORETYPE") != nullptr ? "" : betterOpenBlasCoreHere();
+}
+
+const char* heldBackOpenBlasCore() {
+  return std::getenv("OPENBLAS_CORETYPE") == nullptr ? "" : betterOpenBlasCoreHere();
 }
 
 void runWithTunedLibraries(char** argv) {

@@ -29,4 +29,12 @@ void runWithTunedLibraries(char** argv);
  *  as the CPU allows, or OPENBLAS_CORETYPE is already set. */
 const char* betterOpenBlasCore();
 
+/** The core this CPU could run where the environment's OPENBLAS_CORETYPE keeps OpenBLAS on
+ *  older kernels (kept, as every user's choice is: `about` says what it costs), else "". */
+const char* heldBackOpenBlasCore();
+
+/** The rule behind it: the core to ask for when OpenBLAS detected `detected` (nullptr: not
+ *  OpenBLAS) on a CPU with AVX-512 (F, BW, VL, DQ) or AVX2 + FMA; "" to keep the detected one. */
+const char* betterOpenBlasCore(const char* detected, bool avx512, bool avx2);
+
 }  // namespace strata
