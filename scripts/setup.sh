@@ -20,7 +20,7 @@ gui="${STRATA_GUI:-ON}"
 core_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libopenblas0-pthread libblas-dev libgloo-dev
-  libeigen3-dev libspectra-dev libhdf5-dev zlib1g-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
+  libeigen3-dev libspectra-dev libhdf5-dev zlib1g-dev libdeflate-dev libpcre2-dev libutf8proc-dev nlohmann-json3-dev
   libsentencepiece-dev
   libgtest-dev libgmock-dev clang-format clang libclang-rt-14-dev
   python3 python3-venv python3-pip

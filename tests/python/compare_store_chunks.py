@@ -4,20 +4,23 @@
 Usage: compare_store_chunks.py STORE.h5 VALUES_DIR [OTHER_STORE.h5 ...]
 
 VALUES_DIR holds layer<l>.f32: the N*d float32 little-endian values the writer was given for
-layer l (written by TEST(StoreChunkBytes, H5pyReadsEveryLayerAndWritesTheSameChunkBytes)).
+layer l (written by TEST(StoreChunkBytes, H5pyReadsEveryLayerAndItsChunksInflateToH5pysOwn)).
 For every such layer:
   * h5py reads /layers/<l> of STORE.h5 as numpy's own rounding of the values to the store's
     dtype (float16: round to nearest even), whole and sliced;
   * h5py writes the same values into a new file with the same chunk shape, shuffle and gzip
     at the store's level, and every chunk of STORE.h5 (h5py's `id.read_direct_chunk`: filter
-    mask and stored bytes) must equal h5py's chunk at the same offset;
-  * each OTHER_STORE.h5 (the same values written another way) must hold the same chunks too.
+    mask and stored bytes) must have h5py's filter mask, inflate (zlib) to the bytes h5py's
+    chunk at the same offset inflates to, and record the same level in its zlib header (the
+    compressors may differ: Strata's is libdeflate, h5py's zlib);
+  * each OTHER_STORE.h5 (the same values written another way) must hold such chunks too.
 Exit status 0 when everything matches, 1 with one line per problem.
 """
 
 import os
 import sys
 import tempfile
+import zlib
 
 import h5py
 import numpy as np
@@ -42,9 +45,12 @@ def compare_chunks(label, got, want, problems):
         want_mask, want_bytes = want.id.read_direct_chunk(offset)
         if got_mask != want_mask:
             problems.append(f"{label}: chunk at {offset}: filter mask {got_mask}, h5py {want_mask}")
-        elif got_bytes != want_bytes:
-            problems.append(f"{label}: chunk at {offset}: {len(got_bytes)} stored bytes differ "
-                            f"from h5py's {len(want_bytes)}")
+        elif zlib.decompress(got_bytes) != zlib.decompress(want_bytes):
+            problems.append(f"{label}: chunk at {offset}: {len(got_bytes)} stored bytes do not "
+                            f"inflate to what h5py's {len(want_bytes)} inflate to")
+        elif got_bytes[1] >> 6 != want_bytes[1] >> 6:
+            problems.append(f"{label}: chunk at {offset}: zlib header level {got_bytes[1] >> 6}, "
+                            f"h5py's {want_bytes[1] >> 6}")
 
 
 def check(store_path, values_dir, others):

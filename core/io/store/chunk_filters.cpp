@@ -1,8 +1,9 @@
 #include "io/store/chunk_filters.h"
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "common/error.h"
@@ -21,7 +22,8 @@ std::optional<ShuffleDeflate> shuffleDeflateOf(hid_t dcpl) {
     // (the filter's set_local callback); without it the bytes could not be reproduced.
     if (index == 0 && filter == H5Z_FILTER_SHUFFLE && count >= 1 && values[0] > 0) {
       pipeline.elementSize = values[0];
-    } else if (index == 1 && filter == H5Z_FILTER_DEFLATE && count >= 1 && values[0] <= 9) {
+    } else if (index == 1 && filter == H5Z_FILTER_DEFLATE && count >= 1 && values[0] >= 1 &&
+               values[0] <= 9) {
       pipeline.level = static_cast<int>(values[0]);
     } else {
       hdf5::takeErrorDetail();
@@ -47,13 +49,38 @@ void shuffle(std::span<const std::byte> in, size_t elementSize, std::span<std::b
   std::memcpy(out.data() + whole, in.data() + whole, in.size() - whole);
 }
 
+namespace {
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+
+/** This thread's compressor at `level` (one kept per thread: allocating one costs more than a
+ *  small chunk's compression). */
+libdeflate_compressor* compressorFor(int level) {
+  thread_local int kept = 0;
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor;
+  if (!compressor || kept != level) {
+    compressor.reset(libdeflate_alloc_compressor(level));
+    if (!compressor)
+      throw Error("libdeflate cannot make a compressor at level " + std::to_string(level));
+    kept = level;
+  }
+  return compressor.get();
+}
+
+}  // namespace
+
 void deflate(std::span<const std::byte> in, int level, std::vector<std::byte>& out) {
-  uLongf size = compressBound(static_cast<uLong>(in.size()));
-  out.resize(size);
-  const int status =
-      compress2(reinterpret_cast<Bytef*>(out.data()), &size,
-                reinterpret_cast<const Bytef*>(in.data()), static_cast<uLong>(in.size()), level);
-  if (status != Z_OK) throw Error("zlib's compress2 failed with status " + std::to_string(status));
+  if (level < 1 || level > 9)
+    throw Error("deflate level " + std::to_string(level) + " is outside 1..9");
+  libdeflate_compressor* compressor = compressorFor(level);
+  out.resize(libdeflate_zlib_compress_bound(compressor, in.size()));
+  const size_t size =
+      libdeflate_zlib_compress(compressor, in.data(), in.size(), out.data(), out.size());
+  if (size == 0)
+    throw Error("libdeflate could not compress a chunk of " + std::to_string(in.size()) +
+                " bytes within its own bound");
   out.resize(size);
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // Internal to core/io: HDF5's shuffle and deflate filters computed outside HDF5, so that the
-// chunks of a layer can be compressed on many threads and handed to H5Dwrite_chunk. The bytes
-// are the ones HDF5's own pipeline writes (H5Zshuffle.c: a byte transpose; H5Zdeflate.c:
-// zlib's compress2 at the dataset's level, into a compressBound buffer), so a store written
-// either way holds the same chunk bytes under the same filter pipeline, and every HDF5 reader
-// (h5py included) reads it as before. Both run in the one zlib the process loads, HDF5's too.
+// chunks of a layer can be compressed on many threads and handed to H5Dwrite_chunk. Shuffle's
+// bytes are the ones HDF5 writes (H5Zshuffle.c: a byte transpose). Deflate writes what HDF5's
+// deflate filter reads, a zlib stream (RFC 1950) at the dataset's level, but with libdeflate
+// rather than zlib's compress2 (H5Zdeflate.c): on float16 hidden states it compressed 2.3×
+// faster at level 1 into 6 % fewer bytes (docs/benchmarks.md, "Store write path"), and deflate
+// was a third of a bf16 capture's CPU time. Every HDF5 reader (h5py included) inflates the
+// chunks to the same shuffled bytes as HDF5's own pipeline would have written.
 
 #include <cstddef>
 #include <optional>
@@ -35,9 +37,9 @@ std::optional<ShuffleDeflate> shuffleDeflateOf(hid_t dcpl);
 void shuffle(std::span<const std::byte> in, size_t elementSize, std::span<std::byte> out);
 
 /**
- * zlib's compress2 of `in` at `level` into `out` (resized to the compressed size), as HDF5's
- * deflate filter calls it. Throws Error if zlib fails (it cannot with a compressBound buffer,
- * short of running out of memory).
+ * `in` as one zlib stream at `level` (1..9, libdeflate's levels, which match zlib's header
+ * level bits), into `out` (resized to the compressed size). Throws Error if libdeflate cannot
+ * (it cannot with its own bound, short of running out of memory) or the level is outside 1..9.
  */
 void deflate(std::span<const std::byte> in, int level, std::vector<std::byte>& out);
 

@@ -1,10 +1,12 @@
-// Direct chunk writes: the chunks a writer compresses on its own threads must be the very bytes
-// HDF5's shuffle + deflate filters write (same filter mask, same stored bytes, edge chunks
-// padded as HDF5 pads them), checked against HDF5's own filtered path and against h5py.
+// Direct chunk writes: the chunks a writer compresses on its own threads (libdeflate) must be
+// zlib streams that inflate to the very bytes HDF5's shuffle filter writes (same filter mask,
+// edge chunks padded as HDF5 pads them) at the dataset's level, checked against HDF5's own
+// filtered path (zlib) and against h5py.
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/wait.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -101,12 +103,45 @@ std::vector<std::pair<uint32_t, std::vector<char>>> storedChunks(const std::file
   return chunks;
 }
 
+/** A stored chunk inflated (zlib's uncompress, as HDF5's deflate filter reads it) to `size`
+ *  bytes; empty when it is not a whole zlib stream of that size. */
+std::vector<char> inflated(const std::vector<char>& stored, size_t size) {
+  std::vector<char> out(size);
+  uLongf length = size;
+  const int status = uncompress(reinterpret_cast<Bytef*>(out.data()), &length,
+                                reinterpret_cast<const Bytef*>(stored.data()), stored.size());
+  if (status != Z_OK || length != size) return {};
+  return out;
+}
+
+/** The compression level a zlib stream's header records (RFC 1950 FLEVEL: 0 fastest … 3
+ *  best), as zlib and libdeflate both map levels 1, 2–5, 6 and 7–9 to it. */
+int headerLevel(const std::vector<char>& stored) {
+  return stored.size() < 2 ? -1 : (static_cast<unsigned char>(stored[1]) >> 6);
+}
+int headerLevelOf(int level) { return level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3; }
+
+/** The bytes of one chunk before compression (rows × columns × element size, padded). */
+size_t chunkBytes(const std::filesystem::path& file, const std::string& name) {
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t dataset = H5Dopen2(h5, name.c_str(), H5P_DEFAULT);
+  const hid_t dcpl = H5Dget_create_plist(dataset), type = H5Dget_type(dataset);
+  hsize_t chunk[2] = {};
+  H5Pget_chunk(dcpl, 2, chunk);
+  const size_t bytes = size_t(chunk[0] * chunk[1]) * H5Tget_size(type);
+  H5Tclose(type);
+  H5Pclose(dcpl);
+  H5Dclose(dataset);
+  H5Fclose(h5);
+  return bytes;
+}
+
 std::string label(const Shape& shape) {
   return std::to_string(shape.tokens) + "x" + std::to_string(shape.hidden) + " " +
          storeDTypeName(shape.dtype);
 }
 
-TEST(StoreChunkBytes, DirectChunksAreTheBytesHdf5FiltersWrite) {
+TEST(StoreChunkBytes, DirectChunksInflateToTheBytesHdf5FiltersWrite) {
   TempDir dir;
   for (const Shape& shape : kShapes) {
     for (const int level : {1, 4}) {
@@ -118,6 +153,7 @@ TEST(StoreChunkBytes, DirectChunksAreTheBytesHdf5FiltersWrite) {
         for (int64_t layer = 0; layer <= shape.layers; ++layer) {
           const std::string name = "layers/" + std::to_string(layer);
           const auto got = storedChunks(direct, name), want = storedChunks(reference, name);
+          const size_t bytes = chunkBytes(reference, name);
           ASSERT_EQ(got.size(), want.size()) << label(shape) << " " << name;
           for (size_t c = 0; c < want.size(); ++c) {
             const std::string where = label(shape) + " level " + std::to_string(level) + ", " +
@@ -125,9 +161,11 @@ TEST(StoreChunkBytes, DirectChunksAreTheBytesHdf5FiltersWrite) {
                                       std::to_string(c);
             EXPECT_EQ(got[c].first, 0u) << where;
             EXPECT_EQ(got[c].first, want[c].first) << where;
-            EXPECT_TRUE(got[c].second == want[c].second)
-                << where << ": " << got[c].second.size() << " bytes, HDF5's filters wrote "
-                << want[c].second.size();
+            const std::vector<char> shuffled = inflated(want[c].second, bytes);
+            ASSERT_FALSE(shuffled.empty()) << where << ": HDF5's own chunk does not inflate";
+            EXPECT_TRUE(inflated(got[c].second, bytes) == shuffled)
+                << where << ": the chunk does not inflate to HDF5's shuffled bytes";
+            EXPECT_EQ(headerLevel(got[c].second), headerLevelOf(level)) << where;
           }
         }
         // Readers see the values, whatever wrote them.
@@ -142,7 +180,7 @@ TEST(StoreChunkBytes, DirectChunksAreTheBytesHdf5FiltersWrite) {
   }
 }
 
-TEST(StoreChunkBytes, H5pyReadsEveryLayerAndWritesTheSameChunkBytes) {
+TEST(StoreChunkBytes, H5pyReadsEveryLayerAndItsChunksInflateToH5pysOwn) {
   std::string why;
   const std::string python = testing::findPython(
       {"numpy", "h5py"}, "run scripts/setup.sh (Strata's Python environment) or set STRATA_PYTHON",
@@ -214,7 +252,13 @@ TEST(StoreChunkBytes, ResumeKeepsTheDeflateLevelTheStoreWasCreatedWith) {
   writeStore(reference, shape, {.deflateLevel = 6, .directChunks = false});
   for (int64_t layer = 0; layer <= shape.layers; ++layer) {
     const std::string name = "layers/" + std::to_string(layer);
-    EXPECT_TRUE(storedChunks(resumed, name) == storedChunks(reference, name)) << name;
+    const auto got = storedChunks(resumed, name), want = storedChunks(reference, name);
+    const size_t bytes = chunkBytes(reference, name);
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t c = 0; c < want.size(); ++c) {
+      EXPECT_TRUE(inflated(got[c].second, bytes) == inflated(want[c].second, bytes)) << name;
+      EXPECT_EQ(headerLevel(got[c].second), headerLevelOf(6)) << name << " chunk " << c;
+    }
   }
 }
 
