@@ -59,8 +59,8 @@ class AddedVocabulary {
   std::vector<AddedToken> m_tokens;
   std::unordered_map<int32_t, size_t> m_indexById;
   std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> m_indexByContent;
-  // Per pass (raw, normalized) and first byte: candidate tokens, longest first.
-  std::array<std::array<std::vector<size_t>, 256>, 2> m_candidates;
+  // Per pass (raw, normalized) and first byte: the lengths of the tokens, longest first.
+  std::array<std::array<std::vector<size_t>, 256>, 2> m_lengths;
   std::array<bool, 2> m_passUsed{};
   int64_t m_idLimit = 0;
 };

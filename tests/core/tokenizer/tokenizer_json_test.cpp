@@ -226,6 +226,34 @@ TEST(TokenizerJson, AddedTokensAreSplitOutBeforePreTokenizing) {
   EXPECT_EQ(std::count(inWord.begin(), inWord.end(), 302), 0);
 }
 
+// Thousands of added tokens sharing their first bytes, as a GGUF padded with reserved tokens
+// has: the longest token at a position wins, a prefix of a token is no match, and "<unk>" in the
+// text (WikiText is full of it) stays text.
+TEST(TokenizerJson, ManyAddedTokensWithOneFirstByteMatchLongestFirst) {
+  Json root = byteLevelTokenizer(byteLevelVocab(), Json::array());
+  Json added = {{{"id", 300}, {"content", "<a>"}, {"special", true}, {"normalized", false}},
+                {{"id", 301}, {"content", "<a>b"}, {"special", true}, {"normalized", false}},
+                {{"id", 302}, {"content", "<a>bc"}, {"special", true}, {"normalized", false}}};
+  for (int i = 0; i < 3000; ++i)
+    added.push_back({{"id", 400 + i},
+                     {"content", "<|reserved_special_token_" + std::to_string(i) + "|>"},
+                     {"special", true},
+                     {"normalized", false}});
+  root["added_tokens"] = added;
+  TempDir dir;
+  const auto tokenizer = loadJson(dir, root);
+  const auto bytes = [&](const std::string& text) { return tokenizer->encode(text); };
+  EXPECT_EQ(bytes("<a>bc"), Ids{302});
+  EXPECT_EQ(bytes("<a>bd"), (Ids{301, byteId('d')}));
+  EXPECT_EQ(bytes("<a>x"), (Ids{300, byteId('x')}));
+  Ids expected{byteId('x'), 400 + 1234, byteId('y'), 400 + 12};
+  EXPECT_EQ(bytes("x<|reserved_special_token_1234|>y<|reserved_special_token_12|>"), expected);
+  const Ids unk = bytes("<unk>");
+  EXPECT_TRUE(std::none_of(unk.begin(), unk.end(), [](int64_t id) { return id >= 300; }));
+  const Ids prefix = bytes("<|reserved_special_token_");
+  EXPECT_TRUE(std::none_of(prefix.begin(), prefix.end(), [](int64_t id) { return id >= 300; }));
+}
+
 TEST(TokenizerJson, IgnoreMergesEmitsAWholeVocabularyPieceDirectly) {
   Json vocab = byteLevelVocab();
   vocab["ab"] = 256;
