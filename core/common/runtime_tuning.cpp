@@ -36,6 +36,8 @@ const char* betterOpenBlasCore(const char* detected, bool avx512, bool avx2) {
   return avx2 ? "Haswell" : "";
 }
 
+namespace {
+
 /** The core the rule asks for on this CPU, given what OpenBLAS runs now. */
 const char* betterOpenBlasCoreHere() {
   __builtin_cpu_init();
@@ -44,6 +46,8 @@ const char* betterOpenBlasCoreHere() {
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return betterOpenBlasCore(openBlasCoreName(), avx512, avx2);
 }
+
+}  // namespace
 
 const char* betterOpenBlasCore() {
   return std::getenv("OPENBLAS_CORETYPE") != nullptr ? "" : betterOpenBlasCoreHere();

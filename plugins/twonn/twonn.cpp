@@ -98,9 +98,9 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
   // candidates per row are then measured exactly, so rounding in the Gram trick cannot pick the
   // wrong neighbours unless more than kCandidates points tie within float precision.
   // Only the blocks on and above the diagonal are multiplied: block (I, J) serves the rows of I
-  // (its rows) and those of J (its columns), so each product G_ij
-  // is computed once and both rows read the same value. Taking the pairs in row-major order
-  // offers every row its candidates in ascending index, as a scan of a full Gram row would.
+  // (its rows) and those of J (its columns), so each product G_ij is computed once and both rows
+  // read the same value. Taking the pairs in row-major order offers every row its candidates in
+  // ascending index, as a scan of a full Gram row would.
   const int64_t block = std::min<int64_t>(n, 1024);
   std::vector<float> gram(size_t(block * block));
   std::vector<Candidates> candidates(static_cast<size_t>(n));
