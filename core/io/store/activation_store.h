@@ -12,9 +12,11 @@
 //                     threads and written directly: the same bytes HDF5's filters make)
 //   /layers_complete  uint8 [L+1]; 1 once layer l is fully written and flushed
 //
-// Crash safety: the writer creates every object first and then switches the file to SWMR
-// (single-writer/multiple-reader) mode, flushing each layer before setting its flag. A writer
-// killed at any point leaves a file whose finished layers stay readable, by this reader and
+// Crash safety: the writer creates every object first, under a hidden staging name beside the
+// store, switches the file to SWMR (single-writer/multiple-reader) mode and only then renames
+// it into place; it flushes each layer before setting its flag. A writer killed before the
+// rename leaves no store (and an old one it was to overwrite intact); killed at any later
+// point, it leaves a file whose finished layers stay readable, by this reader and
 // by h5py opened with swmr=True (a plain h5py open refuses: the file is still marked as
 // being written until resume() finishes and closes it).
 //
@@ -94,8 +96,10 @@ int writeThreadsFor(const StoreWriteOptions& options);
 class ActivationStoreWriter {
  public:
   /**
-   * Creates the file with every group, attribute and dataset, then starts SWMR mode. Refuses
-   * an existing file unless `overwrite`. Needs N = tokens.size() > 0 and meta.hiddenSize > 0.
+   * Creates the file with every group, attribute and dataset and starts SWMR mode, under the
+   * staging name `.<name>.creating` in the same folder, then renames it to `file`. Refuses an
+   * existing file unless `overwrite`, and a store another writer still holds even then. Needs N =
+   * tokens.size() > 0 and meta.hiddenSize > 0.
    */
   static ActivationStoreWriter create(const std::filesystem::path& file, const StoreMeta& meta,
                                       const TokenTable& tokens, bool overwrite = false,

@@ -4,11 +4,17 @@
 // Why SWMR: a writer killed without SWMR leaves a file HDF5 refuses to open. In SWMR mode
 // HDF5 orders its metadata writes so that what has been flushed is always a consistent file,
 // but SWMR forbids creating objects or attributes afterwards — hence everything is created
-// first, and completion is a flag dataset, not an attribute.
+// first, and completion is a flag dataset, not an attribute. The window before SWMR starts
+// (an empty or half-made file) is closed by building the file under a staging name and
+// renaming it into place after: a CI run killed a capture in that window and left a file that
+// neither opened nor could be resumed or re-created without --overwrite.
 //
 // No HDF5 file-locking override is needed (HDF5_USE_FILE_LOCKING is left alone): a SWMR
 // writer drops HDF5's own lock, so readers can open the file while it is written. That also
 // means HDF5 no longer stops a second writer; this writer takes its own WriterLock for that.
+
+#include <fcntl.h>
+#include <stdio.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -31,6 +37,36 @@ namespace strata::io {
 namespace layout = store_layout;
 
 namespace {
+
+// Where create() builds a store before it is complete enough to be seen: beside it, hidden,
+// and always the same name, so a killed create's leftover is reused by the next one.
+std::filesystem::path stagingPath(const std::filesystem::path& file) {
+  return file.parent_path() / ("." + file.filename().string() + ".creating");
+}
+
+// Moves the staged store to `file`. Without overwrite, a file that appeared there meanwhile is
+// kept and the create fails (RENAME_NOREPLACE; filesystems without it get a checked rename).
+void publishStaged(const std::filesystem::path& staging, const std::filesystem::path& file,
+                   bool overwrite) {
+  if (!overwrite) {
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) {
+      return;
+    }
+    if (errno == EEXIST) {
+      throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
+    }
+    if (errno != EINVAL && errno != ENOSYS) {
+      throw IoError(file, "cannot move the new store into place: " + lastSystemError());
+    }
+    std::error_code ignored;
+    if (std::filesystem::exists(file, ignored)) {
+      throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
+    }
+  }
+  if (::rename(staging.c_str(), file.c_str()) != 0) {
+    throw IoError(file, "cannot move the new store into place: " + lastSystemError());
+  }
+}
 
 void checkArguments(const std::filesystem::path& file, const StoreMeta& meta,
                     const TokenTable& tokens, const StoreWriteOptions& options) {
@@ -193,31 +229,45 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
   state->meta.strataVersion = build::kVersion;
   state->meta.createdUtc = utcNow();
   state->numTokens = static_cast<int64_t>(tokens.size());
+  // The store is built under a staging name and renamed into place once it is a valid SWMR
+  // file: a kill before that leaves no file at `file` (an old store, with overwrite, intact).
   std::error_code ignored;
-  const bool existed = std::filesystem::exists(file, ignored);
-  state->lock = WriterLock::forNewFile(file, overwrite);
-  bool truncated = false;
+  if (!overwrite && std::filesystem::exists(file, ignored)) {
+    throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
+  }
+  // Another writer still writing the old store (a resume) must not lose it under its feet.
+  const WriterLock oldStore =
+      std::filesystem::exists(file, ignored) ? WriterLock::forExistingFile(file) : WriterLock();
+  const std::filesystem::path staging = stagingPath(file);
+  try {
+    state->lock = WriterLock::forNewFile(staging, /*overwrite=*/true);
+  } catch (const LockHeldError&) {
+    throw LockHeldError(file, "another writer is creating this store (" +
+                                  staging.filename().string() +
+                                  "); wait for it to finish or stop it, then try again");
+  }
   try {
     const hdf5::PropertyList fapl = hdf5::latestFormatAccess();
-    state->h5.reset(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+    state->h5.reset(H5Fcreate(staging.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
     if (!state->h5) {
       const std::string detail = hdf5::takeErrorDetail();
-      if (hdf5::isLockConflict(detail)) hdf5::throwOpenFailure(file, detail, "create the store");
-      throw IoError(file, "cannot create the HDF5 file (HDF5: " + detail + ")");
+      if (hdf5::isLockConflict(detail)) hdf5::throwOpenFailure(staging, detail, "create the store");
+      throw IoError(file,
+                    "cannot create the HDF5 file " + staging.string() + " (HDF5: " + detail + ")");
     }
-    truncated = true;
     createLayout(state->h5.get(), file, state->meta, tokens, options.deflateLevel);
     if (H5Fstart_swmr_write(state->h5.get()) < 0) {
       throw IoError(file, "cannot start SWMR writing" + hdf5::detailSuffix());
     }
     state->flags.reset(H5Dopen2(state->h5.get(), layout::kCompleteFlags, H5P_DEFAULT));
     if (!state->flags) throw IoError(file, "cannot reopen /layers_complete" + hdf5::detailSuffix());
+    // The open file and the lock follow the inode through the rename.
+    publishStaged(staging, file, overwrite);
   } catch (...) {
-    // A half-made store is worse than none: nothing could tell it from a real one. A file
-    // that HDF5 refused to truncate (e.g. a reader has it open) is left as it was.
+    // A half-made store is worse than none: nothing could tell it from a real one.
     state->flags.reset();
     state->h5.reset();
-    if (truncated || !existed) std::filesystem::remove(file, ignored);
+    std::filesystem::remove(staging, ignored);
     throw;
   }
   state->complete.assign(static_cast<size_t>(meta.numLayers + 1), 0);

@@ -7,6 +7,7 @@
 #include <hdf5.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +133,29 @@ void writeThreeLayersThenGetKilled(const std::filesystem::path& file, StoreDType
     for (int64_t layer = 0; layer <= 2; ++layer) writer.writeLayer(layer, layerValues(layer));
     killSelf();
   });
+}
+
+// Runs create() in a forked child that dies inside it: RLIMIT_FSIZE makes the kernel kill the
+// child with SIGXFSZ at its first write past `bytes`, which the token tables alone exceed, so
+// it dies before the store is complete (deterministically, unlike a timed SIGKILL).
+void createAndDieWritingPast(rlim_t bytes, const std::filesystem::path& file, bool overwrite) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit noCore{0, 0};
+    const rlimit small{bytes, bytes};
+    if (setrlimit(RLIMIT_CORE, &noCore) != 0 || setrlimit(RLIMIT_FSIZE, &small) != 0) _exit(5);
+    try {
+      ActivationStoreWriter::create(file, makeMeta(StoreDType::Float32), makeTokens(), overwrite);
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
+      << "child exited with status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 TEST(ActivationStore, RoundTripsFloat32LayersExactly) {
@@ -460,6 +484,33 @@ TEST(ActivationStore, RefusesToOverwriteAnExistingFileUnlessTold) {
   const ActivationStore store = ActivationStore::open(file);
   EXPECT_EQ(store.meta().dtype, StoreDType::Float32);
   EXPECT_TRUE(store.completedLayers().empty());
+}
+
+TEST(ActivationStore, ACreateKilledHalfwayLeavesNoFileAndTheStoreItWouldReplaceIntact) {
+  TempDir dir;
+  const std::filesystem::path fresh = dir / "fresh.h5";
+  createAndDieWritingPast(2048, fresh, false);
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "a half-made store is visible at its path";
+  // The next create takes over what the killed one left and leaves only the store.
+  ActivationStoreWriter::create(fresh, makeMeta(StoreDType::Float16), makeTokens()).close();
+  EXPECT_EQ(ActivationStore::open(fresh).meta().dtype, StoreDType::Float16);
+
+  const std::filesystem::path old = dir / "old.h5";
+  writeStore(old, StoreDType::Float16, 2).close();
+  createAndDieWritingPast(2048, old, /*overwrite=*/true);
+  const ActivationStore kept = ActivationStore::open(old);
+  EXPECT_EQ(kept.meta().dtype, StoreDType::Float16);
+  EXPECT_EQ(kept.completedLayers(), (std::vector<int64_t>{0, 1}));
+  expectHalfClose(kept.readLayer(1), layerValues(1), "layer 1 of the kept store");
+  ActivationStoreWriter::create(old, makeMeta(StoreDType::Float32), makeTokens(), true).close();
+  EXPECT_EQ(ActivationStore::open(old).meta().dtype, StoreDType::Float32);
+
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"fresh.h5", "old.h5"}));
 }
 
 TEST(ActivationStore, IsReadableByH5py) {
