@@ -245,13 +245,20 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
     throw LockHeldError(file, "another writer is creating this store (" +
                                   staging.filename().string() +
                                   "); wait for it to finish or stop it, then try again");
+  } catch (const IoError& error) {
+    // Name the store the user asked for; the staging file is an implementation detail.
+    std::string problem = error.what();
+    const std::string where = staging.string() + ": ";
+    if (problem.rfind(where, 0) == 0) problem.erase(0, where.size());
+    throw IoError(file, "cannot create the store (as " + staging.filename().string() +
+                            " beside it): " + problem);
   }
   try {
     const hdf5::PropertyList fapl = hdf5::latestFormatAccess();
     state->h5.reset(H5Fcreate(staging.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
     if (!state->h5) {
       const std::string detail = hdf5::takeErrorDetail();
-      if (hdf5::isLockConflict(detail)) hdf5::throwOpenFailure(staging, detail, "create the store");
+      if (hdf5::isLockConflict(detail)) hdf5::throwOpenFailure(file, detail, "create the store");
       throw IoError(file,
                     "cannot create the HDF5 file " + staging.string() + " (HDF5: " + detail + ")");
     }
