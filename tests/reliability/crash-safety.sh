@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Crash safety: SIGKILL strata-cli at random moments during capture and during training
-# (checkpointing every step, so many kills land inside a checkpoint write), then check that
-# every file on disk is complete and valid or absent, and that resuming loses nothing.
+# Crash safety: SIGKILL strata-cli at random moments during capture (also --overwrite over a
+# finished store) and during training (checkpointing every step, so many kills land inside a
+# checkpoint write), then check that every file on disk is complete and valid or absent, and
+# that resuming loses nothing.
 #
 #   tests/reliability/crash-safety.sh [path/to/strata-cli]
 #
@@ -103,6 +104,34 @@ for ((rep = 1; rep <= reps; ++rep)); do
   rm -rf "$(dirname "$store")"
 done
 echo "capture: $kills kills; after the first kill the store was absent $absent, partial $partial, complete $whole times"
+
+# --- 1b. capture --overwrite over a finished store ---------------------------------------
+# The old store must survive any kill until the new one replaces it whole: never absent, never
+# a file that does not open, and nothing left behind once a capture completes.
+kills=0 kept=0 replaced=0
+for ((rep = 1; rep <= (reps + 1) / 2; ++rep)); do
+  store=$work/overwrite-$rep/acts.h5
+  mkdir -p "$(dirname "$store")"
+  cp "$work/reference.h5" "$store"
+  run_and_kill $((capture_ms + 200)) "${capture_args[@]}" --overwrite --out "$store"
+  kills=$((kills + killed))
+  if [[ ! -e $store ]]; then
+    fail "overwrite rep $rep (killed at ${last_delay_ms} ms): the old store is gone"
+  elif cmp -s "$store" "$work/reference.h5"; then
+    kept=$((kept + 1))
+  else
+    replaced=$((replaced + 1))
+  fi
+  $check store "$store" "$work/reference.h5" || fail "overwrite rep $rep (killed at ${last_delay_ms} ms): store invalid"
+  if ! "$cli" "${capture_args[@]}" --overwrite --out "$store" >"$work/last.log" 2>&1; then
+    fail "overwrite rep $rep: re-running the capture failed: $(tail -n 3 "$work/last.log")"
+  fi
+  $check store "$store" "$work/reference.h5" || fail "overwrite rep $rep: completed store invalid"
+  extra=$(ls -A "$(dirname "$store")" | grep -v '^acts.h5$')
+  [[ -z $extra ]] || fail "overwrite rep $rep: left behind: $extra"
+  rm -rf "$(dirname "$store")"
+done
+echo "capture --overwrite: $kills kills; the old store was kept $kept, replaced $replaced times"
 
 # --- 2. training -------------------------------------------------------------------------
 train_corpus=$work/train-corpus.txt
