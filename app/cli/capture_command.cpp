@@ -75,7 +75,7 @@ int runCapture(const Arguments& args) {
       .option("dtype", "TYPE", "float16 or float32 storage", "float16")
       .option("batch", "B", "sequences per forward pass", "16")
       .option("write-threads", "N",
-              "threads compressing the store's chunks (0 = one per hardware thread)", "0")
+              "threads compressing the store's chunks (0 = as many as compute threads)", "0")
       .option("deflate-level", "L",
               "zlib level of a new store, 1 (fastest) to 9; readers need no change", "1")
       .flag("stream-layers", "keep only one block's weights in memory (for models larger than RAM)")

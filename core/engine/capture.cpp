@@ -213,10 +213,15 @@ ComputeDType captureComputeDType(const CaptureConfig& config, const at::Device& 
 
 }  // namespace
 
+int storeWriteThreads(int requested) {
+  return requested > 0 ? requested : std::max(1, at::get_num_threads());
+}
+
 CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobContext& job) {
   if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
   // A .gguf model is imported once into a model folder (io/gguf/gguf_import.h), read from there.
   CaptureConfig config = given;
+  config.write.threads = storeWriteThreads(given.write.threads);
   config.modelFolder = io::resolveModelFolder(given.modelFolder, &job);
   const at::Device device = computeDevice(config.device, "device");
   config.computeDType = captureComputeDType(config, device, job);

@@ -67,6 +67,13 @@ struct CaptureSummary {
 };
 
 /**
+ * The store's compressing threads for `requested` (StoreWriteOptions::threads): itself when
+ * positive; for 0, as many as the compute threads (at::get_num_threads(): STRATA_THREADS, the
+ * workbench's preference, the CPUs the process may use), not every core of the machine.
+ */
+int storeWriteThreads(int requested);
+
+/**
  * Runs the capture; progress and cancellation through `job`. Throws ConfigError for a bad
  * configuration, FormatError/IoError for bad inputs, CancelledError when cancelled (the store
  * then holds every layer finished so far and can be resumed).

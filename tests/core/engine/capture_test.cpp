@@ -229,3 +229,17 @@ TEST_F(CaptureTest, RefusesToOverwriteAnExistingStore) {
 
 }  // namespace
 }  // namespace strata::engine
+
+namespace strata::engine {
+
+TEST(CaptureWriteThreads, FollowTheComputeThreadsUnlessGiven) {
+  const int before = at::get_num_threads();
+  at::set_num_threads(1);  // as STRATA_THREADS=1 or a one-CPU taskset leaves it
+  const int followed = storeWriteThreads(0);
+  const int given = storeWriteThreads(5);
+  at::set_num_threads(before);
+  EXPECT_EQ(followed, 1) << "0 must follow the compute threads, not the machine's cores";
+  EXPECT_EQ(given, 5);
+}
+
+}  // namespace strata::engine
