@@ -27,18 +27,13 @@ namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-/** The protocols score the store with `trace` (/geometry); these two are scored beside it
- *  (alternativeGeometryGroup), so ρ can be reported under every normalisation. */
-const std::vector<geometry::Normalisation> kOtherNormalisations = {
-    geometry::Normalisation::None, geometry::Normalisation::Standardise};
-
 /** The scoring of `store` on `device` (geometry::scoreStore). */
 geometry::StoreScoring scoringOf(const fs::path& store, const std::string& device) {
   geometry::StoreScoring scoring;
   scoring.store = store;
   scoring.device = geometry::parseDeviceChoice(engine::resolveDevice(device, "device"));
   // The protocols score a store's own scan under trace and the others beside it
-  // (kOtherNormalisations), whatever the product's default normalisation has become.
+  // (otherNormalisations()), whatever the product's default normalisation has become.
   scoring.options.normalisation = geometry::Normalisation::Trace;
   return scoring;
 }
@@ -52,6 +47,12 @@ std::optional<geometry::GeometryReport> readScan(const fs::path& store,
 
 }  // namespace
 
+const std::vector<geometry::Normalisation>& otherNormalisations() {
+  static const std::vector<geometry::Normalisation> others = {geometry::Normalisation::None,
+                                                              geometry::Normalisation::Standardise};
+  return others;
+}
+
 void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
                           JobContext& job) {
   job.info("capturing the model's hidden states into " + capture.output.string());
@@ -61,7 +62,7 @@ void captureAndScoreStore(const engine::CaptureConfig& capture, const std::strin
 }
 
 void scoreOtherNormalisations(const fs::path& store, const std::string& device, JobContext& job) {
-  for (const geometry::Normalisation mode : kOtherNormalisations) {
+  for (const geometry::Normalisation mode : otherNormalisations()) {
     const std::string group = geometry::alternativeGeometryGroup(mode);
     if (geometry::readGeometry(store, group)) continue;  // scored before a resume
     job.info(std::string("scoring the layers with normalisation ") +

@@ -52,8 +52,11 @@ void captureBridgeStore(const std::vector<std::string>& shared, bool smoke,
 /** Captures `capture` (overwriting) and writes the default proxies' scan into the store. */
 void captureAndScoreStore(const engine::CaptureConfig& capture, const std::string& device,
                           JobContext& job);
-/** Scans `store` under `none` and `standardise`, each into its alternativeGeometryGroup, unless
- *  the store holds it already (a resumed study). */
+/** The normalisations a DiHAL store is scored under beside its own scan (trace, /geometry),
+ *  each into its alternativeGeometryGroup, so ρ can be reported under every normalisation. */
+const std::vector<geometry::Normalisation>& otherNormalisations();
+/** Scans `store` under otherNormalisations() (`none` and `standardise`), unless the store
+ *  holds them already (a resumed study). */
 void scoreOtherNormalisations(const std::filesystem::path& store, const std::string& device,
                               JobContext& job);
 /** The store's scan under `mode` (trace: /geometry), with the weights it was scored under;

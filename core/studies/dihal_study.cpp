@@ -37,9 +37,6 @@ fs::path storeOf(const StudyProtocol& p) { return settingIn(p.shared, "store"); 
 /** The bridges, bridge-l<l>: one process, so their permutation keys carry no tag. */
 const std::vector<BridgeSeries> kSeries = {{"", "bridge-l"}};
 
-const std::vector<geometry::Normalisation> kOtherNormalisations = {
-    geometry::Normalisation::None, geometry::Normalisation::Standardise};
-
 /** The bridges of one seed's runs (arms bridge-l<l>) with their best validation loss. */
 std::vector<BridgeLoss> bridgeLosses(const std::vector<StudyRunResult>& runs) {
   std::vector<BridgeLoss> losses;
@@ -316,7 +313,7 @@ class DihalStudy final : public Study {
         {"regret_worst", choice.regretWorst},
         {"gen_ppl_lstar", valueOf(runs, "bridge-l" + std::to_string(choice.lstar), "gen_ppl")},
         {"gen_ppl_control", valueOf(runs, kControl, "gen_ppl")}};
-    for (const geometry::Normalisation mode : kOtherNormalisations) {
+    for (const geometry::Normalisation mode : otherNormalisations()) {
       const recipes::BridgeSweepResult other = sweepUnder(mode);
       const std::string name = geometry::normalisationName(mode);
       m.values["rho_s_" + name] = other.rho;
