@@ -279,13 +279,20 @@ class CaptureTest : public QObject {
     openModel(window);
     const QString output = m_root.filePath("cancelled.h5");
     QSignalSpy captured(window.feature<CaptureFeature>(), &CaptureFeature::captureFinished);
-    engine::CaptureConfig config = smallCapture(output);
-    config.sampling.tokenBudget = 20000;  // long enough that Cancel lands while it runs
+    // A corpus that holds the whole budget: the job must be long and valid, so that whenever
+    // Cancel lands (a loaded machine may run the job up to its sampling before the click), it
+    // lands while the job runs. (The shared corpus could not give 20,000 tokens: a job that
+    // reached its sampling first failed, and CI saw "Failed" instead of "Cancelled".)
+    const QString corpus = m_root.filePath("many-words.txt");
+    test::writeWordCorpus(corpus, 20000);
+    engine::CaptureConfig config = test::smallCapture(m_model, corpus, output);
+    config.sampling.tokenBudget = 200000;
+    config.sampling.distinctPrefixes = false;  // the corpus repeats its paragraphs
     window.feature<CaptureFeature>()->startCapture(config);
     window.jobProgress()->cancelButton()->click();
     QTRY_COMPARE_WITH_TIMEOUT(captured.count(), 1, kTimeoutMs);
-    QCOMPARE(captured.first().at(1).value<JobOutcome>(), JobOutcome::Cancelled);
     const QString log = window.logDock()->text();
+    QVERIFY2(captured.first().at(1).value<JobOutcome>() == JobOutcome::Cancelled, qPrintable(log));
     QVERIFY2(log.contains("cancelled") && log.contains("finished layers are kept") &&
                  log.contains("Resume"),
              qPrintable(log));
