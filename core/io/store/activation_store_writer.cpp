@@ -44,6 +44,10 @@ std::filesystem::path stagingPath(const std::filesystem::path& file) {
   return file.parent_path() / ("." + file.filename().string() + ".creating");
 }
 
+IoError alreadyExists(const std::filesystem::path& file) {
+  return IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
+}
+
 // Moves the staged store to `file`. Without overwrite, a file that appeared there meanwhile is
 // kept and the create fails (RENAME_NOREPLACE; filesystems without it get a checked rename).
 void publishStaged(const std::filesystem::path& staging, const std::filesystem::path& file,
@@ -52,16 +56,12 @@ void publishStaged(const std::filesystem::path& staging, const std::filesystem::
     if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) {
       return;
     }
-    if (errno == EEXIST) {
-      throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
-    }
+    if (errno == EEXIST) throw alreadyExists(file);
     if (errno != EINVAL && errno != ENOSYS) {
       throw IoError(file, "cannot move the new store into place: " + lastSystemError());
     }
     std::error_code ignored;
-    if (std::filesystem::exists(file, ignored)) {
-      throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
-    }
+    if (std::filesystem::exists(file, ignored)) throw alreadyExists(file);
   }
   if (::rename(staging.c_str(), file.c_str()) != 0) {
     throw IoError(file, "cannot move the new store into place: " + lastSystemError());
@@ -232,12 +232,10 @@ ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path&
   // The store is built under a staging name and renamed into place once it is a valid SWMR
   // file: a kill before that leaves no file at `file` (an old store, with overwrite, intact).
   std::error_code ignored;
-  if (!overwrite && std::filesystem::exists(file, ignored)) {
-    throw IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
-  }
+  const bool existed = std::filesystem::exists(file, ignored);
+  if (existed && !overwrite) throw alreadyExists(file);
   // Another writer still writing the old store (a resume) must not lose it under its feet.
-  const WriterLock oldStore =
-      std::filesystem::exists(file, ignored) ? WriterLock::forExistingFile(file) : WriterLock();
+  const WriterLock oldStore = existed ? WriterLock::forExistingFile(file) : WriterLock();
   const std::filesystem::path staging = stagingPath(file);
   try {
     state->lock = WriterLock::forNewFile(staging, /*overwrite=*/true);

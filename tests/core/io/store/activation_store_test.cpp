@@ -107,9 +107,9 @@ std::string messageOf(const std::function<void()>& body) {
 // no HDF5 close runs. Call it while the writer is still in scope.
 void killSelf() { raise(SIGKILL); }  // does not return: SIGKILL can be neither caught nor ignored
 
-// Runs `body`, which must end in killSelf(), in a forked child; returns once the child is dead.
-// Fails when the child died any other way (exit code 3: `body` threw; 4: it returned).
-void runInChildThatIsKilled(const std::function<void()>& body) {
+// Runs `body` in a forked child that must die of `signal` inside it; returns once the child is
+// dead. Fails when the child died any other way (exit code 3: `body` threw; 4: it returned).
+void runInChildThatDiesOf(int signal, const std::function<void()>& body) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -122,8 +122,13 @@ void runInChildThatIsKilled(const std::function<void()>& body) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal)
       << "child exited with status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+// Runs `body`, which must end in killSelf(), in a forked child; returns once the child is dead.
+void runInChildThatIsKilled(const std::function<void()>& body) {
+  runInChildThatDiesOf(SIGKILL, body);
 }
 
 // Writes layers 0..2 of a store in a child process that is then killed mid-capture.
@@ -139,23 +144,12 @@ void writeThreeLayersThenGetKilled(const std::filesystem::path& file, StoreDType
 // child with SIGXFSZ at its first write past `bytes`, which the token tables alone exceed, so
 // it dies before the store is complete (deterministically, unlike a timed SIGKILL).
 void createAndDieWritingPast(rlim_t bytes, const std::filesystem::path& file, bool overwrite) {
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  runInChildThatDiesOf(SIGXFSZ, [&] {
     const rlimit noCore{0, 0};
     const rlimit small{bytes, bytes};
     if (setrlimit(RLIMIT_CORE, &noCore) != 0 || setrlimit(RLIMIT_FSIZE, &small) != 0) _exit(5);
-    try {
-      ActivationStoreWriter::create(file, makeMeta(StoreDType::Float32), makeTokens(), overwrite);
-    } catch (...) {
-      _exit(3);
-    }
-    _exit(4);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
-      << "child exited with status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    ActivationStoreWriter::create(file, makeMeta(StoreDType::Float32), makeTokens(), overwrite);
+  });
 }
 
 TEST(ActivationStore, RoundTripsFloat32LayersExactly) {
