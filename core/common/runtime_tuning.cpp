@@ -61,6 +61,8 @@ void runWithTunedLibraries(char** argv) {
   bool changed = false;
   if (std::getenv("OMP_WAIT_POLICY") == nullptr)
     changed = ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0 || changed;
+  if (std::getenv("OPENBLAS_THREAD_TIMEOUT") == nullptr)
+    changed = ::setenv("OPENBLAS_THREAD_TIMEOUT", kOpenBlasThreadTimeout, 1) == 0 || changed;
   if (const char* core = betterOpenBlasCore(); *core)
     changed = ::setenv("OPENBLAS_CORETYPE", core, 1) == 0 || changed;
   if (!changed) return;

@@ -1,6 +1,6 @@
 #pragma once
-// Two settings that the OpenMP and OpenBLAS libraries read only when they are loaded, before
-// main(), and that decide how fast Strata runs on the CPU:
+// Settings that the OpenMP and OpenBLAS libraries read only when they are loaded, before main(),
+// and that decide how fast Strata runs on the CPU:
 //
 // * How idle OpenMP threads wait. libgomp's default lets them spin for a while; with OpenBLAS's
 //   own threads and LibTorch's on the same cores, the spinning threads take the cores from the
@@ -12,11 +12,23 @@
 //   machines) gets the SSE3 "Prescott" kernels although the CPU has AVX-512: the geometry's
 //   float64 products then run at a third of their speed (one layer of an 8B store scored in
 //   98 s instead of 31 s; docs/benchmarks.md, "Large models").
+// * How long OpenBLAS's idle threads poll (kOpenBlasThreadTimeout below).
 
 namespace strata {
 
 /**
- * Call first in main(). Sets OMP_WAIT_POLICY=PASSIVE when it is not set, and OPENBLAS_CORETYPE
+ * How long OpenBLAS's idle threads keep polling for work, as OPENBLAS_THREAD_TIMEOUT: 2^20
+ * cycles (≈ 0.3 ms) instead of its default 2^28 (≈ 0.1 s). Between one BLAS call and the next
+ * they yield the CPU in a loop; after the geometry's products that loop competed with its OpenMP
+ * regions on the same cores and doubled the neighbourhood step now and then (21 against 42 ms at
+ * 4,096 × 576; docs/benchmarks.md, "Neighbourhoods"). Short enough for that, long enough that
+ * Lanczos' back-to-back products do not wake a sleeping thread each time (2^4 cost it 30 %).
+ */
+inline constexpr const char* kOpenBlasThreadTimeout = "20";
+
+/**
+ * Call first in main(). Sets OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT
+ * (kOpenBlasThreadTimeout) when they are not set, and OPENBLAS_CORETYPE
  * to the kernels the CPU's instruction set supports (SkylakeX with AVX-512, Haswell with AVX2)
  * when it is not set and OpenBLAS detected an older core than that; then re-executes the
  * program with the same arguments once, when anything was set. Returns when nothing needed

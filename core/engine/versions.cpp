@@ -70,6 +70,9 @@ std::string blasInUse() {
   using ConfigFunction = const char* (*)();
   if (auto config = reinterpret_cast<ConfigFunction>(dlsym(RTLD_DEFAULT, "openblas_get_config"))) {
     std::string text = std::string(config()) + " " + path;
+    // Read when the library loaded: the front ends set it (common/runtime_tuning.h).
+    if (const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT"); timeout && *timeout)
+      text += "; idle threads poll 2^" + std::string(timeout) + " cycles (OPENBLAS_THREAD_TIMEOUT)";
     if (const std::string better = heldBackOpenBlasCore(); !better.empty())
       text += " (OPENBLAS_CORETYPE=" + std::string(std::getenv("OPENBLAS_CORETYPE")) +
               " in the environment holds it below this CPU's " + better +

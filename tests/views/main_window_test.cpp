@@ -256,6 +256,7 @@ class MainWindowTest : public QObject {
   void droppingAGgufFileImportsAndOpensIt() {
     const QString gguf = m_root.filePath("tiny.gguf");
     testing::writeTinyLlamaGguf(toFsPath(gguf));
+    const QByteArray dataFolder = qgetenv("STRATA_DATA_DIR");      // ctest's, restored below
     qputenv("STRATA_DATA_DIR", m_root.filePath("data").toUtf8());  // where the import goes
     MainWindow window;
     window.show();
@@ -268,7 +269,10 @@ class MainWindowTest : public QObject {
     QVERIFY(view);
     QCOMPARE(view->value("Layers"), QStringLiteral("1"));
     QCOMPARE(view->value("Hidden size"), QStringLiteral("32"));
-    qunsetenv("STRATA_DATA_DIR");
+    if (dataFolder.isEmpty())
+      qunsetenv("STRATA_DATA_DIR");
+    else
+      qputenv("STRATA_DATA_DIR", dataFolder);
   }
 
   void openModelMenuListsTheHuggingFaceCache() {

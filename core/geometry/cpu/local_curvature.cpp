@@ -1,45 +1,48 @@
 #include "geometry/cpu/local_curvature.h"
 
-#include <cblas.h>
-
-#include <Eigen/Core>
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <stdexcept>
+
+#include "geometry/cpu/neighbourhood_gram.h"
+#include "geometry/cpu/small_symmetric.h"
 
 namespace strata::geometry::cpu {
 
 std::vector<double> neighbourhoodLambdaMax(const float* normalised, const RowNormalisation& norm,
-                                           const NeighbourLists& neighbours) {
+                                           const NeighbourLists& neighbours, GramKernel kernel) {
   const int64_t d = norm.dims;
   const int64_t k = neighbours.k;
   const int64_t m = static_cast<int64_t>(neighbours.rows.size()) / k;
   std::vector<double> lambda(m);
 #pragma omp parallel
   {
-    std::vector<float> Y(static_cast<size_t>(k * d));  // the centred neighbours, row-major k×d
-    std::vector<double> mean(d);
+    std::vector<const float*> rows(static_cast<size_t>(k));
     std::vector<float> gram(static_cast<size_t>(k * k));
-    Eigen::MatrixXd g(k, k);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(k);
+    std::vector<double> centred(static_cast<size_t>(k * k)), sums(static_cast<size_t>(k));
+    GramScratch scratch;
+    LargestEigenvalue largest;
 #pragma omp for schedule(dynamic, 8)
     for (int64_t i = 0; i < m; ++i) {
-      std::fill(mean.begin(), mean.end(), 0.0);
+      for (int64_t r = 0; r < k; ++r) rows[r] = normalised + neighbours.positions[i * k + r] * d;
+      // G about the first neighbour, then centred in double: G_c = J G J with J = I − 11ᵀ/k,
+      // (J G J)_rc = G_rc − s_r/k − s_c/k + s/k² with s_r the row sums and s their total.
+      // (Without the s/k² term the matrix would differ only along 1, an eigenvector of J G J
+      // for 0, by −s/k ≤ 0: λ_max would not change. It stays, so that `centred` is C_i's Gram.)
+      shiftedGram(rows, rows[0], d, gram.data(), scratch, kernel);
+      double total = 0;
       for (int64_t r = 0; r < k; ++r) {
-        const float* y = normalised + neighbours.positions[i * k + r] * d;
-        std::copy_n(y, d, Y.data() + r * d);
-        for (int64_t j = 0; j < d; ++j) mean[j] += y[j];
+        double s = 0;
+        for (int64_t c = 0; c < k; ++c) s += double(gram[std::max(r, c) * k + std::min(r, c)]);
+        sums[r] = s;
+        total += s;
       }
-      for (int64_t j = 0; j < d; ++j) mean[j] /= double(k);
-      for (int64_t r = 0; r < k; ++r)
-        for (int64_t j = 0; j < d; ++j) Y[r * d + j] = static_cast<float>(Y[r * d + j] - mean[j]);
-      cblas_ssyrk(CblasRowMajor, CblasLower, CblasNoTrans, int(k), int(d), 1.0f, Y.data(), int(d),
-                  0.0f, gram.data(), int(k));
+      const double inverseK = 1.0 / double(k), scale = 1.0 / double(k - 1);
+      const double mean = total * inverseK * inverseK;
       for (int64_t r = 0; r < k; ++r)
         for (int64_t c = 0; c <= r; ++c)
-          g(r, c) = g(c, r) = double(gram[r * k + c]) / double(k - 1);
-      solver.compute(g, Eigen::EigenvaluesOnly);
-      lambda[i] = std::max(solver.eigenvalues().maxCoeff(), kLambdaFloor);
+          centred[c * k + r] = centred[r * k + c] =
+              (double(gram[r * k + c]) - (sums[r] + sums[c]) * inverseK + mean) * scale;
+      lambda[i] = std::max(largest(centred.data(), k), kLambdaFloor);
     }
   }
   return lambda;

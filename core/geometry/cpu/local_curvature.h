@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "geometry/cpu/nearest_neighbours.h"
+#include "geometry/cpu/neighbourhood_gram.h"
 #include "geometry/median.h"
 
 namespace strata::geometry::cpu {
@@ -16,12 +17,13 @@ inline constexpr double kLambdaFloor = kLambdaMaxFloor;  // geometry/median.h
 
 /**
  * λ_max(C_i) for every anchor, in anchor order: C_i = Σ_j (y_j − ȳ)(y_j − ȳ)ᵀ/(k − 1) over the
- * k normalised neighbours y_j (rows of `normalised`), λ_max(C_i) = λ_max(Y_c Y_cᵀ)/(k − 1) with
- * the k×k Gram product in float32 (cblas_ssyrk, small enough that OpenBLAS runs it in the
- * calling thread) and its eigenvalues in double (Eigen). Floored at kLambdaFloor. OpenMP over
- * anchors.
+ * k normalised neighbours y_j (rows of `normalised`), λ_max(C_i) = λ_max(Y_c Y_cᵀ)/(k − 1). The
+ * k×k Gram is taken about the first neighbour in float32 (shiftedGram, `kernel`), centred in
+ * double, and its largest eigenvalue found in double (LargestEigenvalue). Floored at
+ * kLambdaFloor. OpenMP over anchors.
  */
 std::vector<double> neighbourhoodLambdaMax(const float* normalised, const RowNormalisation& norm,
-                                           const NeighbourLists& neighbours);
+                                           const NeighbourLists& neighbours,
+                                           GramKernel kernel = GramKernel::Best);
 
 }  // namespace strata::geometry::cpu

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,29 @@ TEST(CliAbout, NamesTheDeviceAndLibraries) {
   // to it (LibTorch's own products use the MKL inside the wheel).
   EXPECT_NE(json["blas"].get<std::string>().find("OpenBLAS"), std::string::npos) << json["blas"];
   EXPECT_FALSE(json["cuda_libraries"].get<std::string>().empty());
+}
+
+// OpenBLAS's idle threads would poll for ~0.1 s after every call, competing with the geometry's
+// OpenMP regions: the CLI shortens that before the library loads, unless the user chose a value.
+TEST(CliAbout, ShortensOpenBlasPollingUnlessTheUserChose) {
+  const auto blasLine = [] {
+    const CommandOutput result = runCli("about --json");
+    EXPECT_EQ(result.exitCode, 0) << result.out;
+    return nlohmann::json::parse(result.out)["blas"].get<std::string>();
+  };
+  const char* before = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  const std::string saved = before ? before : "";
+  ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  const std::string tuned = blasLine();
+  ::setenv("OPENBLAS_THREAD_TIMEOUT", "26", 1);
+  const std::string chosen = blasLine();
+  if (saved.empty())
+    ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  else
+    ::setenv("OPENBLAS_THREAD_TIMEOUT", saved.c_str(), 1);
+  if (tuned.find("OpenBLAS") == std::string::npos) GTEST_SKIP() << "not OpenBLAS: " << tuned;
+  EXPECT_NE(tuned.find("idle threads poll 2^20 cycles"), std::string::npos) << tuned;
+  EXPECT_NE(chosen.find("idle threads poll 2^26 cycles"), std::string::npos) << chosen;
 }
 
 TEST(CliAbout, SaysWhichCudaLibTorchWasBuiltWith) {
