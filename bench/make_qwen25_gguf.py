@@ -58,6 +58,7 @@ def main():
         return
     s = SHAPE
     fields, _ = large.padded_tokenizer(large.tokenizer_fields(large.smollm2_gguf()), s["vocab"])
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     writer = gguf.GGUFWriter(args.out, "qwen2")
     writer.add_type("model")
     writer.add_name("Qwen2.5-0.5B shapes, random Q4_0 weights (Strata benchmark)")
