@@ -26,11 +26,13 @@ struct NeighbourLists {
  * (Euclidean), the anchor row itself excluded, ties broken by the lower row index.
  * `normalised` is normalisedRows(states, norm). Candidates come in blocks of `blockRows` rows;
  * the per-anchor selection runs over OpenMP threads. Requires at least k + 1 rows of positive
- * weight, and anchors of positive weight.
+ * weight, and anchors of positive weight. `vectorPrefilter` lets AVX-512 (where the CPU has it)
+ * pass over the candidates that cannot enter an anchor's full list, 16 at a time; the lists are
+ * the same either way (false: every candidate measured one by one, for the tests).
  */
 NeighbourLists nearestNeighbours(const float* normalised, const RowNormalisation& norm,
                                  std::span<const int64_t> anchors, int64_t k, Workspace& workspace,
-                                 int64_t blockRows = 4096);
+                                 int64_t blockRows = 4096, bool vectorPrefilter = true);
 
 /** Position of `row` in the compacted copy (norm.rows), or −1 when its weight is 0. */
 int64_t compactPosition(const RowNormalisation& norm, int64_t row);

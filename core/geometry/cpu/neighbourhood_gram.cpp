@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "geometry/cpu/simd.h"
+
 namespace strata::geometry::cpu {
 
 namespace {
@@ -49,18 +51,12 @@ __attribute__((target("avx512f"))) void gramAvx512(const float* const* rows, int
 
 }  // namespace
 
-bool avx512GramAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f");
-  return available;
-}
-
 void shiftedGram(std::span<const float* const> rows, const float* shift, int64_t d, float* gram,
                  GramScratch& scratch, GramKernel kernel) {
   const int64_t k = int64_t(rows.size());
-  if (kernel == GramKernel::Best)
-    kernel = avx512GramAvailable() ? GramKernel::Avx512 : GramKernel::Portable;
+  if (kernel == GramKernel::Best) kernel = hasAvx512f() ? GramKernel::Avx512 : GramKernel::Portable;
   if (kernel == GramKernel::Avx512) {
-    if (!avx512GramAvailable())
+    if (!hasAvx512f())
       throw std::invalid_argument("the AVX-512 Gram kernel needs a CPU with AVX-512F");
     const int64_t kp = (k + 3) / 4 * 4;
     scratch.rows.assign(rows.begin(), rows.end());

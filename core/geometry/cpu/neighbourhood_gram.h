@@ -16,9 +16,6 @@ enum class GramKernel {
   Portable,  // the shifted rows copied, then cblas_ssyrk (whatever the BLAS runs here)
 };
 
-/** Whether this machine can run GramKernel::Avx512. */
-bool avx512GramAvailable();
-
 /** Per-thread scratch of shiftedGram. */
 struct GramScratch {
   std::vector<const float*> rows;

@@ -12,6 +12,7 @@
 
 #include "geometry/cpu/local_curvature.h"
 #include "geometry/cpu/neighbourhood_gram.h"
+#include "geometry/cpu/simd.h"
 #include "geometry/cpu/small_symmetric.h"
 
 namespace strata::geometry::cpu {
@@ -103,7 +104,7 @@ double referenceGram(const Neighbourhood& n, const float* shift, int64_t d, int6
 
 TEST(GeometryNeighbourhood, GramKernelsMatchADoubleProduct) {
   std::vector<GramKernel> kernels = {GramKernel::Portable, GramKernel::Best};
-  if (avx512GramAvailable()) kernels.push_back(GramKernel::Avx512);
+  if (hasAvx512f()) kernels.push_back(GramKernel::Avx512);
   for (GramKernel kernel : kernels)
     for (int64_t k : {2, 3, 5, 32, 33})
       for (int64_t d : {1, 15, 16, 17, 100, 576}) {
@@ -127,7 +128,7 @@ TEST(GeometryNeighbourhood, GramKernelsMatchADoubleProduct) {
 }
 
 TEST(GeometryNeighbourhood, TheAvx512KernelIsRefusedWhereTheCpuLacksIt) {
-  if (avx512GramAvailable()) GTEST_SKIP() << "this CPU has AVX-512F";
+  if (hasAvx512f()) GTEST_SKIP() << "this CPU has AVX-512F";
   const Neighbourhood n = neighbourhood(4, 16, 0.0f, 1.0f, 3);
   std::vector<float> gram(16);
   GramScratch scratch;
@@ -164,7 +165,7 @@ TEST(GeometryNeighbourhood, LambdaMaxOfEveryKernelMatchesTheDefinition) {
   lists.rows = lists.positions;
 
   std::vector<GramKernel> kernels = {GramKernel::Portable, GramKernel::Best};
-  if (avx512GramAvailable()) kernels.push_back(GramKernel::Avx512);
+  if (hasAvx512f()) kernels.push_back(GramKernel::Avx512);
   for (GramKernel kernel : kernels) {
     const std::vector<double> got = neighbourhoodLambdaMax(layer.data(), norm, lists, kernel);
     ASSERT_EQ(got.size(), 12u);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -176,6 +177,37 @@ TEST(GeometryNeighbours, TiesGoToTheLowerRowIndex) {
   const cpu::NeighbourLists blocked =
       cpu::nearestNeighbours(normalised.data(), norm, anchors, 3, workspace, 1);
   EXPECT_EQ(blocked.rows, three.rows);
+}
+
+TEST(GeometryNeighbours, TheVectorPrefilterKeepsEveryList) {
+  // 3,001 rows of width 24 in 40 tight clusters, every tenth row repeated (exact ties), 300
+  // anchors, blocks of 37 candidates (so that no block is a multiple of 16): the lists with
+  // AVX-512 passing over far candidates must equal those measured one by one.
+  const int64_t n = 3001, d = 24;
+  std::mt19937 rng(17);
+  std::normal_distribution<float> normal;
+  std::vector<float> centres(40 * d);
+  for (float& v : centres) v = 3.0f * normal(rng);
+  std::vector<float> x(size_t(n * d));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < d; ++j)
+      x[size_t(i * d + j)] = i % 10 == 9 ? x[size_t((i - 1) * d + j)]
+                                         : centres[size_t((i % 40) * d + j)] + 0.1f * normal(rng);
+  const HiddenStates states{x.data(), n, d};
+  const cpu::RowNormalisation norm = cpu::normaliseRows(states, {});
+  std::vector<float> normalised(size_t(n * d));
+  cpu::normalisedRows(states, norm, normalised.data());
+  std::vector<int64_t> anchors;
+  for (int64_t i = 0; i < 300; ++i) anchors.push_back(i * 10 + (i % 7));
+  cpu::Workspace workspace;
+  for (int64_t blockRows : {int64_t(37), int64_t(4096)}) {
+    const cpu::NeighbourLists measured =
+        cpu::nearestNeighbours(normalised.data(), norm, anchors, 16, workspace, blockRows, false);
+    const cpu::NeighbourLists filtered =
+        cpu::nearestNeighbours(normalised.data(), norm, anchors, 16, workspace, blockRows, true);
+    EXPECT_EQ(filtered.rows, measured.rows) << "blocks of " << blockRows;
+    EXPECT_EQ(filtered.squaredDistances, measured.squaredDistances) << "blocks of " << blockRows;
+  }
 }
 
 TEST(GeometryNeighbours, SkipRowsOfZeroWeightAndTheAnchorItself) {
