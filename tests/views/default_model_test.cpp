@@ -26,6 +26,7 @@
 #include "log_dock.h"
 #include "main_window.h"
 #include "project_dock.h"
+#include "scoped_environment.h"
 #include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
 
@@ -34,22 +35,7 @@ using namespace strata;
 namespace {
 constexpr int kTimeoutMs = 120000;
 
-/** Sets environment variables for a scope and puts the earlier values back. */
-class ScopedEnvironment {
- public:
-  void set(const char* name, const QString& value) {
-    m_saved.append(
-        {name, qEnvironmentVariableIsSet(name) ? std::optional(qgetenv(name)) : std::nullopt});
-    qputenv(name, value.toUtf8());
-  }
-  ~ScopedEnvironment() {
-    for (auto it = m_saved.crbegin(); it != m_saved.crend(); ++it)
-      it->second ? qputenv(it->first, *it->second) : qunsetenv(it->first);
-  }
-
- private:
-  QList<std::pair<const char*, std::optional<QByteArray>>> m_saved;
-};
+using test::ScopedEnvironment;
 
 /** What the centre showed at one progress report of the job. */
 struct CentreAtReport {

@@ -35,6 +35,7 @@
 #include "model_folder_fixture.h"
 #include "model_summary_view.h"
 #include "project_dock.h"
+#include "scoped_environment.h"
 #include "services.h"
 #include "store_summary_view.h"
 #include "support/tiny_gguf_model.h"
@@ -256,8 +257,8 @@ class MainWindowTest : public QObject {
   void droppingAGgufFileImportsAndOpensIt() {
     const QString gguf = m_root.filePath("tiny.gguf");
     testing::writeTinyLlamaGguf(toFsPath(gguf));
-    const QByteArray dataFolder = qgetenv("STRATA_DATA_DIR");      // ctest's, restored below
-    qputenv("STRATA_DATA_DIR", m_root.filePath("data").toUtf8());  // where the import goes
+    test::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", m_root.filePath("data"));  // where the import goes
     MainWindow window;
     window.show();
     QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);
@@ -269,10 +270,6 @@ class MainWindowTest : public QObject {
     QVERIFY(view);
     QCOMPARE(view->value("Layers"), QStringLiteral("1"));
     QCOMPARE(view->value("Hidden size"), QStringLiteral("32"));
-    if (dataFolder.isEmpty())
-      qunsetenv("STRATA_DATA_DIR");
-    else
-      qputenv("STRATA_DATA_DIR", dataFolder);
   }
 
   void openModelMenuListsTheHuggingFaceCache() {
