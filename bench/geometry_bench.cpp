@@ -140,7 +140,8 @@ nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampli
     cpu::choleskyInPlace(s, d);
     p["cholesky"] = secondsSince(start);
     start = Clock::now();
-    (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs, workspace.directions);
+    (void)cpu::meanRayleighQuotient(s, states, norm, sampling.pairs, workspace.directions,
+                                    workspace.lower);
     p["rayleigh_trsm"] = secondsSince(start);
     start = Clock::now();
     const auto lists =

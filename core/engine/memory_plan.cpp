@@ -193,7 +193,7 @@ bool frozenBackboneStreams(const std::filesystem::path& folder, bool cuda, int64
 }
 
 MemoryRequest memoryRequestFor(const std::filesystem::path& folder) {
-  const io::ModelSummary summary = io::inspectModelFolder(folder);
+  const io::ModelSummary summary = io::inspectModelWeights(folder);
   MemoryRequest request;
   request.config = summary.config;
   request.parameterCount = summary.parameterCount;

@@ -151,8 +151,8 @@ class CpuBackend final : public GeometryBackend {
     } else {
       for (int64_t j = 0; j < d; ++j) sigma[j * d + j] += epsilon;
       cpu::choleskyInPlace(sigma, d);
-      result.values.monotonicity =
-          cpu::meanRayleighQuotient(sigma, states, norm, sampling.pairs, m_workspace.directions);
+      result.values.monotonicity = cpu::meanRayleighQuotient(
+          sigma, states, norm, sampling.pairs, m_workspace.directions, m_workspace.lower);
     }
 
     if (!options.curvature) {
@@ -174,7 +174,7 @@ class CpuBackend final : public GeometryBackend {
       directions = std::max<int64_t>(directions, int64_t(r.sampling.pairs.size()));
       if (r.options.curvature) anchors = std::max<int64_t>(anchors, r.options.anchors);
     }
-    return 4 * n * d + 12 * d * d + 8 * d * directions + 4 * anchors * d +
+    return 4 * n * d + 12 * d * d + 4 * d * directions + 4 * anchors * d +
            4 * std::min<int64_t>(n, cpu::rowBlockLength(d, 8192)) * d;
   }
 

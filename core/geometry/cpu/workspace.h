@@ -33,11 +33,11 @@ class HugeBuffer {
 struct Workspace {
   HugeBuffer normalised;  // N×d float32: the normalised rows of positive weight
   HugeBuffer scaled;      // block×d float32: √w-scaled rows for a weighted Σ
-  HugeBuffer lower;       // d×d float32: ssyrk output
+  HugeBuffer lower;       // d×d float32: ssyrk output, then m_mono's rounded Cholesky factor
   HugeBuffer sigma;       // d×d double: Σ, then the Cholesky factor of Σ + εI
   HugeBuffer anchors;     // M×d float32: normalised anchor rows
   HugeBuffer products;    // M×block float32: anchor · candidate products
-  HugeBuffer directions;  // d×P double: the directions u, then L⁻¹u
+  HugeBuffer directions;  // d×P float32: the directions u, then L⁻¹u
 };
 
 }  // namespace strata::geometry::cpu

@@ -48,7 +48,7 @@ void hashSampledBlocks(const fs::path& file, uint64_t size, Sha256& hash) {
 }  // namespace
 
 std::string modelFingerprint(const fs::path& modelFolder) {
-  const ModelSummary summary = inspectModelFolder(modelFolder);
+  const ModelSummary summary = inspectModelWeights(modelFolder);
   Sha256 hash;
   hashWholeFile(modelFolder / "config.json", hash);
   for (const fs::path& file : summary.weightFiles) {

@@ -16,10 +16,23 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+/** tokenizer.json without model.vocab, model.merges and added_tokens: the kind needs none of
+ *  them, and they are nearly all of the file (14 MB for Gemma-3's 262k tokens, where building
+ *  them took 0.6 s and parsing without them 0.2 s). */
+json parseTokenizerJsonOutline(const std::string& text) {
+  const json::parser_callback_t keep = [](int depth, json::parse_event_t event, json& parsed) {
+    if (event != json::parse_event_t::key || !parsed.is_string()) return true;
+    const auto& key = parsed.get_ref<const std::string&>();
+    if (depth == 1) return key != "added_tokens";
+    return depth != 2 || (key != "vocab" && key != "merges");
+  };
+  return json::parse(text, keep);
+}
+
 std::string tokenizerJsonKind(const fs::path& file) {
   json root;
   try {
-    root = json::parse(readWholeFile(file));
+    root = parseTokenizerJsonOutline(readWholeFile(file));
   } catch (const json::exception& error) {
     throw FormatError(file, std::string("not valid JSON: ") + error.what());
   }
@@ -88,7 +101,7 @@ ModelSummary inspectGgufFile(const fs::path& file) {
   return summary;
 }
 
-ModelSummary inspectModelFolder(const fs::path& folder) {
+ModelSummary inspectModelWeights(const fs::path& folder) {
   if (!fs::is_directory(folder)) throw IoError(folder, "is not a folder");
   const fs::path configFile = folder / "config.json";
   if (!fs::exists(configFile))
@@ -100,7 +113,6 @@ ModelSummary inspectModelFolder(const fs::path& folder) {
 
   if (const auto gguf = ggufWeightSource(folder)) {
     addGgufWeights(*GgufWeights::open(*gguf), summary);
-    summary.tokenizerKind = detectTokenizerKind(folder);
     return summary;
   }
   const WeightFiles weights = WeightFiles::open(folder);
@@ -113,6 +125,11 @@ ModelSummary inspectModelFolder(const fs::path& folder) {
     summary.weightBytes += static_cast<int64_t>(entry.byteSize());
     summary.parametersByDType[std::string(dtypeName(entry.dtype))] += entry.numel();
   }
+  return summary;
+}
+
+ModelSummary inspectModelFolder(const fs::path& folder) {
+  ModelSummary summary = inspectModelWeights(folder);
   summary.tokenizerKind = detectTokenizerKind(folder);
   return summary;
 }

@@ -33,6 +33,12 @@ struct ModelSummary {
 ModelSummary inspectModelFolder(const std::filesystem::path& folder);
 
 /**
+ * inspectModelFolder without the tokenizer (tokenizerKind stays empty): for planning memory and
+ * fingerprinting weights, which a capture does before it loads the tokenizer anyway.
+ */
+ModelSummary inspectModelWeights(const std::filesystem::path& folder);
+
+/**
  * Inspects a GGUF model file from its metadata and tensor infos alone: nothing is written and
  * no tensor data is read (well under a second for an 8B model). Throws like GgufFile and
  * planGgufModel.
