@@ -302,6 +302,8 @@ FloorTimes measureFloor(const std::vector<float>& data, int64_t n, int64_t d, in
   return {median(gemmTimes), median(syrkTimes)};
 }
 
+STRATA_TUNE_LIBRARIES_AT_LOAD
+
 int main(int argc, char** argv) try {
   strata::runWithTunedLibraries(argv);  // the OpenBLAS kernels Strata's own programs ask for
   if (argc < 2) {

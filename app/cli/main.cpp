@@ -27,6 +27,8 @@ void printOverview() {
 
 }  // namespace
 
+STRATA_TUNE_LIBRARIES_AT_LOAD
+
 int main(int argc, char** argv) {
   strata::runWithTunedLibraries(argv);
   const std::vector<std::string> all(argv + 1, argv + argc);

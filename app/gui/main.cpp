@@ -55,6 +55,8 @@ int runScreenshot(const QString& file, const QString& path, bool openDefault) {
 
 }  // namespace
 
+STRATA_TUNE_LIBRARIES_AT_LOAD
+
 int main(int argc, char** argv) {
   strata::runWithTunedLibraries(argv);
   QApplication app(argc, argv);

@@ -27,13 +27,44 @@ namespace strata {
 inline constexpr const char* kOpenBlasThreadTimeout = "20";
 
 /**
+ * Runs from the executable's .preinit_array (STRATA_TUNE_LIBRARIES_AT_LOAD), after the loader
+ * mapped the libraries but before any of them initialised, LibTorch's start-up (~0.3 s)
+ * included. When OMP_WAIT_POLICY, OPENBLAS_THREAD_TIMEOUT or, on a CPU with AVX-512 (F, BW, VL,
+ * DQ), OPENBLAS_CORETYPE is not set, it starts the program again at once with them set (PASSIVE,
+ * kOpenBlasThreadTimeout, SkylakeX) and kTunedAtLoadVariable naming them: that costs the
+ * loader's own ~20 ms, where runWithTunedLibraries' later restart costs LibTorch's start-up a
+ * second time. (Setting them in place does not work: libc's own initialiser, which runs after
+ * this, resets the environment to the one the program was started with.) SkylakeX without
+ * asking OpenBLAS what it would detect: every core it can pick for such a CPU runs SkylakeX's
+ * float32 and float64 kernels (Cooperlake and SapphireRapids add bf16 ones), and the cores it
+ * falls back to (a virtual machine's generic Xeon is detected as Prescott) run slower ones.
+ * A user's value is always kept. Uses no heap and no C++ runtime (neither has started).
+ */
+void tuneLibrariesAtLoad(int argc, char** argv, char** envp);
+
+/** Put once, at namespace scope, in the file with main() of every front end (the CLI, the
+ *  workbench, the benchmarks): an entry of the executable's .preinit_array (shared libraries
+ *  cannot have one) that calls tuneLibrariesAtLoad before any library initialises. */
+#define STRATA_TUNE_LIBRARIES_AT_LOAD                                                  \
+  [[gnu::section(".preinit_array"), gnu::used]] static void (*const strataTuneAtLoad)( \
+      int, char**, char**) = &::strata::tuneLibrariesAtLoad;
+
+/** Set by tuneLibrariesAtLoad's restart to the variables it set ("OMP_WAIT_POLICY,…"); its
+ *  presence also keeps that restart from repeating. */
+inline constexpr const char* kTunedAtLoadVariable = "STRATA_TUNED_AT_LOAD";
+
+/** Set by runWithTunedLibraries' restart to the variables it set (`about` says so). */
+inline constexpr const char* kRestartedToTuneVariable = "STRATA_RESTARTED_TO_SET";
+
+/**
  * Call first in main(). Sets OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT
  * (kOpenBlasThreadTimeout) when they are not set, and OPENBLAS_CORETYPE
  * to the kernels the CPU's instruction set supports (SkylakeX with AVX-512, Haswell with AVX2)
  * when it is not set and OpenBLAS detected an older core than that; then re-executes the
- * program with the same arguments once, when anything was set. Returns when nothing needed
- * setting (a user's choice is always kept) or the re-execution fails (the program then runs
- * with the libraries' defaults).
+ * program with the same arguments once, when anything was set, with kRestartedToTuneVariable
+ * naming what. Returns when nothing needed setting (a user's choice is always kept; with
+ * STRATA_TUNE_LIBRARIES_AT_LOAD that is the usual case) or the re-execution fails (the program
+ * then runs with the libraries' defaults).
  */
 void runWithTunedLibraries(char** argv);
 
