@@ -26,7 +26,7 @@
 #include "log_dock.h"
 #include "main_window.h"
 #include "project_dock.h"
-#include "scoped_environment.h"
+#include "support/scoped_environment.h"
 #include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
 
@@ -35,7 +35,7 @@ using namespace strata;
 namespace {
 constexpr int kTimeoutMs = 120000;
 
-using test::ScopedEnvironment;
+using testing::ScopedEnvironment;
 
 /** What the centre showed at one progress report of the job. */
 struct CentreAtReport {
@@ -210,7 +210,7 @@ class DefaultModelTest : public QObject {
   void aFailedFirstJobLeavesItsErrorInTheCentre() {
     ScopedEnvironment environment;
     useTinyGgufDefault(environment, QStringLiteral("failed-data"));
-    environment.set("STRATA_DEFAULT_CORPUS", m_root.filePath("gone.txt"));
+    environment.set("STRATA_DEFAULT_CORPUS", m_root.filePath("gone.txt").toStdString());
     MainWindow window(MainWindow::Options{.persistSettings = false});
     window.setErrorReporter([](const ErrorReport&) {});
     QSignalSpy finished(window.feature<DefaultGeometryFeature>(),
@@ -272,9 +272,9 @@ class DefaultModelTest : public QObject {
         corpus << "a\n\n";
       }
     }
-    environment.set("STRATA_DEFAULT_MODEL", gguf);
-    environment.set("STRATA_DEFAULT_CORPUS", letters);
-    environment.set("STRATA_DATA_DIR", m_root.filePath(dataFolder));
+    environment.set("STRATA_DEFAULT_MODEL", gguf.toStdString());
+    environment.set("STRATA_DEFAULT_CORPUS", letters.toStdString());
+    environment.set("STRATA_DATA_DIR", m_root.filePath(dataFolder).toStdString());
   }
 
   QTemporaryDir m_root;

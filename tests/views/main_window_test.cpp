@@ -35,9 +35,9 @@
 #include "model_folder_fixture.h"
 #include "model_summary_view.h"
 #include "project_dock.h"
-#include "scoped_environment.h"
 #include "services.h"
 #include "store_summary_view.h"
+#include "support/scoped_environment.h"
 #include "support/tiny_gguf_model.h"
 #include "throw_away_settings.h"
 #include "training_launch_dialog.h"
@@ -257,8 +257,9 @@ class MainWindowTest : public QObject {
   void droppingAGgufFileImportsAndOpensIt() {
     const QString gguf = m_root.filePath("tiny.gguf");
     testing::writeTinyLlamaGguf(toFsPath(gguf));
-    test::ScopedEnvironment environment;
-    environment.set("STRATA_DATA_DIR", m_root.filePath("data"));  // where the import goes
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR",
+                    m_root.filePath("data").toStdString());  // where the import goes
     MainWindow window;
     window.show();
     QSignalSpy opened(&window.events(), &WorkbenchEvents::pathOpened);

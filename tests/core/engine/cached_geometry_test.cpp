@@ -16,6 +16,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/layer_metric.h"
 #include "io/store/activation_store.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 
 namespace strata::engine {
@@ -227,11 +228,10 @@ TEST_F(CachedGeometryTest, MissingInputsAreNamed) {
 
 TEST(DefaultGeometryRequest, UsesTheDefaultModelCorpusAndDataFolder) {
   TempDir dir;
-  ::setenv("STRATA_DATA_DIR", dir.path().c_str(), 1);
-  ::setenv("STRATA_DEFAULT_CORPUS", (dir / "mine.txt").c_str(), 1);
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_DATA_DIR", dir.path().string());
+  environment.set("STRATA_DEFAULT_CORPUS", (dir / "mine.txt").string());
   const CachedGeometryRequest r = defaultGeometryRequest();
-  ::unsetenv("STRATA_DATA_DIR");
-  ::unsetenv("STRATA_DEFAULT_CORPUS");
   EXPECT_TRUE(fs::exists(r.modelFolder / "config.json")) << r.modelFolder;
   EXPECT_EQ(r.corpus, dir / "mine.txt");
   EXPECT_EQ(r.cacheFolder, dir / "geometry-cache");

@@ -19,6 +19,7 @@
 #include "io/hf/model_folder.h"
 #include "model/backbone/backbone.h"
 #include "support/gguf_test_file.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/tiny_gguf_model.h"
 
@@ -78,9 +79,12 @@ TEST_F(GgufWeightsTest, EveryTensorReadByRowsEqualsTheWholeTensorUndoneAsTransfo
 }
 
 TEST_F(GgufWeightsTest, AModelFolderReadsItsWeightsInPlaceAndEqualsAFloat32Import) {
-  ::setenv("STRATA_DATA_DIR", (m_dir / "data").c_str(), 1);
-  const fs::path folder = resolveModelFolder(m_file);
-  unsetenv("STRATA_DATA_DIR");
+  fs::path folder;
+  {
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", (m_dir / "data").string());
+    folder = resolveModelFolder(m_file);
+  }
   EXPECT_EQ(ggufWeightSource(folder), fs::absolute(m_file).lexically_normal());
   EXPECT_FALSE(fs::exists(folder / "model.safetensors")) << "no copy of the weights";
   const ModelSummary summary = inspectModelFolder(folder);
@@ -127,9 +131,12 @@ TEST_F(GgufWeightsTest, ADamagedDataRegionIsRefusedNamingTheTensorBeforeAnything
     EXPECT_EQ(error.item(), "blk.1.ffn_up.weight");
     EXPECT_NE(std::string(error.what()).find("block 3"), std::string::npos) << error.what();
   }
-  ::setenv("STRATA_DATA_DIR", (m_dir / "data").c_str(), 1);
-  const fs::path folder = resolveModelFolder(m_file);
-  unsetenv("STRATA_DATA_DIR");
+  fs::path folder;
+  {
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", (m_dir / "data").string());
+    folder = resolveModelFolder(m_file);
+  }
   EXPECT_THROW(model::Backbone::load(folder), FormatError);
 }
 
@@ -146,9 +153,12 @@ TEST_F(GgufWeightsTest, ATruncatedFileIsRefusedAtOpenNamingTheTensor) {
 }
 
 TEST_F(GgufWeightsTest, AFolderWhoseFileChangedOrVanishedSaysSo) {
-  ::setenv("STRATA_DATA_DIR", (m_dir / "data").c_str(), 1);
-  const fs::path folder = resolveModelFolder(m_file);
-  unsetenv("STRATA_DATA_DIR");
+  fs::path folder;
+  {
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", (m_dir / "data").string());
+    folder = resolveModelFolder(m_file);
+  }
   testing::writeTinyLlamaGguf(m_file, 1);  // rewritten: another size
   EXPECT_THROW(ggufWeightSource(folder), IoError);
   fs::remove(m_file);

@@ -20,6 +20,7 @@
 #include "model/backbone/weight_loader.h"
 #include "support/python_finder.h"
 #include "support/real_gguf_models.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/tiny_gguf_model.h"
 
@@ -100,9 +101,12 @@ TEST(DeviceDequantize, EveryTypeEqualsTheHostKernelBitForBit) {
 
 /** Every tensor of the model folder of `gguf`, through the device path and the host path. */
 void expectDevicePathEqualsHostPath(const fs::path& gguf, const fs::path& dataDir) {
-  ::setenv("STRATA_DATA_DIR", dataDir.c_str(), 1);
-  const fs::path folder = io::resolveModelFolder(gguf);
-  ::unsetenv("STRATA_DATA_DIR");
+  fs::path folder;
+  {
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", dataDir.string());
+    folder = io::resolveModelFolder(gguf);
+  }
   const io::ModelConfig config = io::readModelConfig(folder / "config.json");
   const WeightLoader loader(folder, config, at::kCPU, at::kFloat, /*borrowMapped=*/false);
   ASSERT_NE(loader.gguf(), nullptr);

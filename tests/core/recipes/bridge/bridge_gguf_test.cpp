@@ -10,6 +10,7 @@
 
 #include "engine/run_manifest.h"
 #include "support/bridge_fixture.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/tiny_gguf_model.h"
 #include "support/training_fixture.h"
@@ -19,7 +20,8 @@ namespace {
 
 TEST(BridgeFromGguf, TrainsOnTheImportedFolderAndRecordsIt) {
   TempDir dir;
-  ::setenv("STRATA_DATA_DIR", (dir.path() / "data").c_str(), 1);
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_DATA_DIR", (dir.path() / "data").string());
   const auto gguf = dir.path() / "tiny.gguf";
   testing::writeTinyLlamaGguf(gguf, 2);
   const auto corpus = dir.path() / "corpus.txt";
@@ -39,7 +41,6 @@ TEST(BridgeFromGguf, TrainsOnTheImportedFolderAndRecordsIt) {
   EXPECT_TRUE(recorded.starts_with((dir.path() / "data" / "gguf" / "tiny-").string())) << recorded;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(recorded) / "config.json"));
   EXPECT_EQ(testing::loggedLosses(dir.path() / "run").size(), 4u);
-  ::unsetenv("STRATA_DATA_DIR");
 }
 
 }  // namespace
