@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "common/error.h"
+#include "common/text_file.h"
+#include "tokenizer/bpe_tables_json.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/special_tokens_config.h"
@@ -14,13 +16,17 @@ namespace strata::tokenizer {
 
 namespace {
 
-Vocabulary parseVocabulary(const JsonFields& fields, const Json& model) {
-  const Json& vocab = fields.require(model, "vocab", "model");
-  if (!vocab.is_object()) throw fields.error("model.vocab", "expected an object of token → id");
+Vocabulary parseVocabulary(const JsonFields& fields, const Json& model,
+                           const BpeTablesJson& tables) {
+  if (tables.vocabType.empty()) fields.require(model, "vocab", "model");  // throws: none
+  if (tables.vocabType != "object")
+    throw fields.error("model.vocab", "expected an object of token → id");
+  if (tables.firstBadId)
+    throw fields.error("model.vocab." + tables.firstBadId->first,
+                       "expected an integer, found " + tables.firstBadId->second);
   Vocabulary vocabulary;
-  vocabulary.reserve(vocab.size());
-  for (const auto& [token, idValue] : vocab.items()) {
-    const int64_t id = fields.integerValue(idValue, "model.vocab." + token);
+  vocabulary.reserve(tables.vocab.size());
+  for (const auto& [token, id] : tables.vocab) {
     if (id < 0 || id > INT32_MAX || !vocabulary.add(token, static_cast<int32_t>(id)))
       throw FormatError(fields.file(),
                         "id " + std::to_string(id) + " is negative, too large or already used",
@@ -31,27 +37,29 @@ Vocabulary parseVocabulary(const JsonFields& fields, const Json& model) {
 
 // Merges come as "a b" strings (older files) or ["a", "b"] pairs (tokenizers >= 0.20, which
 // allows spaces inside tokens). Rank = position in the list (HF BPE::from_builder).
-PairMergeTable parseMerges(const JsonFields& fields, const Json& model,
+PairMergeTable parseMerges(const JsonFields& fields, const BpeTablesJson& tables,
                            const Vocabulary& vocabulary, const std::string& prefix) {
   PairMergeTable table;
-  const Json* merges = fields.find(model, "merges", "model");
-  if (merges == nullptr) return table;
-  if (!merges->is_array()) throw fields.error("model.merges", "expected an array");
-  table.reserve(merges->size());
-  for (size_t rank = 0; rank < merges->size(); ++rank) {
+  if (tables.mergesType.empty()) return table;
+  if (tables.mergesType != "array") throw fields.error("model.merges", "expected an array");
+  table.reserve(tables.merges.size());
+  for (size_t rank = 0; rank < tables.merges.size(); ++rank) {
     const std::string path = JsonFields::element("model.merges", rank);
-    const Json& merge = (*merges)[rank];
+    const MergeEntry& merge = tables.merges[rank];
     std::string left, right;
-    if (merge.is_string()) {
-      const std::string line = merge.get<std::string>();
+    if (merge.kind == MergeEntry::Kind::Line) {
+      const std::string& line = merge.left;
       const size_t space = line.find(' ');
       if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
         throw fields.error(path, "expected \"left right\", found \"" + line + "\"");
       left = line.substr(0, space);
       right = line.substr(space + 1);
-    } else if (merge.is_array() && merge.size() == 2) {
-      left = fields.stringValue(merge[0], path + "[0]");
-      right = fields.stringValue(merge[1], path + "[1]");
+    } else if (merge.kind == MergeEntry::Kind::Pair) {
+      if (!merge.problem.empty())  // "[i]type": a part that is not a string
+        throw fields.error(path + merge.problem.substr(0, 3),
+                           "expected a string, found " + merge.problem.substr(3));
+      left = merge.left;
+      right = merge.right;
     } else {
       throw fields.error(path, "expected \"left right\" or [\"left\", \"right\"]");
     }
@@ -62,7 +70,8 @@ PairMergeTable parseMerges(const JsonFields& fields, const Json& model,
   return table;
 }
 
-std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root) {
+std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root,
+                                     const BpeTablesJson& tables) {
   const Json& model = fields.require(root, "model", "");
   // Old files omit "type"; HF then recognises BPE by its fields.
   const std::string type = fields.optionalString(model, "type", "model").value_or("BPE");
@@ -80,8 +89,8 @@ std::unique_ptr<BpeModel> parseModel(const JsonFields& fields, const Json& root)
       fields.optionalString(model, "end_of_word_suffix", "model").value_or("");
   // "dropout" is a training-time augmentation; encoding here is deterministic, as HF's is
   // when dropout is null.
-  Vocabulary vocabulary = parseVocabulary(fields, model);
-  PairMergeTable merges = parseMerges(fields, model, vocabulary, options.continuingSubwordPrefix);
+  Vocabulary vocabulary = parseVocabulary(fields, model, tables);
+  PairMergeTable merges = parseMerges(fields, tables, vocabulary, options.continuingSubwordPrefix);
   try {
     return std::make_unique<BpeModel>(std::move(vocabulary), std::move(merges), std::move(options));
   } catch (const std::invalid_argument& e) {
@@ -182,11 +191,21 @@ std::string describeKind(const BpeTokenizerParts& parts, const Json& root) {
 }  // namespace
 
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file) {
-  const Json root = readJsonFile(file);
   const JsonFields fields(file);
-  if (!root.is_object()) throw fields.error("", "expected a JSON object");
+  // Two passes over the text: the small sections into a tree, the vocabulary and merges
+  // streamed into flat lists (bpe_tables_json.h).
+  const std::string text = readWholeFile(file);
+  Json root;
+  BpeTablesJson tables;
+  try {
+    root = parseTokenizerOutline(text);
+    if (!root.is_object()) throw fields.error("", "expected a JSON object");
+    tables = readBpeTables(text);
+  } catch (const Json::parse_error& e) {
+    throw FormatError(file, std::string("not valid JSON: ") + e.what());
+  }
   BpeTokenizerParts parts;
-  parts.model = parseModel(fields, root);
+  parts.model = parseModel(fields, root, tables);
   parseAddedTokens(fields, root, parts.addedTokens);
   const auto section = [&](const char* key) -> const Json& {
     static const Json null;

@@ -322,6 +322,40 @@ TEST(TokenizerJson, MergeOfUnknownTokenNamesTheMergeIndex) {
   EXPECT_NE(e.problem().find("zz"), std::string::npos) << e.what();
 }
 
+// The vocabulary and merges are read by a streaming pass (bpe_tables_json.h), not from the
+// tree: every malformed shape must still be refused with the key path it has in the tree.
+TEST(TokenizerJson, MalformedVocabularyAndMergesNameTheirKeyPaths) {
+  const auto itemOf = [](Json root) { return expectFormatError(root).item(); };
+  Json vocab = byteLevelVocab();
+  vocab["ab"] = 256;
+  EXPECT_EQ(itemOf(byteLevelTokenizer(Json::array({"a", 0}), Json::array())), "model.vocab");
+  Json badId = vocab;
+  badId["ab"] = 2.5;
+  EXPECT_EQ(itemOf(byteLevelTokenizer(badId, Json::array())), "model.vocab.ab");
+  badId["ab"] = "256";
+  EXPECT_EQ(itemOf(byteLevelTokenizer(badId, Json::array())), "model.vocab.ab");
+  badId["ab"] = {{"id", 256}};
+  EXPECT_EQ(itemOf(byteLevelTokenizer(badId, Json::array())), "model.vocab.ab");
+  badId["ab"] = -1;
+  EXPECT_EQ(itemOf(byteLevelTokenizer(badId, Json::array())), "ab");  // the token is named
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, "a b")), "model.merges");
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, Json::array({"a b", Json::array({"a", 7})}))),
+            "model.merges[1][1]");
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, Json::array({Json::array({"a", "b", "c"})}))),
+            "model.merges[0]");
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, Json::array({"a b", 3}))), "model.merges[1]");
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, Json::array({Json::object({{"a", "b"}})}))),
+            "model.merges[0]");
+  EXPECT_EQ(itemOf(byteLevelTokenizer(vocab, Json::array({"ab"}))), "model.merges[0]");
+
+  // Pairs and lines, nested containers elsewhere in the model, keys in any order: the same model.
+  TempDir dir;
+  Json asPairs = byteLevelTokenizer(vocab, Json::array({Json::array({"a", "b"})}));
+  asPairs["model"]["extra"] = Json::array({Json::object({{"vocab", 1}})});
+  EXPECT_EQ(loadJson(dir, asPairs)->encode("ab"), Ids{256});
+  EXPECT_EQ(loadJson(dir, byteLevelTokenizer(vocab, Json::array({"a b"})))->encode("ab"), Ids{256});
+}
+
 TEST(TokenizerJson, BadRegexNamesThePatternKey) {
   Json root = byteLevelTokenizer(byteLevelVocab(), Json::array());
   root["pre_tokenizer"] = {

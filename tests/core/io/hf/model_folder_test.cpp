@@ -36,7 +36,7 @@ TEST(ModelFolder, TokenizerKindComesFromTheFilesPresent) {
 }
 
 TEST(ModelFolder, TheKindIgnoresTheVocabularyButReadsEveryStepOfTheTokenizer) {
-  // The vocabulary, merges and added tokens are skipped while parsing (they are most of a large
+  // The vocabulary and merges are skipped while parsing (they are most of a large
   // tokenizer.json); a ByteLevel step nested in a Sequence must still be seen, and a vocabulary
   // whose tokens look like settings must not be.
   TempDir dir;

@@ -1,0 +1,43 @@
+#pragma once
+// The two large parts of a tokenizer.json, model.vocab and model.merges, read by a streaming
+// (SAX) pass instead of into a JSON tree: Gemma-3's file holds 262,144 tokens and 514,906 merges,
+// and building then freeing their tree took 0.8 s of its 1.1 s load. The rest of the file is
+// small and is parsed into a tree without these two (parseTokenizerOutline). What is read here
+// is only collected; tokenizer_json.cpp checks it and reports errors with the same key paths as
+// for the tree.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenizer/json_fields.h"
+
+namespace strata::tokenizer {
+
+/** One entry of model.merges as it was written. */
+struct MergeEntry {
+  enum class Kind { Line, Pair, Other };
+  Kind kind = Kind::Other;
+  std::string left, right;  // Pair: the two strings; Line: the whole "left right" in `left`
+  std::string problem;      // Pair with a non-string part: "[i]" and its type; Other: its type
+};
+
+struct BpeTablesJson {
+  /** JSON type name of model.vocab ("object" when it is one); empty when there is none. */
+  std::string vocabType;
+  std::vector<std::pair<std::string, int64_t>> vocab;  // in file order
+  /** The first vocab entry whose id is not an integer: its token and its JSON type name. */
+  std::optional<std::pair<std::string, std::string>> firstBadId;
+  /** JSON type name of model.merges ("array" when it is one); empty when there is none. */
+  std::string mergesType;
+  std::vector<MergeEntry> merges;
+};
+
+/** tokenizer.json's tree without model.vocab and model.merges. Throws Json::parse_error. */
+Json parseTokenizerOutline(const std::string& text);
+
+/** model.vocab and model.merges of tokenizer.json's text. Throws Json::parse_error. */
+BpeTablesJson readBpeTables(const std::string& text);
+
+}  // namespace strata::tokenizer
