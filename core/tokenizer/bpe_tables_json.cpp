@@ -22,7 +22,7 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return scalar("binary"); }
   bool string(string_t& value) override {
     if (m_level == 3 && m_section == Section::Merges) {
-      m_out.merges.push_back({MergeEntry::Kind::Line, std::move(value), {}, {}});
+      m_out.merges.push_back({MergeEntry::Kind::Line, std::move(value)});
     } else if (m_level == 4 && m_section == Section::Merges) {
       MergeEntry& pair = m_out.merges.back();
       ++m_parts;
@@ -39,8 +39,8 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
     if (m_level == 3 && m_section == Section::Vocab) m_token = std::move(value);
     return true;
   }
-  bool start_object(std::size_t) override { return open("object"); }
-  bool start_array(std::size_t) override { return open("array"); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
@@ -58,8 +58,7 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
     if (m_level == 2 && m_inModel) sectionValue(type);
     if (m_level == 3 && m_section == Section::Vocab && !m_out.firstBadId)
       m_out.firstBadId = std::make_pair(m_token, std::string(type));
-    if (m_level == 3 && m_section == Section::Merges)
-      m_out.merges.push_back({MergeEntry::Kind::Other, {}, {}, type});
+    if (m_level == 3 && m_section == Section::Merges) m_out.merges.push_back({});  // Other
     if (m_level == 4 && m_section == Section::Merges) pairPart(type);
     return true;
   }
@@ -77,27 +76,27 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
     if (m_modelKey == "vocab") m_out.vocabType = type;
     if (m_modelKey == "merges") m_out.mergesType = type;
   }
+  /** A part of a [left, right] pair that is not a string. */
   void pairPart(const char* type) {
     MergeEntry& pair = m_out.merges.back();
     ++m_parts;
-    if (pair.problem.empty() && m_parts <= 2)
-      pair.problem = "[" + std::to_string(m_parts - 1) + "]" + type;
+    if (pair.badPart < 0 && m_parts <= 2) {
+      pair.badPart = m_parts - 1;
+      pair.badPartType = type;
+    }
   }
-  bool open(const char* type) {
+  bool open(bool array) {
     // The container opens at the current level; its contents are one level down.
-    if (m_level == 1 && m_rootKey == "model" && std::string(type) == "object") m_inModel = true;
+    const char* type = array ? "array" : "object";
+    if (m_level == 1 && m_rootKey == "model" && !array) m_inModel = true;
     if (m_level == 2 && m_inModel) {
       sectionValue(type);
-      if (m_modelKey == "vocab" && std::string(type) == "object") m_section = Section::Vocab;
-      if (m_modelKey == "merges" && std::string(type) == "array") m_section = Section::Merges;
+      if (m_modelKey == "vocab" && !array) m_section = Section::Vocab;
+      if (m_modelKey == "merges" && array) m_section = Section::Merges;
     } else if (m_level == 3 && m_section == Section::Vocab && !m_out.firstBadId) {
       m_out.firstBadId = std::make_pair(m_token, std::string(type));
     } else if (m_level == 3 && m_section == Section::Merges) {
-      m_out.merges.push_back(
-          {std::string(type) == "array" ? MergeEntry::Kind::Pair : MergeEntry::Kind::Other,
-           {},
-           {},
-           std::string(type) == "array" ? "" : type});
+      m_out.merges.push_back({array ? MergeEntry::Kind::Pair : MergeEntry::Kind::Other});
       m_parts = 0;
     } else if (m_level == 4 && m_section == Section::Merges) {
       pairPart(type);
@@ -109,10 +108,8 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
     --m_level;
     // A pair closes: anything but two parts is not a pair at all.
     if (m_level == 3 && m_section == Section::Merges &&
-        m_out.merges.back().kind == MergeEntry::Kind::Pair && m_parts != 2) {
+        m_out.merges.back().kind == MergeEntry::Kind::Pair && m_parts != 2)
       m_out.merges.back().kind = MergeEntry::Kind::Other;
-      m_out.merges.back().problem = "array";
-    }
     if (m_level == 2) m_section = Section::None;
     if (m_level == 1) m_inModel = false;
     return true;

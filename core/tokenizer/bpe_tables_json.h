@@ -17,10 +17,11 @@ namespace strata::tokenizer {
 
 /** One entry of model.merges as it was written. */
 struct MergeEntry {
-  enum class Kind { Line, Pair, Other };
+  enum class Kind { Line, Pair, Other };  // "left right", [left, right], anything else
   Kind kind = Kind::Other;
   std::string left, right;  // Pair: the two strings; Line: the whole "left right" in `left`
-  std::string problem;      // Pair with a non-string part: "[i]" and its type; Other: its type
+  int badPart = -1;         // Pair: the first part that is not a string (0 or 1), or -1
+  std::string badPartType;  // its JSON type name
 };
 
 struct BpeTablesJson {

@@ -55,9 +55,9 @@ PairMergeTable parseMerges(const JsonFields& fields, const BpeTablesJson& tables
       left = line.substr(0, space);
       right = line.substr(space + 1);
     } else if (merge.kind == MergeEntry::Kind::Pair) {
-      if (!merge.problem.empty())  // "[i]type": a part that is not a string
-        throw fields.error(path + merge.problem.substr(0, 3),
-                           "expected a string, found " + merge.problem.substr(3));
+      if (merge.badPart >= 0)
+        throw fields.error(JsonFields::element(path, size_t(merge.badPart)),
+                           "expected a string, found " + merge.badPartType);
       left = merge.left;
       right = merge.right;
     } else {

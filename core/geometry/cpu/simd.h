@@ -1,7 +1,8 @@
 #pragma once
 // Which vector instructions the geometry's hand-written kernels may use on this machine. The
 // build targets baseline x86-64 (no -march); kernels compiled for more carry a target attribute
-// and are called only after asking here.
+// and are called only after asking here. (Plain loops use target_clones instead, where the
+// loader picks the clone: row_normalisation.cpp.)
 
 namespace strata::geometry::cpu {
 
