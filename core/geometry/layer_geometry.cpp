@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -168,55 +169,55 @@ ProxyValues valuesOf(const PlannedEvaluation& planned, const std::vector<ProxyOu
           o.result.values.effectiveRank};
 }
 
+/** A layer's bootstrap, drawn before anything is evaluated: the batch and what each entry is. */
+struct BootstrapPlan {
+  std::vector<ProxyRequest> batch;  // the point estimate's request first, when it was given
+  std::vector<std::vector<float>> resampleWeights, jackknifeWeights;
+  std::vector<PlannedEvaluation> planned, jackknifePlan;
+  int64_t degenerate = 0, zeroDirections = 0, mostDistinct = 0;
+};
+
 /**
  * The bootstrap of one layer (docs/geometry.md, "Intervals"): `resamples` token resamples (the
  * same rows on every layer, see resampleSeed) give the replicates of every proxy; with
  * jackknifeBlocks = G > 0, G delete-one-block jackknife values (contiguous token blocks, so
  * the tokens of one sequence mostly leave together) give BCa's acceleration, else the
  * intervals are percentile ones. Every evaluation is drawn first and handed to the backend as
- * one batch (the CPU backend runs them side by side). Fills out.replicates, the intervals and
- * their warnings.
+ * one batch, after `point` (the point estimate's own request): the CPU backend runs them side by
+ * side, the point's single-threaded stretches (its eigensolvers, the neighbour selection)
+ * beside resamples instead of beside an idle core.
  */
-void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowScreening& screening,
-               const TokenSampling& pointSampling, const ProxyOptions& pointOptions,
-               const ProxyOptions& options, LayerGeometry& out,
-               const std::function<void(int64_t, int64_t)>& report) {
-  const int64_t layer = out.layer, resamples = options.bootstrapResamples;
-  const auto warn = [&](const char* proxy, std::string reason) {
-    out.warnings.push_back({layer, proxy, std::move(reason), false});
-  };
+BootstrapPlan planBootstrap(const HiddenStates& states, const RowScreening& screening,
+                            const TokenSampling& pointSampling, const ProxyOptions& pointOptions,
+                            const ProxyOptions& options, ProxyRequest point) {
+  const int64_t resamples = options.bootstrapResamples;
   ProxyOptions resampleOptions = pointOptions;
   resampleOptions.spectrumSize = 1;   // k_eff needs λ_max only
   resampleOptions.curvature = false;  // m_curv reweights the point estimate's anchors instead
-  const bool curvature = pointOptions.curvature && isDefined(out.values.curvature);
 
+  BootstrapPlan p;
+  p.batch.push_back(std::move(point));
   // The resamples' rows and samplings, in order (their seeds make them the same on every layer).
-  std::vector<ProxyRequest> batch;
-  std::vector<std::vector<float>> resampleWeights;
-  std::vector<PlannedEvaluation> planned;
-  int64_t degenerate = 0, zeroDirections = 0, mostDistinct = 0;
   for (int64_t r = 0; r < resamples; ++r) {
     std::vector<float> weights =
         drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
     const int64_t distinct = distinctRowsOfPositiveWeight(screening, weights);
-    mostDistinct = std::max(mostDistinct, distinct);
+    p.mostDistinct = std::max(p.mostDistinct, distinct);
     if (distinct < 2) {
-      planned.push_back({});  // copies of one row: tr(Σ) = 0
-      ++degenerate;
+      p.planned.push_back({});  // copies of one row: tr(Σ) = 0
+      ++p.degenerate;
     } else {
       TokenSampling sampling = drawTokenSampling(states.rows, weights, resampleOptions,
                                                  resampleSeed(options.seed, r, true));
-      planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, batch));
-      if (!planned.back().directions) ++zeroDirections;
+      p.planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, p.batch));
+      if (!p.planned.back().directions) ++p.zeroDirections;
     }
-    resampleWeights.push_back(std::move(weights));
+    p.resampleWeights.push_back(std::move(weights));
   }
 
   // Delete-one-block jackknife: block g = rows [g·N/G, (g+1)·N/G), with the point estimate's
   // anchors and pairs that avoid it (no new randomness enters the acceleration).
   const int64_t blocks = options.jackknifeBlocks;
-  std::vector<PlannedEvaluation> jackknifePlan;
-  std::vector<std::vector<float>> jackknifeWeights;
   for (int64_t g = 0; g < blocks && states.rows >= 2 * blocks; ++g) {
     const int64_t begin = states.rows * g / blocks, end = states.rows * (g + 1) / blocks;
     std::vector<float> weights(states.rows, 1.0f);
@@ -231,14 +232,32 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
     const bool evaluate =
         (!own.pairs.empty() || resampleOptions.monotonicity == MonotonicityMode::MinEigenvalue) &&
         distinctRowsOfPositiveWeight(screening, weights) >= 2;
-    jackknifePlan.push_back(
-        evaluate ? plan(screening, weights, std::move(own), resampleOptions, batch, {begin, end})
+    p.jackknifePlan.push_back(
+        evaluate ? plan(screening, weights, std::move(own), resampleOptions, p.batch, {begin, end})
                  : PlannedEvaluation{});
-    jackknifeWeights.push_back(std::move(weights));
+    p.jackknifeWeights.push_back(std::move(weights));
   }
+  return p;
+}
 
-  const std::vector<ProxyOutcome> outcomes = backend.computeBatch(
-      states, batch, [&](int64_t done) { report(done, int64_t(batch.size())); });
+/**
+ * The replicates, the intervals and their warnings from the batch's outcomes (the point's
+ * included, at index 0), once the point estimate is in `out`.
+ */
+void finishBootstrap(const BootstrapPlan& p, const std::vector<ProxyOutcome>& outcomes,
+                     const HiddenStates& states, const RowScreening& screening,
+                     const TokenSampling& pointSampling, const ProxyOptions& pointOptions,
+                     const ProxyOptions& options, LayerGeometry& out) {
+  const int64_t layer = out.layer, resamples = options.bootstrapResamples;
+  const auto warn = [&](const char* proxy, std::string reason) {
+    out.warnings.push_back({layer, proxy, std::move(reason), false});
+  };
+  const bool curvature = pointOptions.curvature && isDefined(out.values.curvature);
+  const auto& planned = p.planned;
+  const auto& jackknifePlan = p.jackknifePlan;
+  const auto& resampleWeights = p.resampleWeights;
+  const auto& jackknifeWeights = p.jackknifeWeights;
+  const int64_t degenerate = p.degenerate, zeroDirections = p.zeroDirections;
   for (int64_t r = 0; r < resamples; ++r) {
     ProxyValues replicate;
     try {
@@ -302,7 +321,7 @@ void bootstrap(GeometryBackend& backend, const HiddenStates& states, const RowSc
   if (isDefined(out.values.monotonicity)) {
     out.monotonicity = intervalOf(&ProxyValues::monotonicity, out.values.monotonicity, "m_mono");
     if (resamples > 0 && pointOptions.monotonicity == MonotonicityMode::Rayleigh)
-      warnSingularResamples(mostDistinct, screening.distinctRows, states.cols, warn);
+      warnSingularResamples(p.mostDistinct, screening.distinctRows, states.cols, warn);
   }
   if (isDefined(out.values.effectiveRank))
     out.effectiveRank = intervalOf(&ProxyValues::effectiveRank, out.values.effectiveRank, "k_eff");
@@ -382,7 +401,22 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
          true);
   }
 
-  ProxyResult point = backend.computeProxies(states, {}, sampling, pointOptions);
+  // With a bootstrap the point estimate is the first request of its batch; alone, one call.
+  std::optional<BootstrapPlan> boot;
+  std::vector<ProxyOutcome> outcomes;
+  ProxyResult point;
+  if (resamples > 0) {
+    boot = planBootstrap(states, screening, sampling, pointOptions, options,
+                         ProxyRequest{{}, sampling, pointOptions, {0, 0}});
+    const auto evaluations = int64_t(boot->batch.size());
+    outcomes = backend.computeBatch(states, boot->batch, [&](int64_t done) {
+      report(std::max<int64_t>(done - 1, 0), evaluations - 1);
+    });
+    if (outcomes.front().error) std::rethrow_exception(outcomes.front().error);
+    point = std::move(outcomes.front().result);
+  } else {
+    point = backend.computeProxies(states, {}, sampling, pointOptions);
+  }
   if (point.constantDimensions > 0)
     warn("normalisation",
          std::to_string(point.constantDimensions) + " of " + std::to_string(states.cols) +
@@ -425,8 +459,8 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
   out.curvature = {out.values.curvature, out.values.curvature};
   out.monotonicity = {out.values.monotonicity, out.values.monotonicity};
   out.effectiveRank = {out.values.effectiveRank, out.values.effectiveRank};
-  if (resamples > 0)
-    bootstrap(backend, states, screening, sampling, pointOptions, options, out, report);
+  if (boot)
+    finishBootstrap(*boot, outcomes, states, screening, sampling, pointOptions, options, out);
   if (options.normalisation == Normalisation::None && factor != 1.0)
     scaleUnits(out, factor * factor);
   if (ctx) {

@@ -33,7 +33,7 @@ std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count
 
 /**
  * In place on the column-major n×n A: A = L Lᵀ, lower triangle (the upper one is left as it was).
- * Blocked right-looking Cholesky: Eigen's LLT on 256-wide diagonal blocks, cblas_dtrsm /
+ * Blocked right-looking Cholesky: Eigen's LLT on 64-wide diagonal blocks, cblas_dtrsm /
  * cblas_dsyrk for the rest. Throws strata::Error when A is not numerically positive definite.
  */
 void choleskyInPlace(double* A, int64_t n);

@@ -42,6 +42,17 @@ class SerialBackend final : public GeometryBackend {
   std::unique_ptr<GeometryBackend> m_cpu = makeCpuBackend();
 };
 
+/** Sizes for N = 3,000 rows of d = 24: enough anchors, neighbours and pairs to be a layer. */
+ProxyOptions layerOptions(int64_t resamples, int64_t blocks) {
+  ProxyOptions options;
+  options.anchors = 200;
+  options.neighbours = 12;
+  options.directions = 300;
+  options.bootstrapResamples = resamples;
+  options.jackknifeBlocks = blocks;
+  return options;
+}
+
 void expectClose(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) {
     EXPECT_EQ(std::isnan(a), std::isnan(b));
@@ -57,13 +68,8 @@ TEST(GeometryLanes, BootstrapInLanesEqualsOneEvaluationAfterAnother) {
   const std::vector<float> rows = rowsOf(n, d, 7);
   const HiddenStates states{rows.data(), n, d};
   for (const Normalisation mode : {Normalisation::Standardise, Normalisation::Trace}) {
-    ProxyOptions options;
+    ProxyOptions options = layerOptions(12, 6);
     options.normalisation = mode;
-    options.anchors = 200;
-    options.neighbours = 12;
-    options.directions = 300;
-    options.bootstrapResamples = 12;
-    options.jackknifeBlocks = 6;
     options.seed = 11;
     auto lanes = makeCpuBackend();
     SerialBackend serial;
@@ -87,6 +93,33 @@ TEST(GeometryLanes, BootstrapInLanesEqualsOneEvaluationAfterAnother) {
     // Resamples differ from each other (the lanes did not all evaluate the same request).
     EXPECT_NE(a.replicates[0].effectiveRank, a.replicates[1].effectiveRank);
   }
+}
+
+// With a bootstrap the point estimate is the first request of the batch and runs in a lane: it
+// must be the evaluation a layer without a bootstrap gets alone, with its curvature, its whole
+// spectrum and every anchor's λ_max (not a resample's options), equal to the float32 rounding
+// of Σ under one BLAS thread instead of two.
+TEST(GeometryLanes, ThePointEstimateInTheBatchIsThePointAlone) {
+  const int64_t n = 3000, d = 24;
+  const std::vector<float> rows = rowsOf(n, d, 9);
+  const HiddenStates states{rows.data(), n, d};
+  ProxyOptions options = layerOptions(8, 4), alone = layerOptions(0, 0);
+  options.spectrumSize = alone.spectrumSize = 10;
+  auto lanes = makeCpuBackend(), single = makeCpuBackend();
+  const LayerGeometry a = computeLayerGeometry(*lanes, states, 2, options);
+  const LayerGeometry b = computeLayerGeometry(*single, states, 2, alone);
+  ASSERT_EQ(a.replicates.size(), 8u);
+  const auto close = [](double x, double y) { EXPECT_NEAR(x, y, 1e-9 * std::abs(y)); };
+  close(a.values.curvature, b.values.curvature);
+  close(a.values.monotonicity, b.values.monotonicity);
+  close(a.values.effectiveRank, b.values.effectiveRank);
+  ASSERT_EQ(a.spectrum.size(), 10u);
+  ASSERT_EQ(b.spectrum.size(), 10u);
+  for (size_t i = 0; i < a.spectrum.size(); ++i) close(a.spectrum[i], b.spectrum[i]);
+  ASSERT_EQ(a.localLambdaMax.size(), 200u);
+  ASSERT_EQ(b.localLambdaMax.size(), 200u);
+  for (size_t i = 0; i < a.localLambdaMax.size(); ++i)
+    close(a.localLambdaMax[i], b.localLambdaMax[i]);
 }
 
 TEST(GeometryLanes, AJackknifeBlocksSigmaFromTheLayersGramEqualsItsOwnProduct) {
