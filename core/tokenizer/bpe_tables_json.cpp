@@ -1,10 +1,17 @@
 #include "tokenizer/bpe_tables_json.h"
 
 #include <utility>
+#include <vector>
 
 namespace strata::tokenizer {
 
 namespace {
+
+/** As Json::parse does on text that is not JSON: throws the parse error (false for others). */
+bool throwParseError(const nlohmann::detail::exception& e) {
+  if (const auto* parse = dynamic_cast<const Json::parse_error*>(&e)) throw *parse;
+  return false;
+}
 
 /** Collects model.vocab and model.merges; ignores everything else. Containers are counted by
  *  `m_level` (the root object is level 1, "model" level 2, vocab and merges level 3). */
@@ -44,10 +51,9 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    // As the tree parse does. (parseTokenizerOutline reads the same text first, so a file that
-    // is not JSON is refused there.)
-    if (const auto* parse = dynamic_cast<const Json::parse_error*>(&e)) throw *parse;
-    return false;
+    // (parseTokenizerOutline reads the same text first, so a file that is not JSON is refused
+    // there.)
+    return throwParseError(e);
   }
 
  private:
@@ -123,15 +129,98 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
   int m_parts = 0;  // strings seen in the current [left, right] pair
 };
 
+/**
+ * The tree of a whole tokenizer.json except the values of the keys "vocab" and "merges" of the
+ * root's objects (model.vocab and model.merges), which are skipped as they are read. Built here
+ * rather than by nlohmann's parser with a callback: that parser, each time an object ends, scans
+ * every element of the array holding it for a discarded one, so an array of n objects costs
+ * n²/2 steps. GGUF tokenizers can hold ~100,000 added tokens, each an object: 8.7 s to read a
+ * 20 MB file that a plain parse reads in 0.3 s.
+ */
+class OutlineSax : public nlohmann::json_sax<Json> {
+ public:
+  explicit OutlineSax(Json& root) : m_root(root) {}
+
+  bool null() override { return value(nullptr); }
+  bool boolean(bool v) override { return value(v); }
+  bool number_integer(number_integer_t v) override { return value(v); }
+  bool number_unsigned(number_unsigned_t v) override { return value(v); }
+  bool number_float(number_float_t v, const string_t&) override { return value(v); }
+  bool string(string_t& v) override { return value(std::move(v)); }
+  bool binary(binary_t& v) override { return value(Json::binary(std::move(v))); }
+  bool key(string_t& k) override {
+    if (m_skipped > 0) return true;
+    // Depth as the callback parser counted it: the root object's keys are at 1, model's at 2.
+    if (m_open.size() == 2 && (k == "vocab" || k == "merges")) {
+      m_skipNext = true;
+      return true;
+    }
+    m_slot = &(*m_open.back())[k];  // a repeated key keeps its last value, as Json::parse does
+    return true;
+  }
+  bool start_object(std::size_t) override { return open(Json::object()); }
+  bool start_array(std::size_t) override { return open(Json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    return throwParseError(e);
+  }
+
+ private:
+  /** Where a value read now goes: nullptr while inside, or at, a skipped value. */
+  Json* place(Json&& v) {
+    if (m_skipped > 0) return nullptr;
+    if (m_skipNext) {
+      m_skipNext = false;
+      return nullptr;
+    }
+    if (m_open.empty()) {
+      m_root = std::move(v);
+      return &m_root;
+    }
+    if (m_open.back()->is_array()) {
+      m_open.back()->push_back(std::move(v));
+      return &m_open.back()->back();
+    }
+    *m_slot = std::move(v);
+    return m_slot;
+  }
+  bool value(Json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  bool open(Json&& container) {
+    if (m_skipped > 0 || m_skipNext) {
+      m_skipNext = false;
+      ++m_skipped;
+      return true;
+    }
+    m_open.push_back(place(std::move(container)));
+    return true;
+  }
+  bool close() {
+    if (m_skipped > 0) {
+      --m_skipped;
+      return true;
+    }
+    m_open.pop_back();
+    return true;
+  }
+
+  Json& m_root;
+  std::vector<Json*> m_open;  // the containers being filled, the root's first
+  Json* m_slot = nullptr;     // the value of the object key read last
+  int64_t m_skipped = 0;      // depth inside a skipped container
+  bool m_skipNext = false;    // the next value belongs to a skipped key
+};
+
 }  // namespace
 
 Json parseTokenizerOutline(const std::string& text) {
-  const Json::parser_callback_t keep = [](int depth, Json::parse_event_t event, Json& parsed) {
-    if (event != Json::parse_event_t::key || depth != 2 || !parsed.is_string()) return true;
-    const auto& key = parsed.get_ref<const std::string&>();
-    return key != "vocab" && key != "merges";
-  };
-  return Json::parse(text, keep);
+  Json root;
+  OutlineSax sax(root);
+  Json::sax_parse(text, &sax);
+  return root;
 }
 
 BpeTablesJson readBpeTables(const std::string& text) {

@@ -35,7 +35,11 @@ struct BpeTablesJson {
   std::vector<MergeEntry> merges;
 };
 
-/** tokenizer.json's tree without model.vocab and model.merges. Throws Json::parse_error. */
+/**
+ * tokenizer.json's tree without the values of the keys "vocab" and "merges" of the root's objects
+ * (model.vocab and model.merges), skipped as the text is read, in time linear in its length.
+ * Throws Json::parse_error.
+ */
 Json parseTokenizerOutline(const std::string& text);
 
 /** model.vocab and model.merges of tokenizer.json's text. Throws Json::parse_error. */
