@@ -51,8 +51,6 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    // (parseTokenizerOutline reads the same text first, so a file that is not JSON is refused
-    // there.)
     return throwParseError(e);
   }
 
@@ -214,6 +212,48 @@ class OutlineSax : public nlohmann::json_sax<Json> {
   bool m_skipNext = false;    // the next value belongs to a skipped key
 };
 
+/**
+ * One pass over the text for both handlers: every event goes to the tables' handler, then to the
+ * outline's. The tables take (move) only strings inside model.vocab and model.merges, which the
+ * outline skips without reading; the outline takes the others, of which the tables only note
+ * the type. So no string is read after it was moved.
+ */
+class TokenizerJsonSax : public nlohmann::json_sax<Json> {
+ public:
+  TokenizerJsonSax(BpeTablesSax& tables, OutlineSax& outline)
+      : m_tables(tables), m_outline(outline) {}
+
+  bool null() override { return m_tables.null() && m_outline.null(); }
+  bool boolean(bool v) override { return m_tables.boolean(v) && m_outline.boolean(v); }
+  bool number_integer(number_integer_t v) override {
+    return m_tables.number_integer(v) && m_outline.number_integer(v);
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return m_tables.number_unsigned(v) && m_outline.number_unsigned(v);
+  }
+  bool number_float(number_float_t v, const string_t& s) override {
+    return m_tables.number_float(v, s) && m_outline.number_float(v, s);
+  }
+  bool string(string_t& v) override { return m_tables.string(v) && m_outline.string(v); }
+  bool binary(binary_t& v) override { return m_tables.binary(v) && m_outline.binary(v); }
+  bool key(string_t& k) override { return m_tables.key(k) && m_outline.key(k); }
+  bool start_object(std::size_t n) override {
+    return m_tables.start_object(n) && m_outline.start_object(n);
+  }
+  bool start_array(std::size_t n) override {
+    return m_tables.start_array(n) && m_outline.start_array(n);
+  }
+  bool end_object() override { return m_tables.end_object() && m_outline.end_object(); }
+  bool end_array() override { return m_tables.end_array() && m_outline.end_array(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    return throwParseError(e);
+  }
+
+ private:
+  BpeTablesSax& m_tables;
+  OutlineSax& m_outline;
+};
+
 }  // namespace
 
 Json parseTokenizerOutline(const std::string& text) {
@@ -223,10 +263,12 @@ Json parseTokenizerOutline(const std::string& text) {
   return root;
 }
 
-BpeTablesJson readBpeTables(const std::string& text) {
-  BpeTablesJson out;
-  BpeTablesSax sax(out);
-  Json::sax_parse(text, &sax);
+TokenizerJsonText readTokenizerJson(const std::string& text) {
+  TokenizerJsonText out;
+  BpeTablesSax tables(out.tables);
+  OutlineSax outline(out.outline);
+  TokenizerJsonSax both(tables, outline);
+  Json::sax_parse(text, &both);
   return out;
 }
 

@@ -2,9 +2,9 @@
 // The two large parts of a tokenizer.json, model.vocab and model.merges, read by a streaming
 // (SAX) pass instead of into a JSON tree: Gemma-3's file holds 262,144 tokens and 514,906 merges,
 // and building then freeing their tree took 0.8 s of its 1.1 s load. The rest of the file is
-// small and is parsed into a tree without these two (parseTokenizerOutline). What is read here
-// is only collected; tokenizer_json.cpp checks it and reports errors with the same key paths as
-// for the tree.
+// small and is built into a tree without these two in the same pass (readTokenizerJson), or alone
+// (parseTokenizerOutline). What is read here is only collected; tokenizer_json.cpp checks it and
+// reports errors with the same key paths as for the tree.
 
 #include <cstdint>
 #include <optional>
@@ -42,7 +42,13 @@ struct BpeTablesJson {
  */
 Json parseTokenizerOutline(const std::string& text);
 
-/** model.vocab and model.merges of tokenizer.json's text. Throws Json::parse_error. */
-BpeTablesJson readBpeTables(const std::string& text);
+/** A tokenizer.json read in one pass: the outline's tree and the vocabulary and merges. */
+struct TokenizerJsonText {
+  Json outline;  // as parseTokenizerOutline gives it
+  BpeTablesJson tables;
+};
+
+/** tokenizer.json's text, read once for both parts. Throws Json::parse_error. */
+TokenizerJsonText readTokenizerJson(const std::string& text);
 
 }  // namespace strata::tokenizer

@@ -192,18 +192,17 @@ std::string describeKind(const BpeTokenizerParts& parts, const Json& root) {
 
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file) {
   const JsonFields fields(file);
-  // Two passes over the text: the small sections into a tree, the vocabulary and merges
-  // streamed into flat lists (bpe_tables_json.h).
-  const std::string text = readWholeFile(file);
-  Json root;
-  BpeTablesJson tables;
+  // One pass over the text: the small sections into a tree, the vocabulary and merges streamed
+  // into flat lists (bpe_tables_json.h).
+  TokenizerJsonText read;
   try {
-    root = parseTokenizerOutline(text);
-    if (!root.is_object()) throw fields.error("", "expected a JSON object");
-    tables = readBpeTables(text);
+    read = readTokenizerJson(readWholeFile(file));
   } catch (const Json::parse_error& e) {
     throw FormatError(file, std::string("not valid JSON: ") + e.what());
   }
+  const Json& root = read.outline;
+  const BpeTablesJson& tables = read.tables;
+  if (!root.is_object()) throw fields.error("", "expected a JSON object");
   BpeTokenizerParts parts;
   parts.model = parseModel(fields, root, tables);
   parseAddedTokens(fields, root, parts.addedTokens);

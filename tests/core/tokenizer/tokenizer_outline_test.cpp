@@ -1,6 +1,6 @@
-// parseTokenizerOutline (core/tokenizer/bpe_tables_json.h): the tree of a tokenizer.json without
-// model.vocab and model.merges, built as the text streams by. It must be exactly what a plain
-// parse gives with those two keys erased, whatever else the file holds.
+// parseTokenizerOutline and readTokenizerJson (core/tokenizer/bpe_tables_json.h): the tree of a
+// tokenizer.json without model.vocab and model.merges, built as the text streams by. It must be
+// exactly what a plain parse gives with those two keys erased, whatever else the file holds.
 
 #include <gtest/gtest.h>
 
@@ -59,6 +59,26 @@ TEST(TokenizerOutline, IsThePlainParseWithoutTheVocabularyAndMerges) {
     EXPECT_EQ(got, want) << "indent " << indent;
     EXPECT_EQ(got["model"]["deeper"]["vocab"], 3);
     EXPECT_EQ(got["added_tokens"].size(), 3000u);
+  }
+}
+
+// The loader reads both parts in one pass (readTokenizerJson): the same outline, and every token
+// and merge pair with its strings intact although both handlers see every event.
+TEST(TokenizerOutline, OnePassGivesTheOutlineAndTheTables) {
+  const std::string text = everyKindOfValue().dump();
+  const TokenizerJsonText read = readTokenizerJson(text);
+  EXPECT_EQ(read.outline, parseTokenizerOutline(text));
+  EXPECT_EQ(read.tables.vocabType, "object");
+  ASSERT_EQ(read.tables.vocab.size(), 500u);
+  EXPECT_FALSE(read.tables.firstBadId);
+  for (const auto& [token, id] : read.tables.vocab) EXPECT_EQ(token, "t" + std::to_string(id));
+  EXPECT_EQ(read.tables.mergesType, "array");
+  ASSERT_EQ(read.tables.merges.size(), 300u);
+  for (size_t i = 0; i < read.tables.merges.size(); ++i) {
+    const MergeEntry& merge = read.tables.merges[i];
+    EXPECT_EQ(merge.kind, MergeEntry::Kind::Pair);
+    EXPECT_EQ(merge.left, "t" + std::to_string(i));
+    EXPECT_EQ(merge.right, "x");
   }
 }
 
