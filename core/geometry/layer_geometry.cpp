@@ -409,8 +409,13 @@ LayerGeometry computeLayerGeometry(GeometryBackend& backend, const HiddenStates&
     boot = planBootstrap(states, screening, sampling, pointOptions, options,
                          ProxyRequest{{}, sampling, pointOptions, {0, 0}});
     const auto evaluations = int64_t(boot->batch.size());
+    // Reported as when the point ran alone before the batch: the batch's evaluations from the
+    // second on (the first finished is counted as the point's); cancellation is checked at each.
     outcomes = backend.computeBatch(states, boot->batch, [&](int64_t done) {
-      report(std::max<int64_t>(done - 1, 0), evaluations - 1);
+      if (done > 1)
+        report(done - 1, evaluations - 1);
+      else if (ctx)
+        ctx->checkCancelled();
     });
     if (outcomes.front().error) std::rethrow_exception(outcomes.front().error);
     point = std::move(outcomes.front().result);
