@@ -40,10 +40,11 @@ void choleskyInPlace(double* A, int64_t n);
 
 /**
  * m_mono's Rayleigh form: the mean over the pairs with u = x̃_a − x̃_b ≠ 0 of uᵀ(LLᵀ)⁻¹u / uᵀu
- * = ‖L⁻¹u‖² / ‖u‖², all directions solved at once (one cblas_strsm on the double factor rounded
- * to float32; sums in double). u is formed in double from the raw rows, u = s∘(x_a − x_b) (the
- * mean cancels), and rounded to float32. `scratch` holds the d×P directions, `factorScratch`
- * the rounded d×d factor. Throws std::invalid_argument when every pair is a zero direction.
+ * = ‖L⁻¹u‖² / ‖u‖², all directions solved at once (in float32 panels by sgemm, the diagonal
+ * blocks' inverses formed in double; sums in double). u is formed in double from the raw rows,
+ * u = s∘(x_a − x_b) (the mean cancels), and rounded to float32. `scratch` holds the d×P
+ * directions, `factorScratch` the rounded d×d factor and one panel. Throws
+ * std::invalid_argument when every pair is a zero direction.
  */
 double meanRayleighQuotient(const double* choleskyLower, const HiddenStates& states,
                             const RowNormalisation& norm,
