@@ -3,11 +3,11 @@
 
 #include "io/store/activation_store.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 
 #include "common/error.h"
 #include "io/store/activation_store_layout.h"
+#include "io/store/float16.h"
 #include "io/store/hdf5_handle.h"
 #include "io/store/hdf5_open_error.h"
 
@@ -135,7 +135,7 @@ std::vector<float> ActivationStore::readRows(int64_t layer, int64_t firstRow, in
   std::vector<float> values(static_cast<size_t>(count * d));
   const hdf5::Datatype half =
       layout::elementSize(s.meta.dtype) == 2 ? hdf5::halfType() : hdf5::Datatype();
-  std::vector<Eigen::half> staging;
+  std::vector<uint16_t> staging;
   // Block by block so that a float16 layer needs only one block of staging memory.
   for (int64_t done = 0; done < count; done += blockRows) {
     const int64_t rows = std::min(blockRows, count - done);
@@ -148,8 +148,7 @@ std::vector<float> ActivationStore::readRows(int64_t layer, int64_t firstRow, in
       staging.resize(static_cast<size_t>(rows * d));
       status = H5Dread(dataset.get(), half.get(), memSpace.get(), fileSpace.get(), H5P_DEFAULT,
                        staging.data());
-      std::transform(staging.begin(), staging.end(), out,
-                     [](Eigen::half h) { return static_cast<float>(h); });
+      fromFloat16(staging, out);
     } else {
       status = H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memSpace.get(), fileSpace.get(),
                        H5P_DEFAULT, out);

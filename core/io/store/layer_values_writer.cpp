@@ -1,6 +1,5 @@
 #include "io/store/layer_values_writer.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include "common/error.h"
 #include "io/store/activation_store_layout.h"
 #include "io/store/chunk_filters.h"
+#include "io/store/float16.h"
 #include "io/store/row_chunk_writer.h"
 
 namespace strata::io {
@@ -36,18 +36,15 @@ void encodeRows(std::span<const float> values, int64_t first, int64_t count,
     std::memcpy(out.data(), rows.data(), rows.size_bytes());
     return;
   }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto half = static_cast<Eigen::half>(rows[i]);
-    if (std::isfinite(rows[i]) && !std::isfinite(static_cast<float>(half))) {
-      throw FormatError(file,
-                        "value " + std::to_string(rows[i]) + " at row " +
-                            std::to_string(first + static_cast<int64_t>(i) / d) +
-                            " is outside the float16 range (±65504); write this model's store "
-                            "as float32",
-                        name, "dataset");
-    }
-    std::memcpy(out.data() + 2 * i, &half, 2);
-  }
+  static_assert(sizeof(uint16_t) == 2);
+  const int64_t beyond = toFloat16(rows, reinterpret_cast<uint16_t*>(out.data()));
+  if (beyond >= 0)
+    throw FormatError(file,
+                      "value " + std::to_string(rows[size_t(beyond)]) + " at row " +
+                          std::to_string(first + beyond / d) +
+                          " is outside the float16 range (±65504); write this model's store "
+                          "as float32",
+                      name, "dataset");
 }
 
 // HDF5 filters the chunks itself, on this thread, block by block of whole chunks (so that it
