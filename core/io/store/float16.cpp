@@ -1,5 +1,6 @@
 #include "io/store/float16.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <Eigen/Core>
@@ -109,8 +110,13 @@ bool float16KernelAvailable(Float16Kernel kernel) {
   switch (kernel) {
     case Float16Kernel::Avx512:
       return __builtin_cpu_supports("avx512f");
-    case Float16Kernel::F16c:
-      return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    case Float16Kernel::F16c: {
+      // CPUID's F16C bit (clang's __builtin_cpu_supports does not know "f16c"); "avx" covers the
+      // operating system's saving of the YMM registers.
+      unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+      return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+             (ecx & bit_F16C) != 0;
+    }
     default:
       return true;
   }
