@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/job.h"
 #include "geometry/bootstrap_interval.h"
@@ -197,22 +199,36 @@ BootstrapPlan planBootstrap(const HiddenStates& states, const RowScreening& scre
 
   BootstrapPlan p;
   p.batch.push_back(std::move(point));
-  // The resamples' rows and samplings, in order (their seeds make them the same on every layer).
+  // The resamples' rows and samplings (their seeds make them the same on every layer), drawn in
+  // parallel (each from its own seeds), then planned in order.
+  std::vector<std::vector<float>> weights(size_t(std::max<int64_t>(resamples, 0)));
+  std::vector<int64_t> distinct(weights.size());
+  std::vector<TokenSampling> samplings(weights.size());
+  std::vector<std::exception_ptr> failed(weights.size());
+#pragma omp parallel for schedule(dynamic, 1)
   for (int64_t r = 0; r < resamples; ++r) {
-    std::vector<float> weights =
-        drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
-    const int64_t distinct = distinctRowsOfPositiveWeight(screening, weights);
-    p.mostDistinct = std::max(p.mostDistinct, distinct);
-    if (distinct < 2) {
+    try {
+      weights[r] = drawBootstrapWeights(states.rows, resampleSeed(options.seed, r, false));
+      distinct[r] = distinctRowsOfPositiveWeight(screening, weights[r]);
+      if (distinct[r] >= 2)
+        samplings[r] = drawTokenSampling(states.rows, weights[r], resampleOptions,
+                                         resampleSeed(options.seed, r, true));
+    } catch (...) {
+      failed[r] = std::current_exception();
+    }
+  }
+  for (int64_t r = 0; r < resamples; ++r) {
+    if (failed[r]) std::rethrow_exception(failed[r]);
+    p.mostDistinct = std::max(p.mostDistinct, distinct[r]);
+    if (distinct[r] < 2) {
       p.planned.push_back({});  // copies of one row: tr(Σ) = 0
       ++p.degenerate;
     } else {
-      TokenSampling sampling = drawTokenSampling(states.rows, weights, resampleOptions,
-                                                 resampleSeed(options.seed, r, true));
-      p.planned.push_back(plan(screening, weights, std::move(sampling), resampleOptions, p.batch));
+      p.planned.push_back(
+          plan(screening, weights[r], std::move(samplings[r]), resampleOptions, p.batch));
       if (!p.planned.back().directions) ++p.zeroDirections;
     }
-    p.resampleWeights.push_back(std::move(weights));
+    p.resampleWeights.push_back(std::move(weights[r]));
   }
 
   // Delete-one-block jackknife: block g = rows [g·N/G, (g+1)·N/G), with the point estimate's

@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -32,12 +33,20 @@ std::unique_ptr<float[]> centredSideBySide(const float* x, int64_t dx, const flo
                                            int64_t n) {
   const int64_t w = dx + dy;
   std::vector<double> mean(size_t(w), 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t k = 0; k < dx; ++k) mean[size_t(k)] += x[i * dx + k];
-    for (int64_t k = 0; k < dy; ++k) mean[size_t(dx + k)] += y[i * dy + k];
+  // In parallel over blocks of columns, each summed over the rows in order: the same bits for
+  // any number of threads.
+  constexpr int64_t kColumns = 64;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t first = 0; first < w; first += kColumns) {
+    const int64_t last = std::min(w, first + kColumns);
+    double* m = mean.data();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = first; k < last; ++k)
+        m[k] += k < dx ? double(x[i * dx + k]) : double(y[i * dy + (k - dx)]);
   }
   for (auto& v : mean) v /= double(n);
   auto z = uninitialised(n * w);
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     float* row = z.get() + i * w;
     for (int64_t k = 0; k < dx; ++k) row[k] = float(x[i * dx + k] - mean[size_t(k)]);

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -42,6 +43,23 @@ TEST(GeometrySampling, GoldenDrawsArePortable) {
   // Computed by an independent Python transcription of the two published generators.
   const std::vector<int64_t> golden = {420, 702, 272, 56};
   EXPECT_EQ(s.anchors, golden);
+}
+
+TEST(GeometrySampling, LongShufflesDrawAsTheTranscription) {
+  // 20,000 anchors of 4,000,000 and of 5,000,000 rows, checked against the same Python
+  // transcription as above: Σ (k+1)·anchor_k mod 2^64.
+  ProxyOptions options;
+  options.anchors = 20000;
+  options.directions = 1;
+  for (const auto& [rows, checksum] : {std::pair<int64_t, uint64_t>{4000000, 401932891178747ull},
+                                       std::pair<int64_t, uint64_t>{5000000, 505085028857080ull}}) {
+    const TokenSampling s = drawTokenSampling(rows, {}, options, 3);
+    ASSERT_EQ(s.anchors.size(), 20000u);
+    EXPECT_EQ(std::set<int64_t>(s.anchors.begin(), s.anchors.end()).size(), 20000u);
+    uint64_t sum = 0;
+    for (size_t k = 0; k < s.anchors.size(); ++k) sum += uint64_t(k + 1) * uint64_t(s.anchors[k]);
+    EXPECT_EQ(sum, checksum) << rows << " rows";
+  }
 }
 
 TEST(GeometrySampling, AnchorsAreDistinctRowsAndPairsJoinDistinctRows) {

@@ -162,8 +162,8 @@ BruteForceTwoNN bruteForceTwoNN(const std::vector<float>& x, int64_t n, int64_t 
   return out;
 }
 
-// Needs no Python. 3600 points: the plugin's float Gram is then cut into 4 blocks of at most
-// 1,024 rows and only the 10 blocks on and above the diagonal are multiplied, so most rows find
+// Needs no Python. 3600 points: the plugin's float Gram is then cut into 8 blocks of at most
+// 512 rows and only the 36 blocks on and above the diagonal are multiplied, so most rows find
 // some neighbours through a block's columns (its transposed copy) and others through its rows.
 TEST(TwoNNPlugin, AgreesWithABruteForceSearchAcrossGramBlocks) {
   const int64_t n = 3600, d = 12;
