@@ -4,6 +4,7 @@
 // the eigenvalues nobody reads.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace strata::geometry::cpu {
@@ -20,8 +21,25 @@ class LargestEigenvalue {
    */
   double operator()(double* columnMajor, int64_t n);
 
+  /**
+   * out[k] = λ_max of matrices[k] (each n×n, column-major, overwritten), bit for bit what
+   * operator() gives. With `vector` and AVX-512, eight bisections run side by side in the lanes
+   * of one register: each Sturm step divides by the last one's pivot, so one bisection waits on
+   * its divisions; eight fill the divider.
+   */
+  void many(std::span<double* const> matrices, int64_t n, std::span<double> out,
+            bool vector = true);
+
  private:
+  /** Reduces A to (m_diagonal, m_offDiagonal); false when it is not finite. */
+  bool tridiagonalise(double* A, int64_t n);
+
   std::vector<double> m_diagonal, m_offDiagonal, m_householder, m_product;
+  std::vector<double> m_transposedA, m_transposedBB;  // eight tridiagonals, lane by lane
 };
+
+/** λ_max of the symmetric tridiagonal matrix with diagonal a (n) and off-diagonal b (n − 1), by
+ *  bisection on Sturm counts to full double precision. */
+double largestOfTridiagonal(const double* a, const double* b, int64_t n);
 
 }  // namespace strata::geometry::cpu

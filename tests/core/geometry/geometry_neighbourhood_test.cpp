@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -50,6 +51,45 @@ TEST(GeometryNeighbourhood, LargestEigenvalueMatchesACompleteSolver) {
     for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = normal(rng);
     const Eigen::MatrixXd gram = y * y.transpose();
     EXPECT_NEAR(ours(gram) / eigenLargest(gram), 1.0, 1e-13) << "n = " << n;
+  }
+}
+
+// Eight bisections side by side (LargestEigenvalue::many) take exactly the steps of one: the
+// same bits as operator() for every matrix, in groups that do not fill the eight lanes, with
+// lanes that need no bisection (order 1, diagonal, zero) or give NaN mixed in among the others.
+TEST(GeometryNeighbourhood, LargestEigenvaluesSideBySideAreEachOneAlone) {
+  std::mt19937 rng(13);
+  std::normal_distribution<double> normal;
+  for (const int64_t n : {1, 2, 3, 7, 32, 33}) {
+    std::vector<Eigen::MatrixXd> matrices;
+    for (int m = 0; m < 21; ++m) {
+      Eigen::MatrixXd y(n, 1 + m % std::max<int64_t>(n, 1));
+      for (Eigen::Index i = 0; i < y.size(); ++i)
+        y.data()[i] = normal(rng) * std::pow(10.0, m % 7 - 3);
+      matrices.push_back(m % 5 == 4 ? randomSymmetric(n, rng) : Eigen::MatrixXd(y * y.transpose()));
+    }
+    matrices[3] = Eigen::MatrixXd::Zero(n, n);
+    matrices[6] = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0).asDiagonal();
+    matrices[9] = matrices[2];
+    matrices[9](0, 0) = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> alone;
+    for (const Eigen::MatrixXd& a : matrices) alone.push_back(ours(a));
+    for (const bool vector : {true, false}) {
+      std::vector<Eigen::MatrixXd> work = matrices;
+      std::vector<double*> pointers;
+      for (Eigen::MatrixXd& a : work) pointers.push_back(a.data());
+      std::vector<double> together(matrices.size());
+      LargestEigenvalue largest;
+      largest.many(pointers, n, together, vector);
+      for (size_t m = 0; m < matrices.size(); ++m) {
+        if (std::isnan(alone[m])) {
+          EXPECT_TRUE(std::isnan(together[m])) << "n = " << n << ", matrix " << m;
+        } else {
+          EXPECT_EQ(together[m], alone[m])
+              << "n = " << n << ", matrix " << m << ", vector " << vector;
+        }
+      }
+    }
   }
 }
 
