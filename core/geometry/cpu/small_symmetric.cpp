@@ -143,6 +143,12 @@ Bisection startBisection(const double* a, const double* b, int64_t n) {
 
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 
+/** |v| lane by lane (the sign bits cleared). */
+__attribute__((target("avx512f"))) inline __m512d magnitude(__m512d v) {
+  return _mm512_castsi512_pd(
+      _mm512_and_si512(_mm512_castpd_si512(v), _mm512_set1_epi64(0x7fffffffffffffffLL)));
+}
+
 /**
  * Eight bisections side by side, lane l for (a_l, b_l): exactly the steps of
  * largestOfTridiagonal (the same comparisons and roundings, elementwise), each lane frozen once
@@ -150,12 +156,6 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
  * The point is the division in each Sturm step: one lane's steps wait on each other, eight
  * lanes' do not.
  */
-/** |v| lane by lane (the sign bits cleared). */
-__attribute__((target("avx512f"))) inline __m512d magnitude(__m512d v) {
-  return _mm512_castsi512_pd(
-      _mm512_and_si512(_mm512_castpd_si512(v), _mm512_set1_epi64(0x7fffffffffffffffLL)));
-}
-
 __attribute__((target("avx512f"))) void bisectEight(const double* aT, const double* bbT, int64_t n,
                                                     Bisection* lanes, double* out) {
   __m512d lower = _mm512_setzero_pd(), upper = lower, pivmin = lower;

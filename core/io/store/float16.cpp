@@ -15,6 +15,9 @@ namespace {
 /** One value the portable way: Eigen::half's conversion (the definition the others match). */
 inline uint16_t halfOf(float v) { return std::bit_cast<uint16_t>(static_cast<Eigen::half>(v)); }
 
+/** One float16 widened the portable way (exact). */
+inline float floatOf(uint16_t bits) { return static_cast<float>(std::bit_cast<Eigen::half>(bits)); }
+
 /** Whether v is finite and rounds beyond float16's largest value. */
 inline bool beyondRange(float v) { return std::isfinite(v) && std::fabs(v) >= 65520.0f; }
 
@@ -79,7 +82,7 @@ __attribute__((target("avx512f"))) void fromHalfAvx512(std::span<const uint16_t>
                      _mm512_maskz_cvtph_ps(
                          __mmask16(0xFFFF),
                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits.data() + i))));
-  for (; i < bits.size(); ++i) out[i] = static_cast<float>(std::bit_cast<Eigen::half>(bits[i]));
+  for (; i < bits.size(); ++i) out[i] = floatOf(bits[i]);
 }
 
 __attribute__((target("avx,f16c"))) void fromHalfF16c(std::span<const uint16_t> bits, float* out) {
@@ -88,7 +91,7 @@ __attribute__((target("avx,f16c"))) void fromHalfF16c(std::span<const uint16_t> 
     _mm256_storeu_ps(
         out + i,
         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits.data() + i))));
-  for (; i < bits.size(); ++i) out[i] = static_cast<float>(std::bit_cast<Eigen::half>(bits[i]));
+  for (; i < bits.size(); ++i) out[i] = floatOf(bits[i]);
 }
 
 Float16Kernel chosen(Float16Kernel kernel) {
@@ -142,8 +145,7 @@ void fromFloat16(std::span<const uint16_t> bits, float* out, Float16Kernel kerne
       fromHalfF16c(bits, out);
       return;
     default:
-      for (size_t i = 0; i < bits.size(); ++i)
-        out[i] = static_cast<float>(std::bit_cast<Eigen::half>(bits[i]));
+      for (size_t i = 0; i < bits.size(); ++i) out[i] = floatOf(bits[i]);
   }
 }
 
