@@ -130,10 +130,10 @@ nlohmann::json cpuPhases(const geo::HiddenStates& states, const geo::TokenSampli
     p["normalised_copy"] = secondsSince(start);
     start = Clock::now();
     double* s = workspace.sigma.take<double>(d * d);
-    cpu::normalisedCovariance(normalised, norm, false, workspace, s);
+    const float* floatSigma = cpu::normalisedCovariance(normalised, norm, false, workspace, s);
     p["covariance_syrk"] = secondsSince(start);
     start = Clock::now();
-    const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize);
+    const auto spectrum = cpu::leadingEigenvalues(s, d, options.spectrumSize, floatSigma);
     p["spectrum_lanczos"] = secondsSince(start);
     start = Clock::now();
     for (int64_t j = 0; j < d; ++j) s[j * d + j] += 1e-3;

@@ -2,6 +2,7 @@
 
 #include <Spectra/SymEigsSolver.h>
 #include <cblas.h>
+#include <omp.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -12,11 +13,13 @@
 
 #include "common/error.h"
 #include "geometry/cpu/direction_sums.h"
+#include "geometry/cpu/simd.h"
+#include "geometry/cpu/symmetric_product.h"
 
 namespace strata::geometry::cpu {
 
-void normalisedCovariance(const float* normalised, const RowNormalisation& norm, bool rootWeighted,
-                          Workspace& workspace, double* sigma) {
+const float* normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+                                  bool rootWeighted, Workspace& workspace, double* sigma) {
   const int64_t d = norm.dims;
   const int64_t count = static_cast<int64_t>(norm.rows.size());
   // Σ in float32, as the row-major upper triangle: the same memory as the column-major lower
@@ -46,23 +49,37 @@ void normalisedCovariance(const float* normalised, const RowNormalisation& norm,
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < d; ++i)
     for (int64_t j = i; j < d; ++j) sigma[i * d + j] = upper[i * d + j];
+  return upper;
 }
 
 namespace {
 
-/** y = S x for Spectra, through the BLAS (the dominant cost of Lanczos for large d). */
+/** y = S x for Spectra, the dominant cost of Lanczos for large d: from S's float32 triangle
+ *  (half the bytes) when it is given, AVX-512 is there and the product runs on one thread (in a
+ *  lane, or with one thread in all), else by cblas_dsymv (threaded as the BLAS is: a parallel
+ *  region per product costs more than it saves with OpenMP's threads sleeping between them). */
 class SymmetricProduct {
  public:
   using Scalar = double;
-  SymmetricProduct(const double* S, int64_t n) : m_S(S), m_n(n) {}
+  SymmetricProduct(const double* S, const float* floatLower, int64_t n)
+      : m_S(S),
+        m_floatLower(floatLower != nullptr && hasAvx512f() &&
+                             (omp_in_parallel() != 0 || omp_get_max_threads() == 1)
+                         ? floatLower
+                         : nullptr),
+        m_n(n) {}
   Eigen::Index rows() const { return m_n; }
   Eigen::Index cols() const { return m_n; }
   void perform_op(const double* x, double* y) const {
-    cblas_dsymv(CblasColMajor, CblasLower, int(m_n), 1.0, m_S, int(m_n), x, 1, 0.0, y, 1);
+    if (m_floatLower != nullptr)
+      symmetricProductOfFloatLower(m_floatLower, m_n, x, y);
+    else
+      cblas_dsymv(CblasColMajor, CblasLower, int(m_n), 1.0, m_S, int(m_n), x, 1, 0.0, y, 1);
   }
 
  private:
   const double* m_S;
+  const float* m_floatLower;
   int64_t m_n;
 };
 
@@ -119,11 +136,12 @@ void solveLowerInPanels(const double* choleskyLower, int64_t d, float* U, int64_
 
 }  // namespace
 
-std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count) {
+std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count,
+                                       const float* floatLower) {
   const int64_t nev = std::min(count, d);
   const int64_t ncv = std::min<int64_t>(d, std::max<int64_t>(2 * nev + 1, 20));
   if (ncv >= d) return denseLeading(S, d, nev);
-  SymmetricProduct op(S, d);
+  SymmetricProduct op(S, floatLower, d);
   Spectra::SymEigsSolver<SymmetricProduct> lanczos(op, nev, ncv);
   lanczos.init();  // Spectra's fixed-seed start vector: deterministic
   lanczos.compute(Spectra::SortRule::LargestAlge, 1000, 1e-10, Spectra::SortRule::LargestAlge);

@@ -18,18 +18,23 @@ namespace strata::geometry::cpu {
  * the strict upper triangle is left as it was: every reader takes the lower one). The product
  * runs in float32: one cblas_ssyrk over all rows for unit weights or when the rows already
  * carry their sqrt(w) (`rootWeighted`), else ssyrk over blocks of sqrt(w)-scaled copies; only
- * the d×d result is widened, into `sigma`.
+ * the d×d result is widened, into `sigma`. Returns that float32 result (workspace.lower, the
+ * column-major lower triangle; valid until workspace.lower is taken again): every element of
+ * `sigma` is one of its values, so leadingEigenvalues can read it in their place.
  */
-void normalisedCovariance(const float* normalised, const RowNormalisation& norm, bool rootWeighted,
-                          Workspace& workspace, double* sigma);
+const float* normalisedCovariance(const float* normalised, const RowNormalisation& norm,
+                                  bool rootWeighted, Workspace& workspace, double* sigma);
 
 /**
  * The `count` largest eigenvalues of the symmetric positive semi-definite d×d S, descending:
- * Lanczos (Spectra::SymEigsSolver, products by cblas_dsymv) when its Krylov space
- * ncv = max(2·count + 1, 20) is smaller than d, otherwise (and should Lanczos not converge in
- * 1000 restarts) Eigen's dense solver. `count` is clipped to d.
+ * Lanczos (Spectra::SymEigsSolver) when its Krylov space ncv = max(2·count + 1, 20) is smaller
+ * than d, otherwise (and should Lanczos not converge in 1000 restarts) Eigen's dense solver.
+ * `count` is clipped to d. Lanczos's products read `floatLower` when given — the same matrix's
+ * lower triangle in float32, column-major, each element exactly S's (normalisedCovariance's
+ * result) — on CPUs with AVX-512 (symmetricProductOfFloatLower), else S by cblas_dsymv.
  */
-std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count);
+std::vector<double> leadingEigenvalues(const double* S, int64_t d, int64_t count,
+                                       const float* floatLower = nullptr);
 
 /**
  * In place on the column-major n×n A: A = L Lᵀ, lower triangle (the upper one is left as it was).

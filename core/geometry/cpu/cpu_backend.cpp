@@ -128,6 +128,7 @@ class CpuBackend final : public GeometryBackend {
     // computed).
     double* sigma = m_workspace.sigma.take<double>(d * d);
     float* normalised = nullptr;
+    const float* floatSigma = nullptr;  // Σ's float32 triangle, where Σ was computed in float32
     if (total != nullptr) {
       cpu::downdatedCovariance(states, *total, norm, block.first, block.second, m_workspace, sigma);
     } else {
@@ -137,11 +138,11 @@ class CpuBackend final : public GeometryBackend {
       const bool rootWeighted = !norm.rootWeights.empty() && !options.curvature;
       cpu::writeNormalisedRows(states, norm, norm.rows.data(), int64_t(norm.rows.size()),
                                rootWeighted ? norm.rootWeights.data() : nullptr, normalised, true);
-      cpu::normalisedCovariance(normalised, norm, rootWeighted, m_workspace, sigma);
+      floatSigma = cpu::normalisedCovariance(normalised, norm, rootWeighted, m_workspace, sigma);
     }
     double trace = 0;
     for (int64_t j = 0; j < d; ++j) trace += sigma[j * d + j];
-    result.spectrum = cpu::leadingEigenvalues(sigma, d, options.spectrumSize);
+    result.spectrum = cpu::leadingEigenvalues(sigma, d, options.spectrumSize, floatSigma);
     const double lambdaMax = result.spectrum.front();
     result.values.effectiveRank = trace / lambdaMax;
 
