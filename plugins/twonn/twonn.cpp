@@ -1,6 +1,7 @@
 #include "twonn.h"
 
 #include <cblas.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +85,59 @@ struct Candidates {
   }
 };
 
+/** Whether the sixteen-lane scans below may run (AVX-512F, the OS saving its registers). */
+bool hasAvx512f() {
+  static const bool available = __builtin_cpu_supports("avx512f");
+  return available;
+}
+
+// The scans below pass a candidate exactly when Candidates::offer would take it: the same float
+// operations in the same order (base + norm, then − 2·dot; ×2 is exact, so a fused multiply-add
+// rounds alike) and its test negated, !(approx ≥ limit), which NaN passes as it does there.
+// Most candidates of a row lie beyond its fourth best once the first blocks are in: sixteen are
+// dismissed at once instead of one at a time.
+
+/** The first c in [c, n) whose base + norms[c] − 2·dot[c] offer would take under `limit`, or n. */
+__attribute__((target("avx512f"))) int64_t firstTaken(const float* dot, const float* norms,
+                                                      float base, float limit, int64_t c,
+                                                      int64_t n) {
+  const __m512 b = _mm512_set1_ps(base), l = _mm512_set1_ps(limit), two = _mm512_set1_ps(2.0f);
+  for (; c + 16 <= n; c += 16) {
+    const __m512 approx = _mm512_sub_ps(_mm512_add_ps(b, _mm512_loadu_ps(norms + c)),
+                                        _mm512_mul_ps(two, _mm512_loadu_ps(dot + c)));
+    const __mmask16 taken = _mm512_cmp_ps_mask(approx, l, _CMP_NGE_UQ);
+    if (taken != 0) return c + __builtin_ctz(taken);
+  }
+  for (; c < n; ++c)
+    if (!(base + norms[c] - 2 * dot[c] >= limit)) return c;
+  return n;
+}
+
+/**
+ * Row `row`'s products with columns [first, last) of a block offered to those columns' own
+ * candidates, sixteen columns at a time against their current limits (`limits`, one per column
+ * from `first`, kept up to date here).
+ */
+__attribute__((target("avx512f"))) void offerToColumns(const float* dot, const float* norms,
+                                                       float rowNorm, int64_t row, int64_t first,
+                                                       int64_t last, Candidates* candidates,
+                                                       float* limits) {
+  const __m512 b = _mm512_set1_ps(rowNorm), two = _mm512_set1_ps(2.0f);
+  int64_t c = first;
+  for (; c + 16 <= last; c += 16) {
+    const __m512 approx = _mm512_sub_ps(_mm512_add_ps(_mm512_loadu_ps(norms + c), b),
+                                        _mm512_mul_ps(two, _mm512_loadu_ps(dot + c)));
+    auto taken =
+        uint32_t(_mm512_cmp_ps_mask(approx, _mm512_loadu_ps(limits + (c - first)), _CMP_NGE_UQ));
+    for (; taken != 0; taken &= taken - 1) {
+      const int64_t at = c + __builtin_ctz(taken);
+      candidates[at].offer(norms[at] + rowNorm - 2 * dot[at], row);
+      limits[at - first] = candidates[at].best[kCandidates - 1].first;
+    }
+  }
+  for (; c < last; ++c) candidates[c].offer(norms[c] + rowNorm - 2 * dot[c], row);
+}
+
 /**
  * r2/r1 of row i from its candidates, measured exactly in double. None when fewer than two
  * neighbours exist or r1 = 0 (rows equal in value, e.g. ±0).
@@ -102,7 +156,7 @@ std::optional<double> nearestRatio(const float* rows, const Candidates& candidat
 
 }  // namespace
 
-TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
+TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d, bool vectorScan) {
   if (total < 3)
     throw std::invalid_argument("TwoNN needs at least 3 points, got " + std::to_string(total));
   // One copy of each distinct row (bitwise), in order of first occurrence; the input itself
@@ -144,6 +198,7 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
   std::vector<float> gram(size_t(block * block));
   std::vector<Candidates> candidates(static_cast<size_t>(n));
   const float* norm = norms.data();
+  const bool vector = vectorScan && hasAvx512f();
   for (int64_t bi = 0; bi < n; bi += block) {
     const int64_t ni = std::min(block, n - bi);
     for (int64_t bj = bi; bj < n; bj += block) {
@@ -158,6 +213,15 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
         const int64_t i = bi + r;
         const float* dot = gram.data() + r * nj;
         Candidates& mine = candidates[size_t(i)];
+        if (vector) {
+          const float* columnNorms = norm + bj;
+          for (int64_t c = 0;; ++c) {
+            c = firstTaken(dot, columnNorms, norm[i], mine.best[kCandidates - 1].first, c, nj);
+            if (c == nj) break;
+            if (bj + c != i) mine.offer(norm[i] + norm[bj + c] - 2 * dot[c], bj + c);
+          }
+          continue;
+        }
         for (int64_t c = 0; c < nj; ++c)
           if (bj + c != i) mine.offer(norm[i] + norm[bj + c] - 2 * dot[c], bj + c);
       }
@@ -166,9 +230,17 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
 #pragma omp parallel for schedule(static)
       for (int64_t first = 0; first < nj; first += kColumns) {
         const int64_t last = std::min(nj, first + kColumns);
+        alignas(64) float limits[kColumns];
+        for (int64_t c = first; c < last; ++c)
+          limits[c - first] = candidates[size_t(bj + c)].best[kCandidates - 1].first;
         for (int64_t r = 0; r < ni; ++r) {
           const float* dot = gram.data() + r * nj;
           const float rowNorm = norm[bi + r];
+          if (vector) {
+            offerToColumns(dot, norm + bj, rowNorm, bi + r, first, last, candidates.data() + bj,
+                           limits);
+            continue;
+          }
           for (int64_t c = first; c < last; ++c)
             candidates[size_t(bj + c)].offer(norm[bj + c] + rowNorm - 2 * dot[c], bi + r);
         }
