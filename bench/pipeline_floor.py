@@ -76,10 +76,9 @@ def forward_rate(width, ffn, threads):
     return 2 * 512 * width * ffn / best / 1e9
 
 
-def double_rate(d, threads):
+def double_rate(d):
     """NumPy's float64 a·b GFLOP/s at d × d (two operands: a·aᵀ would run as a syrk), best of
-    ~1 s."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
+    ~1 s, on the threads main() gave NumPy's BLAS before anything imported it."""
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -121,6 +120,8 @@ def main():
     p.add_argument("--python", type=float, help="the Python pipeline's time, seconds")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
+    # NumPy's BLAS reads its thread count when NumPy is first imported (gguf imports it).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(a.threads))
 
     shape = gguf_shapes(a.model)
     d, states = shape["width"], shape["blocks"] + 1
@@ -128,7 +129,7 @@ def main():
     M, k, B, G = a.anchors, a.neighbours, a.bootstrap, a.jackknife_blocks
     evaluations = 1 + B + G
     sgemm, ssyrk = blas_rates(a.geometry_bench, 4096, d)
-    dgemm = double_rate(d, a.threads)
+    dgemm = double_rate(d)
     forward = forward_rate(d, shape["ffn"], a.threads)
 
     attention = 2 * 2 * a.tokens * (a.seq_len / 2) * shape["heads"] * shape["head_dim"]

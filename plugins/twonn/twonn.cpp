@@ -156,7 +156,7 @@ std::optional<double> nearestRatio(const float* rows, const Candidates& candidat
 
 }  // namespace
 
-TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d, bool vectorScan) {
+TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d) {
   if (total < 3)
     throw std::invalid_argument("TwoNN needs at least 3 points, got " + std::to_string(total));
   // One copy of each distinct row (bitwise), in order of first occurrence; the input itself
@@ -198,7 +198,7 @@ TwoNNRatios twoNNRatios(const float* input, int64_t total, int64_t d, bool vecto
   std::vector<float> gram(size_t(block * block));
   std::vector<Candidates> candidates(static_cast<size_t>(n));
   const float* norm = norms.data();
-  const bool vector = vectorScan && hasAvx512f();
+  const bool vector = hasAvx512f();
   for (int64_t bi = 0; bi < n; bi += block) {
     const int64_t ni = std::min(block, n - bi);
     for (int64_t bj = bi; bj < n; bj += block) {

@@ -29,11 +29,10 @@ struct TwoNNRatios {
 /**
  * μ_i = r2/r1 (Euclidean) of every distinct row of the N×d row-major `rows`, the neighbours
  * searched among the distinct rows. Throws std::invalid_argument naming how many rows were
- * duplicates when fewer than 3 distinct rows remain. `vectorScan`: the Gram blocks' candidates
- * are screened sixteen at a time where the CPU has AVX-512F (the same candidates as the scalar
- * scan, which `false` forces).
+ * duplicates when fewer than 3 distinct rows remain. Where the CPU has AVX-512F the Gram
+ * blocks' candidates are screened sixteen at a time (the same candidates as the scalar scan).
  */
-TwoNNRatios twoNNRatios(const float* rows, int64_t n, int64_t d, bool vectorScan = true);
+TwoNNRatios twoNNRatios(const float* rows, int64_t n, int64_t d);
 
 /** d from the ratios; `discard` ∈ [0, 1) is the share of the largest μ the fit leaves out. */
 double twoNNDimension(std::vector<double> ratios, TwoNNEstimator estimator, double discard);
