@@ -54,8 +54,12 @@ int64_t blockIntermediates(const MemoryRequest& r) {
   // q, k, v (k and v expanded to every head), the attention output and the residual stream.
   const int64_t attention =
       tokens * (4 * heads * headDim + 2 * kvHeads * headDim + 3 * c.hiddenSize);
-  // Gate, up, the activation and their product (the MLP's widest moment), with the residual
-  // stream and the norm's output beside them: fitted to measured captures (bench/large_gguf.py).
+  // The MLP's widest moment, with the residual stream and the norm's output beside it: four
+  // intermediate widths, fitted to measured captures (bench/large_gguf.py) when gate, up, the
+  // activation and the product were four buffers. In inference the last two are now written over
+  // the gate (model/backbone/activation.h); the margin is kept, as a 49,152-token SmolLM2
+  // capture still peaks 13 % above the plan (docs/benchmarks.md, "Page faults and the token
+  // table").
   const int64_t mlp =
       tokens * (4 * std::max<int64_t>(c.intermediateSize, c.hiddenSize) + 8 * c.hiddenSize);
   // Scores and their softmax, float32 whatever the compute dtype (the CPU's math kernel).
@@ -128,17 +132,21 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
   plan.available = availableBytes;
   plan.fixedCost = r.cuda ? 0 : kProcessCost + kCostPerToken * c.vocabSize;
   const int64_t cb = r.computeBytes;
-  plan.residentWeights = r.parameterCount * cb;
   const int64_t layers = std::max<int64_t>(c.numLayers, 1);
   const int64_t blockParameters =
       std::max<int64_t>(0, r.parameterCount - outerParameters(c)) / layers;
   const int64_t batchTokens = batchOf(r) * r.sequenceLength;
-  // The block computing (on a GPU also the next, staged while it computes), the final norm,
-  // the embedding rows of a batch, and the LM head when logits are asked.
+  // Either way the token table and the LM head are not converted whole: a batch's embedding
+  // rows are read (and held in float32), and the head only when logits are asked (a tied head
+  // is the table, converted once).
+  const int64_t tables = c.vocabSize * c.hiddenSize * (c.tieWordEmbeddings ? 1 : 2);
+  const int64_t outerUse =
+      batchTokens * c.hiddenSize * 4 + (r.logits ? c.vocabSize * c.hiddenSize * cb : 0);
+  plan.residentWeights = std::max<int64_t>(0, r.parameterCount - tables) * cb + outerUse;
+  // Streamed: the block computing (on a GPU also the next, staged while it computes) and the
+  // final norm.
   const int64_t blocksHeld = r.cuda ? 2 : 1;
-  plan.streamedWeights = blocksHeld * blockParameters * cb + c.hiddenSize * cb +
-                         batchTokens * c.hiddenSize * 4 +
-                         (r.logits ? c.vocabSize * c.hiddenSize * cb : 0);
+  plan.streamedWeights = blocksHeld * blockParameters * cb + c.hiddenSize * cb + outerUse;
   // Capture keeps one layer's states of the whole sample, and picks the stored rows out of
   // them (a concatenation, the rows, their float32 copy) while the writer holds the last layer.
   const int64_t sample = std::max(r.sampleTokens, batchTokens);

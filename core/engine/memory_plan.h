@@ -50,8 +50,10 @@ struct MemoryRequest {
 
 /** The plan: sizes in bytes. */
 struct MemoryPlan {
-  int64_t residentWeights = 0;  ///< every weight in the compute dtype
-  int64_t streamedWeights = 0;  ///< what streaming holds: two blocks, the embedding rows, norms
+  /** Every weight in the compute dtype but the token table and the head, which are read on use:
+   *  a batch's embedding rows, the head when logits are asked. */
+  int64_t residentWeights = 0;
+  int64_t streamedWeights = 0;  ///< what streaming holds: a block (two on a GPU), the same rows
   int64_t activations = 0;      ///< states of the sample + one batch's block intermediates
   int64_t fixedCost = 0;        ///< the process itself (LibTorch, tokenizer, buffers)
   int64_t available = 0;        ///< what the machine has now

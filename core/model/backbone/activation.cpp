@@ -1,8 +1,11 @@
 #include "model/backbone/activation.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/gelu.h>
 #include <ATen/ops/relu.h>
 #include <ATen/ops/silu.h>
+
+#include <utility>
 
 namespace strata::model {
 
@@ -28,6 +31,26 @@ at::Tensor activate(const at::Tensor& x, Activation activation) {
       return at::relu(x);
   }
   return x;
+}
+
+at::Tensor activateFresh(at::Tensor x, Activation activation) {
+  if (x.requires_grad()) return activate(x, activation);  // autograd keeps x for the backward
+  switch (activation) {
+    case Activation::Silu:
+      return at::silu_(x);
+    case Activation::GeluTanh:
+      return at::gelu_(x, "tanh");
+    case Activation::GeluErf:
+      return at::gelu_(x);
+    case Activation::Relu:
+      return at::relu_(x);
+  }
+  return x;
+}
+
+at::Tensor gatedProduct(at::Tensor gate, const at::Tensor& up, Activation activation) {
+  if (gate.requires_grad() || up.requires_grad()) return activate(gate, activation) * up;
+  return activateFresh(std::move(gate), activation).mul_(up);
 }
 
 }  // namespace strata::model

@@ -21,4 +21,16 @@ std::optional<Activation> activationNamed(const std::string& name);
 
 at::Tensor activate(const at::Tensor& x, Activation activation);
 
+/**
+ * activate(x), written over x when no gradient flows through it (x must be a fresh result that
+ * nothing else holds, such as a linear layer's output). In inference every MLP would otherwise
+ * take one more buffer of tokens × intermediate floats a layer; past glibc's mmap threshold
+ * (32 MB at most, e.g. 2,048 tokens of Qwen2.5-0.5B's 4,864) each such buffer is mapped afresh and
+ * faulted in page by page.
+ */
+at::Tensor activateFresh(at::Tensor x, Activation activation);
+
+/** activate(gate) · up (a gated MLP's product), in gate's memory where no gradient flows. */
+at::Tensor gatedProduct(at::Tensor gate, const at::Tensor& up, Activation activation);
+
 }  // namespace strata::model

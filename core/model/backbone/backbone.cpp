@@ -28,7 +28,11 @@ struct Backbone::State {
   std::optional<WeightLoader> loader;       // streaming: always on the CPU (see load())
   std::unique_ptr<CudaBlockStager> stager;  // streaming to a CUDA device only
   std::vector<BlockWeights> blocks;         // resident mode only
-  OuterWeights outer;                       // resident: all; streaming: final norm only
+  // Resident: all but the token table and the head, which are read on use (rows(), head());
+  // streaming: the final norm only.
+  OuterWeights outer;
+  mutable std::once_flag headRead;  // resident: the head, converted once on the first logits()
+  mutable at::Tensor residentHead;
   // Streaming a GGUF on the CPU: the last block dequantised, kept for the next batch of the same
   // layer (capture runs one layer over every batch: each block is converted once, not once per
   // batch). Safetensors blocks are not kept: they are views of the mapping, free to read again,
@@ -54,13 +58,23 @@ struct Backbone::State {
   }
 
   at::Tensor rows(at::Tensor OuterWeights::*field, const at::Tensor& indices) const {
-    if (streaming())
+    if (!(outer.*field).defined())  // only these rows converted (the token table, or streaming)
       return loader->rows(loader->layout().outerName(field), indices).to(options.device);
     const at::Tensor& table = outer.*field;
     const at::Tensor picked = at::index_select(table, 0, indices.reshape({-1}).to(table.device()));
     std::vector<int64_t> shape = indices.sizes().vec();
     shape.push_back(table.size(1));
     return picked.view(shape);
+  }
+
+  /** The LM head [vocab, d]: streaming converts it for each call, resident mode once. */
+  at::Tensor head() const {
+    const auto read = [&] {
+      return loader->tensor(loader->layout().outerName(&OuterWeights::head)).to(options.device);
+    };
+    if (streaming()) return read();
+    std::call_once(headRead, [&] { residentHead = read(); });
+    return residentHead;
   }
 
   BlockContext context(const PreparedAttention& attention) const {
@@ -122,7 +136,7 @@ std::unique_ptr<Backbone> Backbone::load(const std::filesystem::path& folder,
       state->stager =
           std::make_unique<CudaBlockStager>(loader, options.device, state->config.numLayers);
   } else {
-    state->outer = loader.outer();
+    state->outer = loader.outerWithoutTables();
     state->blocks.reserve(static_cast<std::size_t>(state->config.numLayers));
     for (int64_t layer = 0; layer < state->config.numLayers; ++layer)
       state->blocks.push_back(loader.block(layer));
@@ -210,11 +224,7 @@ at::Tensor Backbone::logits(const at::Tensor& normed) const {
   const State& s = *m_state;
   checkHidden(normed, s.config.hiddenSize, "logits");
   const at::Tensor h = s.computable(normed);
-  const at::Tensor logits =
-      s.streaming()
-          ? at::linear(h, s.loader->tensor(s.loader->layout().outerName(&OuterWeights::head))
-                              .to(s.options.device))
-          : at::linear(h, s.outer.head);
+  const at::Tensor logits = at::linear(h, s.head());
   const double cap = s.config.finalLogitSoftcap;
   if (cap <= 0) return logits;
   return (logits / cap).tanh() * cap;  // Gemma3ForCausalLM.forward's final_logit_softcapping

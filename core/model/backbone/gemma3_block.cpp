@@ -39,7 +39,7 @@ at::Tensor gemma3Block(const BlockWeights& w, const at::Tensor& hidden, const Bl
   // Gemma3MLP: down(gelu_tanh(gate(y)) · up(y)), y the pre-feedforward norm's output.
   const at::Tensor y = gemmaRmsNorm(afterAttention, w.mlpNorm, c.normEps);
   const at::Tensor gated =
-      activate(at::linear(y, w.gate), context.activation) * at::linear(y, w.up);
+      gatedProduct(at::linear(y, w.gate), at::linear(y, w.up), context.activation);
   return afterAttention + gemmaRmsNorm(at::linear(gated, w.down), w.mlpOutNorm, c.normEps);
 }
 

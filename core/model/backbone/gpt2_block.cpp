@@ -37,7 +37,7 @@ at::Tensor gpt2Block(const BlockWeights& w, const at::Tensor& hidden, const Bloc
 
   const at::Tensor y = layerNorm(afterAttention, w.mlpNorm, w.mlpNormBias, c.normEps);
   return afterAttention +
-         conv1d(activate(conv1d(y, w.up, w.upBias), context.activation), w.down, w.downBias);
+         conv1d(activateFresh(conv1d(y, w.up, w.upBias), context.activation), w.down, w.downBias);
 }
 
 }  // namespace strata::model

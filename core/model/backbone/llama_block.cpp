@@ -31,8 +31,8 @@ at::Tensor llamaBlock(const BlockWeights& w, const at::Tensor& hidden, const Blo
 
   // SwiGLU (Shazeer 2020): down(act(gate(x)) · up(x)).
   const at::Tensor y = rmsNorm(afterAttention, w.mlpNorm, c.normEps);
-  const at::Tensor gated = activate(at::linear(y, w.gate, w.gateBias), context.activation) *
-                           at::linear(y, w.up, w.upBias);
+  const at::Tensor gated = gatedProduct(at::linear(y, w.gate, w.gateBias),
+                                        at::linear(y, w.up, w.upBias), context.activation);
   return afterAttention + at::linear(gated, w.down, w.downBias);
 }
 

@@ -28,7 +28,7 @@ at::Tensor neoxBlock(const BlockWeights& w, const at::Tensor& hidden, const Bloc
 
   const auto mlp = [&](const at::Tensor& input) {
     const at::Tensor y = layerNorm(input, w.mlpNorm, w.mlpNormBias, c.normEps);
-    return at::linear(activate(at::linear(y, w.up, w.upBias), context.activation), w.down,
+    return at::linear(activateFresh(at::linear(y, w.up, w.upBias), context.activation), w.down,
                       w.downBias);
   };
   // Summation order as in GPTNeoXLayer.forward, so rounding matches the reference.

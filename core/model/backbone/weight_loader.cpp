@@ -238,4 +238,12 @@ OuterWeights WeightLoader::outer() const {
   return weights;
 }
 
+OuterWeights WeightLoader::outerWithoutTables() const {
+  OuterWeights weights;
+  for (const OuterSlot& slot : m_layout.outerSlots)
+    if (slot.field != &OuterWeights::tokens && slot.field != &OuterWeights::head)
+      weights.*slot.field = tensor(slot.name);
+  return weights;
+}
+
 }  // namespace strata::model

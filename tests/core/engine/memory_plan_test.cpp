@@ -38,7 +38,14 @@ MemoryRequest llama3_8b() {
 TEST(MemoryPlan, WeightsAreParametersTimesTheComputeDtypeAndStreamingHoldsABlock) {
   MemoryRequest r = llama3_8b();
   const MemoryPlan f32 = planMemory(r, 64 * GiB);
-  EXPECT_EQ(f32.residentWeights, r.parameterCount * 4);
+  // Resident: every weight but the embedding and the head, and one batch's embedding rows
+  // (float32); the head as well when logits are asked.
+  const int64_t rows = 16 * 128 * 4096 * int64_t{4};
+  const int64_t table = 525'336'576;
+  EXPECT_EQ(f32.residentWeights, (r.parameterCount - 2 * table) * 4 + rows);
+  r.logits = true;
+  EXPECT_EQ(planMemory(r, 64 * GiB).residentWeights, (r.parameterCount - table) * 4 + rows);
+  r.logits = false;
   // One block, the final norm and one batch's embedding rows (float32).
   EXPECT_EQ(f32.streamedWeights, 218'112'000 * 4 + 4096 * 4 + 16 * 128 * 4096 * 4);
   // On a GPU the next block is staged while one computes: two.
@@ -48,7 +55,7 @@ TEST(MemoryPlan, WeightsAreParametersTimesTheComputeDtypeAndStreamingHoldsABlock
   r.cuda = false;
   r.computeBytes = 2;
   const MemoryPlan bf16 = planMemory(r, 64 * GiB);
-  EXPECT_EQ(bf16.residentWeights, r.parameterCount * 2);
+  EXPECT_EQ(bf16.residentWeights, (r.parameterCount - 2 * table) * 2 + rows);
   EXPECT_LT(bf16.activations, f32.activations);
 }
 

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <fstream>
 #include <iterator>
@@ -143,6 +144,40 @@ TEST(BackboneCapture, StreamsLayersInOrderWithoutKeepingThem) {
   const CaptureResult streamed = backbone->capture(someIds(1, 5), request);
   EXPECT_TRUE(streamed.hidden.empty());
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+/** Bytes malloc has handed out and not taken back (every arena, mapped chunks included). */
+int64_t heapInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return int64_t(info.uordblks + info.hblkhd);
+}
+
+TEST(BackboneLoad, ReadsTheTokenTableAndTheHeadOnlyWhenUsed) {
+  // A vocabulary whose two [vocab, d] matrices are 32 MB each in float32, against blocks of a
+  // few kilobytes: loading converts neither, embed() reads the rows it looks up, and the first
+  // logits() converts the head once, for good.
+  TempDir dir;
+  const int64_t vocab = int64_t(1) << 19;
+  const int64_t table = vocab * testing::kRandomHidden * int64_t(sizeof(float));
+  const auto folder = dir / "wide";
+  writeRandomBackbone(folder, {.dtype = at::kBFloat16, .vocab = vocab});
+  const auto streamed = Backbone::load(folder, {.streamLayers = true});
+  const at::Tensor ids = someIds(2, 6).mul(12345).remainder(vocab);
+  const at::Tensor states = streamed->finalNorm(streamed->capture(ids).hidden.back());
+
+  const int64_t before = heapInUse();
+  const auto backbone = Backbone::load(folder);
+  const int64_t loaded = heapInUse() - before;
+  EXPECT_LT(loaded, table / 4) << "loading converted a [vocab, d] matrix";
+  EXPECT_TRUE(at::equal(backbone->embed(ids), streamed->embed(ids)));
+  EXPECT_LT(heapInUse() - before, table / 4) << "embed() converted the whole table";
+
+  const at::Tensor logits = backbone->logits(states);
+  const int64_t withHead = heapInUse() - before;
+  EXPECT_GE(withHead, table) << "the head is kept once converted";
+  EXPECT_TRUE(at::equal(logits, streamed->logits(states)));
+  EXPECT_TRUE(at::equal(backbone->logits(states), logits));
+  EXPECT_LT(heapInUse() - before, withHead + table / 4) << "the head was converted again";
 }
 
 /** How many mappings of files under `folder` this process holds (Linux /proc/self/maps). */
