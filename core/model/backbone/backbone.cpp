@@ -39,7 +39,7 @@ struct Backbone::State {
   // and dropping them releases the mapping.
   mutable std::mutex lastMutex;
   mutable int64_t lastLayer = -1;
-  mutable std::shared_ptr<const BlockWeights> lastBlock;
+  mutable std::shared_ptr<BlockWeights> lastBlock;
 
   bool streaming() const { return options.streamLayers; }
 
@@ -50,9 +50,13 @@ struct Backbone::State {
     if (!loader->gguf()) return std::make_shared<const BlockWeights>(loader->block(layer));
     const std::lock_guard<std::mutex> lock(lastMutex);
     if (lastLayer == layer && lastBlock) return lastBlock;
-    lastBlock.reset();  // dropped before the next is read: one block in memory, not two
+    // The next block is converted into the last one's memory when no pass holds that any more
+    // (every block of a model has the same shapes); either way one block is in memory, not two.
+    BlockWeights recycled;
+    if (lastBlock && lastBlock.use_count() == 1) recycled = std::move(*lastBlock);
+    lastBlock.reset();
     lastLayer = -1;
-    lastBlock = std::make_shared<const BlockWeights>(loader->block(layer));
+    lastBlock = std::make_shared<BlockWeights>(loader->block(layer, std::move(recycled)));
     lastLayer = layer;
     return lastBlock;
   }

@@ -119,10 +119,15 @@ at::Tensor WeightLoader::mapped(const std::string& name) const {
   return tensorView(m_files->shard(m_files->shardOf(name)), m_files->entry(name));
 }
 
-at::Tensor WeightLoader::dequantised(const io::GgufWeight& w) const {
+at::Tensor WeightLoader::dequantised(const io::GgufWeight& w, at::Tensor into) const {
   // Converted piece by piece straight into the result: the float32 working set is one piece,
   // not the tensor (an 8B model's embedding is 2 GiB in float32).
-  at::Tensor out = at::empty(w.shape, at::TensorOptions().dtype(m_dtype));
+  const bool reusable = into.defined() && into.device().is_cpu() && into.scalar_type() == m_dtype &&
+                        into.sizes() == at::IntArrayRef(w.shape) && into.is_contiguous() &&
+                        into.storage_offset() == 0 && into.use_count() == 1 &&
+                        into.storage().use_count() == 1;
+  at::Tensor out =
+      reusable ? std::move(into) : at::empty(w.shape, at::TensorOptions().dtype(m_dtype));
   const at::Tensor rows = out.view({w.rows, w.columns});
   const int64_t step = io::ggufRowsPerPiece(w);
   at::Tensor piece;
@@ -201,7 +206,9 @@ at::Tensor WeightLoader::rows(const std::string& name, const at::Tensor& indices
   return picked.view(shape);
 }
 
-BlockWeights WeightLoader::block(int64_t layer) const {
+BlockWeights WeightLoader::block(int64_t layer) const { return block(layer, BlockWeights{}); }
+
+BlockWeights WeightLoader::block(int64_t layer, BlockWeights recycled) const {
   if (layer < 0 || layer >= m_numLayers)
     throw std::out_of_range("block " + std::to_string(layer) + " of " +
                             std::to_string(m_numLayers));
@@ -212,7 +219,9 @@ BlockWeights WeightLoader::block(int64_t layer) const {
     const std::string name = m_layout.blockTensorName(layer, slot);
     if (!slot.required && !has(name)) continue;
     if (m_files) held.insert(m_files->shard(m_files->shardOf(name)));
-    weights.*slot.field = tensor(name);
+    weights.*slot.field = m_gguf && m_device.is_cpu()
+                              ? dequantised(m_gguf->weight(name), std::move(recycled.*slot.field))
+                              : tensor(name);
   }
   return weights;
 }

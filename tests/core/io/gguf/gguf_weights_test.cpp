@@ -18,6 +18,7 @@
 #include "io/gguf/gguf_import.h"
 #include "io/hf/model_folder.h"
 #include "model/backbone/backbone.h"
+#include "model/backbone/weight_loader.h"
 #include "support/gguf_test_file.h"
 #include "support/scoped_environment.h"
 #include "support/temp_dir.h"
@@ -103,6 +104,8 @@ TEST_F(GgufWeightsTest, AModelFolderReadsItsWeightsInPlaceAndEqualsAFloat32Impor
     ASSERT_EQ(a.hidden.size(), 3u);
     for (size_t l = 0; l < a.hidden.size(); ++l)
       EXPECT_TRUE(at::equal(a.hidden[l], b.hidden[l])) << "h_" << l << " stream " << stream;
+    // Again: streamed, block 0 is now converted into block 1's memory.
+    EXPECT_TRUE(at::equal(inPlace->capture(ids).hidden.back(), b.hidden.back()));
   }
   // In bfloat16 the weights are converted piece by piece: the same values as converting the
   // float32 weights at once.
@@ -110,6 +113,40 @@ TEST_F(GgufWeightsTest, AModelFolderReadsItsWeightsInPlaceAndEqualsAFloat32Impor
   const auto bf16Import = model::Backbone::load(imported.folder, {.computeDType = at::kBFloat16});
   const auto a = bf16->capture(ids), b = bf16Import->capture(ids);
   for (size_t l = 0; l < a.hidden.size(); ++l) EXPECT_TRUE(at::equal(a.hidden[l], b.hidden[l]));
+}
+
+TEST_F(GgufWeightsTest, AStreamedBlockIsConvertedIntoTheLastOnesMemoryWhenNothingHoldsIt) {
+  fs::path folder;
+  {
+    testing::ScopedEnvironment environment;
+    environment.set("STRATA_DATA_DIR", (m_dir / "data").string());
+    folder = resolveModelFolder(m_file);
+  }
+  const model::WeightLoader loader(folder, readModelConfig(folder / "config.json"), at::kCPU,
+                                   at::kFloat, /*borrowMapped=*/true);
+  const model::BlockWeights fresh = loader.block(1);
+  const auto sameValues = [&](const model::BlockWeights& got) {
+    for (const model::BlockSlot& slot : loader.layout().blockSlots) {
+      const at::Tensor &a = got.*slot.field, &b = fresh.*slot.field;
+      ASSERT_EQ(a.defined(), b.defined());
+      if (a.defined()) EXPECT_TRUE(at::equal(a, b)) << "a tensor of block 1";
+    }
+  };
+
+  model::BlockWeights last = loader.block(0);
+  const void* memory = last.up.data_ptr();
+  const model::BlockWeights next = loader.block(1, std::move(last));
+  EXPECT_EQ(next.up.data_ptr(), memory) << "block 1 was not converted into block 0's memory";
+  sameValues(next);
+
+  // A tensor someone still holds is left as it is: fresh memory for that one.
+  model::BlockWeights held = loader.block(0);
+  const at::Tensor kept = held.up;
+  const at::Tensor keptValues = kept.clone();
+  const model::BlockWeights other = loader.block(1, std::move(held));
+  EXPECT_NE(other.up.data_ptr(), kept.data_ptr());
+  EXPECT_TRUE(at::equal(kept, keptValues)) << "a held tensor was overwritten";
+  sameValues(other);
 }
 
 TEST_F(GgufWeightsTest, ADamagedDataRegionIsRefusedNamingTheTensorBeforeAnythingRuns) {
