@@ -60,7 +60,7 @@ TEST(MemoryPlan, WeightsAreParametersTimesTheComputeDtypeAndStreamingHoldsABlock
 }
 
 TEST(MemoryPlan, ResidentWhenItFitsStreamedWhenOnlyThatFitsRefusedOtherwise) {
-  const MemoryRequest r = llama3_8b();  // 30 GiB resident in float32
+  const MemoryRequest r = llama3_8b();  // 26 GiB resident in float32
   const MemoryPlan roomy = planMemory(r, 64 * GiB);
   EXPECT_TRUE(roomy.fits);
   EXPECT_FALSE(roomy.stream);
