@@ -19,33 +19,32 @@ std::optional<Activation> activationNamed(const std::string& name) {
   return std::nullopt;
 }
 
-at::Tensor activate(const at::Tensor& x, Activation activation) {
+namespace {
+
+/** `activation` of x, into new memory or (`inPlace`) over x: one table of the ops for both. */
+at::Tensor applied(at::Tensor x, Activation activation, bool inPlace) {
   switch (activation) {
     case Activation::Silu:
-      return at::silu(x);
+      return inPlace ? at::silu_(x) : at::silu(x);
     case Activation::GeluTanh:
-      return at::gelu(x, "tanh");
+      return inPlace ? at::gelu_(x, "tanh") : at::gelu(x, "tanh");
     case Activation::GeluErf:
-      return at::gelu(x);
+      return inPlace ? at::gelu_(x) : at::gelu(x);
     case Activation::Relu:
-      return at::relu(x);
+      return inPlace ? at::relu_(x) : at::relu(x);
   }
   return x;
 }
 
+}  // namespace
+
+at::Tensor activate(const at::Tensor& x, Activation activation) {
+  return applied(x, activation, /*inPlace=*/false);
+}
+
 at::Tensor activateFresh(at::Tensor x, Activation activation) {
-  if (x.requires_grad()) return activate(x, activation);  // autograd keeps x for the backward
-  switch (activation) {
-    case Activation::Silu:
-      return at::silu_(x);
-    case Activation::GeluTanh:
-      return at::gelu_(x, "tanh");
-    case Activation::GeluErf:
-      return at::gelu_(x);
-    case Activation::Relu:
-      return at::relu_(x);
-  }
-  return x;
+  const bool inPlace = !x.requires_grad();  // autograd keeps x for the backward otherwise
+  return applied(std::move(x), activation, inPlace);
 }
 
 at::Tensor gatedProduct(at::Tensor gate, const at::Tensor& up, Activation activation) {

@@ -9,6 +9,7 @@
 
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "common/error.h"
 #include "io/gguf/gguf_types.h"
@@ -174,10 +175,12 @@ at::Tensor WeightLoader::tensorOn(const std::string& name, at::Device device) co
   return dequantisedOn(m_gguf->weight(name), device);
 }
 
-at::Tensor WeightLoader::tensor(const std::string& name) const {
+at::Tensor WeightLoader::tensor(const std::string& name) const { return tensor(name, {}); }
+
+at::Tensor WeightLoader::tensor(const std::string& name, at::Tensor into) const {
   // A GPU gets the quantised bytes and expands them itself; the CPU converts piece by piece.
   if (m_gguf)
-    return m_device.is_cpu() ? dequantised(m_gguf->weight(name))
+    return m_device.is_cpu() ? dequantised(m_gguf->weight(name), std::move(into))
                              : dequantisedOn(m_gguf->weight(name), m_device);
   const at::Tensor view = mapped(name);
   if (m_borrowMapped && m_device.is_cpu() && view.scalar_type() == m_dtype) return view;
@@ -219,9 +222,7 @@ BlockWeights WeightLoader::block(int64_t layer, BlockWeights recycled) const {
     const std::string name = m_layout.blockTensorName(layer, slot);
     if (!slot.required && !has(name)) continue;
     if (m_files) held.insert(m_files->shard(m_files->shardOf(name)));
-    weights.*slot.field = m_gguf && m_device.is_cpu()
-                              ? dequantised(m_gguf->weight(name), std::move(recycled.*slot.field))
-                              : tensor(name);
+    weights.*slot.field = tensor(name, std::move(recycled.*slot.field));
   }
   return weights;
 }

@@ -89,6 +89,9 @@ class WeightLoader {
   bool has(const std::string& name) const;
   std::vector<std::string> tensorNames() const;
   at::Tensor mapped(const std::string& name) const;
+  /** tensor(name), dequantised into `into` where a GGUF is converted on the CPU and `into` is
+   *  reusable (see block()); every other source ignores it. */
+  at::Tensor tensor(const std::string& name, at::Tensor into) const;
   /** `weight` dequantised on the CPU, into `into` when reusable (see block()), then moved to
    *  the loader's device. */
   at::Tensor dequantised(const io::GgufWeight& weight, at::Tensor into = {}) const;
