@@ -46,15 +46,22 @@ TEST(Activation, KeepsTheInputWhereAGradientFlowsThroughIt) {
   for (const Activation activation : kActivations) {
     const at::Tensor gate = someValues(4).requires_grad_(true), up = someValues(5);
     const at::Tensor reference = gate.detach().clone().requires_grad_(true);
-    const at::Tensor product = gatedProduct(gate * 1, up, activation);
+    const at::Tensor gateOut = gate * 1;  // a fresh result that needs a gradient
+    const at::Tensor product = gatedProduct(gateOut, up, activation);
+    EXPECT_TRUE(at::equal(gateOut, gate)) << "gatedProduct wrote over " << int(activation);
     (activate(reference, activation) * up).sum().backward();
     product.sum().backward();
     ASSERT_TRUE(gate.grad().defined());
     EXPECT_TRUE(at::equal(gate.grad(), reference.grad())) << int(activation);
 
     const at::Tensor x = someValues(6).requires_grad_(true);
-    activateFresh(x * 1, activation).sum().backward();
+    const at::Tensor xReference = x.detach().clone().requires_grad_(true);
+    const at::Tensor xOut = x * 1;
+    activateFresh(xOut, activation).sum().backward();
+    EXPECT_TRUE(at::equal(xOut, x)) << "activateFresh wrote over " << int(activation);
+    activate(xReference, activation).sum().backward();
     ASSERT_TRUE(x.grad().defined()) << int(activation);
+    EXPECT_TRUE(at::equal(x.grad(), xReference.grad())) << int(activation);
   }
 }
 
