@@ -17,6 +17,7 @@
 #include "io/gguf/gguf_import.h"
 #include "io/hf/model_fingerprint.h"
 #include "model/backbone/backbone.h"
+#include "model/backbone/buffer_cache.h"
 #include "tokenizer/bos_convention.h"
 #include "tokenizer/tokenizer.h"
 
@@ -251,7 +252,8 @@ CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobCont
   request.sequenceLength = sample.sequenceLength;
   request.sampleTokens = sample.numSequences() * sample.sequenceLength;
   request.streamRequested = config.streamLayers;
-  config.streamLayers = checkMemory(request, &job, device.has_index() ? device.index() : 0).stream;
+  const MemoryPlan plan = checkMemory(request, &job, device.has_index() ? device.index() : 0);
+  config.streamLayers = plan.stream;
   job.progress(-1.0, "loading the model");
   const auto backbone = model::Backbone::load(
       config.modelFolder,
@@ -273,6 +275,9 @@ CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobCont
   }
 
   at::InferenceMode inference;
+  // Every block of every batch asks for the same buffer sizes: kept and handed back, they are
+  // not mapped and faulted in afresh each time. Within what the plan counts for one batch.
+  const model::BufferCache reusedBuffers(plan.blockBuffers);
   const SequenceBatches batches = batchesOf(sample, config.batchSequences);
   std::vector<model::AttentionOptions> attention(batches.ids.size());
   std::vector<model::PreparedAttention>

@@ -150,7 +150,8 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
   // Capture keeps one layer's states of the whole sample, and picks the stored rows out of
   // them (a concatenation, the rows, their float32 copy) while the writer holds the last layer.
   const int64_t sample = std::max(r.sampleTokens, batchTokens);
-  int64_t activations = sample * c.hiddenSize * (3 * cb + 2 * 4) + blockIntermediates(r);
+  plan.blockBuffers = blockIntermediates(r);
+  int64_t activations = sample * c.hiddenSize * (3 * cb + 2 * 4) + plan.blockBuffers;
   if (r.logits) activations += batchTokens * c.vocabSize * 4 * 2;
   plan.activations = activations;
 

@@ -55,11 +55,14 @@ struct MemoryPlan {
   int64_t residentWeights = 0;
   int64_t streamedWeights = 0;  ///< what streaming holds: a block (two on a GPU), the same rows
   int64_t activations = 0;      ///< states of the sample + one batch's block intermediates
-  int64_t fixedCost = 0;        ///< the process itself (LibTorch, tokenizer, buffers)
-  int64_t available = 0;        ///< what the machine has now
-  bool stream = false;          ///< the job streams its layers
-  bool fits = false;            ///< false: the job must be refused
-  std::string device;           ///< "memory" or "GPU memory"
+  /** One batch's block intermediates alone (part of activations): the bound on the buffers a
+   *  forward pass keeps for reuse (model/backbone/buffer_cache.h). */
+  int64_t blockBuffers = 0;
+  int64_t fixedCost = 0;  ///< the process itself (LibTorch, tokenizer, buffers)
+  int64_t available = 0;  ///< what the machine has now
+  bool stream = false;    ///< the job streams its layers
+  bool fits = false;      ///< false: the job must be refused
+  std::string device;     ///< "memory" or "GPU memory"
 
   /** The peak the plan expects: fixed cost + (resident or streamed weights) + activations. */
   int64_t needed() const;

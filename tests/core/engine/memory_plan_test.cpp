@@ -100,6 +100,19 @@ TEST(MemoryPlan, TheSampleAndTheBatchGrowTheActivations) {
       << "the attention scores of a batch";
 }
 
+TEST(MemoryPlan, TheBlockBuffersAreOneBatchsPassThroughABlockWithinTheActivations) {
+  // The bound on what a capture keeps for reuse (model/backbone/buffer_cache.h). Closed form at
+  // 16 × 128 tokens: the MLP's moment, 2,048 × (4 × 14,336 + 8 × 4,096) floats, is wider than
+  // the attention's, plus the scores and their softmax, 16 × 32 × 128² floats each.
+  const MemoryRequest r = llama3_8b();
+  const MemoryPlan plan = planMemory(r, 64 * GiB);
+  const int64_t mlp = int64_t{2048} * (4 * 14336 + 8 * 4096) * 4;
+  const int64_t scores = int64_t{16} * 32 * 128 * 128 * 4 * 2;
+  EXPECT_EQ(plan.blockBuffers, mlp + scores);
+  EXPECT_EQ(plan.activations - plan.blockBuffers, int64_t{4096} * 4096 * (3 * 4 + 2 * 4))
+      << "the rest is the sample's states and their copies";
+}
+
 TEST(MemoryPlan, TheEnvironmentOverridesWhatTheMachineReports) {
   ::setenv("STRATA_MEMORY_AVAILABLE", "3G", 1);
   EXPECT_EQ(availableMemory(false), 3 * GiB);
