@@ -134,8 +134,6 @@ class ReusingAllocator final : public c10::Allocator {
           self.m_keptBySize[bytes].push_back(std::prev(self.m_kept.end()));
           self.m_counts.keptBytes += static_cast<int64_t>(bytes);
           self.evictAbove(self.m_limit, freed);
-          self.m_counts.peakKeptBytes =
-              std::max(self.m_counts.peakKeptBytes, self.m_counts.keptBytes);
         } else {
           freed.push_back(data);
         }

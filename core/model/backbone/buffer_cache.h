@@ -22,11 +22,10 @@ namespace strata::model {
 
 /** Counters of the process's reusing allocator, since it was installed. */
 struct BufferCacheCounts {
-  int64_t reused = 0;         ///< requests served by a kept buffer
-  int64_t allocated = 0;      ///< requests of at least kMinimumBytes given fresh memory
-  int64_t keptBytes = 0;      ///< bytes kept for reuse now
-  int64_t peakKeptBytes = 0;  ///< the most ever kept at once
-  int64_t inUseBytes = 0;     ///< bytes of at least kMinimumBytes buffers held by tensors now
+  int64_t reused = 0;      ///< requests served by a kept buffer
+  int64_t allocated = 0;   ///< requests of at least kMinimumBytes given fresh memory
+  int64_t keptBytes = 0;   ///< bytes kept for reuse now
+  int64_t inUseBytes = 0;  ///< bytes of at least kMinimumBytes buffers held by tensors now
 };
 
 class BufferCache {
