@@ -129,7 +129,9 @@ class ReusingAllocator final : public c10::Allocator {
         const size_t bytes = used->second;
         self.m_inUse.erase(used);
         self.m_counts.inUseBytes -= static_cast<int64_t>(bytes);
-        if (static_cast<int64_t>(bytes) <= self.m_limit) {  // the limit is 0 outside a cache
+        // The limit is 0 outside a cache. A buffer larger than it is freed at once: kept, it
+        // would first push out every buffer kept before it.
+        if (static_cast<int64_t>(bytes) <= self.m_limit) {
           self.m_kept.push_back({bytes, data});
           self.m_keptBySize[bytes].push_back(std::prev(self.m_kept.end()));
           self.m_counts.keptBytes += static_cast<int64_t>(bytes);

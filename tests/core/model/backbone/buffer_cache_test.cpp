@@ -72,11 +72,14 @@ TEST(BufferCache, KeepsAtMostItsLimitAndFreesTheBuffersKeptLongestFirst) {
   EXPECT_TRUE(holds(z, 0.0f));
 }
 
-TEST(BufferCache, ABufferLargerThanTheLimitIsFreed) {
-  const BufferCache cache(kBytes / 2);
-  filled(kFloats, 5.0f).reset();
-  EXPECT_EQ(BufferCache::counts().keptBytes, 0);
-  EXPECT_TRUE(holds(at::empty({kFloats}), 0.0f));
+TEST(BufferCache, ABufferLargerThanTheLimitIsFreedAndTheKeptOnesStay) {
+  const BufferCache cache(kBytes);
+  filled(kFloats / 2, 6.0f).reset();  // kept
+  // Larger than the whole limit: freed at once. Kept first, it would push the other one out.
+  filled(2 * kFloats, 5.0f).reset();
+  EXPECT_EQ(BufferCache::counts().keptBytes, kBytes / 2);
+  EXPECT_TRUE(holds(at::empty({kFloats / 2}), 6.0f));
+  EXPECT_TRUE(holds(at::empty({2 * kFloats}), 0.0f));
 }
 
 TEST(BufferCache, EverythingKeptIsFreedWhenTheLastCacheEnds) {
