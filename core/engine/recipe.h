@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/config_schema.h"
+#include "engine/training_memory.h"
 
 namespace strata {
 
@@ -32,6 +33,15 @@ struct RecipeSetup {
   torch::Device device;
   int rank = 0;  ///< this process in data-parallel training
   int worldSize = 1;
+  bool bf16 = false;  ///< the loop runs the forward passes under bf16 autocast
+
+  /** Completes `need` with what the loop decides (this process's share of `batch` sequences
+   *  of `sequenceLength` tokens, bf16, the device; a frozen model's batch and length when 0)
+   *  and checks it against the memory available
+   *  (engine/training_memory.h): throws MemoryError with what to change when the run cannot
+   *  fit. Recipes call it before they load or build any model. */
+  TrainingMemoryPlan checkMemory(TrainingMemoryRequest need, int64_t batch, int64_t sequenceLength,
+                                 JobContext& job) const;
 };
 
 struct ParameterGroup {

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/memory_release.h"
 #include "common/provenance.h"
 #include "engine/checkpoint_store.h"
 #include "engine/distributed.h"
@@ -89,7 +90,8 @@ class TrainingLoop {
     if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
     torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));
     m_recipe = m_in.make();
-    m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize}, m_job);
+    m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize, m_bf16},
+                    m_job);
     for (const auto& group : m_recipe->parameterGroups())
       m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());
     if (m_group) m_group->broadcastParameters(m_parameters);
@@ -302,6 +304,10 @@ class TrainingLoop {
   void checkpoint(bool best) {
     m_pending.flushInto(m_counters);  // the interval in progress is part of the checkpoint
     countTrainingTime();
+    // A step's freed activations stay in malloc's heap; the checkpoint's serialised copies
+    // (engine/training_checkpoint.h) would come on top of them, ~2 GiB above the step's own
+    // peak on a 0.1B model (docs/training.md, "Memory").
+    releaseFreedMemory();
     saveTrainingCheckpoint(m_store, m_counters, *m_recipe, *m_optimizer, m_device, best,
                            m_config.integer("keep_last"));
     m_lastCheckpoint = m_counters.step;

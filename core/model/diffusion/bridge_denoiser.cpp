@@ -97,6 +97,20 @@ torch::Tensor BridgeBlockImpl::forward(const torch::Tensor& h, const torch::Tens
   return out + m_mlp->forward(modulated(m_cross ? 2 : 1, out));
 }
 
+int64_t BridgeDenoiserConfig::parameterCount() const {
+  const bool cross = conditioning == "cross";
+  const int64_t w = width, sublayers = cross ? 3 : 2, hidden = mlpRatio * width;
+  const int64_t attention = 4 * (w * w + w);
+  // The modulation, self- (and cross-) attention and the MLP, biases included; the norm has none.
+  const int64_t block = w * 2 * sublayers * w + 2 * sublayers * w + (cross ? 2 : 1) * attention +
+                        w * hidden + hidden + hidden * w + w;
+  const int64_t input = (cross ? dataDim : dataDim + condDim) * w + w;
+  const int64_t condition = cross ? condDim * w + w : 0;
+  // Positions, the time MLP's two layers, the final LayerNorm and the output.
+  return input + condition + maxPositions * w + 2 * (w * w + w) + depth * block + 2 * w +
+         w * dataDim + dataDim;
+}
+
 BridgeDenoiserImpl::BridgeDenoiserImpl(const BridgeDenoiserConfig& config) : m_config(config) {
   require(config.dataDim > 0 && config.condDim > 0, "dataDim and condDim must be positive");
   require(config.width > 0 && config.width % 2 == 0, "width must be positive and even");

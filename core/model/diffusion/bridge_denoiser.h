@@ -38,6 +38,8 @@ struct BridgeDenoiserConfig {
   /// cross-attends (causally) to Linear(c) + positions.
   std::string conditioning = "concat";
   int64_t maxPositions = 2048;  ///< learned positions; longer inputs are rejected
+  /** Every parameter of a BridgeDenoiser of this shape, without building one. */
+  int64_t parameterCount() const;
 };
 
 /**

@@ -100,6 +100,16 @@ torch::Tensor DcdmBlockImpl::forwardCached(const torch::Tensor& x, const torch::
   return h + m_mlp->forward(m_mlpNorm(h));
 }
 
+int64_t DcdmTransformerConfig::parameterCount() const {
+  // Attention's four projections, the MLP's two, two norms; no biases.
+  const int64_t block = 4 * dim * dim + 2 * dim * mlp + 2 * dim;
+  // The embedding with [MASK], positions, the final norm and the head.
+  int64_t count = (vocab + 1) * dim + maxPositions * dim + layers * block + dim + dim * vocab;
+  if (variant == DlmVariant::Dcdm)  // the router's subspaces and its context projections
+    count += chunks * dim * subspaceRank + 2 * dim * dim;
+  return count;
+}
+
 DcdmTransformerImpl::DcdmTransformerImpl(const DcdmTransformerConfig& config) : m_config(config) {
   validate(config);
   m_embedding = register_module("embedding", torch::nn::Embedding(config.vocab + 1, config.dim));

@@ -61,6 +61,8 @@ struct DcdmTransformerConfig {
   double gumbelTemperature = 1.0;
   double normEps = 1e-6;
   int64_t maskId() const { return vocab; }
+  /** Every parameter of a DcdmTransformer of this shape, without building one. */
+  int64_t parameterCount() const;
 };
 
 /** Overrides for one forward pass (tests, ablations). A layout's own ids can be replaced by

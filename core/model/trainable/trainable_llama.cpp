@@ -5,6 +5,13 @@
 
 namespace strata::model {
 
+int64_t TrainableLlamaConfig::parameterCount() const {
+  const int64_t keyValue = kvHeads * headDim();
+  // q and o, k and v, gate, up and down, two norms.
+  const int64_t block = 2 * dim * heads * headDim() + 2 * dim * keyValue + 3 * dim * mlp + 2 * dim;
+  return vocabSize * dim + layers * block + dim;
+}
+
 namespace {
 
 namespace F = torch::nn::functional;

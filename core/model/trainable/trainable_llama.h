@@ -28,6 +28,9 @@ struct TrainableLlamaConfig {
   double ropeTheta = 10000.0;   ///< rope_theta
   double normEps = 1e-5;        ///< rms_norm_eps
   int64_t headDim() const { return dim / heads; }
+  /** Every parameter of a TrainableLlama of this shape (the head is the embedding), without
+   *  building one: what a training run's memory plan counts. */
+  int64_t parameterCount() const;
 };
 
 /** RMSNorm (Zhang & Sennrich 2019) as HF LlamaRMSNorm: float32 statistics, then × weight. */

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "engine/memory_plan.h"
 #include "engine/recipe.h"
 #include "io/hf/model_fingerprint.h"
 #include "io/store/activation_store.h"
@@ -36,8 +37,14 @@ class BridgeRecipe final : public engine::Recipe {
     const std::optional<fs::path> store =
         c.text("store").empty() ? std::nullopt : std::optional<fs::path>(c.text("store"));
     m_layer = resolveBridgeLayer(c);
+    // The source and the denoiser are planned before either is built (engine/training_memory.h).
+    const engine::MemoryRequest source = engine::memoryRequestFor(c.text("model"));
+    const model::BridgeDenoiserConfig shape = bridgeDenoiserConfigFrom(c, source.config.hiddenSize);
+    const bool streamSource =
+        setup.checkMemory(memoryRequest(setup, source, shape), m_batch, m_seqLen, job)
+            .frozenStreams;
     job.progress(-1, "loading " + c.text("model"));
-    m_source = std::make_unique<BridgeSource>(c.text("model"), m_layer, setup.device);
+    m_source = std::make_unique<BridgeSource>(c.text("model"), m_layer, setup.device, streamSource);
     if (store) {
       // Statistics (and targets, with targets=store) come from the store: they must be this
       // model's hidden states, not another checkpoint's of the same shape.
@@ -65,11 +72,37 @@ class BridgeRecipe final : public engine::Recipe {
                                         c.integer("stats_windows"));
     if (setup.rank == 0) writeBridgeStatistics(setup.runFolder, m_statistics);
 
-    m_denoiser = model::BridgeDenoiser(bridgeDenoiserConfigFrom(c, m_source->hiddenSize()));
+    m_denoiser = model::BridgeDenoiser(shape);
     m_denoiser->to(setup.device);
   }
 
   torch::nn::Module& model() override { return *m_denoiser; }
+
+  /** The denoiser (its attention keeps its softmax for backward), and the frozen source run on
+   *  each micro-batch and on the statistics' batches of 16 × 256 tokens. */
+  static engine::TrainingMemoryRequest memoryRequest(const engine::RecipeSetup& setup,
+                                                     engine::MemoryRequest source,
+                                                     const model::BridgeDenoiserConfig& shape) {
+    const int64_t parameters = shape.parameterCount();
+    engine::TrainingMemoryRequest need{
+        .model = {.parameters = parameters,
+                  .trainable = parameters,
+                  .layers = shape.depth,
+                  .width = shape.width,
+                  .heads = shape.heads,
+                  .mlpWidth = shape.mlpRatio * shape.width,
+                  .gatedMlp = false,
+                  .attentionsPerLayer = shape.conditioning == "cross" ? 2 : 1,
+                  .attentionScoresKept = true,
+                  .outputWidth = shape.dataDim}};
+    source.batchSequences = std::max<int64_t>(setup.config.integer("batch"), 16);
+    source.sequenceLength = std::max<int64_t>(setup.config.integer("seq_len"), 256);
+    need.frozen = source;
+    // The condition, the start and the target states of a micro-batch, float32.
+    need.lossInputs = 3 * setup.config.integer("batch") / std::max(setup.worldSize, 1) *
+                      setup.config.integer("seq_len") * shape.dataDim * 4;
+    return need;
+  }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {
     engine::ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};

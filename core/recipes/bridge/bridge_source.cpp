@@ -14,14 +14,16 @@ namespace strata::recipes {
 
 namespace fs = std::filesystem;
 
-BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device)
+BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const torch::Device& device,
+                           std::optional<bool> streamLayers)
     : m_layer(layer), m_device(device) {
   model::BackboneOptions options;
   options.device = device;
   // Planned first: a source too large to hold streams its layers, one too large even so is
   // refused with what to change (engine/memory_plan.h). Batches of 16 × 256 tokens.
-  options.streamLayers =
-      engine::frozenBackboneStreams(modelFolder, device.is_cuda(), 16, 256, /*logits=*/false);
+  options.streamLayers = streamLayers ? *streamLayers
+                                      : engine::frozenBackboneStreams(modelFolder, device.is_cuda(),
+                                                                      16, 256, /*logits=*/false);
   m_backbone = model::Backbone::load(modelFolder, options);
   m_tokenizer = tokenizer::loadTokenizer(modelFolder);
   if (layer < 0 || layer > m_backbone->numLayers())

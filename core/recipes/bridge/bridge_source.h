@@ -52,9 +52,10 @@ torch::Tensor statisticsWindows(const std::vector<int32_t>& tokens, int64_t seqL
 
 class BridgeSource {
  public:
-  /** Loads the model (frozen) and its tokenizer. `layer` must be in 0..L. */
-  BridgeSource(const std::filesystem::path& modelFolder, int64_t layer,
-               const torch::Device& device);
+  /** Loads the model (frozen) and its tokenizer. `layer` must be in 0..L. `streamLayers`: what
+   *  the caller's plan decided; without one the source is planned alone. */
+  BridgeSource(const std::filesystem::path& modelFolder, int64_t layer, const torch::Device& device,
+               std::optional<bool> streamLayers = std::nullopt);
 
   const model::Backbone& backbone() const { return *m_backbone; }
   const tokenizer::Tokenizer& tokenizer() const { return *m_tokenizer; }

@@ -47,6 +47,9 @@ class DcdmRecipe final : public engine::Recipe {
     m_sampleBudget = dlmStepBudgetFrom(c);
 
     m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
+    const model::DcdmTransformerConfig shape = dcdmConfigFrom(c, m_tokenizer->vocabSize());
+    // Planned before the corpus is read and the model built (engine/training_memory.h).
+    setup.checkMemory(memoryRequest(shape), m_batch, m_seqLen, job);
     m_data = readCorpusTokens(c, *m_tokenizer, m_seqLen - 1, job);
     const int64_t windows = heldOutWindowCount(m_data.tokens.val, m_seqLen, m_evaluation.windows);
     if (windows < m_evaluation.windows)
@@ -54,11 +57,29 @@ class DcdmRecipe final : public engine::Recipe {
                std::to_string(m_seqLen) + " tokens, fewer than eval_windows = " +
                std::to_string(m_evaluation.windows) + " (val_windows records the count)");
 
-    m_model = model::DcdmTransformer(dcdmConfigFrom(c, m_tokenizer->vocabSize()));
+    m_model = model::DcdmTransformer(shape);
     m_model->to(m_device);
   }
 
   torch::nn::Module& model() override { return *m_model; }
+
+  static engine::TrainingMemoryRequest memoryRequest(const model::DcdmTransformerConfig& shape) {
+    const int64_t parameters = shape.parameterCount();
+    return {.model = {.parameters = parameters,
+                      .trainable = parameters,
+                      .layers = shape.layers,
+                      .width = shape.dim,
+                      .heads = shape.heads,
+                      .mlpWidth = shape.mlp,
+                      .gatedMlp = false,
+                      // DCDM's soft order bias is trained through the attention's softmax.
+                      .attentionScoresKept = shape.variant == model::DlmVariant::Dcdm,
+                      // Block diffusion runs the noisy and the clean sequence side by side
+                      // (MDLM, one chunk: the noisy one alone).
+                      .sequenceStreams = shape.variant == model::DlmVariant::Mdlm ? 1 : 2,
+                      .outputWidth = shape.vocab},
+            .vocabulary = shape.vocab};
+  }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {
     engine::ParameterGroup decayed{{}, 1.0}, plain{{}, 0.0};

@@ -51,9 +51,11 @@ class PretrainRecipe final : public engine::Recipe {
       throw ConfigError(source, "kv_heads", "must divide heads");
 
     m_tokenizer = setUpRunTokenizer(c.text("tokenizer"), setup.runFolder, setup.rank);
+    shape.vocabSize = m_tokenizer->vocabSize();
+    // Planned before the corpus is read and the model built (engine/training_memory.h).
+    setup.checkMemory(memoryRequest(shape), m_batch, m_seqLen, job);
     m_data = readCorpusTokens(c, *m_tokenizer, m_seqLen, job);
 
-    shape.vocabSize = m_tokenizer->vocabSize();
     m_shape = shape;
     m_model = model::TrainableLlama(shape);
     m_model->initialiseWeights();
@@ -61,6 +63,20 @@ class PretrainRecipe final : public engine::Recipe {
   }
 
   torch::nn::Module& model() override { return *m_model; }
+
+  static engine::TrainingMemoryRequest memoryRequest(const model::TrainableLlamaConfig& shape) {
+    const int64_t parameters = shape.parameterCount();
+    return {.model = {.parameters = parameters,
+                      .trainable = parameters,
+                      .layers = shape.layers,
+                      .width = shape.dim,
+                      .attentionWidth = shape.heads * shape.headDim(),
+                      .keyValueWidth = shape.kvHeads * shape.headDim(),
+                      .heads = shape.heads,
+                      .mlpWidth = shape.mlp,
+                      .outputWidth = shape.vocabSize},
+            .vocabulary = shape.vocabSize};
+  }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {
     // AdamW's decoupled weight decay (Loshchilov & Hutter 2019) on matrices only.

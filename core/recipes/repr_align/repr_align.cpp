@@ -46,10 +46,10 @@ class ReprAlignRecipe final : public engine::Recipe {
     const fs::path modelFolder = c.text("model");
     model::BackboneOptions teacherOptions;
     teacherOptions.device = m_device;
-    // The frozen teacher is planned before it is loaded (engine/memory_plan.h); the student's
-    // own copy, gradients and optimizer state are not counted here.
-    teacherOptions.streamLayers = engine::frozenBackboneStreams(
-        modelFolder, m_device.is_cuda(), m_batch, m_seqLen, /*logits=*/false);
+    // The whole run is planned before the teacher and the student are loaded: refused with a
+    // message when it cannot fit, the teacher streamed when only that fits.
+    teacherOptions.streamLayers =
+        setup.checkMemory(memoryRequest(setup, modelFolder), m_batch, m_seqLen, job).frozenStreams;
     m_teacher = model::Backbone::load(modelFolder, teacherOptions);
     const io::ModelConfig& model = m_teacher->config();
     if (model.positionsEndAtMax() && m_seqLen > model.maxPositions)
@@ -77,6 +77,30 @@ class ReprAlignRecipe final : public engine::Recipe {
   }
 
   torch::nn::Module& model() override { return *m_student; }
+
+  /** The student (a full copy of the model, less what is frozen), its training step, and the
+   *  frozen teacher beside it, whose hidden states the alignment holds. */
+  static engine::TrainingMemoryRequest memoryRequest(const engine::RecipeSetup& setup,
+                                                     const fs::path& modelFolder) {
+    const engine::ResolvedConfig& c = setup.config;
+    engine::MemoryRequest teacher = engine::memoryRequestFor(modelFolder);
+    teacher.batchSequences = teacher.sequenceLength = 0;  // the student's micro-batches
+    const io::ModelConfig& model = teacher.config;
+    engine::TrainingMemoryRequest need;
+    need.model = engine::trainedShapeOf(model, teacher.parameterCount);
+    if (c.boolean("freeze_embeddings"))
+      need.model.trainable -=
+          model.vocabSize * model.hiddenSize * (model.tieWordEmbeddings ? 1 : 2);
+    if (c.boolean("freeze_mlp"))
+      need.model.trainable -=
+          model.numLayers * (need.model.gatedMlp ? 3 : 2) * model.hiddenSize * need.model.mlpWidth;
+    need.model.trainable = std::max<int64_t>(need.model.trainable, 0);
+    need.frozen = teacher;
+    // The teacher's hidden states of every layer, float32, held until the loss is taken.
+    need.lossInputs = (model.numLayers + 1) * c.integer("batch") / std::max(setup.worldSize, 1) *
+                      c.integer("seq_len") * model.hiddenSize * 4;
+    return need;
+  }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {
     auto [matrices, rest] = m_student->trainableParameters();

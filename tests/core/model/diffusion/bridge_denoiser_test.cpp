@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/diffusion/diffusion_schedule.h"
+#include "support/module_parameters.h"
 
 namespace strata::model {
 
@@ -170,6 +171,22 @@ TEST(BridgeDenoiser, LearnsX0AsAFunctionOfTheCondition) {
     for (size_t i = losses.size() - 20; i < losses.size(); ++i) last += losses[i] / 20;
     EXPECT_GT(losses.front(), 0.3) << mode;
     EXPECT_LT(last, 0.2 * losses.front()) << mode << ": " << losses.front() << " → " << last;
+  }
+}
+
+TEST(BridgeDenoiser, ItsConfigCountsItsParametersWithoutBuildingIt) {
+  for (const char* conditioning : {"concat", "cross"}) {
+    BridgeDenoiserConfig config;
+    config.dataDim = 24;
+    config.condDim = 20;
+    config.width = 32;
+    config.depth = 3;
+    config.heads = 4;
+    config.mlpRatio = 3;
+    config.conditioning = conditioning;
+    config.maxPositions = 50;
+    EXPECT_EQ(config.parameterCount(), testing::builtParameters(*BridgeDenoiser(config)))
+        << conditioning;
   }
 }
 

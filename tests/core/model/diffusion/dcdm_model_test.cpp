@@ -19,6 +19,7 @@
 #include "model/diffusion/dcdm_masks.h"
 #include "model/diffusion/dcdm_transformer.h"
 #include "support/bd3lm_reference.h"
+#include "support/module_parameters.h"
 
 namespace strata::model {
 
@@ -342,6 +343,23 @@ TEST(ChunkRouter, RejectsDegenerateShapes) {
   config = routerConfig();
   config.rank = kDim + 1;
   EXPECT_THROW(ChunkRouter{config}, std::invalid_argument);
+}
+
+TEST(DcdmTransformer, ItsConfigCountsItsParametersWithoutBuildingIt) {
+  for (const DlmVariant variant : {DlmVariant::Dcdm, DlmVariant::Bdlm, DlmVariant::Mdlm}) {
+    DcdmTransformerConfig config;
+    config.vocab = 258;
+    config.dim = 48;
+    config.layers = 3;
+    config.heads = 4;
+    config.mlp = 80;
+    config.maxPositions = 64;
+    config.variant = variant;
+    config.chunks = 5;
+    config.subspaceRank = 3;
+    EXPECT_EQ(config.parameterCount(), testing::builtParameters(*DcdmTransformer(config)))
+        << dlmVariantName(variant);
+  }
 }
 
 }  // namespace

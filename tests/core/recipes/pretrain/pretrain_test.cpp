@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/error.h"
 #include "common/text_file.h"
@@ -16,6 +17,8 @@
 #include "model/trainable/trainable_llama.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "support/cli_runner.h"
+#include "support/module_parameters.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 #include "tokenizer/tokenizer.h"
@@ -174,6 +177,43 @@ TEST(CliPretrain, TrainsAndWritesAFolder) {
   EXPECT_TRUE(fs::is_regular_file(dir / "m" / "model.safetensors"));
   const auto training = nlohmann::json::parse(readWholeFile(dir / "m" / "training.json"));
   EXPECT_TRUE(training["command"].get<std::string>().starts_with("strata-cli pretrain --corpus"));
+}
+
+TEST(TrainableLlamaShape, ItsConfigCountsItsParametersWithoutBuildingIt) {
+  model::TrainableLlamaConfig config;
+  config.vocabSize = 300;
+  config.dim = 48;
+  config.layers = 3;
+  config.heads = 6;
+  config.kvHeads = 2;  // grouped keys and values
+  config.mlp = 100;
+  EXPECT_EQ(config.parameterCount(), testing::builtParameters(*model::TrainableLlama(config)));
+}
+
+TEST(CliTrainMemory, ARunTooLargeForTheMemoryIsRefusedBeforeItsModelIsBuilt) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const std::string run = (dir / "run").string();
+  const std::string settings = " --set corpus=" + (dir / "corpus.txt").string() +
+                               " --set steps=1 --set batch=2 --set seq_len=16 --set dim=16"
+                               " --set layers=1 --set heads=2 --set mlp=32 --set warmup=1";
+  // The plan of a tiny model needs ~0.4 GiB (the process itself): refused with 100 MiB.
+  std::optional<testing::ScopedEnvironment> environment(std::in_place);
+  environment->set("STRATA_MEMORY_AVAILABLE", "100M");  // inherited by the command
+  const testing::CommandOutput refused =
+      testing::runCli("train pretrain --run-dir " + run + settings);
+  environment.reset();
+  EXPECT_NE(refused.exitCode, 0) << refused.out;
+  EXPECT_NE(refused.out.find("this training run needs about"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("100 MiB is available"), std::string::npos) << refused.out;
+  EXPECT_FALSE(fs::exists(dir / "run" / "checkpoints" / "step-1")) << "nothing was trained";
+  const auto status = nlohmann::json::parse(readWholeFile(dir / "run" / "status.json"));
+  EXPECT_EQ(status["state"], "failed");
+  // With room, the same run prints its plan and trains.
+  const testing::CommandOutput ran =
+      testing::runCli("train pretrain --run-dir " + (dir / "run2").string() + settings);
+  ASSERT_EQ(ran.exitCode, 0) << ran.out;
+  EXPECT_NE(ran.out.find("training memory plan: weights"), std::string::npos) << ran.out;
 }
 
 }  // namespace
