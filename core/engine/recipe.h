@@ -33,7 +33,8 @@ struct RecipeSetup {
   torch::Device device;
   int rank = 0;  ///< this process in data-parallel training
   int worldSize = 1;
-  bool bf16 = false;  ///< the loop runs the forward passes under bf16 autocast
+  bool bf16 = false;      ///< the loop runs the forward passes under bf16 autocast
+  int processesHere = 1;  ///< this run's processes sharing this machine's (or device's) memory
 
   /** Completes `need` with what the loop decides (this process's share of `batch` sequences
    *  of `sequenceLength` tokens, bf16, the device; a frozen model's batch and length when 0)

@@ -10,6 +10,7 @@ TrainingMemoryPlan RecipeSetup::checkMemory(TrainingMemoryRequest need, int64_t 
   need.sequenceLength = sequenceLength;
   need.bf16 = bf16;
   need.cuda = device.is_cuda();
+  need.processes = processesHere;
   if (need.frozen) {
     need.frozen->cuda = need.cuda;
     // 0: the frozen model runs on the trained model's micro-batches.

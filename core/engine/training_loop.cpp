@@ -90,7 +90,12 @@ class TrainingLoop {
     if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
     torch::manual_seed(static_cast<uint64_t>(m_config.integer("seed")));
     m_recipe = m_in.make();
-    m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize, m_bf16},
+    // On the CPU, the processes of a run on one machine (rank 0 on this host) share its memory;
+    // on GPUs each rank has its own device.
+    const bool oneHost = dist.masterAddress == "127.0.0.1" || dist.masterAddress == "localhost";
+    const int processesHere = dist.active() && oneHost && !m_device.is_cuda() ? dist.worldSize : 1;
+    m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize, m_bf16,
+                                processesHere},
                     m_job);
     for (const auto& group : m_recipe->parameterGroups())
       m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());

@@ -58,6 +58,9 @@ struct TrainingMemoryRequest {
   /** Bytes the loss holds besides the trained model's own values: e.g. the teacher's hidden
    *  states that repr_align aligns the student's with. */
   int64_t lossInputs = 0;
+  /** Processes of this run that share the machine's memory, each with its own copy of all of
+   *  the above (`strata-cli train --nproc N` on one machine). */
+  int processes = 1;
 };
 
 struct TrainingMemoryPlan {
@@ -73,10 +76,12 @@ struct TrainingMemoryPlan {
   int64_t checkpoint = 0;
   bool frozenStreams = false;  ///< the frozen model must stream its layers
   int64_t fixedCost = 0;       ///< the process itself
+  int processes = 1;           ///< processes sharing the memory, each needing all of this
   int64_t available = 0;
   bool fits = false;
   std::string device;  ///< "memory" or "GPU memory"
 
+  /** What one process needs (× processes for the machine). */
   int64_t needed() const;
   /** One paragraph for the run's log: "training memory plan: …". */
   std::string describe() const;

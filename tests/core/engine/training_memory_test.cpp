@@ -62,30 +62,33 @@ TEST(TrainingMemory, AStepKeepsEachBlocksValuesAndTheLossReadsTheLogits) {
   const int64_t tokens = 16 * 128;
   const int64_t block = 4 * 576 + 4 * 576 + 3 * 192 + 4 * 1536;
   ASSERT_EQ(block, 11'328);
-  const int64_t expected = tokens * block * (30 + 2) * 4 + tokens * 49152 * 3 * 4;
+  // A fifth more for what malloc and autograd hold besides (measured, docs/training.md).
+  const auto withSlack = [](int64_t bytes) { return bytes + bytes / 5; };
+  const int64_t counted = tokens * block * (30 + 2) * 4 + tokens * 49152 * 3 * 4;
+  const int64_t expected = withSlack(counted);
   const TrainingMemoryPlan plan = planTrainingMemory(request(16, 128), 64 * GiB);
   EXPECT_EQ(plan.activations, expected);
   // Linear in the tokens of a micro-batch; bf16 halves the blocks' share, not the loss's.
-  EXPECT_EQ(planTrainingMemory(request(32, 128), 64 * GiB).activations, 2 * expected);
+  EXPECT_EQ(planTrainingMemory(request(32, 128), 64 * GiB).activations, withSlack(2 * counted));
   TrainingMemoryRequest half = request(16, 128);
   half.bf16 = true;
   EXPECT_EQ(planTrainingMemory(half, 64 * GiB).activations,
-            tokens * block * (30 + 2) * 2 + tokens * 49152 * 3 * 4);
+            withSlack(tokens * block * (30 + 2) * 2 + tokens * 49152 * 3 * 4));
   // A kept softmax adds a float32 T×T matrix a head and block (and two more in flight).
   TrainingMemoryRequest scores = request(16, 128);
   scores.model.attentionScoresKept = true;
   EXPECT_EQ(planTrainingMemory(scores, 64 * GiB).activations,
-            expected + int64_t{30 + 2} * 16 * 9 * 128 * 128 * 4);
+            withSlack(counted + int64_t{30 + 2} * 16 * 9 * 128 * 128 * 4));
   // Two streams side by side (block diffusion): twice the blocks' tokens, four times the
   // scores, the same logits.
   scores.model.sequenceStreams = 2;
   EXPECT_EQ(planTrainingMemory(scores, 64 * GiB).activations,
-            2 * tokens * block * (30 + 2) * 4 + tokens * 49152 * 3 * 4 +
-                int64_t{30 + 2} * 16 * 9 * 256 * 256 * 4);
+            withSlack(2 * tokens * block * (30 + 2) * 4 + tokens * 49152 * 3 * 4 +
+                      int64_t{30 + 2} * 16 * 9 * 256 * 256 * 4));
   // What the loss holds besides (a teacher's states) is added as it is.
   TrainingMemoryRequest held = request(16, 128);
   held.lossInputs = 12345;
-  EXPECT_EQ(planTrainingMemory(held, 64 * GiB).activations, expected + 12345);
+  EXPECT_EQ(planTrainingMemory(held, 64 * GiB).activations, withSlack(counted + 12345));
 }
 
 TEST(TrainingMemory, NeedsTheLargerOfAStepAndACheckpoint) {
@@ -165,6 +168,21 @@ TEST(TrainingMemory, CheckThrowsTheRefusalWithWhatIsAvailable) {
   EXPECT_THROW(checkTrainingMemory(request(16, 128), nullptr), MemoryError);
   environment.set("STRATA_MEMORY_AVAILABLE", "64G");
   EXPECT_TRUE(checkTrainingMemory(request(16, 128), nullptr).fits);
+}
+
+TEST(TrainingMemory, ProcessesSharingTheMachineEachNeedTheirOwn) {
+  // One process fits in 8 GiB; two of them (--nproc 2 on one machine) do not.
+  TrainingMemoryRequest r = request(8, 128);
+  const TrainingMemoryPlan one = planTrainingMemory(r, 8 * GiB);
+  ASSERT_TRUE(one.fits) << one.describe();
+  ASSERT_GT(2 * one.needed(), static_cast<int64_t>(8 * GiB * kUsableShare));
+  r.processes = 2;
+  const TrainingMemoryPlan two = planTrainingMemory(r, 8 * GiB);
+  EXPECT_EQ(two.needed(), one.needed()) << "each process needs the same";
+  EXPECT_FALSE(two.fits);
+  EXPECT_NE(two.refusal().find("2 processes"), std::string::npos) << two.refusal();
+  EXPECT_NE(two.refusal().find("--nproc"), std::string::npos) << two.refusal();
+  EXPECT_TRUE(planTrainingMemory(r, 16 * GiB).fits);
 }
 
 }  // namespace

@@ -209,6 +209,17 @@ TEST(CliTrainMemory, ARunTooLargeForTheMemoryIsRefusedBeforeItsModelIsBuilt) {
   EXPECT_FALSE(fs::exists(dir / "run" / "checkpoints" / "step-1")) << "nothing was trained";
   const auto status = nlohmann::json::parse(readWholeFile(dir / "run" / "status.json"));
   EXPECT_EQ(status["state"], "failed");
+  // Two processes on this machine each need as much: 700 MiB holds one (~0.4 GiB), not two.
+  environment.emplace();
+  environment->set("STRATA_MEMORY_AVAILABLE", "700M");
+  const testing::CommandOutput one =
+      testing::runCli("train pretrain --run-dir " + (dir / "one").string() + settings);
+  EXPECT_EQ(one.exitCode, 0) << one.out;
+  const testing::CommandOutput two =
+      testing::runCli("train pretrain --nproc 2 --run-dir " + (dir / "two").string() + settings);
+  EXPECT_NE(two.exitCode, 0) << two.out;
+  EXPECT_NE(two.out.find("(2 processes, each with"), std::string::npos) << two.out;
+  environment.reset();
   // With room, the same run prints its plan and trains.
   const testing::CommandOutput ran =
       testing::runCli("train pretrain --run-dir " + (dir / "run2").string() + settings);

@@ -6,7 +6,9 @@
 #include <torch/torch.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "common/error.h"
@@ -18,6 +20,7 @@
 #include "model/backbone/backbone.h"
 #include "model/backbone/llama2c_import.h"
 #include "model/backbone/safetensors_torch.h"
+#include "model/trainable/trainable_backbone.h"
 #include "recipes/pretrain/pretrain_files.h"
 #include "recipes/repr_align/align_sample_quality.h"
 #include "recipes/repr_align/repr_align_files.h"
@@ -26,6 +29,7 @@
 #include "support/cli_runner.h"
 #include "support/model_test_folders.h"
 #include "support/recipe_configs.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
@@ -141,6 +145,49 @@ TEST_P(ReprAlign, ConvertsLearnsLogsTheCurvesAndKeepsFrozenWeights) {
   ASSERT_EQ(sample.tokens.size(), 6u);
   for (const int32_t token : sample.tokens) EXPECT_LT(token, 258);
   EXPECT_EQ(sample.steps, 4);  // sample_steps for the whole continuation
+}
+
+/** What a run's memory plan line gives for `what` ("gradients 405 MiB" → 405 × 2^20); -1 when
+ *  the line does not hold it. */
+double plannedBytes(const std::string& out, const std::string& what) {
+  const std::regex pattern(what + " ([0-9.]+) (B|KiB|MiB|GiB)");
+  std::smatch m;
+  if (!std::regex_search(out, m, pattern)) return -1;
+  const std::map<std::string, double> unit{
+      {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1024.0 * 1024}, {"GiB", 1024.0 * 1024 * 1024}};
+  return std::stod(m[1].str()) * unit.at(m[2].str());
+}
+
+TEST(ReprAlignRecipe, ItsMemoryPlanCountsTheStudentAndOnlyWhatTrainsOfIt) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const fs::path model = randomModel(dir / "model", io::Architecture::Llama);
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_MEMORY_AVAILABLE", "1K");  // refused: only the plan is wanted here
+  int runs = 0;
+  for (const bool embeddings : {false, true})
+    for (const bool mlp : {false, true}) {
+      const std::string flags = std::string(" --set freeze_embeddings=") +
+                                (embeddings ? "true" : "false") +
+                                " --set freeze_mlp=" + (mlp ? "true" : "false");
+      const testing::CommandOutput out = testing::runCli(
+          "train repr_align --run-dir " + (dir / ("run" + std::to_string(runs++))).string() +
+          " --set model=" + model.string() + " --set corpus=" + (dir / "corpus.txt").string() +
+          flags);
+      ASSERT_NE(out.exitCode, 0) << out.out;
+      ASSERT_NE(out.out.find("does not fit"), std::string::npos) << out.out;
+      // The reference: the student itself, built and frozen as the recipe does.
+      model::TrainableBackbone student(model, 257);  // an id of its own: no row added
+      if (embeddings) student->freezeEmbeddings();
+      if (mlp) student->freezeMlps();
+      const double all = 4.0 * static_cast<double>(student->parameterCount(false));
+      const double trained = 4.0 * static_cast<double>(student->parameterCount(true));
+      // The plan prints three digits, and the recipe's student has one [MASK] row more.
+      EXPECT_NEAR(plannedBytes(out.out, "weights"), all, 0.01 * all) << flags << "\n" << out.out;
+      EXPECT_NEAR(plannedBytes(out.out, "gradients"), trained, 0.01 * trained) << flags << "\n"
+                                                                               << out.out;
+      EXPECT_NEAR(plannedBytes(out.out, "AdamW moments"), 2 * trained, 0.02 * trained) << flags;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, ReprAlign,
