@@ -67,6 +67,9 @@ class TrainingLoop {
 
  private:
   void prepare() {
+    // A resume that fails before its checkpoint is loaded (a refused memory plan, a missing
+    // corpus) leaves the step the folder records, not 0.
+    if (m_in.resume) m_recordedStep = readRunStatus(m_in.folder).step;
     if (m_config.integer("threads") > 0)
       torch::set_num_threads(static_cast<int>(m_config.integer("threads")));
     m_device = trainingDevice(m_config.text("device"));
@@ -113,6 +116,7 @@ class TrainingLoop {
       } else {
         m_job.info("no valid checkpoint in " + m_store.folder().string() + ": starting at step 0");
       }
+      m_recordedStep = 0;  // from here on the counters say where the run is
     }
     m_summary.startStep = m_counters.step;
     m_alreadyFinished = m_in.resume && readRunStatus(m_in.folder).state == RunState::Finished &&
@@ -326,7 +330,7 @@ class TrainingLoop {
   }
 
   void writeStatus(RunState state, const std::string& error = {}) {
-    m_run->setStep(m_counters.step);
+    m_run->setStep(std::max(m_counters.step, m_recordedStep));
     m_run->writeStatus(state, error);
   }
 
@@ -354,6 +358,7 @@ class TrainingLoop {
   torch::Device m_device{torch::kCPU};
   bool m_bf16 = false;
   bool m_alreadyFinished = false;
+  int64_t m_recordedStep = 0;  ///< the folder's step until a resumed run has loaded its own
   std::unique_ptr<DataParallelGroup> m_group;
   std::unique_ptr<Recipe> m_recipe;
   std::vector<torch::Tensor> m_parameters;

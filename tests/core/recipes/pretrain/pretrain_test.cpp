@@ -13,6 +13,7 @@
 #include "common/text_file.h"
 #include "engine/checkpoint_store.h"
 #include "engine/recipe_catalog.h"
+#include "engine/run_folder.h"
 #include "model/backbone/backbone.h"
 #include "model/trainable/trainable_llama.h"
 #include "recipes/pretrain/pretrain_files.h"
@@ -220,6 +221,22 @@ TEST(CliTrainMemory, ARunTooLargeForTheMemoryIsRefusedBeforeItsModelIsBuilt) {
   EXPECT_NE(two.exitCode, 0) << two.out;
   EXPECT_NE(two.out.find("(2 processes, each with"), std::string::npos) << two.out;
   environment.reset();
+  // A stopped run resumed where it no longer fits is refused and keeps its step; resumed with
+  // room, it goes on.
+  const testing::CommandOutput stopped =
+      testing::runCli("train pretrain --run-dir " + (dir / "stopped").string() + settings +
+                      " --set steps=3" + " --set stop_after=2");
+  ASSERT_EQ(engine::readRunStatus(dir / "stopped").step, 2) << stopped.out;
+  environment.emplace();
+  environment->set("STRATA_MEMORY_AVAILABLE", "100M");
+  const testing::CommandOutput tooSmall = testing::runCli("resume " + (dir / "stopped").string());
+  environment.reset();
+  EXPECT_NE(tooSmall.exitCode, 0) << tooSmall.out;
+  EXPECT_EQ(engine::readRunStatus(dir / "stopped").state, engine::RunState::Failed);
+  EXPECT_EQ(engine::readRunStatus(dir / "stopped").step, 2) << "the refused resume keeps the step";
+  const testing::CommandOutput resumed = testing::runCli("resume " + (dir / "stopped").string());
+  EXPECT_EQ(resumed.exitCode, 0) << resumed.out;
+  EXPECT_EQ(engine::readRunStatus(dir / "stopped").step, 3);
   // With room, the same run prints its plan and trains.
   const testing::CommandOutput ran =
       testing::runCli("train pretrain --run-dir " + (dir / "run2").string() + settings);
