@@ -84,8 +84,8 @@ class BridgeRecipe final : public engine::Recipe {
                                                      engine::MemoryRequest source,
                                                      const model::BridgeDenoiserConfig& shape) {
     const int64_t parameters = shape.parameterCount();
-    engine::TrainingMemoryRequest need{
-        .model = {.parameters = parameters,
+    engine::TrainingMemoryRequest need;
+    need.model = {.parameters = parameters,
                   .trainable = parameters,
                   .layers = shape.depth,
                   .width = shape.width,
@@ -94,7 +94,7 @@ class BridgeRecipe final : public engine::Recipe {
                   .gatedMlp = false,
                   .attentionsPerLayer = shape.conditioning == "cross" ? 2 : 1,
                   .attentionScoresKept = true,
-                  .outputWidth = shape.dataDim}};
+                  .outputWidth = shape.dataDim};
     source.batchSequences = std::max<int64_t>(setup.config.integer("batch"), 16);
     source.sequenceLength = std::max<int64_t>(setup.config.integer("seq_len"), 256);
     need.frozen = source;

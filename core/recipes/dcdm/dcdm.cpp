@@ -65,20 +65,22 @@ class DcdmRecipe final : public engine::Recipe {
 
   static engine::TrainingMemoryRequest memoryRequest(const model::DcdmTransformerConfig& shape) {
     const int64_t parameters = shape.parameterCount();
-    return {.model = {.parameters = parameters,
-                      .trainable = parameters,
-                      .layers = shape.layers,
-                      .width = shape.dim,
-                      .heads = shape.heads,
-                      .mlpWidth = shape.mlp,
-                      .gatedMlp = false,
-                      // DCDM's soft order bias is trained through the attention's softmax.
-                      .attentionScoresKept = shape.variant == model::DlmVariant::Dcdm,
-                      // Block diffusion runs the noisy and the clean sequence side by side
-                      // (MDLM, one chunk: the noisy one alone).
-                      .sequenceStreams = shape.variant == model::DlmVariant::Mdlm ? 1 : 2,
-                      .outputWidth = shape.vocab},
-            .vocabulary = shape.vocab};
+    engine::TrainingMemoryRequest need;
+    need.model = {.parameters = parameters,
+                  .trainable = parameters,
+                  .layers = shape.layers,
+                  .width = shape.dim,
+                  .heads = shape.heads,
+                  .mlpWidth = shape.mlp,
+                  .gatedMlp = false,
+                  // DCDM's soft order bias is trained through the attention's softmax.
+                  .attentionScoresKept = shape.variant == model::DlmVariant::Dcdm,
+                  // Block diffusion runs the noisy and the clean sequence side by side
+                  // (MDLM, one chunk: the noisy one alone).
+                  .sequenceStreams = shape.variant == model::DlmVariant::Mdlm ? 1 : 2,
+                  .outputWidth = shape.vocab};
+    need.vocabulary = shape.vocab;
+    return need;
   }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {

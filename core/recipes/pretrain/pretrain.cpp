@@ -66,16 +66,18 @@ class PretrainRecipe final : public engine::Recipe {
 
   static engine::TrainingMemoryRequest memoryRequest(const model::TrainableLlamaConfig& shape) {
     const int64_t parameters = shape.parameterCount();
-    return {.model = {.parameters = parameters,
-                      .trainable = parameters,
-                      .layers = shape.layers,
-                      .width = shape.dim,
-                      .attentionWidth = shape.heads * shape.headDim(),
-                      .keyValueWidth = shape.kvHeads * shape.headDim(),
-                      .heads = shape.heads,
-                      .mlpWidth = shape.mlp,
-                      .outputWidth = shape.vocabSize},
-            .vocabulary = shape.vocabSize};
+    engine::TrainingMemoryRequest need;
+    need.model = {.parameters = parameters,
+                  .trainable = parameters,
+                  .layers = shape.layers,
+                  .width = shape.dim,
+                  .attentionWidth = shape.heads * shape.headDim(),
+                  .keyValueWidth = shape.kvHeads * shape.headDim(),
+                  .heads = shape.heads,
+                  .mlpWidth = shape.mlp,
+                  .outputWidth = shape.vocabSize};
+    need.vocabulary = shape.vocabSize;
+    return need;
   }
 
   std::vector<engine::ParameterGroup> parameterGroups() override {
