@@ -95,6 +95,10 @@ int64_t memAvailable() {
 
 }  // namespace
 
+int64_t processCost(int64_t vocabulary, bool cuda) {
+  return cuda ? 0 : kProcessCost + kCostPerToken * vocabulary;
+}
+
 int64_t MemoryPlan::needed() const {
   return fixedCost + (stream ? streamedWeights : residentWeights) + activations;
 }
@@ -130,7 +134,7 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
   MemoryPlan plan;
   plan.device = r.cuda ? "GPU memory" : "memory";
   plan.available = availableBytes;
-  plan.fixedCost = r.cuda ? 0 : kProcessCost + kCostPerToken * c.vocabSize;
+  plan.fixedCost = processCost(c.vocabSize, r.cuda);
   const int64_t cb = r.computeBytes;
   const int64_t layers = std::max<int64_t>(c.numLayers, 1);
   const int64_t blockParameters =

@@ -74,6 +74,11 @@ struct MemoryPlan {
   std::string refusal() const;
 };
 
+/** The process itself before any model, in the memory a plan counts: LibTorch's and OpenBLAS's
+ *  code and arenas, the sampled corpus, the tokenizer's tables (`vocabulary` tokens); nothing
+ *  of it lies in a GPU's memory. Training's plan counts it the same way. */
+int64_t processCost(int64_t vocabulary, bool cuda);
+
 /** The share of what is available that a plan may use: the rest is left to the system. */
 inline constexpr double kUsableShare = 0.9;
 

@@ -38,9 +38,9 @@ struct RecipeSetup {
 
   /** Completes `need` with what the loop decides (this process's share of `batch` sequences
    *  of `sequenceLength` tokens, bf16, the device; a frozen model's batch and length when 0)
-   *  and checks it against the memory available
-   *  (engine/training_memory.h): throws MemoryError with what to change when the run cannot
-   *  fit. Recipes call it before they load or build any model. */
+   *  and checks it against the memory available (engine/training_memory.h): throws
+   *  MemoryError with what to change when the run cannot fit. Recipes call it before they
+   *  load or build any model. */
   TrainingMemoryPlan checkMemory(TrainingMemoryRequest need, int64_t batch, int64_t sequenceLength,
                                  JobContext& job) const;
 };

@@ -10,10 +10,6 @@ namespace strata::engine {
 
 namespace {
 
-// The process before any model, as capture's plan counts it (engine/memory_plan.cpp): LibTorch's
-// and OpenBLAS's code and arenas and the sampled corpus, and the tokenizer's tables.
-constexpr int64_t kProcessCost = int64_t{400} << 20;
-constexpr int64_t kCostPerToken = 2048;
 // What the process holds during a step beyond the values counted below: malloc's heap keeps
 // freed blocks that the next step's requests do not fit exactly, and autograd's working buffers.
 // Measured 0–37 % of the counted activations over the built-in recipes' second and later steps
@@ -119,7 +115,7 @@ TrainingMemoryPlan planTrainingMemory(const TrainingMemoryRequest& r, int64_t av
   plan.processes = std::max(r.processes, 1);
   const int64_t vocabulary =
       std::max(r.vocabulary, r.frozen ? r.frozen->config.vocabSize : int64_t{0});
-  plan.fixedCost = r.cuda ? 0 : kProcessCost + kCostPerToken * vocabulary;
+  plan.fixedCost = processCost(vocabulary, r.cuda);
   // Float32 weights; autocast keeps a bf16 copy of each trained matrix for the step.
   plan.weights = m.parameters * (r.bf16 ? 4 + 2 : 4);
   plan.gradients = m.trainable * 4;
