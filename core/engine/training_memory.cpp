@@ -45,7 +45,7 @@ int64_t stepActivations(const TrainingMemoryRequest& r) {
   // The output and the loss, float32: the logits (or prediction), their log-softmax, and its
   // gradient.
   bytes += tokens * m.outputWidth * 4 * 3;
-  bytes += r.lossInputs;
+  bytes += tokens * r.lossBytesPerToken;
   return bytes + bytes / kAllocatorShareDivisor;
 }
 

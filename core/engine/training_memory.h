@@ -55,9 +55,9 @@ struct TrainingMemoryRequest {
   /** A frozen model run on each micro-batch beside the trained one (its own capture-style
    *  request: batch, sequence length, compute dtype). */
   std::optional<MemoryRequest> frozen;
-  /** Bytes the loss holds besides the trained model's own values: e.g. the teacher's hidden
-   *  states that repr_align aligns the student's with. */
-  int64_t lossInputs = 0;
+  /** Bytes a token of the micro-batch makes the loss hold besides the trained model's own
+   *  values: e.g. the teacher's hidden states that repr_align aligns the student's with. */
+  int64_t lossBytesPerToken = 0;
   /** Processes of this run that share the machine's memory, each with its own copy of all of
    *  the above (`strata-cli train --nproc N` on one machine). */
   int processes = 1;

@@ -98,9 +98,8 @@ class BridgeRecipe final : public engine::Recipe {
     source.batchSequences = std::max<int64_t>(setup.config.integer("batch"), 16);
     source.sequenceLength = std::max<int64_t>(setup.config.integer("seq_len"), 256);
     need.frozen = source;
-    // The condition, the start and the target states of a micro-batch, float32.
-    need.lossInputs = 3 * setup.config.integer("batch") / std::max(setup.worldSize, 1) *
-                      setup.config.integer("seq_len") * shape.dataDim * 4;
+    // The condition, the start and the target state of each token, float32.
+    need.lossBytesPerToken = 3 * shape.dataDim * 4;
     return need;
   }
 

@@ -96,9 +96,8 @@ class ReprAlignRecipe final : public engine::Recipe {
           model.numLayers * (need.model.gatedMlp ? 3 : 2) * model.hiddenSize * need.model.mlpWidth;
     need.model.trainable = std::max<int64_t>(need.model.trainable, 0);
     need.frozen = teacher;
-    // The teacher's hidden states of every layer, float32, held until the loss is taken.
-    need.lossInputs = (model.numLayers + 1) * c.integer("batch") / std::max(setup.worldSize, 1) *
-                      c.integer("seq_len") * model.hiddenSize * 4;
+    // The teacher's hidden state of every layer at each token, float32, held for the loss.
+    need.lossBytesPerToken = (model.numLayers + 1) * model.hiddenSize * 4;
     return need;
   }
 

@@ -85,10 +85,10 @@ TEST(TrainingMemory, AStepKeepsEachBlocksValuesAndTheLossReadsTheLogits) {
   EXPECT_EQ(planTrainingMemory(scores, 64 * GiB).activations,
             withSlack(2 * tokens * block * (30 + 2) * 4 + tokens * 49152 * 3 * 4 +
                       int64_t{30 + 2} * 16 * 9 * 256 * 256 * 4));
-  // What the loss holds besides (a teacher's states) is added as it is.
+  // What the loss holds besides (a teacher's states) grows with the tokens.
   TrainingMemoryRequest held = request(16, 128);
-  held.lossInputs = 12345;
-  EXPECT_EQ(planTrainingMemory(held, 64 * GiB).activations, withSlack(counted + 12345));
+  held.lossBytesPerToken = 7;
+  EXPECT_EQ(planTrainingMemory(held, 64 * GiB).activations, withSlack(counted + tokens * 7));
 }
 
 TEST(TrainingMemory, NeedsTheLargerOfAStepAndACheckpoint) {
