@@ -57,9 +57,10 @@ int64_t blockIntermediates(const MemoryRequest& r) {
   // The MLP's widest moment, with the residual stream and the norm's output beside it: four
   // intermediate widths, fitted to measured captures (bench/large_gguf.py) when gate, up, the
   // activation and the product were four buffers. In inference the last two are now written over
-  // the gate (model/backbone/activation.h); the margin is kept, as a 49,152-token SmolLM2
-  // capture still peaks 13 % above the plan (docs/benchmarks.md, "Page faults and the token
-  // table").
+  // the gate (model/backbone/activation.h); the margin is kept (it also bounds the buffers a
+  // capture keeps for reuse). What once put a 49,152-token SmolLM2 capture 13 % above the plan
+  // was capture's finiteness check, not the MLP (docs/benchmarks.md, "The capture plan's
+  // under-count").
   const int64_t mlp =
       tokens * (4 * std::max<int64_t>(c.intermediateSize, c.hiddenSize) + 8 * c.hiddenSize);
   // Scores and their softmax, float32 whatever the compute dtype (the CPU's math kernel).
