@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "common/human_format.h"
 #include "common/job.h"
 #include "common/non_finite.h"
 #include "engine/capture_sink.h"
@@ -130,6 +131,29 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
       .index_select(0, rows.to(all.device()))
       .to(at::kCPU, at::kFloat)
       .contiguous();
+}
+
+/**
+ * What the plan leaves of the host's memory beyond the sink's planned bytes. On the CPU the
+ * capture's plan counted them; on a GPU it planned the device's memory, so the sink's (host)
+ * bytes are checked here against the host's.
+ */
+int64_t spareHostMemory(const MemoryPlan& plan, const MemoryRequest& request, JobContext& job) {
+  if (!request.cuda)
+    return static_cast<int64_t>(static_cast<double>(plan.available) * kUsableShare) -
+           plan.needed();
+  if (request.sinkBytes == 0) return 0;
+  const int64_t available = availableHostMemory();
+  const int64_t spare = static_cast<int64_t>(static_cast<double>(available) * kUsableShare) -
+                        processCost(request.config.vocabSize, false) - request.sinkBytes;
+  if (spare < 0)
+    throw MemoryError("scoring each layer as it is captured needs about " +
+                      formatBytes(request.sinkBytes) + " of host memory besides the process, but " +
+                      formatBytes(available) +
+                      " is available. Capture fewer tokens (--tokens), or score without plugin "
+                      "metrics (--no-plugins)");
+  job.info("scoring holds " + formatBytes(request.sinkBytes) + " of host memory");
+  return spare;
 }
 
 /** NaN and ±Inf values among `rows` (float32, contiguous, on the CPU), counted in place: no
@@ -266,7 +290,10 @@ CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobCont
   request.sequenceLength = sample.sequenceLength;
   request.sampleTokens = sample.numSequences() * sample.sequenceLength;
   request.streamRequested = config.streamLayers;
+  request.sinkBytes = sink.plannedBytes(static_cast<int64_t>(sample.tokens.size()),
+                                        request.config.hiddenSize);
   const MemoryPlan plan = checkMemory(request, &job, device.has_index() ? device.index() : 0);
+  sink.spareMemory(spareHostMemory(plan, request, job));
   config.streamLayers = plan.stream;
   job.progress(-1.0, "loading the model");
   const auto backbone = model::Backbone::load(

@@ -9,6 +9,7 @@
 #include "common/job.h"
 #include "engine/capture_sink.h"
 #include "geometry/layer_scan.h"
+#include "geometry/scan_memory.h"
 #include "io/store/stored_values.h"
 
 namespace strata::engine {
@@ -59,6 +60,16 @@ class ScanSink final : public CaptureSink {
 
   void finish() override {}
 
+  int64_t plannedBytes(int64_t rows, int64_t hiddenSize) override {
+    m_memory = geometry::scanMemory(rows, hiddenSize, m_scoring.options,
+                                    !m_scoring.metrics.empty(), m_backend);
+    return m_memory.needed() - m_memory.rows;  // the rows are the capture's own
+  }
+  void spareMemory(int64_t bytes) override {
+    m_memory.lanesWithin(m_memory.needed() + bytes, m_backend.laneThreads());
+    m_backend.limitLanes(m_memory.lanes);
+  }
+
   /** A fixed split: the forward passes and the scoring each move half of a layer's bar (their
    *  real ratio depends on the model, the device and the bootstrap). */
   double layerShare() const override { return 0.5; }
@@ -72,6 +83,7 @@ class ScanSink final : public CaptureSink {
   geometry::GeometryBackend& m_backend;
   io::StoreDType m_dtype = io::StoreDType::Float16;
   std::optional<geometry::LayerScan> m_scan;
+  geometry::ScanMemory m_memory;
 };
 
 }  // namespace

@@ -48,6 +48,17 @@ class CaptureSink {
   /** The part of each wanted layer's progress that consume() takes (the forward passes have
    *  the rest): 0 for work that overlaps the next layer's forward passes. */
   virtual double layerShare() const { return 0.0; }
+  /** The memory the sink will hold beside the capture's own for `rows` stored rows of width
+   *  `hiddenSize` (a scan's bootstrap and lanes), planned with the capture's before the model is
+   *  loaded. */
+  virtual int64_t plannedBytes(int64_t rows, int64_t hiddenSize) {
+    (void)rows;
+    (void)hiddenSize;
+    return 0;
+  }
+  /** What the plan leaves unused beyond plannedBytes(), before begin(): a sink may spend it on
+   *  work side by side (a scan's lanes). */
+  virtual void spareMemory(int64_t bytes) { (void)bytes; }
   /** What is kept when the capture stops at `layer` with an error (its states are not finite),
    *  in a few words for the error, e.g. "the store keeps layers 0..6"; may be empty. */
   virtual std::string keptBefore(int64_t layer) const = 0;

@@ -1,15 +1,11 @@
 #include "engine/memory_plan.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
-#include "common/memory_release.h"
 #include "io/hf/model_folder.h"
 
 #ifdef STRATA_WITH_CUDA
@@ -19,14 +15,6 @@
 namespace strata::engine {
 
 namespace {
-
-// The process before any model: LibTorch's and OpenBLAS's code and arenas, HDF5's buffers, the
-// sampled corpus (400 MiB), and the tokenizer and GGUF metadata, which grow with the vocabulary
-// (2 KiB a token). Fitted to the peak resident set of captures of SmolLM2-135M (49,152 tokens)
-// and an 8B-shaped GGUF (128,256 tokens), resident and streamed, within 10 %
-// (docs/benchmarks.md, "Large models").
-constexpr int64_t kProcessCost = int64_t{400} << 20;
-constexpr int64_t kCostPerToken = 2048;
 
 /** Bytes of the weights outside the blocks: embedding, untied head, learned positions. */
 int64_t outerParameters(const io::ModelConfig& c) {
@@ -68,47 +56,19 @@ int64_t blockIntermediates(const MemoryRequest& r) {
   return std::max(attention, mlp) * r.computeBytes + scores;
 }
 
-int64_t parseBytes(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw ConfigError({}, "STRATA_MEMORY_AVAILABLE", "is not a number of bytes: '" + text + "'");
-  }
-  const std::string suffix = text.substr(used);
-  const char unit = suffix.empty() ? ' ' : static_cast<char>(std::toupper(suffix[0]));
-  const double scale = unit == 'K'   ? 1024.0
-                       : unit == 'M' ? 1024.0 * 1024
-                       : unit == 'G' ? 1024.0 * 1024 * 1024
-                       : unit == 'T' ? 1024.0 * 1024 * 1024 * 1024
-                                     : 1.0;
-  if (value <= 0 || (unit != ' ' && scale == 1.0))
-    throw ConfigError({}, "STRATA_MEMORY_AVAILABLE", "is not a number of bytes: '" + text + "'");
-  return static_cast<int64_t>(value * scale);
-}
-
-int64_t memAvailable() {
-  const int64_t bytes = memAvailableBytes();
-  if (bytes < 0) throw IoError("/proc/meminfo", "has no MemAvailable line");
-  return bytes;
-}
-
 }  // namespace
 
-int64_t processCost(int64_t vocabulary, bool cuda) {
-  return cuda ? 0 : kProcessCost + kCostPerToken * vocabulary;
-}
-
 int64_t MemoryPlan::needed() const {
-  return fixedCost + (stream ? streamedWeights : residentWeights) + activations;
+  return fixedCost + (stream ? streamedWeights : residentWeights) + activations + sink;
 }
 
 std::string MemoryPlan::describe() const {
   std::ostringstream out;
   out << "memory plan: weights " << formatBytes(residentWeights) << " resident";
   if (stream) out << ", " << formatBytes(streamedWeights) << " held while streaming layers";
-  out << "; activations " << formatBytes(activations) << "; process " << formatBytes(fixedCost)
+  out << "; activations " << formatBytes(activations);
+  if (sink > 0) out << "; scoring " << formatBytes(sink);
+  out << "; process " << formatBytes(fixedCost)
       << " — needs " << formatBytes(needed()) << " of " << formatBytes(available) << " available "
       << device;
   if (!fits)
@@ -123,6 +83,7 @@ std::string MemoryPlan::refusal() const {
   out << "this job needs about " << formatBytes(needed()) << " of " << device << " (weights "
       << formatBytes(stream ? streamedWeights : residentWeights)
       << (stream ? " with layers streamed" : "") << ", activations " << formatBytes(activations)
+      << (sink > 0 ? ", scoring " + formatBytes(sink) : std::string())
       << ", the process " << formatBytes(fixedCost) << ") but only " << formatBytes(available)
       << " is available. Capture fewer tokens (--tokens) or use a smaller --batch or --seq-len "
          "(the activations grow with each), compute in bfloat16 (--compute-dtype bf16) "
@@ -159,6 +120,8 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
   int64_t activations = sample * c.hiddenSize * (3 * cb + 2 * 4) + plan.blockBuffers;
   if (r.logits) activations += batchTokens * c.vocabSize * 4 * 2;
   plan.activations = activations;
+  // Host memory: on a GPU the plan is the device's, and the sink's is checked by the capture.
+  plan.sink = r.cuda ? 0 : r.sinkBytes;
 
   const auto usable = static_cast<int64_t>(static_cast<double>(availableBytes) * kUsableShare);
   plan.stream = r.streamRequested;
@@ -168,8 +131,7 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
 }
 
 int64_t availableMemory(bool cuda, int deviceIndex) {
-  if (const char* forced = std::getenv("STRATA_MEMORY_AVAILABLE"); forced && *forced)
-    return parseBytes(forced);
+  if (const int64_t forced = memoryAvailableOverride(); forced >= 0) return forced;
 #ifdef STRATA_WITH_CUDA
   if (cuda) {
     std::size_t free = 0, total = 0;
@@ -186,7 +148,7 @@ int64_t availableMemory(bool cuda, int deviceIndex) {
   (void)cuda;
   (void)deviceIndex;
 #endif
-  return memAvailable();
+  return availableHostMemory();
 }
 
 MemoryPlan checkMemory(const MemoryRequest& request, JobContext* job, int deviceIndex) {

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "common/error.h"
+#include "common/memory_budget.h"
 #include "io/hf/hf_config.h"
 
 namespace strata {
@@ -25,12 +25,9 @@ class JobContext;
 
 namespace strata::engine {
 
-/** A job would not fit in the memory available: refused before anything was loaded. The
- *  message says what is needed, what is available and what to change. */
-class MemoryError : public Error {
- public:
-  explicit MemoryError(const std::string& message) : Error(message) {}
-};
+using strata::kUsableShare;
+using strata::MemoryError;
+using strata::processCost;
 
 /** What a job will do with the model. */
 struct MemoryRequest {
@@ -45,6 +42,9 @@ struct MemoryRequest {
    *  as generate). */
   int64_t sampleTokens = 0;
   bool logits = false;           ///< the LM head runs (generate, verify)
+  /** What the capture's sink holds beside the stored rows, in host memory (a geometry scan
+   *  scoring each layer as it is captured: engine/capture_scoring.h). */
+  int64_t sinkBytes = 0;
   bool streamRequested = false;  ///< --stream-layers: stream whatever the plan says
 };
 
@@ -59,28 +59,22 @@ struct MemoryPlan {
    *  forward pass keeps for reuse (model/backbone/buffer_cache.h). */
   int64_t blockBuffers = 0;
   int64_t fixedCost = 0;  ///< the process itself (LibTorch, tokenizer, buffers)
+  int64_t sink = 0;       ///< what the capture's sink holds (MemoryRequest::sinkBytes)
   int64_t available = 0;  ///< what the machine has now
   bool stream = false;    ///< the job streams its layers
   bool fits = false;      ///< false: the job must be refused
   std::string device;     ///< "memory" or "GPU memory"
 
-  /** The peak the plan expects: fixed cost + (resident or streamed weights) + activations. */
+  /** The peak the plan expects: fixed cost + (resident or streamed weights) + activations +
+   *  the sink's. */
   int64_t needed() const;
   /** What keeping the model resident would need (the same as needed() unless it streams). */
-  int64_t neededResident() const { return fixedCost + residentWeights + activations; }
+  int64_t neededResident() const { return fixedCost + residentWeights + activations + sink; }
   /** One paragraph for the CLI and the GUI, e.g. "memory plan: 7.4 B parameters … fits". */
   std::string describe() const;
   /** Why the job cannot run and what to change (only when !fits). */
   std::string refusal() const;
 };
-
-/** The process itself before any model, in the memory a plan counts: LibTorch's and OpenBLAS's
- *  code and arenas, the sampled corpus, the tokenizer's tables (`vocabulary` tokens); nothing
- *  of it lies in a GPU's memory. Training's plan counts it the same way. */
-int64_t processCost(int64_t vocabulary, bool cuda);
-
-/** The share of what is available that a plan may use: the rest is left to the system. */
-inline constexpr double kUsableShare = 0.9;
 
 /** Plans `request` against `availableBytes`. */
 MemoryPlan planMemory(const MemoryRequest& request, int64_t availableBytes);

@@ -26,6 +26,8 @@ std::vector<ProxyOutcome> GeometryBackend::computeBatch(
   return out;
 }
 
+int64_t GeometryBackend::laneBytes(int64_t, int64_t, const ProxyOptions&) const { return 0; }
+
 DeviceChoice parseDeviceChoice(const std::string& text) {
   if (text == "auto") return DeviceChoice::Auto;
   if (text == "cpu") return DeviceChoice::Cpu;

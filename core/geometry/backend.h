@@ -89,6 +89,17 @@ class GeometryBackend {
   virtual std::vector<ProxyOutcome> computeBatch(const HiddenStates& states,
                                                  std::span<const ProxyRequest> requests,
                                                  const std::function<void(int64_t)>& completed);
+
+  /**
+   * Host memory one lane of computeBatch holds for an N×d layer under `options` (its scratch,
+   * kept from one call to the next), for the memory plan (geometry/scan_memory.h). 0 where the
+   * work lies in a device's memory.
+   */
+  virtual int64_t laneBytes(int64_t rows, int64_t cols, const ProxyOptions& options) const;
+  /** The lanes computeBatch would run side by side when memory allows (CPU: its threads). */
+  virtual int laneThreads() const { return 1; }
+  /** At most `lanes` lanes from now on: what the memory plan left room for. */
+  virtual void limitLanes(int lanes) { (void)lanes; }
 };
 
 enum class DeviceChoice { Auto, Cpu, Cuda };

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/job.h"
+#include "geometry/scan_memory.h"
 #include "geometry/term_cancellation.h"
 #include "io/store/activation_store.h"
 
@@ -40,6 +41,11 @@ ScoredGeometry scoreStore(const StoreScoring& request, JobContext& job) {
   GeometryReport report;
   {  // the reader is closed before /geometry is written into the same file
     const io::ActivationStore store = io::ActivationStore::open(request.store);
+    // Planned before the first layer is read: refused with what to change when it cannot fit,
+    // and the bootstrap's lanes limited to what does.
+    checkScanMemory(scanMemory(store.numTokens(), store.meta().hiddenSize, request.options,
+                               !request.metrics.empty(), *backend),
+                    *backend, request.store.filename().string(), &job);
     report = scanStore(store, *backend, request.options, job, request.layers, request.metrics);
   }
   job.checkCancelled();

@@ -49,6 +49,13 @@ void checkSampling(const HiddenStates& states, std::span<const float> weights,
   }
 }
 
+/** The scratch one lane's workspace holds for an n×d layer with `directions` pairs and
+ *  `anchors` anchors (0 without m_curv): workspace.h's buffers at their largest. */
+int64_t laneScratch(int64_t n, int64_t d, int64_t directions, int64_t anchors) {
+  return 4 * n * d + 12 * d * d + 4 * d * directions + 4 * anchors * d +
+         4 * std::min<int64_t>(n, cpu::rowBlockLength(d, 8192)) * d;
+}
+
 class CpuBackend final : public GeometryBackend {
  public:
   std::string description() const override {
@@ -82,7 +89,8 @@ class CpuBackend final : public GeometryBackend {
       }
     };
     std::vector<ProxyOutcome> out(requests.size());
-    const int lanes = cpu::laneCount(int64_t(requests.size()), laneBytes(states, requests));
+    const int lanes = std::min(
+        m_laneLimit, cpu::laneCount(int64_t(requests.size()), batchLaneBytes(states, requests)));
     while (m_lanes.size() + 1 < size_t(lanes)) m_lanes.push_back(std::make_unique<CpuBackend>());
     cpu::runLanes(
         lanes, int64_t(requests.size()),
@@ -92,6 +100,15 @@ class CpuBackend final : public GeometryBackend {
         completed);
     return out;
   }
+
+  int64_t laneBytes(int64_t rows, int64_t cols, const ProxyOptions& options) const override {
+    const int64_t directions =
+        options.monotonicity == MonotonicityMode::Rayleigh ? options.directions : 0;
+    return laneScratch(rows, cols, directions,
+                       options.curvature ? std::min(options.anchors, rows) : 0);
+  }
+  int laneThreads() const override { return std::max(1, omp_get_max_threads()); }
+  void limitLanes(int lanes) override { m_laneLimit = std::max(1, lanes); }
 
  private:
   /** Whether `r` is a jackknife block whose Σ can come from the layer's Gram (no m_curv, which
@@ -168,18 +185,18 @@ class CpuBackend final : public GeometryBackend {
   }
 
   /** The scratch one more lane needs for the largest request: its workspace's buffers. */
-  static int64_t laneBytes(const HiddenStates& states, std::span<const ProxyRequest> requests) {
-    const int64_t n = states.rows, d = states.cols;
+  static int64_t batchLaneBytes(const HiddenStates& states,
+                                std::span<const ProxyRequest> requests) {
     int64_t directions = 0, anchors = 0;
     for (const ProxyRequest& r : requests) {
       directions = std::max<int64_t>(directions, int64_t(r.sampling.pairs.size()));
       if (r.options.curvature) anchors = std::max<int64_t>(anchors, r.options.anchors);
     }
-    return 4 * n * d + 12 * d * d + 4 * d * directions + 4 * anchors * d +
-           4 * std::min<int64_t>(n, cpu::rowBlockLength(d, 8192)) * d;
+    return laneScratch(states.rows, states.cols, directions, anchors);
   }
 
   cpu::Workspace m_workspace;  // reused by every call: one call at a time per backend
+  int m_laneLimit = std::numeric_limits<int>::max();  // the memory plan's (limitLanes)
   /** The backends of lanes 1, 2, … (lane 0 is this one), kept with their workspaces. */
   std::vector<std::unique_ptr<CpuBackend>> m_lanes;
 };

@@ -51,6 +51,9 @@ TEST_F(CliScoreModel, WithoutOutPrintsTheReportOfOutsStoreByteForByte) {
     ASSERT_EQ(streamed.exitCode, 0) << streamed.out << streamed.err;
     EXPECT_NE(streamed.err.find("scoring each layer as it is captured"), std::string::npos)
         << streamed.err;
+    // The capture's memory plan counts the scan beside it; a store's scoring plans its own.
+    EXPECT_NE(streamed.err.find("; scoring "), std::string::npos) << streamed.err;
+    EXPECT_NE(stored.err.find("memory plan for scoring acts.h5"), std::string::npos) << stored.err;
     EXPECT_EQ(streamed.out, stored.out);
   }
 }

@@ -136,3 +136,25 @@ TEST(MemoryPlan, CheckMemoryThrowsTheRefusal) {
 
 }  // namespace
 }  // namespace strata::engine
+
+namespace strata::engine {
+namespace {
+
+TEST(MemoryPlan, ASinkScoringTheCaptureIsCountedInTheHostsPlanOnly) {
+  MemoryRequest r = llama3_8b();
+  const MemoryPlan without = planMemory(r, 64 * GiB);
+  r.sinkBytes = 3 * GiB;
+  const MemoryPlan with = planMemory(r, 64 * GiB);
+  EXPECT_EQ(with.needed(), without.needed() + 3 * GiB);
+  EXPECT_EQ(with.neededResident(), without.neededResident() + 3 * GiB);
+  EXPECT_NE(with.describe().find("; scoring 3.00 GiB"), std::string::npos) << with.describe();
+  // Just enough for the capture alone: the sink's bytes make it stream its layers.
+  const auto justResident = static_cast<int64_t>(double(without.needed()) / kUsableShare) + 1;
+  EXPECT_FALSE(planMemory(r, justResident).fits && !planMemory(r, justResident).stream);
+  // A capture on a GPU plans the device's memory: the scan's (host) bytes are not in it.
+  r.cuda = true;
+  EXPECT_EQ(planMemory(r, 64 * GiB).sink, 0);
+}
+
+}  // namespace
+}  // namespace strata::engine

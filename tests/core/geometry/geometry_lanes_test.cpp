@@ -216,5 +216,23 @@ TEST(GeometryLanes, AnExceptionFromTheCallbackStopsTheBatch) {
   EXPECT_EQ(calls, 1);  // stopped at once: no further report, not one per request
 }
 
+TEST(GeometryLanes, TheMemoryPlansLimitHoldsTheLanes) {
+  // One lane runs the batch in order on the calling thread and reports after every evaluation;
+  // a second lane's evaluations would leave gaps in the reports (only lane 0 reports).
+  ASSERT_GE(cpu::laneCount(40, 1 << 20), 2);
+  const SmallLayer layer;
+  const auto& [n, states, options] = std::tie(SmallLayer::n, layer.states, layer.options);
+  const TokenSampling sampling = drawTokenSampling(n, {}, options, 3);
+  const std::vector<ProxyRequest> batch(40, ProxyRequest{{}, sampling, options});
+  auto backend = makeCpuBackend();
+  EXPECT_GE(backend->laneThreads(), 2);
+  backend->limitLanes(1);
+  std::vector<int64_t> reports;
+  backend->computeBatch(states, batch, [&](int64_t done) { reports.push_back(done); });
+  std::vector<int64_t> inOrder(40);
+  for (int64_t i = 0; i < 40; ++i) inOrder[size_t(i)] = i + 1;
+  EXPECT_EQ(reports, inOrder);
+}
+
 }  // namespace
 }  // namespace strata::geometry
