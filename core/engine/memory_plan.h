@@ -41,7 +41,7 @@ struct MemoryRequest {
    *  sequence length (capture keeps one layer's states for every sequence; 0: one batch only,
    *  as generate). */
   int64_t sampleTokens = 0;
-  bool logits = false;           ///< the LM head runs (generate, verify)
+  bool logits = false;  ///< the LM head runs (generate, verify)
   /** What the capture's sink holds beside the stored rows, in host memory (a geometry scan
    *  scoring each layer as it is captured: engine/capture_scoring.h). */
   int64_t sinkBytes = 0;
