@@ -140,8 +140,7 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
  */
 int64_t spareHostMemory(const MemoryPlan& plan, const MemoryRequest& request, JobContext& job) {
   if (!request.cuda)
-    return static_cast<int64_t>(static_cast<double>(plan.available) * kUsableShare) -
-           plan.needed();
+    return static_cast<int64_t>(static_cast<double>(plan.available) * kUsableShare) - plan.needed();
   if (request.sinkBytes == 0) return 0;
   const int64_t available = availableHostMemory();
   const int64_t spare = static_cast<int64_t>(static_cast<double>(available) * kUsableShare) -
@@ -290,8 +289,8 @@ CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobCont
   request.sequenceLength = sample.sequenceLength;
   request.sampleTokens = sample.numSequences() * sample.sequenceLength;
   request.streamRequested = config.streamLayers;
-  request.sinkBytes = sink.plannedBytes(static_cast<int64_t>(sample.tokens.size()),
-                                        request.config.hiddenSize);
+  request.sinkBytes =
+      sink.plannedBytes(static_cast<int64_t>(sample.tokens.size()), request.config.hiddenSize);
   const MemoryPlan plan = checkMemory(request, &job, device.has_index() ? device.index() : 0);
   sink.spareMemory(spareHostMemory(plan, request, job));
   config.streamLayers = plan.stream;

@@ -61,8 +61,8 @@ class ScanSink final : public CaptureSink {
   void finish() override {}
 
   int64_t plannedBytes(int64_t rows, int64_t hiddenSize) override {
-    m_memory = geometry::scanMemory(rows, hiddenSize, m_scoring.options,
-                                    !m_scoring.metrics.empty(), m_backend);
+    m_memory = geometry::scanMemory(rows, hiddenSize, m_scoring.options, !m_scoring.metrics.empty(),
+                                    m_backend);
     return m_memory.needed() - m_memory.rows;  // the rows are the capture's own
   }
   void spareMemory(int64_t bytes) override {

@@ -68,9 +68,8 @@ std::string MemoryPlan::describe() const {
   if (stream) out << ", " << formatBytes(streamedWeights) << " held while streaming layers";
   out << "; activations " << formatBytes(activations);
   if (sink > 0) out << "; scoring " << formatBytes(sink);
-  out << "; process " << formatBytes(fixedCost)
-      << " — needs " << formatBytes(needed()) << " of " << formatBytes(available) << " available "
-      << device;
+  out << "; process " << formatBytes(fixedCost) << " — needs " << formatBytes(needed()) << " of "
+      << formatBytes(available) << " available " << device;
   if (!fits)
     out << ": does not fit";
   else
@@ -83,8 +82,8 @@ std::string MemoryPlan::refusal() const {
   out << "this job needs about " << formatBytes(needed()) << " of " << device << " (weights "
       << formatBytes(stream ? streamedWeights : residentWeights)
       << (stream ? " with layers streamed" : "") << ", activations " << formatBytes(activations)
-      << (sink > 0 ? ", scoring " + formatBytes(sink) : std::string())
-      << ", the process " << formatBytes(fixedCost) << ") but only " << formatBytes(available)
+      << (sink > 0 ? ", scoring " + formatBytes(sink) : std::string()) << ", the process "
+      << formatBytes(fixedCost) << ") but only " << formatBytes(available)
       << " is available. Capture fewer tokens (--tokens) or use a smaller --batch or --seq-len "
          "(the activations grow with each), compute in bfloat16 (--compute-dtype bf16) "
          "to halve the weights and activations, or run on a device with more memory";
