@@ -41,7 +41,7 @@ TEST(CliScoreMemory, ThePlanHoldsThePeakAndRefusesWhatDoesNotFitBeforeReadingALa
   const std::vector<std::string> score = {
       "score",       "--store", store.string(),       "--device", "cpu",
       "--bootstrap", "4",       "--jackknife-blocks", "4",        "--normalise",
-      "trace"};
+      "trace"};  // the memory is the same either way
 
   const testing::MeasuredOutput run = testing::runCliMeasured(score);
   ASSERT_EQ(run.exitCode, 0) << run.out;

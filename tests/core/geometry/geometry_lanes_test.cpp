@@ -122,6 +122,27 @@ TEST(GeometryLanes, ThePointEstimateInTheBatchIsThePointAlone) {
     close(a.localLambdaMax[i], b.localLambdaMax[i]);
 }
 
+/**
+ * Block [begin, end) of n rows deleted, evaluated twice: its Σ from the layer's Gram (the
+ * request with deletedBlock) and its own product (the same weights without it), with the
+ * anchors and pairs of `options`' draw that avoid the block.
+ */
+std::vector<ProxyOutcome> blockBothWays(const HiddenStates& states, const ProxyOptions& options,
+                                        int64_t begin, int64_t end) {
+  const int64_t n = states.rows;
+  const TokenSampling sampling = drawTokenSampling(n, {}, options, 5);
+  std::vector<float> weights(size_t(n), 1.0f);
+  std::fill(weights.begin() + begin, weights.begin() + end, 0.0f);
+  TokenSampling kept;
+  for (auto a : sampling.anchors)
+    if (weights[size_t(a)] > 0) kept.anchors.push_back(a);
+  for (auto p : sampling.pairs)
+    if (weights[size_t(p.first)] > 0 && weights[size_t(p.second)] > 0) kept.pairs.push_back(p);
+  const std::vector<ProxyRequest> batch{{weights, kept, options, {begin, end}},
+                                        {weights, kept, options, {0, 0}}};
+  return makeCpuBackend()->computeBatch(states, batch, [](int64_t) {});
+}
+
 TEST(GeometryLanes, AJackknifeBlocksSigmaFromTheLayersGramEqualsItsOwnProduct) {
   // Rows far from the origin and with a block of shifted rows: the mean moves when the block
   // leaves, so the W·δδᵀ correction matters.
@@ -137,18 +158,7 @@ TEST(GeometryLanes, AJackknifeBlocksSigmaFromTheLayersGramEqualsItsOwnProduct) {
     options.curvature = false;
     options.directions = 200;
     options.spectrumSize = 4;
-    const TokenSampling sampling = drawTokenSampling(n, {}, options, 5);
-    std::vector<float> weights(size_t(n), 1.0f);
-    std::fill(weights.begin() + 300, weights.begin() + 420, 0.0f);
-    TokenSampling kept;
-    for (auto a : sampling.anchors)
-      if (weights[size_t(a)] > 0) kept.anchors.push_back(a);
-    for (auto p : sampling.pairs)
-      if (weights[size_t(p.first)] > 0 && weights[size_t(p.second)] > 0) kept.pairs.push_back(p);
-    const std::vector<ProxyRequest> batch{{weights, kept, options, {300, 420}},
-                                          {weights, kept, options, {0, 0}}};
-    auto backend = makeCpuBackend();
-    const auto out = backend->computeBatch(states, batch, [](int64_t) {});
+    const auto out = blockBothWays(states, options, 300, 420);
     ASSERT_FALSE(out[0].error);
     ASSERT_FALSE(out[1].error);
     const ProxyResult& fromGram = out[0].result;
@@ -163,6 +173,35 @@ TEST(GeometryLanes, AJackknifeBlocksSigmaFromTheLayersGramEqualsItsOwnProduct) {
       // kernel (1.8e-5·λ_max on a Zen 5's, under 1e-5 on a Xeon's); dropping W·δδᵀ is ~1e-2.
       EXPECT_NEAR(fromGram.spectrum[i], own.spectrum[i], 5e-5 * own.spectrum[0]);
   }
+}
+
+TEST(GeometryLanes, AJackknifeBlocksSigmaFromTheLayersGramHoldsColumnsOfEveryScale) {
+  // Columns from scale 1 down to e^-69 ≈ 1e-30: the squares of the smallest underflow float32.
+  // Standardising gives every column unit variance, so the block's Σ from the layer's Gram must
+  // still be its own product's (before, it was not positive definite: its small columns'
+  // diagonal had underflowed to 0).
+  const int64_t n = 1200, d = 24;
+  std::vector<float> rows = rowsOf(n, d, 13);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < d; ++j) rows[i * d + j] *= std::exp(-3.0f * float(j));
+  const HiddenStates states{rows.data(), n, d};
+  ProxyOptions options;
+  options.curvature = false;
+  options.directions = 200;
+  options.spectrumSize = 4;
+  const auto out = blockBothWays(states, options, 600, 720);
+  ASSERT_FALSE(out[1].error);
+  if (out[0].error) {
+    try {
+      std::rethrow_exception(out[0].error);
+    } catch (const std::exception& e) {
+      FAIL() << "the block's Σ from the Gram failed: " << e.what();
+    }
+  }
+  EXPECT_NEAR(out[0].result.values.effectiveRank, out[1].result.values.effectiveRank,
+              1e-5 * out[1].result.values.effectiveRank);
+  EXPECT_NEAR(out[0].result.values.monotonicity, out[1].result.values.monotonicity,
+              1e-5 * out[1].result.values.monotonicity);
 }
 
 /** A small layer (400 × 8) and options for batches of quick evaluations. */
