@@ -24,12 +24,13 @@ ScanMemory scanMemory(int64_t rows, int64_t dims, const ProxyOptions& options, b
   // Every evaluation of the layer (the point, B resamples, G jackknife blocks) is drawn before
   // any runs: its row weights twice (the batch's request and the plan's own), its pairs and
   // anchors, and what it returns (each anchor's λ_max, the spectrum). The screening holds
-  // 36 bytes a row; the jackknife's Gram of the whole layer is a float32 d×d.
+  // 36 bytes a row; the jackknife's Gram of the whole layer is a float32 d×d (with its columns'
+  // means and scales).
   const int64_t evaluations = 1 + options.bootstrapResamples + options.jackknifeBlocks;
   const int64_t perEvaluation =
       8 * n + 16 * options.directions + 16 * options.anchors + 8 * options.spectrumSize;
   m.perLayer =
-      36 * n + evaluations * perEvaluation + (options.jackknifeBlocks > 0 ? 4 * d * d + 8 * d : 0);
+      36 * n + evaluations * perEvaluation + (options.jackknifeBlocks > 0 ? 4 * d * d + 16 * d : 0);
   m.lane = backend.laneBytes(n, d, options);
   // Layers l and l−1 normalised (float32), and each metric's scratch: the built-in ones hold
   // at most twice their inputs (CKA's centred pair and its Gram, TwoNN's copy of distinct rows).

@@ -45,9 +45,9 @@ TEST(ScanMemory, ItsTermsAreTheLayersRowsDrawsAndPluginInputs) {
   EXPECT_EQ(plain.lane, 7 * MiB);
   EXPECT_EQ(plain.plugins, 0);
   // 31 evaluations, each with two copies of its row weights, its pairs and anchors, its
-  // results; the screening; the jackknife's float32 Gram and double mean.
+  // results; the screening; the jackknife's float32 Gram and its double means and scales.
   EXPECT_EQ(plain.perLayer,
-            36 * n + 31 * (8 * n + 16 * 1024 + 16 * 1024 + 8 * 64) + (4 * d * d + 8 * d));
+            36 * n + 31 * (8 * n + 16 * 1024 + 16 * 1024 + 8 * 64) + (4 * d * d + 16 * d));
   // Plugin metrics: l and l−1 normalised, and twice those for the metrics' scratch.
   EXPECT_EQ(scanMemory(n, d, options, true, backend).plugins, 6 * 4 * n * d);
   options.jackknifeBlocks = 0;
