@@ -20,6 +20,11 @@ class MemoryError : public Error {
 /** The share of what is available that a plan may use: the rest is left to the system. */
 inline constexpr double kUsableShare = 0.9;
 
+/** What a plan may use of `available` bytes (kUsableShare of them). */
+inline int64_t usableShareOf(int64_t available) {
+  return static_cast<int64_t>(static_cast<double>(available) * kUsableShare);
+}
+
 /** The process itself before any model, in the memory a plan counts: LibTorch's and OpenBLAS's
  *  code and arenas, the sampled corpus, the tokenizer's tables (`vocabulary` tokens); nothing
  *  of it lies in a GPU's memory. */

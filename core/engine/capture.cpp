@@ -139,12 +139,11 @@ at::Tensor storedRows(const std::vector<at::Tensor>& hidden, const at::Tensor& r
  * bytes are checked here against the host's.
  */
 int64_t spareHostMemory(const MemoryPlan& plan, const MemoryRequest& request, JobContext& job) {
-  if (!request.cuda)
-    return static_cast<int64_t>(static_cast<double>(plan.available) * kUsableShare) - plan.needed();
+  if (!request.cuda) return usableShareOf(plan.available) - plan.needed();
   if (request.sinkBytes == 0) return 0;
   const int64_t available = availableHostMemory();
-  const int64_t spare = static_cast<int64_t>(static_cast<double>(available) * kUsableShare) -
-                        processCost(request.config.vocabSize, false) - request.sinkBytes;
+  const int64_t spare =
+      usableShareOf(available) - processCost(request.config.vocabSize, false) - request.sinkBytes;
   if (spare < 0)
     throw MemoryError("scoring each layer as it is captured needs about " +
                       formatBytes(request.sinkBytes) + " of host memory besides the process, but " +

@@ -122,7 +122,7 @@ MemoryPlan planMemory(const MemoryRequest& r, int64_t availableBytes) {
   // Host memory: on a GPU the plan is the device's, and the sink's is checked by the capture.
   plan.sink = r.cuda ? 0 : r.sinkBytes;
 
-  const auto usable = static_cast<int64_t>(static_cast<double>(availableBytes) * kUsableShare);
+  const auto usable = usableShareOf(availableBytes);
   plan.stream = r.streamRequested;
   if (!plan.stream && plan.needed() > usable) plan.stream = true;
   plan.fits = plan.needed() <= usable;

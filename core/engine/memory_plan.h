@@ -28,6 +28,7 @@ namespace strata::engine {
 using strata::kUsableShare;
 using strata::MemoryError;
 using strata::processCost;
+using strata::usableShareOf;
 
 /** What a job will do with the model. */
 struct MemoryRequest {

@@ -124,8 +124,7 @@ TrainingMemoryPlan planTrainingMemory(const TrainingMemoryRequest& r, int64_t av
   plan.checkpoint = 2 * std::max(m.parameters * 4, plan.optimizerState);
 
   // Each process of the run may use its share of what is usable.
-  const auto usable =
-      static_cast<int64_t>(static_cast<double>(availableBytes) * kUsableShare) / plan.processes;
+  const auto usable = usableShareOf(availableBytes) / plan.processes;
   if (r.frozen) {
     // The frozen model's own plan, its process cost already counted above: resident when the
     // whole run fits so, streamed when only that fits.

@@ -41,7 +41,7 @@ ScanMemory scanMemory(int64_t rows, int64_t dims, const ProxyOptions& options, b
 ScanMemory checkScanMemory(ScanMemory scan, GeometryBackend& backend, const std::string& what,
                            JobContext* job) {
   const int64_t available = availableHostMemory();
-  const int64_t usable = static_cast<int64_t>(static_cast<double>(available) * kUsableShare);
+  const int64_t usable = usableShareOf(available);
   const int64_t process = processCost(0, false);
   scan.lanesWithin(usable - process, backend.laneThreads());
   const int64_t needed = process + scan.needed();
