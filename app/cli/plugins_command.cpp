@@ -34,6 +34,7 @@ nlohmann::json pluginsJson(const plugin::PluginSet& set) {
       recipes.push_back({{"name", r.name},
                          {"kind", "recipe"},
                          {"description", r.description},
+                         {"plans_memory", r.plansMemory},
                          {"settings", optionsJson(r.settings)}});
     plugins.push_back({{"name", p.name},
                        {"version", p.version},
@@ -69,7 +70,9 @@ void printPlugins(const plugin::PluginSet& set) {
     }
     for (const auto& r : p.recipes) {
       std::cout << "  recipe " << r.name << ": " << r.description << " (strata-cli train " << r.name
-                << " --set KEY=VALUE)\n";
+                << " --set KEY=VALUE)"
+                << (r.plansMemory ? "" : " — built for plugin ABI 1: its memory is not planned")
+                << "\n";
       printOptions(r.settings, "setting");
     }
   }

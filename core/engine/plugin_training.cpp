@@ -15,12 +15,14 @@
 #include "common/error.h"
 #include "common/human_format.h"
 #include "common/job.h"
+#include "common/memory_budget.h"
 #include "common/provenance.h"
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
 #include "engine/run_lifecycle.h"
 #include "engine/run_manifest.h"
+#include "engine/training_memory.h"
 #include "plugin/plugin_loader.h"
 
 namespace strata::engine {
@@ -93,10 +95,15 @@ class PluginRun {
     }
     writeStatus(RunState::Running);
     m_job.info((m_resume ? "resuming " : "running ") + describe(m_recipe));
+    if (!m_recipe.plansMemory)
+      m_job.warning("plugin " + m_recipe.pluginName +
+                    " was built for plugin ABI 1, which cannot plan a run's memory: a run that "
+                    "does not fit is not refused beforehand (rebuild it against this Strata's "
+                    "strata_plugin.h and call plan_memory)");
     m_job.progress(0.0, m_recipe.name);
 
     const StrataRecipeHost host{this, &PluginRun::onProgress, &PluginRun::onMetric,
-                                &PluginRun::onCancelled};
+                                &PluginRun::onCancelled, &PluginRun::onPlanMemory};
     char error[4096] = {};
     int code = 0;
     std::string thrown;
@@ -114,6 +121,11 @@ class PluginRun {
     std::unique_lock guard(m_mutex);
     record([&] { flush(); });
     std::string failure;
+    // Stopped by its plan's refusal: Strata's refusal for memory, not the recipe's failure.
+    if (!m_memoryRefusal.empty() && (code != 0 || !thrown.empty())) {
+      writeStatus(RunState::Failed, m_memoryRefusal);
+      throw MemoryError(m_memoryRefusal);
+    }
     if (!thrown.empty())
       failure = describe(m_recipe) + " threw (the plugin ABI forbids exceptions): " + thrown;
     else if (code != 0)
@@ -180,6 +192,29 @@ class PluginRun {
     return self.m_job.cancelled() || !self.m_hostError.empty() ? 1 : 0;
   }
 
+  static int onPlanMemory(void* context, int64_t bytes, const char* parts, const char* advice,
+                          char* error, size_t errorSize) {
+    auto& self = *static_cast<PluginRun*>(context);
+    std::lock_guard guard(self.m_mutex);
+    std::string refusal;
+    self.record([&] {
+      self.flush();
+      refusal = planPluginRecipeMemory(self.m_recipe.name, bytes, parts ? parts : "",
+                                       advice ? advice : "", &self.m_job);
+    });
+    if (!self.m_hostError.empty())
+      refusal = self.m_hostError;  // e.g. a bad override
+    else if (!refusal.empty())
+      self.m_memoryRefusal = refusal;
+    if (refusal.empty()) return 0;
+    if (error != nullptr && errorSize > 0) {
+      const size_t n = std::min(refusal.size(), errorSize - 1);
+      refusal.copy(error, n);
+      error[n] = '\0';
+    }
+    return 1;
+  }
+
   /** Runs `work`, keeping the first exception as the host's error (never thrown into C).
    *  After an error nothing more is recorded: the run will be marked failed. */
   template <typename Work>
@@ -234,6 +269,7 @@ class PluginRun {
   RunLifecycle m_run;  ///< the lock (held from construction), status, logs and pause
   std::optional<MetricsRecord> m_pending;
   std::string m_hostError;
+  std::string m_memoryRefusal;  ///< plan_memory's refusal: the run stops as refused for memory
   bool m_cancelSeen = false;
   TrainingSummary m_summary;
   Clock::time_point m_lastInfo{}, m_lastStatus{};

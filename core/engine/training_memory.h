@@ -101,4 +101,12 @@ TrainingMemoryPlan planTrainingMemory(const TrainingMemoryRequest& request, int6
 TrainingMemoryPlan checkTrainingMemory(const TrainingMemoryRequest& request, JobContext* job,
                                        int deviceIndex = 0);
 
+/** A plugin recipe's own count (StrataRecipeHost::plan_memory): `bytes` besides the process,
+ *  made of `parts`. Reports "training memory plan: plugin recipe NAME: PARTS; process P — needs
+ *  N of A available memory: fits" through `job` and returns "" when it fits the host memory
+ *  available now; otherwise the refusal, ending in `advice`. */
+std::string planPluginRecipeMemory(const std::string& recipe, int64_t bytes,
+                                   const std::string& parts, const std::string& advice,
+                                   JobContext* job);
+
 }  // namespace strata::engine

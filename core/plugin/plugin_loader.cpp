@@ -40,9 +40,10 @@ std::vector<OptionInfo> copyOptions(const StrataOption* options, int32_t count,
 
 /** Copies and checks what the entry point returned. */
 void describe(const StrataPlugin& p, const std::filesystem::path& file, LoadedPlugin& plugin) {
-  if (p.abi_version != STRATA_PLUGIN_ABI_VERSION)
+  if (p.abi_version < STRATA_PLUGIN_ABI_OLDEST || p.abi_version > STRATA_PLUGIN_ABI_VERSION)
     throw Rejected{"built for plugin ABI version " + std::to_string(p.abi_version) +
-                   ", this Strata needs version " + std::to_string(STRATA_PLUGIN_ABI_VERSION)};
+                   ", this Strata loads versions " + std::to_string(STRATA_PLUGIN_ABI_OLDEST) +
+                   " to " + std::to_string(STRATA_PLUGIN_ABI_VERSION)};
   checkName(p.name, "the plugin");
   plugin.name = p.name;
   plugin.version = text(p.version);
@@ -70,7 +71,7 @@ void describe(const StrataPlugin& p, const std::filesystem::path& file, LoadedPl
     plugin.recipes.push_back(
         {r.name, text(r.description),
          copyOptions(r.settings, r.setting_count, "recipe '" + std::string(r.name) + "'"), file,
-         plugin.name, plugin.version, r.run});
+         plugin.name, plugin.version, r.run, p.abi_version >= 2});
   }
   if (plugin.metrics.empty() && plugin.recipes.empty())
     throw Rejected{"offers no metric and no recipe"};

@@ -39,6 +39,8 @@ struct RecipeEntry {
   std::string pluginVersion;
   /** StrataRecipe::run; never null (a recipe without one is refused at loading). */
   int (*run)(const char*, const char*, const StrataRecipeHost*, char*, size_t) = nullptr;
+  /** Built against ABI 2 or later: it can plan its memory (StrataRecipeHost::plan_memory). */
+  bool plansMemory = false;
 };
 
 struct LoadedPlugin {

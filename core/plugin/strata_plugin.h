@@ -18,8 +18,9 @@
  *  - Functions may be called from any thread, but never concurrently for the same metric or
  *    the same run folder.
  *
- * The ABI version changes whenever a struct's layout or a function's meaning changes; Strata
- * refuses (reports and skips) a plugin built against another version.
+ * The ABI version changes whenever a struct's layout or a function's meaning changes. Strata
+ * loads plugins built against STRATA_PLUGIN_ABI_OLDEST up to STRATA_PLUGIN_ABI_VERSION and
+ * refuses (reports and skips) any other.
  */
 #ifndef STRATA_PLUGIN_H
 #define STRATA_PLUGIN_H
@@ -31,9 +32,12 @@
 extern "C" {
 #endif
 
-/* Version 1 since Strata 0.1. Running recipes (StrataRecipe::run, StrataRecipeHost) added no
- * field and changed no meaning, so it stayed 1. */
-#define STRATA_PLUGIN_ABI_VERSION 1u
+/* Version 1 since Strata 0.1 (running recipes, StrataRecipe::run and StrataRecipeHost, added
+ * no field and changed no meaning). Version 2 added StrataRecipeHost::plan_memory at the end of
+ * the struct Strata hands out: a version-1 plugin reads only what it knew, so it still loads
+ * (its recipes run unplanned, and Strata says so in the run's log). */
+#define STRATA_PLUGIN_ABI_VERSION 2u
+#define STRATA_PLUGIN_ABI_OLDEST 1u
 #define STRATA_PLUGIN_ENTRY_SYMBOL "strata_plugin_entry"
 
 /* Marks the entry point exported even when a plugin builds with -fvisibility=hidden. */
@@ -103,12 +107,24 @@ typedef struct StrataMetric {
  *  - cancelled(context): non-zero once the user stopped the run (Ctrl-C in strata-cli, Stop in
  *    the GUI) or Strata cannot record it any more (e.g. the disk is full): save what resume
  *    needs and return 0 promptly. Cheap; call it between steps.
+ *  - plan_memory(context, bytes, parts, advice, error, error_size) (ABI 2): call it once, after
+ *    reading the settings and the sizes of the inputs and before loading anything large, with
+ *    the most host memory the run will hold at any one time besides the process itself
+ *    (`bytes`), what makes it up (`parts`, one line: "inputs 6.1 GiB, translators 6.0 GiB")
+ *    and what the user can change to need less (`advice`, one sentence, or NULL). Strata writes
+ *    the plan to the run's log and returns 0 when it fits the memory available now
+ *    (MemAvailable, or STRATA_MEMORY_AVAILABLE); otherwise non-zero with the refusal in
+ *    `error` (what is needed, what is available, the advice): then return non-zero at once,
+ *    and Strata reports the run as refused for its memory. A machine never kills a planned run
+ *    for memory without a word; an unplanned one it may.
  */
 typedef struct StrataRecipeHost {
   void* context;
   void (*progress)(void* context, double fraction, const char* stage);
   void (*metric)(void* context, int64_t step, const char* name, double value);
   int (*cancelled)(void* context); /* non-zero: stop as soon as possible and return */
+  int (*plan_memory)(void* context, int64_t bytes, const char* parts, const char* advice,
+                     char* error, size_t error_size); /* ABI 2: non-zero = refused, stop */
 } StrataRecipeHost;
 
 /**

@@ -81,12 +81,12 @@ void forEachLayer(size_t layers, int threads, Work work) {
   for (auto& t : pool) t.join();
 }
 
+}  // namespace
+
 int threadCount(const LensSettings& settings) {
   if (settings.threads > 0) return settings.threads;
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
-
-}  // namespace
 
 LensSettings parseSettings(const char* text) {
   LensSettings s;
@@ -159,8 +159,8 @@ double learningRate(const LensSettings& settings, int64_t step) {
   return settings.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
 }
 
-LensData loadLensData(const LensSettings& settings) {
-  LensStore store(settings.store);
+LensData readLensShape(const LensSettings& settings) {
+  const LensStore store(settings.store);
   LensData data;
   data.numLayers = store.numLayers();
   data.hidden = store.hiddenSize();
@@ -195,6 +195,22 @@ LensData loadLensData(const LensSettings& settings) {
     throw std::invalid_argument("setting held_out leaves " + std::to_string(data.train.size()) +
                                 " training tokens of " + std::to_string(data.tokens));
 
+  std::ostringstream fingerprint;
+  fingerprint << "L=" << data.numLayers << " d=" << data.hidden << " N=" << data.tokens
+              << " layers=";
+  for (int64_t l : data.layers) fingerprint << l << ",";
+  fingerprint << " steps=" << settings.steps << " lr=" << settings.lr << " batch=" << settings.batch
+              << " held_out=" << settings.heldOut << " seed=" << settings.seed
+              << " schedule=" << settings.schedule;
+  data.fingerprint = fingerprint.str();
+  return data;
+}
+
+void loadLensLayers(const LensSettings& settings, LensData& data) {
+  const LensStore store(settings.store);
+  if (store.numLayers() != data.numLayers || store.hiddenSize() != data.hidden ||
+      store.numTokens() != data.tokens)
+    throw std::runtime_error("store " + settings.store + " changed while it was being read");
   data.target = store.layer(data.numLayers);
   normalise(data.target, data.train, data.targetMean, data.targetScale);
   for (int64_t layer : data.layers) {
@@ -209,15 +225,11 @@ LensData loadLensData(const LensSettings& settings) {
     const Eigen::MatrixXd y = data.heldOutTarget.cast<double>();
     data.heldOutTotal = (y.colwise() - y.rowwise().mean()).squaredNorm();
   }
+}
 
-  std::ostringstream fingerprint;
-  fingerprint << "L=" << data.numLayers << " d=" << data.hidden << " N=" << data.tokens
-              << " layers=";
-  for (int64_t l : data.layers) fingerprint << l << ",";
-  fingerprint << " steps=" << settings.steps << " lr=" << settings.lr << " batch=" << settings.batch
-              << " held_out=" << settings.heldOut << " seed=" << settings.seed
-              << " schedule=" << settings.schedule;
-  data.fingerprint = fingerprint.str();
+LensData loadLensData(const LensSettings& settings) {
+  LensData data = readLensShape(settings);
+  loadLensLayers(settings, data);
   return data;
 }
 

@@ -39,6 +39,8 @@ struct LensSettings {
 
 /** Parses the host's "name=value" lines. Throws std::invalid_argument naming the setting. */
 LensSettings parseSettings(const char* text);
+/** The threads a step uses: `threads`, or one per core for 0. */
+int threadCount(const LensSettings& settings);
 /** "all" = 0..L-1, or "0,3,5-7" (each in 0..L), ascending, without repeats. */
 std::vector<int64_t> parseLayers(const std::string& text, int64_t numLayers);
 /** The learning rate of step t (1-based). */
@@ -62,9 +64,14 @@ struct LensData {
   std::string fingerprint;
 };
 
-/** Reads the store and splits it: held-out = whole documents (shuffled with the seed) until
- *  they hold round(heldOut·N) tokens; per token when the documents cannot give a training
- *  split. Throws std::runtime_error naming the store or setting. */
+/** The store's sizes, the chosen layers and the split, without any layer (the header and
+ *  /tokens/doc only: what the memory plan needs). Held-out = whole documents (shuffled with the
+ *  seed) until they hold round(heldOut·N) tokens; per token when the documents cannot give a
+ *  training split. Throws std::runtime_error naming the store or setting. */
+LensData readLensShape(const LensSettings& settings);
+/** Reads and normalises the chosen layers and the target into `data` (from readLensShape). */
+void loadLensLayers(const LensSettings& settings, LensData& data);
+/** readLensShape, then loadLensLayers. */
 LensData loadLensData(const LensSettings& settings);
 
 /** Mini-batches: epochs over the training rows, each a Fisher–Yates shuffle by a mt19937_64. */

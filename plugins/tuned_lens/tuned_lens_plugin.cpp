@@ -11,6 +11,7 @@
 
 #include "../common/plugin_options.h"
 #include "lens_files.h"
+#include "lens_memory.h"
 #include "lens_training.h"
 #include "plugin/strata_plugin.h"
 
@@ -40,7 +41,13 @@ int runTunedLens(const char* settingsText, const char* runFolder, const StrataRe
     const std::filesystem::path folder(runFolder);
     const std::string checkpoint = (folder / "lens_checkpoint.bin").string();
     host->progress(host->context, -1, "reading the store");
-    const LensData data = loadLensData(settings);
+    LensData data = readLensShape(settings);
+    // Planned before any layer is read: a run that cannot fit is refused, not killed later.
+    const LensMemory memory = lensMemory(data, settings);
+    if (host->plan_memory(host->context, memory.total(), memory.parts().c_str(),
+                          lensMemoryAdvice().c_str(), error, errorSize) != 0)
+      return 1;
+    loadLensLayers(settings, data);
     LensState state = initialState(data, settings);
     if (std::filesystem::exists(checkpoint)) loadCheckpoint(checkpoint, data, state);
     int64_t saved = state.step;

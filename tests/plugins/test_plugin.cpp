@@ -19,6 +19,7 @@
 #define MODE_NO_ENTRY 5        // no strata_plugin_entry symbol
 #define MODE_BAD_NAME 6        // a metric name with a space
 #define MODE_NO_RUN 7          // a recipe without a run function
+#define MODE_ABI_ONE 8         // a good plugin built for ABI 1: recipe "echo_v1", no plan_memory
 
 namespace {
 
@@ -44,7 +45,8 @@ int throwing(const StrataMatrix*, const StrataMatrix*, const char*, double*, cha
 // checking cancelled() before each; its state (the last finished step) is echo_state.txt in the
 // run folder, written temp + rename, so a resumed run continues after it. mode=fail returns an
 // error at step 2, mode=throw lets an exception escape at step 2, mode=bad_metric reports a
-// metric named "step". On finishing it writes the greeting into echo.txt.
+// metric named "step". A non-empty `plan` (bytes) is planned first with plan_memory (ABI 2),
+// and a refusal returns at once. On finishing it writes the greeting into echo.txt.
 std::string setting(const std::string& settings, const std::string& name) {
   std::istringstream lines(settings);
   for (std::string line; std::getline(lines, line);)
@@ -57,6 +59,12 @@ int echoRun(const char* settings, const char* folder, const StrataRecipeHost* ho
   const std::string mode = setting(settings, "mode");
   const long steps = std::stol(setting(settings, "steps"));
   const std::filesystem::path dir(folder);
+#if TEST_PLUGIN_MODE != MODE_ABI_ONE
+  if (const std::string plan = setting(settings, "plan"); !plan.empty())
+    if (host->plan_memory(host->context, std::stoll(plan), "echo's buffer", "ask echo for less",
+                          error, size) != 0)
+      return 1;
+#endif
   long done = 0;
   if (std::ifstream in(dir / "echo_state.txt"); in) in >> done;
   for (long step = done + 1; step <= steps; ++step) {
@@ -81,9 +89,10 @@ int echoRun(const char* settings, const char* folder, const StrataRecipeHost* ho
 
 const StrataOption kSettings[] = {{"greeting", "hello", "what the recipe echoes"},
                                   {"steps", "5", "steps to take"},
-                                  {"mode", "ok", "ok, fail, throw or bad_metric"}};
-const StrataRecipe kRecipes[] = {
-    {"echo", "a test recipe that counts steps", kSettings, 3, echoRun}};
+                                  {"mode", "ok", "ok, fail, throw or bad_metric"},
+                                  {"plan", "", "bytes to plan with plan_memory (empty: none)"}};
+const StrataRecipe kRecipes[] = {{TEST_PLUGIN_MODE == MODE_ABI_ONE ? "echo_v1" : "echo",
+                                  "a test recipe that counts steps", kSettings, 4, echoRun}};
 
 #if TEST_PLUGIN_MODE == MODE_ERROR_RETURN
 const StrataMetric kMetrics[] = {{"fails_always", "returns an error", 1, nullptr, 0, failing}};
@@ -94,6 +103,9 @@ const char* kName = "compute_throws";
 #elif TEST_PLUGIN_MODE == MODE_BAD_NAME
 const StrataMetric kMetrics[] = {{"bad name", "a space in its name", 1, nullptr, 0, firstMean}};
 const char* kName = "bad_name";
+#elif TEST_PLUGIN_MODE == MODE_ABI_ONE
+const StrataMetric kMetrics[] = {{"first_mean_v1", "mean of column 0", 1, nullptr, 0, firstMean}};
+const char* kName = "abi_one";
 #else
 const StrataMetric kMetrics[] = {{"first_mean", "mean of column 0", 1, nullptr, 0, firstMean}};
 const char* kName = TEST_PLUGIN_MODE == MODE_GOOD     ? "good"
@@ -107,17 +119,19 @@ const StrataRecipe* const kOffered = kIdle;
 #else
 const StrataRecipe* const kOffered = kRecipes;
 #endif
-constexpr bool kHasRecipe = TEST_PLUGIN_MODE == MODE_GOOD || TEST_PLUGIN_MODE == MODE_NO_RUN;
+constexpr bool kHasRecipe = TEST_PLUGIN_MODE == MODE_GOOD || TEST_PLUGIN_MODE == MODE_NO_RUN ||
+                            TEST_PLUGIN_MODE == MODE_ABI_ONE;
 
-const StrataPlugin kPlugin = {
-    STRATA_PLUGIN_ABI_VERSION + (TEST_PLUGIN_MODE == MODE_WRONG_ABI ? 1u : 0u),
-    kName,
-    "0",
-    "test plugin",
-    kMetrics,
-    1,
-    kHasRecipe ? kOffered : nullptr,
-    kHasRecipe ? 1 : 0};
+const StrataPlugin kPlugin = {TEST_PLUGIN_MODE == MODE_WRONG_ABI ? STRATA_PLUGIN_ABI_VERSION + 1u
+                              : TEST_PLUGIN_MODE == MODE_ABI_ONE ? 1u
+                                                                 : STRATA_PLUGIN_ABI_VERSION,
+                              kName,
+                              "0",
+                              "test plugin",
+                              kMetrics,
+                              1,
+                              kHasRecipe ? kOffered : nullptr,
+                              kHasRecipe ? 1 : 0};
 
 }  // namespace
 

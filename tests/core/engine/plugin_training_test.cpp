@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "common/memory_budget.h"
 #include "common/text_file.h"
 #include "engine/metrics_log.h"
 #include "engine/run_folder.h"
@@ -24,6 +26,7 @@
 #include "io/writer_lock.h"
 #include "plugin/plugin_loader.h"
 #include "support/python_finder.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/training_fixture.h"
 
@@ -32,12 +35,14 @@ namespace strata::engine {
 namespace {
 namespace fs = std::filesystem;
 
-const plugin::RecipeEntry& echo() {
+const plugin::RecipeEntry& testRecipe(const std::string& name) {
   static const plugin::PluginSet set = plugin::loadPlugins({STRATA_TEST_PLUGIN_DIR});
-  const plugin::RecipeEntry* recipe = set.findRecipe("echo");
-  if (!recipe) throw std::runtime_error("no recipe echo in " STRATA_TEST_PLUGIN_DIR);
+  const plugin::RecipeEntry* recipe = set.findRecipe(name);
+  if (!recipe) throw std::runtime_error("no recipe " + name + " in " STRATA_TEST_PLUGIN_DIR);
   return *recipe;
 }
+
+const plugin::RecipeEntry& echo() { return testRecipe("echo"); }
 
 /** Records progress and messages; cancels its token once a progress of `cancelAt` arrives. */
 class RecordingSink final : public ProgressSink {
@@ -243,6 +248,66 @@ TEST(PluginTraining, AReservedMetricNameFailsTheRun) {
   EXPECT_NE(error.find("plugin recipe echo"), std::string::npos) << error;
   EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Failed);
   EXPECT_TRUE(readMetricsLog(dir / "run" / "metrics.jsonl").empty());
+}
+
+bool anyMessageHas(const RecordingSink& sink, const std::string& part) {
+  return std::any_of(sink.messages.begin(), sink.messages.end(),
+                     [&](const std::string& m) { return m.find(part) != std::string::npos; });
+}
+
+TEST(PluginTraining, ARunItsOwnPlanDoesNotFitIsRefusedForMemoryBeforeItsFirstStepAndResumes) {
+  TempDir dir;
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_MEMORY_AVAILABLE", "2G");
+  TrainingRequest request = echoRequest(dir / "run");
+  request.config.set("plan", std::to_string(int64_t{3} << 30));  // 3 GiB of a 2 GiB machine
+  RecordingSink sink;
+  std::string refusal;
+  try {
+    start(request, sink);
+    ADD_FAILURE() << "the run was not refused";
+  } catch (const MemoryError& e) {  // Strata's refusal, not the recipe's failure
+    refusal = e.what();
+  }
+  EXPECT_NE(refusal.find("needs about 3.50 GiB of memory (plugin recipe echo: echo's buffer; "
+                         "the process 512 MiB) but only 2.00 GiB is available. ask echo for less"),
+            std::string::npos)
+      << refusal;
+  EXPECT_TRUE(anyMessageHas(sink,
+                            "training memory plan: plugin recipe echo: echo's buffer; "
+                            "process 512 MiB — needs 3.50 GiB of 2.00 GiB available "
+                            "memory: does not fit"));
+  // Nothing ran: no step logged, no state written; status.json says why.
+  EXPECT_TRUE(readMetricsLog(dir / "run" / "metrics.jsonl").empty());
+  EXPECT_FALSE(fs::exists(dir / "run" / "echo_state.txt"));
+  EXPECT_EQ(readRunStatus(dir / "run").state, RunState::Failed);
+  EXPECT_EQ(readRunStatus(dir / "run").error, refusal);
+
+  // On a machine where it fits (the usable 90 % of 4.00 GiB is 3.60), the same run resumes.
+  environment.set("STRATA_MEMORY_AVAILABLE", "4G");
+  RecordingSink again;
+  JobContext job(again, CancellationToken{});
+  const TrainingSummary resumed = resumePluginTraining(echo(), dir / "run", job);
+  EXPECT_TRUE(resumed.finished);
+  EXPECT_EQ(resumed.lastStep, 5);
+  EXPECT_TRUE(anyMessageHas(again, "needs 3.50 GiB of 4.00 GiB available memory: fits"));
+  EXPECT_FALSE(anyMessageHas(again, "ABI 1"));
+}
+
+TEST(PluginTraining, ARecipeBuiltForTheFirstAbiRunsUnplannedAndTheLogSaysSo) {
+  TempDir dir;
+  TrainingRequest request = echoRequest(dir / "run");
+  request.recipe = "echo_v1";
+  request.config = ResolvedConfig(pluginRecipeSchema(testRecipe("echo_v1")));
+  request.config.set("plan", "1");  // ignored: an ABI-1 recipe cannot call plan_memory
+  RecordingSink sink;
+  JobContext job(sink, CancellationToken{});
+  const TrainingSummary summary = startPluginTraining(testRecipe("echo_v1"), request, job);
+  EXPECT_TRUE(summary.finished);
+  EXPECT_FALSE(testRecipe("echo_v1").plansMemory);
+  EXPECT_TRUE(echo().plansMemory);
+  EXPECT_TRUE(anyMessageHas(sink, "was built for plugin ABI 1, which cannot plan a run's memory"));
+  EXPECT_FALSE(anyMessageHas(sink, "training memory plan"));
 }
 
 TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {

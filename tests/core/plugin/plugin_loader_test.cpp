@@ -63,10 +63,12 @@ TEST(PluginLoader, ReportsEachBrokenPluginByNameAndSkipsIt) {
   const auto& set = testPlugins();
   std::vector<std::string> loaded;
   for (const auto& p : set.plugins) loaded.push_back(p.name);
-  // Loaded: the good one and the two whose failures only show when a metric runs.
-  EXPECT_EQ(loaded, (std::vector<std::string>{"compute_throws", "error_return", "good"}));
+  // Loaded: the good ones (one built for the oldest ABI) and the two whose failures only show
+  // when a metric runs.
+  EXPECT_EQ(loaded,
+            (std::vector<std::string>{"abi_one", "compute_throws", "error_return", "good"}));
   const std::pair<const char*, const char*> expected[] = {
-      {"wrong_abi", "ABI version 2"},
+      {"wrong_abi", "ABI version 3, this Strata loads versions 1 to 2"},
       {"entry_throws", "entry point exploded"},
       {"no_entry", "strata_plugin_entry"},
       {"bad_name", "[A-Za-z0-9_.-]"},
@@ -285,12 +287,15 @@ TEST(CliPlugins, ListsPluginsAndNamesTheFailures) {
   std::vector<std::string> names, failed;
   for (const auto& p : doc["plugins"]) names.push_back(p["name"]);
   for (const auto& f : doc["failures"]) failed.push_back(f["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"compute_throws", "error_return", "good", "cka",
-                                             "tuned_lens", "twonn"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"abi_one", "compute_throws", "error_return", "good",
+                                             "cka", "tuned_lens", "twonn"}));
   EXPECT_EQ(failed, (std::vector<std::string>{"bad_name", "entry_throws", "no_entry", "no_run",
                                               "wrong_abi"}));
-  EXPECT_EQ(doc["plugins"][2]["recipes"][0]["name"], "echo");
-  EXPECT_EQ(doc["plugins"][2]["recipes"][0]["settings"][0]["name"], "greeting");
+  EXPECT_EQ(doc["plugins"][3]["recipes"][0]["name"], "echo");
+  EXPECT_EQ(doc["plugins"][3]["recipes"][0]["settings"][0]["name"], "greeting");
+  EXPECT_EQ(doc["plugins"][3]["recipes"][0]["plans_memory"], true);
+  EXPECT_EQ(doc["plugins"][0]["recipes"][0]["name"], "echo_v1");  // built for ABI 1
+  EXPECT_EQ(doc["plugins"][0]["recipes"][0]["plans_memory"], false);
 }
 
 TEST(CliPlugins, ScoreShowsPluginColumnsAndWeighsThem) {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -29,6 +30,7 @@
 #include "io/store/activation_store.h"
 #include "support/cli_runner.h"
 #include "support/plugin_test_support.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 
 extern char** environ;
@@ -61,8 +63,10 @@ std::vector<Matrix> lensLayers(int64_t n, int64_t d, int64_t layers, uint64_t se
   return h;
 }
 
-std::vector<Matrix> writeLensStore(const fs::path& file, io::StoreDType dtype, int64_t n = 1500,
-                                   int64_t d = 8, int64_t layers = 3) {
+/** A store of n tokens in kDocs documents and layers 0..`layers` of width d, still to be
+ *  written. */
+io::ActivationStoreWriter lensStoreWriter(const fs::path& file, io::StoreDType dtype, int64_t n,
+                                          int64_t d, int64_t layers) {
   io::StoreMeta meta;
   meta.modelId = "test/lens";
   meta.architecture = "LlamaForCausalLM";
@@ -77,8 +81,13 @@ std::vector<Matrix> writeLensStore(const fs::path& file, io::StoreDType dtype, i
     tokens.doc.push_back(static_cast<int32_t>(i * kDocs / n));
     tokens.position.push_back(static_cast<int32_t>(1 + i % 50));
   }
+  return io::ActivationStoreWriter::create(file, meta, tokens);
+}
+
+std::vector<Matrix> writeLensStore(const fs::path& file, io::StoreDType dtype, int64_t n = 1500,
+                                   int64_t d = 8, int64_t layers = 3) {
   std::vector<Matrix> h = lensLayers(n, d, layers, 11);
-  auto writer = io::ActivationStoreWriter::create(file, meta, tokens);
+  auto writer = lensStoreWriter(file, dtype, n, d, layers);
   for (int64_t l = 0; l <= layers; ++l) {
     const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows =
         h[size_t(l)].cast<float>();
@@ -253,6 +262,30 @@ TEST(TunedLens, StopAndResumeEqualsAnUninterruptedRun) {
   }
 }
 
+TEST(TunedLens, LayersTrainedApartEqualThoseTrainedTogether) {
+  // What the memory refusal advises (docs/plugins.md): translating the layers a few at a time
+  // gives the same translators, bit for bit, as translating them all at once.
+  TempDir dir;
+  writeLensStore(dir / "acts.h5", io::StoreDType::Float32);
+  NullProgressSink quiet;
+  auto train = [&](const std::string& folder, const std::string& layers) {
+    engine::TrainingRequest request = lensRequest(dir / "acts.h5", dir / folder, 200);
+    request.config.set("layers", layers);
+    JobContext job(quiet, CancellationToken{});
+    engine::startPluginTraining(tunedLens(), request, job);
+    return Translators{io::SafetensorsFile::open(dir / folder / "translators.safetensors")};
+  };
+  const Translators together = train("together", "0-2");
+  const Translators first = train("first", "0,1"), second = train("second", "2");
+  for (int64_t l = 0; l < 3; ++l) {
+    const Translators& apart = l < 2 ? first : second;
+    EXPECT_EQ(together.weight(l), apart.weight(l)) << "layer " << l;
+    EXPECT_EQ(together.bias(l), apart.bias(l)) << "layer " << l;
+  }
+  EXPECT_EQ(together.heldOut(), second.heldOut());
+  EXPECT_GT((together.weight(0) - Matrix::Identity(8, 8)).norm(), 0.1);  // it trained
+}
+
 TEST(TunedLens, BadSettingsFailTheRunNamingTheSetting) {
   TempDir dir;
   writeLensStore(dir / "acts.h5", io::StoreDType::Float32, 200);
@@ -342,6 +375,61 @@ TEST(CliTunedLens, CtrlCStopsTheRunAndResumeFinishesIt) {
   const auto records = engine::readMetricsLog(folder / "metrics.jsonl");
   ASSERT_EQ(records.size(), 20000u);
   for (size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i].step, int64_t(i) + 1);
+}
+
+/** The bytes of "needs 845 MiB of" in the training memory plan the CLI printed, or -1. */
+int64_t plannedBytes(const std::string& out) {
+  std::smatch m;
+  if (!std::regex_search(out, m,
+                         std::regex(R"(training memory plan: plugin recipe tuned_lens: .* needs )"
+                                    R"(([0-9.]+) (MiB|GiB) of)")))
+    return -1;
+  return static_cast<int64_t>(std::stod(m[1]) * (m[2] == "GiB" ? 1024.0 : 1.0) * 1024 * 1024);
+}
+
+TEST(CliTunedLens, PlansItsMemoryBeforeReadingALayerAndThePlanHoldsThePeak) {
+  // Large enough for the layers (5 × 64 MiB) and translators (4 × 12 MiB) to weigh against the
+  // process's fixed cost. The values are noise: only their sizes matter here.
+  TempDir dir;
+  const int64_t n = 16384, d = 1024, layers = 4;
+  {
+    auto writer = lensStoreWriter(dir / "wide.h5", io::StoreDType::Float32, n, d, layers);
+    std::mt19937 engine(5);
+    std::uniform_real_distribution<float> uniform(-1, 1);
+    std::vector<float> rows(static_cast<size_t>(n * d));
+    for (int64_t l = 0; l <= layers; ++l) {
+      for (float& v : rows) v = uniform(engine);
+      writer.writeLayer(l, {rows.data(), rows.size()});
+    }
+    writer.close();
+  }
+  auto train = [&](const std::string& folder) {
+    return testing::runCliMeasured(
+        {"train", "tuned_lens", "--set", "store=" + (dir / "wide.h5").string(), "--set", "steps=3",
+         "--set", "threads=2", "--set", "eval_every=0", "--run-dir", (dir / folder).string()});
+  };
+  const testing::MeasuredOutput run = train("run");
+  ASSERT_EQ(run.exitCode, 0) << run.out;
+  const int64_t plan = plannedBytes(run.out);
+  ASSERT_GT(plan, 0) << run.out;
+  const std::string figures = "plan " + std::to_string(plan >> 20) + " MiB, peak " +
+                              std::to_string(run.peakResidentBytes >> 20) + " MiB\n" + run.out;
+  EXPECT_LE(run.peakResidentBytes, plan) << figures;          // never under the peak
+  EXPECT_LE(plan, run.peakResidentBytes * 5 / 4) << figures;  // nor far above it
+  EXPECT_NE(run.out.find("layers 320 MiB"), std::string::npos) << run.out;
+
+  // A machine the plan does not fit: refused before a layer is read, saying what to change.
+  testing::ScopedEnvironment env;
+  env.set("STRATA_MEMORY_AVAILABLE", std::to_string(int64_t(double(plan) / 0.9 * 0.9)));
+  const testing::MeasuredOutput refused = train("refused");
+  EXPECT_NE(refused.exitCode, 0) << refused.out;
+  EXPECT_NE(refused.out.find("this training run needs about"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("Translate fewer layers at a time (layers="), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(engine::readRunStatus(dir / "refused").state, engine::RunState::Failed);
+  EXPECT_FALSE(fs::exists(dir / "refused" / "lens_checkpoint.bin"));
+  EXPECT_LT(refused.peakResidentBytes, run.peakResidentBytes - (int64_t{250} << 20))
+      << "the refused run read its layers first";
 }
 
 }  // namespace
