@@ -4,8 +4,10 @@
 #include <ctime>
 #include <iostream>
 
+#include "common/memory_budget.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_folder.h"
+#include "terminal_progress.h"
 #include "training_arguments.h"
 
 namespace strata::cli {
@@ -25,6 +27,17 @@ std::string settingsHelp(const engine::ConfigSchema& schema) {
   return text;
 }
 
+/** `train --plan`: the plan on stdout; a run that would not fit fails with its refusal. */
+int printPlan(const engine::TrainingRequest& request) {
+  engine::TrainingPlanPreview preview;
+  const JobOutcome outcome = runWithTerminalProgress(
+      [&](JobContext& job) { preview = engine::planTraining(request, job); });
+  if (outcome == JobOutcome::Cancelled) return 130;
+  std::cout << preview.plan << "\n";
+  if (!preview.fits) throw MemoryError(preview.refusal);
+  return 0;
+}
+
 }  // namespace
 
 int runTrain(const Arguments& original) {
@@ -38,7 +51,10 @@ int runTrain(const Arguments& original) {
   cli.positional("recipe", "the recipe to train (pretrain)")
       .option("config", "FILE", "JSON object of settings")
       .option("set", "KEY=VALUE", "one setting (repeatable); overrides --config")
-      .option("run-dir", "DIR", "the run folder to create (default: runs/<recipe>-<time>)");
+      .option("run-dir", "DIR", "the run folder to create (default: runs/<recipe>-<time>)")
+      .flag("plan",
+            "print the run's memory plan against this machine now and stop: nothing is\n"
+            "created, no corpus read, no model built (exit 1 when it would not fit)");
   addDistributedOptions(cli);
   const bool run = cli.parse(args);
   if (!run) {
@@ -48,7 +64,11 @@ int runTrain(const Arguments& original) {
     return 0;
   }
   const engine::ConfigSchema schema = engine::recipeSchema(cli.value("recipe"));
-  if (const int code = launchLocalProcesses(cli, "train", original); code >= 0) return code;
+  const bool planOnly = cli.isSet("plan");
+  if (planOnly && (cli.has("nproc") || cli.has("world-size")))
+    throw UsageError("--plan plans one process: leave out --nproc and --world-size");
+  if (!planOnly)
+    if (const int code = launchLocalProcesses(cli, "train", original); code >= 0) return code;
 
   engine::TrainingRequest request;
   request.recipe = schema.recipe;
@@ -62,6 +82,7 @@ int runTrain(const Arguments& original) {
           : engine::defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
   request.command = commandLineText("train", original);
   request.distributed = distributedSetupFrom(cli);
+  if (planOnly) return printPlan(request);
   return runTrainingJob([&](JobContext& job) { return engine::startTraining(request, job); },
                         request.distributed, request.runFolder);
 }

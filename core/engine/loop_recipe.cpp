@@ -56,6 +56,7 @@ class LoopRunner final : public RecipeRunner {
     resolveGgufModel(in.schema, in.config, job);
     in.folder = request.runFolder;
     in.command = request.command;
+    in.planOnly = request.planOnly;
     return runTrainingLoop(in, job);
   }
 

@@ -74,7 +74,7 @@ int64_t declaredSteps(const ResolvedConfig& config) {
 class PluginRun {
  public:
   PluginRun(const plugin::RecipeEntry& recipe, fs::path folder, bool resume, int64_t totalSteps,
-            JobContext& job, TrainingControl control)
+            JobContext& job, TrainingControl control, bool planOnly = false)
       : m_recipe(recipe),
         m_folder(std::move(folder)),
         m_resume(resume),
@@ -82,6 +82,7 @@ class PluginRun {
         m_control(std::move(control)),
         m_run(m_folder, totalSteps) {
     m_summary.totalSteps = totalSteps;
+    m_planOnly = planOnly;
   }
 
   /** `manifest`: written once the lock is held (a new run); null on resume. */
@@ -95,6 +96,8 @@ class PluginRun {
     }
     writeStatus(RunState::Running);
     m_job.info((m_resume ? "resuming " : "running ") + describe(m_recipe));
+    if (!m_recipe.plansMemory && m_planOnly)
+      throw Error(describe(m_recipe) + " was built for plugin ABI 1 and cannot plan its memory");
     if (!m_recipe.plansMemory)
       m_job.warning("plugin " + m_recipe.pluginName +
                     " was built for plugin ABI 1, which cannot plan a run's memory: a run that "
@@ -120,6 +123,13 @@ class PluginRun {
 
     std::unique_lock guard(m_mutex);
     record([&] { flush(); });
+    if (m_planOnly) {  // stopped at its plan, or before it (cancelled() said stop)
+      if (m_preview) throw PlanReached(*m_preview);
+      throw Error(describe(m_recipe) + " did not plan its memory before its first step" +
+                  (!thrown.empty()         ? ": " + thrown
+                   : code != 0 && error[0] ? std::string(": ") + error
+                                           : ""));
+    }
     std::string failure;
     // Stopped by its plan's refusal: Strata's refusal for memory, not the recipe's failure.
     if (!m_memoryRefusal.empty() && (code != 0 || !thrown.empty())) {
@@ -189,7 +199,8 @@ class PluginRun {
       self.m_run.waitWhilePaused(self.m_control, self.m_job, &guard);
     });
     if (self.m_job.cancelled()) self.m_cancelSeen = true;
-    return self.m_job.cancelled() || !self.m_hostError.empty() ? 1 : 0;
+    // Planning only: a recipe asking before it planned is told to stop.
+    return self.m_job.cancelled() || !self.m_hostError.empty() || self.m_planOnly ? 1 : 0;
   }
 
   static int onPlanMemory(void* context, int64_t bytes, const char* parts, const char* advice,
@@ -199,12 +210,17 @@ class PluginRun {
     std::string refusal;
     self.record([&] {
       self.flush();
-      refusal = planPluginRecipeMemory(self.m_recipe.name, bytes, parts ? parts : "",
-                                       advice ? advice : "", &self.m_job);
+      const TrainingPlanPreview preview = planPluginRecipeMemory(
+          self.m_recipe.name, bytes, parts ? parts : "", advice ? advice : "", &self.m_job);
+      refusal = preview.refusal;
+      if (self.m_planOnly) {  // planTraining: the plan is all it wanted; stop the recipe
+        self.m_preview = preview;
+        refusal = "the run's memory was planned; nothing more to do";
+      }
     });
     if (!self.m_hostError.empty())
       refusal = self.m_hostError;  // e.g. a bad override
-    else if (!refusal.empty())
+    else if (!refusal.empty() && !self.m_planOnly)
       self.m_memoryRefusal = refusal;
     if (refusal.empty()) return 0;
     if (error != nullptr && errorSize > 0) {
@@ -270,6 +286,8 @@ class PluginRun {
   std::optional<MetricsRecord> m_pending;
   std::string m_hostError;
   std::string m_memoryRefusal;  ///< plan_memory's refusal: the run stops as refused for memory
+  bool m_planOnly = false;      ///< planTraining: stop at plan_memory and report its preview
+  std::optional<TrainingPlanPreview> m_preview;
   bool m_cancelSeen = false;
   TrainingSummary m_summary;
   Clock::time_point m_lastInfo{}, m_lastStatus{};
@@ -326,7 +344,7 @@ TrainingSummary startPluginTraining(const plugin::RecipeEntry& recipe,
   run.machine.cpus = std::thread::hardware_concurrency();
   run.configJson = configToJson(schema, request.config);
   return PluginRun(recipe, request.runFolder, false, declaredSteps(request.config), job,
-                   request.control)
+                   request.control, request.planOnly)
       .run(settings, &run);
 }
 

@@ -35,12 +35,14 @@ struct RecipeSetup {
   int worldSize = 1;
   bool bf16 = false;      ///< the loop runs the forward passes under bf16 autocast
   int processesHere = 1;  ///< this run's processes sharing this machine's (or device's) memory
+  bool planOnly = false;  ///< planTraining: checkMemory reports the plan and stops the run
 
   /** Completes `need` with what the loop decides (this process's share of `batch` sequences
    *  of `sequenceLength` tokens, bf16, the device; a frozen model's batch and length when 0)
    *  and checks it against the memory available (engine/training_memory.h): throws
    *  MemoryError with what to change when the run cannot fit. Recipes call it before they
-   *  load or build any model. */
+   *  load or build any model. With planOnly it throws PlanReached with the plan, fitting or
+   *  not. */
   TrainingMemoryPlan checkMemory(TrainingMemoryRequest need, int64_t batch, int64_t sequenceLength,
                                  JobContext& job) const;
 };

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "common/job.h"
 #include "engine/recipe.h"
 
 namespace strata::engine {
@@ -17,7 +18,14 @@ TrainingMemoryPlan RecipeSetup::checkMemory(TrainingMemoryRequest need, int64_t 
     if (need.frozen->batchSequences <= 0) need.frozen->batchSequences = need.rows;
     if (need.frozen->sequenceLength <= 0) need.frozen->sequenceLength = sequenceLength;
   }
-  return checkTrainingMemory(need, &job, device.has_index() ? device.index() : 0);
+  const int deviceIndex = device.has_index() ? device.index() : 0;
+  if (planOnly) {
+    const TrainingMemoryPlan plan =
+        planTrainingMemory(need, availableMemory(need.cuda, deviceIndex));
+    job.info(plan.describe());
+    throw PlanReached({plan.describe(), plan.fits, plan.fits ? "" : plan.refusal()});
+  }
+  return checkTrainingMemory(need, &job, deviceIndex);
 }
 
 }  // namespace strata::engine

@@ -98,8 +98,10 @@ class TrainingLoop {
     const bool oneHost = dist.masterAddress == "127.0.0.1" || dist.masterAddress == "localhost";
     const int processesHere = dist.active() && oneHost && !m_device.is_cuda() ? dist.worldSize : 1;
     m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize, m_bf16,
-                                processesHere},
+                                processesHere, m_in.planOnly},
                     m_job);
+    if (m_in.planOnly)  // the plan throws PlanReached: a recipe that returns never planned
+      throw Error("recipe " + m_in.recipe + " built its model without planning its memory");
     for (const auto& group : m_recipe->parameterGroups())
       m_parameters.insert(m_parameters.end(), group.parameters.begin(), group.parameters.end());
     if (m_group) m_group->broadcastParameters(m_parameters);

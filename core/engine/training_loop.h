@@ -27,6 +27,7 @@ struct TrainingLoopInputs {
   std::string command;
   DistributedSetup distributed;
   TrainingControl control;
+  bool planOnly = false;  ///< stop at the recipe's memory plan (planTraining)
 };
 
 /** run.json: recipe, creation time, command, code and library versions, machine, device, seed,

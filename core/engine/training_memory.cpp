@@ -147,22 +147,25 @@ TrainingMemoryPlan checkTrainingMemory(const TrainingMemoryRequest& request, Job
   return plan;
 }
 
-std::string planPluginRecipeMemory(const std::string& recipe, int64_t bytes,
-                                   const std::string& parts, const std::string& advice,
-                                   JobContext* job) {
+TrainingPlanPreview planPluginRecipeMemory(const std::string& recipe, int64_t bytes,
+                                           const std::string& parts, const std::string& advice,
+                                           JobContext* job) {
   const int64_t available = availableHostMemory();
   const int64_t process = processCost(0, false);
   const int64_t needed = process + std::max<int64_t>(bytes, 0);
-  const bool fits = needed <= usableShareOf(available);
+  TrainingPlanPreview preview;
+  preview.fits = needed <= usableShareOf(available);
   const std::string counted = "plugin recipe " + recipe + ": " + (parts.empty() ? "?" : parts);
-  if (job)
-    job->info("training memory plan: " + counted + "; process " + formatBytes(process) +
-              " — needs " + formatBytes(needed) + " of " + formatBytes(available) +
-              " available memory" + (fits ? ": fits" : ": does not fit"));
-  if (fits) return {};
-  return "this training run needs about " + formatBytes(needed) + " of memory (" + counted +
-         "; the process " + formatBytes(process) + ") but only " + formatBytes(available) +
-         " is available." + (advice.empty() ? "" : " " + advice);
+  preview.plan = "training memory plan: " + counted + "; process " + formatBytes(process) +
+                 " — needs " + formatBytes(needed) + " of " + formatBytes(available) +
+                 " available memory" + (preview.fits ? ": fits" : ": does not fit");
+  if (job) job->info(preview.plan);
+  if (!preview.fits)
+    preview.refusal = "this training run needs about " + formatBytes(needed) + " of memory (" +
+                      counted + "; the process " + formatBytes(process) + ") but only " +
+                      formatBytes(available) + " is available." +
+                      (advice.empty() ? "" : " " + advice);
+  return preview;
 }
 
 }  // namespace strata::engine

@@ -9,8 +9,10 @@
 // Torch-free: recipes fill the request from their settings and model headers.
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/memory_plan.h"
 
@@ -21,6 +23,22 @@ class JobContext;
 }  // namespace strata
 
 namespace strata::engine {
+
+/** A run's memory plan, without the run (engine/training_run.h: planTraining). */
+struct TrainingPlanPreview {
+  std::string plan;     ///< the "training memory plan: …" line the run's log would start with
+  bool fits = false;    ///< the run would start on this machine now
+  std::string refusal;  ///< what the run would be refused with (when !fits)
+};
+
+/** Thrown where a run started by planTraining (engine/training_run.h) reaches its memory plan:
+ *  the run stops there, before anything is loaded, and planTraining returns the preview. */
+class PlanReached : public std::exception {
+ public:
+  explicit PlanReached(TrainingPlanPreview preview) : preview(std::move(preview)) {}
+  const char* what() const noexcept override { return "the run's memory was planned"; }
+  TrainingPlanPreview preview;
+};
 
 /** The transformer a recipe trains, as far as its memory goes. */
 struct TrainedShape {
@@ -102,11 +120,11 @@ TrainingMemoryPlan checkTrainingMemory(const TrainingMemoryRequest& request, Job
                                        int deviceIndex = 0);
 
 /** A plugin recipe's own count (StrataRecipeHost::plan_memory): `bytes` besides the process,
- *  made of `parts`. Reports "training memory plan: plugin recipe NAME: PARTS; process P — needs
- *  N of A available memory: fits" through `job` and returns "" when it fits the host memory
- *  available now; otherwise the refusal, ending in `advice`. */
-std::string planPluginRecipeMemory(const std::string& recipe, int64_t bytes,
-                                   const std::string& parts, const std::string& advice,
-                                   JobContext* job);
+ *  made of `parts`, against the host memory available now. Reports the plan, "training memory
+ *  plan: plugin recipe NAME: PARTS; process P — needs N of A available memory: fits", through
+ *  `job`; the refusal ends in `advice`. */
+TrainingPlanPreview planPluginRecipeMemory(const std::string& recipe, int64_t bytes,
+                                           const std::string& parts, const std::string& advice,
+                                           JobContext* job);
 
 }  // namespace strata::engine

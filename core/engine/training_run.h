@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/config_schema.h"
+#include "engine/training_memory.h"
 
 namespace strata {
 
@@ -51,6 +52,8 @@ struct TrainingRequest {
   std::string command;              ///< recorded in run.json
   DistributedSetup distributed;
   TrainingControl control;
+  /** Set by planTraining: the run stops at its memory plan, before anything is loaded. */
+  bool planOnly = false;
 };
 
 /** What resumeTraining continues, and how. */
@@ -76,6 +79,15 @@ struct TrainingSummary {
  * a bad config, IoError when the folder holds a run or is locked by another process.
  */
 TrainingSummary startTraining(const TrainingRequest& request, JobContext& job);
+
+/**
+ * Plans `request`'s memory as startTraining would, against what this machine has now, and
+ * stops there: the recipe reads what its plan needs (settings, model headers, the tokenizer)
+ * in a temporary run folder that is removed afterwards; no corpus is read and no model is
+ * built. Throws ConfigError for a bad config or a multi-process request, Error when the recipe
+ * cannot plan its memory (a plugin built for ABI 1, or one that never calls plan_memory).
+ */
+TrainingPlanPreview planTraining(TrainingRequest request, JobContext& job);
 
 /**
  * Continues the run in `runFolder` from its newest valid checkpoint (verified; a damaged one

@@ -310,6 +310,43 @@ TEST(PluginTraining, ARecipeBuiltForTheFirstAbiRunsUnplannedAndTheLogSaysSo) {
   EXPECT_FALSE(anyMessageHas(sink, "training memory plan"));
 }
 
+TEST(PluginTraining, PlanningStopsTheRecipeAtItsPlanAndKeepsNothing) {
+  addRecipe(pluginCatalogRecipe(echo()));  // planTraining finds recipes in the catalog
+  addRecipe(pluginCatalogRecipe(testRecipe("echo_v1")));
+  TempDir dir;
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_MEMORY_AVAILABLE", "2G");
+  TrainingRequest request = echoRequest(dir / "run");
+  request.config.set("plan", std::to_string(int64_t{3} << 30));
+  RecordingSink sink;
+  JobContext job(sink, CancellationToken{});
+  const TrainingPlanPreview tooLarge = planTraining(request, job);
+  EXPECT_FALSE(tooLarge.fits);
+  EXPECT_EQ(tooLarge.plan,
+            "training memory plan: plugin recipe echo: echo's buffer; process 512 MiB — needs "
+            "3.50 GiB of 2.00 GiB available memory: does not fit");
+  EXPECT_NE(tooLarge.refusal.find("ask echo for less"), std::string::npos) << tooLarge.refusal;
+  request.config.set("plan", "1000");
+  const TrainingPlanPreview small = planTraining(request, job);
+  EXPECT_TRUE(small.fits);
+  EXPECT_TRUE(small.refusal.empty());
+  EXPECT_FALSE(fs::exists(dir / "run")) << "planning created the run folder";
+
+  // A recipe that never plans is stopped at its first cancelled() and said to be unplannable;
+  // one built for ABI 1 is not run at all.
+  request.config.set("plan", "");
+  const std::string unplanned = errorOf([&] { planTraining(request, job); });
+  EXPECT_NE(unplanned.find("did not plan its memory before its first step"), std::string::npos)
+      << unplanned;
+  TrainingRequest old = request;
+  old.recipe = "echo_v1";
+  old.config = ResolvedConfig(pluginRecipeSchema(testRecipe("echo_v1")));
+  const std::string abiOne = errorOf([&] { planTraining(old, job); });
+  EXPECT_NE(abiOne.find("built for plugin ABI 1 and cannot plan its memory"), std::string::npos)
+      << abiOne;
+  EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
 TEST(PluginTraining, RefusesAFolderHoldingARunAndSeveralProcesses) {
   TempDir dir;
   RecordingSink sink;

@@ -417,6 +417,14 @@ TEST(CliTunedLens, PlansItsMemoryBeforeReadingALayerAndThePlanHoldsThePeak) {
   EXPECT_LE(run.peakResidentBytes, plan) << figures;          // never under the peak
   EXPECT_LE(plan, run.peakResidentBytes * 5 / 4) << figures;  // nor far above it
   EXPECT_NE(run.out.find("layers 320 MiB"), std::string::npos) << run.out;
+  // `--plan` prints the same plan and trains nothing.
+  const testing::MeasuredOutput planned = testing::runCliMeasured(
+      {"train", "tuned_lens", "--plan", "--set", "store=" + (dir / "wide.h5").string(), "--set",
+       "steps=3", "--set", "threads=2", "--set", "eval_every=0", "--run-dir",
+       (dir / "planned").string()});
+  EXPECT_EQ(planned.exitCode, 0) << planned.out;
+  EXPECT_EQ(plannedBytes(planned.out), plan) << planned.out;
+  EXPECT_FALSE(fs::exists(dir / "planned"));
 
   // A machine the plan does not fit: refused before a layer is read, saying what to change.
   testing::ScopedEnvironment env;

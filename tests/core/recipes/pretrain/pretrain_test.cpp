@@ -244,5 +244,42 @@ TEST(CliTrainMemory, ARunTooLargeForTheMemoryIsRefusedBeforeItsModelIsBuilt) {
   EXPECT_NE(ran.out.find("training memory plan: weights"), std::string::npos) << ran.out;
 }
 
+TEST(CliTrainPlan, PrintsTheRunsOwnPlanWithoutReadingTheCorpusOrCreatingTheRun) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const std::string settings =
+      " --set steps=1 --set batch=2 --set seq_len=16 --set dim=16 --set layers=1 --set heads=2"
+      " --set mlp=32 --set warmup=1";
+  testing::ScopedEnvironment environment;
+  environment.set("STRATA_MEMORY_AVAILABLE", "8G");  // the same figures in every run below
+  const testing::CommandOutput ran =
+      testing::runCliSplit("train pretrain --run-dir " + (dir / "run").string() +
+                           " --set corpus=" + (dir / "corpus.txt").string() + settings);
+  ASSERT_EQ(ran.exitCode, 0) << ran.err;
+  const size_t at = ran.err.find("training memory plan: weights");
+  ASSERT_NE(at, std::string::npos) << ran.err;
+  const std::string runPlan = ran.err.substr(at, ran.err.find('\n', at) - at);
+
+  // The corpus does not exist: the plan never reads it, and nothing is created.
+  const testing::CommandOutput planned =
+      testing::runCliSplit("train pretrain --plan --run-dir " + (dir / "planned").string() +
+                           " --set corpus=" + (dir / "missing.txt").string() + settings);
+  ASSERT_EQ(planned.exitCode, 0) << planned.err;
+  EXPECT_EQ(planned.out, runPlan + "\n");
+  EXPECT_FALSE(fs::exists(dir / "planned"));
+
+  environment.set("STRATA_MEMORY_AVAILABLE", "100M");
+  const testing::CommandOutput refused = testing::runCliSplit(
+      "train pretrain --plan --set corpus=" + (dir / "missing.txt").string() + settings);
+  EXPECT_EQ(refused.exitCode, 1) << refused.err;
+  EXPECT_NE(refused.out.find("100 MiB available memory: does not fit"), std::string::npos)
+      << refused.out;
+  EXPECT_NE(refused.err.find("this training run needs about"), std::string::npos) << refused.err;
+  const testing::CommandOutput two = testing::runCliSplit(
+      "train pretrain --plan --nproc 2 --set corpus=" + (dir / "corpus.txt").string() + settings);
+  EXPECT_EQ(two.exitCode, 2) << two.err;
+  EXPECT_NE(two.err.find("--plan plans one process"), std::string::npos) << two.err;
+}
+
 }  // namespace
 }  // namespace strata::recipes
