@@ -6,6 +6,8 @@
 
 #include <QAction>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -170,6 +172,51 @@ class TrainingRunTest : public QObject {
     QCOMPARE(view->progressBar()->value(), 1000);
     QTRY_VERIFY(view->logView()->toPlainText().contains("step 1000/1000"));
     QVERIFY(view->startButton()->isEnabled());
+  }
+
+  void plansTheRunsMemoryFromTheLauncherWithoutStartingIt() {
+    MainWindow window(MainWindow::Options{false});
+    QStringList errors;
+    window.setErrorReporter([&](const ErrorReport& report) { errors << report.error; });
+    window.show();
+    window.feature<TrainingFeature>()->showTrainingLaunchDialog();
+    auto* dialog = window.findChild<TrainingLaunchDialog*>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->setRecipe(QStringLiteral("echo")));  // the test plugin's recipe
+    const QString folder = QDir::cleanPath(m_root.filePath("runs/planned"));
+    dialog->setRunFolder(folder);
+    dialog->setValueText(QStringLiteral("plan"), QString::number(qint64(3) << 30));
+    QVERIFY(!dialog->planLabel()->isVisible());
+    QVERIFY2(dialog->planButton()->isEnabled(), qPrintable(dialog->problem()));
+
+    qputenv("STRATA_MEMORY_AVAILABLE", "4G");
+    dialog->planButton()->click();
+    QTRY_VERIFY(dialog->planLabel()->text().contains(QStringLiteral("fits")));
+    QCOMPARE(dialog->planLabel()->text(),
+             QStringLiteral("training memory plan: plugin recipe echo: echo's buffer; process "
+                            "512 MiB — needs 3.50 GiB of 4.00 GiB available memory: fits"));
+    QVERIFY(dialog->planLabel()->isVisible());
+    QVERIFY(dialog->planButton()->isEnabled());
+    QVERIFY2(!QFileInfo::exists(folder), "planning created the run folder");
+
+    // An edit makes the shown plan another request's: it goes.
+    dialog->setValueText(QStringLiteral("greeting"), QStringLiteral("hello again"));
+    QVERIFY(!dialog->planLabel()->isVisible());
+
+    qputenv("STRATA_MEMORY_AVAILABLE", "2G");
+    dialog->planButton()->click();
+    QTRY_VERIFY(dialog->planLabel()->text().contains(QStringLiteral("does not fit")));
+    QVERIFY(dialog->planLabel()->text().contains(QStringLiteral("ask echo for less")));
+    qunsetenv("STRATA_MEMORY_AVAILABLE");
+
+    // A recipe that cannot plan says so in the dialog, not in an error box.
+    dialog->setValueText(QStringLiteral("plan"), QString());
+    dialog->planButton()->click();
+    QTRY_VERIFY(dialog->planLabel()->text().startsWith(QStringLiteral("Could not plan the run")));
+    QVERIFY(dialog->planLabel()->text().contains(QStringLiteral("did not plan its memory")));
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    QVERIFY(!QFileInfo::exists(folder));
+    dialog->reject();
   }
 
   void pauseStopAndResume() {

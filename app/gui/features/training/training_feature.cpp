@@ -120,6 +120,9 @@ void TrainingFeature::openTrainingLauncher(const QString& recipe,
   if (!recipe.isEmpty()) dialog->setRecipe(recipe);
   for (auto value = values.begin(); value != values.end(); ++value)
     dialog->setValueTextForEveryRecipe(value.key(), value.value());
+  connect(
+      dialog, &TrainingLaunchDialog::planRequested, this,
+      [this, dialog](const engine::TrainingRequest& request) { planTrainingRun(dialog, request); });
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     if (m_workbench->persistSettings()) {
       QSettings settings = guiSettings();
@@ -133,6 +136,25 @@ void TrainingFeature::openTrainingLauncher(const QString& recipe,
     }
   });
   dialog->open();  // window-modal without a nested event loop, like every dialog here
+}
+
+void TrainingFeature::planTrainingRun(TrainingLaunchDialog* dialog,
+                                      const engine::TrainingRequest& request) {
+  // A job (a model's header, a tokenizer, or a GGUF import can take a while); the dialog may
+  // be closed before it ends.
+  const QPointer<TrainingLaunchDialog> shown(dialog);
+  auto preview = std::make_shared<engine::TrainingPlanPreview>();
+  m_workbench->startJob(
+      tr("Planning memory for %1").arg(QString::fromStdString(request.recipe)),
+      [request, preview](JobContext& job) { *preview = engine::planTraining(request, job); },
+      [shown, preview](JobOutcome outcome, const QString& error) {
+        if (!shown) return;
+        if (outcome == JobOutcome::Succeeded)
+          shown->showPlan(QString::fromStdString(preview->plan), preview->fits,
+                          QString::fromStdString(preview->refusal));
+        else
+          shown->showPlanFailure(outcome == JobOutcome::Cancelled ? tr("cancelled") : error);
+      });
 }
 
 bool TrainingFeature::slotIsFree(const QString& action, const QString& folder) {

@@ -24,6 +24,7 @@ class QAction;
 namespace strata {
 
 class ProjectRuns;
+class TrainingLaunchDialog;
 
 class Workbench;
 
@@ -66,6 +67,8 @@ class TrainingFeature final : public Feature, public TrainingService {
   void trainingFinished(const QString& folder, strata::JobOutcome outcome);
 
  private:
+  /** Plans `request` as a job (engine::planTraining) and shows the plan in `dialog`. */
+  void planTrainingRun(TrainingLaunchDialog* dialog, const engine::TrainingRequest& request);
   /** Whether the slot is free; else logs why `action` ("starting", …) `folder` is refused. */
   bool slotIsFree(const QString& action, const QString& folder);
   /** Runs a training `work` for `folder`: the job, the slot, the tab's buttons, the log. */

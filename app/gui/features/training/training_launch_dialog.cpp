@@ -40,7 +40,9 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> sch
       m_formLayout(new QVBoxLayout),
       m_runFolder(new QLineEdit(this)),
       m_problem(new QLabel(this)),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
+      m_plan(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
+      m_planButton(m_buttons->addButton(tr("Plan Memory"), QDialogButtonBox::ActionRole)) {
   if (m_schemas.empty()) throw Error("no training recipe is available");
   setObjectName(QStringLiteral("TrainingLaunchDialog"));
   setWindowTitle(tr("Start Training"));
@@ -84,11 +86,35 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> sch
   m_problem->setWordWrap(true);
   m_problem->setStyleSheet(QStringLiteral("color: #b00020"));
 
+  m_plan->setObjectName(QStringLiteral("memoryPlan"));
+  m_plan->setWordWrap(true);
+  m_plan->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_plan->hide();
+  m_planButton->setObjectName(QStringLiteral("planMemory"));
+  m_planButton->setToolTip(
+      tr("What the run would need of this machine's memory, planned as the run itself plans "
+         "it (its settings, the model's header, the tokenizer), without starting it"));
+  connect(m_planButton, &QPushButton::clicked, this, [this] {
+    engine::TrainingRequest planned;
+    try {
+      planned = request();
+    } catch (const Error&) {  // the button is enabled only on a valid form
+      return;
+    }
+    m_planning = true;
+    m_planButton->setEnabled(false);
+    m_plan->setStyleSheet(QString());
+    m_plan->setText(tr("Planning the run's memory…"));
+    m_plan->show();
+    emit planRequested(planned);
+  });
+
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(m_description);
   layout->addWidget(scroll, 1);
   layout->addWidget(m_problem);
+  layout->addWidget(m_plan);
   layout->addWidget(m_buttons);
 
   okButton()->setText(tr("Start"));
@@ -260,6 +286,10 @@ void TrainingLaunchDialog::updateState() {
   m_problemText = problem;
   m_problem->setText(problem);
   m_problem->setVisible(!problem.isEmpty());
+  // The form changed: a plan shown was the plan of another request.
+  m_planning = false;
+  m_plan->hide();
+  m_planButton->setEnabled(problem.isEmpty());
   okButton()->setEnabled(problem.isEmpty());
 }
 
@@ -282,6 +312,24 @@ void TrainingLaunchDialog::saveSettings(QSettings& settings) const {
   const QString prefix = QStringLiteral("training/%1/").arg(recipe());
   for (const engine::SettingSpec& spec : schema().settings)
     settings.setValue(prefix + qs(spec.key), valueText(qs(spec.key)));
+}
+
+void TrainingLaunchDialog::showPlan(const QString& plan, bool fits, const QString& refusal) {
+  if (!m_planning) return;  // the form changed since: this plan is not the form's
+  m_planning = false;
+  m_planButton->setEnabled(m_problemText.isEmpty());
+  m_plan->setStyleSheet(fits ? QStringLiteral("color: #1b5e20") : QStringLiteral("color: #b00020"));
+  m_plan->setText(fits ? plan : plan + QStringLiteral("\n") + refusal);
+  m_plan->show();
+}
+
+void TrainingLaunchDialog::showPlanFailure(const QString& error) {
+  if (!m_planning) return;
+  m_planning = false;
+  m_planButton->setEnabled(m_problemText.isEmpty());
+  m_plan->setStyleSheet(QStringLiteral("color: #b00020"));
+  m_plan->setText(tr("Could not plan the run: %1").arg(error));
+  m_plan->show();
 }
 
 }  // namespace strata

@@ -5,6 +5,10 @@
 // several recipes. OK stays disabled while any field is invalid; the ConfigError of the first
 // bad field is shown under the form.
 //
+// Plan Memory asks for the run's memory plan without the run (planRequested; the caller runs
+// engine::planTraining as a job and shows the result with showPlan): the plan's line, green when
+// the run fits this machine now, red with the refusal when not. Any edit clears it.
+//
 // The dialog only fills a TrainingRequest; the main window runs it. Remembered values go
 // through a QSettings the caller passes ("training/<recipe>/<key>"). Each recipe keeps its own
 // texts while the dialog is open: switching recipe and back finds what was typed. The texts a
@@ -68,10 +72,20 @@ class TrainingLaunchDialog final : public QDialog {
   void restoreSettings(const QSettings& settings, const QString& recipe = {});
   void saveSettings(QSettings& settings) const;
 
+  /** The plan of the request the form describes, or what stopped planning it. */
+  void showPlan(const QString& plan, bool fits, const QString& refusal);
+  void showPlanFailure(const QString& error);
+
   QPushButton* okButton() const;
+  QPushButton* planButton() const { return m_planButton; }
+  QLabel* planLabel() const { return m_plan; }
   QComboBox* recipeBox() const { return m_recipe; }
   QLineEdit* runFolderEdit() const { return m_runFolder; }
   QLabel* problemLabel() const { return m_problem; }
+
+ signals:
+  /** Plan Memory was pressed on a valid form: plan `request`, then call showPlan. */
+  void planRequested(const engine::TrainingRequest& request);
 
  private:
   void buildForm();
@@ -94,7 +108,10 @@ class TrainingLaunchDialog final : public QDialog {
   QVBoxLayout* m_formLayout;
   QLineEdit* m_runFolder;
   QLabel* m_problem;
+  QLabel* m_plan;  ///< the last plan, until the form changes
   QDialogButtonBox* m_buttons;
+  QPushButton* m_planButton;
+  bool m_planning = false;  ///< a plan was requested and has not arrived
   QHash<QString, QWidget*> m_fields;
   QString m_formRecipe;  ///< the recipe whose form is shown (empty before the first)
   QHash<QString, QHash<QString, QString>> m_texts;  ///< recipe → key → text to show
