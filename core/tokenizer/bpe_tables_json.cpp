@@ -29,7 +29,9 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return scalar("binary"); }
   bool string(string_t& value) override {
     if (m_level == 3 && m_section == Section::Merges) {
-      m_out.merges.push_back({MergeEntry::Kind::Line, std::move(value)});
+      MergeEntry& line = m_out.merges.emplace_back();
+      line.kind = MergeEntry::Kind::Line;
+      line.left = std::move(value);
     } else if (m_level == 4 && m_section == Section::Merges) {
       MergeEntry& pair = m_out.merges.back();
       ++m_parts;
@@ -100,7 +102,7 @@ class BpeTablesSax : public nlohmann::json_sax<Json> {
     } else if (m_level == 3 && m_section == Section::Vocab && !m_out.firstBadId) {
       m_out.firstBadId = std::make_pair(m_token, std::string(type));
     } else if (m_level == 3 && m_section == Section::Merges) {
-      m_out.merges.push_back({array ? MergeEntry::Kind::Pair : MergeEntry::Kind::Other});
+      m_out.merges.emplace_back().kind = array ? MergeEntry::Kind::Pair : MergeEntry::Kind::Other;
       m_parts = 0;
     } else if (m_level == 4 && m_section == Section::Merges) {
       pairPart(type);
