@@ -2,11 +2,8 @@
 
 #include "engine/training_run.h"
 
-#include <stdlib.h>
-
-#include <system_error>
-
 #include "common/error.h"
+#include "common/scratch_folder.h"
 #include "engine/recipe_catalog.h"
 #include "engine/run_manifest.h"
 #include "engine/training_memory.h"
@@ -24,17 +21,8 @@ TrainingPlanPreview planTraining(TrainingRequest request, JobContext& job) {
     throw ConfigError("--plan", "nproc",
                       "plans one process of a run; plan without --nproc / --world-size");
   const CatalogRecipe recipe = findRecipe(request.recipe);
-  std::string pattern = (fs::temp_directory_path() / "strata-plan-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw IoError(pattern, lastSystemError());
-  const fs::path folder = pattern;
-  struct Removed {
-    fs::path folder;
-    ~Removed() {
-      std::error_code ignored;
-      fs::remove_all(folder, ignored);
-    }
-  } removed{folder};
-  request.runFolder = folder / "run";
+  const ScratchFolder scratch("strata-plan-");
+  request.runFolder = scratch.path() / "run";
   request.planOnly = true;
   try {
     recipe.runner->start(request, job);

@@ -1,16 +1,15 @@
 #include "verify/transformers_reference.h"
 
 #include <ATen/ATen.h>
-#include <stdlib.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <system_error>
 
 #include "common/error.h"
 #include "common/install_paths.h"
 #include "common/job.h"
+#include "common/scratch_folder.h"
 #include "io/hf/safetensors_file.h"
 #include "model/backbone/safetensors_torch.h"
 #include "verify/child_process.h"
@@ -26,27 +25,6 @@ constexpr int kExitMissingModule = 3;
 constexpr int kExitLoadFailed = 4;
 // Share of the job's progress bar the transformers side takes; Strata's comparison the rest.
 constexpr double kReferenceShare = 0.7;
-
-/** A scratch folder for the script's output, removed with its contents. */
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "strata-verify-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw IoError(pattern, lastSystemError());
-    m_path = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
 
 /** The last `count` non-empty lines of `text` (tqdm's \r-redrawn bars count as lines). */
 std::string lastLines(const std::string& text, int count) {
@@ -136,7 +114,7 @@ TransformersReference runTransformersReference(const std::filesystem::path& mode
   const std::filesystem::path script = bundledPythonScript(kScript);
   if (script.empty())
     throw IoError(kScript, "is missing from this installation (share/strata/python/)");
-  ScratchFolder scratch;
+  const ScratchFolder scratch("strata-verify-");  // the script's output
   const std::filesystem::path promptsFile = scratch.path() / "prompts.json";
   std::ofstream(promptsFile) << nlohmann::json(prompts).dump();
 
