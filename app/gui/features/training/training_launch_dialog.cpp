@@ -315,20 +315,19 @@ void TrainingLaunchDialog::saveSettings(QSettings& settings) const {
 }
 
 void TrainingLaunchDialog::showPlan(const QString& plan, bool fits, const QString& refusal) {
-  if (!m_planning) return;  // the form changed since: this plan is not the form's
-  m_planning = false;
-  m_planButton->setEnabled(m_problemText.isEmpty());
-  m_plan->setStyleSheet(fits ? QStringLiteral("color: #1b5e20") : QStringLiteral("color: #b00020"));
-  m_plan->setText(fits ? plan : plan + QStringLiteral("\n") + refusal);
-  m_plan->show();
+  showPlanResult(fits ? plan : plan + QStringLiteral("\n") + refusal, fits);
 }
 
 void TrainingLaunchDialog::showPlanFailure(const QString& error) {
-  if (!m_planning) return;
+  showPlanResult(tr("Could not plan the run: %1").arg(error), false);
+}
+
+void TrainingLaunchDialog::showPlanResult(const QString& text, bool fits) {
+  if (!m_planning) return;  // the form changed since: this result is not the form's
   m_planning = false;
   m_planButton->setEnabled(m_problemText.isEmpty());
-  m_plan->setStyleSheet(QStringLiteral("color: #b00020"));
-  m_plan->setText(tr("Could not plan the run: %1").arg(error));
+  m_plan->setStyleSheet(fits ? QStringLiteral("color: #1b5e20") : QStringLiteral("color: #b00020"));
+  m_plan->setText(text);
   m_plan->show();
 }
 

@@ -96,6 +96,8 @@ class TrainingLaunchDialog final : public QDialog {
   /** Labels of every group as wide as the widest, so the fields of all groups line up. */
   void alignLabels();
   QString defaultRunFolder() const;
+  /** A requested plan's outcome, green when the run fits; dropped when the form changed. */
+  void showPlanResult(const QString& text, bool fits);
   void updateState();
 
   std::vector<engine::ConfigSchema> m_schemas;
