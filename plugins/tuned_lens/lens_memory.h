@@ -21,7 +21,8 @@ struct LensMemory {
   int64_t working = 0;
 
   int64_t total() const { return layers + heldOut + translators + working; }
-  /** "33 layers of 16,384 × 4,096 8.25 GiB, held-out copies …, translators …, working …". */
+  /** "layers 320 MiB, held-out copies 40 MiB, translators and Adam's moments 48 MiB, working
+   *  32 MiB": the line the run's memory plan shows. */
   std::string parts() const;
 };
 

@@ -227,12 +227,6 @@ void loadLensLayers(const LensSettings& settings, LensData& data) {
   }
 }
 
-LensData loadLensData(const LensSettings& settings) {
-  LensData data = readLensShape(settings);
-  loadLensLayers(settings, data);
-  return data;
-}
-
 void BatchSampler::reshuffle() {
   shuffle(order, engine);
   position = 0;

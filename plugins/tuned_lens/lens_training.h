@@ -71,8 +71,6 @@ struct LensData {
 LensData readLensShape(const LensSettings& settings);
 /** Reads and normalises the chosen layers and the target into `data` (from readLensShape). */
 void loadLensLayers(const LensSettings& settings, LensData& data);
-/** readLensShape, then loadLensLayers. */
-LensData loadLensData(const LensSettings& settings);
 
 /** Mini-batches: epochs over the training rows, each a Fisher–Yates shuffle by a mt19937_64. */
 struct BatchSampler {
