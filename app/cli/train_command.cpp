@@ -54,7 +54,8 @@ int runTrain(const Arguments& original) {
       .option("run-dir", "DIR", "the run folder to create (default: runs/<recipe>-<time>)")
       .flag("plan",
             "print the run's memory plan against this machine now and stop: nothing is\n"
-            "created, no corpus read, no model built (exit 1 when it would not fit)");
+            "created, no corpus read, no model built (exit 1 when it would not fit); with\n"
+            "--nproc N, the plan of each of the N processes sharing this machine");
   addDistributedOptions(cli);
   const bool run = cli.parse(args);
   if (!run) {
@@ -65,8 +66,8 @@ int runTrain(const Arguments& original) {
   }
   const engine::ConfigSchema schema = engine::recipeSchema(cli.value("recipe"));
   const bool planOnly = cli.isSet("plan");
-  if (planOnly && (cli.has("nproc") || cli.has("world-size")))
-    throw UsageError("--plan plans one process: leave out --nproc and --world-size");
+  if (planOnly && (cli.has("world-size") || cli.has("rank")))
+    throw UsageError("--plan plans the processes of this machine: give them with --nproc");
   if (!planOnly)
     if (const int code = launchLocalProcesses(cli, "train", original); code >= 0) return code;
 
@@ -82,7 +83,11 @@ int runTrain(const Arguments& original) {
           : engine::defaultRunsRoot() / (schema.recipe + "-" + std::to_string(::time(nullptr)));
   request.command = commandLineText("train", original);
   request.distributed = distributedSetupFrom(cli);
-  if (planOnly) return printPlan(request);
+  if (planOnly) {
+    // Rank 0 of the --nproc processes, planned as it would plan itself (nothing is started).
+    if (cli.has("nproc")) request.distributed.worldSize = localProcessCount(cli);
+    return printPlan(request);
+  }
   return runTrainingJob([&](JobContext& job) { return engine::startTraining(request, job); },
                         request.distributed, request.runFolder);
 }

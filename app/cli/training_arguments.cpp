@@ -99,13 +99,18 @@ engine::DistributedSetup distributedSetupFrom(const CommandLine& cli) {
   return setup;
 }
 
-int launchLocalProcesses(const CommandLine& cli, const std::string& command,
-                         const Arguments& args) {
-  if (!cli.has("nproc")) return -1;
+int localProcessCount(const CommandLine& cli) {
   const int64_t n = cli.integer("nproc");
   if (n < 1 || n > 256) throw UsageError("--nproc must be in 1..256");
   if (cli.has("rank") || cli.has("world-size"))
     throw UsageError("--nproc starts every rank itself: leave out --rank and --world-size");
+  return static_cast<int>(n);
+}
+
+int launchLocalProcesses(const CommandLine& cli, const std::string& command,
+                         const Arguments& args) {
+  if (!cli.has("nproc")) return -1;
+  const int n = localProcessCount(cli);
   const std::string port = std::to_string(freeLoopbackPort());
   std::vector<pid_t> children;
   for (int64_t rank = 0; rank < n; ++rank) {

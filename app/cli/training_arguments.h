@@ -20,6 +20,9 @@ std::vector<std::string> takeSetOptions(Arguments& args);
 CommandLine& addDistributedOptions(CommandLine& cli);
 engine::DistributedSetup distributedSetupFrom(const CommandLine& cli);
 
+/** --nproc's N (1..256; a UsageError beside --rank or --world-size, which it sets itself). */
+int localProcessCount(const CommandLine& cli);
+
 /**
  * With --nproc N > 1: runs `strata-cli <command> <args> --rank i --world-size N --master-port P`
  * for i = 0..N-1 on this machine (a free loopback port), waits for all, and returns the first

@@ -87,7 +87,8 @@ class TrainingLoop {
         // Kernels and allocations that name no index go to this rank's GPU too.
         c10::impl::getDeviceGuardImpl(m_device.type())->setDevice(m_device);
       }
-      m_group = std::make_unique<DataParallelGroup>(dist, 300, m_device);
+      // A plan (planTraining) stops before the first collective: it joins no group.
+      if (!m_in.planOnly) m_group = std::make_unique<DataParallelGroup>(dist, 300, m_device);
     }
 
     if (m_leader && !m_in.resume) writeRunJson(m_in, {}, m_device.str());
@@ -95,8 +96,10 @@ class TrainingLoop {
     m_recipe = m_in.make();
     // On the CPU, the processes of a run on one machine (rank 0 on this host) share its memory;
     // on GPUs each rank has its own device.
-    const bool oneHost = dist.masterAddress == "127.0.0.1" || dist.masterAddress == "localhost";
-    const int processesHere = dist.active() && oneHost && !m_device.is_cuda() ? dist.worldSize : 1;
+    const int processesHere =
+        dist.active() && isLoopbackAddress(dist.masterAddress) && !m_device.is_cuda()
+            ? dist.worldSize
+            : 1;
     m_recipe->build(RecipeSetup{m_config, m_in.folder, m_device, dist.rank, dist.worldSize, m_bf16,
                                 processesHere, m_in.planOnly},
                     m_job);

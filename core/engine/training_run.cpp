@@ -12,14 +12,20 @@ namespace strata::engine {
 
 namespace fs = std::filesystem;
 
+bool isLoopbackAddress(const std::string& address) {
+  return address == "127.0.0.1" || address == "localhost";
+}
+
 TrainingSummary startTraining(const TrainingRequest& request, JobContext& job) {
   return findRecipe(request.recipe).runner->start(request, job);
 }
 
 TrainingPlanPreview planTraining(TrainingRequest request, JobContext& job) {
-  if (request.distributed.active())
-    throw ConfigError("--plan", "nproc",
-                      "plans one process of a run; plan without --nproc / --world-size");
+  // The processes of one machine are planned as its own run would plan them (each with its
+  // share of the batch, all of them sharing the memory); nothing connects to a peer.
+  if (request.distributed.rank != 0 || !isLoopbackAddress(request.distributed.masterAddress))
+    throw ConfigError("--plan", "world-size",
+                      "plans the processes of this machine: give them with --nproc");
   const CatalogRecipe recipe = findRecipe(request.recipe);
   const ScratchFolder scratch("strata-plan-");
   request.runFolder = scratch.path() / "run";

@@ -33,6 +33,9 @@ struct DistributedSetup {
   bool active() const { return worldSize > 1; }
 };
 
+/** Whether `address` names this machine's loopback (the processes of `--nproc`). */
+bool isLoopbackAddress(const std::string& address);
+
 /** Pause / resume requests from another thread (the GUI's Pause button). Copies share state. */
 class TrainingControl {
  public:
@@ -52,7 +55,8 @@ struct TrainingRequest {
   std::string command;              ///< recorded in run.json
   DistributedSetup distributed;
   TrainingControl control;
-  /** Set by planTraining: the run stops at its memory plan, before anything is loaded. */
+  /** Set by planTraining: the run stops at its memory plan, before anything is loaded (with
+   *  `distributed`, the plan of rank 0 of that many processes on this machine). */
   bool planOnly = false;
 };
 
@@ -84,8 +88,10 @@ TrainingSummary startTraining(const TrainingRequest& request, JobContext& job);
  * Plans `request`'s memory as startTraining would, against what this machine has now, and
  * stops there: the recipe reads what its plan needs (settings, model headers, the tokenizer)
  * in a temporary run folder that is removed afterwards; no corpus is read and no model is
- * built. Throws ConfigError for a bad config or a multi-process request, Error when the recipe
- * cannot plan its memory (a plugin built for ABI 1, or one that never calls plan_memory).
+ * built. A `distributed` request plans rank 0 of its processes, all on this machine (`--nproc`):
+ * each with its share of the batch, the machine's memory shared by all. Throws ConfigError for
+ * a bad config or a request that spans machines, Error when the recipe cannot plan its memory
+ * (a plugin built for ABI 1, or one that never calls plan_memory).
  */
 TrainingPlanPreview planTraining(TrainingRequest request, JobContext& job);
 

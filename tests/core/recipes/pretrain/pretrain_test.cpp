@@ -244,6 +244,12 @@ TEST(CliTrainMemory, ARunTooLargeForTheMemoryIsRefusedBeforeItsModelIsBuilt) {
   EXPECT_NE(ran.out.find("training memory plan: weights"), std::string::npos) << ran.out;
 }
 
+/** The "training memory plan: …" line a run logged (empty when it logged none). */
+std::string loggedPlan(const std::string& log) {
+  const size_t at = log.find("training memory plan: weights");
+  return at == std::string::npos ? std::string() : log.substr(at, log.find('\n', at) - at);
+}
+
 TEST(CliTrainPlan, PrintsTheRunsOwnPlanWithoutReadingTheCorpusOrCreatingTheRun) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
@@ -256,9 +262,8 @@ TEST(CliTrainPlan, PrintsTheRunsOwnPlanWithoutReadingTheCorpusOrCreatingTheRun) 
       testing::runCliSplit("train pretrain --run-dir " + (dir / "run").string() +
                            " --set corpus=" + (dir / "corpus.txt").string() + settings);
   ASSERT_EQ(ran.exitCode, 0) << ran.err;
-  const size_t at = ran.err.find("training memory plan: weights");
-  ASSERT_NE(at, std::string::npos) << ran.err;
-  const std::string runPlan = ran.err.substr(at, ran.err.find('\n', at) - at);
+  const std::string runPlan = loggedPlan(ran.err);
+  ASSERT_FALSE(runPlan.empty()) << ran.err;
 
   // The corpus does not exist: the plan never reads it, and nothing is created.
   const testing::CommandOutput planned =
@@ -275,10 +280,35 @@ TEST(CliTrainPlan, PrintsTheRunsOwnPlanWithoutReadingTheCorpusOrCreatingTheRun) 
   EXPECT_NE(refused.out.find("100 MiB available memory: does not fit"), std::string::npos)
       << refused.out;
   EXPECT_NE(refused.err.find("this training run needs about"), std::string::npos) << refused.err;
+
+  // --nproc 2: the plan each of two processes on this machine starts with (a row each, both
+  // sharing the memory), printed by one process that starts neither and joins no group.
+  environment.set("STRATA_MEMORY_AVAILABLE", "8G");
+  const testing::CommandOutput ranTwo =
+      testing::runCliSplit("train pretrain --nproc 2 --run-dir " + (dir / "two").string() +
+                           " --set corpus=" + (dir / "corpus.txt").string() + settings);
+  ASSERT_EQ(ranTwo.exitCode, 0) << ranTwo.err;
+  const std::string twoPlan = loggedPlan(ranTwo.err);
+  EXPECT_NE(twoPlan.find(" for its 2 of 8.00 GiB"), std::string::npos) << twoPlan;
   const testing::CommandOutput two = testing::runCliSplit(
-      "train pretrain --plan --nproc 2 --set corpus=" + (dir / "corpus.txt").string() + settings);
-  EXPECT_EQ(two.exitCode, 2) << two.err;
-  EXPECT_NE(two.err.find("--plan plans one process"), std::string::npos) << two.err;
+      "train pretrain --plan --nproc 2 --run-dir " + (dir / "two-planned").string() +
+      " --set corpus=" + (dir / "missing.txt").string() + settings);
+  ASSERT_EQ(two.exitCode, 0) << two.err;
+  EXPECT_EQ(two.out, twoPlan + "\n");
+  EXPECT_NE(two.out, planned.out) << "two processes plan a row each, and twice the memory";
+  EXPECT_FALSE(fs::exists(dir / "two-planned"));
+  // A batch the processes cannot share is refused as the run would refuse it.
+  const testing::CommandOutput three = testing::runCliSplit(
+      "train pretrain --plan --nproc 3 --set corpus=" + (dir / "missing.txt").string() + settings);
+  EXPECT_EQ(three.exitCode, 1) << three.err;
+  EXPECT_NE(three.err.find("must be a multiple of the number of processes (3)"), std::string::npos)
+      << three.err;
+  // Processes on other machines cannot be planned from this one.
+  const testing::CommandOutput spread =
+      testing::runCliSplit("train pretrain --plan --world-size 2 --rank 0 --set corpus=" +
+                           (dir / "missing.txt").string() + settings);
+  EXPECT_EQ(spread.exitCode, 2) << spread.err;
+  EXPECT_NE(spread.err.find("give them with --nproc"), std::string::npos) << spread.err;
 }
 
 }  // namespace
