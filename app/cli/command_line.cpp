@@ -107,6 +107,25 @@ double CommandLine::number(const std::string& name) const {
   throw UsageError("--" + name + " must be a number, got '" + text + "'");
 }
 
+std::pair<int64_t, int64_t> CommandLine::layerRange(const std::string& name) const {
+  const std::string text = value(name);
+  const auto layer = [](const std::string& part) -> std::optional<int64_t> {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos ||
+        part.size() > 9)
+      return std::nullopt;
+    return std::stoll(part);
+  };
+  const std::size_t dots = text.find("..");
+  const auto first = layer(text.substr(0, dots));
+  const auto last = dots == std::string::npos ? first : layer(text.substr(dots + 2));
+  if (!first || !last)
+    throw UsageError("--" + name + " must be a layer or a range A..B of layers, got '" + text +
+                     "'");
+  if (*first > *last)
+    throw UsageError("--" + name + " " + text + " is empty: the first layer comes after the last");
+  return {*first, *last};
+}
+
 bool CommandLine::isSet(const std::string& flagName) const { return m_values.count(flagName) > 0; }
 
 std::string CommandLine::help() const {

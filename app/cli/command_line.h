@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -40,6 +41,9 @@ class CommandLine {
   /** The option's value as an integer / a number; UsageError naming the option otherwise. */
   int64_t integer(const std::string& name) const;
   double number(const std::string& name) const;
+  /** The option's value as layers "A..B" (or one layer "A"): whole numbers, 0 ≤ A ≤ B;
+   *  UsageError naming the option otherwise. */
+  std::pair<int64_t, int64_t> layerRange(const std::string& name) const;
   std::string help() const;
 
  private:

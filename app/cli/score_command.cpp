@@ -29,17 +29,8 @@ namespace strata::cli {
 namespace {
 
 geometry::LayerRange parseRange(const CommandLine& cli, const std::string& name) {
-  const std::string text = cli.value(name);
-  const auto dots = text.find("..");
-  try {
-    if (dots == std::string::npos) {
-      const int64_t layer = std::stoll(text);
-      return {layer, layer};
-    }
-    return {std::stoll(text.substr(0, dots)), std::stoll(text.substr(dots + 2))};
-  } catch (const std::exception&) {
-    throw UsageError("--" + name + " must be a layer or a range a..b, got '" + text + "'");
-  }
+  const auto [first, last] = cli.layerRange(name);
+  return {first, last};
 }
 
 /** --weights: w_c,w_m,w_k, the weights of the three proxy series. */

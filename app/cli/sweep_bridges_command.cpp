@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "command_line.h"
 #include "commands.h"
@@ -47,15 +48,7 @@ int runSweepBridges(const Arguments& original) {
   config.corpus = cli.value("corpus");
   config.folder = cli.value("out");
   if (cli.has("store")) config.store = cli.value("store");
-  const std::string layers = cli.value("layers");
-  const size_t dots = layers.find("..");
-  if (dots == std::string::npos) throw UsageError("--layers must be A..B");
-  try {
-    config.firstLayer = std::stoll(layers.substr(0, dots));
-    config.lastLayer = std::stoll(layers.substr(dots + 2));
-  } catch (const std::exception&) {
-    throw UsageError("--layers must be A..B with whole numbers");
-  }
+  std::tie(config.firstLayer, config.lastLayer) = cli.layerRange("layers");
   config.steps = cli.integer("steps");
   config.captureTokens = cli.integer("tokens");
   config.permutations = cli.integer("permutations");

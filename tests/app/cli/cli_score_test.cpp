@@ -214,6 +214,15 @@ TEST(CliScore, BadUsageIsExplained) {
   EXPECT_EQ(device.exitCode, 2) << device.out;
   const auto k = testing::runCli(base + " --neighbours 0");
   EXPECT_EQ(k.exitCode, 2) << k.out;
+  // A range that names no layer, or is not one, is refused (it once scored every layer, or the
+  // default candidates, without a word).
+  for (const std::string& bad : {" --layers 3..1", " --candidates 3..1", " --layers 1x..2",
+                                 " --layers -1..2", " --candidates 1..", " --layers 1.5"}) {
+    const auto range = testing::runCli(base + bad + " --no-write");
+    EXPECT_EQ(range.exitCode, 2) << bad << ": " << range.out;
+    EXPECT_NE(range.out.find(bad.substr(1, bad.find(' ', 1) - 1)), std::string::npos) << range.out;
+    EXPECT_EQ(range.out.find("l* ="), std::string::npos) << bad << " was scored: " << range.out;
+  }
   const auto missing = testing::runCli("score --store " + (dir / "absent.h5").string());
   EXPECT_EQ(missing.exitCode, 1) << missing.out;
   EXPECT_NE(missing.out.find("absent.h5"), std::string::npos) << missing.out;
