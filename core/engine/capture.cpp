@@ -370,6 +370,10 @@ CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobCont
 }
 
 CaptureSummary runCapture(const CaptureConfig& config, JobContext& job) {
+  // A store that could not be created is refused before the corpus is sampled and the model
+  // loaded (minutes for a large one), not after.
+  if (!config.resume || !std::filesystem::exists(config.output))
+    io::ActivationStoreWriter::checkCreatable(config.output, config.overwrite);
   StoreSink store;
   CaptureSummary summary = runCapture(config, store, job);
   summary.layersKept = store.layersKept;

@@ -105,6 +105,13 @@ class ActivationStoreWriter {
                                       const TokenTable& tokens, bool overwrite = false,
                                       const StoreWriteOptions& options = {});
   /**
+   * What create() would refuse for the place alone, checked before the work that fills the
+   * store (sampling a corpus, loading a model): an existing `file` without `overwrite` (or one
+   * that is a folder), a folder that does not exist or cannot be written. Throws IoError with
+   * create()'s wording; writes nothing.
+   */
+  static void checkCreatable(const std::filesystem::path& file, bool overwrite);
+  /**
    * Reopens an existing store to finish it, also one whose writer was killed: clears the
    * "being written" mark such a writer leaves behind (what `h5clear` does), then continues in
    * SWMR mode. missingLayers() says what is left to write. Layers keep the deflate level the

@@ -15,10 +15,12 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <utility>
 
@@ -45,7 +47,9 @@ std::filesystem::path stagingPath(const std::filesystem::path& file) {
 }
 
 IoError alreadyExists(const std::filesystem::path& file) {
-  return IoError(file, "already exists; refusing to overwrite it (ask for overwrite)");
+  return IoError(file,
+                 "already exists; refusing to overwrite it (--overwrite replaces it; --resume "
+                 "finishes an interrupted capture)");
 }
 
 // Moves the staged store to `file`. Without overwrite, a file that appeared there meanwhile is
@@ -215,6 +219,23 @@ struct ActivationStoreWriter::State {
     complete[static_cast<size_t>(layer)] = value;
   }
 };
+
+void ActivationStoreWriter::checkCreatable(const std::filesystem::path& file, bool overwrite) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (std::filesystem::is_directory(status)) throw IoError(file, "is a folder, not a store file");
+  if (std::filesystem::exists(status) && !overwrite) throw alreadyExists(file);
+  const std::filesystem::path folder =
+      file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  std::string problem;
+  if (!std::filesystem::is_directory(folder, error))
+    problem = "the folder " + folder.string() + " does not exist";
+  else if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    problem = "the folder " + folder.string() + " cannot be written: " + std::strerror(errno);
+  if (!problem.empty())
+    throw IoError(file, "cannot create the store (as " + stagingPath(file).filename().string() +
+                            " beside it): " + problem);
+}
 
 ActivationStoreWriter ActivationStoreWriter::create(const std::filesystem::path& file,
                                                     const StoreMeta& meta, const TokenTable& tokens,

@@ -42,6 +42,9 @@ TEST(CliCapture, WritesACompleteStoreAndReportsIt) {
   const testing::CommandOutput again = testing::runCli(common);
   EXPECT_EQ(again.exitCode, 1) << again.out;
   EXPECT_NE(again.out.find((dir / "acts.h5").string()), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("--overwrite replaces it"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("loading the model"), std::string::npos)
+      << "refused only after the load";
   // --resume on a complete store has nothing left to do.
   const testing::CommandOutput resumed = testing::runCli(common + " --resume");
   EXPECT_EQ(resumed.exitCode, 0) << resumed.out;
@@ -87,6 +90,29 @@ TEST(CliCapture, WriteThreadsAndDeflateLevelChangeTheFileNotTheValues) {
   const io::ActivationStore small = io::ActivationStore::open(dir / "small.h5");
   for (int64_t layer = 0; layer <= testing::kRandomLayers; ++layer)
     EXPECT_EQ(fast.readLayer(layer), small.readLayer(layer)) << "layer " << layer;
+}
+
+TEST(CliCapture, AStoreThatCannotBeCreatedIsRefusedBeforeTheCorpusIsSampled) {
+  TempDir dir;
+  const std::string command = captureCommandIn(dir.path());
+  const std::filesystem::path lost = dir / "missing" / "acts.h5";
+  const testing::CommandOutput nowhere = testing::runCli(command + lost.string());
+  EXPECT_EQ(nowhere.exitCode, 1) << nowhere.out;
+  EXPECT_NE(nowhere.out.find(lost.string() + ": cannot create the store"), std::string::npos)
+      << nowhere.out;
+  EXPECT_NE(nowhere.out.find("the folder " + (dir / "missing").string() + " does not exist"),
+            std::string::npos)
+      << nowhere.out;
+  EXPECT_EQ(nowhere.out.find("sampling tokens"), std::string::npos) << nowhere.out;
+  EXPECT_EQ(nowhere.out.find("loading the model"), std::string::npos) << nowhere.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+
+  std::filesystem::create_directory(dir / "folder.h5");
+  const testing::CommandOutput folder = testing::runCli(command + (dir / "folder.h5").string());
+  EXPECT_EQ(folder.exitCode, 1) << folder.out;
+  EXPECT_NE(folder.out.find("is a folder, not a store file"), std::string::npos) << folder.out;
+  EXPECT_EQ(folder.out.find("sampling tokens"), std::string::npos) << folder.out;
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "folder.h5"));
 }
 
 TEST(CliCapture, MissingModelFolderNamesIt) {

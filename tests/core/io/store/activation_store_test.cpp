@@ -480,6 +480,30 @@ TEST(ActivationStore, RefusesToOverwriteAnExistingFileUnlessTold) {
   EXPECT_TRUE(store.completedLayers().empty());
 }
 
+TEST(ActivationStore, ThePlaceOfANewStoreIsCheckedWithoutWritingAnything) {
+  TempDir dir;
+  const std::filesystem::path file = dir / "s.h5";
+  EXPECT_NO_THROW(ActivationStoreWriter::checkCreatable(file, false));
+  writeStore(file, StoreDType::Float16, 1).close();
+  const std::string exists =
+      messageOf<IoError>([&] { ActivationStoreWriter::checkCreatable(file, false); });
+  EXPECT_NE(exists.find(file.string() + ": already exists"), std::string::npos) << exists;
+  EXPECT_NO_THROW(ActivationStoreWriter::checkCreatable(file, true));
+  const std::string missing =
+      messageOf<IoError>([&] { ActivationStoreWriter::checkCreatable(dir / "no" / "s.h5", true); });
+  EXPECT_NE(missing.find("the folder " + (dir / "no").string() + " does not exist"),
+            std::string::npos)
+      << missing;
+  const std::string folder =
+      messageOf<IoError>([&] { ActivationStoreWriter::checkCreatable(dir.path(), true); });
+  EXPECT_NE(folder.find("is a folder"), std::string::npos) << folder;
+  // Nothing written: the store as it was, and no staging file beside it.
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"s.h5"});
+}
+
 TEST(ActivationStore, ACreateKilledHalfwayLeavesNoFileAndTheStoreItWouldReplaceIntact) {
   TempDir dir;
   const std::filesystem::path fresh = dir / "fresh.h5";
