@@ -4,23 +4,10 @@
 #include <QStringList>
 #include <algorithm>
 
+#include "common/human_format.h"
 #include "display_text.h"
 
 namespace strata {
-
-QString layerRangesText(std::vector<int64_t> layers) {
-  std::sort(layers.begin(), layers.end());
-  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
-  QStringList parts;
-  for (std::size_t i = 0; i < layers.size();) {
-    std::size_t j = i;
-    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
-    parts << (j == i ? QString::number(layers[i])
-                     : QStringLiteral("%1–%2").arg(layers[i]).arg(layers[j]));
-    i = j + 1;
-  }
-  return parts.join(QStringLiteral(", "));
-}
 
 namespace {
 
@@ -83,7 +70,9 @@ StoreSummaryView::StoreSummaryView(std::shared_ptr<const io::StoreSummary> summa
   addWideSection(tr("Capture"));
   const auto done = static_cast<int64_t>(s.completedLayers.size());
   QString completed = tr("%1 of %2").arg(done).arg(stored);
-  if (done > 0) completed += QStringLiteral(": ") + layerRangesText(s.completedLayers);
+  if (done > 0)
+    completed +=
+        QStringLiteral(": ") + QString::fromStdString(formatLayerRanges(s.completedLayers));
   addRow(tr("Completed layers"), completed,
          tr("Layers are written one by one; an interrupted capture keeps every finished layer."));
   addRow(tr("Corpus hash"), QString::fromStdString(meta.corpusHash));

@@ -28,9 +28,6 @@ class StoreSummaryView final : public SummaryForm {
   std::shared_ptr<const io::StoreSummary> m_summary;
 };
 
-/** "0–5, 7, 9–11": sorted layer indices as ranges. */
-QString layerRangesText(std::vector<int64_t> layers);
-
 /** A store's sampling policy as "key: value" lines (long ones broken at spaces); a policy that
  *  is not a JSON object as it is. */
 QString samplingText(const std::string& policy);

@@ -1,5 +1,6 @@
 // `strata-cli inspect <model-dir> [--json]`: what a model folder holds, without loading weights.
 
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,7 @@
 #include "common/human_format.h"
 #include "engine/run_folder.h"
 #include "inspect_run.h"
+#include "inspect_store.h"
 #include "io/gguf/gguf_import.h"
 #include "io/hf/model_folder.h"
 #include "model_argument.h"
@@ -70,6 +72,16 @@ void printText(const io::ModelSummary& summary) {
   for (const auto& warning : summary.warnings) row("Warning", warning);
 }
 
+/** An HDF5 file (its signature at the start, where capture writes it) or one named .h5/.hdf5:
+ *  read as an activation store, whose reader says what is wrong with a damaged one. */
+bool looksLikeStore(const std::filesystem::path& file) {
+  const std::string extension = file.extension().string();
+  if (extension == ".h5" || extension == ".hdf5") return true;
+  char signature[8] = {};
+  std::ifstream(file, std::ios::binary).read(signature, sizeof signature);
+  return std::string(signature, sizeof signature) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
+
 }  // namespace
 
 int runInspect(const Arguments& args) {
@@ -78,10 +90,12 @@ int runInspect(const Arguments& args) {
       "Print what a Hugging Face model folder or a GGUF file holds: architecture, layer\n"
       "count, hidden size, heads, parameter count, dtypes and tokenizer. Reads config.json\n"
       "and the safetensors headers, or the GGUF metadata, only, so it is fast even for\n"
-      "large models.");
+      "large models. An activation store (.h5) shows its model, shape, finished layers,\n"
+      "sampling and stored l*; a training run folder its recipe, state and settings.");
   cli.positional("model-dir",
                  "folder with config.json and model.safetensors (or a sharded "
-                 "index), a .gguf model file, or a training run folder")
+                 "index), a .gguf model file, an activation store (.h5), or a training run "
+                 "folder")
       .flag("json", "print one JSON object instead of the table");
   if (!cli.parse(args)) {
     std::cout << cli.help();
@@ -91,6 +105,12 @@ int runInspect(const Arguments& args) {
   if (!std::filesystem::exists(given / "config.json") && engine::isRunFolder(given))
     return inspectRun(given, cli.isSet("json"));  // a dcdm or bridge run, not a model folder
   const bool gguf = io::isGgufModelFile(given);
+  if (!gguf && std::filesystem::is_regular_file(given)) {
+    if (looksLikeStore(given)) return inspectStore(given, cli.isSet("json"));
+    throw IoError(given,
+                  "is neither a model folder, a .gguf model, an activation store (.h5) nor a "
+                  "training run folder");
+  }
   // A .gguf is read from its metadata and tensor infos alone: nothing is imported or written.
   const io::ModelSummary summary =
       gguf ? io::inspectGgufFile(given) : io::inspectModelFolder(modelFolderArgument(given));

@@ -1,5 +1,6 @@
 #include "common/human_format.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -55,6 +56,20 @@ std::string formatWithSeparators(int64_t value) {
     text.push_back(digits[i]);
   }
   return text;
+}
+
+std::string formatLayerRanges(std::vector<int64_t> layers) {
+  std::sort(layers.begin(), layers.end());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  std::string out;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t j = i;
+    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(layers[i]) +
+           (j > i ? "–" + std::to_string(layers[j]) : "");
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace strata

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace strata {
 
@@ -16,5 +17,8 @@ std::string formatBytes(int64_t bytes);
 std::string formatFixed(double value, int digits, std::string_view ifNotFinite = {});
 /** 1234567 -> "1,234,567". */
 std::string formatWithSeparators(int64_t value);
+/** {0, 1, 2, 3, 4, 5, 7, 9, 10, 11} -> "0–5, 7, 9–11": layer indices as ranges (sorted, each
+ *  once). */
+std::string formatLayerRanges(std::vector<int64_t> layers);
 
 }  // namespace strata

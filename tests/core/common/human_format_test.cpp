@@ -30,6 +30,13 @@ TEST(HumanFormat, SeparatesThousands) {
   EXPECT_EQ(formatWithSeparators(100), "100");
 }
 
+TEST(HumanFormat, LayerIndicesAsRanges) {
+  EXPECT_EQ(formatLayerRanges({}), "");
+  EXPECT_EQ(formatLayerRanges({4}), "4");
+  EXPECT_EQ(formatLayerRanges({9, 0, 1, 2, 3, 4, 5, 7, 10, 11, 3}), "0–5, 7, 9–11");
+  EXPECT_EQ(formatLayerRanges({2, 4}), "2, 4");
+}
+
 TEST(HumanFormat, FixedPointWithAChosenMarkForWhatIsNotANumber) {
   EXPECT_EQ(formatFixed(3.14159, 2), "3.14");
   EXPECT_EQ(formatFixed(-0.5, 0), "-0");
