@@ -120,6 +120,10 @@ int runGenerate(const Arguments& args) {
 
   const std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::loadTokenizer(folder);
   const std::vector<int32_t> promptIds = tokenizer->encode(prompt, true);
+  // Refused before the model is planned and loaded (minutes for a large one).
+  if (promptIds.empty())
+    throw UsageError(
+        "--prompt gives no tokens (and this model adds no BOS): give text to continue");
   const at::Device computeDevice = engine::computeDevice(device, "--device");
   // Planned before loading (the plan printed): streams the layers when the model would not
   // fit, refuses (with what to change) when even that would not.

@@ -105,6 +105,13 @@ TEST_F(CliGguf, InspectGenerateAndVerifyTakeTheGgufFileItself) {
   for (const auto& entry : fs::recursive_directory_iterator(m_dir.path() / "data"))
     if (entry.is_regular_file()) written += entry.file_size();
   EXPECT_LT(written, 10u << 20) << "the weights were copied into the data folder";
+  // A prompt of no tokens (SmolLM2 adds no BOS) is refused before the model is planned and
+  // loaded.
+  const CommandOutput empty =
+      testing::runCliSplit("generate --model " + m_gguf.string() + " --prompt ''");
+  EXPECT_EQ(empty.exitCode, 2) << empty.err;
+  EXPECT_NE(empty.err.find("--prompt gives no tokens"), std::string::npos) << empty.err;
+  EXPECT_EQ(empty.err.find("memory plan"), std::string::npos) << empty.err;
 
   // verify takes the .gguf too: Strata reads it in place, transformers with gguf_file=.
   const CommandOutput verified =
