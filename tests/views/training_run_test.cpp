@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
@@ -188,6 +189,15 @@ class TrainingRunTest : public QObject {
     dialog->setValueText(QStringLiteral("plan"), QString::number(qint64(3) << 30));
     QVERIFY(!dialog->planLabel()->isVisible());
     QVERIFY2(dialog->planButton()->isEnabled(), qPrintable(dialog->problem()));
+    // Plan Memory stands apart, left of Start and Cancel (not between them).
+    QTRY_VERIFY(dialog->isVisible());
+    const auto* box = dialog->findChild<QDialogButtonBox*>();
+    QVERIFY(box);
+    const auto leftOf = [&](const QWidget* w) { return w->mapTo(dialog, QPoint()).x(); };
+    QVERIFY(box->findChildren<QPushButton*>().size() == 2);
+    for (const QPushButton* b : box->findChildren<QPushButton*>())
+      QVERIFY2(leftOf(dialog->planButton()) + dialog->planButton()->width() <= leftOf(b),
+               qPrintable(b->text()));
 
     qputenv("STRATA_MEMORY_AVAILABLE", "4G");
     dialog->planButton()->click();

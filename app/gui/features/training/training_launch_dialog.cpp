@@ -42,7 +42,8 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> sch
       m_problem(new QLabel(this)),
       m_plan(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
-      m_planButton(m_buttons->addButton(tr("Plan Memory"), QDialogButtonBox::ActionRole)) {
+      // Beside the buttons, not among them: the style's order put it between Start and Cancel.
+      m_planButton(new QPushButton(tr("Plan Memory"), this)) {
   if (m_schemas.empty()) throw Error("no training recipe is available");
   setObjectName(QStringLiteral("TrainingLaunchDialog"));
   setWindowTitle(tr("Start Training"));
@@ -115,7 +116,11 @@ TrainingLaunchDialog::TrainingLaunchDialog(std::vector<engine::ConfigSchema> sch
   layout->addWidget(scroll, 1);
   layout->addWidget(m_problem);
   layout->addWidget(m_plan);
-  layout->addWidget(m_buttons);
+  auto* buttonRow = new QHBoxLayout;
+  buttonRow->addWidget(m_planButton);
+  buttonRow->addStretch(1);
+  buttonRow->addWidget(m_buttons);
+  layout->addLayout(buttonRow);
 
   okButton()->setText(tr("Start"));
   connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
