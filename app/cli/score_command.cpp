@@ -19,6 +19,7 @@
 #include "geometry/geometry_report.h"
 #include "geometry/store_scoring.h"
 #include "io/atomic_file.h"
+#include "io/gguf/gguf_import.h"
 #include "io/hf/default_model.h"
 #include "plugin/plugin_metric.h"
 #include "plugin_arguments.h"
@@ -153,6 +154,18 @@ geometry::ScoreChoice scoreChoiceFrom(
   return choice;
 }
 
+/** --layers and --candidates checked against the model's hidden states before it is sampled,
+ *  loaded and captured (minutes for a large one): a usage error naming the option. */
+void checkLayersOfModel(const std::filesystem::path& model, const std::vector<int64_t>& layers,
+                        const geometry::ScoreChoice& choice) {
+  const int64_t numLayers = io::modelLayerCount(model);
+  try {
+    geometry::checkLayerChoice(layers, choice, numLayers, model);
+  } catch (const ConfigError& e) {
+    throw UsageError("--" + e.field() + ": " + e.what());
+  }
+}
+
 /** The table (or --json), and --csv. */
 void printScored(const CommandLine& cli, const geometry::ScoredGeometry& scored) {
   if (cli.has("csv")) {
@@ -255,6 +268,8 @@ int runScore(const Arguments& args) {
 
   geometry::ScoredGeometry scored;
   if (fromDefault) {
+    if (cli.has("candidates"))
+      checkLayersOfModel(engine::defaultGeometryRequest().modelFolder, {}, choice);
     const std::filesystem::path store =
         scoreDefault(cli.value("device"), computeDTypeFrom(cli), options,
                      plugin::pointers(pluginMetrics), scored.report);
@@ -272,6 +287,8 @@ int runScore(const Arguments& args) {
       for (int64_t l = range.first; l <= range.last; ++l) request.layers.push_back(l);
     }
     const bool keepStore = fromStore || cli.has("out");
+    if (!fromStore && (cli.has("layers") || cli.has("candidates")))
+      checkLayersOfModel(cli.value("model"), request.layers, choice);
     JobOutcome outcome = JobOutcome::Succeeded;
     if (keepStore) {
       request.store = fromStore ? cli.value("store") : cli.value("out");

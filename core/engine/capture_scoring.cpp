@@ -30,12 +30,7 @@ class ScanSink final : public CaptureSink {
       for (int64_t l = 0; l <= L; ++l) layers.push_back(l);
     std::sort(layers.begin(), layers.end());
     layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
-    for (int64_t layer : layers)
-      if (layer < 0 || layer > L)
-        throw ConfigError(start.config.modelFolder, "layers",
-                          "layer " + std::to_string(layer) +
-                              " is not in the model: its hidden states are 0.." +
-                              std::to_string(L));
+    geometry::checkLayerChoice(layers, m_scoring.choice, L, start.config.modelFolder);
     m_scan.emplace(m_backend, m_scoring.options,
                    geometry::ScanShape{.modelId = start.meta.modelId,
                                        .numLayers = L,

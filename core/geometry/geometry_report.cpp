@@ -28,11 +28,8 @@ std::vector<std::vector<ProxyValues>> GeometryReport::replicates() const {
   return out;
 }
 
-GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& backend,
-                         const ProxyOptions& options, JobContext& ctx,
-                         const std::vector<int64_t>& layers,
-                         const std::vector<LayerMetric*>& metrics) {
-  options.validate();
+std::vector<int64_t> layersToScan(const io::ActivationStore& store,
+                                  const std::vector<int64_t>& layers) {
   std::vector<int64_t> todo = layers.empty() ? store.completedLayers() : layers;
   std::sort(todo.begin(), todo.end());
   todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
@@ -41,6 +38,15 @@ GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& back
       throw FormatError(store.path(),
                         "layer " + std::to_string(layer) + " is not in the store or not finished",
                         "layers/" + std::to_string(layer), "dataset");
+  return todo;
+}
+
+GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& backend,
+                         const ProxyOptions& options, JobContext& ctx,
+                         const std::vector<int64_t>& layers,
+                         const std::vector<LayerMetric*>& metrics) {
+  options.validate();
+  const std::vector<int64_t> todo = layersToScan(store, layers);
 
   LayerScan scan(backend, options,
                  {.modelId = store.meta().modelId,

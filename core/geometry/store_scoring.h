@@ -60,6 +60,15 @@ struct StoreScoring {
 };
 
 /**
+ * Refuses, before anything is planned, loaded or captured, a choice that could not be scored on a
+ * model or store of hidden states 0..numLayers: a requested layer outside them, candidates that
+ * reach beyond them, candidates that hold none of the layers scored (S and l* would be
+ * undefined everywhere). A ConfigError on `source` naming the field ("layers", "candidates").
+ */
+void checkLayerChoice(const std::vector<int64_t>& layers, const ScoreChoice& choice,
+                      int64_t numLayers, const std::filesystem::path& source);
+
+/**
  * Scans request.store on a backend of request.device (job.info names it), scores the report
  * under request.choice and, when asked, writes it as /geometry (the store is closed first).
  * A cancelled scan throws CancelledError before anything is written.

@@ -13,7 +13,6 @@
 #include "geometry/metric_series.h"
 #include "io/gguf/gguf_import.h"
 #include "io/hf/default_model.h"
-#include "io/hf/hf_config.h"
 #include "studies/dihal_geometry.h"
 #include "studies/layer_permutation.h"
 #include "studies/report/study_report_reader.h"
@@ -76,7 +75,7 @@ std::string studyModel(const StudyOptions& options, const Variant& variant) {
 int64_t modelDepth(const std::string& model) {
   NullProgressSink quiet;
   JobContext job(quiet, CancellationToken());
-  return io::readModelConfig(io::resolveModelFolder(model, &job) / "config.json").numLayers;
+  return io::modelLayerCount(model, &job);
 }
 
 std::string armName(const std::string& process, int64_t layer) {

@@ -15,6 +15,7 @@
 #include "io/gguf/gguf_types.h"
 #include "io/gguf/gguf_weights.h"
 #include "io/hf/folder_install.h"
+#include "io/hf/hf_config.h"
 #include "io/hf/safetensors_writer.h"
 
 namespace strata::io {
@@ -264,6 +265,10 @@ fs::path resolveModelFolder(const fs::path& path, JobContext* job) {
     throw;
   }
   return folder;
+}
+
+int64_t modelLayerCount(const fs::path& path, JobContext* job) {
+  return readModelConfig(resolveModelFolder(path, job) / "config.json").numLayers;
 }
 
 }  // namespace strata::io

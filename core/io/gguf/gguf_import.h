@@ -95,4 +95,8 @@ bool isGgufModelFile(const std::filesystem::path& path);
 std::filesystem::path resolveModelFolder(const std::filesystem::path& path,
                                          JobContext* job = nullptr);
 
+/** L, the transformer blocks of the model `path` stands for (hidden states 0..L), from its
+ *  config.json alone: what a command checks layer arguments against before loading anything. */
+int64_t modelLayerCount(const std::filesystem::path& path, JobContext* job = nullptr);
+
 }  // namespace strata::io

@@ -22,6 +22,7 @@
 #include "geometry/score.h"
 #include "geometry/store_scoring.h"
 #include "io/atomic_file.h"
+#include "io/gguf/gguf_import.h"
 #include "io/store/activation_store.h"
 
 namespace strata::recipes {
@@ -171,6 +172,13 @@ void checkBridgeSweepLayers(const BridgeSweepConfig& c) {
 void prepareBridgeSweepStore(const BridgeSweepConfig& c, JobContext& job) {
   const fs::path store = bridgeSweepStore(c);
   if (c.store.empty() && (!fs::exists(store) || !geometry::readGeometry(store))) {
+    // Checked before the capture (minutes for a large model) rather than after it.
+    const int64_t depth = io::modelLayerCount(c.model, &job);
+    if (c.lastLayer > depth)
+      throw ConfigError("sweep-bridges", "layers",
+                        "layer " + std::to_string(c.lastLayer) + " is not in " +
+                            c.model.filename().string() + ": its hidden states are 0.." +
+                            std::to_string(depth));
     engine::CaptureConfig capture;
     capture.modelFolder = c.model;
     capture.corpus = c.corpus;

@@ -84,7 +84,8 @@ void checkBridgeSweepLayers(const BridgeSweepConfig& config);
 /** The store the sweep's layers are scored in: config.store, else DIR/acts.h5. */
 std::filesystem::path bridgeSweepStore(const BridgeSweepConfig& config);
 /** Captures and scores DIR/acts.h5 when no store was given and it has no scores yet (kept
- *  otherwise); FormatError naming the store when a layer of the range has no score. */
+ *  otherwise), after checking the range against the model's depth (ConfigError); FormatError
+ *  naming the store when a layer of the range has no score. */
 void prepareBridgeSweepStore(const BridgeSweepConfig& config, JobContext& job);
 /** The bridge settings of the run at `layer` beyond the sweep's shared ones (layer 0: the
  *  unconditional embedding-diffusion baseline). */

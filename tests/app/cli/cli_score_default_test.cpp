@@ -75,6 +75,19 @@ TEST(CliScoreDefault, RefusesAStoreOrModelBesideIt) {
   EXPECT_FALSE(fs::exists(dir / "data")) << "a refused command wrote into the cache";
 }
 
+TEST(CliScoreDefault, CandidatesBeyondTheDefaultModelAreRefusedBeforeItIsCaptured) {
+  TempDir dir;
+  DefaultEnvironment environment(dir);
+  const auto run = testing::runCliSplit("score --default --candidates 1..100" + kSmall);
+  EXPECT_EQ(run.exitCode, 2) << run.err;
+  EXPECT_NE(run.err.find("--candidates: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("candidates 1..100 reach beyond the model: its hidden states are 0.."),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("captured "), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir / "data" / "geometry-cache")) << "it was captured first";
+}
+
 TEST(CliScoreDefault, MissingDefaultCorpusIsNamed) {
   TempDir dir;
   DefaultEnvironment environment(dir);

@@ -58,6 +58,29 @@ TEST_F(CliScoreModel, WithoutOutPrintsTheReportOfOutsStoreByteForByte) {
   }
 }
 
+TEST_F(CliScoreModel, LayersAndCandidatesTheModelLacksAreRefusedBeforeAnythingIsCaptured) {
+  const std::string L = std::to_string(testing::kRandomLayers);
+  struct Bad {
+    std::string arguments, option, why;
+  };
+  for (const std::string& out : {std::string(), " --out " + (dir / "acts.h5").string()})
+    for (const Bad& bad :
+         std::vector<Bad>{{" --layers 2..40", "--layers",
+                           "layer " + std::to_string(testing::kRandomLayers + 1) +
+                               " is not in the model: its hidden states are 0.." + L},
+                          {" --candidates 1..100", "--candidates", "reach beyond the model"},
+                          {" --layers 0..1 --candidates 2..3", "--candidates",
+                           "hold none of the layers scored"}}) {
+      SCOPED_TRACE(bad.arguments + out);
+      const auto run = testing::runCliSplit(capture + bad.arguments + out);
+      EXPECT_EQ(run.exitCode, 2) << run.err;
+      EXPECT_NE(run.err.find(bad.option + ": "), std::string::npos) << run.err;
+      EXPECT_NE(run.err.find(bad.why), std::string::npos) << run.err;
+      EXPECT_EQ(run.err.find("memory plan"), std::string::npos) << "planned first: " << run.err;
+      EXPECT_FALSE(fs::exists(dir / "acts.h5"));
+    }
+}
+
 /** Watches folders for files created, moved in or written to (inotify). */
 class FileWatch {
  public:

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "geometry/backend.h"
 #include "geometry/geometry_report.h"
@@ -222,6 +225,18 @@ TEST(CliScore, BadUsageIsExplained) {
     EXPECT_EQ(range.exitCode, 2) << bad << ": " << range.out;
     EXPECT_NE(range.out.find(bad.substr(1, bad.find(' ', 1) - 1)), std::string::npos) << range.out;
     EXPECT_EQ(range.out.find("l* ="), std::string::npos) << bad << " was scored: " << range.out;
+  }
+  // Layers the store lacks and candidates beyond it are refused before the scan is planned.
+  for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --layers 3..9", "layer 5 is not in the store"},
+           {" --candidates 1..100", "candidates 1..100 reach beyond the model"},
+           {" --layers 0..1 --candidates 3..4", "hold none of the layers scored"}}) {
+    const auto run = testing::runCliSplit(base + bad + " --no-write");
+    EXPECT_EQ(run.exitCode, 1) << bad << ": " << run.err;
+    EXPECT_NE(run.err.find(why), std::string::npos) << bad << ": " << run.err;
+    EXPECT_NE(run.err.find("acts.h5"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("memory plan"), std::string::npos) << bad << ": " << run.err;
+    EXPECT_EQ(run.out.find("l* ="), std::string::npos) << bad << " was scored: " << run.out;
   }
   const auto missing = testing::runCli("score --store " + (dir / "absent.h5").string());
   EXPECT_EQ(missing.exitCode, 1) << missing.out;

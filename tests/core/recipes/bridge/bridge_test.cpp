@@ -284,6 +284,26 @@ TEST_F(Bridge, TheSweepTrainsEveryLayerAndCorrelatesWithTheScore) {
 namespace strata::recipes {
 namespace {
 
+TEST(BridgeSweepLayers, ARangeBeyondTheModelIsRefusedBeforeAnythingIsCaptured) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  BridgeSweepConfig config;
+  config.model = kModel;
+  config.corpus = dir / "corpus.txt";
+  config.folder = dir / "sweep";
+  config.firstLayer = 1;
+  config.lastLayer = 100;
+  NullProgressSink sink;
+  JobContext job(sink, CancellationToken());
+  try {
+    prepareBridgeSweepStore(config, job);
+    ADD_FAILURE() << "layers 1..100 were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 100 is not in"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(bridgeSweepStore(config))) << "captured before the range was checked";
+}
+
 TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
