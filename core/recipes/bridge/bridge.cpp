@@ -39,6 +39,7 @@ class BridgeRecipe final : public engine::Recipe {
     m_layer = resolveBridgeLayer(c);
     // The source and the denoiser are planned before either is built (engine/training_memory.h).
     const engine::MemoryRequest source = engine::memoryRequestFor(c.text("model"));
+    checkBridgeLayer(m_layer, source.config.numLayers, c.text("model"));  // before the plan
     const model::BridgeDenoiserConfig shape = bridgeDenoiserConfigFrom(c, source.config.hiddenSize);
     const bool streamSource =
         setup.checkMemory(memoryRequest(setup, source, shape), m_batch, m_seqLen, job)

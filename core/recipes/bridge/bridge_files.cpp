@@ -66,6 +66,13 @@ int64_t resolveBridgeLayer(const engine::ResolvedConfig& c) {
   return bestLayerOfStore(c.text("store"));
 }
 
+void checkBridgeLayer(int64_t layer, int64_t numLayers, const fs::path& model) {
+  if (layer < 0 || layer > numLayers)
+    throw ConfigError("the bridge run configuration", "layer",
+                      "must be in 0.." + std::to_string(numLayers) + " for " + model.string() +
+                          " (got " + std::to_string(layer) + ")");
+}
+
 namespace {
 
 // Tensor names in bridge_statistics.safetensors.

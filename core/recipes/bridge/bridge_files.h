@@ -23,6 +23,8 @@ model::BridgeDenoiserConfig bridgeDenoiserConfigFrom(const engine::ResolvedConfi
                                                      int64_t hiddenSize);
 /** `layer`, or l* of `store` when layer is -1 (ConfigError when there is neither). */
 int64_t resolveBridgeLayer(const engine::ResolvedConfig& config);
+/** ConfigError unless 0 ≤ layer ≤ numLayers, the hidden states of `model`. */
+void checkBridgeLayer(int64_t layer, int64_t numLayers, const std::filesystem::path& model);
 
 void writeBridgeStatistics(const std::filesystem::path& runFolder, const BridgeStatistics& stats);
 /** FormatError naming the file when a tensor is missing (a run from before the condition was

@@ -9,6 +9,7 @@
 #include "engine/batch_transfer.h"
 #include "engine/memory_plan.h"
 #include "io/store/activation_store.h"
+#include "recipes/bridge/bridge_files.h"
 
 namespace strata::recipes {
 
@@ -26,10 +27,7 @@ BridgeSource::BridgeSource(const fs::path& modelFolder, int64_t layer, const tor
                                                                       16, 256, /*logits=*/false);
   m_backbone = model::Backbone::load(modelFolder, options);
   m_tokenizer = tokenizer::loadTokenizer(modelFolder);
-  if (layer < 0 || layer > m_backbone->numLayers())
-    throw ConfigError("the bridge run configuration", "layer",
-                      "must be in 0.." + std::to_string(m_backbone->numLayers()) + " for " +
-                          modelFolder.string() + " (got " + std::to_string(layer) + ")");
+  checkBridgeLayer(layer, m_backbone->numLayers(), modelFolder);
 }
 
 int64_t BridgeSource::hiddenSize() const { return m_backbone->config().hiddenSize; }

@@ -13,6 +13,7 @@
 #include "engine/memory_plan.h"
 #include "engine/metrics_log.h"
 #include "engine/recipe.h"
+#include "io/hf/hf_config.h"
 #include "model/backbone/backbone.h"
 #include "model/random/random_draws.h"
 #include "model/random/seeded_generator.h"
@@ -44,6 +45,16 @@ class ReprAlignRecipe final : public engine::Recipe {
     m_sampleBlock = c.integer("sample_block");
 
     const fs::path modelFolder = c.text("model");
+    // What the model's config decides is checked before the run is planned and the teacher
+    // loaded (minutes for a large one).
+    const io::ModelConfig declared = io::readModelConfig(modelFolder / "config.json");
+    if (declared.positionsEndAtMax() && m_seqLen > declared.maxPositions)
+      throw ConfigError(
+          "run configuration", "seq_len",
+          "is longer than the model's n_positions (" + std::to_string(declared.maxPositions) + ")");
+    m_layers = m_options.lambda > 0
+                   ? model::alignmentLayers(c.text("align_layers"), declared.numLayers)
+                   : std::vector<int64_t>{};
     model::BackboneOptions teacherOptions;
     teacherOptions.device = m_device;
     // The whole run is planned before the teacher and the student are loaded: refused with a
@@ -52,13 +63,6 @@ class ReprAlignRecipe final : public engine::Recipe {
         setup.checkMemory(memoryRequest(setup, modelFolder), m_batch, m_seqLen, job).frozenStreams;
     m_teacher = model::Backbone::load(modelFolder, teacherOptions);
     const io::ModelConfig& model = m_teacher->config();
-    if (model.positionsEndAtMax() && m_seqLen > model.maxPositions)
-      throw ConfigError(
-          "run configuration", "seq_len",
-          "is longer than the model's n_positions (" + std::to_string(model.maxPositions) + ")");
-    m_layers = m_options.lambda > 0
-                   ? model::alignmentLayers(c.text("align_layers"), model.numLayers)
-                   : std::vector<int64_t>{};
     m_tokenizer = setUpRunTokenizer(modelFolder.string(), setup.runFolder, setup.rank);
     m_student = model::TrainableBackbone(modelFolder,
                                          maskTokenFor(*m_tokenizer, model.vocabSize, modelFolder));

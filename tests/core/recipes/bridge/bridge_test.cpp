@@ -304,6 +304,20 @@ TEST(BridgeSweepLayers, ARangeBeyondTheModelIsRefusedBeforeAnythingIsCaptured) {
   EXPECT_FALSE(fs::exists(bridgeSweepStore(config))) << "captured before the range was checked";
 }
 
+TEST(BridgeRecipe, ALayerTheModelLacksIsRefusedBeforeTheRunIsPlanned) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const testing::CommandOutput out =
+      testing::runCliSplit("train bridge --plan --set model=" + kModel.string() +
+                           " --set corpus=" + (dir / "corpus.txt").string() + " --set layer=99");
+  EXPECT_NE(out.exitCode, 0) << out.err;
+  EXPECT_NE(out.err.find("field 'layer': must be in 0.."), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("(got 99)"), std::string::npos) << out.err;
+  EXPECT_EQ((out.out + out.err).find("memory plan"), std::string::npos)
+      << "planned before the check:\n"
+      << out.out << out.err;
+}
+
 TEST(BridgeFromStore, TrainsOnTheStoredHiddenStates) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");

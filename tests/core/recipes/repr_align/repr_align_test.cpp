@@ -190,6 +190,21 @@ TEST(ReprAlignRecipe, ItsMemoryPlanCountsTheStudentAndOnlyWhatTrainsOfIt) {
     }
 }
 
+TEST(ReprAlignRecipe, AlignLayersTheModelLacksAreRefusedBeforeTheRunIsPlanned) {
+  TempDir dir;
+  testing::writeToyCorpus(dir / "corpus.txt");
+  const fs::path model = randomModel(dir / "model", io::Architecture::Llama);
+  const testing::CommandOutput out = testing::runCliSplit(
+      "train repr_align --plan --set model=" + model.string() +
+      " --set corpus=" + (dir / "corpus.txt").string() + " --set align_layers=1,99");
+  EXPECT_NE(out.exitCode, 0) << out.err;
+  EXPECT_NE(out.err.find("align_layers"), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("99"), std::string::npos) << out.err;
+  EXPECT_EQ((out.out + out.err).find("memory plan"), std::string::npos)
+      << "planned before the check:\n"
+      << out.out << out.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Architectures, ReprAlign,
                          ::testing::Values(io::Architecture::Llama, io::Architecture::Gpt2,
                                            io::Architecture::GptNeoX),
