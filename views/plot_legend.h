@@ -17,4 +17,9 @@ void placeLegendBesideAxes(QCustomPlot& plot, int row, int rowsPerColumn);
  *  legend is hidden until shown. */
 void placeLegendBelowAxes(QCustomPlot& plot, int row);
 
+/** Lays `plot`'s legend out row by row (columns first) with as many entries a row as fit its
+ *  width, one at least: a fixed count clipped long names ("train task loss (smoothed)") at the
+ *  default window size. Call before each replot (QCustomPlot::beforeReplot). */
+void wrapLegendToWidth(QCustomPlot& plot);
+
 }  // namespace strata

@@ -48,6 +48,17 @@ void writeText(const QString& file, const QByteArray& text, bool append = false)
   QCOMPARE(out.write(text), text.size());
 }
 
+/** 20 steps of a repr_align run: "loss" is masked CE + λ·alignment (7.5), "task_loss" the
+ *  masked CE (3.4), an evaluation (val_loss, 3.3) every 10 steps. */
+std::vector<engine::MetricsRecord> reprAlignRecords() {
+  std::vector<engine::MetricsRecord> records;
+  for (int64_t step = 1; step <= 20; ++step) {
+    records.push_back({step, 1.7e9 + double(step), {{"loss", 7.5}, {"task_loss", 3.4}}});
+    if (step % 10 == 0) records.push_back({step, 1.7e9 + double(step), {{"val_loss", 3.3}}});
+  }
+  return records;
+}
+
 /** One metrics.jsonl line: losses falling, an evaluation every 10 steps, 1 s per step. */
 QByteArray metricsLine(int step) {
   QByteArray line = QStringLiteral(
@@ -555,16 +566,44 @@ class TrainingViewTest : public QObject {
              qPrintable(view.etaLabel()->text()));
   }
 
+  // The task-loss names and the objective's are long: at the default window size a fixed three
+  // entries a row clipped them ("train task loss (smoot"). Every name is drawn whole, inside
+  // the plot, at any width.
+  void lossLegendShowsEveryNameWhole() {
+    TrainingPlots plots;
+    plots.setRecords(reprAlignRecords());
+    plots.objectiveBox()->setChecked(true);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    QCustomPlot* loss = plots.plot(TrainingPlots::LossPlot);
+    for (const int width : {500, 640, 800, 1400}) {
+      plots.resize(width, 600);
+      QTRY_COMPARE(plots.width(), width);
+      loss->replot(QCustomPlot::rpImmediateRefresh);
+      int entries = 0;
+      for (int i = 0; i < loss->legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = loss->legend->item(i);
+        if (!item) continue;  // a cell the wrapped last row leaves empty
+        ++entries;
+        const QRect drawn = item->outerRect();
+        const QString where = QStringLiteral("entry %1 at %2 px: %3 px drawn of %4 needed, from %5")
+                                  .arg(i)
+                                  .arg(width)
+                                  .arg(drawn.width())
+                                  .arg(item->minimumOuterSizeHint().width())
+                                  .arg(drawn.left());
+        QVERIFY2(drawn.width() >= item->minimumOuterSizeHint().width(), qPrintable(where));
+        QVERIFY2(loss->rect().contains(drawn), qPrintable(where));
+      }
+      QCOMPARE(entries, 4);
+    }
+  }
+
   void trainAndEvalCurvesShowOneQuantity() {
     // repr_align: "loss" is masked CE + λ·alignment (≈ 7.5), val_loss the masked CE (≈ 3.3);
     // the train curve once showed the first beside the second (review 2026-12-05, 38).
-    std::vector<engine::MetricsRecord> records;
-    for (int64_t step = 1; step <= 20; ++step) {
-      records.push_back({step, 1.7e9 + double(step), {{"loss", 7.5}, {"task_loss", 3.4}}});
-      if (step % 10 == 0) records.push_back({step, 1.7e9 + double(step), {{"val_loss", 3.3}}});
-    }
     TrainingPlots plots;
-    plots.setRecords(records);
+    plots.setRecords(reprAlignRecords());
     QVERIFY(plots.showsTaskLoss());
     QCOMPARE(plots.trainLossGraph()->dataCount(), 20);
     QCOMPARE(plots.trainLossGraph()->data()->at(5)->value, 3.4);

@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "display_text.h"
 #include "plot_export.h"
+#include "plot_legend.h"
 #include "plot_palette.h"
 
 namespace strata {
@@ -211,10 +212,15 @@ TrainingPlots::TrainingPlots(QWidget* parent)
   m_lossPlot->axisRect()->insetLayout()->take(m_lossPlot->legend);
   m_lossPlot->axisRect()->insetLayout()->simplify();
   m_lossPlot->plotLayout()->insertRow(1);
-  m_lossPlot->plotLayout()->addElement(1, 0, m_lossPlot->legend);
+  // Inset from the plot's edges, so that the legend's frame is drawn whole (plot_legend.h).
+  auto* legendRow = new QCPLayoutGrid;
+  m_lossPlot->plotLayout()->addElement(1, 0, legendRow);
+  legendRow->addElement(0, 0, m_lossPlot->legend);
+  legendRow->setMargins(QMargins(6, 0, 6, 0));
   m_lossPlot->plotLayout()->setRowStretchFactor(1, 0.001);
   m_lossPlot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  m_lossPlot->legend->setWrap(3);  // the objective, when shown, on a second row
+  // As many entries a row as the plot's width holds, laid out afresh before every replot.
+  connect(m_lossPlot, &QCustomPlot::beforeReplot, this, [this] { wrapLegendToWidth(*m_lossPlot); });
   m_lossPlot->legend->setMargins(QMargins(4, 2, 4, 2));
   m_lossPlot->legend->setVisible(true);
   m_lr = makeGraph(m_lrPlot, tr("lr"), QPen(kLrColour, 2));
