@@ -16,6 +16,7 @@
 #include "engine/device_choice.h"
 #include "engine/memory_plan.h"
 #include "engine/progress_share.h"
+#include "io/corpus/corpus.h"
 #include "io/corpus/corpus_hash.h"
 #include "io/gguf/gguf_import.h"
 #include "io/hf/model_fingerprint.h"
@@ -256,6 +257,9 @@ int storeWriteThreads(int requested) {
 
 CaptureSummary runCapture(const CaptureConfig& given, CaptureSink& sink, JobContext& job) {
   if (given.batchSequences < 1) throw ConfigError({}, "batch", "must be at least 1");
+  // A corpus that cannot be read (missing, a folder without text, binary) is named before the
+  // model is resolved and the compute dtype chosen, which may first time a bf16 product.
+  io::CorpusReader::open(given.corpus, given.corpusOptions);
   // A .gguf model is imported once into a model folder (io/gguf/gguf_import.h), read from there.
   CaptureConfig config = given;
   config.write.threads = storeWriteThreads(given.write.threads);

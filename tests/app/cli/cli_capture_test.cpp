@@ -115,6 +115,20 @@ TEST(CliCapture, AStoreThatCannotBeCreatedIsRefusedBeforeTheCorpusIsSampled) {
   EXPECT_TRUE(std::filesystem::is_empty(dir / "folder.h5"));
 }
 
+TEST(CliCapture, AMissingCorpusIsNamedBeforeTheModelIsLoadedOrTheComputeDTypeChosen) {
+  TempDir dir;
+  captureCommandIn(dir.path());  // the model (and a corpus beside the one asked for)
+  const std::string missing = (dir / "corpus.txt").string() + ".gone";
+  const testing::CommandOutput run =
+      testing::runCliSplit("capture --model " + (dir / "model").string() + " --corpus " + missing +
+                           " --tokens 100 --seq-len 16 --out " + (dir / "acts.h5").string());
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  EXPECT_NE(run.err.find(missing + ": no such file or folder"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("computing in"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("sampling tokens"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "acts.h5"));
+}
+
 TEST(CliCapture, MissingModelFolderNamesIt) {
   TempDir dir;
   testing::writeLetterCorpus(dir / "corpus.txt");
