@@ -54,6 +54,24 @@ geometry::ScoreWeights parseWeights(const std::string& text) {
   return w;
 }
 
+/** A refused proxy option in the words of the command line: "--bootstrap: must be 0 or more
+ *  (got -1)", not the field's name in ProxyOptions. */
+UsageError refusedOption(const ConfigError& e) {
+  static const std::map<std::string, std::string> kOptionOfField = {
+      {"ridgeFactor", "ridge"},
+      {"spectrumSize", "spectrum"},
+      {"bootstrapResamples", "bootstrap"},
+      {"jackknifeBlocks", "jackknife-blocks"},
+      {"normalisation", "normalise"}};
+  const auto named = kOptionOfField.find(e.field());
+  const std::string option = named == kOptionOfField.end() ? e.field() : named->second;
+  std::string problem = e.what();
+  const std::string where = "field '" + e.field() + "': ";
+  if (const size_t at = problem.find(where); at != std::string::npos)
+    problem = problem.substr(at + where.size());
+  return UsageError("--" + option + ": " + problem);
+}
+
 geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
   geometry::ProxyOptions o;
   o.anchors = cli.integer("anchors");
@@ -70,7 +88,7 @@ geometry::ProxyOptions proxyOptionsFrom(const CommandLine& cli) {
     o.jackknifeBlocks = cli.integer("jackknife-blocks");
     o.validate();
   } catch (const ConfigError& e) {
-    throw UsageError(e.what());
+    throw refusedOption(e);
   }
   return o;
 }

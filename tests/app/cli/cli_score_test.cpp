@@ -217,6 +217,19 @@ TEST(CliScore, BadUsageIsExplained) {
   EXPECT_EQ(device.exitCode, 2) << device.out;
   const auto k = testing::runCli(base + " --neighbours 0");
   EXPECT_EQ(k.exitCode, 2) << k.out;
+  // A refused proxy option is named as it was typed, not by its field in ProxyOptions.
+  for (const auto& [bad, said] : std::vector<std::pair<std::string, std::string>>{
+           {" --neighbours 1", "--neighbours: must be at least 2 (got 1)"},
+           {" --bootstrap -1", "--bootstrap: must be 0 or more (got -1)"},
+           {" --ridge 0", "--ridge: must be finite and positive"},
+           {" --spectrum 0", "--spectrum: must be at least 1 (got 0)"},
+           {" --jackknife-blocks 1", "--jackknife-blocks: must be 0 (percentile intervals) or"},
+           {" --normalise sideways", "--normalise: unknown normalisation 'sideways'"},
+           {" --monotonicity max", "--monotonicity: unknown mode 'max'"}}) {
+    const auto refused = testing::runCli(base + bad);
+    EXPECT_EQ(refused.exitCode, 2) << bad << ": " << refused.out;
+    EXPECT_NE(refused.out.find(said), std::string::npos) << bad << ": " << refused.out;
+  }
   // A range that names no layer, or is not one, is refused (it once scored every layer, or the
   // default candidates, without a word).
   for (const std::string& bad : {" --layers 3..1", " --candidates 3..1", " --layers 1x..2",
