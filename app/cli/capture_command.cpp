@@ -26,7 +26,11 @@ engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
   config.sampling.seed = static_cast<uint64_t>(cli.integer("seed"));
   config.sampling.maxDocuments = cli.integer("max-documents");
   config.sampling.distinctPrefixes = !cli.isSet("keep-duplicate-prefixes");
+  checkSamplingOptions(config.sampling);
   config.batchSequences = cli.integer("batch");
+  if (config.batchSequences < 1)
+    throw UsageError("--batch must be at least 1 (got " + std::to_string(config.batchSequences) +
+                     ")");
   config.streamLayers = cli.isSet("stream-layers");
   config.overwrite = cli.isSet("overwrite");
   config.resume = cli.isSet("resume");

@@ -100,6 +100,7 @@ engine::CaptureConfig captureConfigFrom(const CommandLine& cli) {
   config.corpus = cli.value("corpus");
   config.sampling.tokenBudget = cli.integer("tokens");
   config.sampling.sequenceLength = cli.integer("seq-len");
+  checkSamplingOptions(config.sampling);
   config.corpusOptions = corpusOptionsFrom(cli);
   config.device = cli.value("device");
   config.computeDType = computeDTypeFrom(cli);

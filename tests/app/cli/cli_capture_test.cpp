@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "io/store/activation_store.h"
 #include "support/cli_runner.h"
 #include "support/letter_corpus.h"
@@ -57,6 +61,24 @@ TEST(CliCapture, BadOptionsAreUsageErrors) {
   EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --deflate-level 0").exitCode, 2);
   EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --deflate-level 10").exitCode, 2);
   EXPECT_EQ(testing::runCli("capture --model m --corpus c --out o --write-threads -1").exitCode, 2);
+  // Bounds that need no model, named as typed, before anything is read (the model m and the
+  // corpus c do not exist).
+  for (const auto& [bad, said] : std::vector<std::pair<std::string, std::string>>{
+           {" --tokens 0", "--tokens must be at least 1 (got 0)"},
+           {" --seq-len 1", "--seq-len must be at least 2 (got 1)"},
+           {" --skip-first 4 --seq-len 4", "--seq-len must be at least 5 (got 4)"},
+           {" --skip-first -1", "--skip-first must not be negative"},
+           {" --max-documents -2", "--max-documents must not be negative"},
+           {" --batch 0", "--batch must be at least 1 (got 0)"}}) {
+    const testing::CommandOutput run =
+        testing::runCli("capture --model m --corpus c --out o" + bad);
+    EXPECT_EQ(run.exitCode, 2) << bad << ": " << run.out;
+    EXPECT_NE(run.out.find(said), std::string::npos) << bad << ": " << run.out;
+  }
+  const testing::CommandOutput score =
+      testing::runCli("score --model m --corpus c --tokens 0 --no-plugins");
+  EXPECT_EQ(score.exitCode, 2) << score.out;
+  EXPECT_NE(score.out.find("--tokens must be at least 1"), std::string::npos) << score.out;
   const testing::CommandOutput help = testing::runCli("capture --help");
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_NE(help.out.find("usage: strata-cli capture"), std::string::npos) << help.out;
