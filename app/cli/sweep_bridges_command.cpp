@@ -4,10 +4,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "command_line.h"
 #include "commands.h"
+#include "common/error.h"
 #include "corpus_arguments.h"
 #include "device_arguments.h"
 #include "recipes/bridge/bridge_sweep.h"
@@ -55,6 +58,19 @@ int runSweepBridges(const Arguments& original) {
   config.settings = sets;
   config.device = deviceFrom(cli);
   config.layerZeroBaseline = !cli.isSet("no-baseline");
+  // Refused as typed before anything is captured or trained (the sweep's own checks come later,
+  // in the words of its settings).
+  try {
+    recipes::checkBridgeSweepLayers(config);
+  } catch (const ConfigError&) {
+    throw UsageError("--layers must be a range a..b of at least two layers (0 ≤ a < b)");
+  }
+  for (const auto& [option, value] : {std::pair<const char*, int64_t>{"steps", config.steps},
+                                      {"tokens", config.captureTokens},
+                                      {"permutations", config.permutations}})
+    if (value < 1)
+      throw UsageError(std::string("--") + option + " must be at least 1 (got " +
+                       std::to_string(value) + ")");
   recipes::BridgeSweepResult result;
   if (runWithTerminalProgress([&](JobContext& job) {
         result = studies::runBridgeSweep(config, job);

@@ -304,6 +304,22 @@ TEST(BridgeSweepLayers, ARangeBeyondTheModelIsRefusedBeforeAnythingIsCaptured) {
   EXPECT_FALSE(fs::exists(bridgeSweepStore(config))) << "captured before the range was checked";
 }
 
+TEST(BridgeSweepLayers, BadOptionsAreUsageErrorsNamedAsTyped) {
+  TempDir dir;
+  const std::string command =
+      "sweep-bridges --model m --corpus c --out " + (dir / "sweep").string() + " --layers ";
+  for (const auto& [bad, said] : std::vector<std::pair<std::string, std::string>>{
+           {"1..1", "--layers must be a range a..b of at least two layers"},
+           {"1..2 --steps 0", "--steps must be at least 1 (got 0)"},
+           {"1..2 --tokens -5", "--tokens must be at least 1 (got -5)"},
+           {"1..2 --permutations 0", "--permutations must be at least 1 (got 0)"}}) {
+    const testing::CommandOutput run = testing::runCli(command + bad);
+    EXPECT_EQ(run.exitCode, 2) << bad << ": " << run.out;
+    EXPECT_NE(run.out.find(said), std::string::npos) << bad << ": " << run.out;
+  }
+  EXPECT_FALSE(fs::exists(dir / "sweep"));
+}
+
 TEST(BridgeRecipe, ALayerTheModelLacksIsRefusedBeforeTheRunIsPlanned) {
   TempDir dir;
   testing::writeToyCorpus(dir / "corpus.txt");
