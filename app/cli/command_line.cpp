@@ -44,7 +44,14 @@ bool CommandLine::parse(const std::vector<std::string>& args) {
         name.resize(eq);
       }
       const Spec* spec = findOption(name);
-      if (!spec) throw UsageError("unknown option --" + name + " for '" + m_command + "'");
+      if (!spec) {
+        // `verify --model DIR` as other commands take it: point at the argument it is here.
+        for (const Spec& positional : m_positionals)
+          if (positional.name.rfind(name, 0) == 0)
+            throw UsageError("unknown option --" + name + " for '" + m_command +
+                             "': give it as the argument <" + positional.name + ">");
+        throw UsageError("unknown option --" + name + " for '" + m_command + "'");
+      }
       if (!spec->takesValue) {
         if (inlineValue) throw UsageError("--" + name + " takes no value");
         m_values[name] = "true";

@@ -150,7 +150,8 @@ int runVerify(const Arguments& args) {
       "whether both tokenizers give the same ids. Strata runs on the ids transformers' tokenizer\n"
       "produced. Needs a Python with torch and transformers (scripts/setup.sh makes one). Exit\n"
       "code 0 with results, 1 when either side cannot load the model, 3 without transformers.");
-  cli.positional("model-dir", "Hugging Face model folder (config.json, safetensors, tokenizer)")
+  cli.positional("model-dir",
+                 "Hugging Face model folder (config.json, safetensors, tokenizer) or .gguf file")
       .flag("json", "print one JSON object instead of the table")
       .option("python", "PATH",
               "the Python with transformers (default: $STRATA_PYTHON, else Strata's environment, "

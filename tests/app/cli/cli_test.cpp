@@ -68,6 +68,21 @@ TEST(CliInspect, BadFolderFailsWithTheFileNamed) {
   EXPECT_NE(result.out.find("BertModel"), std::string::npos) << result.out;
 }
 
+TEST(CliInspect, AModelGivenAsAnOptionPointsAtTheArgument) {
+  // Most commands take --model; inspect and verify take the model as their argument.
+  for (const std::string command : {"inspect", "verify"}) {
+    const CommandOutput result = runCli(command + " --model m");
+    EXPECT_EQ(result.exitCode, 2) << result.out;
+    EXPECT_NE(result.out.find("unknown option --model for '" + command +
+                              "': give it as the argument <model-dir>"),
+              std::string::npos)
+        << result.out;
+  }
+  const CommandOutput other = runCli("inspect --modle m");
+  EXPECT_EQ(other.exitCode, 2) << other.out;
+  EXPECT_EQ(other.out.find("give it as the argument"), std::string::npos) << other.out;
+}
+
 TEST(CliInspect, FolderWithoutWeightsFailsClearly) {
   TempDir dir;
   testing::writeTinyLlamaFolder(dir / "tiny");
