@@ -91,7 +91,8 @@ int runInspect(const Arguments& args) {
       "count, hidden size, heads, parameter count, dtypes and tokenizer. Reads config.json\n"
       "and the safetensors headers, or the GGUF metadata, only, so it is fast even for\n"
       "large models. An activation store (.h5) shows its model, shape, finished layers,\n"
-      "sampling and stored l*; a training run folder its recipe, state and settings.");
+      "sampling and stored l*; a training run folder its recipe, state and settings (a\n"
+      "pretrain run, a model folder too, after its model).");
   cli.positional("model-dir",
                  "folder with config.json and model.safetensors (or a sharded "
                  "index), a .gguf model file, an activation store (.h5), or a training run "
@@ -114,12 +115,19 @@ int runInspect(const Arguments& args) {
   // A .gguf is read from its metadata and tensor infos alone: nothing is imported or written.
   const io::ModelSummary summary =
       gguf ? io::inspectGgufFile(given) : io::inspectModelFolder(modelFolderArgument(given));
+  // A pretrain run is a model folder too: its run is shown after the model.
+  const bool run = !gguf && engine::isRunFolder(given);
   if (cli.isSet("json")) {
     nlohmann::ordered_json out = toJson(summary);
     if (gguf) out["gguf_file"] = given.string();
+    if (run) out["training_run"] = runJson(given);
     std::cout << out.dump(2) << "\n";
   } else {
     printText(summary);
+    if (run) {
+      std::cout << "\n";
+      inspectRun(given, false);
+    }
   }
   return 0;
 }

@@ -10,25 +10,43 @@
 
 namespace strata::cli {
 
-int inspectRun(const std::filesystem::path& folder, bool json) {
-  using Json = nlohmann::ordered_json;
-  const engine::RunManifest run = engine::readRunManifest(folder);
-  const engine::RunStatus status = engine::readRunStatus(folder);
-  const Json config = run.configJson.empty() ? Json::object() : Json::parse(run.configJson);
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json configOf(const engine::RunManifest& run) {
+  return run.configJson.empty() ? Json::object() : Json::parse(run.configJson);
+}
+
+Json factsOf(const engine::RunManifest& run) {
   Json facts = Json::object();
   for (const auto& [key, value] : run.description) facts[key] = value;
+  return facts;
+}
+
+}  // namespace
+
+Json runJson(const std::filesystem::path& folder) {
+  const engine::RunManifest run = engine::readRunManifest(folder);
+  const engine::RunStatus status = engine::readRunStatus(folder);
+  return Json{{"run", folder.string()},
+              {"recipe", run.recipe},
+              {"state", engine::runStateName(status.state)},
+              {"step", status.step},
+              {"total_steps", status.totalSteps},
+              {"config", configOf(run)},
+              {"facts", factsOf(run)}};
+}
+
+int inspectRun(const std::filesystem::path& folder, bool json) {
   if (json) {
-    std::cout << Json{{"run", folder.string()},
-                      {"recipe", run.recipe},
-                      {"state", engine::runStateName(status.state)},
-                      {"step", status.step},
-                      {"total_steps", status.totalSteps},
-                      {"config", config},
-                      {"facts", facts}}
-                     .dump(2)
-              << "\n";
+    std::cout << runJson(folder).dump(2) << "\n";
     return 0;
   }
+  const engine::RunManifest run = engine::readRunManifest(folder);
+  const engine::RunStatus status = engine::readRunStatus(folder);
+  const Json config = configOf(run);
+  const Json facts = factsOf(run);
   std::cout << "Run          " << folder.string() << "\n"
             << "Recipe       " << run.recipe << "\n"
             << "State        " << engine::runStateName(status.state) << ", step " << status.step

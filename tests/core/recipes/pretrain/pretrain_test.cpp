@@ -264,6 +264,21 @@ TEST(CliTrainPlan, PrintsTheRunsOwnPlanWithoutReadingTheCorpusOrCreatingTheRun) 
   ASSERT_EQ(ran.exitCode, 0) << ran.err;
   const std::string runPlan = loggedPlan(ran.err);
   ASSERT_FALSE(runPlan.empty()) << ran.err;
+  // A pretrain run is a model folder too: inspect shows the model, then the run.
+  const testing::CommandOutput inspected =
+      testing::runCliSplit("inspect " + (dir / "run").string());
+  ASSERT_EQ(inspected.exitCode, 0) << inspected.err;
+  EXPECT_NE(inspected.out.find("Architecture  LlamaForCausalLM"), std::string::npos)
+      << inspected.out;
+  EXPECT_NE(inspected.out.find("Recipe       pretrain"), std::string::npos) << inspected.out;
+  EXPECT_NE(inspected.out.find("State        finished, step 1 of 1"), std::string::npos)
+      << inspected.out;
+  const testing::CommandOutput json =
+      testing::runCliSplit("inspect --json " + (dir / "run").string());
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["training_run"]["recipe"], "pretrain");
+  EXPECT_EQ(doc["training_run"]["step"], 1);
 
   // The corpus does not exist: the plan never reads it, and nothing is created.
   const testing::CommandOutput planned =
