@@ -24,6 +24,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "alignment_plots.h"
 #include "common/error.h"
@@ -483,6 +484,33 @@ class AlignmentViewTest : public QObject {
     for (QCPAxis* axis : {losses->xAxis, losses->yAxis, losses->yAxis2})
       QVERIFY2(testing::crowdedTickLabels(axis).isEmpty(),
                qPrintable(testing::crowdedTickLabels(axis)));
+  }
+
+  // A constant accuracy (0 at two evaluations, as in a short run) drew its axis from −2 to 2;
+  // the axes follow the values, and accuracy stays a fraction.
+  void theAccuracyAxisStaysAFractionAndAFlatSeriesGetsABandAroundIt() {
+    for (const double accuracy : {0.0, 0.45, 1.0}) {
+      AlignmentTable table;
+      std::vector<engine::MetricsRecord> records;
+      for (const int64_t step : {10, 20})
+        records.push_back(
+            {step,
+             1.7e9,
+             {{"val_loss", 3.06}, {"val_masked_acc", accuracy}, {"val_diff_loss", 2}}});
+      table.append(records);
+      std::unique_ptr<QCustomPlot> plot(makeLossComparisonPlot(nullptr));
+      drawLossComparison(*plot, {AlignmentCurvesRun{&table, QStringLiteral("run")}});
+      const QCPRange fraction = plot->yAxis2->range(), loss = plot->yAxis->range();
+      const QString where = QStringLiteral("accuracy %1: axis %2..%3, loss axis %4..%5")
+                                .arg(accuracy)
+                                .arg(fraction.lower)
+                                .arg(fraction.upper)
+                                .arg(loss.lower)
+                                .arg(loss.upper);
+      QVERIFY2(fraction.lower >= -0.05 && fraction.upper <= 1.05, qPrintable(where));
+      QVERIFY2(fraction.contains(accuracy) && fraction.size() >= 0.05, qPrintable(where));
+      QVERIFY2(loss.contains(3.06) && loss.size() < 1, qPrintable(where));
+    }
   }
 
   void mainWindowOpensTheTabOfAReprAlignRunOnly() {

@@ -118,11 +118,52 @@ void pad(QCPAxis* axis, QCPRange range) {
   axis->setRange(range.lower - spare, range.upper + spare);
 }
 
+/** The values of the graphs drawn against `axis`; false when none has any. */
+bool plottedValues(QCustomPlot& plot, const QCPAxis* axis, QCPRange& range) {
+  bool any = false;
+  for (int i = 0; i < plot.graphCount(); ++i) {
+    QCPGraph* graph = plot.graph(i);
+    if (graph->valueAxis() != axis) continue;
+    bool found = false;
+    const QCPRange values = graph->getValueRange(found);
+    if (!found) continue;
+    range = any ? QCPRange(std::min(range.lower, values.lower), std::max(range.upper, values.upper))
+                : values;
+    any = true;
+  }
+  return any;
+}
+
 void rescale(QCustomPlot& plot) {
   plot.rescaleAxes(true);
-  pad(plot.yAxis, plot.yAxis->range());
-  if (plot.yAxis2->visible()) pad(plot.yAxis2, plot.yAxis2->range());
+  // Padded from the values themselves: rescaleAxes widens a flat series by the axis's previous
+  // span (±2.5 around a constant accuracy).
+  for (QCPAxis* axis : {plot.yAxis, plot.yAxis2}) {
+    QCPRange values;
+    if (axis->visible() && plottedValues(plot, axis, values)) pad(axis, values);
+  }
   plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+/** A fraction's axis (accuracy): at least a tenth wide, and never beyond [0, 1] by more than a
+ *  little room for the markers at its ends. */
+void fitFraction(QCPAxis* axis) {
+  constexpr double kRoom = 0.02, kNarrowest = 0.1;
+  double lower = axis->range().lower, upper = axis->range().upper;
+  if (upper - lower < kNarrowest) {
+    const double centre = (lower + upper) / 2;
+    lower = centre - kNarrowest / 2;
+    upper = centre + kNarrowest / 2;
+  }
+  if (lower < -kRoom) {
+    upper = std::min(upper + (-kRoom - lower), 1 + kRoom);
+    lower = -kRoom;
+  }
+  if (upper > 1 + kRoom) {
+    lower = std::max(lower - (upper - 1 - kRoom), -kRoom);
+    upper = 1 + kRoom;
+  }
+  axis->setRange(lower, upper);
 }
 
 void setSeries(QCPGraph* graph, const StepSeries& series) {
@@ -316,6 +357,7 @@ void drawLossComparison(QCustomPlot& plot, const QList<AlignmentCurvesRun>& runs
   }
   plot.legend->setVisible(plot.graphCount() > 0);
   rescale(plot);
+  fitFraction(plot.yAxis2);
 }
 
 }  // namespace strata
