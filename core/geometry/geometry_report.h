@@ -55,6 +55,11 @@ struct GeometryReport {
   std::vector<std::vector<ProxyValues>> replicates() const;
 };
 
+/** The layers a scan of `store` reads: `layers` sorted and unique (empty: every completed one);
+ *  a FormatError naming the first that is not in the store or not finished. */
+std::vector<int64_t> layersToScan(const io::ActivationStore& store,
+                                  const std::vector<int64_t>& layers);
+
 /**
  * Computes every completed layer of `store` (or only `layers` when given), one layer in memory
  * at a time (two with plugin metrics: l and l−1), reporting progress per layer and per
@@ -65,11 +70,6 @@ struct GeometryReport {
  * its undefined proxies and the reasons are in LayerGeometry::warnings (each also sent to
  * ctx.warning).
  */
-/** The layers a scan of `store` reads: `layers` sorted and unique (empty: every completed one);
- *  a FormatError naming the first that is not in the store or not finished. */
-std::vector<int64_t> layersToScan(const io::ActivationStore& store,
-                                  const std::vector<int64_t>& layers);
-
 GeometryReport scanStore(const io::ActivationStore& store, GeometryBackend& backend,
                          const ProxyOptions& options, JobContext& ctx,
                          const std::vector<int64_t>& layers = {},

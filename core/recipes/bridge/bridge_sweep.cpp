@@ -173,12 +173,8 @@ void prepareBridgeSweepStore(const BridgeSweepConfig& c, JobContext& job) {
   const fs::path store = bridgeSweepStore(c);
   if (c.store.empty() && (!fs::exists(store) || !geometry::readGeometry(store))) {
     // Checked before the capture (minutes for a large model) rather than after it.
-    const int64_t depth = io::modelLayerCount(c.model, &job);
-    if (c.lastLayer > depth)
-      throw ConfigError("sweep-bridges", "layers",
-                        "layer " + std::to_string(c.lastLayer) + " is not in " +
-                            c.model.filename().string() + ": its hidden states are 0.." +
-                            std::to_string(depth));
+    geometry::checkLayerChoice({c.firstLayer, c.lastLayer}, {}, io::modelLayerCount(c.model, &job),
+                               c.model);
     engine::CaptureConfig capture;
     capture.modelFolder = c.model;
     capture.corpus = c.corpus;

@@ -119,16 +119,16 @@ void pad(QCPAxis* axis, QCPRange range) {
 }
 
 /** The values of the graphs drawn against `axis`; false when none has any. */
-bool plottedValues(QCustomPlot& plot, const QCPAxis* axis, QCPRange& range) {
+bool plottedValues(const QCPAxis* axis, QCPRange& range) {
   bool any = false;
-  for (int i = 0; i < plot.graphCount(); ++i) {
-    QCPGraph* graph = plot.graph(i);
-    if (graph->valueAxis() != axis) continue;
+  for (QCPGraph* graph : axis->graphs()) {
     bool found = false;
     const QCPRange values = graph->getValueRange(found);
     if (!found) continue;
-    range = any ? QCPRange(std::min(range.lower, values.lower), std::max(range.upper, values.upper))
-                : values;
+    if (any)
+      range.expand(values);
+    else
+      range = values;
     any = true;
   }
   return any;
@@ -140,7 +140,7 @@ void rescale(QCustomPlot& plot) {
   // span (±2.5 around a constant accuracy).
   for (QCPAxis* axis : {plot.yAxis, plot.yAxis2}) {
     QCPRange values;
-    if (axis->visible() && plottedValues(plot, axis, values)) pad(axis, values);
+    if (axis->visible() && plottedValues(axis, values)) pad(axis, values);
   }
   plot.replot(QCustomPlot::rpQueuedReplot);
 }
